@@ -1,0 +1,176 @@
+# memwatch - build, test and benchmark.
+#
+#   make            build/native/memwatchd (the host's daemon)
+#   make windows    build/win64/memwatchd.exe, static, cross-built with MinGW-w64
+#   make run        build and run the daemon with its defaults
+#   make test       every test: native under ASan+UBSan, win64 under Wine, end to end
+#   make bench      benchmarks (not part of test)
+#   make fuzz       libFuzzer targets (clang)
+#   make deps       install what is missing (Debian packages, cross-built libraries)
+#
+# Sources are found by directory; platform files are picked by name:
+# NAME_linux.c only on Linux, NAME_win32.c only on Windows.  Tests are
+# tests/test_NAME.c (both), tests/test_NAME_linux.c, tests/test_NAME_win32.c,
+# each one cmocka program linked with everything but daemon/main.c.
+
+VERSION := 0.1.0
+SRC_DIRS := daemon collectors storage web
+HOST_OS := $(shell uname -s)
+ifneq (,$(findstring MINGW,$(HOST_OS))$(findstring MSYS,$(HOST_OS)))
+NATIVE_PLATFORM := win32
+EXE := .exe
+else
+NATIVE_PLATFORM := linux
+EXE :=
+endif
+
+CC ?= cc
+CROSS_CC := x86_64-w64-mingw32-gcc
+CLANG ?= clang
+
+WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef \
+	-Wwrite-strings -Wvla -Wnull-dereference -Wimplicit-fallthrough \
+	-Wno-format-nonliteral
+# -Werror in CI (CI=true) and whenever WERROR=1.
+ifneq (,$(filter true 1,$(CI) $(WERROR)))
+WARNINGS += -Werror
+endif
+COMMON_CFLAGS := $(WARNINGS) -D_GNU_SOURCE -DMW_VERSION='"$(VERSION)"' -I.
+GENERATED := build/gen
+
+# Native dependencies through pkg-config.
+PKGS := libmicrohttpd libcjson sqlite3
+NATIVE_DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+NATIVE_DEP_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# Win64 dependencies, cross-built by scripts/deps.sh.
+WIN_DEPS := build/win64/deps
+WIN_DEP_CFLAGS = -I$(WIN_DEPS)/include $(shell cat $(WIN_DEPS)/cflags.txt 2>/dev/null)
+WIN_DEP_LIBS = -L$(WIN_DEPS)/lib $(shell cat $(WIN_DEPS)/libs.txt 2>/dev/null)
+WIN_SYS_LIBS := -lpsapi -lpdh -ladvapi32 -lws2_32 -lntdll -lpthread -lm
+WIN_CFLAGS := -O2 -g -D_WIN32_WINNT=0x0A00 -DWINVER=0x0A00 -DPSAPI_VERSION=2
+
+NATIVE_CFLAGS := -O2 -g
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+
+ALL_SRC := $(sort $(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+LINUX_SRC := $(filter-out %_win32.c,$(ALL_SRC))
+WIN_SRC := $(filter-out %_linux.c,$(ALL_SRC))
+ifeq ($(NATIVE_PLATFORM),win32)
+NATIVE_SRC := $(WIN_SRC)
+else
+NATIVE_SRC := $(LINUX_SRC)
+endif
+GEN_SRC := $(GENERATED)/page_assets.c
+MAIN_SRC := daemon/main.c
+
+ALL_TESTS := $(sort $(wildcard tests/test_*.c))
+NATIVE_TESTS := $(filter-out %_win32.c,$(ALL_TESTS))
+WIN_TESTS := $(filter-out %_linux.c,$(ALL_TESTS))
+TEST_HELPERS := $(sort $(wildcard tests/helpers/*.c))
+BENCHES := $(sort $(wildcard bench/bench_*.c))
+
+# --- native -----------------------------------------------------------------
+NATIVE_OBJ := $(patsubst %.c,build/native/obj/%.o,$(NATIVE_SRC) $(GEN_SRC))
+ASAN_OBJ := $(patsubst %.c,build/asan/obj/%.o,$(NATIVE_SRC) $(GEN_SRC))
+WIN_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(WIN_SRC) $(GEN_SRC))
+
+NATIVE_LIB_OBJ := $(filter-out build/native/obj/$(MAIN_SRC:.c=.o),$(NATIVE_OBJ))
+ASAN_LIB_OBJ := $(filter-out build/asan/obj/$(MAIN_SRC:.c=.o),$(ASAN_OBJ))
+WIN_LIB_OBJ := $(filter-out build/win64/obj/$(MAIN_SRC:.c=.o),$(WIN_OBJ))
+
+NATIVE_TEST_BIN := $(patsubst tests/%.c,build/asan/tests/%$(EXE),$(NATIVE_TESTS))
+WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))
+NATIVE_HELPER_BIN := $(patsubst tests/helpers/%.c,build/native/helpers/%$(EXE),$(filter-out %_win32.c,$(TEST_HELPERS)))
+WIN_HELPER_BIN := $(patsubst tests/helpers/%.c,build/win64/helpers/%.exe,$(filter-out %_linux.c,$(TEST_HELPERS)))
+
+.PHONY: all native windows run test test-build test-native bench bench-build fuzz deps deps-native clean
+.DEFAULT_GOAL := all
+all: native
+native: build/native/memwatchd$(EXE)
+windows: build/win64/memwatchd.exe
+
+build/native/memwatchd$(EXE): $(NATIVE_OBJ)
+	$(CC) $(NATIVE_CFLAGS) -o $@ $^ $(NATIVE_DEP_LIBS)
+
+build/native/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/asan/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/asan/tests/%$(EXE): tests/%.c $(ASAN_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(ASAN_LIB_OBJ) $(CMOCKA_LIBS) $(NATIVE_DEP_LIBS)
+
+build/native/helpers/%$(EXE): tests/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) -o $@ $<
+
+BENCH_BIN := $(patsubst bench/%.c,build/native/bench/%$(EXE),$(BENCHES))
+build/native/bench/%$(EXE): bench/%.c $(NATIVE_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(NATIVE_LIB_OBJ) $(NATIVE_DEP_LIBS)
+
+bench-build: $(BENCH_BIN) build/native/memwatchd$(EXE)
+
+# --- win64 ------------------------------------------------------------------
+build/win64/memwatchd.exe: $(WIN_OBJ)
+	$(CROSS_CC) $(WIN_CFLAGS) -static -o $@ $^ $(WIN_DEP_LIBS) $(WIN_SYS_LIBS)
+
+build/win64/obj/%.o: %.c $(WIN_DEPS)/.stamp
+	@mkdir -p $(@D)
+	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) $(WIN_DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/win64/tests/%.exe: tests/%.c $(WIN_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) $(WIN_DEP_CFLAGS) -static -o $@ $< $(WIN_LIB_OBJ) $(WIN_DEP_LIBS) -lcmocka $(WIN_SYS_LIBS)
+
+build/win64/helpers/%.exe: tests/helpers/%.c $(WIN_DEPS)/.stamp
+	@mkdir -p $(@D)
+	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) -static -o $@ $< $(WIN_SYS_LIBS)
+
+$(WIN_DEPS)/.stamp: scripts/deps.sh
+	scripts/deps.sh win64
+
+# --- generated: the chart page and its assets, embedded in the binary -------
+$(GENERATED)/page_assets.c: scripts/embed-assets.sh $(wildcard web/page/*)
+	@mkdir -p $(@D)
+	scripts/embed-assets.sh $@
+
+# --- commands ---------------------------------------------------------------
+deps:
+	scripts/deps.sh
+
+run: deps-native native
+	build/native/memwatchd$(EXE) run
+
+deps-native:
+	@scripts/deps.sh native
+
+test: deps
+	@$(MAKE) --no-print-directory test-build
+	@scripts/run-tests.sh
+
+test-build: $(NATIVE_TEST_BIN) $(NATIVE_HELPER_BIN) build/native/memwatchd$(EXE) \
+	build/win64/memwatchd.exe $(WIN_TEST_BIN) $(WIN_HELPER_BIN)
+
+test-native: deps-native $(NATIVE_TEST_BIN) $(NATIVE_HELPER_BIN) build/native/memwatchd$(EXE)
+	@MW_SKIP_WIN64=1 scripts/run-tests.sh
+
+bench: deps-native
+	@$(MAKE) --no-print-directory -C . bench-build
+	@scripts/run-bench.sh
+
+fuzz:
+	@scripts/fuzz.sh
+
+clean:
+	rm -rf build/native build/asan build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
+
+-include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d)

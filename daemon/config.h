@@ -1,0 +1,101 @@
+/*
+ * config.h - every setting of memwatchd, from defaults, an INI file and
+ * the command line, in that order.
+ *
+ * One table (config.c) lists each option with its section, key, type,
+ * default and target field; defaults, validation, `config/memwatch.ini`
+ * and the option dump all come from it.  `[collector.NAME]` sections take
+ * `enabled`, `interval` and the keys the collector itself declares
+ * (struct mw_collector.options); those extra keys are kept as strings and
+ * validated by the collector's init.
+ *
+ * An unknown section or key, a bad value or an unreadable file is an error
+ * naming the file, line and key; start-up stops on it.
+ */
+#ifndef MW_CONFIG_H
+#define MW_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mwerr.h"
+
+struct mw_collector;
+
+/* One `key = value` line of a [collector.NAME] section not handled by the
+ * core (the collector's own options). */
+struct mw_config_extra {
+	char *key;
+	char *value;
+	char *file;
+	int line;
+};
+
+struct mw_collector_config {
+	const struct mw_collector *collector;
+	bool enabled;
+	int64_t interval_ms;
+	struct mw_config_extra *extras;
+	size_t nextras, extras_cap;
+};
+
+struct mw_config {
+	/* [daemon] */
+	int64_t interval_ms;	/* default collector interval */
+	char **watch;		/* watch list: image names (wildcards), pids, "self" */
+	size_t nwatch;
+	char *log_file;		/* NULL or "": stderr */
+	int log_level;		/* enum mw_log_level */
+
+	/* [storage] */
+	char *db_path;
+	int64_t flush_interval_ms;
+	int64_t retention_raw_ms;
+	int64_t retention_1m_ms;
+	int64_t retention_1h_ms;
+	uint64_t max_db_bytes;	/* 0: no limit */
+	int64_t queue_batches;	/* bounded queue between sampler and writer */
+	int64_t chunk_points;	/* close a chunk after this many points */
+	int64_t chunk_duration_ms;	/* ... or when it spans this long */
+
+	/* [web] */
+	char *listen;		/* "127.0.0.1:8080", "[::1]:8080", "off" */
+	char *token;		/* bearer token; NULL or "": none */
+	int64_t web_threads;
+	int64_t web_max_connections;
+	int64_t web_max_per_ip;
+	int64_t web_timeout_ms;
+	uint64_t web_max_request_bytes;
+
+	/* [collector.NAME], one per registered collector, registry order */
+	struct mw_collector_config *collectors;
+	size_t ncollectors;
+};
+
+/* Fill cfg with the defaults of every option and every collector. */
+void mw_config_init(struct mw_config *cfg);
+void mw_config_release(struct mw_config *cfg);
+
+/* Read an INI file over the current values.  -1 with "FILE:LINE: ..." on
+ * any error. */
+int mw_config_load_file(struct mw_config *cfg, const char *path, struct mw_err *err);
+/* Same for INI text already in memory; `name` is used in messages. */
+int mw_config_load_string(struct mw_config *cfg, const char *name,
+			  const char *text, struct mw_err *err);
+
+/* Set one option by "section.key" (e.g. "storage.db", "collector.heap.interval"),
+ * as the command line does.  `origin` names it in errors ("--db"). */
+int mw_config_set(struct mw_config *cfg, const char *section, const char *key,
+		  const char *value, const char *origin, struct mw_err *err);
+
+/* Replace the watch list from a comma-separated string. */
+void mw_config_set_watch(struct mw_config *cfg, const char *list);
+
+/* The section of a collector, or NULL when no such collector exists. */
+struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name);
+const char *mw_config_extra(const struct mw_collector_config *cc, const char *key);
+
+/* Write the reference INI (every option, its default and description). */
+void mw_config_write_reference(const struct mw_config *defaults, void *file /* FILE* */);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * status.h - what each collector is doing, for the API and `once`.
+ *
+ * The scheduler (sampler thread) writes; web threads read snapshots.
+ * All access goes through these functions, which take one mutex.
+ */
+#ifndef MW_STATUS_H
+#define MW_STATUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mw_collector_status {
+	char name[32];
+	bool enabled;
+	bool supported;
+	char reason[256];	/* why unsupported, "" otherwise */
+	char mode[96];
+	int64_t interval_ms;
+	int64_t last_duration_us;
+	int64_t last_run_ms;	/* wall clock of the last sample call, 0: never */
+	uint64_t samples;	/* samples produced, total */
+	uint64_t runs;
+	uint64_t errors;	/* failed sample calls, total */
+	char last_error[256];
+	uint64_t skipped_ticks;	/* ticks skipped because it fell behind */
+	uint64_t inaccessible;	/* targets skipped in the last tick */
+	uint64_t inaccessible_total;
+	bool failing;		/* last call failed; backing off */
+};
+
+struct mw_status_table;
+
+struct mw_status_table *mw_status_new(size_t ncollectors);
+void mw_status_free(struct mw_status_table *t);
+size_t mw_status_count(const struct mw_status_table *t);
+
+/* Copy entry i out (thread-safe). */
+void mw_status_get(struct mw_status_table *t, size_t i, struct mw_collector_status *out);
+/* Replace entry i (thread-safe). */
+void mw_status_set(struct mw_status_table *t, size_t i, const struct mw_collector_status *in);
+
+/* Daemon start time, for uptime. */
+int64_t mw_status_started_ms(const struct mw_status_table *t);
+
+#endif

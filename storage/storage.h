@@ -1,0 +1,28 @@
+/*
+ * storage.h - the SQLite time-series store: the only module that writes
+ * the database.  (Implementation: storage/*.c, owned by the storage work.)
+ *
+ * Threads: mw_writer_* run the writer thread that owns the write
+ * connection.  The sampler calls mw_writer_submit(), which never blocks
+ * on the disk (bounded queue; a full queue drops the batch and counts its
+ * points).  Readers (web) open their own connections with mw_reader_open().
+ */
+#ifndef MW_STORAGE_H
+#define MW_STORAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../daemon/batch.h"
+#include "../daemon/config.h"
+#include "../daemon/mwerr.h"
+
+struct mw_writer;
+
+/* Open (creating or migrating) cfg->db_path and start the writer thread. */
+int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct mw_err *err);
+/* Hand a batch over; the writer owns and frees it.  Never blocks on I/O. */
+void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch);
+/* Write everything in flight, stop the thread, close the database. */
+void mw_writer_stop(struct mw_writer *w);
+
+#endif

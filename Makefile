@@ -31,7 +31,7 @@ CLANG ?= clang
 WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef \
 	-Wwrite-strings -Wvla -Wnull-dereference -Wimplicit-fallthrough \
-	-Wno-format-nonliteral
+	-Wno-format-nonliteral -Wno-format-truncation
 # -Werror in CI (CI=true) and whenever WERROR=1.
 ifneq (,$(filter true 1,$(CI) $(WERROR)))
 WARNINGS += -Werror

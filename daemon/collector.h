@@ -43,7 +43,7 @@ struct mw_sample_ctx {
 struct mw_collector {
 	const char *name;
 	const char *summary;		/* one line for --help and the reference config */
-	int64_t default_interval_ms;
+	int64_t default_interval_ms;	/* 0: the [daemon] interval */
 	bool default_enabled;
 	/* Extra keys accepted in [collector.NAME], NULL-terminated, with a
 	 * parallel array of "default ; description" lines for the reference

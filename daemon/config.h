@@ -34,7 +34,7 @@ struct mw_config_extra {
 struct mw_collector_config {
 	const struct mw_collector *collector;
 	bool enabled;
-	int64_t interval_ms;
+	int64_t interval_ms;	/* 0: the [daemon] interval */
 	struct mw_config_extra *extras;
 	size_t nextras, extras_cap;
 };
@@ -93,6 +93,8 @@ void mw_config_set_watch(struct mw_config *cfg, const char *list);
 
 /* The section of a collector, or NULL when no such collector exists. */
 struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name);
+/* The interval a collector runs at: its own, else the [daemon] interval. */
+int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collector_config *cc);
 const char *mw_config_extra(const struct mw_collector_config *cc, const char *key);
 
 /* Write the reference INI (every option, its default and description). */

@@ -8,6 +8,7 @@
 #define MW_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mw_collector_status {

@@ -1,6 +1,6 @@
 /*
  * storage.h - the SQLite time-series store: the only module that writes
- * the database.  (Implementation: storage/*.c, owned by the storage work.)
+ * the database.  (Implementation: the .c files in storage/.)
  *
  * Threads: mw_writer_* run the writer thread that owns the write
  * connection.  The sampler calls mw_writer_submit(), which never blocks

@@ -1,6 +1,6 @@
 /*
  * web.h - the embedded HTTP server (libmicrohttpd): JSON API, /metrics and
- * the chart page.  (Implementation: web/*.c, owned by the web work.)
+ * the chart page.  (Implementation: the .c files in web/.)
  *
  * It reads the database through its own connections and the collector
  * status table; it never calls a collector.

@@ -1,0 +1,20 @@
+/*
+ * commands.h - the subcommands of memwatchd, each in its own file.
+ * Each returns the process exit code.
+ */
+#ifndef MW_COMMANDS_H
+#define MW_COMMANDS_H
+
+#include "config.h"
+
+/* run.c: sample, store and serve until stopped. */
+int mw_cmd_run(const struct mw_config *cfg);
+/* once.c: run every enabled collector once, print JSON on stdout. */
+int mw_cmd_once(const struct mw_config *cfg);
+/* service_win32.c / service_linux.c */
+int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_args);
+/* Try to run as a Windows service (started by the SCM).  Returns 1 when it
+ * ran as one (and *exit_code is set), 0 when this is a console start. */
+int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code);
+
+#endif

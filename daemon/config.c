@@ -1,0 +1,532 @@
+/*
+ * config.c - see config.h.
+ *
+ * The option table below is the single source of truth: defaults are
+ * applied by parsing each option's default text, so the reference config
+ * written from the table can never disagree with the code.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "log.h"
+#include "units.h"
+#include "xalloc.h"
+
+enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL };
+
+struct option {
+	const char *section;
+	const char *key;
+	enum opt_type type;
+	size_t offset;
+	const char *def;
+	int64_t min, max;	/* for durations (ms) and ints */
+	const char *doc;
+};
+
+#define OFF(field) offsetof(struct mw_config, field)
+#define DAY (86400000LL)
+
+static const struct option options[] = {
+	{ "daemon", "interval", OPT_DURATION, OFF(interval_ms), "1s", 10, DAY,
+	  "Sampling interval of the collectors without one of their own (system, process);\n"
+	  "[collector.NAME] interval overrides it for one collector." },
+	{ "daemon", "watch", OPT_WATCH, OFF(watch), "", 0, 0,
+	  "Processes the detail collectors (workingset, heap, vmmap) watch: comma-separated\n"
+	  "image names (case-insensitive, * and ? wildcards), pids, and 'self'.\n"
+	  "Empty: none (the process collector still samples every process)." },
+	{ "daemon", "log_file", OPT_STRING, OFF(log_file), "", 0, 0,
+	  "Log file (appended); empty logs to stderr." },
+	{ "daemon", "log_level", OPT_LOGLEVEL, OFF(log_level), "info", 0, 0,
+	  "error, warn, info or debug." },
+
+	{ "storage", "db", OPT_STRING, OFF(db_path), "memwatch.db", 0, 0,
+	  "SQLite database file (created if missing), relative to the working directory." },
+	{ "storage", "flush_interval", OPT_DURATION, OFF(flush_interval_ms), "5s", 100, DAY,
+	  "How often buffered points are written; a crash loses at most this much." },
+	{ "storage", "retention_raw", OPT_DURATION, OFF(retention_raw_ms), "7d", 60000, 100 * 365 * DAY,
+	  "How long raw points are kept." },
+	{ "storage", "retention_1m", OPT_DURATION, OFF(retention_1m_ms), "90d", 60000, 100 * 365 * DAY,
+	  "How long 1-minute rollups (min, max, avg, last, count) are kept." },
+	{ "storage", "retention_1h", OPT_DURATION, OFF(retention_1h_ms), "730d", 60000, 100 * 365 * DAY,
+	  "How long 1-hour rollups are kept." },
+	{ "storage", "max_size", OPT_SIZE, OFF(max_db_bytes), "0B", 0, 0,
+	  "Largest the database may grow; the oldest raw data goes first. 0B: no limit." },
+	{ "storage", "queue", OPT_INT, OFF(queue_batches), "64", 1, 100000,
+	  "Ticks buffered between sampling and the writer; when full, ticks are dropped\n"
+	  "(and counted) rather than stalling sampling." },
+	{ "storage", "chunk_points", OPT_INT, OFF(chunk_points), "720", 2, 100000,
+	  "A compressed chunk is closed after this many points ..." },
+	{ "storage", "chunk_duration", OPT_DURATION, OFF(chunk_duration_ms), "2h", 1000, 30 * DAY,
+	  "... or once it spans this long." },
+
+	{ "web", "listen", OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
+	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'." },
+	{ "web", "token", OPT_STRING, OFF(token), "", 0, 0,
+	  "Bearer token; when set every path but /healthz needs 'Authorization: Bearer TOKEN'." },
+	{ "web", "threads", OPT_INT, OFF(web_threads), "2", 1, 64,
+	  "HTTP worker threads." },
+	{ "web", "max_connections", OPT_INT, OFF(web_max_connections), "256", 1, 100000,
+	  "Most connections open at once." },
+	{ "web", "max_connections_per_ip", OPT_INT, OFF(web_max_per_ip), "32", 1, 100000,
+	  "Most connections open at once from one address." },
+	{ "web", "timeout", OPT_DURATION, OFF(web_timeout_ms), "30s", 1000, DAY,
+	  "An idle or slow connection is closed after this long." },
+	{ "web", "max_request_size", OPT_SIZE, OFF(web_max_request_bytes), "16KB", 1024, 0,
+	  "Largest request (line, headers and body) accepted; larger gets 413." },
+};
+
+static void *field(struct mw_config *cfg, const struct option *o)
+{
+	return (char *)cfg + o->offset;
+}
+
+static void free_watch(struct mw_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nwatch; i++)
+		free(cfg->watch[i]);
+	free(cfg->watch);
+	cfg->watch = NULL;
+	cfg->nwatch = 0;
+}
+
+void mw_config_set_watch(struct mw_config *cfg, const char *list)
+{
+	const char *p = list;
+	size_t cap = 0;
+
+	free_watch(cfg);
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		const char *stop = end ? end : p + strlen(p);
+		const char *a = p, *b = stop;
+
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		while (b > a && isspace((unsigned char)b[-1]))
+			b--;
+		if (b > a) {
+			MW_GROW(cfg->watch, cap, cfg->nwatch + 1);
+			cfg->watch[cfg->nwatch++] = mw_xstrndup(a, (size_t)(b - a));
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+/* Parse value into the option's field. */
+static int set_option(struct mw_config *cfg, const struct option *o, const char *value,
+		      struct mw_err *err)
+{
+	void *f = field(cfg, o);
+
+	switch (o->type) {
+	case OPT_DURATION: {
+		int64_t ms;
+		char lo[32], hi[32];
+
+		if (mw_parse_duration_ms(value, &ms, err))
+			return -1;
+		if (ms < o->min || ms > o->max) {
+			mw_format_duration(lo, sizeof(lo), o->min);
+			mw_format_duration(hi, sizeof(hi), o->max);
+			return mw_error(err, "'%s' is out of range (%s to %s)", value, lo, hi);
+		}
+		*(int64_t *)f = ms;
+		return 0;
+	}
+	case OPT_SIZE: {
+		uint64_t bytes;
+
+		if (mw_parse_size(value, &bytes, err))
+			return -1;
+		if (o->min && bytes < (uint64_t)o->min)
+			return mw_error(err, "'%s' is too small (at least %" PRId64 " bytes)",
+					value, o->min);
+		*(uint64_t *)f = bytes;
+		return 0;
+	}
+	case OPT_INT: {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(value, &end, 10);
+		if (!*value || *end || errno)
+			return mw_error(err, "'%s' is not a whole number", value);
+		if (v < o->min || v > o->max)
+			return mw_error(err, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
+					value, o->min, o->max);
+		*(int64_t *)f = v;
+		return 0;
+	}
+	case OPT_STRING:
+		free(*(char **)f);
+		*(char **)f = mw_xstrdup(value);
+		return 0;
+	case OPT_WATCH:
+		mw_config_set_watch(cfg, value);
+		return 0;
+	case OPT_LOGLEVEL: {
+		enum mw_log_level level;
+
+		if (mw_log_level_parse(value, &level, err))
+			return -1;
+		*(int *)f = (int)level;
+		return 0;
+	}
+	}
+	return mw_error(err, "internal: unknown option type");
+}
+
+static const struct option *find_option(const char *section, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(options); i++)
+		if (!strcmp(options[i].section, section) && !strcmp(options[i].key, key))
+			return &options[i];
+	return NULL;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(yes); i++) {
+		if (!strcmp(v, yes[i])) {
+			*out = true;
+			return true;
+		}
+		if (!strcmp(v, no[i])) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+void mw_config_init(struct mw_config *cfg)
+{
+	size_t i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (i = 0; i < MW_ARRAY_SIZE(options); i++)
+		if (set_option(cfg, &options[i], options[i].def, NULL))
+			abort();	/* a default that does not parse is a bug */
+	cfg->ncollectors = mw_ncollectors;
+	cfg->collectors = mw_xcalloc(mw_ncollectors ? mw_ncollectors : 1, sizeof(*cfg->collectors));
+	for (i = 0; i < mw_ncollectors; i++) {
+		cfg->collectors[i].collector = mw_collectors[i];
+		cfg->collectors[i].enabled = mw_collectors[i]->default_enabled;
+		/* 0: inherit [daemon] interval unless the collector has its own */
+		cfg->collectors[i].interval_ms = mw_collectors[i]->default_interval_ms;
+	}
+}
+
+void mw_config_release(struct mw_config *cfg)
+{
+	size_t i, j;
+
+	for (i = 0; i < MW_ARRAY_SIZE(options); i++)
+		if (options[i].type == OPT_STRING) {
+			free(*(char **)field(cfg, &options[i]));
+			*(char **)field(cfg, &options[i]) = NULL;
+		}
+	free_watch(cfg);
+	for (i = 0; i < cfg->ncollectors; i++) {
+		struct mw_collector_config *cc = &cfg->collectors[i];
+		for (j = 0; j < cc->nextras; j++) {
+			free(cc->extras[j].key);
+			free(cc->extras[j].value);
+			free(cc->extras[j].file);
+		}
+		free(cc->extras);
+	}
+	free(cfg->collectors);
+	cfg->collectors = NULL;
+	cfg->ncollectors = 0;
+}
+
+struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->ncollectors; i++)
+		if (!strcmp(cfg->collectors[i].collector->name, name))
+			return &cfg->collectors[i];
+	return NULL;
+}
+
+int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collector_config *cc)
+{
+	return cc->interval_ms ? cc->interval_ms : cfg->interval_ms;
+}
+
+const char *mw_config_extra(const struct mw_collector_config *cc, const char *key)
+{
+	size_t i;
+
+	/* The last one set wins, as for core options. */
+	for (i = cc->nextras; i-- > 0;)
+		if (!strcmp(cc->extras[i].key, key))
+			return cc->extras[i].value;
+	return NULL;
+}
+
+static int set_collector_key(struct mw_collector_config *cc, const char *key,
+			     const char *value, const char *origin, int line,
+			     struct mw_err *err)
+{
+	const struct mw_collector *c = cc->collector;
+	struct mw_config_extra *x;
+	size_t i;
+
+	if (!strcmp(key, "enabled")) {
+		if (!parse_bool(value, &cc->enabled))
+			return mw_error(err, "'%s' is not true or false", value);
+		return 0;
+	}
+	if (!strcmp(key, "interval")) {
+		int64_t ms;
+
+		if (mw_parse_duration_ms(value, &ms, err))
+			return -1;
+		if (ms < 10 || ms > DAY)
+			return mw_error(err, "'%s' is out of range (10ms to 1d)", value);
+		cc->interval_ms = ms;
+		return 0;
+	}
+	for (i = 0; c->options && c->options[i]; i++)
+		if (!strcmp(c->options[i], key))
+			break;
+	if (!c->options || !c->options[i])
+		return mw_error(err, "unknown key '%s' for collector '%s'", key, c->name);
+	MW_GROW(cc->extras, cc->extras_cap, cc->nextras + 1);
+	x = &cc->extras[cc->nextras++];
+	x->key = mw_xstrdup(key);
+	x->value = mw_xstrdup(value);
+	x->file = mw_xstrdup(origin ? origin : "");
+	x->line = line;
+	return 0;
+}
+
+int mw_config_set(struct mw_config *cfg, const char *section, const char *key,
+		  const char *value, const char *origin, struct mw_err *err)
+{
+	const struct option *o;
+
+	if (!strncmp(section, "collector.", 10)) {
+		struct mw_collector_config *cc = mw_config_collector(cfg, section + 10);
+
+		if (!cc)
+			return mw_error(err, "%s: unknown collector '%s'", origin, section + 10);
+		if (set_collector_key(cc, key, value, origin, 0, err))
+			return mw_error_prefix(err, "%s: [%s] %s", origin, section, key);
+		return 0;
+	}
+	o = find_option(section, key);
+	if (!o)
+		return mw_error(err, "%s: unknown key '%s' in [%s]", origin, key, section);
+	if (set_option(cfg, o, value, err))
+		return mw_error_prefix(err, "%s: [%s] %s", origin, section, key);
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static bool known_section(const char *s)
+{
+	return !strcmp(s, "daemon") || !strcmp(s, "storage") || !strcmp(s, "web");
+}
+
+int mw_config_load_string(struct mw_config *cfg, const char *name, const char *text,
+			  struct mw_err *err)
+{
+	char section[128] = "";
+	const char *p = text;
+	int lineno = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = mw_xstrndup(p, len), *s, *eq, *key, *value;
+		int rc = 0;
+
+		lineno++;
+		p += len + (nl ? 1 : 0);
+		s = trim(line);
+		/* A UTF-8 byte-order mark, as Notepad writes it. */
+		if (lineno == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
+			s = trim(s + 3);
+		if (!*s || *s == '#' || *s == ';') {
+			free(line);
+			continue;
+		}
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+			char *sec;
+
+			if (!close || *trim(close + 1))
+				rc = mw_error(err, "%s:%d: malformed section header '%s'", name, lineno, s);
+			else {
+				*close = '\0';
+				sec = trim(s + 1);
+				if (!known_section(sec) &&
+				    !(strncmp(sec, "collector.", 10) == 0 &&
+				      mw_config_collector(cfg, sec + 10)))
+					rc = mw_error(err, "%s:%d: unknown section [%s]", name, lineno, sec);
+				else
+					snprintf(section, sizeof(section), "%s", sec);
+			}
+			free(line);
+			if (rc)
+				return rc;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq) {
+			mw_error(err, "%s:%d: expected 'key = value', got '%s'", name, lineno, s);
+			free(line);
+			return -1;
+		}
+		*eq = '\0';
+		key = trim(s);
+		value = trim(eq + 1);
+		if (strlen(value) >= 2 && value[0] == '"' && value[strlen(value) - 1] == '"') {
+			value[strlen(value) - 1] = '\0';
+			value++;
+		}
+		if (!*section) {
+			rc = mw_error(err, "%s:%d: key '%s' comes before any [section]", name, lineno, key);
+		} else if (!strncmp(section, "collector.", 10)) {
+			struct mw_collector_config *cc = mw_config_collector(cfg, section + 10);
+			if (set_collector_key(cc, key, value, name, lineno, err))
+				rc = mw_error_prefix(err, "%s:%d: [%s] %s", name, lineno, section, key);
+		} else {
+			const struct option *o = find_option(section, key);
+			if (!o)
+				rc = mw_error(err, "%s:%d: unknown key '%s' in [%s]", name, lineno, key, section);
+			else if (set_option(cfg, o, value, err))
+				rc = mw_error_prefix(err, "%s:%d: [%s] %s", name, lineno, section, key);
+		}
+		free(line);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int mw_config_load_file(struct mw_config *cfg, const char *path, struct mw_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	if (!f)
+		return mw_error(err, "cannot read config file '%s': %s", path, strerror(errno));
+	for (;;) {
+		MW_GROW(text, cap, len + 4097);
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return mw_error(err, "cannot read config file '%s'", path);
+	}
+	fclose(f);
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		free(text);
+		return mw_error(err, "%s: config file contains a NUL byte (is it UTF-16?)", path);
+	}
+	rc = mw_config_load_string(cfg, path, text, err);
+	free(text);
+	return rc;
+}
+
+static void write_doc(FILE *f, const char *doc)
+{
+	const char *p = doc;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(f, "# %.*s\n", (int)len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+void mw_config_write_reference(const struct mw_config *defaults, void *file)
+{
+	FILE *f = file;
+	const char *section = "";
+	size_t i, j;
+
+	(void)defaults;
+	fprintf(f, "# memwatch.ini - every option of memwatchd with its default.\n"
+		   "#\n"
+		   "# No config file is needed: these are the values memwatchd uses without one.\n"
+		   "# Use it with: memwatchd run --config memwatch.ini\n"
+		   "# Durations: 100ms, 1s, 5m, 2h, 7d.  Sizes: 512KB, 512MB, 2GB (powers of 1024).\n"
+		   "# Lines starting with # or ; are comments; there are no trailing comments.\n"
+		   "# Generated by 'memwatchd config'; a test checks this file matches.\n");
+	for (i = 0; i < MW_ARRAY_SIZE(options); i++) {
+		const struct option *o = &options[i];
+		if (strcmp(section, o->section)) {
+			section = o->section;
+			fprintf(f, "\n[%s]\n", section);
+		}
+		fprintf(f, "\n");
+		write_doc(f, o->doc);
+		fprintf(f, "%s =%s%s\n", o->key, *o->def ? " " : "", o->def);
+	}
+	for (i = 0; i < mw_ncollectors; i++) {
+		const struct mw_collector *c = mw_collectors[i];
+		char iv[32];
+
+		mw_format_duration(iv, sizeof(iv), c->default_interval_ms);
+		fprintf(f, "\n[collector.%s]\n", c->name);
+		write_doc(f, c->summary);
+		fprintf(f, "enabled = %s\n", c->default_enabled ? "true" : "false");
+		if (c->default_interval_ms)
+			fprintf(f, "interval = %s\n", iv);
+		else
+			fprintf(f, "# interval: the [daemon] interval unless set here\n");
+		for (j = 0; c->options && c->options[j]; j++) {
+			const char *doc = c->option_docs ? c->option_docs[j] : NULL;
+			const char *semi = doc ? strstr(doc, " ; ") : NULL;
+
+			fprintf(f, "\n");
+			if (semi)
+				write_doc(f, semi + 3);
+			fprintf(f, "%s = %.*s\n", c->options[j],
+				semi ? (int)(semi - doc) : 0, semi ? doc : "");
+		}
+	}
+}

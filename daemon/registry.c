@@ -1,0 +1,30 @@
+/*
+ * registry.c - the static list of collectors built into memwatchd.
+ *
+ * Order matters only for display (status, `once`, the reference config).
+ * A collector that cannot work on this platform is still listed and says
+ * why from its init.
+ */
+#include "collector.h"
+
+#include <string.h>
+
+extern const struct mw_collector mw_collector_system;
+extern const struct mw_collector mw_collector_process;
+
+const struct mw_collector *const mw_collectors[] = {
+	&mw_collector_system,
+	&mw_collector_process,
+};
+
+const size_t mw_ncollectors = MW_ARRAY_SIZE(mw_collectors);
+
+const struct mw_collector *mw_collector_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < mw_ncollectors; i++)
+		if (!strcmp(mw_collectors[i]->name, name))
+			return mw_collectors[i];
+	return NULL;
+}

@@ -1,0 +1,75 @@
+/*
+ * run.c - `memwatchd run`: the daemon proper.
+ *
+ * Threads: the main thread samples (scheduler loop); the storage writer
+ * thread owns the write connection; libmicrohttpd's threads serve HTTP
+ * through their own read connections.  They share only the writer's
+ * bounded queue, the database file and the status table.
+ *
+ * On a stop request the loop returns, the web server stops accepting,
+ * and the writer flushes everything in flight before we exit 0.
+ */
+#include <stdio.h>
+
+#include "commands.h"
+#include "log.h"
+#include "scheduler.h"
+#include "status.h"
+#include "stop.h"
+#include "storage/storage.h"
+#include "web/web.h"
+
+static void submit(void *arg, struct mw_batch *batch)
+{
+	mw_writer_submit(arg, batch);
+}
+
+int mw_cmd_run(const struct mw_config *cfg)
+{
+	struct mw_status_table *status = mw_status_new(cfg->ncollectors);
+	struct mw_writer *writer = NULL;
+	struct mw_web *web = NULL;
+	struct mw_scheduler sched;
+	struct mw_err err = { "" };
+	size_t i, active = 0;
+
+	if (mw_stop_init()) {
+		mw_log_error("cannot set up the stop event");
+		goto fail;
+	}
+	if (mw_scheduler_init(&sched, cfg, status, &err)) {
+		mw_log_error("%s", err.msg);
+		goto fail;
+	}
+	if (mw_writer_start(&writer, cfg, &err)) {
+		mw_log_error("storage: %s", err.msg);
+		mw_scheduler_release(&sched);
+		goto fail;
+	}
+	if (mw_web_start(&web, cfg, status, &err)) {
+		mw_log_error("web: %s", err.msg);
+		mw_writer_stop(writer);
+		mw_scheduler_release(&sched);
+		goto fail;
+	}
+	for (i = 0; i < sched.nitems; i++)
+		active += sched.items[i].active;
+	mw_log_info("memwatchd %s started: %zu collectors sampling, database '%s', %s%s",
+		    MW_VERSION, active, cfg->db_path,
+		    web ? "listening on http://" : "web server off",
+		    web ? cfg->listen : "");
+
+	mw_scheduler_loop(&sched, submit, writer);
+
+	mw_log_info("stopping: writing samples in flight");
+	mw_web_stop(web);
+	mw_scheduler_release(&sched);
+	mw_writer_stop(writer);
+	mw_status_free(status);
+	mw_log_info("memwatchd stopped");
+	return 0;
+
+fail:
+	mw_status_free(status);
+	return 1;
+}

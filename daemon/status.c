@@ -1,0 +1,64 @@
+/* status.c - see status.h. */
+#include "status.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "xalloc.h"
+
+struct mw_status_table {
+	pthread_mutex_t lock;
+	size_t n;
+	int64_t started_ms;
+	struct mw_collector_status *entries;
+};
+
+struct mw_status_table *mw_status_new(size_t ncollectors)
+{
+	struct mw_status_table *t = mw_xcalloc(1, sizeof(*t));
+
+	pthread_mutex_init(&t->lock, NULL);
+	t->n = ncollectors;
+	t->started_ms = mw_clock_wall_ms();
+	t->entries = mw_xcalloc(ncollectors ? ncollectors : 1, sizeof(*t->entries));
+	return t;
+}
+
+void mw_status_free(struct mw_status_table *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t->entries);
+	free(t);
+}
+
+size_t mw_status_count(const struct mw_status_table *t)
+{
+	return t->n;
+}
+
+void mw_status_get(struct mw_status_table *t, size_t i, struct mw_collector_status *out)
+{
+	pthread_mutex_lock(&t->lock);
+	if (i < t->n)
+		*out = t->entries[i];
+	else
+		memset(out, 0, sizeof(*out));
+	pthread_mutex_unlock(&t->lock);
+}
+
+void mw_status_set(struct mw_status_table *t, size_t i, const struct mw_collector_status *in)
+{
+	pthread_mutex_lock(&t->lock);
+	if (i < t->n)
+		t->entries[i] = *in;
+	pthread_mutex_unlock(&t->lock);
+}
+
+int64_t mw_status_started_ms(const struct mw_status_table *t)
+{
+	return t->started_ms;
+}

@@ -1,0 +1,135 @@
+/* units.c - see units.h. */
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unit {
+	const char *suffix;
+	double factor;
+};
+
+static const struct unit duration_units[] = {
+	{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	{ "d", 86400000.0 }, { "w", 604800000.0 }, { "y", 31536000000.0 },
+};
+
+static const struct unit size_units[] = {
+	{ "B", 1 },
+	{ "KB", 1024.0 }, { "MB", 1048576.0 }, { "GB", 1073741824.0 }, { "TB", 1099511627776.0 },
+	{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { "T", 1099511627776.0 },
+};
+
+/* Split "12.5ms" into 12.5 and "ms"; reject signs, blanks and junk. */
+static int parse_number_unit(const char *text, double *num, const char **unit,
+			     const char *what, struct mw_err *err)
+{
+	char *end;
+
+	if (!text || !*text)
+		return mw_error(err, "empty %s", what);
+	if (!isdigit((unsigned char)text[0]))
+		return mw_error(err, "'%s' is not a %s (expected e.g. %s)", text, what,
+				strcmp(what, "size") ? "100ms, 1s, 5m, 2h" : "512MB, 2GB");
+	errno = 0;
+	*num = strtod(text, &end);
+	if (errno || !isfinite(*num))
+		return mw_error(err, "'%s' is out of range for a %s", text, what);
+	*unit = end;
+	return 0;
+}
+
+static int find_unit(const struct unit *units, size_t n, const char *suffix, double *factor)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(units[i].suffix, suffix)) {
+			*factor = units[i].factor;
+			return 0;
+		}
+	return -1;
+}
+
+int mw_parse_duration_ms(const char *text, int64_t *out_ms, struct mw_err *err)
+{
+	double num, factor, ms;
+	const char *unit;
+
+	if (parse_number_unit(text, &num, &unit, "duration", err))
+		return -1;
+	if (!*unit)
+		return mw_error(err, "'%s' needs a unit (ms, s, m, h, d, w)", text);
+	if (find_unit(duration_units, MW_ARRAY_SIZE(duration_units), unit, &factor))
+		return mw_error(err, "'%s' has an unknown duration unit '%s' (ms, s, m, h, d, w)",
+				text, unit);
+	ms = num * factor;
+	if (ms > 9.2e18)
+		return mw_error(err, "'%s' is too long a duration", text);
+	if (ms != floor(ms))
+		return mw_error(err, "'%s' is not a whole number of milliseconds", text);
+	*out_ms = (int64_t)ms;
+	return 0;
+}
+
+int mw_parse_size(const char *text, uint64_t *out_bytes, struct mw_err *err)
+{
+	double num, factor, bytes;
+	const char *unit;
+
+	if (parse_number_unit(text, &num, &unit, "size", err))
+		return -1;
+	if (!*unit)
+		return mw_error(err, "'%s' needs a unit (B, KB, MB, GB, TB)", text);
+	if (find_unit(size_units, MW_ARRAY_SIZE(size_units), unit, &factor))
+		return mw_error(err, "'%s' has an unknown size unit '%s' (B, KB, MB, GB, TB)",
+				text, unit);
+	bytes = num * factor;
+	if (bytes >= 1.8e19)
+		return mw_error(err, "'%s' is too large a size", text);
+	if (bytes != floor(bytes))
+		return mw_error(err, "'%s' is not a whole number of bytes", text);
+	*out_bytes = (uint64_t)bytes;
+	return 0;
+}
+
+void mw_format_duration(char *buf, size_t size, int64_t ms)
+{
+	static const struct unit order[] = {
+		{ "w", 604800000.0 }, { "d", 86400000.0 }, { "h", 3600000 },
+		{ "m", 60000 }, { "s", 1000 },
+	};
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(order); i++) {
+		int64_t f = (int64_t)order[i].factor;
+		if (ms && ms % f == 0) {
+			snprintf(buf, size, "%" PRId64 "%s", ms / f, order[i].suffix);
+			return;
+		}
+	}
+	snprintf(buf, size, "%" PRId64 "ms", ms);
+}
+
+void mw_format_size(char *buf, size_t size, uint64_t bytes)
+{
+	static const struct unit order[] = {
+		{ "TB", 1099511627776.0 }, { "GB", 1073741824.0 }, { "MB", 1048576.0 }, { "KB", 1024.0 },
+	};
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(order); i++) {
+		uint64_t f = (uint64_t)order[i].factor;
+		if (bytes && bytes % f == 0) {
+			snprintf(buf, size, "%" PRIu64 "%s", bytes / f, order[i].suffix);
+			return;
+		}
+	}
+	snprintf(buf, size, "%" PRIu64 "B", bytes);
+}

@@ -50,7 +50,8 @@ WIN_DEPS := build/win64/deps
 WIN_DEP_CFLAGS = -I$(WIN_DEPS)/include $(shell cat $(WIN_DEPS)/cflags.txt 2>/dev/null)
 WIN_DEP_LIBS = -L$(WIN_DEPS)/lib $(shell cat $(WIN_DEPS)/libs.txt 2>/dev/null)
 WIN_SYS_LIBS := -lpsapi -lpdh -ladvapi32 -lws2_32 -lntdll -lpthread -lm
-WIN_CFLAGS := -O2 -g -D_WIN32_WINNT=0x0A00 -DWINVER=0x0A00 -DPSAPI_VERSION=2
+WIN_CFLAGS := -O2 -g -D_WIN32_WINNT=0x0A00 -DWINVER=0x0A00 -DPSAPI_VERSION=2 \
+	-D__USE_MINGW_ANSI_STDIO=1
 
 NATIVE_CFLAGS := -O2 -g
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -19,10 +19,14 @@
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, ImageName) == MW_SPI_NAME_LEN, "ImageName");
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, UniqueProcessId) == MW_SPI_PID, "pid");
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, HandleCount) == MW_SPI_HANDLES, "handles");
-_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, VirtualSize) == MW_SPI_VIRTUAL, "vsize");
-_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, PeakWorkingSetSize) == MW_SPI_PEAK_WS, "peak");
-_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, WorkingSetSize) == MW_SPI_WS, "ws");
-_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, PagefileUsage) == MW_SPI_PAGEFILE, "pagefile");
+#define VMC(f) (offsetof(SYSTEM_PROCESS_INFORMATION, VirtualMemoryCounters) + offsetof(VM_COUNTERS, f))
+_Static_assert(VMC(VirtualSize) == MW_SPI_VIRTUAL, "vsize");
+_Static_assert(VMC(PageFaultCount) == MW_SPI_PAGE_FAULTS, "faults");
+_Static_assert(VMC(PeakWorkingSetSize) == MW_SPI_PEAK_WS, "peak");
+_Static_assert(VMC(WorkingSetSize) == MW_SPI_WS, "ws");
+_Static_assert(VMC(PagefileUsage) == MW_SPI_PAGEFILE, "pagefile");
+_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, CreateTime) == MW_SPI_CREATE_TIME, "ctime");
+_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, InheritedFromUniqueProcessId) == MW_SPI_PPID, "ppid");
 _Static_assert(sizeof(SYSTEM_PROCESS_INFORMATION) == MW_SPI_SIZE, "size");
 
 #ifndef STATUS_INFO_LENGTH_MISMATCH

@@ -17,7 +17,10 @@ struct mw_err {
 	char msg[MW_ERR_MAX];
 };
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* With __USE_MINGW_ANSI_STDIO (the Makefile sets it) printf is C99's. */
+#define MW_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define MW_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MW_PRINTF(f, a)

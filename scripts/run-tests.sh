@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# run-tests.sh - run every test that `make test-build` built and end with
+# one summary line ("tests: N passed, M failed").  Exit status 1 on any
+# failure.  Output of a failing program is shown in full; passing ones get
+# one line each.
+#
+#   native cmocka programs   build/asan/tests/*   (ASan + UBSan)
+#   win64 cmocka programs    build/win64/tests/*.exe under Wine
+#   end to end               tests/e2e/*.sh, tests/api/*.sh (TAP output)
+#
+# MW_SKIP_WIN64=1 skips everything that needs Wine.
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+logdir=build/test-logs
+mkdir -p "$logdir"
+
+# count_cmocka LOG RC NAME: add the counts of one cmocka program.
+count_cmocka() {
+	local log=$1 rc=$2 name=$3 p f
+	p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
+	f=$(grep -aoE '^\[  FAILED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# crashed or sanitizer abort: no cmocka summary
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		failures+=("$name")
+		echo "FAIL $name ($p passed, $f failed)"
+		sed 's/^/    /' "$log"
+	else
+		echo "pass $name ($p tests)"
+	fi
+}
+
+# count_tap LOG RC NAME: add the counts of a TAP-printing script.
+count_tap() {
+	local log=$1 rc=$2 name=$3 p f
+	p=$(grep -acE '^ok [0-9]+' "$log")
+	f=$(grep -acE '^not ok [0-9]+' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		failures+=("$name")
+		echo "FAIL $name ($p passed, $f failed)"
+		sed 's/^/    /' "$log"
+	else
+		echo "pass $name ($p checks)"
+	fi
+}
+
+for t in build/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	log=$logdir/$(basename "$t").log
+	"$t" >"$log" 2>&1
+	count_cmocka "$log" $? "$t"
+done
+
+for t in tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *_win64.sh) [ -n "${MW_SKIP_WIN64:-}" ] && continue ;; esac
+	log=$logdir/$(basename "$t").log
+	bash "$t" >"$log" 2>&1
+	count_tap "$log" $? "$t"
+done
+
+for t in tests/api/*.sh; do
+	[ -f "$t" ] || continue
+	log=$logdir/api-$(basename "$t").log
+	bash "$t" build/native/memwatchd >"$log" 2>&1
+	count_tap "$log" $? "$t"
+done
+
+if [ -z "${MW_SKIP_WIN64:-}" ]; then
+	for t in build/win64/tests/test_*.exe; do
+		[ -f "$t" ] || continue
+		log=$logdir/win64-$(basename "$t").log
+		scripts/wine-run.sh "$t" >"$log" 2>&1
+		count_cmocka "$log" $? "wine $t"
+	done
+fi
+
+if [ "${#failures[@]}" -ne 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# once_win64.sh - the cross-built memwatchd.exe under Wine: a single static
+# file, `once` prints JSON whose process table lists Wine's own processes
+# with real working sets, and unsupported collectors say why.
+set -u
+cd "$(dirname "$0")/../.."
+exe=build/win64/memwatchd.exe
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+dlls=$(x86_64-w64-mingw32-objdump -p "$exe" | awk '/DLL Name/ {print tolower($3)}' | sort -u)
+bad=$(echo "$dlls" | grep -vE '^(kernel32|msvcrt|ws2_32|advapi32|psapi|pdh|ntdll|user32|bcrypt|shell32|ole32|iphlpapi|crypt32|secur32|version|shlwapi|userenv|mswsock|api-ms-win-.*)\.dll$')
+check "memwatchd.exe imports only system DLLs" "[ -z \"\$bad\" ] || { echo \"unexpected: \$bad\"; false; }"
+scripts/wine-run.sh "$exe" once >"$out/once.json" 2>"$out/err"
+check "wine memwatchd.exe once exits 0" "[ $? -eq 0 ] || { cat '$out/err'; false; }"
+python3 - "$out/once.json" <<'PY' >"$out/py" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+cs = {c["name"]: c for c in d["collectors"]}
+assert cs["system"]["supported"], cs["system"]
+phys = [s["value"] for s in cs["system"]["samples"] if s["name"] == "memwatch_system_physical_bytes"]
+assert phys and phys[0] > 0
+p = cs["process"]
+assert p["supported"], p
+ws = {s["labels"]["process"]: s["value"] for s in p["samples"]
+      if s["name"] == "memwatch_process_working_set_bytes"}
+assert "memwatchd.exe" in ws, sorted(ws)
+assert ws["memwatchd.exe"] > 1 << 20, ws["memwatchd.exe"]
+wine_procs = [n for n in ws if n.lower() in ("services.exe", "winedevice.exe", "explorer.exe",
+                                             "plugplay.exe", "svchost.exe", "rpcss.exe")]
+assert wine_procs, sorted(ws)
+for c in d["collectors"]:
+    if not c["supported"]:
+        assert c["reason"], c
+print("ok")
+PY
+check "process table lists Wine's processes with real working sets" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"

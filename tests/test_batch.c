@@ -1,0 +1,114 @@
+/* test_batch.c - samples, canonical series keys, the arena. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/batch.h"
+
+static void keys_are_canonical(void **state)
+{
+	struct mw_batch b;
+	struct mw_label l1[] = { { "pid", "42" }, { "process", "a.exe" } };
+	struct mw_label l2[] = { { "process", "a.exe" }, { "pid", "42" } };
+
+	(void)state;
+	mw_batch_init(&b);
+	mw_batch_add(&b, "m", l1, 2, 1.0, 10);
+	mw_batch_add(&b, "m", l2, 2, 2.0, 20);
+	mw_batch_add(&b, "plain", NULL, 0, 3.0, 30);
+	assert_int_equal(b.nsamples, 3);
+	assert_string_equal(b.samples[0].series_key, "m{pid=\"42\",process=\"a.exe\"}");
+	assert_string_equal(b.samples[0].series_key, b.samples[1].series_key);
+	assert_string_equal(b.samples[1].labels[0].name, "pid");
+	assert_string_equal(b.samples[2].series_key, "plain");
+	assert_true(b.samples[1].value == 2.0);
+	assert_int_equal(b.samples[2].ts_ms, 30);
+	mw_batch_release(&b);
+}
+
+static void values_are_escaped_and_nulls_skipped(void **state)
+{
+	struct mw_batch b;
+	struct mw_label l[] = { { "path", "C:\\x \"y\"\nz" }, { "gone", NULL } };
+
+	(void)state;
+	mw_batch_init(&b);
+	mw_batch_add(&b, "m", l, 2, 0, 0);
+	assert_int_equal(b.samples[0].nlabels, 1);
+	assert_string_equal(b.samples[0].series_key, "m{path=\"C:\\\\x \\\"y\\\"\\nz\"}");
+	/* The label value itself is stored unescaped. */
+	assert_string_equal(b.samples[0].labels[0].value, "C:\\x \"y\"\nz");
+	mw_batch_release(&b);
+}
+
+static void inputs_are_copied(void **state)
+{
+	struct mw_batch b;
+	char name[16] = "proc", value[16] = "v1";
+	struct mw_label l = { name, value };
+	unsigned char blob[3] = { 1, 2, 3 };
+
+	(void)state;
+	mw_batch_init(&b);
+	mw_batch_add(&b, "m", &l, 1, 0, 0);
+	mw_batch_add_detail(&b, "kind", "m", &l, 1, 5, blob, sizeof(blob));
+	strcpy(value, "XX");
+	blob[0] = 9;
+	assert_string_equal(b.samples[0].labels[0].value, "v1");
+	assert_string_equal(b.details[0].series_key, "m{proc=\"v1\"}");
+	assert_int_equal(((const unsigned char *)b.details[0].data)[0], 1);
+	assert_int_equal(b.details[0].len, 3);
+	mw_batch_release(&b);
+}
+
+static void many_samples_and_reset(void **state)
+{
+	struct mw_batch b;
+	char v[32];
+	int i, round;
+
+	(void)state;
+	mw_batch_init(&b);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 20000; i++) {
+			struct mw_label l = { "i", v };
+			snprintf(v, sizeof(v), "%d", i);
+			mw_batch_add(&b, "memwatch_process_working_set_bytes", &l, 1, i, round);
+		}
+		assert_int_equal(b.nsamples, 20000);
+		assert_string_equal(b.samples[19999].series_key,
+				    "memwatch_process_working_set_bytes{i=\"19999\"}");
+		assert_string_equal(b.samples[0].labels[0].value, "0");
+		mw_batch_reset(&b);
+		assert_int_equal(b.nsamples, 0);
+	}
+	mw_batch_release(&b);
+}
+
+static void key_format_truncates_safely(void **state)
+{
+	struct mw_label l = { "a", "bbbb" };
+	char buf[8];
+	size_t need;
+
+	(void)state;
+	need = mw_series_key_format(buf, sizeof(buf), "metric", &l, 1);
+	assert_int_equal(need, strlen("metric{a=\"bbbb\"}"));
+	assert_int_equal(strlen(buf), 7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keys_are_canonical),
+		cmocka_unit_test(values_are_escaped_and_nulls_skipped),
+		cmocka_unit_test(inputs_are_copied),
+		cmocka_unit_test(many_samples_and_reset),
+		cmocka_unit_test(key_format_truncates_safely),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,206 @@
+/* test_config.c - defaults, the INI reader, errors that name file, line
+ * and key, and the reference config staying true. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/collector.h"
+#include "daemon/config.h"
+
+static void defaults(void **state)
+{
+	struct mw_config c;
+	struct mw_collector_config *proc;
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(c.interval_ms, 1000);
+	assert_string_equal(c.db_path, "memwatch.db");
+	assert_string_equal(c.listen, "127.0.0.1:8080");
+	assert_int_equal(c.retention_raw_ms, 7LL * 86400000);
+	assert_int_equal(c.retention_1m_ms, 90LL * 86400000);
+	assert_int_equal(c.retention_1h_ms, 730LL * 86400000);
+	assert_int_equal(c.nwatch, 0);
+	assert_int_equal(c.ncollectors, mw_ncollectors);
+	proc = mw_config_collector(&c, "process");
+	assert_non_null(proc);
+	assert_true(proc->enabled);
+	assert_int_equal(mw_config_interval(&c, proc), 1000);
+	assert_null(mw_config_collector(&c, "nonesuch"));
+	mw_config_release(&c);
+}
+
+static void ini_sets_values(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+	const char *ini =
+		"\xEF\xBB\xBF# comment\n"
+		"; another\n"
+		"[daemon]\n"
+		"interval = 250ms\n"
+		"watch = leaky.exe, 1234 ,self,,\n"
+		"\n"
+		"[storage]\r\n"
+		"db = \"C:\\data\\m.db\"\r\n"
+		"max_size = 2GB\n"
+		"[web]\n"
+		"listen = [::1]:9000\n"
+		"token = s3cret\n"
+		"[collector.system]\n"
+		"enabled = false\n"
+		"[collector.process]\n"
+		"interval = 5s\n";
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_load_string(&c, "t.ini", ini, &err), 0);
+	assert_int_equal(c.interval_ms, 250);
+	assert_int_equal(c.nwatch, 3);
+	assert_string_equal(c.watch[0], "leaky.exe");
+	assert_string_equal(c.watch[1], "1234");
+	assert_string_equal(c.watch[2], "self");
+	assert_string_equal(c.db_path, "C:\\data\\m.db");
+	assert_true(c.max_db_bytes == 2ULL << 30);
+	assert_string_equal(c.listen, "[::1]:9000");
+	assert_string_equal(c.token, "s3cret");
+	assert_false(mw_config_collector(&c, "system")->enabled);
+	assert_int_equal(mw_config_interval(&c, mw_config_collector(&c, "process")), 5000);
+	mw_config_release(&c);
+}
+
+/* Each bad input must fail and the message must name what was wrong. */
+static void errors_name_file_line_and_key(void **state)
+{
+	static const struct {
+		const char *ini, *expect[3];
+	} cases[] = {
+		{ "[daemon]\ninterval = 1\n", { "bad.ini:2", "interval", "needs a unit" } },
+		{ "[daemon]\nintervall = 1s\n", { "bad.ini:2", "intervall", "unknown key" } },
+		{ "[deamon]\n", { "bad.ini:1", "deamon", "unknown section" } },
+		{ "interval = 1s\n", { "bad.ini:1", "interval", "before any" } },
+		{ "[daemon]\njunk\n", { "bad.ini:2", "junk", "key = value" } },
+		{ "[daemon\n", { "bad.ini:1", "malformed", "[daemon" } },
+		{ "[storage]\nmax_size = lots\n", { "bad.ini:2", "max_size", "lots" } },
+		{ "[web]\nthreads = 0\n", { "bad.ini:2", "threads", "out of range" } },
+		{ "[web]\nthreads = 2x\n", { "bad.ini:2", "threads", "whole number" } },
+		{ "[daemon]\nlog_level = loud\n", { "bad.ini:2", "log_level", "loud" } },
+		{ "[collector.nonesuch]\n", { "bad.ini:1", "collector.nonesuch", "unknown section" } },
+		{ "[collector.process]\nenabled = maybe\n", { "bad.ini:2", "enabled", "maybe" } },
+		{ "[collector.process]\ncolour = red\n", { "bad.ini:2", "colour", "unknown key" } },
+		{ "[daemon]\ninterval = 1ms\n", { "bad.ini:2", "interval", "out of range" } },
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mw_config c;
+		struct mw_err err = { "" };
+
+		mw_config_init(&c);
+		assert_int_equal(mw_config_load_string(&c, "bad.ini", cases[i].ini, &err), -1);
+		for (j = 0; j < 3; j++)
+			if (!strstr(err.msg, cases[i].expect[j]))
+				fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].expect[j]);
+		mw_config_release(&c);
+	}
+}
+
+static void unreadable_file(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_load_file(&c, "no/such/dir/memwatch.ini", &err), -1);
+	assert_non_null(strstr(err.msg, "no/such/dir/memwatch.ini"));
+	mw_config_release(&c);
+}
+
+static void set_from_command_line(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_set(&c, "storage", "db", "x.db", "--db", &err), 0);
+	assert_string_equal(c.db_path, "x.db");
+	assert_int_equal(mw_config_set(&c, "collector.process", "interval", "2s", "--set", &err), 0);
+	assert_int_equal(mw_config_collector(&c, "process")->interval_ms, 2000);
+	assert_int_equal(mw_config_set(&c, "daemon", "interval", "soon", "--interval", &err), -1);
+	assert_non_null(strstr(err.msg, "--interval"));
+	assert_non_null(strstr(err.msg, "soon"));
+	assert_int_equal(mw_config_set(&c, "collector.nope", "enabled", "true", "--set", &err), -1);
+	assert_non_null(strstr(err.msg, "nope"));
+	mw_config_release(&c);
+}
+
+static char *slurp(FILE *f, size_t *len)
+{
+	char *buf;
+	long n;
+
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	*len = fread(buf, 1, (size_t)n, f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* config/memwatch.ini is the documented reference: it must be exactly what
+ * the option table produces, and it must load cleanly. */
+static void reference_config_is_current(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+	FILE *tmp = tmpfile(), *ref = fopen("config/memwatch.ini", "rb");
+	char *want, *have;
+	size_t wlen, hlen;
+
+	(void)state;
+	assert_non_null(tmp);
+	if (!ref)
+		fail_msg("config/memwatch.ini missing (tests run from the repository root)");
+	mw_config_init(&c);
+	mw_config_write_reference(&c, tmp);
+	want = slurp(tmp, &wlen);
+	have = slurp(ref, &hlen);
+	/* Windows text mode may add CRs to the checked-out file. */
+	{
+		char *s = have, *d = have;
+		for (; *s; s++)
+			if (*s != '\r')
+				*d++ = *s;
+		*d = '\0';
+	}
+	if (strcmp(want, have))
+		fail_msg("config/memwatch.ini differs from 'memwatchd config'; regenerate it");
+	assert_int_equal(mw_config_load_string(&c, "config/memwatch.ini", have, &err), 0);
+	free(want);
+	free(have);
+	fclose(tmp);
+	fclose(ref);
+	mw_config_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(ini_sets_values),
+		cmocka_unit_test(errors_name_file_line_and_key),
+		cmocka_unit_test(unreadable_file),
+		cmocka_unit_test(set_from_command_line),
+		cmocka_unit_test(reference_config_is_current),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

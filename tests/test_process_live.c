@@ -1,0 +1,85 @@
+/* test_process_live.c - the real process table and system figures of the
+ * machine the test runs on (Linux /proc; Windows or Wine
+ * NtQuerySystemInformation).  Checks relationships, not exact values. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#ifdef _WIN32
+#include <windows.h>
+#define own_pid() ((uint32_t)GetCurrentProcessId())
+#else
+#include <unistd.h>
+#define own_pid() ((uint32_t)getpid())
+#endif
+
+#include "collectors/process.h"
+#include "collectors/system.h"
+
+static void system_figures_are_sane(void **state)
+{
+	struct mw_system_memory m;
+	struct mw_err err = { "" };
+
+	(void)state;
+	if (mw_system_read(&m, &err))
+		fail_msg("%s", err.msg);
+	assert_true(m.physical_bytes > 0);
+	assert_true(m.available_bytes <= m.physical_bytes);
+	assert_true(m.commit_limit_bytes > 0);
+}
+
+static void own_process_is_listed_and_grows(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	uint64_t before = 0, after = 0;
+	size_t i;
+	int found = 0;
+	char *big;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	if (mw_process_table_read(r, &t, &err))
+		fail_msg("%s", err.msg);
+	assert_true(t.nprocs >= 1);
+	for (i = 0; i < t.nprocs; i++) {
+		if (t.procs[i].pid != own_pid())
+			continue;
+		found = 1;
+		before = t.procs[i].private_bytes + t.procs[i].working_set_bytes;
+		assert_true(t.procs[i].working_set_bytes > 0);
+		assert_true(t.procs[i].working_set_peak_bytes >= t.procs[i].working_set_bytes);
+		assert_true(t.procs[i].virtual_bytes >= t.procs[i].working_set_bytes);
+		assert_true(t.procs[i].threads >= 1);
+		assert_true(t.procs[i].start_ms > 1000000000000LL);
+		assert_non_null(strstr(t.procs[i].name, "process_li"));
+	}
+	assert_true(found);
+	/* Touch 64 MB: the working set (and private bytes) must grow. */
+	big = malloc(64 << 20);
+	assert_non_null(big);
+	memset(big, 1, 64 << 20);
+	if (mw_process_table_read(r, &t, &err))
+		fail_msg("%s", err.msg);
+	for (i = 0; i < t.nprocs; i++)
+		if (t.procs[i].pid == own_pid())
+			after = t.procs[i].private_bytes + t.procs[i].working_set_bytes;
+	assert_true(after >= before + (32u << 20));
+	free(big);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(system_figures_are_sane),
+		cmocka_unit_test(own_process_is_listed_and_grows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,261 @@
+/* test_process_parse.c - the pure parsers behind the system and process
+ * collectors, on constructed /proc text and SYSTEM_PROCESS_INFORMATION
+ * buffers built to the documented x64 layout. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "collectors/process.h"
+#include "collectors/system.h"
+
+static void meminfo(void **state)
+{
+	struct mw_system_memory m;
+	struct mw_err err;
+	const char *text =
+		"MemTotal:       24683312 kB\n"
+		"MemFree:        20000000 kB\n"
+		"MemAvailable:   23000000 kB\n"
+		"CommitLimit:    12341656 kB\n"
+		"Committed_AS:    3000000 kB\n";
+
+	(void)state;
+	assert_int_equal(mw_meminfo_parse(text, &m, &err), 0);
+	assert_true(m.physical_bytes == 24683312ULL * 1024);
+	assert_true(m.available_bytes == 23000000ULL * 1024);
+	assert_true(m.commit_limit_bytes == 12341656ULL * 1024);
+	assert_true(m.commit_bytes == 3000000ULL * 1024);
+	assert_int_equal(mw_meminfo_parse("MemTotal: 1 kB\n", &m, &err), -1);
+	assert_non_null(strstr(err.msg, "MemAvailable"));
+	assert_int_equal(mw_meminfo_parse("", &m, &err), -1);
+}
+
+static void proc_stat_with_awkward_comm(void **state)
+{
+	struct mw_process_info p;
+	struct mw_err err;
+	uint64_t start = 0;
+	/* comm with spaces and a ')' inside: must end at the last ')' */
+	const char *stat = "4242 (my (odd) prog) S 1 4242 4242 0 -1 4194304 "
+			   "1000 0 20 0 5 6 0 0 20 0 7 0 123456 987654321 2500 "
+			   "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mw_proc_parse_stat(stat, &p, &start, &err), 0);
+	assert_int_equal(p.pid, 4242);
+	assert_string_equal(p.name, "my (odd) prog");
+	assert_int_equal(p.ppid, 1);
+	assert_int_equal(p.page_faults, 1000 + 20);
+	assert_int_equal(p.threads, 7);
+	assert_int_equal(start, 123456);
+	assert_int_equal(p.virtual_bytes, 987654321);
+}
+
+static void proc_stat_rejects_garbage(void **state)
+{
+	struct mw_process_info p;
+	struct mw_err err;
+	uint64_t start;
+	static const char *const bad[] = {
+		"", "12 no parens S 1", "12 (x", "12 (x)", "12 (x) S 1 2 3",
+		"12 (x) S 1 2 zz 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		assert_int_equal(mw_proc_parse_stat(bad[i], &p, &start, &err), -1);
+		assert_true(strlen(err.msg) > 0);
+	}
+}
+
+static void proc_status(void **state)
+{
+	struct mw_process_info p;
+	struct mw_err err;
+	const char *status = "Name:\tx\nVmHWM:\t  2000 kB\nVmRSS:\t  1500 kB\n"
+			     "RssAnon:\t  1000 kB\nRssFile:\t 500 kB\nVmSwap:\t  24 kB\n";
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mw_proc_parse_status(status, &p, &err), 0);
+	assert_int_equal(p.working_set_bytes, 1500 * 1024);
+	assert_int_equal(p.working_set_peak_bytes, 2000 * 1024);
+	assert_int_equal(p.private_bytes, (1000 + 24) * 1024);
+	/* Kernel threads have no Vm lines: zeros, not an error. */
+	assert_int_equal(mw_proc_parse_status("Name:\tkthreadd\nState:\tS\n", &p, &err), 0);
+	assert_int_equal(p.working_set_bytes, 0);
+	assert_int_equal(mw_proc_parse_status("garbage", &p, &err), -1);
+}
+
+/* --- SYSTEM_PROCESS_INFORMATION ------------------------------------------ */
+
+#define BASE 0x10000000ULL
+
+static void wr32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static void wr64(unsigned char *p, uint64_t v)
+{
+	wr32(p, (uint32_t)v);
+	wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Write one entry at off with its name stored right after it (plus room
+ * for a thread record); returns the entry's total size. */
+static size_t put_entry(unsigned char *buf, size_t off, uint32_t pid, uint32_t threads,
+			const char *name, uint64_t ws)
+{
+	unsigned char *e = buf + off;
+	size_t nlen = strlen(name), i, size;
+
+	memset(e, 0, MW_SPI_SIZE + 64 + 2 * nlen + 2);
+	wr32(e + MW_SPI_THREADS, threads);
+	wr64(e + MW_SPI_CREATE_TIME, 116444736000000000ULL + 17000000000000000ULL);
+	wr64(e + MW_SPI_PID, pid);
+	wr64(e + MW_SPI_PPID, 4);
+	wr32(e + MW_SPI_HANDLES, 77);
+	wr64(e + MW_SPI_VIRTUAL, 1ULL << 40);
+	wr32(e + MW_SPI_PAGE_FAULTS, 555);
+	wr64(e + MW_SPI_PEAK_WS, ws * 2);
+	wr64(e + MW_SPI_WS, ws);
+	wr64(e + MW_SPI_PAGEFILE, ws / 2);
+	if (nlen) {
+		size_t name_off = off + MW_SPI_SIZE + 64;
+		e[MW_SPI_NAME_LEN] = (unsigned char)(2 * nlen);
+		e[MW_SPI_NAME_LEN + 2] = (unsigned char)(2 * nlen + 2);
+		wr64(e + MW_SPI_NAME_BUF, BASE + name_off);
+		for (i = 0; i < nlen; i++) {
+			buf[name_off + 2 * i] = (unsigned char)name[i];
+			buf[name_off + 2 * i + 1] = 0;
+		}
+	}
+	size = MW_SPI_SIZE + 64 + 2 * nlen + 2;
+	return (size + 7) & ~(size_t)7;
+}
+
+static size_t build_table(unsigned char *buf)
+{
+	size_t off = 0, sizes[4];
+
+	sizes[0] = put_entry(buf, off, 0, 2, "", 8192);
+	wr32(buf + off, (uint32_t)sizes[0]);
+	off += sizes[0];
+	sizes[1] = put_entry(buf, off, 4, 100, "", 100000);
+	wr32(buf + off, (uint32_t)sizes[1]);
+	off += sizes[1];
+	sizes[2] = put_entry(buf, off, 0, 0, "", 0);	/* ghost */
+	wr32(buf + off, (uint32_t)sizes[2]);
+	off += sizes[2];
+	sizes[3] = put_entry(buf, off, 1234, 3, "leaky.exe", 5u << 20);
+	wr32(buf + off, 0);
+	off += sizes[3];
+	return off;
+}
+
+static void spi_parses_a_constructed_table(void **state)
+{
+	unsigned char buf[4096];
+	size_t len = build_table(buf);
+	struct mw_process_table t;
+	struct mw_err err;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(mw_spi_parse(buf, len, BASE, &t, &err), 0);
+	assert_int_equal(t.nprocs, 3);	/* the ghost is dropped */
+	assert_string_equal(t.procs[0].name, "Idle");
+	assert_string_equal(t.procs[1].name, "System");
+	assert_string_equal(t.procs[2].name, "leaky.exe");
+	assert_int_equal(t.procs[2].pid, 1234);
+	assert_int_equal(t.procs[2].ppid, 4);
+	assert_int_equal(t.procs[2].threads, 3);
+	assert_int_equal(t.procs[2].handles, 77);
+	assert_true(t.procs[2].has_handles);
+	assert_int_equal(t.procs[2].working_set_bytes, 5u << 20);
+	assert_int_equal(t.procs[2].working_set_peak_bytes, 10u << 20);
+	assert_int_equal(t.procs[2].private_bytes, 5u << 19);
+	assert_true(t.procs[2].virtual_bytes == 1ULL << 40);
+	assert_int_equal(t.procs[2].page_faults, 555);
+	assert_int_equal(t.procs[2].start_ms, 1700000000000LL);
+	mw_process_table_release(&t);
+}
+
+static void spi_rejects_lies(void **state)
+{
+	unsigned char buf[4096], bad[4096];
+	size_t len = build_table(buf), last;
+	struct mw_process_table t;
+	struct mw_err err;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	/* truncated anywhere inside the last entry */
+	last = len - 100;
+	assert_int_equal(mw_spi_parse(buf, last, BASE, &t, &err), -1);
+	assert_non_null(strstr(err.msg, "runs past"));
+	/* empty buffer */
+	assert_int_equal(mw_spi_parse(buf, 0, BASE, &t, &err), -1);
+	/* next offset smaller than an entry (would loop or overlap) */
+	memcpy(bad, buf, len);
+	wr32(bad, 8);
+	assert_int_equal(mw_spi_parse(bad, len, BASE, &t, &err), -1);
+	assert_non_null(strstr(err.msg, "next offset"));
+	/* next offset past the end */
+	memcpy(bad, buf, len);
+	wr32(bad, 0x7fffffff);
+	assert_int_equal(mw_spi_parse(bad, len, BASE, &t, &err), -1);
+	/* name pointer outside the buffer, or below it */
+	{
+		size_t off = len - ((MW_SPI_SIZE + 64 + 2 * 9 + 2 + 7) & ~(size_t)7);
+		memcpy(bad, buf, len);
+		wr64(bad + off + MW_SPI_NAME_BUF, BASE + len);
+		assert_int_equal(mw_spi_parse(bad, len, BASE, &t, &err), -1);
+		assert_non_null(strstr(err.msg, "outside"));
+		wr64(bad + off + MW_SPI_NAME_BUF, BASE - 2);
+		assert_int_equal(mw_spi_parse(bad, len, BASE, &t, &err), -1);
+		wr64(bad + off + MW_SPI_NAME_BUF, 0xffffffffffffffffULL);
+		assert_int_equal(mw_spi_parse(bad, len, BASE, &t, &err), -1);
+	}
+	mw_process_table_release(&t);
+}
+
+static void utf16_conversion(void **state)
+{
+	/* "aé€😀" + lone high surrogate + "z" */
+	const unsigned char in[] = { 'a', 0, 0xE9, 0, 0xAC, 0x20, 0x3D, 0xD8, 0x00, 0xDE,
+				     0x3D, 0xD8, 'z', 0 };
+	char out[32], tiny[4];
+
+	(void)state;
+	mw_utf16le_to_utf8(in, sizeof(in) / 2, out, sizeof(out));
+	assert_string_equal(out, "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xEF\xBF\xBDz");
+	/* Never splits a multi-byte character when cut short. */
+	mw_utf16le_to_utf8(in, sizeof(in) / 2, tiny, sizeof(tiny));
+	assert_string_equal(tiny, "a\xC3\xA9");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(meminfo),
+		cmocka_unit_test(proc_stat_with_awkward_comm),
+		cmocka_unit_test(proc_stat_rejects_garbage),
+		cmocka_unit_test(proc_status),
+		cmocka_unit_test(spi_parses_a_constructed_table),
+		cmocka_unit_test(spi_rejects_lies),
+		cmocka_unit_test(utf16_conversion),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,228 @@
+/*
+ * query.h - the read side of the time-series store (used by web/).
+ *
+ * Threads: any.  Each thread (or each HTTP request) uses its own
+ * struct mw_reader, which owns one read-only SQLite connection; a reader
+ * must not be used by two threads at once.  The database is in WAL mode,
+ * so readers never block the writer thread and the writer never blocks
+ * readers (a read sees the last committed flush).
+ *
+ * Ownership: every result struct is filled by the call and owned by the
+ * caller, who releases it with the matching _release function (never
+ * free() its members by hand).  Strings in results stay valid until then.
+ * On failure a function returns -1, writes a lower-case one-line message
+ * into err (may be NULL) and leaves the result empty but releasable.
+ *
+ * Data model (see storage/SCHEMA.md): a series is a metric name plus a
+ * label set; its canonical key is the Prometheus exposition form
+ * `name{a="x",b="y"}` (labels sorted, values escaped, as
+ * mw_series_key_format() in daemon/batch.h writes it).  A series has an
+ * integer id, stable for the life of the database.  Points are
+ * (ts_ms, double value); ts_ms is wall-clock milliseconds since the epoch.
+ * Three tiers hold them: raw points, 1-minute and 1-hour rollups
+ * (min, max, avg, last, count per bucket).
+ *
+ * Selectors (mw_reader_find and friends) are Prometheus instant-vector
+ * selectors without offsets or ranges:
+ *     name
+ *     name{label="v", other!="w"}
+ *     {__name__=~"memwatch_process_.*", pid="42"}
+ * Operators: = != =~ !~.  Regular expressions are fully anchored (as in
+ * Prometheus) and use memwatch's own small matcher, identical on Linux and
+ * Windows: literals, `.`, `[...]` / `[^...]` classes with ranges, `*`, `+`,
+ * `?`, `|` alternation, `( )` groups, and `\` escapes (`\d`, `\w`, `\s`
+ * and escaped metacharacters).  No backreferences, no counted repetition.
+ * Label values in selectors use Prometheus string escapes (\" \\ \n).
+ */
+#ifndef MW_QUERY_H
+#define MW_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../daemon/batch.h"
+#include "../daemon/mwerr.h"
+
+struct mw_reader;
+
+/* Open a read-only connection to the database at db_path (as written by
+ * the daemon's writer; cfg->db_path).  The file must exist.  -1 with a
+ * message naming the path on failure. */
+int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err);
+/* Close the connection and free the reader.  NULL is allowed. */
+void mw_reader_free(struct mw_reader *r);
+
+/* ---- series -------------------------------------------------------- */
+
+struct mw_series_info {
+	int64_t id;
+	char *key;		/* canonical key, name{labels} */
+	char *name;		/* metric name */
+	struct mw_label *labels;	/* sorted by name */
+	size_t nlabels;
+	/* Earliest and latest timestamp stored in any tier; INT64_MIN and
+	 * INT64_MIN when the series has no data (yet). */
+	int64_t first_ts;
+	int64_t last_ts;
+};
+
+struct mw_series_list {
+	struct mw_series_info *items;	/* sorted by key */
+	size_t n;
+};
+
+void mw_series_list_release(struct mw_series_list *list);
+
+/* Every series matching `selector` (NULL or "" for all series).  A
+ * selector that does not parse is an error whose message quotes it. */
+int mw_reader_find(struct mw_reader *r, const char *selector,
+		   struct mw_series_list *out, struct mw_err *err);
+
+/* One series by its id or its canonical key; returns 0 and fills out, 1
+ * when there is no such series (out left empty), -1 on error.  Release
+ * with mw_series_info_release(). */
+int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
+			   struct mw_series_info *out, struct mw_err *err);
+int mw_reader_series_by_key(struct mw_reader *r, const char *key,
+			    struct mw_series_info *out, struct mw_err *err);
+void mw_series_info_release(struct mw_series_info *info);
+
+/* ---- range queries --------------------------------------------------- */
+
+enum mw_agg {
+	MW_AGG_AVG = 0,
+	MW_AGG_MIN,
+	MW_AGG_MAX,
+	MW_AGG_LAST,
+};
+/* "avg", "min", "max", "last" -> enum; -1 with a message otherwise. */
+int mw_agg_parse(const char *text, enum mw_agg *out, struct mw_err *err);
+
+enum mw_tier {
+	MW_TIER_AUTO = -1,
+	MW_TIER_RAW = 0,
+	MW_TIER_1M = 1,
+	MW_TIER_1H = 2,
+};
+const char *mw_tier_name(enum mw_tier tier);	/* "raw", "1m", "1h" */
+
+/* step_ms values with a special meaning. */
+#define MW_STEP_AUTO 0		/* choose from the range and max_points */
+#define MW_STEP_RAW (-1)	/* raw points, no bucketing (see below) */
+
+#define MW_QUERY_DEFAULT_POINTS 1000
+#define MW_QUERY_MAX_POINTS 100000
+
+struct mw_range_query {
+	int64_t from_ms;	/* inclusive */
+	int64_t to_ms;		/* inclusive */
+	int64_t step_ms;	/* bucket width, MW_STEP_AUTO or MW_STEP_RAW */
+	enum mw_agg agg;	/* per-bucket aggregate */
+	size_t max_points;	/* length limit of the time axis; 0: default */
+	enum mw_tier tier;	/* MW_TIER_AUTO unless forcing a tier */
+};
+
+/* Fill q with: from/to as given, step auto, avg, default points, auto tier. */
+void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_ms);
+
+/*
+ * Result: columnar, one shared time axis and one value array per series.
+ *   t[j]            bucket start (bucketed) or point timestamp (raw), ascending
+ *   values[i][j]    series i at t[j]; NaN where the series has no point
+ *                   (web writes null).  A stored NaN reads as a gap too.
+ *
+ * Bucketed (step > 0): buckets are [t, t + step) with t a multiple of
+ * step; the axis runs from the bucket holding from_ms to the one holding
+ * to_ms.  MW_STEP_AUTO picks step = range / max_points rounded up to a
+ * whole second, minute or hour, and the coarsest tier whose resolution
+ * divides the step and that still holds data at from_ms, so rollups are
+ * exact; the newest part not yet rolled up is computed from raw points.
+ * A step that would exceed max_points buckets is widened the same way.
+ *
+ * Raw (MW_STEP_RAW, or AUTO when the raw points in range of every series
+ * fit in max_points): the axis is the sorted union of the series' raw
+ * timestamps.  If the union is longer than max_points, the axis keeps the
+ * first max_points timestamps and `truncated` is set.
+ */
+struct mw_range_result {
+	int64_t *t;
+	size_t nt;
+	int64_t step_ms;	/* the step used; MW_STEP_RAW for raw points */
+	enum mw_tier tier;	/* the tier read */
+	enum mw_agg agg;
+	bool truncated;
+	struct mw_series_info *series;	/* nseries entries, as selected */
+	double **values;	/* values[i] has nt entries */
+	size_t nseries;
+};
+
+void mw_range_result_release(struct mw_range_result *res);
+
+/* Range query for the series matching selector. */
+int mw_reader_range(struct mw_reader *r, const char *selector,
+		    const struct mw_range_query *q, struct mw_range_result *out,
+		    struct mw_err *err);
+/* Same for explicit series ids (order kept; an unknown id is an error). */
+int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
+			const struct mw_range_query *q, struct mw_range_result *out,
+			struct mw_err *err);
+
+/* ---- raw export (constant memory) ------------------------------------ */
+
+struct mw_raw_iter;
+
+/* Stream the raw points of one series with from_ms <= ts <= to_ms, in
+ * storage order (time order unless the wall clock stepped back).  The
+ * iterator holds a read transaction until freed; free it promptly. */
+int mw_raw_iter_open(struct mw_raw_iter **out, struct mw_reader *r, int64_t series_id,
+		     int64_t from_ms, int64_t to_ms, struct mw_err *err);
+/* 1: a point in *ts, *value; 0: no more; -1: error (corrupt chunk ...). */
+int mw_raw_iter_next(struct mw_raw_iter *it, int64_t *ts, double *value,
+		     struct mw_err *err);
+void mw_raw_iter_free(struct mw_raw_iter *it);
+
+/* ---- latest values ---------------------------------------------------- */
+
+struct mw_latest {
+	struct mw_series_info info;
+	int64_t ts_ms;		/* timestamp of the newest flushed point */
+	double value;
+	/* Filled by mw_reader_processes() only (else INT64_MIN / NaN): the
+	 * value at the start of the growth window (the 1-minute rollup's last
+	 * value at or before ts_ms - window, or the series' first point when
+	 * it is younger than the window). */
+	int64_t past_ts_ms;
+	double past_value;
+};
+
+struct mw_latest_list {
+	struct mw_latest *items;	/* sorted by key */
+	size_t n;
+};
+
+void mw_latest_list_release(struct mw_latest_list *list);
+
+/* The newest flushed value of every series matching selector (NULL: all),
+ * for a /metrics endpoint.  One indexed read per series; the key is the
+ * exposition form, so `key value ts` is a valid exposition line. */
+int mw_reader_latest(struct mw_reader *r, const char *selector,
+		     struct mw_latest_list *out, struct mw_err *err);
+
+/* Latest values of every `memwatch_process_*` series plus the value
+ * window_ms earlier (0: one hour), for /api/v1/processes:
+ * growth = value - past_value. */
+int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
+			struct mw_latest_list *out, struct mw_err *err);
+
+/* ---- statistics --------------------------------------------------------- */
+
+/* Process-wide totals of reader queries (all readers), for the writer's
+ * self metrics: number of range/latest queries and their summed duration. */
+struct mw_query_stats {
+	uint64_t queries;
+	uint64_t total_ns;
+	uint64_t last_ns;
+};
+void mw_query_stats_get(struct mw_query_stats *out);
+
+#endif

@@ -18,6 +18,10 @@ struct mw_web;
  * listen is "off").  -1 with a message naming the address on failure. */
 int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		 struct mw_status_table *status, struct mw_err *err);
+/* Stop serving (waits for requests in flight) and free; NULL is a no-op. */
 void mw_web_stop(struct mw_web *web);
+
+/* The TCP port actually bound (useful with port 0), 0 for NULL. */
+int mw_web_port(const struct mw_web *web);
 
 #endif

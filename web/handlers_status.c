@@ -1,0 +1,95 @@
+/*
+ * handlers_status.c - /healthz and /api/v1/collectors: small structured
+ * bodies, built with cJSON.  Neither touches storage, so both answer even
+ * while the database is unavailable.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "daemon/clock.h"
+#include "web_internal.h"
+
+#ifndef MW_VERSION
+#define MW_VERSION "dev"
+#endif
+
+/* cJSON's own allocation failure is our out-of-memory: NULL here is rare,
+ * and answered with a 500 by the server rather than a crash. */
+static struct MHD_Response *reply_cjson(struct mw_req *r, cJSON *root)
+{
+	char *text;
+	size_t len;
+	char *copy;
+
+	if (!root)
+		return NULL;
+	text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (!text)
+		return NULL;
+	/* cJSON may use its own allocator; hand MHD a malloc'd copy. */
+	len = strlen(text);
+	copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, text, len);
+		copy[len] = '\n';
+	}
+	cJSON_free(text);
+	if (!copy)
+		return NULL;
+	return mw_reply_bytes(r, 200, "application/json", copy, len + 1);
+}
+
+struct MHD_Response *mw_h_healthz(struct mw_req *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	int64_t started = r->web->status ? mw_status_started_ms(r->web->status) : r->now_ms;
+
+	cJSON_AddStringToObject(o, "status", "ok");
+	cJSON_AddStringToObject(o, "version", MW_VERSION);
+	cJSON_AddNumberToObject(o, "uptime_s", (double)((r->now_ms - started) / 1000));
+	return reply_cjson(r, o);
+}
+
+struct MHD_Response *mw_h_collectors(struct mw_req *r)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(root, "collectors");
+	struct mw_collector_status st;
+	size_t i, n = r->web->status ? mw_status_count(r->web->status) : 0;
+
+	for (i = 0; i < n; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		mw_status_get(r->web->status, i, &st);
+		st.name[sizeof(st.name) - 1] = '\0';
+		st.reason[sizeof(st.reason) - 1] = '\0';
+		st.mode[sizeof(st.mode) - 1] = '\0';
+		st.last_error[sizeof(st.last_error) - 1] = '\0';
+		cJSON_AddStringToObject(c, "name", st.name);
+		cJSON_AddBoolToObject(c, "enabled", st.enabled);
+		cJSON_AddBoolToObject(c, "supported", st.supported);
+		if (st.supported)
+			cJSON_AddNullToObject(c, "reason");
+		else
+			cJSON_AddStringToObject(c, "reason", st.reason);
+		cJSON_AddStringToObject(c, "mode", st.mode);
+		cJSON_AddNumberToObject(c, "interval_ms", (double)st.interval_ms);
+		cJSON_AddNumberToObject(c, "last_duration_us", (double)st.last_duration_us);
+		cJSON_AddNumberToObject(c, "last_run_ms", (double)st.last_run_ms);
+		cJSON_AddNumberToObject(c, "samples", (double)st.samples);
+		cJSON_AddNumberToObject(c, "runs", (double)st.runs);
+		cJSON_AddNumberToObject(c, "errors", (double)st.errors);
+		if (st.last_error[0])
+			cJSON_AddStringToObject(c, "last_error", st.last_error);
+		else
+			cJSON_AddNullToObject(c, "last_error");
+		cJSON_AddNumberToObject(c, "skipped_ticks", (double)st.skipped_ticks);
+		cJSON_AddNumberToObject(c, "inaccessible", (double)st.inaccessible);
+		cJSON_AddBoolToObject(c, "failing", st.failing);
+		cJSON_AddItemToArray(arr, c);
+	}
+	return reply_cjson(r, root);
+}

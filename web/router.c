@@ -1,0 +1,35 @@
+/*
+ * router.c - the table of API paths, their handlers and the query
+ * parameters each accepts.  Paths match exactly; the page's assets are
+ * looked up by page.c.  Unknown path: 404; known path, wrong method: 405
+ * (decided in server.c, which knows the method).
+ */
+#include <string.h>
+
+#include "web_internal.h"
+
+static const char *const no_params[] = { NULL };
+static const char *const series_params[] = { "match", NULL };
+static const char *const query_params[] = { "match", "from", "to", "step", "agg", "max_points", NULL };
+static const char *const processes_params[] = { "sort", "limit", NULL };
+static const char *const export_params[] = { "match", "from", "to", "format", NULL };
+
+static const struct mw_route routes[] = {
+	{ "/healthz", mw_h_healthz, no_params },
+	{ "/metrics", mw_h_metrics, no_params },
+	{ "/api/v1/collectors", mw_h_collectors, no_params },
+	{ "/api/v1/series", mw_h_series, series_params },
+	{ "/api/v1/query", mw_h_query, query_params },
+	{ "/api/v1/processes", mw_h_processes, processes_params },
+	{ "/api/v1/export", mw_h_export, export_params },
+};
+
+const struct mw_route *mw_route_find(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(routes); i++)
+		if (!strcmp(routes[i].path, path))
+			return &routes[i];
+	return NULL;
+}

@@ -1,0 +1,402 @@
+/*
+ * server.c - libmicrohttpd set-up, limits and the keep-alive-correct
+ * dispatch of every request.
+ *
+ * Keep-alive: with libmicrohttpd 0.9.75 a response queued on the first
+ * call of the access handler (before MHD has seen the whole request) makes
+ * it answer "Connection: close", 3-5x slower for clients that reuse
+ * connections.  So the first call only allocates the request context and
+ * the response is queued on a later call, once the request is complete.
+ * The exception is a body announced too large: answering at once and
+ * closing is exactly what we want there.
+ *
+ * Limits (all from [web]): a thread pool (MHD picks epoll on Linux),
+ * total and per-IP connection limits, an idle timeout, and a request-size
+ * guard: URL, query string and headers over max_request_size get a JSON
+ * 413; far bigger requests overflow MHD's per-connection memory and MHD
+ * answers them itself before we are called.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#endif
+
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "daemon/xalloc.h"
+#include "params.h"
+#include "readers.h"
+#include "web_internal.h"
+
+const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 413, 500, 503 };
+
+static void count_status(struct mw_web *web, unsigned status)
+{
+	size_t i;
+
+	for (i = 0; i < MW_WEB_NCODES; i++)
+		if (mw_web_codes[i] == status)
+			break;
+	atomic_fetch_add_explicit(&web->requests[i], 1, memory_order_relaxed);
+}
+
+/* --- request-size guard and parameter checks ---------------------------- */
+
+struct arg_check {
+	struct mw_req *r;
+	const struct mw_route *route;
+	size_t total;
+	char bad[80];
+	char why[MW_ERR_MAX + 32];
+};
+
+static bool param_allowed(const struct mw_route *route, const char *key)
+{
+	const char *const *p;
+
+	if (!route || !route->params)
+		return false;
+	for (p = route->params; *p; p++)
+		if (!strcmp(*p, key))
+			return true;
+	return false;
+}
+
+/* Copy a parameter's name for a message, keeping the message valid UTF-8
+ * and short whatever the client sent. */
+static void name_for_message(char *out, size_t size, const char *key, size_t n)
+{
+	size_t ok = mw_utf8_valid_prefix(key, n), i, o = 0;
+
+	for (i = 0; i < ok && o + 1 < size; i++)
+		out[o++] = (unsigned char)key[i] < 0x20 ? '?' : key[i];
+	out[o] = '\0';
+}
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 size_t key_size, const char *value, size_t value_size)
+{
+	struct arg_check *c = cls;
+	struct mw_err err = { "" };
+
+	MW_UNUSED(kind);
+	c->total += key_size + value_size + 2;
+	if (c->bad[0])
+		return MHD_YES;
+	if (mw_param_check(key, key_size, 64, &err)) {
+		snprintf(c->bad, sizeof(c->bad), "(name)");
+		snprintf(c->why, sizeof(c->why), "a parameter name %s", err.msg);
+		return MHD_YES;
+	}
+	if (!param_allowed(c->route, key)) {
+		name_for_message(c->bad, sizeof(c->bad), key, key_size);
+		snprintf(c->why, sizeof(c->why), "unknown parameter");
+		return MHD_YES;
+	}
+	if (value && mw_param_check(value, value_size, c->r->web->max_request_bytes, &err)) {
+		name_for_message(c->bad, sizeof(c->bad), key, key_size);
+		snprintf(c->why, sizeof(c->why), "%s", err.msg);
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result sum_header(void *cls, enum MHD_ValueKind kind, const char *key,
+				  size_t key_size, const char *value, size_t value_size)
+{
+	size_t *total = cls;
+
+	MW_UNUSED(kind);
+	MW_UNUSED(key);
+	MW_UNUSED(value);
+	*total += key_size + value_size + 4;
+	return MHD_YES;
+}
+
+const char *mw_req_arg(struct mw_req *r, const char *name)
+{
+	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+
+	return v && *v ? v : NULL;
+}
+
+/* Constant-time comparison of the Authorization header with the token. */
+static bool authorized(struct mw_req *r)
+{
+	const char *h;
+	size_t i, n;
+	unsigned char diff = 0;
+
+	if (!r->web->token)
+		return true;
+	h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h || strncmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	n = strlen(h);
+	if (n != r->web->token_len)
+		return false;
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)(h[i] ^ r->web->token[i]);
+	return diff == 0;
+}
+
+static struct MHD_Response *dispatch(struct mw_req *r)
+{
+	const struct mw_route *route;
+	struct MHD_Response *resp;
+	struct arg_check c;
+	size_t headers = 0;
+
+	if (r->too_large)
+		return mw_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
+				      "request body too large (at most %zu bytes)",
+				      r->web->max_request_bytes);
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.route = route = mw_route_find(r->url);
+	MHD_get_connection_values_n(r->conn, MHD_HEADER_KIND, sum_header, &headers);
+	MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &c);
+	if (strlen(r->url) + c.total + headers > r->web->max_request_bytes)
+		return mw_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
+				      "request too large (at most %zu bytes of URL and headers)",
+				      r->web->max_request_bytes);
+	if (strcmp(r->url, "/healthz") && !authorized(r)) {
+		resp = mw_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+				      "missing or wrong bearer token (Authorization header)");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"memwatch\"");
+		return resp;
+	}
+	if (!route && !mw_page_has(r->url))
+		return mw_reply_error(r, MHD_HTTP_NOT_FOUND, "no such path");
+	if (strcmp(r->method, MHD_HTTP_METHOD_GET) && !r->head) {
+		resp = mw_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED,
+				      "method not allowed (GET or HEAD only)");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		return resp;
+	}
+	if (c.bad[0])
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "%s: %s", c.bad, c.why);
+	if (!route)
+		return mw_h_page(r);
+	return route->handler(r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct mw_web *web = cls;
+	struct mw_req *r = *con_cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	const char *cl;
+
+	MW_UNUSED(version);
+	MW_UNUSED(upload_data);
+	if (!r) {
+		/* First call: headers only.  Don't queue (see the top). */
+		r = mw_xcalloc(1, sizeof(*r));
+		r->web = web;
+		r->conn = conn;
+		r->method = method;
+		r->url = url;
+		r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+		*con_cls = r;
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > web->max_request_bytes) {
+			r->too_large = true;
+			resp = mw_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
+					      "request body too large (at most %zu bytes)",
+					      web->max_request_bytes);
+			count_status(web, r->status);
+			ret = MHD_queue_response(conn, r->status, resp);
+			MHD_destroy_response(resp);
+			return ret;
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		/* No endpoint takes a body; count it for the size guard. */
+		r->body_bytes += *upload_data_size;
+		if (r->body_bytes > web->max_request_bytes)
+			r->too_large = true;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	r->now_ms = mw_clock_wall_ms();
+	resp = dispatch(r);
+	if (!resp)
+		resp = mw_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error");
+	count_status(web, r->status);
+	ret = MHD_queue_response(conn, r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	MW_UNUSED(cls);
+	MW_UNUSED(conn);
+	MW_UNUSED(toe);
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	MW_UNUSED(cls);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	mw_log_debug("web: libmicrohttpd: %s", line);
+}
+
+/* --- listen address ------------------------------------------------------ */
+
+union mw_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:0", "[::]:8080". */
+static int parse_listen(const char *s, union mw_sockaddr *out, bool *v6, struct mw_err *err)
+{
+	char host[64];
+	const char *colon, *port_s;
+	size_t hl;
+	char *end;
+	unsigned long port;
+
+	memset(out, 0, sizeof(*out));
+	if (s[0] == '[') {
+		colon = strchr(s, ']');
+		if (!colon || colon[1] != ':')
+			goto bad;
+		hl = (size_t)(colon - s - 1);
+		if (hl >= sizeof(host))
+			goto bad;
+		memcpy(host, s + 1, hl);
+		port_s = colon + 2;
+		*v6 = true;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			goto bad;
+		hl = (size_t)(colon - s);
+		if (hl >= sizeof(host))
+			goto bad;
+		memcpy(host, s, hl);
+		port_s = colon + 1;
+		*v6 = false;
+	}
+	host[hl] = '\0';
+	port = strtoul(port_s, &end, 10);
+	if (!*port_s || *end || port > 65535)
+		goto bad;
+	if (*v6) {
+		out->v6.sin6_family = AF_INET6;
+		out->v6.sin6_port = htons((unsigned short)port);
+		if (inet_pton(AF_INET6, host, &out->v6.sin6_addr) != 1)
+			goto bad;
+	} else {
+		out->v4.sin_family = AF_INET;
+		out->v4.sin_port = htons((unsigned short)port);
+		if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &out->v4.sin_addr) != 1)
+			goto bad;
+	}
+	return 0;
+bad:
+	return mw_error(err, "bad listen address '%s' (want HOST:PORT or [V6]:PORT)", s);
+}
+
+int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
+		 struct mw_status_table *status, struct mw_err *err)
+{
+	union mw_sockaddr addr;
+	struct mw_web *web;
+	const union MHD_DaemonInfo *info;
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned int threads, timeout_s;
+	size_t mem;
+	bool v6;
+
+	*out = NULL;
+	if (!cfg->listen || !strcmp(cfg->listen, "off") || !cfg->listen[0])
+		return 0;
+	if (parse_listen(cfg->listen, &addr, &v6, err))
+		return -1;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	mw_page_init();
+	web = mw_xcalloc(1, sizeof(*web));
+	web->status = status;
+	web->listen = mw_xstrdup(cfg->listen);
+	if (cfg->token && cfg->token[0]) {
+		web->token = mw_xstrdup(cfg->token);
+		web->token_len = strlen(web->token);
+	}
+	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
+	web->pool = mw_reader_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
+	threads = (unsigned int)(cfg->web_threads > 0 ? cfg->web_threads : 1);
+	timeout_s = (unsigned int)((cfg->web_timeout_ms + 999) / 1000);
+	/* Room for the request head up to the guard's limit, twice over, plus
+	 * MHD's write buffer; beyond it MHD answers 414/431 itself. */
+	mem = web->max_request_bytes * 2 + 32768;
+	web->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, web,
+		MHD_OPTION_SOCK_ADDR, &addr.sa,
+		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->web_max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->web_max_per_ip,
+		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, web,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,
+		MHD_OPTION_END);
+	if (!web->daemon) {
+		mw_error(err, "cannot listen on '%s' (address in use or not available?)",
+			 cfg->listen);
+		mw_web_stop(web);
+		return -1;
+	}
+	info = MHD_get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	web->port = info ? (int)info->port : 0;
+	*out = web;
+	return 0;
+}
+
+int mw_web_port(const struct mw_web *web)
+{
+	return web ? web->port : 0;
+}
+
+void mw_web_stop(struct mw_web *web)
+{
+	if (!web)
+		return;
+	if (web->daemon)
+		MHD_stop_daemon(web->daemon);
+	mw_reader_pool_free(web->pool);
+	free(web->token);
+	free(web->listen);
+	free(web);
+}

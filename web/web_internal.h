@@ -1,0 +1,100 @@
+/*
+ * web_internal.h - what the files of web/ share: the server state, the
+ * request context, reply helpers and the route table.  Not for use outside
+ * web/ (and its tests).
+ *
+ * Threads: every handler runs on one of libmicrohttpd's worker threads;
+ * the only shared mutable state is the reader pool (its own mutex), the
+ * status table (its own mutex) and the request counters (atomics).
+ */
+#ifndef MW_WEB_INTERNAL_H
+#define MW_WEB_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "daemon/mwerr.h"
+#include "daemon/status.h"
+#include "json_out.h"
+#include "web.h"
+
+struct mw_reader_pool;
+
+/* HTTP status codes we count for /metrics. */
+enum { MW_WEB_NCODES = 9 };
+extern const unsigned mw_web_codes[MW_WEB_NCODES];
+
+struct mw_web {
+	struct MHD_Daemon *daemon;
+	struct mw_status_table *status;
+	struct mw_reader_pool *pool;
+	char *listen;
+	char *token;		/* NULL: no token */
+	size_t token_len;
+	size_t max_request_bytes;
+	int port;
+	atomic_uint_fast64_t requests[MW_WEB_NCODES + 1];	/* last: other */
+};
+
+/* One HTTP request, from the first call of the access handler to the
+ * completion callback. */
+struct mw_req {
+	struct mw_web *web;
+	struct MHD_Connection *conn;
+	const char *method;
+	const char *url;
+	bool head;
+	bool too_large;
+	size_t body_bytes;
+	unsigned status;	/* set by the reply helpers */
+	int64_t now_ms;
+};
+
+typedef struct MHD_Response *(*mw_handler_fn)(struct mw_req *r);
+
+struct mw_route {
+	const char *path;
+	mw_handler_fn handler;
+	const char *const *params;	/* allowed query parameters, NULL-terminated */
+};
+
+/* The route for an exact path, or NULL (router.c). */
+const struct mw_route *mw_route_find(const char *path);
+
+/* --- replies (reply.c): each sets r->status and returns a response that
+ * the server queues and destroys. ---------------------------------------- */
+
+/* Take b's bytes as a JSON body (b is re-initialised). */
+struct MHD_Response *mw_reply_json(struct mw_req *r, unsigned status, struct mw_jbuf *b);
+/* {"error":"..."}; the message names the bad parameter. */
+struct MHD_Response *mw_reply_error(struct mw_req *r, unsigned status, const char *fmt, ...)
+	MW_PRINTF(3, 4);
+/* A body we own (malloc'd, freed by MHD) or static bytes. */
+struct MHD_Response *mw_reply_bytes(struct mw_req *r, unsigned status, const char *type,
+				    char *data, size_t len);
+struct MHD_Response *mw_reply_static(struct mw_req *r, unsigned status, const char *type,
+				     const void *data, size_t len);
+
+/* A query parameter (already checked: valid UTF-8, no NUL, bounded), or
+ * NULL when absent or empty. */
+const char *mw_req_arg(struct mw_req *r, const char *name);
+
+/* --- handlers ----------------------------------------------------------- */
+struct MHD_Response *mw_h_healthz(struct mw_req *r);
+struct MHD_Response *mw_h_collectors(struct mw_req *r);
+struct MHD_Response *mw_h_series(struct mw_req *r);
+struct MHD_Response *mw_h_query(struct mw_req *r);
+struct MHD_Response *mw_h_processes(struct mw_req *r);
+struct MHD_Response *mw_h_export(struct mw_req *r);
+struct MHD_Response *mw_h_metrics(struct mw_req *r);
+/* The embedded page and its assets; NULL when url is none of them. */
+struct MHD_Response *mw_h_page(struct mw_req *r);
+bool mw_page_has(const char *url);
+/* Compute the assets' ETags once, before the server starts. */
+void mw_page_init(void);
+
+#endif

@@ -1,0 +1,404 @@
+/*
+ * codec.c - the chunk bit codec described in codec.h.
+ *
+ * All arithmetic on timestamps and integer values is done in uint64_t so
+ * that wrap-around is defined: a delta of INT64_MAX - INT64_MIN wraps,
+ * and the decoder's wrapping sum undoes it exactly.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "daemon/xalloc.h"
+
+static uint64_t zigzag(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)-(int64_t)(v >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+static int ctz64(uint64_t v)
+{
+	int n = 0;
+
+	while (!(v & 1)) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+static int clz64(uint64_t v)
+{
+	int n = 0;
+
+	while (!(v & (UINT64_C(1) << 63))) {
+		v <<= 1;
+		n++;
+	}
+	return n;
+}
+
+static uint64_t dbits(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+static double bitsd(uint64_t u)
+{
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* ---- bit writer ---------------------------------------------------------- */
+
+static void put(struct mw_chunk_enc *e, uint64_t v, unsigned n)
+{
+	size_t need = MW_CHUNK_HEADER + (e->nbits + n + 7) / 8;
+
+	if (need > e->cap) {
+		size_t old = e->cap;
+		size_t cap = old ? old * 2 : 64;
+
+		while (cap < need)
+			cap *= 2;
+		e->buf = mw_xrealloc(e->buf, cap);
+		memset(e->buf + old, 0, cap - old);
+		e->cap = cap;
+	}
+	if (n < 64)
+		v &= (UINT64_C(1) << n) - 1;
+	while (n) {
+		uint8_t *byte = e->buf + MW_CHUNK_HEADER + (e->nbits >> 3);
+		unsigned room = 8 - (unsigned)(e->nbits & 7);
+		unsigned take = n < room ? n : room;
+		unsigned bits = (unsigned)(v >> (n - take)) & ((1u << take) - 1);
+
+		*byte |= (uint8_t)(bits << (room - take));
+		e->nbits += take;
+		n -= take;
+	}
+}
+
+/* ---- encoder ------------------------------------------------------------- */
+
+void mw_chunk_enc_init(struct mw_chunk_enc *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->lead = -1;
+}
+
+void mw_chunk_enc_release(struct mw_chunk_enc *e)
+{
+	free(e->buf);
+	mw_chunk_enc_init(e);
+}
+
+void mw_chunk_enc_reset(struct mw_chunk_enc *e)
+{
+	uint8_t *buf = e->buf;
+	size_t cap = e->cap;
+
+	if (buf)
+		memset(buf, 0, cap);
+	mw_chunk_enc_init(e);
+	e->buf = buf;
+	e->cap = cap;
+}
+
+static bool integral(double v)
+{
+	if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+		return false;	/* NaN, infinities, out of range */
+	if (v == 0 && signbit(v))
+		return false;	/* -0.0 must keep its sign */
+	return (double)(int64_t)v == v;
+}
+
+static void put_ts(struct mw_chunk_enc *e, int64_t ts)
+{
+	uint64_t delta = (uint64_t)ts - (uint64_t)e->t_prev;
+	uint64_t zz = zigzag(delta - e->t_delta);
+
+	if (zz == 0)
+		put(e, 0, 1);
+	else if (zz < (1u << 4))
+		put(e, (UINT64_C(0x2) << 4) | zz, 2 + 4);
+	else if (zz < (1u << 8))
+		put(e, (UINT64_C(0x6) << 8) | zz, 3 + 8);
+	else if (zz < (1u << 14))
+		put(e, (UINT64_C(0xe) << 14) | zz, 4 + 14);
+	else if (zz < (UINT64_C(1) << 32))
+		put(e, (UINT64_C(0x1e) << 32) | zz, 5 + 32);
+	else {
+		put(e, 0x1f, 5);
+		put(e, zz, 64);
+	}
+	e->t_delta = delta;
+	e->t_prev = ts;
+}
+
+static void put_int(struct mw_chunk_enc *e, uint64_t v)
+{
+	uint64_t d = v - e->v_prev;
+
+	if (d == 0) {
+		put(e, 0, 1);
+	} else if (d == e->v_delta) {
+		put(e, 0x2, 2);
+	} else {
+		int s = ctz64(d);
+		uint64_t zz = zigzag((uint64_t)((int64_t)d >> s));
+
+		put(e, 0x3, 2);
+		put(e, (uint64_t)s, 6);
+		if (zz < (1u << 5))
+			put(e, zz, 1 + 5);
+		else if (zz < (1u << 12))
+			put(e, (UINT64_C(0x2) << 12) | zz, 2 + 12);
+		else if (zz < (1u << 24))
+			put(e, (UINT64_C(0x6) << 24) | zz, 3 + 24);
+		else {
+			put(e, 0x7, 3);
+			put(e, zz, 64);
+		}
+	}
+	e->v_delta = d;
+	e->v_prev = v;
+}
+
+static void put_float(struct mw_chunk_enc *e, uint64_t v)
+{
+	uint64_t x = v ^ e->v_prev;
+	int lead, trail;
+
+	if (x == 0) {
+		put(e, 0, 1);
+		return;
+	}
+	lead = clz64(x);
+	trail = ctz64(x);
+	if (e->lead >= 0 && lead >= e->lead && trail >= e->trail) {
+		put(e, 0x2, 2);
+		put(e, x >> e->trail, (unsigned)(64 - e->lead - e->trail));
+	} else {
+		int len = 64 - lead - trail;
+
+		put(e, 0x3, 2);
+		put(e, (uint64_t)lead, 6);
+		put(e, (uint64_t)(len - 1), 6);
+		put(e, x >> trail, (unsigned)len);
+		e->lead = lead;
+		e->trail = trail;
+	}
+	e->v_prev = v;
+}
+
+static void append(struct mw_chunk_enc *e, int64_t ts, double value)
+{
+	uint64_t v = e->is_float ? dbits(value) : (uint64_t)(int64_t)value;
+
+	if (e->n == 0) {
+		put(e, (uint64_t)ts, 64);
+		put(e, v, 64);
+		e->t_prev = ts;
+		e->v_prev = v;
+		e->t_first = e->t_min = e->t_max = ts;
+	} else {
+		put_ts(e, ts);
+		if (e->is_float)
+			put_float(e, v);
+		else
+			put_int(e, v);
+		if (ts < e->t_min)
+			e->t_min = ts;
+		if (ts > e->t_max)
+			e->t_max = ts;
+	}
+	e->t_last = ts;
+	e->v_last = value;
+	e->n++;
+}
+
+/* Re-encode every point so far as floats. */
+static void switch_to_float(struct mw_chunk_enc *e)
+{
+	struct mw_chunk_dec d;
+	int64_t *ts = mw_xmalloc(sizeof(*ts) * (e->n ? e->n : 1));
+	double *vs = mw_xmalloc(sizeof(*vs) * (e->n ? e->n : 1));
+	uint32_t i, n = 0;
+	size_t len;
+	const uint8_t *blob = mw_chunk_enc_blob(e, &len);
+
+	if (mw_chunk_dec_init(&d, blob, len) == 0)
+		while (n < e->n && mw_chunk_dec_next(&d, &ts[n], &vs[n]) == 1)
+			n++;
+	mw_chunk_enc_reset(e);
+	e->is_float = true;
+	for (i = 0; i < n; i++)
+		append(e, ts[i], vs[i]);
+	free(ts);
+	free(vs);
+}
+
+void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value)
+{
+	if (!e->is_float && !integral(value)) {
+		if (e->n)
+			switch_to_float(e);
+		else
+			e->is_float = true;
+	}
+	append(e, ts, value);
+}
+
+const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len)
+{
+	if (!e->buf)
+		put(e, 0, 0);	/* allocate */
+	e->buf[0] = e->is_float ? MW_CHUNK_FMT_FLOAT : MW_CHUNK_FMT_INT;
+	e->buf[1] = (uint8_t)e->n;
+	e->buf[2] = (uint8_t)(e->n >> 8);
+	e->buf[3] = (uint8_t)(e->n >> 16);
+	e->buf[4] = (uint8_t)(e->n >> 24);
+	*len = MW_CHUNK_HEADER + (e->nbits + 7) / 8;
+	return e->buf;
+}
+
+/* ---- decoder ------------------------------------------------------------- */
+
+static int get(struct mw_chunk_dec *d, unsigned n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n > d->nbits - d->pos)
+		return -1;
+	while (n) {
+		unsigned used = (unsigned)(d->pos & 7);
+		unsigned room = 8 - used;
+		unsigned take = n < room ? n : room;
+		unsigned byte = d->bits[d->pos >> 3];
+
+		v = (v << take) | ((byte >> (room - take)) & ((1u << take) - 1));
+		d->pos += take;
+		n -= take;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Count leading 1 bits, up to max (consuming the terminating 0 if any). */
+static int prefix(struct mw_chunk_dec *d, int max, int *out)
+{
+	int n = 0;
+	uint64_t b;
+
+	while (n < max) {
+		if (get(d, 1, &b))
+			return -1;
+		if (!b)
+			break;
+		n++;
+	}
+	*out = n;
+	return 0;
+}
+
+int64_t mw_chunk_npoints(const void *blob, size_t len)
+{
+	const uint8_t *p = blob;
+
+	if (len < MW_CHUNK_HEADER ||
+	    (p[0] != MW_CHUNK_FMT_INT && p[0] != MW_CHUNK_FMT_FLOAT))
+		return -1;
+	return (int64_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 |
+			 (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24);
+}
+
+int mw_chunk_dec_init(struct mw_chunk_dec *d, const void *blob, size_t len)
+{
+	int64_t n = mw_chunk_npoints(blob, len);
+
+	memset(d, 0, sizeof(*d));
+	if (n < 0)
+		return -1;
+	d->bits = (const uint8_t *)blob + MW_CHUNK_HEADER;
+	d->nbits = (len - MW_CHUNK_HEADER) * 8;
+	d->n = (uint32_t)n;
+	d->is_float = ((const uint8_t *)blob)[0] == MW_CHUNK_FMT_FLOAT;
+	d->lead = -1;
+	return 0;
+}
+
+static const unsigned ts_width[] = { 0, 4, 8, 14, 32, 64 };
+static const unsigned int_width[] = { 5, 12, 24, 64 };
+
+int mw_chunk_dec_next(struct mw_chunk_dec *d, int64_t *ts, double *value)
+{
+	uint64_t u;
+	int k;
+
+	if (d->i >= d->n)
+		return 0;
+	if (d->i == 0) {
+		if (get(d, 64, &u) || get(d, 64, &d->v))
+			return -1;
+		d->t = (int64_t)u;
+	} else {
+		if (prefix(d, 5, &k))
+			return -1;
+		u = 0;
+		if (k && get(d, ts_width[k], &u))
+			return -1;
+		d->t_delta += unzigzag(u);
+		d->t = (int64_t)((uint64_t)d->t + d->t_delta);
+		if (prefix(d, 2, &k))
+			return -1;
+		if (!d->is_float) {
+			if (k == 0) {
+				d->v_delta = 0;
+			} else if (k == 1) {
+				d->v += d->v_delta;
+			} else {
+				uint64_t s, m;
+				int w;
+
+				if (get(d, 6, &s) || prefix(d, 3, &w) ||
+				    get(d, int_width[w], &m))
+					return -1;
+				d->v_delta = unzigzag(m) << s;
+				d->v += d->v_delta;
+			}
+		} else if (k == 1) {
+			if (d->lead < 0 ||
+			    get(d, (unsigned)(64 - d->lead - d->trail), &u))
+				return -1;
+			d->v ^= u << d->trail;
+		} else if (k == 2) {
+			uint64_t lead, len;
+
+			if (get(d, 6, &lead) || get(d, 6, &len))
+				return -1;
+			len++;
+			if (lead + len > 64 || get(d, (unsigned)len, &u))
+				return -1;
+			d->lead = (int)lead;
+			d->trail = (int)(64 - lead - len);
+			d->v ^= u << d->trail;
+		}
+	}
+	d->i++;
+	*ts = d->t;
+	*value = d->is_float ? bitsd(d->v) : (double)(int64_t)d->v;
+	return 1;
+}

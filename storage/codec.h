@@ -1,0 +1,102 @@
+/*
+ * codec.h - Gorilla-style compression of one chunk of (ts_ms, value) points.
+ *
+ * Pure code: no SQLite, no I/O, no globals; any thread.
+ *
+ * A chunk blob is a 5-byte header and an MSB-first bit stream:
+ *
+ *   byte 0      format: 0x11 integer values, 0x12 float values
+ *   bytes 1-4   number of points, little-endian uint32
+ *   bits        point 0: ts as 64 bits, value as 64 bits (int64 two's
+ *               complement or IEEE-754 bits)
+ *               point i > 0: timestamp code, then value code
+ *
+ * Timestamps: delta-of-delta, computed with wrapping 64-bit arithmetic so
+ * equal, decreasing (clock stepped back) and extreme timestamps all round
+ * trip; zz = zigzag(dod), the first delta's "previous delta" is 0:
+ *   0                      zz == 0  (the regular 1 Hz case: 1 bit)
+ *   10    + 4 bits         zz < 2^4 (a few ms of jitter)
+ *   110   + 8 bits
+ *   1110  + 14 bits
+ *   11110 + 32 bits
+ *   11111 + 64 bits
+ *
+ * Integer values (every value of the chunk is integral, fits int64 and is
+ * not -0.0: byte counts, handle counts ...): d = v - previous (wrapping),
+ *   0                      d == 0           (flat)
+ *   10                     d == previous d  (steady growth: a leak)
+ *   11 + 6-bit shift s + m d == m << s, m odd, zigzag(m) as
+ *        0 + 5 bits | 10 + 12 bits | 110 + 24 bits | 111 + 64 bits
+ *   (page-sized steps cost 13-20 bits.)
+ *
+ * Float values: Gorilla XOR coding of the IEEE-754 bits, so NaN payloads,
+ * -0.0 and infinities round-trip bit for bit:
+ *   0                      same bits as the previous value
+ *   10 + meaningful bits   within the previous leading/trailing window
+ *   11 + 6-bit leading zeros + 6-bit (length - 1) + length bits
+ *
+ * An encoder starts in integer mode and, at the first value that is not
+ * integral, re-encodes the points it holds as floats (bounded by the chunk
+ * size, and rare: a series is either a count or not).
+ */
+#ifndef MW_CODEC_H
+#define MW_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_CHUNK_HEADER 5
+#define MW_CHUNK_FMT_INT 0x11
+#define MW_CHUNK_FMT_FLOAT 0x12
+
+struct mw_chunk_enc {
+	uint8_t *buf;		/* header + bits; the header is filled by _blob() */
+	size_t cap;		/* bytes allocated */
+	size_t nbits;		/* bits written after the header */
+	uint32_t n;		/* points */
+	bool is_float;
+	/* codec state */
+	int64_t t_prev;
+	uint64_t t_delta;
+	uint64_t v_prev;	/* int64 value or double bits */
+	uint64_t v_delta;
+	int lead, trail;	/* float window; lead < 0: none yet */
+	/* summary of the points */
+	int64_t t_first, t_min, t_max, t_last;
+	double v_last;
+};
+
+/* Empty encoder; allocates nothing until the first point. */
+void mw_chunk_enc_init(struct mw_chunk_enc *e);
+void mw_chunk_enc_release(struct mw_chunk_enc *e);
+/* Forget the points, keep the memory. */
+void mw_chunk_enc_reset(struct mw_chunk_enc *e);
+/* Append a point (any timestamp order).  Never fails. */
+void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value);
+/* The blob of the points so far: header patched in, valid until the next
+ * append/reset/release.  An empty encoder yields a 5-byte header-only blob. */
+const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
+
+struct mw_chunk_dec {
+	const uint8_t *bits;
+	size_t nbits, pos;
+	uint32_t n, i;
+	bool is_float;
+	int64_t t;
+	uint64_t t_delta;
+	uint64_t v;
+	uint64_t v_delta;
+	int lead, trail;
+};
+
+/* Start decoding a blob (not copied: it must outlive the decoder).  -1
+ * when the header is invalid. */
+int mw_chunk_dec_init(struct mw_chunk_dec *d, const void *blob, size_t len);
+/* 1: next point in *ts, *value; 0: end; -1: the bit stream is corrupt. */
+int mw_chunk_dec_next(struct mw_chunk_dec *d, int64_t *ts, double *value);
+
+/* Number of points in a blob from its header, or -1 if invalid. */
+int64_t mw_chunk_npoints(const void *blob, size_t len);
+
+#endif

@@ -1,0 +1,231 @@
+/* test_codec.c - chunk codec round trips, bit for bit. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "storage/codec.h"
+
+static uint64_t bits_of(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+static double from_bits(uint64_t u)
+{
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* Encode n points, decode them, compare timestamps and value bits. */
+static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
+{
+	struct mw_chunk_enc e;
+	struct mw_chunk_dec d;
+	const uint8_t *blob;
+	size_t len, i;
+	int64_t t;
+	double v;
+
+	mw_chunk_enc_init(&e);
+	for (i = 0; i < n; i++)
+		mw_chunk_enc_append(&e, ts[i], vs[i]);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_int_equal(mw_chunk_npoints(blob, len), n);
+	assert_int_equal(mw_chunk_dec_init(&d, blob, len), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
+		assert_int_equal(t, ts[i]);
+		assert_int_equal(bits_of(v), bits_of(vs[i]));
+	}
+	assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 0);
+	mw_chunk_enc_release(&e);
+	return len;
+}
+
+static void empty_and_one_point(void **state)
+{
+	int64_t ts[1] = { 1700000000123 };
+	double vs[1] = { 42 };
+
+	(void)state;
+	assert_int_equal(round_trip(ts, vs, 0), MW_CHUNK_HEADER);
+	round_trip(ts, vs, 1);
+	vs[0] = -0.0;
+	round_trip(ts, vs, 1);
+}
+
+static void special_values(void **state)
+{
+	int64_t ts[12];
+	double vs[12] = { 0, -0.0, NAN, INFINITY, -INFINITY, 1e308, -1e308,
+			  9223372036854775807.0, -9223372036854775808.0, 0.1,
+			  5e-324, 0 };
+	size_t i;
+
+	(void)state;
+	vs[11] = from_bits(UINT64_C(0x7ff8dead0000beef));	/* NaN payload */
+	for (i = 0; i < 12; i++)
+		ts[i] = 1000 * (int64_t)i;
+	round_trip(ts, vs, 12);
+}
+
+static void integers_and_switch(void **state)
+{
+	int64_t ts[8];
+	double vs[8] = { 0, -1, -4096, 1LL << 52, -(double)(1LL << 62),
+			 9007199254740993.0, 3, 2.5 };	/* the last forces floats */
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		ts[i] = 1000 * (int64_t)i;
+	round_trip(ts, vs, 7);	/* integer mode */
+	round_trip(ts, vs, 8);	/* switched to floats after 7 points */
+}
+
+static void odd_timestamps(void **state)
+{
+	int64_t ts[10] = { 5000, 5000, 5000, 4000, 9000, INT64_MAX, INT64_MIN, 0, -1,
+			   INT64_MAX };
+	double vs[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+	(void)state;
+	round_trip(ts, vs, 10);
+}
+
+static void extreme_integer_deltas(void **state)
+{
+	int64_t ts[6] = { 0, 1, 2, 3, 4, 5 };
+	double vs[6] = { -9223372036854775808.0, 9223372036854774784.0,
+			 -9223372036854775808.0, 0, 1, -9223372036854775808.0 };
+
+	(void)state;
+	round_trip(ts, vs, 6);
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void random_streams(void **state)
+{
+	enum { N = 3000 };
+	int64_t *ts = malloc(sizeof(*ts) * N);
+	double *vs = malloc(sizeof(*vs) * N);
+	int round;
+	size_t i;
+
+	(void)state;
+	for (round = 0; round < 40; round++) {
+		int64_t t = (int64_t)(next_rand() % 2000000000000ULL);
+		double v = (double)(next_rand() % 100000000);
+		size_t n = (size_t)(next_rand() % N);
+
+		for (i = 0; i < n; i++) {
+			uint64_t r = next_rand();
+
+			switch (round % 4) {
+			case 0:	/* memory-like: flat with page steps, jittered ticks */
+				t += 1000 + (int64_t)(r % 5) - 2;
+				if (r % 17 == 0)
+					v += 4096.0 * (double)((int64_t)(r >> 20) % 50 - 25);
+				break;
+			case 1:	/* random doubles, random bits */
+				t += (int64_t)(r % 100000) - 1000;
+				v = from_bits(next_rand());
+				break;
+			case 2:	/* random integers, full range */
+				t = (int64_t)next_rand();
+				v = (double)(int64_t)(next_rand() >> (r % 64));
+				break;
+			default:	/* steady growth with noise */
+				t += 1000;
+				v += (r % 7 == 0) ? 1.5 : 1024;
+				break;
+			}
+			ts[i] = t;
+			vs[i] = v;
+		}
+		round_trip(ts, vs, n);
+	}
+	free(ts);
+	free(vs);
+}
+
+static void flat_is_small(void **state)
+{
+	enum { N = 720 };
+	int64_t ts[N];
+	double vs[N];
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		ts[i] = 1700000000000 + 1000 * (int64_t)i;
+		vs[i] = 123456789.0;
+	}
+	len = round_trip(ts, vs, N);
+	/* 1 bit for the timestamp and 1 for the value per point */
+	assert_true(len < MW_CHUNK_HEADER + 16 + 3 + N * 2 / 8 + 2);
+}
+
+static void corrupt_input(void **state)
+{
+	struct mw_chunk_enc e;
+	struct mw_chunk_dec d;
+	uint8_t copy[1024];
+	const uint8_t *blob;
+	size_t len, cut, i;
+	int64_t t;
+	double v;
+	int rc;
+
+	(void)state;
+	assert_int_equal(mw_chunk_dec_init(&d, "x", 1), -1);
+	assert_int_equal(mw_chunk_dec_init(&d, "\x99\0\0\0\0", 5), -1);
+	mw_chunk_enc_init(&e);
+	for (i = 0; i < 50; i++)
+		mw_chunk_enc_append(&e, (int64_t)(i * 997), (double)(i * i) * 0.37);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_true(len < sizeof(copy));
+	for (cut = MW_CHUNK_HEADER; cut < len; cut++) {
+		memcpy(copy, blob, cut);
+		assert_int_equal(mw_chunk_dec_init(&d, copy, cut), 0);
+		while ((rc = mw_chunk_dec_next(&d, &t, &v)) == 1)
+			;
+		assert_int_equal(rc, -1);	/* truncated: an error, never a crash */
+	}
+	mw_chunk_enc_release(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(empty_and_one_point),
+		cmocka_unit_test(special_values),
+		cmocka_unit_test(integers_and_switch),
+		cmocka_unit_test(odd_timestamps),
+		cmocka_unit_test(extreme_integer_deltas),
+		cmocka_unit_test(random_streams),
+		cmocka_unit_test(flat_is_small),
+		cmocka_unit_test(corrupt_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -139,8 +139,8 @@ size_t mw_fmt_time_utc(char *buf, int64_t ms)
 	d = doy - (153 * mp + 2) / 5 + 1;
 	m = mp < 10 ? mp + 3 : mp - 9;
 	y += m <= 2;
-	return (size_t)snprintf(buf, 32, "%04lld-%02u-%02u %02u:%02u:%02u.%03u",
-				(long long)y, m, d, (unsigned)(rem / 3600000),
+	return (size_t)snprintf(buf, 32, "%02u/%02u/%04lld %02u:%02u:%02u.%03u",
+				m, d, (long long)y, (unsigned)(rem / 3600000),
 				(unsigned)(rem / 60000 % 60), (unsigned)(rem / 1000 % 60),
 				(unsigned)(rem % 1000));
 }

@@ -28,10 +28,10 @@ int mw_param_int(const char *s, int64_t min, int64_t max, int64_t *out, struct m
 int mw_param_check(const char *s, size_t n, size_t max, struct mw_err *err);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (no timegm on
- * Windows; also used by the CSV writer's inverse below). */
+ * Windows). */
 int64_t mw_days_from_civil(int64_t y, unsigned m, unsigned d);
-/* Format ms since the epoch as "YYYY-MM-DD hh:mm:ss.mmm" (UTC) into buf
- * (at least 32 bytes); return the length. */
+/* Format ms since the epoch as typeperf does, "MM/DD/YYYY hh:mm:ss.mmm"
+ * (UTC), into buf (at least 32 bytes); return the length. */
 size_t mw_fmt_time_utc(char *buf, int64_t ms);
 
 #endif

@@ -354,7 +354,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		web->token_len = strlen(web->token);
 	}
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
-	web->pool = mw_reader_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
+	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
 	threads = (unsigned int)(cfg->web_threads > 0 ? cfg->web_threads : 1);
 	timeout_s = (unsigned int)((cfg->web_timeout_ms + 999) / 1000);
 	/* Room for the request head up to the guard's limit, twice over, plus
@@ -395,7 +395,7 @@ void mw_web_stop(struct mw_web *web)
 		return;
 	if (web->daemon)
 		MHD_stop_daemon(web->daemon);
-	mw_reader_pool_free(web->pool);
+	mw_pool_free(web->pool);
 	free(web->token);
 	free(web->listen);
 	free(web);

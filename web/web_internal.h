@@ -83,6 +83,21 @@ struct MHD_Response *mw_reply_static(struct mw_req *r, unsigned status, const ch
  * NULL when absent or empty. */
 const char *mw_req_arg(struct mw_req *r, const char *name);
 
+/* --- storage access shared by the data handlers (handlers_data.c) ---- */
+struct mw_reader;
+struct mw_series_info;
+/* A reader from the pool, or NULL with *resp set to a 503. */
+struct mw_reader *mw_req_reader(struct mw_req *r, struct MHD_Response **resp);
+void mw_req_reader_put(struct mw_req *r, struct mw_reader *reader);
+/* Answer a failed selector lookup: 400 naming `match` when the selector
+ * is at fault (the reader still answers a trivial query), 503 otherwise. */
+struct MHD_Response *mw_reply_storage_error(struct mw_req *r, struct mw_reader *reader,
+					    const char *what, const struct mw_err *err);
+/* {"id":…,"name":…,"labels":{…}} without the closing brace. */
+void mw_j_series_head(struct mw_jbuf *b, const struct mw_series_info *s);
+/* Parse from/to (defaults: -1h and now); 400 response on bad input. */
+struct MHD_Response *mw_req_range(struct mw_req *r, int64_t *from, int64_t *to);
+
 /* --- handlers ----------------------------------------------------------- */
 struct MHD_Response *mw_h_healthz(struct mw_req *r);
 struct MHD_Response *mw_h_collectors(struct mw_req *r);

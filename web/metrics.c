@@ -1,0 +1,301 @@
+/*
+ * metrics.c - GET /metrics: the newest value of every live series plus the
+ * daemon's own health, in Prometheus text exposition format.
+ *
+ * Live: sampled within the last three intervals of the slowest collector
+ * (at least a minute), so an exited process's series stop being exported.
+ * No timestamps are written (Prometheus' advice for exporters: the scrape
+ * time is the sample time).  Stored `memwatch_collector_*` series are
+ * skipped: the same figures come fresher from the status table.  Each
+ * metric family is written once, with HELP and TYPE, its samples together.
+ *
+ * When storage is unavailable the health part is still served (with
+ * memwatch_storage_up 0): that is when a scraper needs it most.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "metrics.h"
+#include "readers.h"
+#include "storage/query.h"
+#include "web_internal.h"
+
+#ifndef MW_VERSION
+#define MW_VERSION "dev"
+#endif
+
+void mw_prom_utf8(struct mw_jbuf *b, const char *s)
+{
+	size_t n = strlen(s), ok;
+
+	while (n) {
+		ok = mw_utf8_valid_prefix(s, n);
+		mw_j_raw(b, s, ok);
+		s += ok;
+		n -= ok;
+		if (n) {
+			mw_j_lit(b, "\xEF\xBF\xBD");
+			s++;
+			n--;
+		}
+	}
+}
+
+void mw_prom_family(struct mw_jbuf *b, const char *name, const char *type, const char *help)
+{
+	mw_j_lit(b, "# HELP ");
+	mw_j_lit(b, name);
+	mw_j_char(b, ' ');
+	for (; *help; help++) {
+		if (*help == '\\')
+			mw_j_lit(b, "\\\\");
+		else if (*help == '\n')
+			mw_j_lit(b, "\\n");
+		else
+			mw_j_char(b, *help);
+	}
+	mw_j_lit(b, "\n# TYPE ");
+	mw_j_lit(b, name);
+	mw_j_char(b, ' ');
+	mw_j_lit(b, type);
+	mw_j_char(b, '\n');
+}
+
+static void value_line_end(struct mw_jbuf *b, double v)
+{
+	char num[40];
+
+	mw_j_char(b, ' ');
+	mw_j_raw(b, num, mw_fmt_double(num, v));
+	mw_j_char(b, '\n');
+}
+
+void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
+		    const char *value, double v)
+{
+	struct mw_jbuf esc;
+	const char *p;
+
+	mw_j_lit(b, name);
+	if (label) {
+		mw_jbuf_init(&esc);
+		for (p = value; *p; p++) {
+			if (*p == '\\' || *p == '"')
+				mw_j_char(&esc, '\\');
+			if (*p == '\n')
+				mw_j_lit(&esc, "\\n");
+			else
+				mw_j_char(&esc, *p);
+		}
+		mw_j_char(b, '{');
+		mw_j_lit(b, label);
+		mw_j_lit(b, "=\"");
+		mw_prom_utf8(b, esc.p);
+		mw_j_lit(b, "\"}");
+		mw_jbuf_release(&esc);
+	}
+	value_line_end(b, v);
+}
+
+const char *mw_prom_type(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && !strcmp(name + n - 6, "_total") ? "counter" : "gauge";
+}
+
+const char *mw_prom_help(const char *name)
+{
+	static const struct { const char *name, *help; } helps[] = {
+		{ "memwatch_system_physical_bytes", "Installed memory the OS manages." },
+		{ "memwatch_system_available_bytes", "Memory available without paging." },
+		{ "memwatch_system_commit_bytes", "System commit charge." },
+		{ "memwatch_system_commit_limit_bytes", "System commit limit." },
+		{ "memwatch_process_working_set_bytes", "Resident set of the process." },
+		{ "memwatch_process_working_set_peak_bytes", "Peak resident set of the process." },
+		{ "memwatch_process_private_bytes", "Commit charge (private bytes) of the process." },
+		{ "memwatch_process_virtual_bytes", "Virtual size of the process." },
+		{ "memwatch_process_handles", "Open handles (Linux: open fds) of the process." },
+		{ "memwatch_process_threads", "Threads of the process." },
+		{ "memwatch_process_page_faults_total", "Page faults of the process." },
+	};
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(helps); i++)
+		if (!strcmp(helps[i].name, name))
+			return helps[i].help;
+	return "memwatch metric.";
+}
+
+static int cmp_latest(const void *a, const void *b)
+{
+	const struct mw_latest *x = *(const struct mw_latest *const *)a;
+	const struct mw_latest *y = *(const struct mw_latest *const *)b;
+	int c = strcmp(x->info.name, y->info.name);
+
+	return c ? c : strcmp(x->info.key, y->info.key);
+}
+
+static bool is_health_name(const char *name)
+{
+	return !strncmp(name, "memwatch_collector_", 19) || !strncmp(name, "memwatch_web_", 13) ||
+	       !strncmp(name, "memwatch_storage_", 17) || !strcmp(name, "memwatch_up") ||
+	       !strcmp(name, "memwatch_uptime_seconds") || !strcmp(name, "memwatch_build_info");
+}
+
+/* Stored series, newest values; returns the number written, -1 if the
+ * storage could not be read. */
+static long stored_series(struct mw_req *r, struct mw_jbuf *b, int64_t live_ms)
+{
+	struct mw_err err = { "" };
+	struct mw_reader *reader = mw_pool_get(r->web->pool, &err);
+	struct mw_latest_list list = { 0 };
+	struct mw_latest **idx;
+	const char *family = NULL;
+	size_t i, n = 0;
+	long written = 0;
+
+	if (!reader)
+		return -1;
+	if (mw_reader_latest(reader, NULL, &list, &err)) {
+		mw_pool_put(r->web->pool, reader);
+		return -1;
+	}
+	idx = calloc(list.n ? list.n : 1, sizeof(*idx));
+	if (idx) {
+		for (i = 0; i < list.n; i++)
+			if (list.items[i].ts_ms >= r->now_ms - live_ms &&
+			    !is_health_name(list.items[i].info.name))
+				idx[n++] = &list.items[i];
+		qsort(idx, n, sizeof(*idx), cmp_latest);
+		for (i = 0; i < n; i++) {
+			if (!family || strcmp(family, idx[i]->info.name)) {
+				family = idx[i]->info.name;
+				mw_prom_family(b, family, mw_prom_type(family), mw_prom_help(family));
+			}
+			mw_prom_utf8(b, idx[i]->info.key);
+			value_line_end(b, idx[i]->value);
+			written++;
+		}
+	}
+	free(idx);
+	mw_latest_list_release(&list);
+	mw_pool_put(r->web->pool, reader);
+	return written;
+}
+
+static double file_bytes(const char *path)
+{
+#ifdef _WIN32
+	struct _stat64 st;
+
+	return _stat64(path, &st) ? 0 : (double)st.st_size;
+#else
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (double)st.st_size;
+#endif
+}
+
+struct MHD_Response *mw_h_metrics(struct mw_req *r)
+{
+	struct mw_collector_status *st;
+	struct mw_query_stats qs;
+	struct mw_jbuf b;
+	char path[1024];
+	size_t i, n = r->web->status ? mw_status_count(r->web->status) : 0;
+	int64_t live = 60000;
+	long series;
+	double db;
+
+	st = calloc(n ? n : 1, sizeof(*st));
+	if (!st)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		mw_status_get(r->web->status, i, &st[i]);
+		st[i].name[sizeof(st[i].name) - 1] = '\0';
+		if (st[i].interval_ms * 3 > live)
+			live = st[i].interval_ms * 3;
+	}
+	mw_jbuf_init(&b);
+	series = stored_series(r, &b, live);
+
+	mw_prom_family(&b, "memwatch_collector_up", "gauge",
+		       "1 when the collector is enabled, supported and its last run succeeded.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_up", "collector", st[i].name,
+			       st[i].enabled && st[i].supported && !st[i].failing);
+	mw_prom_family(&b, "memwatch_collector_duration_seconds", "gauge",
+		       "Time the collector's last run took.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_duration_seconds", "collector", st[i].name,
+			       (double)st[i].last_duration_us / 1e6);
+	mw_prom_family(&b, "memwatch_collector_runs_total", "counter", "Runs of the collector.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_runs_total", "collector", st[i].name,
+			       (double)st[i].runs);
+	mw_prom_family(&b, "memwatch_collector_samples_total", "counter",
+		       "Samples the collector produced.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_samples_total", "collector", st[i].name,
+			       (double)st[i].samples);
+	mw_prom_family(&b, "memwatch_collector_errors_total", "counter", "Failed runs.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_errors_total", "collector", st[i].name,
+			       (double)st[i].errors);
+	mw_prom_family(&b, "memwatch_collector_skipped_ticks_total", "counter",
+		       "Ticks skipped because the collector fell behind.");
+	for (i = 0; i < n; i++)
+		mw_prom_sample(&b, "memwatch_collector_skipped_ticks_total", "collector",
+			       st[i].name, (double)st[i].skipped_ticks);
+
+	mw_prom_family(&b, "memwatch_storage_up", "gauge", "1 when the database can be read.");
+	mw_prom_sample(&b, "memwatch_storage_up", NULL, NULL, series >= 0);
+	mw_prom_family(&b, "memwatch_storage_live_series", "gauge",
+		       "Series with a value in the live window, exported above.");
+	mw_prom_sample(&b, "memwatch_storage_live_series", NULL, NULL,
+		       series >= 0 ? (double)series : NAN);
+	snprintf(path, sizeof(path), "%s", mw_pool_path(r->web->pool));
+	db = file_bytes(path);
+	snprintf(path, sizeof(path), "%s-wal", mw_pool_path(r->web->pool));
+	db += file_bytes(path);
+	mw_prom_family(&b, "memwatch_storage_db_bytes", "gauge",
+		       "Size of the database file and its write-ahead log.");
+	mw_prom_sample(&b, "memwatch_storage_db_bytes", NULL, NULL, db);
+	mw_query_stats_get(&qs);
+	mw_prom_family(&b, "memwatch_storage_queries_total", "counter", "Read queries run.");
+	mw_prom_sample(&b, "memwatch_storage_queries_total", NULL, NULL, (double)qs.queries);
+	mw_prom_family(&b, "memwatch_storage_query_seconds_total", "counter",
+		       "Time spent in read queries.");
+	mw_prom_sample(&b, "memwatch_storage_query_seconds_total", NULL, NULL,
+		       (double)qs.total_ns / 1e9);
+
+	mw_prom_family(&b, "memwatch_web_requests_total", "counter",
+		       "HTTP requests answered, by status code.");
+	for (i = 0; i <= MW_WEB_NCODES; i++) {
+		char code[16];
+
+		snprintf(code, sizeof(code), "%u", i < MW_WEB_NCODES ? mw_web_codes[i] : 0);
+		mw_prom_sample(&b, "memwatch_web_requests_total", "code",
+			       i < MW_WEB_NCODES ? code : "other",
+			       (double)atomic_load_explicit(&r->web->requests[i],
+							    memory_order_relaxed));
+	}
+	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
+	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,
+		       r->web->status ? (double)(r->now_ms - mw_status_started_ms(r->web->status)) / 1000
+				      : 0);
+	mw_prom_family(&b, "memwatch_build_info", "gauge", "Always 1; the version as a label.");
+	mw_prom_sample(&b, "memwatch_build_info", "version", MW_VERSION, 1);
+	free(st);
+	{
+		size_t len;
+		char *p = mw_jbuf_detach(&b, &len);
+
+		mw_jbuf_release(&b);
+		return mw_reply_bytes(r, 200, "text/plain; version=0.0.4; charset=utf-8", p, len);
+	}
+}

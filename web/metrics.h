@@ -1,0 +1,24 @@
+/*
+ * metrics.h - Prometheus text exposition (format 0.0.4) helpers, pure so
+ * tests drive them directly.  Thread-safe.
+ */
+#ifndef MW_WEB_METRICS_H
+#define MW_WEB_METRICS_H
+
+#include "json_out.h"
+
+/* "# HELP name text\n# TYPE name type\n" (help escaped: \\ and \n). */
+void mw_prom_family(struct mw_jbuf *b, const char *name, const char *type, const char *help);
+/* name{label="value"} v\n -- label may be NULL for none; value escaped
+ * (\\ \" \n), invalid UTF-8 replaced by U+FFFD. */
+void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
+		    const char *value, double v);
+/* Append s (a series key already in exposition form) with invalid UTF-8
+ * replaced by U+FFFD. */
+void mw_prom_utf8(struct mw_jbuf *b, const char *s);
+/* "counter" for names ending in _total, else "gauge". */
+const char *mw_prom_type(const char *name);
+/* HELP text of a memwatch metric (README's table), or a generic one. */
+const char *mw_prom_help(const char *name);
+
+#endif

@@ -1,0 +1,74 @@
+/* readers.c - see readers.h. */
+#include "readers.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "daemon/xalloc.h"
+#include "storage/query.h"
+
+struct mw_reader_pool {
+	pthread_mutex_t lock;
+	char *path;
+	struct mw_reader **idle;
+	size_t nidle, keep;
+};
+
+struct mw_reader_pool *mw_pool_new(const char *db_path, size_t keep)
+{
+	struct mw_reader_pool *p = mw_xcalloc(1, sizeof(*p));
+
+	pthread_mutex_init(&p->lock, NULL);
+	p->path = mw_xstrdup(db_path ? db_path : "");
+	p->keep = keep ? keep : 1;
+	p->idle = mw_xcalloc(p->keep, sizeof(*p->idle));
+	return p;
+}
+
+void mw_pool_free(struct mw_reader_pool *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nidle; i++)
+		mw_reader_free(p->idle[i]);
+	free(p->idle);
+	free(p->path);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+struct mw_reader *mw_pool_get(struct mw_reader_pool *p, struct mw_err *err)
+{
+	struct mw_reader *r = NULL;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nidle)
+		r = p->idle[--p->nidle];
+	pthread_mutex_unlock(&p->lock);
+	if (r)
+		return r;
+	/* Opened outside the lock: opening can take a while. */
+	if (mw_reader_open(&r, p->path, err))
+		return NULL;
+	return r;
+}
+
+void mw_pool_put(struct mw_reader_pool *p, struct mw_reader *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->nidle < p->keep) {
+		p->idle[p->nidle++] = r;
+		r = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	mw_reader_free(r);
+}
+
+const char *mw_pool_path(const struct mw_reader_pool *p)
+{
+	return p->path;
+}

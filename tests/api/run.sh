@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# run.sh DAEMON - the HTTP API end to end against a running memwatchd:
+# every endpoint, selectors, time formats, buckets, errors, the token,
+# keep-alive reuse and hostile input.  TAP output; exit 1 on any failure.
+# Loopback only, temp database, bounded (< 60 s).
+#
+#   tests/api/run.sh build/native/memwatchd
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+daemon=$(cd "$(dirname "${1:?usage: run.sh DAEMON}")" && pwd)/$(basename "$1")
+. "$here/lib.sh"
+
+for tool in curl python3; do
+	if ! command -v $tool >/dev/null; then
+		skip "$tool not installed"
+		finish
+		exit 0
+	fi
+done
+if [ ! -x "$daemon" ]; then
+	not_ok "daemon $daemon not built"
+	finish
+	exit 1
+fi
+
+# getj PATH EXPR: GET base+PATH (200 expected) and check EXPR over it.
+getj() {
+	curl -sf --max-time 10 ${auth:+-H "$auth"} "$base$1" | js "$2"
+}
+auth=
+
+port=$(free_port)
+base=http://127.0.0.1:$port
+mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 100ms \
+	--set storage.flush_interval=200ms
+main_pid=$mw_pid
+check "daemon answers /healthz" wait_ready "$base/healthz"
+check "first samples are queryable" wait_data "$base"
+
+# --- status ---------------------------------------------------------------
+check "healthz: status, version, uptime_s" getj /healthz \
+	'd["status"]=="ok" and isinstance(d["version"],str) and d["uptime_s"]>=0'
+check "collectors: every field of every collector" getj /api/v1/collectors \
+	'len(d["collectors"])>=2 and all(set(c)>={"name","enabled","supported","reason","mode","interval_ms","last_duration_us","samples","errors","last_error","skipped_ticks"} for c in d["collectors"])'
+check "collectors: process collector sampling" getj /api/v1/collectors \
+	'any(c["name"]=="process" and c["samples"]>0 for c in d["collectors"])'
+
+# --- series and selectors ---------------------------------------------------
+check "series: all, with id, name, labels, first/last timestamp" getj /api/v1/series \
+	'len(d["series"])>5 and all(set(s)>={"id","name","labels","first_ts","last_ts"} for s in d["series"])'
+check "series: metric name selector" getj "/api/v1/series?match=memwatch_system_available_bytes" \
+	'len(d["series"])==1 and d["series"][0]["name"]=="memwatch_system_available_bytes" and d["series"][0]["last_ts"]>=d["series"][0]["first_ts"]'
+check "series: label matcher (this daemon's pid)" getj \
+	"/api/v1/series?match=memwatch_process_private_bytes%7Bpid%3D%22$main_pid%22%7D" \
+	"len(d['series'])==1 and d['series'][0]['labels']['pid']=='$main_pid' and d['series'][0]['labels']['process'].startswith('memwatchd')"
+check "series: regex on __name__" getj \
+	"/api/v1/series?match=%7B__name__%3D~%22memwatch_system_.*%22%7D" \
+	'len(d["series"])>=3 and all(s["name"].startswith("memwatch_system_") for s in d["series"])'
+check "series: negative matcher" getj \
+	"/api/v1/series?match=memwatch_process_threads%7Bpid!%3D%22$main_pid%22%7D" \
+	"all(s['labels']['pid']!='$main_pid' for s in d['series'])"
+check "series: no match is an empty list" getj "/api/v1/series?match=memwatch_nothing_here" \
+	'd["series"]==[]'
+check "series: bad selector is 400 naming match" expect_error 400 match \
+	"$base/api/v1/series?match=memwatch_x%7Bpid%3D"
+
+# --- query -----------------------------------------------------------------
+q=/api/v1/query?match=memwatch_system_available_bytes
+check "query: columnar t + values, same lengths" getj "$q" \
+	'len(d["t"])>=1 and len(d["series"])==1 and len(d["series"][0]["values"])==len(d["t"]) and d["t"]==sorted(d["t"])'
+check "query: series carry id, name, labels" getj "$q" \
+	'set(d["series"][0])>={"id","name","labels","values"}'
+now_ms=$(($(date +%s) * 1000))
+check "query: from/to as epoch ms" getj "$q&from=$((now_ms - 600000))&to=$((now_ms + 60000))" 'len(d["t"])>=1'
+rfc_from=$(date -u -d '-10 min' +%Y-%m-%dT%H:%M:%SZ)
+rfc_to=$(date -u -d '+1 min' +%Y-%m-%dT%H:%M:%S.000+00:00)
+check "query: from/to as RFC 3339" getj "$q&from=$rfc_from&to=${rfc_to/+/%2B}" 'len(d["t"])>=1'
+check "query: relative -1h and now" getj "$q&from=-1h&to=now" 'len(d["t"])>=1'
+check "query: now-15m" getj "$q&from=now-15m" 'len(d["t"])>=1'
+check "query: step=1s agg=max buckets on whole seconds" getj "$q&from=-1m&step=1s&agg=max" \
+	'd["step_ms"]==1000 and d["agg"]=="max" and all(t%1000==0 for t in d["t"])'
+check "query: agg=min, avg, last accepted" sh -c "for a in min avg last; do curl -sf '$base$q&agg='\$a >/dev/null || exit 1; done"
+check "query: max_points bounds the axis" getj "$q&from=-1h&max_points=5" 'len(d["t"])<=5'
+check "query: step=raw gives raw points" getj "$q&from=-1m&step=raw" \
+	'd["step_ms"]==-1 and all(v is None or v>0 for v in d["series"][0]["values"])'
+check "query: null for gaps (JSON null, never NaN)" sh -c \
+	"curl -sf '$base/api/v1/query?match=%7B__name__%3D~%22memwatch_process_.*%22%7D&from=-1m&step=raw&max_points=1000' | python3 -c 'import json,sys; json.loads(sys.stdin.read(), parse_constant=lambda c: sys.exit(1))'"
+check "query: unknown series is 404" expect_error 404 match "$base/api/v1/query?match=memwatch_nothing_here"
+check "query: missing match is 400" expect_error 400 match "$base/api/v1/query"
+check "query: bad from is 400 naming from" expect_error 400 from "$base$q&from=yesterday"
+check "query: bad to is 400 naming to" expect_error 400 to "$base$q&to=2025-02-30T00:00:00Z"
+check "query: from after to is 400" expect_error 400 from "$base$q&from=now&to=-1h"
+check "query: bad agg is 400" expect_error 400 agg "$base$q&agg=median"
+check "query: bad step is 400" expect_error 400 step "$base$q&step=fast"
+check "query: max_points=0 is 400" expect_error 400 max_points "$base$q&max_points=0"
+check "query: max_points huge is 400" expect_error 400 max_points "$base$q&max_points=99999999999999"
+check "query: unknown parameter is 400" expect_error 400 frm "$base$q&frm=-1h"
+
+# --- processes ----------------------------------------------------------------
+check "processes: table with headline metrics and growth" getj /api/v1/processes \
+	'len(d["processes"])>=1 and all(set(p)>={"process","pid","private_bytes","working_set_bytes","private_growth_bytes"} for p in d["processes"])'
+check "processes: sorted by private bytes (default)" getj /api/v1/processes \
+	'[p["private_bytes"] for p in d["processes"] if p["private_bytes"] is not None]==sorted([p["private_bytes"] for p in d["processes"] if p["private_bytes"] is not None],reverse=True)'
+check "processes: sort=working_set" getj "/api/v1/processes?sort=working_set" \
+	'[p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None]==sorted([p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None],reverse=True)'
+check "processes: sort=growth and limit" getj "/api/v1/processes?sort=growth&limit=3" 'len(d["processes"])<=3'
+check "processes: the daemon itself is listed" getj "/api/v1/processes?sort=name" \
+	"any(p['pid']=='$main_pid' for p in d['processes'])"
+check "processes: bad sort is 400" expect_error 400 sort "$base/api/v1/processes?sort=color"
+
+# --- export -------------------------------------------------------------------
+export_csv() {
+	curl -sf --max-time 10 "$base/api/v1/export?match=%7B__name__%3D~%22memwatch_system_.*%22%7D&from=-1h&format=csv" >"$tmpdir/x.csv" &&
+		python3 - "$tmpdir/x.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0][0].startswith("(PDH-CSV 4.0)"), rows[0]
+assert len(rows[0]) >= 4 and all(c.startswith("memwatch_system_") for c in rows[0][1:]), rows[0]
+assert len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), "ragged"
+raw = open(sys.argv[1], "rb").read().split(b"\r\n")[1]
+assert raw.startswith(b'"') and b"/" in raw.split(b",")[0], raw   # quoted MM/DD/YYYY time
+assert any(float(v) > 0 for v in rows[1][1:] if v), rows[1]
+PY
+}
+check "export: CSV in typeperf's shape" export_csv
+check "export: JSON raw points" getj "/api/v1/export?match=memwatch_system_available_bytes&format=json" \
+	'len(d["series"])==1 and len(d["series"][0]["points"])>=1 and all(len(p)==2 for p in d["series"][0]["points"])'
+check "export: bad format is 400" expect_error 400 format "$base/api/v1/export?match=memwatch_system_available_bytes&format=xls"
+check "export: unknown series is 404" expect_error 404 match "$base/api/v1/export?match=memwatch_nothing_here"
+
+# --- /metrics -------------------------------------------------------------------
+metrics() { curl -sf --max-time 10 "$base/metrics" >"$tmpdir/metrics.txt"; }
+check "metrics: 200 text exposition" metrics
+check "metrics: live series and daemon health" sh -c \
+	"grep -q '^memwatch_system_available_bytes ' '$tmpdir/metrics.txt' && grep -q '^memwatch_process_private_bytes{' '$tmpdir/metrics.txt' && grep -q '^memwatch_collector_duration_seconds{collector=\"process\"}' '$tmpdir/metrics.txt' && grep -q '^memwatch_storage_up 1' '$tmpdir/metrics.txt'"
+if command -v promtool >/dev/null; then
+	check "metrics: promtool check metrics passes" sh -c "promtool check metrics <'$tmpdir/metrics.txt'"
+else
+	skip "promtool not installed"
+fi
+
+# --- page --------------------------------------------------------------------------
+check "page: / is the embedded HTML" sh -c "curl -sf '$base/' | grep -q '<html'"
+check "page: uPlot embedded" sh -c "curl -sf -o /dev/null '$base/uPlot.iife.min.js'"
+check "page: app.js embedded" sh -c "curl -sf '$base/app.js' | grep -q 'api/v1/query'"
+
+# --- keep-alive, methods, paths -----------------------------------------------------
+keep_alive() {
+	curl -s -o /dev/null -o /dev/null -w '%{num_connects}\n' "$base/healthz" "$base/api/v1/collectors" |
+		awk '{ s += $1; n++ } END { if (s != 1 || n != 2) { print "connects " s " for " n " requests"; exit 1 } }'
+}
+check "keep-alive: two requests, one connection" keep_alive
+check "unknown path is 404 JSON" expect_error 404 path "$base/api/v2/nothing"
+check "path traversal is 404" expect_error 404 path "$base/../../etc/passwd" --path-as-is
+check "encoded traversal is 404" expect_error 404 path "$base/%2e%2e/%2e%2e/etc/passwd" --path-as-is
+check "POST is 405" expect_error 405 method "$base/api/v1/series" -X POST -d x=1
+check "DELETE is 405" expect_error 405 method "$base/healthz" -X DELETE
+check "HEAD is 200" sh -c "[ \"\$(curl -s -I -o /dev/null -w '%{http_code}' '$base/healthz')\" = 200 ]"
+
+# --- hostile input -------------------------------------------------------------------
+check "invalid UTF-8 is 400 naming the parameter" expect_error 400 "match: is not valid UTF-8" \
+	"$base/api/v1/series?match=%C0%AF"
+check "NUL byte is 400" expect_error 400 match "$base/api/v1/series?match=a%00b"
+big=$(head -c 20000 /dev/zero | tr '\0' a)
+check "oversized parameter is 413" expect_error 413 "too large" "$base/api/v1/series?match=$big"
+check "oversized body is 413" expect_error 413 "too large" "$base/api/v1/series" -X POST --data-binary "@$tmpdir/x.csv" -H 'Content-Length: 50000000'
+check "huge header is answered cleanly" sh -c \
+	"code=\$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Big: $(head -c 100000 /dev/zero | tr '\0' b)' '$base/healthz'); case \$code in 413|431|414|400|000) exit 0;; *) echo \$code; exit 1;; esac"
+check "garbage request line is answered cleanly" python3 - "$port" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 GARBAGE\r\n\r\n")
+data = s.recv(4096)
+assert data == b"" or data.startswith(b"HTTP/1.1 4"), data[:100]
+PY
+slow_and_many() {
+	python3 - "$port" "$base" <<'PY'
+import socket, sys, urllib.request
+port = int(sys.argv[1])
+# A slow client: half a request line, never finished.
+slow = socket.create_connection(("127.0.0.1", port), timeout=5)
+slow.sendall(b"GET /api/v1/collec")
+# Others are still served while it dawdles.
+assert urllib.request.urlopen(sys.argv[2] + "/healthz", timeout=5).status == 200
+# Many connections: the per-IP limit (32) bounds them; the surplus is closed.
+conns, served = [], 0
+for i in range(80):
+    try:
+        conns.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+    except OSError:
+        pass
+for c in conns:
+    try:
+        c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        if c.recv(64).startswith(b"HTTP/1.1 200"):
+            served += 1
+    except OSError:
+        pass
+for c in conns:
+    c.close()
+slow.close()
+assert 1 <= served <= 32, served
+print("served", served, "of", len(conns))
+PY
+}
+check "slow client and 80 connections: bounded, others served" slow_and_many
+check "daemon still serves after the hostile input" wait_ready "$base/healthz"
+still_sampling() {
+	local a b i
+	a=$(curl -sf "$base/api/v1/series?match=memwatch_system_available_bytes" | js 'print(d["series"][0]["last_ts"])' | head -1)
+	for i in $(seq 1 50); do
+		b=$(curl -sf "$base/api/v1/series?match=memwatch_system_available_bytes" | js 'print(d["series"][0]["last_ts"])' | head -1)
+		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && return 0
+		sleep 0.1
+	done
+	echo "last_ts stayed $a"
+	return 1
+}
+check "daemon still sampling after the hostile input" still_sampling
+
+# --- the token -----------------------------------------------------------------------
+tport=$(free_port)
+printf '[web]\ntoken = s3cret-token\n' >"$tmpdir/token.ini"
+mw_start token --config "$tmpdir/token.ini" --listen "127.0.0.1:$tport" --db "$tmpdir/t.db" \
+	--interval 100ms --set storage.flush_interval=200ms
+token_pid=$mw_pid
+tbase=http://127.0.0.1:$tport
+check "token daemon answers /healthz without the token" wait_ready "$tbase/healthz"
+check "token: API without it is 401" expect_error 401 token "$tbase/api/v1/collectors"
+check "token: wrong token is 401" expect_error 401 token "$tbase/api/v1/series" -H 'Authorization: Bearer nope'
+check "token: /metrics without it is 401" expect_error 401 token "$tbase/metrics"
+check "token: page without it is 401" expect_error 401 token "$tbase/"
+check "token: with it, 200" sh -c \
+	"[ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret-token' '$tbase/api/v1/collectors')\" = 200 ]"
+check "token daemon stops with status 0" mw_stop "$token_pid"
+
+check "SIGTERM stops the daemon with status 0" mw_stop "$main_pid"
+finish

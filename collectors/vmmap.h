@@ -1,0 +1,62 @@
+/*
+ * vmmap.h - the address-space map of watched processes (VirtualMemory.exe's
+ * view): committed, reserved and free bytes by type, region count,
+ * largest free block.
+ *
+ * The platform walks the regions (vmmap_win32.c: VirtualQueryEx from 0 to
+ * the highest application address; vmmap_linux.c: /proc/PID/maps);
+ * mw_vm_summarize, pure, turns any region list into the totals.
+ */
+#ifndef MW_COLLECTORS_VMMAP_H
+#define MW_COLLECTORS_VMMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "daemon/mwerr.h"
+
+enum mw_vm_state { MW_VM_COMMIT, MW_VM_RESERVE, MW_VM_FREE, MW_VM_NSTATES };
+enum mw_vm_type { MW_VM_IMAGE, MW_VM_MAPPED, MW_VM_PRIVATE, MW_VM_NONE, MW_VM_NTYPES };
+
+struct mw_vm_region {
+	uint64_t base, size;
+	uint64_t alloc_base;	/* AllocationBase (Linux: base) */
+	uint8_t state;		/* enum mw_vm_state */
+	uint8_t type;		/* enum mw_vm_type; free regions: MW_VM_NONE */
+	uint32_t protect;	/* PAGE_* (Windows), 0 elsewhere */
+};
+
+struct mw_vm_regions {
+	struct mw_vm_region *r;
+	size_t n, cap;
+	uint64_t lo, hi;	/* the user address range walked */
+	bool wow64;		/* a 32-bit process on 64-bit Windows */
+};
+
+struct mw_vm_summary {
+	uint64_t bytes[MW_VM_NSTATES][MW_VM_NTYPES];
+	uint64_t regions;		/* non-free regions */
+	uint64_t allocations;		/* distinct allocation bases */
+	uint64_t free_blocks;
+	uint64_t largest_free;		/* in [lo, hi): the gaps count as free */
+};
+
+extern const char *const mw_vm_state_names[MW_VM_NSTATES];
+extern const char *const mw_vm_type_names[MW_VM_NTYPES];
+
+void mw_vm_regions_release(struct mw_vm_regions *v);
+void mw_vm_regions_add(struct mw_vm_regions *v, uint64_t base, uint64_t size, uint64_t alloc_base,
+		       int state, int type, uint32_t protect);
+/* Totals over the regions (sorted by base, not overlapping).  Address
+ * space in [lo, hi) that no region covers counts as free, so a walk that
+ * lists free regions and one (Linux) that does not agree. */
+void mw_vm_summarize(const struct mw_vm_regions *v, struct mw_vm_summary *out);
+/* /proc/PID/maps text to regions (file-backed executable: image; other
+ * file-backed: mapped; anonymous: private; "---p" anonymous: reserved). */
+int mw_vm_parse_maps(const char *text, struct mw_vm_regions *v, struct mw_err *err);
+
+/* Platform walk.  Returns 0, 1 when the process cannot be opened or has
+ * gone (err says why: inaccessible, not an error), -1 on failure. */
+int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err);
+
+#endif

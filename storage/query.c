@@ -1,0 +1,990 @@
+/*
+ * query.c - the read API (query.h) over a read-only connection.
+ *
+ * Tier choice: rollup rows are exact min/max/sum/last per aligned bucket,
+ * so a query whose step is a multiple of a tier's resolution can be
+ * answered from that tier without loss; the coarsest such tier reads the
+ * fewest rows.  The newest stretch not yet rolled up (the bucket in
+ * progress) comes from the raw chunks.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+#include "codec.h"
+#include "schema.h"
+#include "selector.h"
+#include "daemon/clock.h"
+#include "daemon/xalloc.h"
+
+#define READER_BUSY_MS 2000
+
+static const int64_t tier_res[3] = { 1, 60000, 3600000 };
+static const char *const tier_table[3] = { "chunk", "rollup_1m", "rollup_1h" };
+
+static _Atomic uint64_t stat_queries, stat_total_ns, stat_last_ns;
+
+void mw_query_stats_get(struct mw_query_stats *out)
+{
+	out->queries = atomic_load(&stat_queries);
+	out->total_ns = atomic_load(&stat_total_ns);
+	out->last_ns = atomic_load(&stat_last_ns);
+}
+
+static void stat_done(int64_t t0)
+{
+	uint64_t ns = (uint64_t)(mw_clock_mono_ns() - t0);
+
+	atomic_fetch_add(&stat_queries, 1);
+	atomic_fetch_add(&stat_total_ns, ns);
+	atomic_store(&stat_last_ns, ns);
+}
+
+struct mw_reader {
+	sqlite3 *db;
+	char *path;
+};
+
+int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
+{
+	struct mw_reader *r = mw_xcalloc(1, sizeof(*r));
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	if (sqlite3_open_v2(db_path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		mw_error(err, "cannot open '%s': %s", db_path,
+			 r->db ? sqlite3_errmsg(r->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
+	if (sqlite3_prepare_v2(r->db, "SELECT last_chunk FROM series LIMIT 0", -1, &st,
+			       NULL) != SQLITE_OK) {
+		mw_error(err, "cannot read '%s' as a memwatch database: %s", db_path,
+			 sqlite3_errmsg(r->db));
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	r->path = mw_xstrdup(db_path);
+	*out = r;
+	return 0;
+fail:
+	sqlite3_close(r->db);
+	free(r);
+	return -1;
+}
+
+void mw_reader_free(struct mw_reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_close(r->db);
+	free(r->path);
+	free(r);
+}
+
+static int prep(struct mw_reader *r, sqlite3_stmt **st, const char *sql, struct mw_err *err)
+{
+	if (sqlite3_prepare_v2(r->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
+	}
+	return 0;
+}
+
+static int step_err(struct mw_reader *r, struct mw_err *err)
+{
+	return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
+}
+
+/* ---- series --------------------------------------------------------------- */
+
+void mw_series_info_release(struct mw_series_info *info)
+{
+	size_t i;
+
+	for (i = 0; i < info->nlabels; i++) {
+		free((char *)info->labels[i].name);
+		free((char *)info->labels[i].value);
+	}
+	free(info->labels);
+	free(info->key);
+	free(info->name);
+	memset(info, 0, sizeof(*info));
+	info->first_ts = info->last_ts = INT64_MIN;
+}
+
+void mw_series_list_release(struct mw_series_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		mw_series_info_release(&list->items[i]);
+	free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}
+
+static int64_t one_int(sqlite3_stmt *st, int64_t id, int64_t dflt)
+{
+	int64_t v = dflt;
+
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+/* Fill first_ts / last_ts from every tier (index seeks only). */
+static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
+		      struct mw_err *err)
+{
+	static const char *const first_sql[3] = {
+		"SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
+		"SELECT min(ts) FROM rollup_1m WHERE series_id = ?",
+		"SELECT min(ts) FROM rollup_1h WHERE series_id = ?",
+	};
+	static const char *const last_sql[3] = {
+		"SELECT max(max_ts) FROM chunk WHERE series_id = ?",
+		"SELECT max(ts) FROM rollup_1m WHERE series_id = ?",
+		"SELECT max(ts) FROM rollup_1h WHERE series_id = ?",
+	};
+	sqlite3_stmt *first[3] = { NULL, NULL, NULL }, *last[3] = { NULL, NULL, NULL };
+	size_t i;
+	int t, rc = -1;
+
+	for (t = 0; t < 3; t++)
+		if (prep(r, &first[t], first_sql[t], err) || prep(r, &last[t], last_sql[t], err))
+			goto out;
+	for (i = 0; i < n; i++) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+		for (t = 0; t < 3; t++) {
+			int64_t a = one_int(first[t], info[i].id, INT64_MAX);
+			int64_t b = one_int(last[t], info[i].id, INT64_MIN);
+
+			if (a < lo)
+				lo = a;
+			if (b > hi)
+				hi = b;
+		}
+		info[i].first_ts = lo == INT64_MAX ? INT64_MIN : lo;
+		info[i].last_ts = hi;
+	}
+	rc = 0;
+out:
+	for (t = 0; t < 3; t++) {
+		sqlite3_finalize(first[t]);
+		sqlite3_finalize(last[t]);
+	}
+	return rc;
+}
+
+static int load_labels(struct mw_reader *r, sqlite3_stmt *lab, struct mw_series_info *info,
+		       struct mw_err *err)
+{
+	size_t cap = 0;
+	int rc;
+
+	sqlite3_bind_int64(lab, 1, info->id);
+	while ((rc = sqlite3_step(lab)) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(lab, 0);
+		const char *v = (const char *)sqlite3_column_text(lab, 1);
+
+		MW_GROW(info->labels, cap, info->nlabels + 1);
+		info->labels[info->nlabels].name = mw_xstrdup(n ? n : "");
+		info->labels[info->nlabels].value = mw_xstrdup(v ? v : "");
+		info->nlabels++;
+	}
+	sqlite3_reset(lab);
+	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+}
+
+/* Series matching sel (or the one with id/key when given). */
+static int load_series(struct mw_reader *r, const struct mw_selector *sel, const int64_t *id,
+		       const char *key, struct mw_series_list *out, struct mw_err *err)
+{
+	sqlite3_stmt *st = NULL, *lab = NULL;
+	size_t cap = 0;
+	int rc = -1, step;
+
+	memset(out, 0, sizeof(*out));
+	if (prep(r, &lab, "SELECT name, value FROM series_label WHERE series_id = ? "
+		 "ORDER BY name", err))
+		goto out;
+	if (id) {
+		if (prep(r, &st, "SELECT id, key, name FROM series WHERE id = ?", err))
+			goto out;
+		sqlite3_bind_int64(st, 1, *id);
+	} else if (key) {
+		if (prep(r, &st, "SELECT id, key, name FROM series WHERE key = ?", err))
+			goto out;
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	} else if (sel && sel->name) {
+		if (prep(r, &st, "SELECT id, key, name FROM series WHERE name = ? ORDER BY key",
+			 err))
+			goto out;
+		sqlite3_bind_text(st, 1, sel->name, -1, SQLITE_STATIC);
+	} else if (prep(r, &st, "SELECT id, key, name FROM series ORDER BY key", err)) {
+		goto out;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_series_info info;
+
+		memset(&info, 0, sizeof(info));
+		info.id = sqlite3_column_int64(st, 0);
+		info.key = mw_xstrdup((const char *)sqlite3_column_text(st, 1));
+		info.name = mw_xstrdup((const char *)sqlite3_column_text(st, 2));
+		info.first_ts = info.last_ts = INT64_MIN;
+		if (load_labels(r, lab, &info, err)) {
+			mw_series_info_release(&info);
+			goto out;
+		}
+		if (sel && !mw_selector_match(sel, info.name, info.labels, info.nlabels)) {
+			mw_series_info_release(&info);
+			continue;
+		}
+		MW_GROW(out->items, cap, out->n + 1);
+		out->items[out->n++] = info;
+	}
+	if (step != SQLITE_DONE) {
+		step_err(r, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(lab);
+	if (rc)
+		mw_series_list_release(out);
+	return rc;
+}
+
+int mw_reader_find(struct mw_reader *r, const char *selector,
+		   struct mw_series_list *out, struct mw_err *err)
+{
+	struct mw_selector sel;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (mw_selector_parse(&sel, selector, err))
+		return -1;
+	rc = load_series(r, &sel, NULL, NULL, out, err);
+	mw_selector_release(&sel);
+	if (!rc && fill_range(r, out->items, out->n, err)) {
+		mw_series_list_release(out);
+		rc = -1;
+	}
+	return rc;
+}
+
+static int one_series(struct mw_reader *r, const int64_t *id, const char *key,
+		      struct mw_series_info *out, struct mw_err *err)
+{
+	struct mw_series_list list;
+
+	memset(out, 0, sizeof(*out));
+	out->first_ts = out->last_ts = INT64_MIN;
+	if (load_series(r, NULL, id, key, &list, err))
+		return -1;
+	if (!list.n) {
+		mw_series_list_release(&list);
+		return 1;
+	}
+	if (fill_range(r, list.items, 1, err)) {
+		mw_series_list_release(&list);
+		return -1;
+	}
+	*out = list.items[0];
+	free(list.items);
+	return 0;
+}
+
+int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
+			   struct mw_series_info *out, struct mw_err *err)
+{
+	return one_series(r, &id, NULL, out, err);
+}
+
+int mw_reader_series_by_key(struct mw_reader *r, const char *key,
+			    struct mw_series_info *out, struct mw_err *err)
+{
+	return one_series(r, NULL, key, out, err);
+}
+
+/* ---- range queries ---------------------------------------------------------- */
+
+int mw_agg_parse(const char *text, enum mw_agg *out, struct mw_err *err)
+{
+	static const char *const names[] = { "avg", "min", "max", "last" };
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(names); i++)
+		if (text && !strcmp(text, names[i])) {
+			*out = (enum mw_agg)i;
+			return 0;
+		}
+	return mw_error(err, "unknown aggregate '%s' (avg, min, max or last)",
+			text ? text : "");
+}
+
+const char *mw_tier_name(enum mw_tier tier)
+{
+	switch (tier) {
+	case MW_TIER_RAW:
+		return "raw";
+	case MW_TIER_1M:
+		return "1m";
+	case MW_TIER_1H:
+		return "1h";
+	default:
+		return "auto";
+	}
+}
+
+void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_ms)
+{
+	memset(q, 0, sizeof(*q));
+	q->from_ms = from_ms;
+	q->to_ms = to_ms;
+	q->step_ms = MW_STEP_AUTO;
+	q->agg = MW_AGG_AVG;
+	q->max_points = MW_QUERY_DEFAULT_POINTS;
+	q->tier = MW_TIER_AUTO;
+}
+
+void mw_range_result_release(struct mw_range_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nseries; i++) {
+		mw_series_info_release(&res->series[i]);
+		free(res->values[i]);
+	}
+	free(res->series);
+	free(res->values);
+	free(res->t);
+	memset(res, 0, sizeof(*res));
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b < 0) ? q - 1 : q;
+}
+
+static int64_t round_up(int64_t v, int64_t m)
+{
+	return (v + m - 1) / m * m;
+}
+
+struct bucket {
+	double min, max, sum, last;
+	int64_t last_ts, count;
+};
+
+struct bucketing {
+	int64_t from, to, step, first;	/* first = floor(from / step) */
+	size_t nb;
+	struct bucket *b;
+};
+
+static void bucket_add(struct bucketing *bk, int64_t ts, double min, double max,
+		       double sum, double last, int64_t count)
+{
+	struct bucket *b;
+
+	if (ts < bk->from || ts > bk->to || isnan(sum))
+		return;
+	b = &bk->b[floor_div(ts, bk->step) - bk->first];
+	if (!b->count) {
+		b->min = min;
+		b->max = max;
+		b->sum = sum;
+		b->last = last;
+		b->last_ts = ts;
+		b->count = count;
+		return;
+	}
+	if (min < b->min)
+		b->min = min;
+	if (max > b->max)
+		b->max = max;
+	b->sum += sum;
+	b->count += count;
+	if (ts >= b->last_ts) {
+		b->last = last;
+		b->last_ts = ts;
+	}
+}
+
+/* Raw points of one series in [lo, to] into buckets. */
+static int raw_into(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t lo,
+		    struct bucketing *bk, struct mw_err *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, bk->to);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_chunk_dec d;
+		int64_t ts;
+		double v;
+
+		if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
+				      (size_t)sqlite3_column_bytes(st, 0)))
+			continue;	/* a corrupt chunk reads as a gap */
+		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
+			if (ts >= lo)
+				bucket_add(bk, ts, v, v, v, v, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+}
+
+static const char chunk_range_sql[] =
+	"SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 "
+	"ORDER BY min_ts";
+
+/* Fill one series' buckets from a tier (plus raw for what it lacks). */
+static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucketing *bk,
+			struct mw_err *err)
+{
+	sqlite3_stmt *raw = NULL, *st = NULL, *cov = NULL;
+	int64_t lo = bk->from;
+	char sql[160];
+	int rc = -1, step;
+
+	if (prep(r, &raw, chunk_range_sql, err))
+		goto out;
+	if (tier > 0) {
+		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s WHERE series_id = ?",
+			 tier_table[tier]);
+		if (prep(r, &cov, sql, err))
+			goto out;
+		snprintf(sql, sizeof(sql), "SELECT ts, min, max, avg, last, count FROM %s "
+			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
+			 tier_table[tier]);
+		if (prep(r, &st, sql, err))
+			goto out;
+		lo = one_int(cov, id, INT64_MIN);
+		lo = lo == INT64_MIN ? bk->from : lo + tier_res[tier];
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, bk->from);
+		sqlite3_bind_int64(st, 3, bk->to);
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t count = sqlite3_column_int64(st, 5);
+
+			bucket_add(bk, sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
+				   sqlite3_column_double(st, 2),
+				   sqlite3_column_double(st, 3) * (double)count,
+				   sqlite3_column_double(st, 4), count);
+		}
+		if (step != SQLITE_DONE) {
+			step_err(r, err);
+			goto out;
+		}
+		if (lo < bk->from)
+			lo = bk->from;
+	}
+	if (lo <= bk->to && raw_into(r, raw, id, lo, bk, err))
+		goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(raw);
+	sqlite3_finalize(st);
+	sqlite3_finalize(cov);
+	return rc;
+}
+
+static double agg_value(const struct bucket *b, enum mw_agg agg)
+{
+	if (!b->count)
+		return NAN;
+	switch (agg) {
+	case MW_AGG_MIN:
+		return b->min;
+	case MW_AGG_MAX:
+		return b->max;
+	case MW_AGG_LAST:
+		return b->last;
+	default:
+		return b->sum / (double)b->count;
+	}
+}
+
+/* Oldest timestamp any of the series has in a tier (INT64_MAX: none). */
+static int64_t tier_oldest(struct mw_reader *r, int tier, const struct mw_range_result *res)
+{
+	sqlite3_stmt *st;
+	int64_t oldest = INT64_MAX;
+	char sql[128];
+	size_t i;
+
+	if (tier == 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1");
+	else
+		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s WHERE series_id = ?",
+			 tier_table[tier]);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return INT64_MAX;
+	for (i = 0; i < res->nseries; i++) {
+		int64_t v = one_int(st, res->series[i].id, INT64_MAX);
+
+		if (v < oldest)
+			oldest = v;
+	}
+	sqlite3_finalize(st);
+	return oldest;
+}
+
+static int64_t nice_step(int64_t step)
+{
+	if (step <= 1000)
+		return 1000;
+	if (step < 60000)
+		return round_up(step, 1000);
+	if (step < 3600000)
+		return round_up(step, 60000);
+	return round_up(step, 3600000);
+}
+
+static int64_t nbuckets(int64_t from, int64_t to, int64_t step)
+{
+	return floor_div(to, step) - floor_div(from, step) + 1;
+}
+
+static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, size_t maxp,
+			  struct mw_range_result *res, struct mw_err *err)
+{
+	int64_t range = q->to_ms - q->from_ms + 1, step = q->step_ms;
+	struct bucketing bk;
+	int tier;
+	size_t i, j;
+
+	if (step <= 0)
+		step = nice_step((range + (int64_t)maxp - 1) / (int64_t)maxp);
+	while (nbuckets(q->from_ms, q->to_ms, step) > (int64_t)maxp)
+		step = nice_step(step + 1 > (range + (int64_t)maxp - 1) / (int64_t)maxp ?
+				 step + 1 : (range + (int64_t)maxp - 1) / (int64_t)maxp);
+	if (q->tier != MW_TIER_AUTO) {
+		tier = q->tier;
+		step = round_up(step, tier_res[tier]);
+	} else {
+		tier = step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
+		/* A finer tier already expired at from_ms: use a coarser one. */
+		while (tier < 2 && tier_oldest(r, tier, res) > q->from_ms &&
+		       tier_oldest(r, tier + 1, res) < tier_oldest(r, tier, res)) {
+			tier++;
+			step = round_up(step, tier_res[tier]);
+		}
+	}
+	memset(&bk, 0, sizeof(bk));
+	bk.from = q->from_ms;
+	bk.to = q->to_ms;
+	bk.step = step;
+	bk.first = floor_div(q->from_ms, step);
+	bk.nb = (size_t)nbuckets(q->from_ms, q->to_ms, step);
+	bk.b = mw_xcalloc(bk.nb, sizeof(*bk.b));
+	res->step_ms = step;
+	res->tier = (enum mw_tier)tier;
+	res->nt = bk.nb;
+	res->t = mw_xmalloc(bk.nb * sizeof(*res->t));
+	for (j = 0; j < bk.nb; j++)
+		res->t[j] = (bk.first + (int64_t)j) * step;
+	for (i = 0; i < res->nseries; i++) {
+		memset(bk.b, 0, bk.nb * sizeof(*bk.b));
+		if (fill_buckets(r, tier, res->series[i].id, &bk, err)) {
+			free(bk.b);
+			return -1;
+		}
+		res->values[i] = mw_xmalloc(bk.nb * sizeof(double));
+		for (j = 0; j < bk.nb; j++)
+			res->values[i][j] = agg_value(&bk.b[j], q->agg);
+	}
+	free(bk.b);
+	return 0;
+}
+
+struct raw_point {
+	int64_t ts;
+	size_t series;
+	double v;
+};
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct raw_point *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->series < y->series ? -1 : x->series > y->series;
+}
+
+static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t maxp,
+		     struct mw_range_result *res, struct mw_err *err)
+{
+	struct raw_point *pts = NULL;
+	size_t n = 0, cap = 0, i, j;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	res->step_ms = MW_STEP_RAW;
+	res->tier = MW_TIER_RAW;
+	if (prep(r, &st, chunk_range_sql, err))
+		return -1;
+	for (i = 0; i < res->nseries && !rc; i++) {
+		sqlite3_bind_int64(st, 1, res->series[i].id);
+		sqlite3_bind_int64(st, 2, q->from_ms);
+		sqlite3_bind_int64(st, 3, q->to_ms);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct mw_chunk_dec d;
+			struct raw_point p;
+
+			if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
+					      (size_t)sqlite3_column_bytes(st, 0)))
+				continue;
+			p.series = i;
+			while (mw_chunk_dec_next(&d, &p.ts, &p.v) == 1) {
+				if (p.ts < q->from_ms || p.ts > q->to_ms)
+					continue;
+				MW_GROW(pts, cap, n + 1);
+				pts[n++] = p;
+			}
+		}
+		sqlite3_reset(st);
+		rc = rc == SQLITE_DONE ? 0 : step_err(r, err);
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		free(pts);
+		return -1;
+	}
+	if (n)
+		qsort(pts, n, sizeof(*pts), cmp_point);
+	res->t = mw_xmalloc((n ? n : 1) * sizeof(*res->t));
+	for (i = 0; i < n; i++)
+		if (!res->nt || res->t[res->nt - 1] != pts[i].ts) {
+			if (res->nt == maxp) {
+				res->truncated = true;
+				break;
+			}
+			res->t[res->nt++] = pts[i].ts;
+		}
+	for (i = 0; i < res->nseries; i++) {
+		res->values[i] = mw_xmalloc((res->nt ? res->nt : 1) * sizeof(double));
+		for (j = 0; j < res->nt; j++)
+			res->values[i][j] = NAN;
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		while (j < res->nt && res->t[j] < pts[i].ts)
+			j++;
+		if (j == res->nt)
+			break;
+		res->values[pts[i].series][j] = pts[i].v;	/* last one wins */
+	}
+	free(pts);
+	return 0;
+}
+
+/* Most raw points any one series has in [from, to] (chunk counts). */
+static int64_t raw_count(struct mw_reader *r, const struct mw_range_query *q,
+			 const struct mw_range_result *res)
+{
+	sqlite3_stmt *st;
+	int64_t most = 0;
+	size_t i;
+
+	if (sqlite3_prepare_v2(r->db, "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
+			       "AND max_ts >= ?2 AND min_ts <= ?3", -1, &st, NULL) != SQLITE_OK)
+		return INT64_MAX;
+	for (i = 0; i < res->nseries; i++) {
+		sqlite3_bind_int64(st, 1, res->series[i].id);
+		sqlite3_bind_int64(st, 2, q->from_ms);
+		sqlite3_bind_int64(st, 3, q->to_ms);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > most)
+			most = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return most;
+}
+
+static int range(struct mw_reader *r, struct mw_series_list *list,
+		 const struct mw_range_query *q, struct mw_range_result *out,
+		 struct mw_err *err)
+{
+	size_t maxp = q->max_points ? q->max_points : MW_QUERY_DEFAULT_POINTS;
+	bool raw;
+	int rc;
+
+	if (maxp > MW_QUERY_MAX_POINTS)
+		maxp = MW_QUERY_MAX_POINTS;
+	out->series = list->items;
+	out->nseries = list->n;
+	out->agg = q->agg;
+	list->items = NULL;
+	list->n = 0;
+	out->values = mw_xcalloc(out->nseries ? out->nseries : 1, sizeof(*out->values));
+	if (q->to_ms < q->from_ms)
+		return mw_error(err, "bad range: 'to' (%lld) is before 'from' (%lld)",
+				(long long)q->to_ms, (long long)q->from_ms);
+	if (q->tier < MW_TIER_AUTO || q->tier > MW_TIER_1H || q->step_ms < MW_STEP_RAW)
+		return mw_error(err, "bad query: tier %d, step %lld", (int)q->tier,
+				(long long)q->step_ms);
+	if (fill_range(r, out->series, out->nseries, err))
+		return -1;
+	raw = q->step_ms == MW_STEP_RAW;
+	if (q->step_ms == MW_STEP_AUTO && (q->tier == MW_TIER_AUTO || q->tier == MW_TIER_RAW))
+		raw = raw_count(r, q, out) <= (int64_t)maxp;
+	rc = raw ? query_raw(r, q, maxp, out, err) : query_bucketed(r, q, maxp, out, err);
+	return rc;
+}
+
+int mw_reader_range(struct mw_reader *r, const char *selector,
+		    const struct mw_range_query *q, struct mw_range_result *out,
+		    struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	struct mw_series_list list;
+	struct mw_selector sel;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (mw_selector_parse(&sel, selector, err))
+		return -1;
+	rc = load_series(r, &sel, NULL, NULL, &list, err);
+	mw_selector_release(&sel);
+	if (!rc)
+		rc = range(r, &list, q, out, err);
+	mw_series_list_release(&list);
+	if (rc)
+		mw_range_result_release(out);
+	stat_done(t0);
+	return rc;
+}
+
+int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
+			const struct mw_range_query *q, struct mw_range_result *out,
+			struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	struct mw_series_list list = { NULL, 0 };
+	size_t i, cap = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < nids && !rc; i++) {
+		struct mw_series_list one;
+
+		rc = load_series(r, NULL, &ids[i], NULL, &one, err);
+		if (!rc && !one.n)
+			rc = mw_error(err, "no series with id %lld", (long long)ids[i]);
+		if (!rc) {
+			MW_GROW(list.items, cap, list.n + 1);
+			list.items[list.n++] = one.items[0];
+			free(one.items);
+		} else {
+			mw_series_list_release(&one);
+		}
+	}
+	if (!rc)
+		rc = range(r, &list, q, out, err);
+	mw_series_list_release(&list);
+	if (rc)
+		mw_range_result_release(out);
+	stat_done(t0);
+	return rc;
+}
+
+/* ---- raw export ------------------------------------------------------------- */
+
+struct mw_raw_iter {
+	struct mw_reader *r;
+	sqlite3_stmt *st;
+	struct mw_chunk_dec d;
+	bool have_chunk, done;
+	int64_t from, to;
+};
+
+int mw_raw_iter_open(struct mw_raw_iter **out, struct mw_reader *r, int64_t series_id,
+		     int64_t from_ms, int64_t to_ms, struct mw_err *err)
+{
+	struct mw_raw_iter *it = mw_xcalloc(1, sizeof(*it));
+
+	*out = NULL;
+	if (prep(r, &it->st, chunk_range_sql, err)) {
+		free(it);
+		return -1;
+	}
+	sqlite3_bind_int64(it->st, 1, series_id);
+	sqlite3_bind_int64(it->st, 2, from_ms);
+	sqlite3_bind_int64(it->st, 3, to_ms);
+	it->r = r;
+	it->from = from_ms;
+	it->to = to_ms;
+	*out = it;
+	return 0;
+}
+
+int mw_raw_iter_next(struct mw_raw_iter *it, int64_t *ts, double *value,
+		     struct mw_err *err)
+{
+	while (!it->done) {
+		int rc;
+
+		if (it->have_chunk) {
+			rc = mw_chunk_dec_next(&it->d, ts, value);
+			if (rc < 0)
+				return mw_error(err, "corrupt chunk in '%s'", it->r->path);
+			if (rc == 0) {
+				it->have_chunk = false;
+				continue;
+			}
+			if (*ts >= it->from && *ts <= it->to)
+				return 1;
+			continue;
+		}
+		rc = sqlite3_step(it->st);
+		if (rc == SQLITE_DONE) {
+			it->done = true;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			return step_err(it->r, err);
+		if (mw_chunk_dec_init(&it->d, sqlite3_column_blob(it->st, 0),
+				      (size_t)sqlite3_column_bytes(it->st, 0)))
+			return mw_error(err, "corrupt chunk in '%s'", it->r->path);
+		it->have_chunk = true;
+	}
+	return 0;
+}
+
+void mw_raw_iter_free(struct mw_raw_iter *it)
+{
+	if (!it)
+		return;
+	sqlite3_finalize(it->st);
+	free(it);
+}
+
+/* ---- latest ----------------------------------------------------------------- */
+
+void mw_latest_list_release(struct mw_latest_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		mw_series_info_release(&list->items[i].info);
+	free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}
+
+static int latest(struct mw_reader *r, const char *selector, struct mw_latest_list *out,
+		  struct mw_err *err)
+{
+	struct mw_series_list list;
+	struct mw_selector sel;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (mw_selector_parse(&sel, selector, err))
+		return -1;
+	rc = load_series(r, &sel, NULL, NULL, &list, err);
+	mw_selector_release(&sel);
+	if (rc)
+		return -1;
+	if (prep(r, &st, "SELECT c.last_ts, c.last_value FROM series s "
+		 "JOIN chunk c ON c.id = s.last_chunk WHERE s.id = ?", err)) {
+		mw_series_list_release(&list);
+		return -1;
+	}
+	out->items = mw_xcalloc(list.n ? list.n : 1, sizeof(*out->items));
+	for (i = 0; i < list.n; i++) {
+		sqlite3_bind_int64(st, 1, list.items[i].id);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			struct mw_latest *l = &out->items[out->n++];
+
+			l->info = list.items[i];
+			memset(&list.items[i], 0, sizeof(list.items[i]));
+			l->ts_ms = sqlite3_column_int64(st, 0);
+			l->value = sqlite3_column_double(st, 1);
+			l->info.last_ts = l->ts_ms;
+			l->past_ts_ms = INT64_MIN;
+			l->past_value = NAN;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	mw_series_list_release(&list);
+	return 0;
+}
+
+int mw_reader_latest(struct mw_reader *r, const char *selector,
+		     struct mw_latest_list *out, struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	int rc = latest(r, selector, out, err);
+
+	stat_done(t0);
+	return rc;
+}
+
+int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
+			struct mw_latest_list *out, struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	sqlite3_stmt *past = NULL, *first = NULL;
+	size_t i;
+
+	if (window_ms <= 0)
+		window_ms = 3600000;
+	if (latest(r, "{__name__=~\"memwatch_process_.*\"}", out, err))
+		return -1;
+	if (prep(r, &past, "SELECT ts, last FROM rollup_1m WHERE series_id = ? "
+		 "AND ts <= ? ORDER BY ts DESC LIMIT 1", err) ||
+	    prep(r, &first, "SELECT data FROM chunk WHERE series_id = ? "
+		 "ORDER BY max_ts LIMIT 1", err)) {
+		sqlite3_finalize(past);
+		mw_latest_list_release(out);
+		return -1;
+	}
+	for (i = 0; i < out->n; i++) {
+		struct mw_latest *l = &out->items[i];
+
+		sqlite3_bind_int64(past, 1, l->info.id);
+		sqlite3_bind_int64(past, 2, l->ts_ms - window_ms - 60000);
+		if (sqlite3_step(past) == SQLITE_ROW) {
+			l->past_ts_ms = sqlite3_column_int64(past, 0) + 59999;
+			l->past_value = sqlite3_column_double(past, 1);
+		} else {
+			struct mw_chunk_dec d;
+
+			sqlite3_bind_int64(first, 1, l->info.id);
+			if (sqlite3_step(first) == SQLITE_ROW &&
+			    !mw_chunk_dec_init(&d, sqlite3_column_blob(first, 0),
+					       (size_t)sqlite3_column_bytes(first, 0)) &&
+			    mw_chunk_dec_next(&d, &l->past_ts_ms, &l->past_value) != 1) {
+				l->past_ts_ms = INT64_MIN;
+				l->past_value = NAN;
+			}
+			sqlite3_reset(first);
+		}
+		sqlite3_reset(past);
+	}
+	sqlite3_finalize(past);
+	sqlite3_finalize(first);
+	stat_done(t0);
+	return 0;
+}

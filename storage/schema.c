@@ -1,0 +1,333 @@
+/*
+ * schema.c - create, check, rename aside and migrate the database.
+ *
+ * Why quick_check rather than integrity_check at start-up: both read every
+ * page, but quick_check skips the index-versus-table cross check that makes
+ * integrity_check several times slower on a multi-gigabyte file; a torn or
+ * overwritten page is still found.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "schema.h"
+#include "codec.h"
+#include "daemon/log.h"
+
+int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		mw_error(err, "cannot run '%.40s': %s", sql,
+			 msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int mw_db_prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql, struct mw_err *err)
+{
+	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return mw_error(err, "cannot prepare '%.40s': %s", sql, sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
+int64_t mw_db_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int mw_schema_version(sqlite3 *db)
+{
+	return (int)mw_db_int(db, "PRAGMA user_version");
+}
+
+/* ---- migrations --------------------------------------------------------- */
+
+/* Version 2 records each chunk's newest point so the latest value of every
+ * series is one indexed read; fill it in for chunks written by version 1
+ * (only the newest chunk of each series is ever read for it). */
+static int fill_last_points(sqlite3 *db, struct mw_err *err)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	int rc = -1, step;
+
+	if (mw_db_prepare(db, &sel, "SELECT c.id, c.data FROM series s "
+			  "JOIN chunk c ON c.id = s.last_chunk", err) ||
+	    mw_db_prepare(db, &upd, "UPDATE chunk SET last_ts = ?, last_value = ? "
+			  "WHERE id = ?", err))
+		goto out;
+	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+		struct mw_chunk_dec d;
+		int64_t ts, last_ts = INT64_MIN;
+		double v, last_v = 0;
+
+		if (mw_chunk_dec_init(&d, sqlite3_column_blob(sel, 1),
+				      (size_t)sqlite3_column_bytes(sel, 1)))
+			continue;
+		while (mw_chunk_dec_next(&d, &ts, &v) == 1) {
+			last_ts = ts;
+			last_v = v;
+		}
+		if (last_ts == INT64_MIN)
+			continue;
+		sqlite3_bind_int64(upd, 1, last_ts);
+		sqlite3_bind_double(upd, 2, last_v);
+		sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
+		if (sqlite3_step(upd) != SQLITE_DONE) {
+			mw_error(err, "cannot update chunk: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		sqlite3_reset(upd);
+	}
+	if (step != SQLITE_DONE) {
+		mw_error(err, "cannot read chunks: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return rc;
+}
+
+struct migration {
+	const char *sql;
+	int (*fixup)(sqlite3 *db, struct mw_err *err);
+};
+
+static const struct migration migrations[] = {
+	/* 0 -> 1: series, labels, compressed chunks, rollups. */
+	{ "CREATE TABLE series ("
+	  " id INTEGER PRIMARY KEY,"
+	  " key TEXT NOT NULL UNIQUE,"
+	  " name TEXT NOT NULL,"
+	  " created_ms INTEGER NOT NULL);"
+	  "CREATE INDEX series_by_name ON series(name);"
+	  "CREATE TABLE series_label ("
+	  " series_id INTEGER NOT NULL,"
+	  " name TEXT NOT NULL,"
+	  " value TEXT NOT NULL,"
+	  " PRIMARY KEY (series_id, name)) WITHOUT ROWID;"
+	  "CREATE TABLE chunk ("
+	  " id INTEGER PRIMARY KEY,"
+	  " series_id INTEGER NOT NULL,"
+	  " min_ts INTEGER NOT NULL,"
+	  " max_ts INTEGER NOT NULL,"
+	  " npoints INTEGER NOT NULL,"
+	  " data BLOB NOT NULL);"
+	  "CREATE INDEX chunk_by_series ON chunk(series_id, max_ts);"
+	  "CREATE TABLE rollup_1m ("
+	  " series_id INTEGER NOT NULL,"
+	  " ts INTEGER NOT NULL,"
+	  " min REAL, max REAL, avg REAL, last REAL,"
+	  " count INTEGER NOT NULL,"
+	  " PRIMARY KEY (series_id, ts)) WITHOUT ROWID;"
+	  "CREATE TABLE rollup_1h ("
+	  " series_id INTEGER NOT NULL,"
+	  " ts INTEGER NOT NULL,"
+	  " min REAL, max REAL, avg REAL, last REAL,"
+	  " count INTEGER NOT NULL,"
+	  " PRIMARY KEY (series_id, ts)) WITHOUT ROWID;",
+	  NULL },
+	/* 1 -> 2: newest point per chunk, newest chunk per series. */
+	{ "ALTER TABLE chunk ADD COLUMN last_ts INTEGER;"
+	  "ALTER TABLE chunk ADD COLUMN last_value REAL;"
+	  "ALTER TABLE series ADD COLUMN last_chunk INTEGER;"
+	  "UPDATE series SET last_chunk ="
+	  " (SELECT c.id FROM chunk c WHERE c.series_id = series.id"
+	  "  ORDER BY c.max_ts DESC, c.id DESC LIMIT 1);",
+	  fill_last_points },
+};
+
+int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
+{
+	int v = mw_schema_version(db);
+
+	if (v < 0)
+		return mw_error(err, "cannot read schema version: %s", sqlite3_errmsg(db));
+	if (v > MW_SCHEMA_VERSION)
+		return mw_error(err, "database schema version %d is newer than this "
+				"memwatch supports (%d)", v, MW_SCHEMA_VERSION);
+	for (; v < target; v++) {
+		const struct migration *m = &migrations[v];
+		char sql[64];
+
+		if (mw_db_exec(db, "BEGIN IMMEDIATE", err))
+			return -1;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if (mw_db_exec(db, m->sql, err) || (m->fixup && m->fixup(db, err)) ||
+		    mw_db_exec(db, sql, err) || mw_db_exec(db, "COMMIT", err)) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return mw_error_prefix(err, "migration to schema version %d", v + 1);
+		}
+		if (v > 0)
+			mw_log_info("storage: migrated database to schema version %d", v + 1);
+	}
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* UTC calendar fields from seconds since the epoch (no gmtime_r on MinGW). */
+static void utc_stamp(char *buf, size_t size, int64_t secs)
+{
+	int64_t days = secs / 86400, rem = secs % 86400;
+	int64_t z, era, doe, yoe, y, doy, mp, d, m;
+
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	if (m <= 2)
+		y++;
+	snprintf(buf, size, "%04lld%02lld%02lldT%02lld%02lld%02lld", (long long)y,
+		 (long long)m, (long long)d, (long long)(rem / 3600),
+		 (long long)(rem / 60 % 60), (long long)(rem % 60));
+}
+
+static int file_exists(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return 0;
+	fclose(f);
+	return 1;
+}
+
+/* Rename path (and its -wal, -shm) to path.corrupt-STAMP[-N]. */
+static int rename_aside(const char *path, char *aside, size_t size, struct mw_err *err)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	char stamp[32], from[4096], to[4096];
+	size_t i;
+	int n;
+
+	utc_stamp(stamp, sizeof(stamp), (int64_t)time(NULL));
+	snprintf(aside, size, "%s.corrupt-%s", path, stamp);
+	for (n = 2; file_exists(aside) && n < 100; n++)
+		snprintf(aside, size, "%s.corrupt-%s-%d", path, stamp, n);
+	if (rename(path, aside))
+		return mw_error(err, "cannot rename '%s' to '%s': %s", path, aside,
+				strerror(errno));
+	for (i = 0; i < MW_ARRAY_SIZE(suffix); i++) {
+		snprintf(from, sizeof(from), "%s%s", path, suffix[i]);
+		snprintf(to, sizeof(to), "%s%s", aside, suffix[i]);
+		if (file_exists(from) && rename(from, to))
+			mw_log_error("storage: cannot rename '%s' to '%s': %s", from, to,
+				     strerror(errno));
+	}
+	return 0;
+}
+
+/* 0: fine, 1: corrupt (not a database, or fails quick_check), -1: error. */
+static int check(sqlite3 *db, struct mw_err *err)
+{
+	sqlite3_stmt *st;
+	int rc, bad = 0;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *line = (const char *)sqlite3_column_text(st, 0);
+
+			if (!line || strcmp(line, "ok")) {
+				if (!bad)
+					mw_error(err, "quick_check: %s", line ? line : "?");
+				bad = 1;
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	if (bad)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	rc = sqlite3_errcode(db) & 0xff;
+	mw_error(err, "%s", sqlite3_errmsg(db));
+	return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? 1 : -1;
+}
+
+static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
+{
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+
+	if (sqlite3_open_v2(path, out, flags, NULL) != SQLITE_OK) {
+		mw_error(err, "cannot open '%s': %s", path,
+			 *out ? sqlite3_errmsg(*out) : "out of memory");
+		sqlite3_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	sqlite3_busy_timeout(*out, MW_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(*out, 0);
+	return 0;
+}
+
+int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err)
+{
+	sqlite3 *db = NULL;
+	struct mw_err why;
+	int rc;
+
+	*out = NULL;
+	if (open_one(&db, path, err))
+		return -1;
+	rc = check(db, &why);
+	if (rc < 0) {
+		sqlite3_close(db);
+		return mw_error(err, "cannot check '%s': %s", path, why.msg);
+	}
+	if (rc > 0) {
+		char aside[4096];
+
+		sqlite3_close(db);
+		if (rename_aside(path, aside, sizeof(aside), err))
+			return mw_error_prefix(err, "database '%s' is corrupt (%s)", path,
+					       why.msg);
+		mw_log_error("storage: DATABASE '%s' FAILED ITS CHECK (%s); moved it to "
+			     "'%s' and started a new, empty database", path, why.msg, aside);
+		if (open_one(&db, path, err))
+			return -1;
+	}
+	/* auto_vacuum only takes effect before the first table exists. */
+	if (mw_schema_version(db) == 0 &&
+	    mw_db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", err))
+		goto fail;
+	if (mw_db_exec(db, "PRAGMA journal_mode = WAL", err) ||
+	    mw_db_exec(db, "PRAGMA synchronous = FULL", err) ||
+	    mw_db_exec(db, "PRAGMA cache_size = -16000", err) ||
+	    mw_db_exec(db, "PRAGMA temp_store = MEMORY", err) ||
+	    mw_schema_migrate(db, MW_SCHEMA_VERSION, err))
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	sqlite3_close(db);
+	return mw_error_prefix(err, "database '%s'", path);
+}

@@ -1,0 +1,49 @@
+/*
+ * schema.h - the database layout, its version and forward migrations,
+ * and opening the writer's connection safely.
+ *
+ * The version lives in PRAGMA user_version.  Migrations are an ordered
+ * list of steps (SQL plus an optional C fix-up), each run in its own
+ * transaction; a fresh database runs every step, so the migration code is
+ * exercised on every new file.  A database newer than this build is
+ * refused, never touched.  See storage/SCHEMA.md for the tables.
+ *
+ * Threads: whichever thread owns the connection (the writer).
+ */
+#ifndef MW_SCHEMA_H
+#define MW_SCHEMA_H
+
+#include <sqlite3.h>
+#include "daemon/mwerr.h"
+
+#define MW_SCHEMA_VERSION 2
+
+/* Milliseconds SQLite waits on a lock before returning SQLITE_BUSY. */
+#define MW_BUSY_TIMEOUT_MS 5000
+
+/*
+ * Open (creating if needed) the database at path for writing: check it
+ * (PRAGMA quick_check), and if it is not a valid database or fails the
+ * check, close it, rename it and its -wal/-shm files aside to
+ * PATH.corrupt-YYYYmmddTHHMMSS (UTC), log that at error level, and start
+ * a fresh file.  Then set WAL, synchronous=FULL, incremental auto-vacuum
+ * (new files) and migrate to MW_SCHEMA_VERSION.  -1 with a message on
+ * failure (unwritable directory, newer schema ...).
+ */
+int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err);
+
+/* Migrate an open database from its current version up to `target`
+ * (<= MW_SCHEMA_VERSION; tests use it to build older files). */
+int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err);
+
+/* PRAGMA user_version, or -1 on error. */
+int mw_schema_version(sqlite3 *db);
+
+/* Run SQL without results; -1 with "sql-prefix: sqlite message". */
+int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err);
+/* Prepare a statement; -1 with a message naming the statement. */
+int mw_db_prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql, struct mw_err *err);
+/* Integer result of a one-row query (PRAGMA page_count ...), or -1. */
+int64_t mw_db_int(sqlite3 *db, const char *sql);
+
+#endif

@@ -1,0 +1,519 @@
+/*
+ * store.c - points into open chunks and rollup accumulators; flushes.
+ *
+ * Why the open chunk is rewritten on every flush rather than appended to:
+ * a chunk compresses only as a whole bit stream, and rewriting one small
+ * row per series per flush (a few hundred bytes, UPDATE by rowid) costs
+ * about what inserting one plain point row would, while a crash then loses
+ * only the points since the last flush, never a whole chunk.
+ *
+ * Why rollup rows are written only when a bucket completes: writing the
+ * bucket in progress on every flush would double the statements per
+ * flush; the state lost in a crash is rebuilt from the raw chunks at the
+ * next start (series.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_impl.h"
+#include "schema.h"
+#include "query.h"
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "daemon/xalloc.h"
+
+const int64_t mw_rollup_res[MW_TIERS] = { 60000, 3600000 };
+const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
+
+#define ROLLUP_COLS "(series_id, ts, min, max, avg, last, count) VALUES (?, ?, ?, ?, ?, ?, ?)"
+#define MERGE_SET " ON CONFLICT (series_id, ts) DO UPDATE SET" \
+	" min = min(min, excluded.min), max = max(max, excluded.max)," \
+	" avg = (avg * count + excluded.avg * excluded.count) / (count + excluded.count)," \
+	" count = count + excluded.count"
+
+static const char *const statements[ST_COUNT] = {
+	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms) VALUES (?, ?, ?)",
+	[ST_LABEL_INSERT] = "INSERT OR REPLACE INTO series_label (series_id, name, value) "
+			    "VALUES (?, ?, ?)",
+	[ST_SERIES_LAST_CHUNK] = "UPDATE series SET last_chunk = ?2 WHERE id = ?1",
+	[ST_CHUNK_INSERT] = "INSERT INTO chunk (series_id, min_ts, max_ts, npoints, data, "
+			    "last_ts, last_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_CHUNK_UPDATE] = "UPDATE chunk SET min_ts = ?2, max_ts = ?3, npoints = ?4, "
+			    "data = ?5, last_ts = ?6, last_value = ?7 WHERE id = ?8",
+	[ST_ROLLUP_1M] = "INSERT OR REPLACE INTO rollup_1m " ROLLUP_COLS,
+	[ST_ROLLUP_1H] = "INSERT OR REPLACE INTO rollup_1h " ROLLUP_COLS,
+	[ST_MERGE_1M] = "INSERT INTO rollup_1m " ROLLUP_COLS MERGE_SET,
+	[ST_MERGE_1H] = "INSERT INTO rollup_1h " ROLLUP_COLS MERGE_SET,
+};
+
+void mw_store_options_init(struct mw_store_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->db_path = "memwatch.db";
+	o->chunk_points = 720;
+	o->chunk_duration_ms = 2 * 3600000;
+	o->retention_raw_ms = 7 * 86400000LL;
+	o->retention_1m_ms = 90 * 86400000LL;
+	o->retention_1h_ms = 730 * 86400000LL;
+	o->max_pending_points = 1000000;
+	o->self_metrics = true;
+}
+
+void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
+{
+	mw_store_options_init(o);
+	if (cfg->db_path && *cfg->db_path)
+		o->db_path = cfg->db_path;
+	if (cfg->chunk_points > 1)
+		o->chunk_points = cfg->chunk_points;
+	if (cfg->chunk_duration_ms > 0)
+		o->chunk_duration_ms = cfg->chunk_duration_ms;
+	o->retention_raw_ms = cfg->retention_raw_ms;
+	o->retention_1m_ms = cfg->retention_1m_ms;
+	o->retention_1h_ms = cfg->retention_1h_ms;
+	o->max_db_bytes = cfg->max_db_bytes;
+}
+
+static int64_t floor_to(int64_t ts, int64_t res)
+{
+	int64_t q = ts / res;
+
+	if (ts % res < 0)
+		q--;
+	return q * res;
+}
+
+/* ---- rollups ------------------------------------------------------------- */
+
+static void emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
+		 const struct mw_rollup_acc *a)
+{
+	struct mw_pending_rollup *r;
+
+	MW_GROW(s->rollups, s->rollups_cap, s->nrollups + 1);
+	r = &s->rollups[s->nrollups++];
+	r->series = se;
+	r->tier = tier;
+	r->merge = merge;
+	r->ts = a->bucket;
+	r->min = a->min;
+	r->max = a->max;
+	r->avg = a->sum / (double)a->count;
+	r->last = a->last;
+	r->count = a->count;
+}
+
+static void acc_start(struct mw_rollup_acc *a, int64_t bucket, int64_t ts, double v)
+{
+	a->bucket = bucket;
+	a->min = a->max = a->sum = a->last = v;
+	a->last_ts = ts;
+	a->count = 1;
+}
+
+void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
+			  int64_t ts, double v)
+{
+	struct mw_rollup_acc *a = &se->acc[tier];
+	int64_t b = floor_to(ts, mw_rollup_res[tier]);
+
+	if (isnan(v))
+		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
+	if (a->bucket == INT64_MIN) {
+		acc_start(a, b, ts, v);
+	} else if (b == a->bucket) {
+		if (v < a->min)
+			a->min = v;
+		if (v > a->max)
+			a->max = v;
+		a->sum += v;
+		a->count++;
+		if (ts >= a->last_ts) {
+			a->last = v;
+			a->last_ts = ts;
+		}
+	} else if (b > a->bucket) {
+		emit(s, se, tier, false, a);
+		acc_start(a, b, ts, v);
+	} else {
+		struct mw_rollup_acc late;
+
+		acc_start(&late, b, ts, v);	/* the clock stepped back */
+		emit(s, se, tier, true, &late);
+	}
+}
+
+/* ---- points -------------------------------------------------------------- */
+
+static void close_chunk(struct mw_store *s, struct mw_series *se)
+{
+	struct mw_pending_chunk *c;
+	const uint8_t *blob;
+	size_t len;
+
+	blob = mw_chunk_enc_blob(&se->open, &len);
+	MW_GROW(s->chunks, s->chunks_cap, s->nchunks + 1);
+	c = &s->chunks[s->nchunks++];
+	c->series = se;
+	c->rowid = se->open_rowid;
+	c->data = mw_xmalloc(len);
+	memcpy(c->data, blob, len);
+	c->len = len;
+	c->n = se->open.n;
+	c->flushed = se->open_flushed;
+	c->min_ts = se->open.t_min;
+	c->max_ts = se->open.t_max;
+	c->last_ts = se->open.t_last;
+	c->last_value = se->open.v_last;
+	mw_chunk_enc_reset(&se->open);
+	se->open_rowid = 0;
+	se->open_flushed = 0;
+}
+
+void mw_store_add(struct mw_store *s, const char *key, const char *metric,
+		  const struct mw_label *labels, size_t nlabels,
+		  int64_t ts_ms, double value)
+{
+	struct mw_series *se = mw_series_find(s, key);
+	struct mw_chunk_enc *e;
+	int t;
+
+	if (!se)
+		se = mw_series_create(s, key, metric, labels, nlabels);
+	e = &se->open;
+	if (e->n && ((int64_t)e->n >= s->opt.chunk_points ||
+		     ts_ms - e->t_first >= s->opt.chunk_duration_ms ||
+		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
+		close_chunk(s, se);
+	mw_chunk_enc_append(e, ts_ms, value);
+	for (t = 0; t < MW_TIERS; t++)
+		mw_store_rollup_tier(s, se, t, ts_ms, value);
+}
+
+void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsamples; i++) {
+		const struct mw_sample *p = &b->samples[i];
+
+		mw_store_add(s, p->series_key, p->metric, p->labels, p->nlabels,
+			     p->ts_ms, p->value);
+	}
+}
+
+void mw_store_count_dropped(struct mw_store *s, uint64_t npoints)
+{
+	s->stats.dropped_points_total += npoints;
+}
+
+static uint64_t pending_points(const struct mw_store *s)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nchunks; i++)
+		n += s->chunks[i].n - s->chunks[i].flushed;
+	for (i = 0; i < s->nall; i++)
+		n += s->all[i]->open.n - s->all[i]->open_flushed;
+	return n;
+}
+
+static void self_point(struct mw_store *s, const char *metric, double v, int64_t now_ms)
+{
+	char key[128];
+
+	mw_series_key_format(key, sizeof(key), metric, NULL, 0);
+	mw_store_add(s, key, metric, NULL, 0, now_ms, v);
+}
+
+void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms)
+{
+	struct mw_query_stats q;
+
+	mw_query_stats_get(&q);
+	self_point(s, "memwatch_storage_points_total", (double)s->stats.points_total, now_ms);
+	self_point(s, "memwatch_storage_dropped_points_total",
+		   (double)s->stats.dropped_points_total, now_ms);
+	self_point(s, "memwatch_storage_db_bytes", (double)s->stats.db_bytes, now_ms);
+	self_point(s, "memwatch_storage_series", (double)s->stats.series, now_ms);
+	self_point(s, "memwatch_storage_flush_seconds", (double)s->stats.last_flush_ns / 1e9,
+		   now_ms);
+	self_point(s, "memwatch_storage_queries_total", (double)q.queries, now_ms);
+	self_point(s, "memwatch_storage_query_seconds_total", (double)q.total_ns / 1e9, now_ms);
+}
+
+/* ---- flushing ------------------------------------------------------------ */
+
+static int64_t series_id(const struct mw_series *se)
+{
+	return se->id ? se->id : se->tx_id;
+}
+
+static int step_done(struct mw_store *s, sqlite3_stmt *st, const char *what,
+		     const char *key, struct mw_err *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return mw_error(err, "cannot write %s of '%s': %s", what, key,
+				sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* Write one chunk: rewrite its row, or insert it; *rowid is updated. */
+static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
+		       const uint8_t *data, size_t len, uint32_t n, int64_t min_ts,
+		       int64_t max_ts, int64_t last_ts, double last_value, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->st[*rowid ? ST_CHUNK_UPDATE : ST_CHUNK_INSERT];
+
+	sqlite3_bind_int64(st, 1, series_id(se));
+	sqlite3_bind_int64(st, 2, min_ts);
+	sqlite3_bind_int64(st, 3, max_ts);
+	sqlite3_bind_int64(st, 4, n);
+	sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, last_ts);
+	sqlite3_bind_double(st, 7, last_value);
+	if (*rowid) {
+		sqlite3_bind_int64(st, 8, *rowid);
+		if (step_done(s, st, "chunk", se->key, err))
+			return -1;
+		if (sqlite3_changes(s->db) > 0)
+			return 0;
+		/* the row was removed (size limit): insert it again */
+		*rowid = 0;
+		return write_chunk(s, se, rowid, data, len, n, min_ts, max_ts, last_ts,
+				   last_value, err);
+	}
+	if (step_done(s, st, "chunk", se->key, err))
+		return -1;
+	*rowid = sqlite3_last_insert_rowid(s->db);
+	st = s->st[ST_SERIES_LAST_CHUNK];
+	sqlite3_bind_int64(st, 1, series_id(se));
+	sqlite3_bind_int64(st, 2, *rowid);
+	return step_done(s, st, "series", se->key, err);
+}
+
+static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
+			struct mw_err *err)
+{
+	int which = r->merge ? (r->tier ? ST_MERGE_1H : ST_MERGE_1M)
+			     : (r->tier ? ST_ROLLUP_1H : ST_ROLLUP_1M);
+	sqlite3_stmt *st = s->st[which];
+
+	sqlite3_bind_int64(st, 1, series_id(r->series));
+	sqlite3_bind_int64(st, 2, r->ts);
+	sqlite3_bind_double(st, 3, r->min);
+	sqlite3_bind_double(st, 4, r->max);
+	sqlite3_bind_double(st, 5, r->avg);
+	sqlite3_bind_double(st, 6, r->last);
+	sqlite3_bind_int64(st, 7, r->count);
+	return step_done(s, st, mw_rollup_table[r->tier], r->series->key, err);
+}
+
+static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
+{
+	size_t i;
+
+	if (mw_series_insert_new(s, mw_clock_wall_ms(), err))
+		return -1;
+	for (i = 0; i < s->nchunks; i++) {
+		struct mw_pending_chunk *c = &s->chunks[i];
+		int64_t rowid = c->rowid;
+
+		if (write_chunk(s, c->series, &rowid, c->data, c->len, c->n, c->min_ts,
+				c->max_ts, c->last_ts, c->last_value, err))
+			return -1;
+		*points += c->n - c->flushed;
+	}
+	for (i = 0; i < s->nall; i++) {
+		struct mw_series *se = s->all[i];
+		const uint8_t *blob;
+		size_t len;
+
+		se->tx_open_rowid = se->open_rowid;
+		if (se->open.n == se->open_flushed)
+			continue;
+		blob = mw_chunk_enc_blob(&se->open, &len);
+		if (write_chunk(s, se, &se->tx_open_rowid, blob, len, se->open.n,
+				se->open.t_min, se->open.t_max, se->open.t_last,
+				se->open.v_last, err))
+			return -1;
+		*points += se->open.n - se->open_flushed;
+	}
+	for (i = 0; i < s->nrollups; i++)
+		if (write_rollup(s, &s->rollups[i], err))
+			return -1;
+	return 0;
+}
+
+static void update_db_bytes(struct mw_store *s)
+{
+	int64_t pages = mw_db_int(s->db, "PRAGMA page_count");
+	int64_t size = mw_db_int(s->db, "PRAGMA page_size");
+
+	if (pages >= 0 && size > 0)
+		s->stats.db_bytes = pages * size;
+}
+
+/* After a failed flush: keep what fits in max_pending_points. */
+static void shed_pending(struct mw_store *s)
+{
+	uint64_t pending = pending_points(s), dropped = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < s->nchunks; i++) {
+		struct mw_pending_chunk *c = &s->chunks[i];
+
+		if (pending > s->opt.max_pending_points) {
+			pending -= c->n - c->flushed;
+			dropped += c->n - c->flushed;
+			free(c->data);
+		} else {
+			s->chunks[k++] = *c;
+		}
+	}
+	s->nchunks = k;
+	if (s->nrollups > s->opt.max_pending_points / 16 + 1024) {
+		size_t drop = s->nrollups - (s->opt.max_pending_points / 16 + 1024);
+
+		memmove(s->rollups, s->rollups + drop,
+			(s->nrollups - drop) * sizeof(*s->rollups));
+		s->nrollups -= drop;
+	}
+	s->stats.dropped_points_total += dropped;
+	s->dropped_while_failing += dropped;
+}
+
+int mw_store_flush(struct mw_store *s, struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	uint64_t points = 0;
+	struct mw_err why;
+	size_t i;
+
+	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
+	    mw_db_exec(s->db, "COMMIT", &why)) {
+		if (!sqlite3_get_autocommit(s->db))
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		for (i = 0; i < s->nall; i++)
+			s->all[i]->tx_id = 0;
+		shed_pending(s);
+		s->stats.failed_flushes++;
+		if (!s->failing)
+			mw_log_warn("storage: cannot write to '%s' (%s); keeping up to %llu "
+				    "points in memory and retrying, beyond that points are "
+				    "dropped and counted", s->db_path, why.msg,
+				    (unsigned long long)s->opt.max_pending_points);
+		s->failing = true;
+		if (err)
+			*err = why;
+		return -1;
+	}
+	for (i = 0; i < s->nall; i++) {
+		struct mw_series *se = s->all[i];
+
+		if (se->tx_id) {
+			se->id = se->tx_id;
+			se->tx_id = 0;
+		}
+		se->open_rowid = se->tx_open_rowid;
+		se->open_flushed = se->open.n;
+	}
+	for (i = 0; i < s->nchunks; i++)
+		free(s->chunks[i].data);
+	s->nchunks = 0;
+	s->nrollups = 0;
+	if (s->failing) {
+		mw_log_info("storage: writing to '%s' again; %llu points were dropped "
+			    "meanwhile", s->db_path,
+			    (unsigned long long)s->dropped_while_failing);
+		s->failing = false;
+		s->dropped_while_failing = 0;
+	}
+	s->stats.points_total += points;
+	s->stats.flushes++;
+	update_db_bytes(s);
+	s->stats.last_flush_ns = mw_clock_mono_ns() - t0;
+	return 0;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
+		  struct mw_err *err)
+{
+	struct mw_store *s = mw_xcalloc(1, sizeof(*s));
+	int i;
+
+	*out = NULL;
+	s->opt = *o;
+	s->db_path = mw_xstrdup(o->db_path);
+	s->opt.db_path = s->db_path;
+	if (s->opt.chunk_points < 2)
+		s->opt.chunk_points = 2;
+	if (s->opt.chunk_points > 1000000)
+		s->opt.chunk_points = 1000000;
+	if (s->opt.chunk_duration_ms <= 0)
+		s->opt.chunk_duration_ms = 2 * 3600000;
+	if (mw_schema_open(&s->db, s->db_path, err))
+		goto fail;
+	for (i = 0; i < ST_COUNT; i++)
+		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
+			goto fail;
+	if (mw_series_load(s, err))
+		goto fail;
+	update_db_bytes(s);
+	*out = s;
+	return 0;
+fail:
+	mw_error_prefix(err, "storage '%s'", o->db_path);
+	mw_store_free(s);
+	return -1;
+}
+
+void mw_store_free(struct mw_store *s)
+{
+	struct mw_err err;
+	size_t i;
+	int t;
+
+	if (!s)
+		return;
+	if (s->db && s->st[ST_COUNT - 1]) {
+		for (i = 0; i < s->nall; i++)
+			for (t = 0; t < MW_TIERS; t++)
+				if (s->all[i]->acc[t].bucket != INT64_MIN)
+					emit(s, s->all[i], t, false, &s->all[i]->acc[t]);
+		if (mw_store_flush(s, &err))
+			mw_log_error("storage: cannot write the last points to '%s': %s",
+				     s->db_path, err.msg);
+	}
+	for (i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
+		mw_log_error("storage: cannot close '%s': %s", s->db_path,
+			     sqlite3_errmsg(s->db));
+	for (i = 0; i < s->nchunks; i++)
+		free(s->chunks[i].data);
+	free(s->chunks);
+	free(s->rollups);
+	mw_series_free_all(s);
+	free(s->db_path);
+	free(s);
+}
+
+void mw_store_get_stats(struct mw_store *s, struct mw_store_stats *out)
+{
+	*out = s->stats;
+	out->pending_points = pending_points(s);
+}
+
+sqlite3 *mw_store_db(struct mw_store *s)
+{
+	return s->db;
+}

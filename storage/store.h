@@ -1,0 +1,96 @@
+/*
+ * store.h - the write side of the time-series store, without a thread.
+ *
+ * struct mw_store owns the write connection and, per series, the open
+ * chunk (a codec encoder), the 1-minute and 1-hour rollup accumulators and
+ * the database ids.  Points are added in memory; mw_store_flush() writes,
+ * in one transaction, every new series, every chunk closed since the last
+ * flush, the open chunk of every series that received points (rewritten
+ * in place, so a crash loses at most what arrived since the last flush)
+ * and the completed rollup buckets.  The writer thread (storage.h) wraps a
+ * store; tests drive a store directly so they are deterministic.
+ *
+ * Faults: a flush that fails (disk full, I/O error, SQLITE_BUSY beyond the
+ * busy timeout) is rolled back and everything stays in memory to be
+ * retried next flush; only when more than max_pending_points are waiting
+ * are the oldest closed chunks dropped and counted in
+ * dropped_points_total.  The first failure is logged as a warning, the
+ * recovery as info; nothing in between.
+ *
+ * Threads: one thread at a time per store.
+ */
+#ifndef MW_STORE_H
+#define MW_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "daemon/batch.h"
+#include "daemon/config.h"
+#include "daemon/mwerr.h"
+
+struct mw_store_options {
+	const char *db_path;
+	int64_t chunk_points;	/* close a chunk after this many points */
+	int64_t chunk_duration_ms;	/* ... or when it spans this long */
+	int64_t retention_raw_ms;	/* 0: keep forever */
+	int64_t retention_1m_ms;
+	int64_t retention_1h_ms;
+	uint64_t max_db_bytes;	/* 0: no limit */
+	uint64_t max_pending_points;	/* held in memory while writes fail */
+	bool self_metrics;	/* add memwatch_storage_* series each flush */
+};
+
+/* Defaults (as config.c's) for everything; db_path "memwatch.db". */
+void mw_store_options_init(struct mw_store_options *o);
+/* Take the [storage] settings of cfg (db_path is borrowed, not copied). */
+void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg);
+
+struct mw_store_stats {
+	uint64_t points_total;	/* points committed to the database */
+	uint64_t dropped_points_total;	/* points given up: queue full, disk */
+	uint64_t pending_points;	/* accepted, not yet committed */
+	uint64_t series;
+	uint64_t flushes;
+	uint64_t failed_flushes;
+	int64_t db_bytes;	/* pages in use times page size */
+	int64_t last_flush_ns;
+};
+
+struct mw_store;
+
+/* Open (create, check, migrate) the database and load the series
+ * catalogue; rebuilds rollup state lost in a crash from raw chunks. */
+int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
+		  struct mw_err *err);
+/* Flush everything, including partial rollup buckets, and close.  NULL ok. */
+void mw_store_free(struct mw_store *s);
+
+/* Add one point (in memory only).  key is the canonical series key;
+ * metric and labels are used when the series is new. */
+void mw_store_add(struct mw_store *s, const char *key, const char *metric,
+		  const struct mw_label *labels, size_t nlabels,
+		  int64_t ts_ms, double value);
+/* Add every sample of a batch (the batch is not freed). */
+void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b);
+/* Count points lost before they reached the store (full queue). */
+void mw_store_count_dropped(struct mw_store *s, uint64_t npoints);
+
+/* Append the store's own metrics (memwatch_storage_*) stamped now_ms. */
+void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms);
+
+/* Write what is pending.  0 on success; -1 when the database refused
+ * (message in err; the store keeps running, see above). */
+int mw_store_flush(struct mw_store *s, struct mw_err *err);
+
+/* One bounded step of retention and size enforcement (a few thousand rows
+ * at most), its own transaction.  0, or -1 with a message. */
+int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+
+void mw_store_get_stats(struct mw_store *s, struct mw_store_stats *out);
+
+/* The write connection, for tests and benchmarks (PRAGMA max_page_count). */
+sqlite3 *mw_store_db(struct mw_store *s);
+
+#endif

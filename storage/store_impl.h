@@ -1,0 +1,108 @@
+/*
+ * store_impl.h - private structures shared by store.c, series.c and
+ * retention.c.  Not for use outside storage/.
+ */
+#ifndef MW_STORE_IMPL_H
+#define MW_STORE_IMPL_H
+
+#include "store.h"
+#include "codec.h"
+
+#define MW_TIERS 2	/* rollup tiers: 1 minute, 1 hour */
+
+extern const int64_t mw_rollup_res[MW_TIERS];
+extern const char *const mw_rollup_table[MW_TIERS];
+
+struct mw_rollup_acc {
+	int64_t bucket;		/* INT64_MIN: empty */
+	double min, max, sum, last;
+	int64_t last_ts;
+	int64_t count;
+};
+
+struct mw_series {
+	char *key;
+	char *metric;
+	struct mw_label *labels;	/* own copies; NULL for series loaded from the db */
+	size_t nlabels;
+	int64_t id;		/* 0: not in the database yet */
+	int64_t tx_id;		/* assigned by the running flush */
+	struct mw_chunk_enc open;	/* the open chunk */
+	int64_t open_rowid;	/* 0: the open chunk has no row yet */
+	int64_t tx_open_rowid;
+	uint32_t open_flushed;	/* points of the open chunk committed */
+	struct mw_rollup_acc acc[MW_TIERS];
+};
+
+/* A closed chunk waiting for the next flush. */
+struct mw_pending_chunk {
+	struct mw_series *series;
+	int64_t rowid;		/* row holding its earlier points, or 0 */
+	uint8_t *data;
+	size_t len;
+	uint32_t n, flushed;
+	int64_t min_ts, max_ts, last_ts;
+	double last_value;
+};
+
+/* A rollup row waiting for the next flush. */
+struct mw_pending_rollup {
+	struct mw_series *series;
+	int tier;
+	bool merge;		/* a late point: merge into the stored row */
+	int64_t ts;
+	double min, max, avg, last;
+	int64_t count;
+};
+
+enum {
+	ST_SERIES_INSERT,
+	ST_LABEL_INSERT,
+	ST_SERIES_LAST_CHUNK,
+	ST_CHUNK_INSERT,
+	ST_CHUNK_UPDATE,
+	ST_ROLLUP_1M,
+	ST_ROLLUP_1H,
+	ST_MERGE_1M,
+	ST_MERGE_1H,
+	ST_COUNT
+};
+
+struct mw_store {
+	struct mw_store_options opt;
+	char *db_path;
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+
+	/* series: open-addressing hash map key -> series, and a list */
+	struct mw_series **map;
+	size_t map_cap;
+	struct mw_series **all;
+	size_t nall, all_cap;
+
+	struct mw_pending_chunk *chunks;
+	size_t nchunks, chunks_cap;
+	struct mw_pending_rollup *rollups;
+	size_t nrollups, rollups_cap;
+
+	struct mw_store_stats stats;
+	bool failing;		/* last flush failed (logged once) */
+	uint64_t dropped_while_failing;
+	bool size_warned;
+	int64_t maintain_cursor;	/* series id retention resumes after */
+};
+
+/* series.c */
+struct mw_series *mw_series_find(struct mw_store *s, const char *key);
+struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
+				   const struct mw_label *labels, size_t nlabels);
+int mw_series_load(struct mw_store *s, struct mw_err *err);
+void mw_series_free_all(struct mw_store *s);
+/* Insert series that have no id yet (inside the flush transaction). */
+int mw_series_insert_new(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+
+/* store.c: feed a point to one rollup tier's accumulator only. */
+void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
+			  int64_t ts, double v);
+
+#endif

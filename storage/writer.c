@@ -1,0 +1,201 @@
+/*
+ * writer.c - the writer thread (storage.h): a bounded queue of batches in
+ * front of a struct mw_store.
+ *
+ * The sampler's mw_writer_submit() takes a mutex for a pointer push and
+ * never touches the disk; when the queue is full the batch is dropped and
+ * its points counted.  The thread drains the queue into the store (memory
+ * only), and every flush_interval flushes, adds its self metrics and runs
+ * one retention step.  pthreads: glibc natively, winpthreads on MinGW.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "storage.h"
+#include "store.h"
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "daemon/xalloc.h"
+
+struct mw_writer {
+	struct mw_store *store;
+	int64_t flush_interval_ms;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;	/* to the thread: work or stop */
+	pthread_cond_t done;	/* from the thread: a flush completed */
+	struct mw_batch **queue;	/* ring */
+	size_t cap, head, count;
+	uint64_t dropped;	/* points dropped by submit, not yet counted */
+	uint64_t flush_requests, flushes_done;
+	bool stopping;
+	struct mw_store_stats stats;	/* the store's, as of the last round */
+};
+
+static void abs_deadline(struct timespec *ts, int64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void flush_now(struct mw_writer *w)
+{
+	struct mw_err err;
+	int64_t now = mw_clock_wall_ms();
+
+	mw_store_add_self_metrics(w->store, now);
+	if (mw_store_flush(w->store, &err) == 0 &&
+	    mw_store_maintain(w->store, now, &err))
+		mw_log_debug("storage: retention: %s", err.msg);
+}
+
+static void *writer_main(void *arg)
+{
+	struct mw_writer *w = arg;
+	int64_t next = mw_clock_mono_ns() / 1000000 + w->flush_interval_ms;
+	struct mw_batch **take = mw_xcalloc(w->cap, sizeof(*take));
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		size_t n = 0, i;
+		uint64_t dropped, req;
+		struct mw_store_stats st;
+		bool stop;
+		int64_t now = mw_clock_mono_ns() / 1000000;
+
+		if (!w->count && !w->stopping && w->flush_requests == w->flushes_done &&
+		    now < next) {
+			struct timespec ts;
+
+			abs_deadline(&ts, next - now);
+			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+			continue;
+		}
+		while (w->count) {
+			take[n++] = w->queue[w->head];
+			w->head = (w->head + 1) % w->cap;
+			w->count--;
+		}
+		dropped = w->dropped;
+		w->dropped = 0;
+		req = w->flush_requests;
+		stop = w->stopping;
+		pthread_mutex_unlock(&w->lock);
+
+		for (i = 0; i < n; i++) {
+			mw_store_add_batch(w->store, take[i]);
+			mw_batch_free(take[i]);
+		}
+		mw_store_count_dropped(w->store, dropped);
+		now = mw_clock_mono_ns() / 1000000;
+		if (stop || now >= next || req != w->flushes_done) {
+			flush_now(w);
+			next = now + w->flush_interval_ms;
+		}
+
+		mw_store_get_stats(w->store, &st);
+		pthread_mutex_lock(&w->lock);
+		w->stats = st;
+		if (req != w->flushes_done) {
+			w->flushes_done = req;
+			pthread_cond_broadcast(&w->done);
+		}
+		if (stop && !w->count)
+			break;
+	}
+	pthread_mutex_unlock(&w->lock);
+	free(take);
+	return NULL;
+}
+
+int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct mw_err *err)
+{
+	struct mw_store_options opt;
+	struct mw_writer *w = mw_xcalloc(1, sizeof(*w));
+
+	*out = NULL;
+	mw_store_options_from_config(&opt, cfg);
+	if (mw_store_open(&w->store, &opt, err)) {
+		free(w);
+		return -1;
+	}
+	w->flush_interval_ms = cfg->flush_interval_ms > 0 ? cfg->flush_interval_ms : 5000;
+	w->cap = cfg->queue_batches > 0 ? (size_t)cfg->queue_batches : 64;
+	w->queue = mw_xcalloc(w->cap, sizeof(*w->queue));
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->wake, NULL);
+	pthread_cond_init(&w->done, NULL);
+	if (pthread_create(&w->thread, NULL, writer_main, w)) {
+		mw_error(err, "cannot start the writer thread");
+		mw_store_free(w->store);
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->wake);
+		pthread_cond_destroy(&w->done);
+		free(w->queue);
+		free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch)
+{
+	if (!batch)
+		return;
+	pthread_mutex_lock(&w->lock);
+	if (w->count == w->cap || w->stopping) {
+		w->dropped += batch->nsamples;
+		pthread_mutex_unlock(&w->lock);
+		mw_batch_free(batch);
+		return;
+	}
+	w->queue[(w->head + w->count) % w->cap] = batch;
+	w->count++;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void mw_writer_flush_sync(struct mw_writer *w)
+{
+	uint64_t ticket;
+
+	pthread_mutex_lock(&w->lock);
+	ticket = ++w->flush_requests;
+	pthread_cond_signal(&w->wake);
+	while (w->flushes_done < ticket)
+		pthread_cond_wait(&w->done, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void mw_writer_get_stats(struct mw_writer *w, struct mw_store_stats *out)
+{
+	pthread_mutex_lock(&w->lock);
+	*out = w->stats;
+	out->dropped_points_total += w->dropped;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void mw_writer_stop(struct mw_writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	mw_store_free(w->store);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->done);
+	free(w->queue);
+	free(w);
+}

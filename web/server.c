@@ -336,7 +336,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	unsigned int threads, timeout_s;
 	size_t mem;
-	bool v6;
+	bool v6 = false;
 
 	*out = NULL;
 	if (!cfg->listen || !strcmp(cfg->listen, "off") || !cfg->listen[0])

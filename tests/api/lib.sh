@@ -13,14 +13,15 @@ not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 
 # check DESC CMD...: ok when CMD succeeds; its output is shown on failure.
+# Runs in this shell (no subshell), so `wait` works on our daemons.
 check() {
-	local desc=$1 out
+	local desc=$1
 	shift
-	if out=$("$@" 2>&1); then
+	if "$@" >"$tmpdir/check.out" 2>&1; then
 		ok "$desc"
 	else
 		not_ok "$desc"
-		printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
+		head -20 "$tmpdir/check.out" | sed 's/^/#   /'
 	fi
 }
 

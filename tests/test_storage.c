@@ -1,0 +1,514 @@
+/* test_storage.c - the store and the read API against a real SQLite file. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include <dirent.h>
+
+#include "storage/codec.h"
+#include "storage/query.h"
+#include "storage/schema.h"
+#include "storage/storage.h"
+#include "storage/store.h"
+#include "daemon/batch.h"
+#include "daemon/config.h"
+
+#define T0 1700000000000LL	/* a whole hour */
+#define DB "test_storage.tmp.db"
+
+static void remove_db(void)
+{
+	remove(DB);
+	remove(DB "-wal");
+	remove(DB "-shm");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	remove_db();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_db();
+	return 0;
+}
+
+static struct mw_store *open_store(uint64_t chunk_points)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.chunk_points = (int64_t)chunk_points;
+	o.self_metrics = false;
+	if (mw_store_open(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+static struct mw_reader *open_reader(void)
+{
+	struct mw_reader *r;
+	struct mw_err err;
+
+	if (mw_reader_open(&r, DB, &err))
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static void add(struct mw_store *s, const char *pid, int64_t ts, double v)
+{
+	struct mw_label l[1] = { { "pid", pid } };
+	char key[128];
+
+	mw_series_key_format(key, sizeof(key), "memwatch_process_private_bytes", l, 1);
+	mw_store_add(s, key, "memwatch_process_private_bytes", l, 1, ts, v);
+}
+
+static void flush(struct mw_store *s)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+}
+
+/* Points at 1 Hz across several chunks; raw reads return all of them. */
+static void raw_round_trip(void **state)
+{
+	struct mw_store *s = open_store(10);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_raw_iter *it;
+	struct mw_err err;
+	int64_t ts, i;
+	double v;
+
+	(void)state;
+	for (i = 0; i < 95; i++) {
+		add(s, "1", T0 + i * 1000, (double)(i * 4096));
+		add(s, "2", T0 + i * 1000, i == 50 ? NAN : 0.5 * (double)i);
+	}
+	flush(s);
+	r = open_reader();
+	mw_range_query_init(&q, T0 + 5000, T0 + 30000);
+	q.step_ms = MW_STEP_RAW;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q, &res,
+					 &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 26);
+	for (i = 0; i < 26; i++) {
+		assert_int_equal(res.t[i], T0 + (5 + i) * 1000);
+		assert_true(res.values[0][i] == (double)((5 + i) * 4096));
+	}
+	mw_range_result_release(&res);
+
+	assert_int_equal(mw_raw_iter_open(&it, r, 2, T0, T0 + 100000, &err), 0);
+	for (i = 0; mw_raw_iter_next(it, &ts, &v, &err) == 1; i++) {
+		assert_int_equal(ts, T0 + i * 1000);
+		if (i == 50)
+			assert_true(isnan(v));
+		else
+			assert_true(v == 0.5 * (double)i);
+	}
+	assert_int_equal(i, 95);
+	mw_raw_iter_free(it);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
+/* A chunk's points are committed on every flush, not only when it closes. */
+static void open_chunk_visible_after_flush(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_latest_list l;
+	struct mw_series_list sl;
+	struct mw_err err;
+
+	(void)state;
+	add(s, "7", T0, 100);
+	flush(s);
+	add(s, "7", T0 + 1000, 200);
+	flush(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.items[0].ts_ms, T0 + 1000);
+	assert_true(l.items[0].value == 200);
+	assert_string_equal(l.items[0].info.key, "memwatch_process_private_bytes{pid=\"7\"}");
+	assert_int_equal(l.items[0].info.nlabels, 1);
+	assert_string_equal(l.items[0].info.labels[0].value, "7");
+	mw_latest_list_release(&l);
+
+	assert_int_equal(mw_reader_find(r, "{pid=~\"[0-9]+\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, T0);
+	assert_int_equal(sl.items[0].last_ts, T0 + 1000);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{pid!~\"[0-9]+\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "bad{", &sl, &err), -1);
+	assert_non_null(strstr(err.msg, "bad{"));
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
+/* Three hours at 1 Hz: rollup tiers answer exactly what raw points give. */
+static void tiers_agree_with_raw(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result a, b;
+	struct mw_err err;
+	int64_t i, n = 3 * 3600 + 1234;
+	int agg, step_i;
+	size_t j;
+	static const int64_t steps[] = { 60000, 600000, 3600000 };
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		add(s, "1", T0 + i * 1000, (double)((i * 7919) % 1000 + i / 100));
+	flush(s);
+	r = open_reader();
+	for (step_i = 0; step_i < 3; step_i++)
+		for (agg = MW_AGG_AVG; agg <= MW_AGG_LAST; agg++) {
+			mw_range_query_init(&q, T0 + 90 * 1000, T0 + n * 1000);
+			q.step_ms = steps[step_i];
+			q.agg = (enum mw_agg)agg;
+			q.tier = MW_TIER_RAW;
+			assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q,
+							 &a, &err), 0);
+			q.tier = MW_TIER_AUTO;
+			assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q,
+							 &b, &err), 0);
+			assert_int_equal(b.tier, step_i == 2 ? MW_TIER_1H : MW_TIER_1M);
+			assert_int_equal(a.nt, b.nt);
+			assert_int_equal(a.step_ms, steps[step_i]);
+			for (j = 0; j < a.nt; j++) {
+				assert_int_equal(a.t[j], b.t[j]);
+				assert_true(fabs(a.values[0][j] - b.values[0][j]) < 1e-6);
+				assert_false(isnan(a.values[0][j]));
+			}
+			mw_range_result_release(&a);
+			mw_range_result_release(&b);
+		}
+	/* auto step: a day to 1000 points picks whole minutes from the 1m tier */
+	mw_range_query_init(&q, T0, T0 + 86400000 - 1);
+	assert_int_equal(mw_reader_range(r, "", &q, &a, &err), 0);
+	assert_int_equal(a.step_ms, 120000);
+	assert_int_equal(a.tier, MW_TIER_1M);
+	assert_int_equal(a.nt, 720);
+	assert_true(isnan(a.values[0][719]));
+	mw_range_result_release(&a);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
+/* Rollup state survives a restart: the bucket in progress is rebuilt. */
+static void rollups_across_restart(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	int64_t i;
+
+	(void)state;
+	for (i = 0; i < 90; i++)
+		add(s, "1", T0 + i * 1000, 10);
+	mw_store_free(s);	/* minute 1 is partial: written at close */
+	s = open_store(720);
+	for (i = 90; i < 180; i++)
+		add(s, "1", T0 + i * 1000, 20);
+	mw_store_free(s);
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 179999);
+	q.step_ms = 60000;
+	q.agg = MW_AGG_AVG;
+	assert_int_equal(mw_reader_range(r, NULL, &q, &res, &err), 0);
+	assert_int_equal(res.tier, MW_TIER_1M);
+	assert_int_equal(res.nt, 3);
+	assert_true(res.values[0][0] == 10);
+	assert_true(res.values[0][1] == 15);
+	assert_true(res.values[0][2] == 20);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+}
+
+/* Retention removes old raw chunks and rollups, keeps the rest. */
+static void retention(void **state)
+{
+	struct mw_store *s = open_store(60);
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	int64_t now = T0 + 100LL * 86400000, i;
+	sqlite3 *db;
+
+	(void)state;
+	for (i = 0; i < 600; i++)
+		add(s, "1", now - 95LL * 86400000 + i * 1000, 1);	/* beyond 90 days */
+	for (i = 0; i < 600; i++)
+		add(s, "1", now - 8LL * 86400000 + i * 1000, 2);	/* beyond 7 days */
+	for (i = 0; i < 600; i++)
+		add(s, "1", now - 3600000 + i * 1000, 3);
+	flush(s);
+	db = mw_store_db(s);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk"), 30);
+	assert_int_equal(mw_store_maintain(s, now, &err), 0);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk"), 10);
+	assert_int_equal(mw_db_int(db, "SELECT min(min_ts) FROM chunk"), now - 3600000);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m"), 10);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1h"), 2);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
+	assert_int_equal(sl.items[0].first_ts, now - 95LL * 86400000);	/* 1h tier */
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+}
+
+/* A version-1 file is migrated on open and its data stays readable. */
+static void migration_from_v1(void **state)
+{
+	struct mw_chunk_enc e;
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_latest_list l;
+	struct mw_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	const uint8_t *blob;
+	size_t len;
+	int i;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_schema_migrate(db, 1, &err), 0);
+	assert_int_equal(mw_schema_version(db), 1);
+	assert_int_equal(mw_db_exec(db, "INSERT INTO series VALUES (1, 'm', 'm', 0)", &err), 0);
+	mw_chunk_enc_init(&e);
+	for (i = 0; i < 5; i++)
+		mw_chunk_enc_append(&e, T0 + i * 1000, i * 1.5);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO chunk VALUES (1, 1, ?, ?, 5, ?)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, T0);
+	sqlite3_bind_int64(st, 2, T0 + 4000);
+	sqlite3_bind_blob(st, 3, blob, (int)len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	mw_chunk_enc_release(&e);
+	sqlite3_close(db);
+
+	s = open_store(720);
+	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_latest(r, "m", &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.items[0].ts_ms, T0 + 4000);
+	assert_true(l.items[0].value == 6);
+	mw_latest_list_release(&l);
+	mw_reader_free(r);
+
+	/* a newer schema is refused, not touched */
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_db_exec(db, "PRAGMA user_version = 99", &err), 0);
+	sqlite3_close(db);
+	{
+		struct mw_store_options o;
+
+		mw_store_options_init(&o);
+		o.db_path = DB;
+		assert_int_equal(mw_store_open(&s, &o, &err), -1);
+		assert_non_null(strstr(err.msg, "newer"));
+	}
+}
+
+/* Disk full (max_page_count): writes fail, points are held then dropped
+ * and counted, and writing resumes once there is room. */
+static void disk_full(void **state)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_store_stats st;
+	struct mw_err err;
+	sqlite3 *db;
+	int64_t i, pages;
+	char sql[64], pid[16];
+	int k;
+
+	(void)state;
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.chunk_points = 50;
+	o.max_pending_points = 2000;
+	o.self_metrics = false;
+	assert_int_equal(mw_store_open(&s, &o, &err), 0);
+	add(s, "1", T0, 1);
+	flush(s);
+	db = mw_store_db(s);
+	pages = mw_db_int(db, "PRAGMA page_count");
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld", (long long)pages);
+	assert_int_equal(mw_db_exec(db, sql, &err), 0);
+	for (k = 0; k < 10; k++) {
+		for (i = 0; i < 1000; i++) {
+			snprintf(pid, sizeof(pid), "%d", (int)(i % 40) + 100);
+			add(s, pid, T0 + (k * 1000 + i / 40 + 1) * 1000, (double)(i * 131071 + k));
+		}
+		assert_int_equal(mw_store_flush(s, &err), -1);
+	}
+	mw_store_get_stats(s, &st);
+	assert_true(st.dropped_points_total > 0);
+	assert_true(st.pending_points <= 2000 + 40 * 50);
+	assert_int_equal(st.points_total, 1);
+
+	assert_int_equal(mw_db_exec(db, "PRAGMA max_page_count = 1000000", &err), 0);
+	flush(s);
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.pending_points, 0);
+	assert_int_equal(st.points_total + st.dropped_points_total, 1 + 10 * 1000);
+	assert_int_equal(mw_db_int(db, "SELECT sum(npoints) FROM chunk"), (int64_t)st.points_total);
+	mw_store_free(s);
+}
+
+/* A file that is not a database is moved aside and a new one created. */
+static void corrupt_file_renamed(void **state)
+{
+	struct mw_store *s;
+	FILE *f = fopen(DB, "wb");
+	struct dirent *de;
+	DIR *dir;
+	sqlite3 *db;
+	int i, found = 0;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < 4096; i++)
+		fputc("garbage!"[i % 8], f);
+	fclose(f);
+	s = open_store(720);
+	add(s, "1", T0, 1);
+	mw_store_free(s);
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM series"), 1);
+	sqlite3_close(db);
+	dir = opendir(".");
+	assert_non_null(dir);
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, DB ".corrupt-", strlen(DB ".corrupt-"))) {
+			found++;
+			remove(de->d_name);
+		}
+	closedir(dir);
+	assert_int_equal(found, 1);
+}
+
+/* Size limit: the oldest raw chunks go first. */
+static void size_limit(void **state)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	sqlite3 *db;
+	int64_t i, before, k;
+
+	(void)state;
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.chunk_points = 100;
+	o.self_metrics = false;
+	o.max_db_bytes = 64 * 1024;
+	assert_int_equal(mw_store_open(&s, &o, &err), 0);
+	for (i = 0; i < 40000; i++)
+		add(s, "1", T0 + i * 1000, (double)(i * 7919 % 100003) * 0.25);
+	flush(s);
+	db = mw_store_db(s);
+	before = mw_db_int(db, "SELECT count(*) FROM chunk");
+	for (k = 0; k < 50; k++)
+		assert_int_equal(mw_store_maintain(s, T0 + i * 1000, &err), 0);
+	assert_true(mw_db_int(db, "SELECT count(*) FROM chunk") < before);
+	assert_true((mw_db_int(db, "PRAGMA page_count") - mw_db_int(db, "PRAGMA freelist_count")) *
+		    mw_db_int(db, "PRAGMA page_size") <= 64 * 1024 + 256 * 4096);
+	/* the newest chunk survives */
+	assert_int_equal(mw_db_int(db, "SELECT max(max_ts) FROM chunk"), T0 + 39999 * 1000);
+	mw_store_free(s);
+}
+
+/* The writer thread: submit, flush synchronously, read back, stop. */
+static void writer_thread(void **state)
+{
+	struct mw_config cfg;
+	struct mw_writer *w;
+	struct mw_reader *r;
+	struct mw_latest_list l;
+	struct mw_store_stats st;
+	struct mw_err err;
+	struct mw_label lab[1] = { { "pid", "9" } };
+	int i;
+
+	(void)state;
+	mw_config_init(&cfg);
+	free(cfg.db_path);
+	cfg.db_path = strdup(DB);
+	cfg.flush_interval_ms = 3600000;	/* only explicit flushes */
+	assert_int_equal(mw_writer_start(&w, &cfg, &err), 0);
+	for (i = 0; i < 20; i++) {
+		struct mw_batch *b = mw_batch_new();
+
+		mw_batch_add(b, "memwatch_process_threads", lab, 1, i, T0 + i * 1000);
+		mw_writer_submit(w, b);
+	}
+	mw_writer_flush_sync(w);
+	mw_writer_get_stats(w, &st);
+	assert_true(st.points_total >= 20);
+	r = open_reader();
+	assert_int_equal(mw_reader_processes(r, 0, &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_true(l.items[0].value == 19);
+	assert_int_equal(l.items[0].past_ts_ms, T0);
+	assert_true(l.items[0].past_value == 0);
+	mw_latest_list_release(&l);
+	assert_int_equal(mw_reader_latest(r, "memwatch_storage_points_total", &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	mw_latest_list_release(&l);
+	mw_reader_free(r);
+	mw_writer_stop(w);
+	mw_config_release(&cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(retention, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
+		cmocka_unit_test_setup_teardown(size_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(writer_thread, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,249 @@
+/*
+ * workingset_win32.c - the raw facts behind a working-set sample, each
+ * from one thin Win32/NT call:
+ *   pages    QueryWorkingSet (buffer grown until it fits); if refused,
+ *            QueryWorkingSetEx over every committed page; if refused
+ *            too, GetProcessMemoryInfo totals only.  (Wine refuses
+ *            QueryWorkingSet always and QueryWorkingSetEx except on the
+ *            GetCurrentProcess() pseudo-handle: self gets the Ex mode.)
+ *   regions  VirtualQueryEx (vmmap_win32.c's walk)
+ *   names    GetMappedFileNameW per image/mapped allocation
+ *   heaps    GetProcessHeaps (own process only)
+ *   stacks   Toolhelp32 threads, NtQueryInformationThread -> TEB ->
+ *            NT_TIB StackLimit/StackBase through ReadProcessMemory
+ */
+#include "workingset.h"
+
+#include <windows.h>
+#include <psapi.h>
+#include <tlhelp32.h>
+#include <winternl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/xalloc.h"
+
+#define EX_CHUNK 4096
+#define EX_MAX_PAGES (4u << 20)	/* 16 GB of committed memory at 4 KB */
+
+int mw_ws_supported(struct mw_err *why)
+{
+	(void)why;
+	return 0;
+}
+
+static void add_page(struct mw_ws_snapshot *s, struct mw_ws_page p)
+{
+	MW_GROW(s->pages, s->cap, s->npages + 1);
+	s->pages[s->npages++] = p;
+}
+
+/* QueryWorkingSet: 0, or the Win32 error. */
+static DWORD pages_full(HANDLE h, struct mw_ws_snapshot *s)
+{
+	size_t n = 4096;
+	ULONG_PTR *buf = NULL;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		size_t bytes = (n + 1) * sizeof(ULONG_PTR), i;
+
+		buf = mw_xrealloc(buf, bytes);
+		if (QueryWorkingSet(h, buf, (DWORD)bytes)) {
+			size_t cnt = buf[0] < n ? buf[0] : n;
+
+			for (i = 0; i < cnt; i++)
+				add_page(s, mw_ws_from_block(buf[1 + i]));
+			free(buf);
+			return 0;
+		}
+		if (GetLastError() != ERROR_BAD_LENGTH) {
+			DWORD e = GetLastError();
+
+			free(buf);
+			return e;
+		}
+		/* buf[0] holds the count; pages arrive while we grow */
+		n = (buf[0] > n ? buf[0] : n) + buf[0] / 8 + 1024;
+	}
+	free(buf);
+	return ERROR_BAD_LENGTH;
+}
+
+/* QueryWorkingSetEx over every committed page: 0 or the Win32 error. */
+static DWORD pages_ex(HANDLE h, struct mw_ws_snapshot *s)
+{
+	PSAPI_WORKING_SET_EX_INFORMATION *q = mw_xmalloc(EX_CHUNK * sizeof(*q));
+	size_t k = 0, i, total = 0;
+	DWORD err = 0;
+
+	for (i = 0; i < s->regions.n && !err; i++) {
+		const struct mw_vm_region *r = &s->regions.r[i];
+		uint64_t a;
+
+		if (r->state != MW_VM_COMMIT)
+			continue;
+		for (a = r->base; a < r->base + r->size && total < EX_MAX_PAGES; a += s->page_size) {
+			q[k++].VirtualAddress = (PVOID)(uintptr_t)a;
+			total++;
+			if (k == EX_CHUNK) {
+				if (!QueryWorkingSetEx(h, q, (DWORD)(k * sizeof(*q)))) {
+					err = GetLastError();
+					break;
+				}
+				for (size_t j = 0; j < k; j++) {
+					struct mw_ws_page p;
+
+					if (mw_ws_from_ex_block((uint64_t)(uintptr_t)q[j].VirtualAddress,
+								q[j].VirtualAttributes.Flags, &p))
+						add_page(s, p);
+				}
+				k = 0;
+			}
+		}
+	}
+	if (!err && k) {
+		if (!QueryWorkingSetEx(h, q, (DWORD)(k * sizeof(*q))))
+			err = GetLastError();
+		for (size_t j = 0; !err && j < k; j++) {
+			struct mw_ws_page p;
+
+			if (mw_ws_from_ex_block((uint64_t)(uintptr_t)q[j].VirtualAddress,
+						q[j].VirtualAttributes.Flags, &p))
+				add_page(s, p);
+		}
+	}
+	free(q);
+	return err;
+}
+
+static void names(HANDLE h, struct mw_ws_snapshot *s)
+{
+	uint64_t last = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < s->regions.n; i++) {
+		const struct mw_vm_region *r = &s->regions.r[i];
+		WCHAR w[MAX_PATH];
+		char u[MAX_PATH * 3];
+
+		if ((r->type != MW_VM_IMAGE && r->type != MW_VM_MAPPED) || r->alloc_base == last)
+			continue;
+		last = r->alloc_base;
+		if (!GetMappedFileNameW(h, (LPVOID)(uintptr_t)r->alloc_base, w, MAX_PATH))
+			continue;
+		if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, u, sizeof(u), NULL, NULL))
+			continue;
+		MW_GROW(s->names, s->names_cap, s->nnames + 1);
+		s->names[s->nnames].alloc_base = r->alloc_base;
+		s->names[s->nnames++].name = mw_xstrdup(u);
+	}
+}
+
+static void heaps_self(struct mw_ws_snapshot *s)
+{
+	HANDLE hs[256];
+	DWORD n = GetProcessHeaps(256, hs), i;
+
+	for (i = 0; i < n && i < 256; i++) {
+		MW_GROW(s->heaps, s->heaps_cap, s->nheaps + 1);
+		s->heaps[s->nheaps].base = (uint64_t)(uintptr_t)hs[i];
+		s->heaps[s->nheaps].size = 1;
+		s->heaps[s->nheaps++].id = i;
+	}
+}
+
+typedef NTSTATUS(NTAPI *qit_fn)(HANDLE, THREADINFOCLASS, PVOID, ULONG, PULONG);
+struct tbi {	/* THREAD_BASIC_INFORMATION */
+	NTSTATUS ExitStatus;
+	PVOID TebBaseAddress;
+	CLIENT_ID ClientId;
+	ULONG_PTR AffinityMask;
+	LONG Priority, BasePriority;
+};
+
+static void stacks(HANDLE h, uint32_t pid, struct mw_ws_snapshot *s)
+{
+	qit_fn qit = (qit_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"),
+							    "NtQueryInformationThread");
+	HANDLE snap;
+	THREADENTRY32 te;
+
+	if (!qit)
+		return;
+	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+	if (snap == INVALID_HANDLE_VALUE)
+		return;
+	te.dwSize = sizeof(te);
+	for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
+		HANDLE th;
+		struct tbi bi;
+		ULONG_PTR tib[3];	/* ExceptionList, StackBase, StackLimit */
+		SIZE_T got = 0;
+
+		if (te.th32OwnerProcessID != pid)
+			continue;
+		th = OpenThread(THREAD_QUERY_INFORMATION, FALSE, te.th32ThreadID);
+		if (!th)
+			continue;
+		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) == 0 &&
+		    ReadProcessMemory(h, bi.TebBaseAddress, tib, sizeof(tib), &got) &&
+		    got == sizeof(tib) && tib[1] > tib[2]) {
+			MW_GROW(s->stacks, s->stacks_cap, s->nstacks + 1);
+			s->stacks[s->nstacks].base = tib[2];
+			s->stacks[s->nstacks].size = tib[1] - tib[2];
+			s->stacks[s->nstacks++].id = te.th32ThreadID;
+		}
+		CloseHandle(th);
+	}
+	CloseHandle(snap);
+}
+
+int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err *err)
+{
+	HANDLE h;
+	SYSTEM_INFO si;
+	PROCESS_MEMORY_COUNTERS pmc;
+	DWORD e1, e2;
+	size_t i;
+
+	for (i = 0; i < s->nnames; i++)
+		free((char *)s->names[i].name);
+	s->npages = s->nnames = s->nheaps = s->nstacks = 0;
+	s->why[0] = '\0';
+	GetSystemInfo(&si);
+	s->page_size = si.dwPageSize;
+	if (mw_vm_walk(pid, self, &s->regions, err))
+		return 1;
+	h = self ? GetCurrentProcess()
+		 : OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
+	if (!h)
+		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
+				GetLastError()), 1;
+	memset(&pmc, 0, sizeof(pmc));
+	pmc.cb = sizeof(pmc);
+	if (GetProcessMemoryInfo(h, &pmc, sizeof(pmc)))
+		s->total_bytes = pmc.WorkingSetSize;
+	s->mode = MW_WS_MODE_FULL;
+	if ((e1 = pages_full(h, s)) != 0) {
+		s->npages = 0;
+		s->mode = MW_WS_MODE_EX;
+		snprintf(s->why, sizeof(s->why), "QueryWorkingSet: error %lu", (unsigned long)e1);
+		if ((e2 = pages_ex(h, s)) != 0) {
+			s->npages = 0;
+			s->mode = MW_WS_MODE_TOTALS;
+			snprintf(s->why, sizeof(s->why), "QueryWorkingSet: error %lu, "
+				 "QueryWorkingSetEx: error %lu", (unsigned long)e1, (unsigned long)e2);
+		}
+	}
+	if (s->mode != MW_WS_MODE_TOTALS) {
+		names(h, s);
+		if (self)
+			heaps_self(s);
+		stacks(h, pid, s);
+	}
+	if (!self)
+		CloseHandle(h);
+	return 0;
+}

@@ -7,19 +7,20 @@
 const $ = (id) => document.getElementById(id);
 const state = { sort: "private_bytes", pid: null, started: null, name: null, plot: null, zoomed: false };
 
-// Breakdown kinds (HeapPeep's bar) and address-space states (VirtualMemory.exe's view).
+// Breakdown categories (HeapPeep's bar, from memwatch_workingset_bytes) and
+// address-space states (VirtualMemory.exe's view, from memwatch_vm_bytes).
 const KINDS = [
-  ["image", "#6c8ebf"], ["heap_used", "#d6604d"], ["heap_free", "#f4a582"],
-  ["stack", "#8c6bb1"], ["private", "#4daf4a"], ["mapped", "#e6ab02"], ["other", "#bbbbbb"],
+  ["image", "#6c8ebf"], ["heap", "#d6604d"], ["heap_free", "#f4a582"], ["stack", "#8c6bb1"],
+  ["private_data", "#4daf4a"], ["mapped_file", "#e6ab02"], ["shareable", "#17becf"], ["other", "#bbbbbb"],
 ];
 const STATES = ["committed", "reserved", "free"];
 
-function bytes(v) {
+function bytes(v, extra) {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
   const a = Math.abs(v), u = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0, x = a;
   while (x >= 1024 && i < u.length - 1) { x /= 1024; i++; }
-  return (v < 0 ? "-" : "") + (i ? x.toFixed(x < 10 ? 2 : 1) : x) + " " + u[i];
+  return (v < 0 ? "-" : "") + (i ? x.toFixed((x < 10 ? 2 : x < 100 ? 1 : 0) + (extra || 0)) : x) + " " + u[i];
 }
 
 async function getJSON(url) {
@@ -73,7 +74,12 @@ async function loadProcesses() {
   $("proc-count").textContent = `${data.processes.length} live`;
   for (const th of document.querySelectorAll("th.sortable"))
     th.classList.toggle("sorted", th.dataset.sort === state.sort);
-  if (!state.pid && data.processes.length) selectProcess(data.processes[0], true);
+  if (!state.pid && data.processes.length) {
+    // Prefer a watched process: only those have a breakdown and a map.
+    const watched = await getJSON("/api/v1/series?match=memwatch_vm_bytes").then(
+      (d) => new Set(d.series.map((s) => s.labels.pid)), () => new Set());
+    selectProcess(data.processes.find((p) => watched.has(p.pid)) || data.processes[0], true);
+  }
 }
 
 function selectProcess(p, quiet) {
@@ -108,7 +114,8 @@ async function loadChart() {
   $("chart-json").href = url;
   let d;
   try { d = await getJSON(url); } catch (e) { $("chart-msg").textContent = e.message; return; }
-  $("chart-msg").textContent = `${d.t.length} points, step ${d.step_ms} ms, tier ${d.tier}` +
+  $("chart-msg").textContent = `${d.t.length} points, ` +
+    (d.step_ms < 0 ? "raw" : `step ${d.step_ms} ms`) + `, tier ${d.tier}` +
     (d.truncated ? " (truncated)" : "");
   const data = [d.t.map((t) => t / 1000), ...d.series.map((s) => s.values)];
   const key = d.series.map((s) => s.id).join(",");
@@ -122,7 +129,7 @@ async function loadChart() {
     width: $("chart").clientWidth || 800, height: 320,
     cursor: { drag: { x: true, y: false } },
     scales: { x: { time: true } },
-    axes: [{}, { size: 80, values: (u, v) => v.map((x) => isBytes ? bytes(x) : x) }],
+    axes: [{}, { size: 90, values: (u, v) => v.map((x) => isBytes ? bytes(x, 1) : x) }],
     series: [{}, ...d.series.map((s, i) => ({
       label: seriesLabel(s), stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: false,
       value: (u, v) => isBytes ? bytes(v) : (v ?? "–"),
@@ -137,7 +144,7 @@ async function loadChart() {
 
 // ---- breakdown and address space ---------------------------------------------
 function processSelector(metric) {
-  return `${metric}{pid=${quote(state.pid)}, started=${quote(state.started)}}`;
+  return `${metric}{pid=${quote(state.pid)}}`;
 }
 
 function latestByLabel(d, label) {
@@ -153,20 +160,22 @@ function latestByLabel(d, label) {
 
 async function loadDetail() {
   if (!state.pid) return;
-  const bUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_process_composition_bytes")) +
+  const bUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_workingset_bytes")) +
     "&from=-10m&agg=last&max_points=10";
-  const mUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_process_address_space_bytes")) +
+  const mUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_vm_bytes")) +
     "&from=-10m&agg=last&max_points=10";
   $("breakdown-json").href = bUrl;
   $("vmmap-json").href = mUrl;
   const bar = $("breakdown"), legend = $("breakdown-legend"), map = $("vmmap");
   bar.replaceChildren(); legend.replaceChildren(); map.replaceChildren();
   try {
-    const kinds = latestByLabel(await getJSON(bUrl), "kind");
+    const kinds = latestByLabel(await getJSON(bUrl), "category");
+    delete kinds.all;
     const total = Object.values(kinds).reduce((a, b) => a + b, 0);
     for (const [k, color] of KINDS) {
       const v = kinds[k] || 0;
       if (total > 0 && v > 0) bar.append(el("div", { style: `width:${(100 * v / total).toFixed(2)}%;background:${color}`, title: `${k}: ${bytes(v)}` }));
+      if (!v) continue;
       const item = el("span");
       item.append(el("i", { style: "background:" + color }), document.createTextNode(`${k.replace("_", " ")} ${bytes(v)}`));
       legend.append(item);

@@ -302,6 +302,27 @@ static void test_connection_limit(void **state)
 	}
 }
 
+/* No database file: the data endpoints answer 503, /metrics keeps the
+ * daemon's health with memwatch_storage_up 0, status endpoints work. */
+static void test_storage_unavailable(void **state)
+{
+	struct fixture *f = *state;
+	struct wc_resp r;
+
+	expect_error(f, "GET", "/api/v1/series", "", 503, "storage unavailable");
+	expect_error(f, "GET", "/api/v1/query?match=x", "", 503, "storage unavailable");
+	expect_error(f, "GET", "/api/v1/processes", "", 503, "storage unavailable");
+	expect_error(f, "GET", "/api/v1/export?match=x", "", 503, "storage unavailable");
+	/* Bad input is still 400, before storage is touched. */
+	expect_error(f, "GET", "/api/v1/query?match=x&from=soon", "", 400, "from");
+	assert_int_equal(wc_get(f->port, "GET", "/metrics", "", &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\nmemwatch_storage_up 0\n"));
+	assert_non_null(strstr(r.body, "memwatch_collector_errors_total{collector=\"heap\"} 3\n"));
+	wc_resp_free(&r);
+	cJSON_Delete(get_json(f, "/api/v1/collectors", 200));
+}
+
 static void test_token(void **state)
 {
 	struct fixture *f = start("127.0.0.1:0", "s3cret");
@@ -369,6 +390,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_oversize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_storage_unavailable, setup, teardown),
 		cmocka_unit_test(test_token),
 		cmocka_unit_test(test_listen),
 	};

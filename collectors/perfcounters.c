@@ -1,0 +1,355 @@
+/*
+ * perfcounters.c - the perfcounters collector (portable: the registry
+ * calls are perfdata_win32.c's; on Linux mw_perfreg_open says why not).
+ */
+#include "perfcounters.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "daemon/xalloc.h"
+#include "perfdata.h"
+
+#define MAX_CANDIDATES 4
+
+static const char *const pc_options[] = { "counters", "close_key", "query", NULL };
+static const char *const pc_option_docs[] = {
+	"\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,\\Paging File(_Total)\\% Usage ; "
+	"counter paths, comma-separated",
+	"false ; close HKEY_PERFORMANCE_DATA after each sample (unloads the providers)",
+	" ; object list to query instead of the resolved one (e.g. Global)",
+	NULL,
+};
+
+struct pc_path {
+	struct mw_perf_path p;
+	uint32_t objs[MAX_CANDIDATES];	/* object indexes with that name */
+	size_t nobjs;
+};
+
+struct pc_state {
+	struct mw_perfreg *reg;
+	struct mw_perf_titles titles;
+	uint32_t title_stamp;
+	struct pc_path *paths;
+	size_t npaths;
+	char query[256];
+	bool query_fixed, close_key;
+	unsigned char *buf[2];
+	size_t len[2], cap[2];
+	struct mw_perf_snapshot snap[2];
+	bool have[2];
+	int cur;
+	uint32_t logged_types[32];
+	size_t nlogged;
+	char version_note[40];
+	char *detail;
+	size_t detail_len, detail_cap;
+};
+
+static void pc_free(struct pc_state *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (st->have[i])
+			mw_perf_snapshot_release(&st->snap[i]);
+		free(st->buf[i]);
+	}
+	mw_perf_titles_release(&st->titles);
+	mw_perfreg_free(st->reg);
+	free(st->paths);
+	free(st->detail);
+	free(st);
+}
+
+/* Re-read "Counter 009" and resolve every path's object to its indexes. */
+static int load_titles(struct pc_state *st, struct mw_err *err)
+{
+	const unsigned char *data;
+	size_t len, i, q = 0;
+
+	if (mw_perfreg_query(st->reg, "Counter 009", &data, &len, err))
+		return -1;
+	if (mw_perf_titles_parse(&st->titles, data, len, err))
+		return mw_error_prefix(err, "'Counter 009'");
+	st->title_stamp = mw_perfreg_title_stamp(st->reg);
+	if (!st->query_fixed)
+		st->query[0] = '\0';
+	for (i = 0; i < st->npaths; i++) {
+		struct pc_path *p = &st->paths[i];
+		size_t k;
+
+		p->nobjs = mw_perf_title_find(&st->titles, p->p.object, p->objs, MAX_CANDIDATES);
+		if (p->nobjs > MAX_CANDIDATES)
+			p->nobjs = MAX_CANDIDATES;
+		for (k = 0; k < p->nobjs && !st->query_fixed; k++) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%" PRIu32, p->objs[k]);
+			if (!strstr(st->query, num) && q + strlen(num) + 2 < sizeof(st->query)) {
+				q += (size_t)snprintf(st->query + q, sizeof(st->query) - q, "%s%s",
+						      q ? " " : "", num);
+			}
+		}
+	}
+	{
+		uint32_t v2;
+
+		snprintf(st->version_note, sizeof(st->version_note), "%s",
+			 mw_perf_title_find(&st->titles, "Process V2", &v2, 1) ? "Process V2 registered"
+									       : "Process V1");
+	}
+	return 0;
+}
+
+static int pc_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
+{
+	struct pc_state *st = mw_xcalloc(1, sizeof(*st));
+	const char *list = mw_config_extra(env->self, "counters");
+	const char *ck = mw_config_extra(env->self, "close_key");
+	const char *qq = mw_config_extra(env->self, "query");
+	char *copy, *tok, *save = NULL;
+	size_t i, resolved = 0;
+
+	if (!list || !*list)
+		list = "\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,"
+		       "\\Paging File(_Total)\\% Usage";
+	if (ck && strcmp(ck, "true") && strcmp(ck, "false")) {
+		pc_free(st);
+		return mw_error(why, "perfcounters: close_key must be true or false, not '%s'", ck),
+		       MW_COLLECTOR_ERROR;
+	}
+	st->close_key = ck && !strcmp(ck, "true");
+	st->detail_cap = 4096;
+	st->detail = mw_xmalloc(st->detail_cap);
+	if (qq && *qq) {
+		snprintf(st->query, sizeof(st->query), "%s", qq);
+		st->query_fixed = true;
+	}
+	copy = mw_xstrdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		MW_GROW(st->paths, st->npaths, st->npaths + 1);
+		if (mw_perf_path_parse(tok, &st->paths[st->npaths - 1].p, why)) {
+			free(copy);
+			pc_free(st);
+			return mw_error_prefix(why, "perfcounters"), MW_COLLECTOR_ERROR;
+		}
+	}
+	free(copy);
+	if (mw_perfreg_open(&st->reg, why) || load_titles(st, why)) {
+		pc_free(st);
+		return mw_error_prefix(why, "perfcounters"), MW_COLLECTOR_UNSUPPORTED;
+	}
+	for (i = 0; i < st->npaths; i++)
+		resolved += st->paths[i].nobjs > 0;
+	if (!resolved && !st->query_fixed) {
+		/* Say what the registry gives: e.g. Wine's empty block. */
+		const unsigned char *d;
+		size_t len = 0;
+		struct mw_perf_snapshot s;
+		struct mw_err qe;
+		char probe[160];
+
+		if (mw_perfreg_query(st->reg, "4", &d, &len, &qe))
+			snprintf(probe, sizeof(probe), "%s", qe.msg);
+		else if (mw_perf_snapshot_parse(&s, d, len, &qe) == 0) {
+			snprintf(probe, sizeof(probe), "query '4' returned a %zu-byte PERF_DATA_BLOCK "
+				 "with %zu objects", len, s.nobjects);
+			mw_perf_snapshot_release(&s);
+		} else
+			snprintf(probe, sizeof(probe), "query '4': %s", qe.msg);
+		mw_error(why, "perfcounters: no configured object is in the title database "
+			 "('Counter 009' has %zu titles, object '%s' unknown); %s",
+			 st->titles.n, st->paths[0].p.object, probe);
+		pc_free(st);
+		return MW_COLLECTOR_UNSUPPORTED;
+	}
+	*state = st;
+	return MW_COLLECTOR_OK;
+}
+
+static void log_type_once(struct pc_state *st, uint32_t type, const char *counter)
+{
+	size_t i;
+
+	for (i = 0; i < st->nlogged; i++)
+		if (st->logged_types[i] == type)
+			return;
+	if (st->nlogged < MW_ARRAY_SIZE(st->logged_types))
+		st->logged_types[st->nlogged++] = type;
+	mw_log_warn("perfcounters: counter type 0x%08" PRIx32 " of '%s' is not supported; "
+		    "skipped", type, counter);
+}
+
+static void detail_printf(struct pc_state *st, const char *fmt, ...) MW_PRINTF(2, 3);
+static void detail_printf(struct pc_state *st, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = st->detail_cap - st->detail_len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(st->detail + st->detail_len, room, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < room) {
+			st->detail_len += (size_t)n;
+			return;
+		}
+		MW_GROW(st->detail, st->detail_cap, st->detail_len + (size_t)(n > 0 ? n : 64) + 256);
+	}
+}
+
+/* A JSON string: quotes, backslashes (instance paths have them) and
+ * control characters escaped. */
+static void detail_str(struct pc_state *st, const char *s)
+{
+	detail_printf(st, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			detail_printf(st, "\\%c", c);
+		else if (c < 0x20)
+			detail_printf(st, "\\u%04x", c);
+		else
+			detail_printf(st, "%c", c);
+	}
+	detail_printf(st, "\"");
+}
+
+static int pc_sample(void *state, struct mw_sample_ctx *ctx)
+{
+	struct pc_state *st = state;
+	int64_t t0 = mw_clock_mono_ns();
+	const unsigned char *data;
+	size_t len, i, values = 0;
+	int cur = st->cur, prev = !st->cur;
+	const struct mw_perf_snapshot *ps;
+	struct mw_perf_snapshot *s;
+
+	if (mw_perfreg_title_stamp(st->reg) != st->title_stamp && load_titles(st, &ctx->err))
+		return MW_COLLECTOR_ERROR;
+	if (mw_perfreg_query(st->reg, st->query, &data, &len, &ctx->err))
+		return MW_COLLECTOR_ERROR;
+	MW_GROW(st->buf[cur], st->cap[cur], len ? len : 1);
+	memcpy(st->buf[cur], data, len);
+	st->len[cur] = len;
+	if (st->close_key)
+		mw_perfreg_close_key(st->reg);
+	if (st->have[cur]) {
+		mw_perf_snapshot_release(&st->snap[cur]);
+		st->have[cur] = false;
+	}
+	s = &st->snap[cur];
+	if (mw_perf_snapshot_parse(s, st->buf[cur], len, &ctx->err))
+		return mw_error_prefix(&ctx->err, "perfcounters: query '%s'", st->query),
+		       MW_COLLECTOR_ERROR;
+	st->have[cur] = true;
+	ps = st->have[prev] ? &st->snap[prev] : NULL;
+
+	st->detail_len = 0;
+	detail_printf(st, "{\"perf_time\":%" PRId64 ",\"perf_freq\":%" PRId64
+		      ",\"perf_time_100ns\":%" PRId64 ",\"values\":[", s->perf_time, s->perf_freq,
+		      s->perf_time_100ns);
+	for (i = 0; i < st->npaths; i++) {
+		const struct pc_path *p = &st->paths[i];
+		const struct mw_perf_object *o = NULL, *po = NULL;
+		size_t k, c, in;
+
+		for (k = 0; k < p->nobjs && !o; k++)
+			o = mw_perf_snapshot_object(s, p->objs[k]);
+		if (!o)
+			continue;
+		po = ps ? mw_perf_snapshot_object(ps, o->name_index) : NULL;
+		/* the counter, resolved by name within this object */
+		for (c = 0; c < o->ncounters; c++) {
+			const char *n = mw_perf_title(&st->titles, o->counters[c].name_index);
+
+			if (n && !strcasecmp(n, p->p.counter) && !mw_perf_type_is_base(o->counters[c].type))
+				break;
+		}
+		if (c == o->ncounters)
+			continue;
+		for (in = 0; in < o->ninstances; in++) {
+			const struct mw_perf_instance *inst = &o->instances[in], *pin = NULL;
+			struct mw_perf_raw_sample r, pr;
+			bool changed = false, has_prev = false;
+			enum mw_perf_calc rc;
+			double v;
+			const char *iname = mw_perf_name(s, inst->full_off);
+
+			if (!mw_perf_path_match_instance(&p->p, s, inst))
+				continue;
+			if (mw_perf_raw_sample_get(s, o, inst, c, &r))
+				continue;
+			if (po && c < po->ncounters && po->counters[c].type == o->counters[c].type &&
+			    (pin = mw_perf_match_instance(s, o, inst, ps, po, &changed)) &&
+			    !mw_perf_raw_sample_get(ps, po, pin, c, &pr))
+				has_prev = true;
+			rc = mw_perf_compute(&r, has_prev ? &pr : NULL, &v);
+			if (rc == MW_PERF_UNSUPPORTED) {
+				log_type_once(st, r.type, p->p.counter);
+				continue;
+			}
+			detail_printf(st, "%s[", values ? "," : "");
+			detail_str(st, p->p.object);
+			detail_printf(st, ",");
+			detail_str(st, p->p.counter);
+			detail_printf(st, ",");
+			detail_str(st, iname ? iname : "");
+			detail_printf(st, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 "]",
+				      r.type, r.a, r.b, r.time, r.freq);
+			values++;
+			if (rc != MW_PERF_VALUE)
+				continue;
+			{
+				struct mw_label l[3] = { { "object", p->p.object },
+							 { "counter", p->p.counter },
+							 { "instance", iname ? iname : "" } };
+
+				mw_batch_add(ctx->batch, "memwatch_perf_value", l, 3, v, ctx->ts_ms);
+			}
+		}
+	}
+	detail_printf(st, "]}");
+	{
+		struct mw_label l[1] = { { "query", st->query } };
+
+		mw_batch_add_detail(ctx->batch, "perfcounters.raw", "memwatch_perf_value", l, 1,
+				    ctx->ts_ms, st->detail, st->detail_len);
+	}
+	st->cur = prev;
+	snprintf(ctx->mode, sizeof(ctx->mode), "query '%.40s': %zu values, %.2f ms; %s",
+		 st->query, values, (double)(mw_clock_mono_ns() - t0) / 1e6, st->version_note);
+	return MW_COLLECTOR_OK;
+}
+
+static void pc_fini(void *state)
+{
+	pc_free(state);
+}
+
+const struct mw_collector mw_collector_perfcounters = {
+	.name = "perfcounters",
+	.summary = "NT performance counters (HKEY_PERFORMANCE_DATA) by path, computed as perfmon\n"
+		   "does; raw values and time bases kept for recomputation.",
+	.default_interval_ms = 5000,
+	.default_enabled = true,
+	.options = pc_options,
+	.option_docs = pc_option_docs,
+	.init = pc_init,
+	.sample = pc_sample,
+	.fini = pc_fini,
+};

@@ -1,0 +1,24 @@
+/*
+ * perfcounters.h - the perfcounters collector: configured NT performance
+ * counter paths read from HKEY_PERFORMANCE_DATA with only the objects
+ * they need, computed as perfmon does (perfdata.h).
+ *
+ * Options ([collector.perfcounters]):
+ *   counters   comma-separated paths, default
+ *              \Memory\Available Bytes,\Process(*)\Private Bytes,\Paging File(_Total)\% Usage
+ *   close_key  true: RegCloseKey(HKEY_PERFORMANCE_DATA) after each sample
+ *              (unloads the providers); default false
+ *   query      the object list to ask for instead of the resolved one
+ *              (e.g. "Global"); default empty
+ * Series memwatch_perf_value{object,counter,instance}; the inputs of every
+ * value (type, raw A/B, time base) go in a "perfcounters.raw" detail
+ * record per tick so values can be recomputed.
+ */
+#ifndef MW_COLLECTORS_PERFCOUNTERS_H
+#define MW_COLLECTORS_PERFCOUNTERS_H
+
+#include "daemon/collector.h"
+
+extern const struct mw_collector mw_collector_perfcounters;
+
+#endif

@@ -143,7 +143,7 @@ static int produce_json(struct export *e, size_t budget)
 	struct mw_jbuf *b = &e->out;
 	int64_t ts;
 	double v;
-	int rc;
+	int rc = 0;
 
 	if (e->stage == 0) {
 		mw_j_lit(b, "{\"series\":[");

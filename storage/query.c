@@ -587,11 +587,11 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 		}
 	}
 	memset(&bk, 0, sizeof(bk));
-	bk.from = q->from_ms;
-	bk.to = q->to_ms;
 	bk.step = step;
 	bk.first = floor_div(q->from_ms, step);
 	bk.nb = (size_t)nbuckets(q->from_ms, q->to_ms, step);
+	bk.from = bk.first * step;	/* whole buckets, see query.h */
+	bk.to = (bk.first + (int64_t)bk.nb) * step - 1;
 	bk.b = mw_xcalloc(bk.nb, sizeof(*bk.b));
 	res->step_ms = step;
 	res->tier = (enum mw_tier)tier;

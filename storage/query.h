@@ -133,7 +133,8 @@ void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_m
  *
  * Bucketed (step > 0): buckets are [t, t + step) with t a multiple of
  * step; the axis runs from the bucket holding from_ms to the one holding
- * to_ms.  MW_STEP_AUTO picks step = range / max_points rounded up to a
+ * to_ms, and buckets are whole (the first and last aggregate their full
+ * width, also points just outside [from_ms, to_ms]).  MW_STEP_AUTO picks step = range / max_points rounded up to a
  * whole second, minute or hour, and the coarsest tier whose resolution
  * divides the step and that still holds data at from_ms, so rollups are
  * exact; the newest part not yet rolled up is computed from raw points.

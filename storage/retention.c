@@ -24,7 +24,8 @@
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */
 #define BUCKETS_PER_SERIES 1440	/* rollup rows per series, tier and call */
-#define SIZE_BATCH 256
+#define SIZE_BATCH 16	/* oldest chunks per round */
+#define SIZE_ROUNDS 16
 #define VACUUM_PAGES 256
 
 static int run(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
@@ -87,6 +88,16 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 	return 0;
 }
 
+static int over_size(struct mw_store *s)
+{
+	int64_t pages = mw_db_int(s->db, "PRAGMA page_count");
+	int64_t freep = mw_db_int(s->db, "PRAGMA freelist_count");
+	int64_t psize = mw_db_int(s->db, "PRAGMA page_size");
+
+	return s->opt.max_db_bytes && pages >= 0 && freep >= 0 && psize > 0 &&
+	       (uint64_t)((pages - freep) * psize) > s->opt.max_db_bytes;
+}
+
 static int by_size(struct mw_store *s, struct mw_err *err)
 {
 	static const char *const sql[] = {
@@ -96,14 +107,10 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 		"DELETE FROM rollup_1h WHERE (series_id, ts) IN"
 		" (SELECT series_id, ts FROM rollup_1h ORDER BY ts LIMIT ?1 * 16)",
 	};
-	int64_t pages = mw_db_int(s->db, "PRAGMA page_count");
-	int64_t freep = mw_db_int(s->db, "PRAGMA freelist_count");
-	int64_t psize = mw_db_int(s->db, "PRAGMA page_size");
+	int round, rc = 0;
 	size_t i;
-	int rc;
 
-	if (!s->opt.max_db_bytes || pages < 0 || freep < 0 || psize <= 0 ||
-	    (uint64_t)((pages - freep) * psize) <= s->opt.max_db_bytes) {
+	if (!over_size(s)) {
 		s->size_warned = false;
 		return 0;
 	}
@@ -112,10 +119,14 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 			    "oldest data", s->db_path,
 			    (unsigned long long)s->opt.max_db_bytes);
 	s->size_warned = true;
-	for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
-		rc = run(s->db, sql[i], SIZE_BATCH, 0, 0, err);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;
+	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
+		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
+			rc = run(s->db, sql[i], SIZE_BATCH, 0, 0, err);
+			if (rc != 0)
+				break;
+		}
+		if (rc <= 0)
+			return rc;
 	}
 	return 0;
 }

@@ -157,7 +157,7 @@ static const struct migration migrations[] = {
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
 {
-	int v = mw_schema_version(db);
+	int v = mw_schema_version(db), v0 = v;
 
 	if (v < 0)
 		return mw_error(err, "cannot read schema version: %s", sqlite3_errmsg(db));
@@ -176,7 +176,7 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			return mw_error_prefix(err, "migration to schema version %d", v + 1);
 		}
-		if (v > 0)
+		if (v0 > 0)
 			mw_log_info("storage: migrated database to schema version %d", v + 1);
 	}
 	return 0;

@@ -312,10 +312,14 @@ size_t mw_ws_diff(const struct mw_ws_result *before, const struct mw_ws_result *
 			else
 				x = NULL;
 		}
+		const struct mw_ws_region *one = y ? y : x;
+
+		if (!one)
+			break;
 		memset(&e, 0, sizeof(e));
-		e.alloc_base = x ? x->alloc_base : y->alloc_base;
-		e.category = y ? y->category : x->category;
-		e.owner = y && y->owner ? y->owner : x ? x->owner : NULL;
+		e.alloc_base = one->alloc_base;
+		e.category = one->category;
+		e.owner = one->owner ? one->owner : x ? x->owner : NULL;
 		for (int s = 0; s < MW_WS_NSHARING; s++) {
 			e.pages[s] = (int64_t)(y ? y->pages[s] : 0) - (int64_t)(x ? x->pages[s] : 0);
 			changed |= e.pages[s] != 0;

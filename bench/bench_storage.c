@@ -1,0 +1,402 @@
+/*
+ * bench_storage.c - storage figures against a plain-SQLite baseline
+ * measured in the same run (prepared inserts of (series_id, ts, value)
+ * into an unindexed table, one transaction per batch, same WAL and
+ * synchronous settings as the store).
+ *
+ *   ingest tick:   2,000 series, one tick per transaction (flush every tick)
+ *   ingest bulk:   many ticks, one flush per minute of data
+ *   bytes/point:   after a checkpoint; realistic memory workload, random
+ *   query:         7 days at 1 Hz to 1,000 buckets; one day raw
+ *
+ * Files go to the working directory as bench_storage*.tmp.db and are
+ * removed at the end.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "storage/query.h"
+#include "storage/schema.h"
+#include "storage/store.h"
+#include "daemon/clock.h"
+
+#define T0 1699999200000LL
+#define TICK_SERIES 2000
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void rm(const char *path)
+{
+	char buf[256];
+
+	remove(path);
+	snprintf(buf, sizeof(buf), "%s-wal", path);
+	remove(buf);
+	snprintf(buf, sizeof(buf), "%s-shm", path);
+	remove(buf);
+}
+
+static double now_s(void)
+{
+	return (double)mw_clock_mono_ns() / 1e9;
+}
+
+static void die_sql(sqlite3 *db, const char *what)
+{
+	fprintf(stderr, "bench_storage: %s: %s\n", what, sqlite3_errmsg(db));
+	exit(1);
+}
+
+/* ---- baseline -------------------------------------------------------------- */
+
+struct base {
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+};
+
+static void base_open(struct base *b, const char *path)
+{
+	struct mw_err err;
+
+	rm(path);
+	if (sqlite3_open(path, &b->db) != SQLITE_OK ||
+	    mw_db_exec(b->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+		       "CREATE TABLE p (series_id INTEGER, ts INTEGER, value REAL)", &err) ||
+	    sqlite3_prepare_v2(b->db, "INSERT INTO p VALUES (?, ?, ?)", -1, &b->ins, NULL))
+		die_sql(b->db, "baseline");
+}
+
+static void base_insert(struct base *b, int64_t id, int64_t ts, double v)
+{
+	sqlite3_bind_int64(b->ins, 1, id);
+	sqlite3_bind_int64(b->ins, 2, ts);
+	sqlite3_bind_double(b->ins, 3, v);
+	if (sqlite3_step(b->ins) != SQLITE_DONE)
+		die_sql(b->db, "baseline insert");
+	sqlite3_reset(b->ins);
+}
+
+static void base_close(struct base *b, const char *path)
+{
+	sqlite3_finalize(b->ins);
+	sqlite3_close(b->db);
+	rm(path);
+}
+
+static int64_t used_bytes(sqlite3 *db)
+{
+	sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	return (mw_db_int(db, "PRAGMA page_count") - mw_db_int(db, "PRAGMA freelist_count")) *
+	       mw_db_int(db, "PRAGMA page_size");
+}
+
+/* ---- workloads ------------------------------------------------------------- */
+
+/* A memory-like series: kind by id; state in *v. */
+static double realistic_next(int id, double *v)
+{
+	uint64_t r = rnd();
+
+	switch (id % 20) {
+	case 0: case 1: case 2:	/* noisy: a few pages up or down each second */
+		*v += 4096.0 * (double)((int64_t)(r % 9) - 4);
+		break;
+	case 3: case 4: case 5: case 6:	/* slow leak: a page every ~10 s */
+		if (r % 10 == 0)
+			*v += 4096;
+		break;
+	default:		/* flat with an occasional step */
+		if (r % 600 == 0)
+			*v += 4096.0 * (double)((int64_t)(r >> 32) % 512 - 256);
+		break;
+	}
+	if (*v < 0)
+		*v = 4096;
+	return *v;
+}
+
+static char keys[TICK_SERIES][48];
+
+static void make_keys(void)
+{
+	int i;
+
+	for (i = 0; i < TICK_SERIES; i++)
+		snprintf(keys[i], sizeof(keys[i]), "bench_bytes{id=\"%d\"}", i);
+}
+
+static struct mw_store *store_open(const char *path)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	rm(path);
+	mw_store_options_init(&o);
+	o.db_path = path;
+	o.self_metrics = false;
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: %s\n", err.msg);
+		exit(1);
+	}
+	return s;
+}
+
+static void store_flush(struct mw_store *s)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err)) {
+		fprintf(stderr, "bench_storage: %s\n", err.msg);
+		exit(1);
+	}
+}
+
+static void add(struct mw_store *s, int id, int64_t ts, double v)
+{
+	struct mw_label l = { "id", keys[id] + 16 };	/* label value unused for speed */
+
+	(void)l;
+	mw_store_add(s, keys[id], "bench_bytes", NULL, 0, ts, v);
+}
+
+/* ---- benchmarks ------------------------------------------------------------ */
+
+static void bench_tick(void)
+{
+	enum { TICKS = 120 };
+	static double v[TICK_SERIES];
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct base b;
+	double t, ours, base;
+	int i, k;
+
+	for (i = 0; i < TICK_SERIES; i++)
+		v[i] = 1e8;
+	/* warm up: the series exist, as after the first minute of a run */
+	for (i = 0; i < TICK_SERIES; i++)
+		add(s, i, T0, v[i]);
+	store_flush(s);
+	t = now_s();
+	for (k = 1; k <= TICKS; k++) {
+		for (i = 0; i < TICK_SERIES; i++)
+			add(s, i, T0 + k * 1000, realistic_next(i, &v[i]));
+		store_flush(s);
+	}
+	ours = (now_s() - t) / TICKS;
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	base_open(&b, "bench_storage_base.tmp.db");
+	t = now_s();
+	for (k = 1; k <= TICKS; k++) {
+		sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+		for (i = 0; i < TICK_SERIES; i++)
+			base_insert(&b, i, T0 + k * 1000, realistic_next(i, &v[i]));
+		sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	}
+	base = (now_s() - t) / TICKS;
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("ingest tick %d series: %.2f ms/tick (baseline %.2f ms, ratio %.2f) target <= 10 ms\n",
+	       TICK_SERIES, ours * 1e3, base * 1e3, ours / base);
+}
+
+static void bench_bulk(void)
+{
+	enum { SERIES = 1000, TICKS = 3600 };
+	static double v[TICK_SERIES];
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct base b;
+	double t, ours, base;
+	int i, k;
+
+	for (i = 0; i < SERIES; i++)
+		v[i] = 1e8;
+	t = now_s();
+	for (k = 0; k < TICKS; k++) {
+		for (i = 0; i < SERIES; i++)
+			add(s, i, T0 + (int64_t)k * 1000, realistic_next(i, &v[i]));
+		if (k % 60 == 59)
+			store_flush(s);
+	}
+	store_flush(s);
+	ours = (double)SERIES * TICKS / (now_s() - t);
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	base_open(&b, "bench_storage_base.tmp.db");
+	t = now_s();
+	for (k = 0; k < TICKS; k++) {
+		if (k % 5 == 0)
+			sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+		for (i = 0; i < SERIES; i++)
+			base_insert(&b, i, T0 + (int64_t)k * 1000, realistic_next(i, &v[i]));
+		if (k % 5 == 4)
+			sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	}
+	base = (double)SERIES * TICKS / (now_s() - t);
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("ingest bulk %d series x %d points: %.2f M points/s (baseline %.2f M/s, ratio %.2f) "
+	       "target >= 1 M/s\n", SERIES, TICKS, ours / 1e6, base / 1e6, ours / base);
+}
+
+static void bench_bytes(int realistic)
+{
+	enum { SERIES = 200, TICKS = 6 * 3600 };
+	static double v[TICK_SERIES];
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct base b;
+	double ours, raw, base;
+	int64_t used, chunks;
+	int i, k;
+
+	for (i = 0; i < SERIES; i++)
+		v[i] = 1e8 + (double)i * 4096;
+	for (k = 0; k < TICKS; k++) {
+		int64_t ts = T0 + (int64_t)k * 1000 + (int64_t)(rnd() % 3);	/* jitter */
+
+		for (i = 0; i < SERIES; i++)
+			add(s, i, ts, realistic ? realistic_next(i, &v[i])
+					      : (double)(rnd() >> 11) / 9007199254740992.0);
+		if (k % 60 == 59)
+			store_flush(s);
+	}
+	store_flush(s);
+	used = used_bytes(mw_store_db(s));
+	chunks = mw_db_int(mw_store_db(s), "SELECT sum(length(data)) + count(*) * 40 FROM chunk");
+	ours = (double)used / ((double)SERIES * TICKS);
+	raw = (double)chunks / ((double)SERIES * TICKS);
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	base_open(&b, "bench_storage_base.tmp.db");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (k = 0; k < TICKS / 10; k++)
+		for (i = 0; i < SERIES; i++)
+			base_insert(&b, i, T0 + (int64_t)k * 1000,
+				    realistic ? realistic_next(i, &v[i]) : (double)rnd());
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	base = (double)used_bytes(b.db) / ((double)SERIES * (TICKS / 10));
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("bytes per point, %s (%d series x %d s): %.2f B/pt incl. rollups and indexes, "
+	       "%.2f B/pt raw chunks (baseline %.2f B/pt, ratio %.3f)%s\n",
+	       realistic ? "realistic memory workload" : "random values", SERIES, TICKS,
+	       ours, raw, base, ours / base, realistic ? " target <= 3" : "");
+}
+
+static void bench_query(void)
+{
+	const int64_t n = 7 * 86400;
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	struct base b;
+	sqlite3_stmt *st;
+	double v = 1e8, t, auto_s, raw_s, day_s, base_s, base_day_s;
+	int64_t k;
+	int rounds = 5, i;
+
+	for (k = 0; k < n; k++) {
+		add(s, 0, T0 + k * 1000, realistic_next(3, &v));
+		if (k % 3600 == 3599)
+			store_flush(s);
+	}
+	mw_store_free(s);
+	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
+		fprintf(stderr, "bench_storage: %s\n", err.msg);
+		exit(1);
+	}
+	mw_range_query_init(&q, T0, T0 + n * 1000 - 1);
+	q.max_points = 1000;
+	t = now_s();
+	for (i = 0; i < rounds; i++) {
+		if (mw_reader_range(r, NULL, &q, &res, &err))
+			fprintf(stderr, "bench_storage: %s\n", err.msg);
+		mw_range_result_release(&res);
+	}
+	auto_s = (now_s() - t) / rounds;
+	q.tier = MW_TIER_RAW;
+	t = now_s();
+	for (i = 0; i < rounds; i++) {
+		mw_reader_range(r, NULL, &q, &res, &err);
+		mw_range_result_release(&res);
+	}
+	raw_s = (now_s() - t) / rounds;
+	mw_range_query_init(&q, T0 + 86400000LL * 3, T0 + 86400000LL * 4 - 1);
+	q.step_ms = MW_STEP_RAW;
+	q.max_points = MW_QUERY_MAX_POINTS;
+	t = now_s();
+	for (i = 0; i < rounds; i++) {
+		mw_reader_range(r, NULL, &q, &res, &err);
+		if (res.nt != 86400)
+			fprintf(stderr, "bench_storage: one day read %zu points\n", res.nt);
+		mw_range_result_release(&res);
+	}
+	day_s = (now_s() - t) / rounds;
+	mw_reader_free(r);
+	rm("bench_storage.tmp.db");
+
+	v = 1e8;
+	base_open(&b, "bench_storage_base.tmp.db");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (k = 0; k < n; k++)
+		base_insert(&b, 0, T0 + k * 1000, realistic_next(3, &v));
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_prepare_v2(b.db, "SELECT (ts - ?1) / ?3, min(value), max(value), avg(value) "
+			   "FROM p WHERE series_id = 0 AND ts BETWEEN ?1 AND ?2 GROUP BY 1",
+			   -1, &st, NULL);
+	t = now_s();
+	for (i = 0; i < rounds; i++) {
+		sqlite3_bind_int64(st, 1, T0);
+		sqlite3_bind_int64(st, 2, T0 + n * 1000 - 1);
+		sqlite3_bind_int64(st, 3, 660000);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			;
+		sqlite3_reset(st);
+	}
+	base_s = (now_s() - t) / rounds;
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(b.db, "SELECT ts, value FROM p WHERE series_id = 0 AND ts BETWEEN ? AND ?",
+			   -1, &st, NULL);
+	t = now_s();
+	for (i = 0; i < rounds; i++) {
+		sqlite3_bind_int64(st, 1, T0 + 86400000LL * 3);
+		sqlite3_bind_int64(st, 2, T0 + 86400000LL * 4 - 1);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			;
+		sqlite3_reset(st);
+	}
+	base_day_s = (now_s() - t) / rounds;
+	sqlite3_finalize(st);
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("query 7 days at 1 Hz to 1000 buckets: %.2f ms auto tier, %.2f ms decoding all "
+	       "604800 raw points (baseline GROUP BY %.2f ms, ratios %.3f / %.2f) target <= 50 ms\n",
+	       auto_s * 1e3, raw_s * 1e3, base_s * 1e3, auto_s / base_s, raw_s / base_s);
+	printf("query one day raw (86400 points): %.2f ms (baseline scan %.2f ms, ratio %.2f)\n",
+	       day_s * 1e3, base_day_s * 1e3, day_s / base_day_s);
+}
+
+int main(void)
+{
+	make_keys();
+	bench_tick();
+	bench_bulk();
+	bench_bytes(1);
+	bench_bytes(0);
+	bench_query();
+	return 0;
+}

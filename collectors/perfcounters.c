@@ -37,7 +37,7 @@ struct pc_state {
 	struct mw_perf_titles titles;
 	uint32_t title_stamp;
 	struct pc_path *paths;
-	size_t npaths;
+	size_t npaths, paths_cap;
 	char query[256];
 	bool query_fixed, close_key;
 	unsigned char *buf[2];
@@ -138,8 +138,9 @@ static int pc_init(void **state, const struct mw_collector_env *env, struct mw_e
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		while (*tok == ' ')
 			tok++;
-		MW_GROW(st->paths, st->npaths, st->npaths + 1);
-		if (mw_perf_path_parse(tok, &st->paths[st->npaths - 1].p, why)) {
+		MW_GROW(st->paths, st->paths_cap, st->npaths + 1);
+		memset(&st->paths[st->npaths], 0, sizeof(st->paths[0]));
+		if (mw_perf_path_parse(tok, &st->paths[st->npaths++].p, why)) {
 			free(copy);
 			pc_free(st);
 			return mw_error_prefix(why, "perfcounters"), MW_COLLECTOR_ERROR;

@@ -71,10 +71,15 @@ int mw_perfreg_query(struct mw_perfreg *r, const char *value, const unsigned cha
 		     size_t *len, struct mw_err *err)
 {
 	int busy = 0;
+	WCHAR wvalue[256];
 
+	/* The W call: "Counter 009" must come back as UTF-16 (the A call
+	 * converts REG_MULTI_SZ to the ANSI code page). */
+	if (!MultiByteToWideChar(CP_UTF8, 0, value, -1, wvalue, MW_ARRAY_SIZE(wvalue)))
+		return mw_error(err, "perf data query '%s' too long", value);
 	for (;;) {
 		DWORD sz = r->size, type = 0;
-		LONG rc = RegQueryValueExA(HKEY_PERFORMANCE_DATA, value, NULL, &type, r->buf, &sz);
+		LONG rc = RegQueryValueExW(HKEY_PERFORMANCE_DATA, wvalue, NULL, &type, r->buf, &sz);
 
 		if (rc == ERROR_SUCCESS) {
 			*out = r->buf;

@@ -159,8 +159,9 @@ static void fill(const struct mw_config *cfg, int64_t now)
 		fprintf(stderr, "bench_web: %s\n", err.msg);
 		exit(1);
 	}
-	/* 2,000 series, a point a second for the last minute. */
-	for (k = 60; k >= 0; k--) {
+	/* 2,000 series, a point a second for the last minute (the last ones
+	 * in the future, so they stay live for /metrics during the run). */
+	for (k = 60; k >= -120; k--) {
 		b = mw_batch_new();
 		for (i = 0; i < NSERIES; i++) {
 			snprintf(idx, sizeof(idx), "%d", i);
@@ -235,8 +236,9 @@ int main(int argc, char **argv)
 
 	h = rps(hport, "/healthz", reqs, NULL);
 	z = rps(port, "/healthz", reqs, NULL);
-	q = rps(port, "/api/v1/query?match=bench_bytes%7Bi%3D%2242%22%7D&from=-1m&step=1s", reqs, &qb);
-	m = rps(port, "/metrics", reqs / 20 ? reqs / 20 : 1, &mb);
+	q = rps(port, "/api/v1/query?match=bench_bytes%7Bi%3D%2242%22%7D&from=-1m&step=1s",
+		reqs / 20 ? reqs / 20 : 1, &qb);
+	m = rps(port, "/metrics", reqs, &mb);
 	printf("bench_web: %d keep-alive connections, 2 server threads\n", CONNS);
 	printf("hello       %8.0f req/s  (libmicrohttpd alone, 52 bytes)\n", h);
 	printf("/healthz    %8.0f req/s  %5.1f %% of hello\n", z, 100 * z / h);

@@ -40,6 +40,10 @@ struct export {
 	size_t cur;
 	struct mw_raw_iter *it;
 	bool cur_started;
+	/* CSV: the formatted time of the last whole second seen. */
+	int64_t sec_cached;
+	char sec_text[32];
+	size_t sec_len;
 	int stage;		/* 0: header, 1: body, 2: footer written, 3: done */
 	struct mw_jbuf out;
 	size_t off;
@@ -77,6 +81,33 @@ static void csv_cell(struct mw_jbuf *b, const char *s)
 	}
 	mw_j_lit(b, s);
 	mw_j_char(b, '"');
+}
+
+/* "MM/DD/YYYY hh:mm:ss.mmm", quoted; snprintf only when the second
+ * changes (rows are a tick apart, often many per second). */
+static void csv_time(struct export *e, int64_t t)
+{
+	struct mw_jbuf *b = &e->out;
+	int64_t sec = t >= 0 ? t / 1000 : -((-t + 999) / 1000);
+	unsigned ms = (unsigned)(t - sec * 1000);
+	char *o;
+
+	if (!e->sec_len || sec != e->sec_cached) {
+		e->sec_len = mw_fmt_time_utc(e->sec_text, sec * 1000) - 4;	/* drop ".000" */
+		e->sec_cached = sec;
+	}
+	mw_jbuf_reserve(b, e->sec_len + 8);
+	o = b->p + b->len;
+	*o++ = '"';
+	memcpy(o, e->sec_text, e->sec_len);
+	o += e->sec_len;
+	*o++ = '.';
+	*o++ = (char)('0' + ms / 100);
+	*o++ = (char)('0' + ms / 10 % 10);
+	*o++ = (char)('0' + ms % 10);
+	*o++ = '"';
+	*o = '\0';
+	b->len = (size_t)(o - b->p);
 }
 
 static int advance(struct export *e, size_t i)
@@ -120,10 +151,7 @@ static int produce_csv(struct export *e, size_t budget)
 			e->stage = 3;
 			break;
 		}
-		mw_j_char(b, '"');
-		mw_jbuf_reserve(b, 32);
-		b->len += mw_fmt_time_utc(b->p + b->len, t);
-		mw_j_char(b, '"');
+		csv_time(e, t);
 		for (i = 0; i < n; i++) {
 			mw_j_lit(b, ",\"");
 			if (e->has[i] && e->head_ts[i] == t) {

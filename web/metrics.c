@@ -13,6 +13,7 @@
  * memwatch_storage_up 0): that is when a scraper needs it most.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static bool is_health_name(const char *name)
 
 /* Stored series, newest values; returns the number written, -1 if the
  * storage could not be read. */
-static long stored_series(struct mw_req *r, struct mw_jbuf *b, int64_t live_ms)
+static long stored_series_uncached(struct mw_req *r, struct mw_jbuf *b, int64_t live_ms)
 {
 	struct mw_err err = { "" };
 	struct mw_reader *reader = mw_pool_get(r->web->pool, &err);
@@ -91,6 +92,53 @@ static long stored_series(struct mw_req *r, struct mw_jbuf *b, int64_t live_ms)
 	mw_latest_list_release(&list);
 	mw_pool_put(r->web->pool, reader);
 	return written;
+}
+
+/*
+ * The stored part changes only when the writer flushes (every few
+ * seconds) but costs one indexed read per series, so it is kept for up to
+ * a second: scrapers and dashboards hitting /metrics together share one
+ * read.  One rebuild at a time (the lock is held while rebuilding).
+ */
+#define STORED_TTL_MS 1000
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	const void *web;	/* the server the text belongs to */
+	int64_t built_ms;
+	long series;
+	char *text;
+	size_t len;
+} cache;
+
+static long stored_series(struct mw_req *r, struct mw_jbuf *b, int64_t live_ms)
+{
+	struct mw_jbuf tmp;
+	long series;
+
+	pthread_mutex_lock(&cache_lock);
+	if (cache.web != r->web || !cache.text || r->now_ms - cache.built_ms >= STORED_TTL_MS ||
+	    r->now_ms < cache.built_ms) {
+		mw_jbuf_init(&tmp);
+		cache.series = stored_series_uncached(r, &tmp, live_ms);
+		free(cache.text);
+		cache.text = mw_jbuf_detach(&tmp, &cache.len);
+		mw_jbuf_release(&tmp);
+		cache.web = r->web;
+		cache.built_ms = r->now_ms;
+	}
+	mw_j_raw(b, cache.text, cache.len);
+	series = cache.series;
+	pthread_mutex_unlock(&cache_lock);
+	return series;
+}
+
+/* Forget the cache (mw_web_stop: a later server may reuse the address). */
+void mw_metrics_cache_clear(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	free(cache.text);
+	memset(&cache, 0, sizeof(cache));
+	pthread_mutex_unlock(&cache_lock);
 }
 
 static double file_bytes(const char *path)

@@ -395,6 +395,7 @@ void mw_web_stop(struct mw_web *web)
 		return;
 	if (web->daemon)
 		MHD_stop_daemon(web->daemon);
+	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);
 	free(web->token);
 	free(web->listen);

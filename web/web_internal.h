@@ -109,6 +109,8 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r);
 /* The embedded page and its assets; NULL when url is none of them. */
 struct MHD_Response *mw_h_page(struct mw_req *r);
 bool mw_page_has(const char *url);
+/* Drop /metrics' cached stored-series text (metrics.c). */
+void mw_metrics_cache_clear(void);
 /* Compute the assets' ETags once, before the server starts. */
 void mw_page_init(void);
 

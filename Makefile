@@ -140,7 +140,13 @@ $(WIN_DEPS)/.stamp: scripts/deps.sh
 	scripts/deps.sh win64
 
 # --- generated: the chart page and its assets, embedded in the binary -------
-$(GENERATED)/page_assets.c: scripts/embed-assets.sh $(wildcard web/page/*)
+# uPlot comes from the npm registry at build time (pinned by the lock file).
+UPLOT := build/npm/node_modules/uplot/dist/uPlot.iife.min.js
+$(UPLOT): web/npm/package-lock.json web/npm/package.json
+	scripts/npm-assets.sh
+	@touch $@
+
+$(GENERATED)/page_assets.c: scripts/embed-assets.sh $(wildcard web/page/*) $(UPLOT)
 	@mkdir -p $(@D)
 	scripts/embed-assets.sh $@
 

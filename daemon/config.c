@@ -525,7 +525,7 @@ void mw_config_write_reference(const struct mw_config *defaults, void *file)
 			fprintf(f, "\n");
 			if (semi)
 				write_doc(f, semi + 3);
-			fprintf(f, "%s = %.*s\n", c->options[j],
+			fprintf(f, "%s =%s%.*s\n", c->options[j], semi && semi > doc ? " " : "",
 				semi ? (int)(semi - doc) : 0, semi ? doc : "");
 		}
 	}

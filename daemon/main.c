@@ -10,6 +10,7 @@
 #include "collector.h"
 #include "config.h"
 #include "log.h"
+#include "collectors/perfdata_cmd.h"
 
 static const char usage[] =
 	"usage: memwatchd [COMMAND] [OPTIONS]\n"
@@ -21,6 +22,9 @@ static const char usage[] =
 	"  run                  sample, store and serve until stopped (the default)\n"
 	"  once                 run every enabled collector once, print JSON, exit\n"
 	"  config               print the reference config (every option, its default)\n"
+	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
+	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
+	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
 	"  version, help\n"
@@ -190,6 +194,10 @@ int main(int argc, char **argv)
 		printf("memwatchd %s\n", MW_VERSION);
 		return 0;
 	}
+	if (!strcmp(cmd, "counters"))
+		return mw_cmd_counters(argc - 1, argv + 1);
+	if (!strcmp(cmd, "perfdata"))
+		return mw_cmd_perfdata(argc - 1, argv + 1);
 	if (!strcmp(cmd, "service")) {
 		if (argc < 3) {
 			fprintf(stderr, "memwatchd: service needs 'install' or 'uninstall'\n");

@@ -11,10 +11,18 @@
 
 extern const struct mw_collector mw_collector_system;
 extern const struct mw_collector mw_collector_process;
+extern const struct mw_collector mw_collector_workingset;
+extern const struct mw_collector mw_collector_perfcounters;
+extern const struct mw_collector mw_collector_heap;
+extern const struct mw_collector mw_collector_vmmap;
 
 const struct mw_collector *const mw_collectors[] = {
 	&mw_collector_system,
 	&mw_collector_process,
+	&mw_collector_workingset,
+	&mw_collector_perfcounters,
+	&mw_collector_heap,
+	&mw_collector_vmmap,
 };
 
 const size_t mw_ncollectors = MW_ARRAY_SIZE(mw_collectors);

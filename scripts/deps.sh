@@ -1,0 +1,496 @@
+#!/usr/bin/env bash
+# deps.sh [all|native|win64] - make a Debian 12 machine ready to build and
+# test memwatch.  Safe to run again: when everything is there it only looks
+# (dpkg-query, command -v, a stamp) and prints nothing.
+#
+#   native  Debian packages for the host build and its tests
+#   win64   the packages the cross build needs, then the four libraries
+#           (libmicrohttpd, cJSON, SQLite, cmocka) cross-built as static
+#           MinGW-w64 x86_64 libraries from Debian's own source packages,
+#           into build/win64/deps/{include,lib,lib/pkgconfig}, plus
+#           build/win64/deps/cflags.txt and libs.txt for the Makefile
+#   all     both (the default)
+#
+# The sources come from `apt-get source` run with a private apt
+# configuration under build/win64/apt/: deb-src entries derived at run time
+# from the machine's own enabled Debian entries, private lists and cache.
+# The system's apt sources and lists are not touched.  Build logs are kept in
+# build/win64/deps-build/*.log.  build/win64/deps/.stamp marks a finished
+# build; it is redone when this script changes.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SELF=$ROOT/scripts/deps.sh
+what=${1:-all}
+case $what in
+all | native | win64) ;;
+-h | --help)
+	sed -n '2,19p' "$SELF" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+*)
+	echo "usage: scripts/deps.sh [all|native|win64]" >&2
+	exit 2
+	;;
+esac
+
+say() { echo "deps: $*"; }
+die() {
+	echo "deps: error: $*" >&2
+	exit 1
+}
+
+# One run at a time: `make -j` may start `deps.sh` and `deps.sh win64`
+# together.  The second one waits, then finds everything done.
+mkdir -p build
+exec 9>build/.deps.lock
+flock 9
+
+# --- Debian packages ---------------------------------------------------------
+# PACKAGE:COMMAND - a package counts as present when COMMAND is on PATH (tools
+# may come from elsewhere, e.g. python3 from pyenv); PACKAGE alone - when
+# dpkg says it is installed (libraries and headers).
+NATIVE_PKGS=(
+	gcc:gcc make:make pkg-config:pkg-config
+	libmicrohttpd-dev libcjson-dev libsqlite3-dev libcmocka-dev
+	sqlite3:sqlite3 curl:curl python3:python3
+)
+WIN64_PKGS=(
+	gcc:gcc make:make
+	gcc-mingw-w64-x86-64:x86_64-w64-mingw32-gcc
+	wine:wine wine64
+	dpkg-dev:dpkg-source xz-utils:xz patch:patch
+	cmake:cmake tcl:tclsh
+)
+
+wanted=()
+case $what in
+native) wanted=("${NATIVE_PKGS[@]}") ;;
+win64) wanted=("${WIN64_PKGS[@]}") ;;
+all) wanted=("${NATIVE_PKGS[@]}" "${WIN64_PKGS[@]}") ;;
+esac
+
+missing_packages() {
+	local entry pkg cmd dpkg_pkgs=() installed
+	local -A seen=()
+	for entry in "${wanted[@]}"; do
+		pkg=${entry%%:*}
+		[ -z "${seen[$pkg]:-}" ] || continue
+		seen[$pkg]=1
+		if [ "$entry" != "$pkg" ]; then
+			cmd=${entry#*:}
+			command -v "$cmd" >/dev/null 2>&1 || echo "$pkg"
+		elif [ "$pkg" = wine64 ]; then
+			# Debian's wine64 has no command of its own on PATH
+			[ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null 2>&1 ||
+				dpkg_pkgs+=("$pkg")
+		else
+			dpkg_pkgs+=("$pkg")
+		fi
+	done
+	[ ${#dpkg_pkgs[@]} -gt 0 ] || return 0
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' \
+		"${dpkg_pkgs[@]}" 2>/dev/null | awk '$2 == "ii" { print $1 }') || true
+	for pkg in "${dpkg_pkgs[@]}"; do
+		grep -qx -- "$pkg" <<<"$installed" || echo "$pkg"
+	done
+}
+
+install_packages() {
+	local missing sudo=()
+	mapfile -t missing < <(missing_packages)
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		if command -v sudo >/dev/null 2>&1; then
+			sudo=(sudo)
+		else
+			die "missing Debian packages and not root (no sudo either); as root run:
+  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+		fi
+	fi
+	say "installing ${missing[*]}"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
+	mapfile -t missing < <(missing_packages)
+	[ ${#missing[@]} -eq 0 ] || die "still missing after apt-get install: ${missing[*]}"
+}
+
+install_packages
+[ "$what" = native ] && exit 0
+
+# --- win64: cross-built static libraries -----------------------------------
+HOST=x86_64-w64-mingw32
+DEPS=$ROOT/build/win64/deps
+BLD=$ROOT/build/win64/deps-build
+APTDIR=$ROOT/build/win64/apt
+STAMP=$DEPS/.stamp
+JOBS=$(nproc 2>/dev/null || echo 2)
+LIBS_A=(libmicrohttpd.a libcjson.a libsqlite3.a libcmocka.a)
+# Debian source package, the -dev package of the native build, upstream version
+SOURCES=(
+	libmicrohttpd:libmicrohttpd-dev:0.9.75
+	cjson:libcjson-dev:1.7.15
+	sqlite3:libsqlite3-dev:3.40.1
+	cmocka:libcmocka-dev:1.1.5
+)
+# What users of the libraries add to their compile and link lines
+# (cflags.txt, libs.txt).  MHD_W32LIB: microhttpd.h's mark for linking the
+# static library on W32 (plain extern declarations, not dllimport).
+# CJSON_HIDE_SYMBOLS: without it cJSON.h declares every function
+# __declspec(dllexport) on Windows.  -lws2_32: libmicrohttpd's sockets.
+DEP_CFLAGS="-DMHD_W32LIB -DCJSON_HIDE_SYMBOLS"
+DEP_LIBS="-lmicrohttpd -lcjson -lsqlite3 -lcmocka -lws2_32"
+SQLITE_DEFS="-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_ENABLE_MATH_FUNCTIONS"
+
+recipe=$(sha256sum "$SELF" | cut -c1-64)
+
+stamp_ok() {
+	local a
+	[ -f "$STAMP" ] || return 1
+	for a in "${LIBS_A[@]}"; do [ -f "$DEPS/lib/$a" ] || return 1; done
+	[ "$STAMP" -nt "$SELF" ] && return 0
+	# same script with a newer mtime (checkout, copy): still valid
+	if grep -qx "recipe $recipe" "$STAMP"; then
+		touch "$STAMP"
+		return 0
+	fi
+	return 1
+}
+stamp_ok && exit 0
+
+# Cross builds see none of the caller's host settings.
+unset CC CXX CPP CFLAGS CXXFLAGS CPPFLAGS LDFLAGS LIBS PKG_CONFIG_PATH \
+	PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR MAKEFLAGS MFLAGS MAKELEVEL
+export LC_ALL=C
+
+t_start=$(date +%s)
+rm -rf "$DEPS"
+mkdir -p "$DEPS/include/cjson" "$DEPS/lib/pkgconfig" "$BLD" \
+	"$APTDIR/sources.list.d" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+
+# Steps still running when we exit (failure, ^C) are ended, with their
+# children: each step runs in a process group of its own.
+declare -A step_pid=() step_t0=()
+cleanup() {
+	local p
+	for p in "${step_pid[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# start_step NAME FUNCTION: run FUNCTION in the background, traced, output
+# to $BLD/NAME.log.  finish_step NAME: wait for it; on failure show the tail
+# of its log and stop.  (A background subshell keeps `set -e` in force.)
+start_step() {
+	local name=$1 fn=$2
+	step_t0[$name]=$SECONDS
+	set -m # job control: the step gets its own process group
+	(
+		set -x
+		"$fn"
+	) >"$BLD/$name.log" 2>&1 </dev/null &
+	step_pid[$name]=$!
+	set +m
+}
+finish_step() {
+	local name=$1 pid=${step_pid[$1]}
+	if ! wait "$pid"; then
+		unset "step_pid[$name]"
+		echo "deps: error: $name failed; last lines of build/win64/deps-build/$name.log:" >&2
+		tail -n 40 "$BLD/$name.log" | sed 's/^/    /' >&2
+		exit 1
+	fi
+	unset "step_pid[$name]"
+	say "  $name: $((SECONDS - step_t0[$name])) s"
+}
+run_step() {
+	start_step "$1" "$2"
+	finish_step "$1"
+}
+
+# --- the private apt configuration ----------------------------------------
+# deb-src twins of the machine's enabled Debian entries, in both formats.
+write_apt_sources() {
+	local f lists=() sources=()
+	[ -f /etc/apt/sources.list ] && lists+=(/etc/apt/sources.list)
+	for f in /etc/apt/sources.list.d/*.list; do [ -f "$f" ] && lists+=("$f"); done
+	for f in /etc/apt/sources.list.d/*.sources; do [ -f "$f" ] && sources+=("$f"); done
+	# a Debian archive: a debian.org host, or a mirror's /debian... path
+	local isdeb='function isdeb(u) {
+		if (u ~ /debian-debug\/?$/ || u ~ /^cdrom:/) return 0
+		return u ~ /[\/.@]debian\.org([:\/]|$)/ || u ~ /\/debian(-security|-ports)?\/?$/
+	}'
+	: >"$APTDIR/sources.list"
+	rm -f "$APTDIR"/sources.list.d/*
+	if [ ${#lists[@]} -gt 0 ]; then
+		awk "$isdeb"'
+		/^[ \t]*deb[ \t]/ {
+			line = $0
+			sub(/^[ \t]*deb[ \t]+/, "", line)
+			opts = ""
+			if (line ~ /^\[/) {
+				i = index(line, "]")
+				opts = substr(line, 1, i) " "
+				line = substr(line, i + 1)
+				sub(/^[ \t]+/, "", line)
+			}
+			split(line, a, /[ \t]+/)
+			if (opts ~ /enabled=no/ || !isdeb(a[1])) next
+			out = "deb-src " opts line
+			if (!seen[out]++) print out
+		}' "${lists[@]}" >"$APTDIR/sources.list.d/debian-src.list"
+	fi
+	if [ ${#sources[@]} -gt 0 ]; then
+		awk "$isdeb"'
+		BEGIN { RS = ""; FS = "\n" }
+		{
+			out = ""; types = ""; uris = ""; signed = ""; enabled = "yes"; keep = 0
+			for (i = 1; i <= NF; i++) {
+				l = $i
+				if (l ~ /^#/) continue
+				if (l ~ /^[ \t]/) { if (keep) out = out "\n" l; continue }
+				c = index(l, ":")
+				if (c == 0) continue
+				k = tolower(substr(l, 1, c - 1))
+				v = substr(l, c + 1)
+				gsub(/^[ \t]+|[ \t]+$/, "", v)
+				keep = 0
+				if (k == "types") { types = v; continue }
+				if (k == "enabled") { enabled = tolower(v); continue }
+				if (k == "uris") uris = v
+				if (k == "signed-by") signed = v
+				keep = 1
+				out = out "\n" l
+			}
+			if (enabled == "no" || types !~ /(^|[ \t])deb([ \t]|$)/) next
+			deb = (signed ~ /debian-archive-keyring/)
+			n = split(uris, u, /[ \t]+/)
+			for (j = 1; j <= n; j++) if (isdeb(u[j])) deb = 1
+			if (!deb) next
+			print "Types: deb-src" out "\n"
+		}' "${sources[@]}" >"$APTDIR/sources.list.d/debian-src.sources"
+	fi
+	[ -s "$APTDIR/sources.list.d/debian-src.list" ] ||
+		[ -s "$APTDIR/sources.list.d/debian-src.sources" ] ||
+		die "no enabled Debian entry in /etc/apt/sources.list{,.d/} to take deb-src entries from"
+	find "$APTDIR/sources.list.d" -type f -empty -delete
+}
+
+APT_OPTS=(
+	-o "Dir::Etc::SourceList=$APTDIR/sources.list"
+	-o "Dir::Etc::SourceParts=$APTDIR/sources.list.d"
+	-o "Dir::State::Lists=$APTDIR/lists"
+	-o "Dir::Cache=$APTDIR/cache"
+	-o "APT::Get::Only-Source=true"
+)
+# root's apt downloads as _apt, which may not reach into this tree
+[ "$(id -u)" -ne 0 ] || APT_OPTS+=(-o "APT::Sandbox::User=root")
+
+# newest VERSION...: the highest by Debian's ordering
+newest() {
+	local best="" v
+	for v; do
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+	done
+	echo "$best"
+}
+
+# Sources land in $BLD/src/PKG/PKG-UPSTREAM; a finished fetch leaves
+# $BLD/src/PKG/.fetched holding the version, so a rebuild reuses it.
+fetch_sources() {
+	local entry src dev up want avail ver v
+	write_apt_sources
+	apt-get "${APT_OPTS[@]}" update
+	for entry in "${SOURCES[@]}"; do
+		IFS=: read -r src dev up <<<"$entry"
+		mapfile -t avail < <(apt-cache "${APT_OPTS[@]}" showsrc "$src" |
+			awk -v p="$src" '/^Package:/ { ok = ($2 == p) } ok && /^Version:/ { print $2 }')
+		[ ${#avail[@]} -gt 0 ] || { echo "no source package $src in the deb-src lists"; exit 1; }
+		# the version the native build uses, if the archive still has it
+		want=$(dpkg-query -W -f='${db:Status-Abbrev} ${source:Version}\n' "$dev" 2>/dev/null |
+			awk '$1 == "ii" { print $2 }') || true
+		ver=""
+		if [ -n "$want" ]; then
+			for v in "${avail[@]}"; do [ "$v" = "$want" ] && ver=$v; done
+		fi
+		[ -n "$ver" ] || ver=$(newest "${avail[@]}")
+		case $ver in
+		"$up"-* | *:"$up"-*) ;;
+		*) echo "WARNING: $src $ver is not upstream $up" ;;
+		esac
+		echo "$src $ver" >>"$BLD/versions.txt"
+		if [ "$(cat "$BLD/src/$src/.fetched" 2>/dev/null)" = "$ver" ]; then
+			continue
+		fi
+		rm -rf "$BLD/src/$src"
+		mkdir -p "$BLD/src/$src"
+		(cd "$BLD/src/$src" && apt-get "${APT_OPTS[@]}" source -q "$src=$ver")
+		echo "$ver" >"$BLD/src/$src/.fetched"
+	done
+}
+
+srcdir() {
+	local d
+	for d in "$BLD/src/$1/$1"-*/; do
+		[ -d "$d" ] && {
+			echo "${d%/}"
+			return 0
+		}
+	done
+	echo "no unpacked source for $1" >&2
+	return 1
+}
+
+# pc NAME VERSION DESCRIPTION LIBS [CFLAGS]: a relocatable .pc file
+pc() {
+	cat >"$DEPS/lib/pkgconfig/$1.pc" <<EOF
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: $1
+Description: $3 (static, $HOST)
+Version: $2
+Libs: -L\${libdir} $4
+Cflags: -I\${includedir}${5:+ $5}
+EOF
+}
+
+# libmicrohttpd: static, no HTTPS, no docs or examples, W32 threads.  Its
+# configure (0.9.75) rejects --with-threads=w32 by mistake (W32 threads are
+# only probed for "auto"); auto picks w32 on MinGW, checked below.
+build_mhd() {
+	local s b=$BLD/libmicrohttpd
+	s=$(srcdir libmicrohttpd)
+	rm -rf "$b"
+	mkdir -p "$b"
+	cd "$b"
+	"$s/configure" --host=$HOST --prefix="$b/inst" \
+		--enable-static --disable-shared --disable-https --without-gnutls \
+		--disable-doc --disable-examples --disable-curl --disable-nls \
+		--with-threads=auto --disable-dependency-tracking CFLAGS="-O2"
+	grep -q '^#define MHD_USE_W32_THREADS 1' MHD_config.h
+	make -j"$JOBS"
+	make install
+	cp inst/include/microhttpd.h "$DEPS/include/"
+	cp inst/lib/libmicrohttpd.a "$DEPS/lib/"
+	pc libmicrohttpd 0.9.75 "A library for creating an embedded HTTP server" \
+		"-lmicrohttpd -lws2_32" "-DMHD_W32LIB"
+}
+
+# cJSON: cJSON.c alone.  CJSON_HIDE_SYMBOLS: no __declspec(dllexport) (the
+# header's Windows default), for the library and its users alike.
+build_cjson() {
+	local s b=$BLD/cjson
+	s=$(srcdir cjson)
+	rm -rf "$b"
+	mkdir -p "$b"
+	cd "$b"
+	$HOST-gcc -O2 -std=c89 -DCJSON_HIDE_SYMBOLS -c "$s/cJSON.c" -o cJSON.o
+	$HOST-ar rcs libcjson.a cJSON.o
+	cp libcjson.a "$DEPS/lib/"
+	# <cjson/cJSON.h> as Debian installs it; <cJSON.h> as its .pc allows
+	cp "$s/cJSON.h" "$DEPS/include/cjson/"
+	cp "$s/cJSON.h" "$DEPS/include/"
+	pc libcjson 1.7.15 "Ultralightweight JSON parser in ANSI C" "-lcjson" \
+		"-I\${includedir}/cjson -DCJSON_HIDE_SYMBOLS"
+}
+
+# SQLite: Debian ships the full source tree, so the amalgamation is made
+# natively first (configure, lemon, tclsh), then sqlite3.c is cross-compiled.
+build_sqlite() {
+	local s b=$BLD/sqlite3
+	s=$(srcdir sqlite3)
+	rm -rf "$b"
+	mkdir -p "$b"
+	cd "$b"
+	"$s/configure" CC=gcc --disable-tcl --disable-readline --disable-shared
+	make -j"$JOBS" sqlite3.c sqlite3.h sqlite3ext.h
+	# shellcheck disable=SC2086
+	$HOST-gcc -O2 $SQLITE_DEFS -c sqlite3.c -o sqlite3.o
+	$HOST-ar rcs libsqlite3.a sqlite3.o
+	cp libsqlite3.a "$DEPS/lib/"
+	cp sqlite3.h sqlite3ext.h "$DEPS/include/"
+	pc sqlite3 3.40.1 "SQL database engine" "-lsqlite3"
+}
+
+# cmocka: CMake with a MinGW toolchain file, only the static target.
+build_cmocka() {
+	local s b=$BLD/cmocka tc=$BLD/mingw-w64-x86_64.cmake
+	s=$(srcdir cmocka)
+	cat >"$tc" <<EOF
+set(CMAKE_SYSTEM_NAME Windows)
+set(CMAKE_SYSTEM_PROCESSOR x86_64)
+set(CMAKE_C_COMPILER $HOST-gcc)
+set(CMAKE_RC_COMPILER $HOST-windres)
+set(CMAKE_FIND_ROOT_PATH /usr/$HOST)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+EOF
+	rm -rf "$b"
+	cmake -S "$s" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$tc" -DCMAKE_BUILD_TYPE=Release \
+		-DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF
+	cmake --build "$b" --target cmocka-static -j "$JOBS"
+	cp "$b/src/libcmocka-static.a" "$DEPS/lib/libcmocka.a"
+	cp "$s/include/cmocka.h" "$s/include/cmocka_pbc.h" "$DEPS/include/"
+	pc cmocka 1.1.5 "The cmocka unit testing library" "-lcmocka"
+}
+
+# A static link of all four must work and need no DLL beyond Windows' own.
+smoke_test() {
+	local b=$BLD/smoke dlls
+	rm -rf "$b"
+	mkdir -p "$b"
+	cat >"$b/t.c" <<'EOF'
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <microhttpd.h>
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+static void t(void **state) { (void)state; assert_true(1); }
+int main(void)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(t) };
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0,
+		NULL, NULL, NULL, NULL, MHD_OPTION_END);
+	sqlite3 *db = NULL;
+	cJSON_Delete(cJSON_Parse("{}"));
+	sqlite3_open(":memory:", &db);
+	sqlite3_close(db);
+	if (d) MHD_stop_daemon(d);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+EOF
+	# shellcheck disable=SC2046
+	$HOST-gcc -static $(cat "$DEPS/cflags.txt") -I"$DEPS/include" "$b/t.c" -o "$b/t.exe" \
+		-L"$DEPS/lib" $(cat "$DEPS/libs.txt") -lpthread
+	dlls=$($HOST-objdump -p "$b/t.exe" | awk '/DLL Name:/ { print $3 }')
+	echo "$dlls"
+	! grep -qiE '^lib|pthread|gcc|stdc' <<<"$dlls"
+}
+
+say "building the win64 libraries from Debian sources (logs: build/win64/deps-build/*.log)"
+: >"$BLD/versions.txt"
+run_step fetch-sources fetch_sources
+grep WARNING "$BLD/fetch-sources.log" >&2 || true
+start_step sqlite3 build_sqlite # the long one (one big file): in parallel
+run_step libmicrohttpd build_mhd
+run_step cjson build_cjson
+run_step cmocka build_cmocka
+finish_step sqlite3
+
+echo "$DEP_CFLAGS" >"$DEPS/cflags.txt"
+echo "$DEP_LIBS" >"$DEPS/libs.txt"
+run_step smoke-test smoke_test
+
+{
+	echo "recipe $recipe"
+	cat "$BLD/versions.txt"
+} >"$STAMP.tmp"
+mv "$STAMP.tmp" "$STAMP"
+say "win64 libraries ready in build/win64/deps ($(($(date +%s) - t_start)) s): $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$BLD/versions.txt")"

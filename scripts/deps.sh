@@ -3,13 +3,13 @@
 # test memwatch.  Safe to run again: when everything is there it only looks
 # (dpkg-query, command -v, a stamp) and prints nothing.
 #
-#   native  Debian packages for the host build and its tests
+#   native  Debian packages for the host build
 #   win64   the packages the cross build needs, then the four libraries
 #           (libmicrohttpd, cJSON, SQLite, cmocka) cross-built as static
 #           MinGW-w64 x86_64 libraries from Debian's own source packages,
 #           into build/win64/deps/{include,lib,lib/pkgconfig}, plus
 #           build/win64/deps/cflags.txt and libs.txt for the Makefile
-#   all     both (the default)
+#   all     both, plus what the tests use (prometheus, chromium); the default
 #
 # The sources come from `apt-get source` run with a private apt
 # configuration under build/win64/apt/: deb-src entries derived at run time
@@ -54,7 +54,12 @@ flock 9
 NATIVE_PKGS=(
 	gcc:gcc make:make pkg-config:pkg-config
 	libmicrohttpd-dev libcjson-dev libsqlite3-dev libcmocka-dev
-	sqlite3:sqlite3 curl:curl python3:python3
+	sqlite3:sqlite3 curl:curl python3:python3 npm:npm
+)
+# Only the tests need these: a real Prometheus scraping /metrics (promtool
+# comes with it) and headless Chromium opening the chart page.
+TEST_PKGS=(
+	prometheus:promtool chromium:chromium
 )
 WIN64_PKGS=(
 	gcc:gcc make:make
@@ -68,7 +73,7 @@ wanted=()
 case $what in
 native) wanted=("${NATIVE_PKGS[@]}") ;;
 win64) wanted=("${WIN64_PKGS[@]}") ;;
-all) wanted=("${NATIVE_PKGS[@]}" "${WIN64_PKGS[@]}") ;;
+all) wanted=("${NATIVE_PKGS[@]}" "${WIN64_PKGS[@]}" "${TEST_PKGS[@]}") ;;
 esac
 
 missing_packages() {

@@ -128,9 +128,14 @@ build/win64/obj/%.o: %.c $(WIN_DEPS)/.stamp
 	@mkdir -p $(@D)
 	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) $(WIN_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
+# cmocka.h declares its printf-like functions with gcc's `printf` archetype,
+# which MinGW-w64 checks as msvcrt's printf (no %zu) although we link the C99
+# one.  Its failing asserts are not marked noreturn there either, so
+# -Wnull-dereference sees paths past them.  The native build checks the
+# same test sources with both warnings on.
 build/win64/tests/%.exe: tests/%.c $(WIN_LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) $(WIN_DEP_CFLAGS) -static -o $@ $< $(WIN_LIB_OBJ) $(WIN_DEP_LIBS) -lcmocka $(WIN_SYS_LIBS)
+	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) -Wno-format -Wno-null-dereference $(WIN_DEP_CFLAGS) -static -o $@ $< $(WIN_LIB_OBJ) $(WIN_DEP_LIBS) -lcmocka $(WIN_SYS_LIBS)
 
 build/win64/helpers/%.exe: tests/helpers/%.c $(WIN_DEPS)/.stamp
 	@mkdir -p $(@D)

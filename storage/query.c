@@ -353,7 +353,7 @@ void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_m
 	q->to_ms = to_ms;
 	q->step_ms = MW_STEP_AUTO;
 	q->agg = MW_AGG_AVG;
-	q->max_points = MW_QUERY_DEFAULT_POINTS;
+	q->max_points = 0;
 	q->tier = MW_TIER_AUTO;
 }
 
@@ -561,6 +561,54 @@ static int64_t nbuckets(int64_t from, int64_t to, int64_t step)
 	return floor_div(to, step) - floor_div(from, step) + 1;
 }
 
+/* The expiry test of the auto tier choice: a finer tier has lost data at
+ * from_ms only if the coarser one reaches further back than the finer
+ * one's oldest point floored to the coarser bucket (a young series has a
+ * rollup bucket starting before its first raw point; that is not expiry). */
+static bool tier_expired(struct mw_reader *r, int tier, int64_t from,
+			 const struct mw_range_result *res)
+{
+	int64_t fine = tier_oldest(r, tier, res), coarse;
+
+	if (fine <= from)
+		return false;
+	coarse = tier_oldest(r, tier + 1, res);
+	return fine == INT64_MAX ? coarse != INT64_MAX
+				 : coarse < floor_div(fine, tier_res[tier + 1]) * tier_res[tier + 1];
+}
+
+static size_t points_limit(const struct mw_range_query *q)
+{
+	size_t maxp = q->max_points;
+
+	if (!maxp)
+		maxp = q->step_ms > 0 ? MW_QUERY_MAX_POINTS : MW_QUERY_DEFAULT_POINTS;
+	return maxp > MW_QUERY_MAX_POINTS ? MW_QUERY_MAX_POINTS : maxp;
+}
+
+int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err)
+{
+	int64_t n;
+
+	if (q->to_ms < q->from_ms)
+		return mw_error(err, "bad range: 'to' (%lld) is before 'from' (%lld)",
+				(long long)q->to_ms, (long long)q->from_ms);
+	if (q->tier < MW_TIER_AUTO || q->tier > MW_TIER_1H || q->step_ms < MW_STEP_RAW)
+		return mw_error(err, "bad query: tier %d, step %lld", (int)q->tier,
+				(long long)q->step_ms);
+	if (q->step_ms <= 0)
+		return 0;
+	if (q->tier > MW_TIER_RAW && q->step_ms % tier_res[q->tier] != 0)
+		return mw_error(err, "step: %lld ms is not a multiple of the %s tier's "
+				"resolution", (long long)q->step_ms, mw_tier_name(q->tier));
+	n = nbuckets(q->from_ms, q->to_ms, q->step_ms);
+	if (n > (int64_t)points_limit(q))
+		return mw_error(err, "step: %lld ms gives %lld buckets over this range, more "
+				"than max_points (%zu); give a wider step or a shorter range",
+				(long long)q->step_ms, (long long)n, points_limit(q));
+	return 0;
+}
+
 static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, size_t maxp,
 			  struct mw_range_result *res, struct mw_err *err)
 {
@@ -569,21 +617,25 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 	int tier;
 	size_t i, j;
 
-	if (step <= 0)
-		step = nice_step((range + (int64_t)maxp - 1) / (int64_t)maxp);
-	while (nbuckets(q->from_ms, q->to_ms, step) > (int64_t)maxp)
-		step = nice_step(step + 1 > (range + (int64_t)maxp - 1) / (int64_t)maxp ?
-				 step + 1 : (range + (int64_t)maxp - 1) / (int64_t)maxp);
-	if (q->tier != MW_TIER_AUTO) {
-		tier = q->tier;
-		step = round_up(step, tier_res[tier]);
+	if (step > 0) {
+		/* Explicit: honoured exactly (checked by mw_range_query_check). */
+		tier = q->tier != MW_TIER_AUTO ? (int)q->tier
+		       : step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
 	} else {
-		tier = step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
-		/* A finer tier already expired at from_ms: use a coarser one. */
-		while (tier < 2 && tier_oldest(r, tier, res) > q->from_ms &&
-		       tier_oldest(r, tier + 1, res) < tier_oldest(r, tier, res)) {
-			tier++;
+		step = nice_step((range + (int64_t)maxp - 1) / (int64_t)maxp);
+		while (nbuckets(q->from_ms, q->to_ms, step) > (int64_t)maxp)
+			step = nice_step(step + 1 > (range + (int64_t)maxp - 1) / (int64_t)maxp ?
+					 step + 1 : (range + (int64_t)maxp - 1) / (int64_t)maxp);
+		if (q->tier != MW_TIER_AUTO) {
+			tier = q->tier;
 			step = round_up(step, tier_res[tier]);
+		} else {
+			tier = step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
+			/* A finer tier already expired at from_ms: use a coarser one. */
+			while (tier < 2 && tier_expired(r, tier, q->from_ms, res)) {
+				tier++;
+				step = round_up(step, tier_res[tier]);
+			}
 		}
 	}
 	memset(&bk, 0, sizeof(bk));
@@ -721,24 +773,18 @@ static int range(struct mw_reader *r, struct mw_series_list *list,
 		 const struct mw_range_query *q, struct mw_range_result *out,
 		 struct mw_err *err)
 {
-	size_t maxp = q->max_points ? q->max_points : MW_QUERY_DEFAULT_POINTS;
+	size_t maxp = points_limit(q);
 	bool raw;
 	int rc;
 
-	if (maxp > MW_QUERY_MAX_POINTS)
-		maxp = MW_QUERY_MAX_POINTS;
 	out->series = list->items;
 	out->nseries = list->n;
 	out->agg = q->agg;
 	list->items = NULL;
 	list->n = 0;
 	out->values = mw_xcalloc(out->nseries ? out->nseries : 1, sizeof(*out->values));
-	if (q->to_ms < q->from_ms)
-		return mw_error(err, "bad range: 'to' (%lld) is before 'from' (%lld)",
-				(long long)q->to_ms, (long long)q->from_ms);
-	if (q->tier < MW_TIER_AUTO || q->tier > MW_TIER_1H || q->step_ms < MW_STEP_RAW)
-		return mw_error(err, "bad query: tier %d, step %lld", (int)q->tier,
-				(long long)q->step_ms);
+	if (mw_range_query_check(q, err))
+		return -1;
 	if (fill_range(r, out->series, out->nseries, err))
 		return -1;
 	raw = q->step_ms == MW_STEP_RAW;

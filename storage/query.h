@@ -118,12 +118,22 @@ struct mw_range_query {
 	int64_t to_ms;		/* inclusive */
 	int64_t step_ms;	/* bucket width, MW_STEP_AUTO or MW_STEP_RAW */
 	enum mw_agg agg;	/* per-bucket aggregate */
-	size_t max_points;	/* length limit of the time axis; 0: default */
+	size_t max_points;	/* length limit of the time axis; 0: not given
+				 * (MW_QUERY_DEFAULT_POINTS for MW_STEP_AUTO and
+				 * MW_STEP_RAW, MW_QUERY_MAX_POINTS for an
+				 * explicit step) */
 	enum mw_tier tier;	/* MW_TIER_AUTO unless forcing a tier */
 };
 
-/* Fill q with: from/to as given, step auto, avg, default points, auto tier. */
+/* Fill q with: from/to as given, step auto, avg, max_points 0, auto tier. */
 void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_ms);
+
+/* The checks mw_reader_range() makes before reading, for callers that
+ * want to tell a bad request apart from a storage failure: to before
+ * from, unknown tier or step, an explicit step that is not a multiple of
+ * a forced tier's resolution, an explicit step giving more buckets than
+ * max_points.  0 if fine; -1 and a message starting "step: " or "bad ". */
+int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
 
 /*
  * Result: columnar, one shared time axis and one value array per series.
@@ -134,11 +144,24 @@ void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_m
  * Bucketed (step > 0): buckets are [t, t + step) with t a multiple of
  * step; the axis runs from the bucket holding from_ms to the one holding
  * to_ms, and buckets are whole (the first and last aggregate their full
- * width, also points just outside [from_ms, to_ms]).  MW_STEP_AUTO picks step = range / max_points rounded up to a
- * whole second, minute or hour, and the coarsest tier whose resolution
- * divides the step and that still holds data at from_ms, so rollups are
- * exact; the newest part not yet rolled up is computed from raw points.
- * A step that would exceed max_points buckets is widened the same way.
+ * width, also points just outside [from_ms, to_ms]).
+ *
+ * An explicit step (step_ms > 0) is always honoured: the result has
+ * exactly that step_ms, read from the coarsest tier whose resolution
+ * divides it (raw when none does, or the forced tier, which must divide
+ * it).  Buckets whose data that tier no longer holds (retention) are NaN;
+ * the tier is never switched to a coarser one.  max_points never changes
+ * an explicit step: a step giving more than max_points buckets (default
+ * for an explicit step: MW_QUERY_MAX_POINTS) is an error, which the web
+ * answers with 400.
+ *
+ * MW_STEP_AUTO picks step = range / max_points rounded up to a whole
+ * second, minute or hour (widened until the axis fits max_points), and
+ * the coarsest tier whose resolution divides the step; when that tier has
+ * expired at from_ms (a coarser tier reaches further back than its oldest
+ * data, floored to the coarser bucket) the next coarser tier and its
+ * resolution are used.  Rollups are exact; the newest part not yet rolled
+ * up is computed from raw points.
  *
  * Raw (MW_STEP_RAW, or AUTO when the raw points in range of every series
  * fit in max_points): the axis is the sorted union of the series' raw

@@ -221,6 +221,89 @@ static void tiers_agree_with_raw(void **state)
 	mw_store_free(s);
 }
 
+/* An explicit step is honoured even when the range starts before the
+ * series' first raw point and a 1-minute rollup row exists (the bucket
+ * start is floored before that point): the API test saw step 1s come
+ * back as 60000 ms from the 1m tier.  max_points never widens an
+ * explicit step; AUTO switches tiers only on real expiry. */
+static void explicit_step_honoured(void **state)
+{
+	struct mw_store *s = open_store(60);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	sqlite3 *db;
+	int64_t i;
+	size_t j;
+
+	(void)state;
+	for (i = 30; i <= 90; i++)	/* straddles the minute at T0 + 60 s */
+		add(s, "1", T0 + i * 1000, (double)(i * 4096));
+	for (i = 0; i < 600; i++)
+		add(s, "2", T0 + i * 1000, 8192);
+	flush(s);
+	db = mw_store_db(s);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m WHERE ts = "
+				   "1699999200000"), 2);
+	r = open_reader();
+
+	mw_range_query_init(&q, T0 + 20000, T0 + 90000);
+	q.step_ms = 1000;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.step_ms, 1000);
+	assert_int_equal(res.tier, MW_TIER_RAW);
+	assert_int_equal(res.nt, 71);
+	for (j = 0; j < res.nt; j++) {
+		assert_int_equal(res.t[j], T0 + 20000 + (int64_t)j * 1000);
+		if (j < 10)
+			assert_true(isnan(res.values[0][j]));
+		else
+			assert_true(res.values[0][j] == (double)((20 + (int64_t)j) * 4096));
+	}
+	mw_range_result_release(&res);
+
+	/* too many buckets for max_points: an error, not a wider step */
+	q.max_points = 10;
+	assert_int_equal(mw_range_query_check(&q, &err), -1);
+	assert_non_null(strstr(err.msg, "step"));
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), -1);
+	assert_int_equal(res.nt, 0);
+	mw_range_result_release(&res);
+	/* a forced tier must divide the step */
+	q.max_points = 0;
+	q.tier = MW_TIER_1M;
+	assert_int_equal(mw_range_query_check(&q, &err), -1);
+
+	/* auto: a young series is not "expired" at from_ms */
+	mw_range_query_init(&q, T0 + 20000, T0 + 90000);
+	q.max_points = 10;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.tier, MW_TIER_RAW);
+	assert_true(res.step_ms < 60000);
+	assert_true(res.nt <= 10);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+
+	/* auto: raw chunks really gone at from_ms -> the 1m tier */
+	assert_int_equal(mw_db_exec(db, "DELETE FROM chunk WHERE series_id = 2 AND "
+				    "max_ts < 1699999500000", &err), 0);
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 599999);
+	q.max_points = 20;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"2\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.tier, MW_TIER_1M);
+	assert_int_equal(res.step_ms, 60000);
+	assert_true(res.values[0][0] == 8192);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
 /* Rollup state survives a restart: the bucket in progress is rebuilt. */
 static void rollups_across_restart(void **state)
 {
@@ -515,6 +598,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
 		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),

@@ -151,6 +151,9 @@ static struct MHD_Response *range_params(struct mw_req *r, struct mw_range_query
 			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "max_points: %s", err.msg);
 		q->max_points = (size_t)n;
 	}
+	/* An explicit step is never widened: too many buckets is a 400. */
+	if (mw_range_query_check(q, &err))
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "%s", err.msg);
 	return NULL;
 }
 

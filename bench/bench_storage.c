@@ -8,6 +8,8 @@
  *   ingest bulk:   many ticks, one flush per minute of data
  *   bytes/point:   after a checkpoint; realistic memory workload, random
  *   query:         7 days at 1 Hz to 1,000 buckets; one day raw
+ *   small:         one series of 2,000 over the last minute; latest of all
+ *   rollup rows:   bytes per 1-minute / 1-hour row (dbstat)
  *
  * Files go to the working directory as bench_storage*.tmp.db and are
  * removed at the end.
@@ -174,6 +176,8 @@ static void add(struct mw_store *s, int id, int64_t ts, double v)
 
 /* ---- benchmarks ------------------------------------------------------------ */
 
+static double table_bytes_per_row(sqlite3 *db, const char *table);
+
 static void bench_tick(void)
 {
 	enum { TICKS = 120 };
@@ -278,6 +282,11 @@ static void bench_bytes(int realistic)
 	chunks = mw_db_int(mw_store_db(s), "SELECT sum(length(data)) + count(*) * 40 FROM chunk");
 	ours = (double)used / ((double)SERIES * TICKS);
 	raw = (double)chunks / ((double)SERIES * TICKS);
+	if (realistic)
+		printf("rollup rows (%s workload): %.1f bytes per 1m row, %.1f bytes per 1h row "
+		       "(b-tree pages / rows)\n", "realistic",
+		       table_bytes_per_row(mw_store_db(s), "rollup_1m"),
+		       table_bytes_per_row(mw_store_db(s), "rollup_1h"));
 	mw_store_free(s);
 	rm("bench_storage.tmp.db");
 
@@ -294,6 +303,131 @@ static void bench_bytes(int realistic)
 	       "%.2f B/pt raw chunks (baseline %.2f B/pt, ratio %.3f)%s\n",
 	       realistic ? "realistic memory workload" : "random values", SERIES, TICKS,
 	       ours, raw, base, ours / base, realistic ? " target <= 3" : "");
+}
+
+/* Bytes per row of one table (pages of its b-tree, dbstat), after a checkpoint. */
+static double table_bytes_per_row(sqlite3 *db, const char *table)
+{
+	char sql[160];
+	int64_t bytes, rows;
+
+	sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	snprintf(sql, sizeof(sql), "SELECT sum(pgsize) FROM dbstat WHERE name = '%s'", table);
+	bytes = mw_db_int(db, sql);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	rows = mw_db_int(db, sql);
+	return rows > 0 ? (double)bytes / (double)rows : 0;
+}
+
+/*
+ * Small reads as the web does them: one series of 2,000 (selector on a
+ * label), the last 60 s at step 1 s; and the newest value of every series
+ * (/metrics).  Baseline: prepared reads of a WITHOUT ROWID
+ * (series_id, ts, value) table holding the same points: 60 rows of one
+ * series, and one newest row per series.
+ */
+static void bench_small(void)
+{
+	enum { SERIES = 2000, TICKS = 181, QUERIES = 2000, LATEST = 50 };
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_latest_list l;
+	struct mw_err err;
+	struct base b;
+	sqlite3_stmt *st;
+	static double v[SERIES];
+	char idx[16];
+	struct mw_label lab = { "id", idx };
+	int64_t end = T0 + (TICKS - 1) * 1000LL;
+	double t = 0, q_s, l_s, bq_s, bl_s;
+	int i, k, rows = 0;
+
+	for (i = 0; i < SERIES; i++)
+		v[i] = 1e8 + (double)i * 4096;
+	for (k = 0; k < TICKS; k++) {
+		for (i = 0; i < SERIES; i++) {
+			snprintf(idx, sizeof(idx), "%d", i);
+			mw_store_add(s, keys[i], "bench_bytes", &lab, 1, T0 + k * 1000LL,
+				     realistic_next(i, &v[i]));
+		}
+		if (k % 5 == 4)
+			store_flush(s);
+	}
+	store_flush(s);
+	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
+		fprintf(stderr, "bench_storage: %s\n", err.msg);
+		exit(1);
+	}
+	mw_range_query_init(&q, end - 60000, end);
+	q.step_ms = 1000;
+	for (i = 0; i <= QUERIES; i++) {
+		if (i == 1)
+			t = now_s();	/* the first call warms the reader */
+		if (mw_reader_range(r, "bench_bytes{id=\"42\"}", &q, &res, &err) ||
+		    res.nseries != 1 || res.nt != 61) {
+			fprintf(stderr, "bench_storage: small query: %s\n", err.msg);
+			exit(1);
+		}
+		mw_range_result_release(&res);
+	}
+	q_s = (now_s() - t) / QUERIES;
+	for (i = 0; i <= LATEST; i++) {
+		if (i == 1)
+			t = now_s();
+		if (mw_reader_latest(r, NULL, &l, &err) || l.n != SERIES) {
+			fprintf(stderr, "bench_storage: latest: %s\n", err.msg);
+			exit(1);
+		}
+		mw_latest_list_release(&l);
+	}
+	l_s = (now_s() - t) / LATEST;
+	mw_reader_free(r);
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	rm("bench_storage_base.tmp.db");
+	if (sqlite3_open("bench_storage_base.tmp.db", &b.db) != SQLITE_OK ||
+	    mw_db_exec(b.db, "PRAGMA journal_mode = WAL; CREATE TABLE p (series_id INTEGER, "
+		       "ts INTEGER, value REAL, PRIMARY KEY (series_id, ts)) WITHOUT ROWID", &err) ||
+	    sqlite3_prepare_v2(b.db, "INSERT INTO p VALUES (?, ?, ?)", -1, &b.ins, NULL))
+		die_sql(b.db, "baseline");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (k = 0; k < TICKS; k++)
+		for (i = 0; i < SERIES; i++)
+			base_insert(&b, i, T0 + k * 1000LL, realistic_next(i, &v[i]));
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_prepare_v2(b.db, "SELECT ts, value FROM p WHERE series_id = ? AND ts BETWEEN ? AND ?",
+			   -1, &st, NULL);
+	t = now_s();
+	for (i = 0; i < QUERIES; i++) {
+		sqlite3_bind_int64(st, 1, 42);
+		sqlite3_bind_int64(st, 2, end - 60000);
+		sqlite3_bind_int64(st, 3, end);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			rows++;
+		sqlite3_reset(st);
+	}
+	bq_s = (now_s() - t) / QUERIES;
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(b.db, "SELECT ts, value FROM p WHERE series_id = ? ORDER BY ts DESC "
+			   "LIMIT 1", -1, &st, NULL);
+	t = now_s();
+	for (k = 0; k < LATEST; k++)
+		for (i = 0; i < SERIES; i++) {
+			sqlite3_bind_int64(st, 1, i);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				rows++;
+			sqlite3_reset(st);
+		}
+	bl_s = (now_s() - t) / LATEST;
+	sqlite3_finalize(st);
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("small query (1 of %d series, 60 s at step 1 s): %.1f us (baseline 61-row read "
+	       "%.1f us, ratio %.2f) target <= 50 us\n", SERIES, q_s * 1e6, bq_s * 1e6, q_s / bq_s);
+	printf("latest of %d series: %.0f us (baseline one read per series %.0f us, ratio %.2f)%s\n",
+	       SERIES, l_s * 1e6, bl_s * 1e6, l_s / bl_s, rows ? "" : " (no rows)");
 }
 
 static void bench_query(void)
@@ -398,5 +532,6 @@ int main(void)
 	bench_bytes(1);
 	bench_bytes(0);
 	bench_query();
+	bench_small();
 	return 0;
 }

@@ -20,30 +20,19 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 logdir=build/test-logs
 mkdir -p "$logdir"
 
-# count_cmocka LOG RC NAME: add the counts of one cmocka program.
-count_cmocka() {
-	local log=$1 rc=$2 name=$3 p f
-	p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
-	f=$(grep -aoE '^\[  FAILED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1	# crashed or sanitizer abort: no cmocka summary
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$f" -ne 0 ]; then
-		failures+=("$name")
-		echo "FAIL $name ($p passed, $f failed)"
-		sed 's/^/    /' "$log"
+# count KIND LOG RC NAME: add the counts of one test program; KIND is
+# cmocka (its "[  PASSED  ] N" lines) or tap ("ok N" / "not ok N" lines).
+# A program that exits non-zero without reporting a failure (a crash, a
+# sanitizer abort) counts as one failure.
+count() {
+	local kind=$1 log=$2 rc=$3 name=$4 p f
+	if [ "$kind" = cmocka ]; then
+		p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
+		f=$(grep -aoE '^\[  FAILED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
 	else
-		echo "pass $name ($p tests)"
+		p=$(grep -acE '^ok [0-9]+' "$log")
+		f=$(grep -acE '^not ok [0-9]+' "$log")
 	fi
-}
-
-# count_tap LOG RC NAME: add the counts of a TAP-printing script.
-count_tap() {
-	local log=$1 rc=$2 name=$3 p f
-	p=$(grep -acE '^ok [0-9]+' "$log")
-	f=$(grep -acE '^not ok [0-9]+' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
@@ -54,7 +43,7 @@ count_tap() {
 		echo "FAIL $name ($p passed, $f failed)"
 		sed 's/^/    /' "$log"
 	else
-		echo "pass $name ($p checks)"
+		echo "pass $name ($p)"
 	fi
 }
 
@@ -62,15 +51,16 @@ for t in build/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	log=$logdir/$(basename "$t").log
 	"$t" >"$log" 2>&1
-	count_cmocka "$log" $? "$t"
+	count cmocka "$log" $? "$t"
 done
 
 for t in tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
+	[ "$(basename "$t")" = tap.sh ] && continue	# sourced by the others
 	case "$t" in *_win64.sh) [ -n "${MW_SKIP_WIN64:-}" ] && continue ;; esac
 	log=$logdir/$(basename "$t").log
 	bash "$t" >"$log" 2>&1
-	count_tap "$log" $? "$t"
+	count tap "$log" $? "$t"
 done
 
 for t in tests/api/*.sh; do
@@ -78,7 +68,7 @@ for t in tests/api/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue	# sourced by the others
 	log=$logdir/api-$(basename "$t").log
 	bash "$t" build/native/memwatchd >"$log" 2>&1
-	count_tap "$log" $? "$t"
+	count tap "$log" $? "$t"
 done
 
 if [ -z "${MW_SKIP_WIN64:-}" ]; then
@@ -86,7 +76,7 @@ if [ -z "${MW_SKIP_WIN64:-}" ]; then
 		[ -f "$t" ] || continue
 		log=$logdir/win64-$(basename "$t").log
 		scripts/wine-run.sh "$t" >"$log" 2>&1
-		count_cmocka "$log" $? "wine $t"
+		count cmocka "$log" $? "wine $t"
 	done
 fi
 

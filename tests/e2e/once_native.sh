@@ -4,10 +4,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/native/memwatchd
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+. tests/e2e/tap.sh
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

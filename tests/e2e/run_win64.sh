@@ -6,13 +6,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+. tests/e2e/tap.sh
 
 dir=$(mktemp -d)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 base=http://127.0.0.1:$port
 scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\w.db" \
 	--interval 200ms --set storage.flush_interval=500ms --watch self >"$dir/log" 2>&1 &

@@ -9,15 +9,12 @@ cd "$(dirname "$0")/../.."
 export MW_WINEPREFIX=$PWD/build/wine/service-prefix WINEPREFIX=$PWD/build/wine/service-prefix
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 exe=build/win64/memwatchd.exe
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+. tests/e2e/tap.sh
 w() { timeout 60 wine "$@" 2>&1 | tr -d '\r'; }
 
 dir=$(mktemp -d)
 winpath() { local p=$1; echo "Z:${p//\//\\}"; }
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 cleanup() {
 	w "$exe" service uninstall >/dev/null
 	wineserver -k 2>/dev/null

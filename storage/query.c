@@ -8,7 +8,9 @@
  * progress) comes from the raw chunks.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,6 @@
 #define READER_BUSY_MS 2000
 
 static const int64_t tier_res[3] = { 1, 60000, 3600000 };
-static const char *const tier_table[3] = { "chunk", "rollup_1m", "rollup_1h" };
 
 static _Atomic uint64_t stat_queries, stat_total_ns, stat_last_ns;
 
@@ -43,9 +44,81 @@ static void stat_done(int64_t t0)
 	atomic_store(&stat_last_ns, ns);
 }
 
+/*
+ * Statements are prepared once per reader (lazily) and reset after use;
+ * every public call runs in one read transaction.
+ */
+enum {
+	RS_BEGIN, RS_COMMIT, RS_ROLLBACK,
+	RS_MAX_ID, RS_CAT_SERIES, RS_CAT_LABELS,
+	RS_FIRST_RAW, RS_FIRST_1M, RS_FIRST_1H,
+	RS_LAST_RAW, RS_LAST_1M, RS_LAST_1H,
+	RS_CHUNK_RANGE, RS_ROLLUP_1M, RS_ROLLUP_1H, RS_RAW_COUNT,
+	RS_LATEST_ALL, RS_LATEST_ONE, RS_PAST, RS_FIRST_CHUNK,
+	RS_COUNT
+};
+
+static const char chunk_range_sql[] =
+	"SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 "
+	"ORDER BY min_ts";
+
+static const char *const rs_sql[RS_COUNT] = {
+	[RS_BEGIN] = "BEGIN",
+	[RS_COMMIT] = "COMMIT",
+	[RS_ROLLBACK] = "ROLLBACK",
+	[RS_MAX_ID] = "SELECT max(id) FROM series",
+	[RS_CAT_SERIES] = "SELECT id, key, name FROM series WHERE id > ?1 AND id <= ?2 "
+			  "ORDER BY id",
+	[RS_CAT_LABELS] = "SELECT series_id, name, value FROM series_label "
+			  "WHERE series_id > ?1 AND series_id <= ?2 ORDER BY series_id, name",
+	[RS_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
+	[RS_FIRST_1M] = "SELECT min(ts) FROM rollup_1m WHERE series_id = ?",
+	[RS_FIRST_1H] = "SELECT min(ts) FROM rollup_1h WHERE series_id = ?",
+	[RS_LAST_RAW] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?",
+	[RS_LAST_1M] = "SELECT max(ts) FROM rollup_1m WHERE series_id = ?",
+	[RS_LAST_1H] = "SELECT max(ts) FROM rollup_1h WHERE series_id = ?",
+	[RS_CHUNK_RANGE] = chunk_range_sql,
+	[RS_ROLLUP_1M] = "SELECT ts, min, max, avg, last, count FROM rollup_1m "
+			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
+	[RS_ROLLUP_1H] = "SELECT ts, min, max, avg, last, count FROM rollup_1h "
+			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
+	[RS_RAW_COUNT] = "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
+			 "AND max_ts >= ?2 AND min_ts <= ?3",
+	[RS_LATEST_ALL] = "SELECT series_id, ts, value FROM latest",
+	[RS_LATEST_ONE] = "SELECT ts, value FROM latest WHERE series_id = ?",
+	[RS_PAST] = "SELECT ts, last FROM rollup_1m WHERE series_id = ? "
+		    "AND ts <= ? ORDER BY ts DESC LIMIT 1",
+	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
+};
+
+/* The series catalogue, cached per reader: series rows are only ever
+ * added (ids grow, rows are never changed or deleted), so the cache is
+ * brought up to date by loading the rows above the newest id it holds. */
+struct cat_series {
+	int64_t id;
+	char *key;
+	char *name;
+	struct mw_label *labels;
+	size_t nlabels;
+};
+
+struct lab_ref {
+	const char *name, *value;	/* owned by the catalogue */
+	uint32_t idx;
+};
+
 struct mw_reader {
 	sqlite3 *db;
 	char *path;
+	sqlite3_stmt *st[RS_COUNT];
+	bool in_tx;
+	struct cat_series *cat;		/* ascending id */
+	size_t ncat, cat_cap;
+	int64_t cat_max_id;
+	uint32_t *by_key;		/* cat indices sorted by key */
+	uint32_t *by_name;		/* cat indices sorted by name, key */
+	struct lab_ref *by_label;	/* every label, sorted by name, value, key */
+	size_t nlabels;
 };
 
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
@@ -61,7 +134,7 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
-	if (sqlite3_prepare_v2(r->db, "SELECT last_chunk FROM series LIMIT 0", -1, &st,
+	if (sqlite3_prepare_v2(r->db, "SELECT series_id FROM latest LIMIT 0", -1, &st,
 			       NULL) != SQLITE_OK) {
 		mw_error(err, "cannot read '%s' as a memwatch database: %s", db_path,
 			 sqlite3_errmsg(r->db));
@@ -77,27 +150,89 @@ fail:
 	return -1;
 }
 
-void mw_reader_free(struct mw_reader *r)
+static void cat_free(struct mw_reader *r)
 {
-	if (!r)
-		return;
-	sqlite3_close(r->db);
-	free(r->path);
-	free(r);
+	size_t i, j;
+
+	for (i = 0; i < r->ncat; i++) {
+		for (j = 0; j < r->cat[i].nlabels; j++) {
+			free((char *)r->cat[i].labels[j].name);
+			free((char *)r->cat[i].labels[j].value);
+		}
+		free(r->cat[i].labels);
+		free(r->cat[i].key);
+		free(r->cat[i].name);
+	}
+	free(r->cat);
+	free(r->by_key);
+	free(r->by_name);
+	free(r->by_label);
 }
 
-static int prep(struct mw_reader *r, sqlite3_stmt **st, const char *sql, struct mw_err *err)
+void mw_reader_free(struct mw_reader *r)
 {
-	if (sqlite3_prepare_v2(r->db, sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
-	}
-	return 0;
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < RS_COUNT; i++)
+		sqlite3_finalize(r->st[i]);
+	sqlite3_close(r->db);
+	cat_free(r);
+	free(r->path);
+	free(r);
 }
 
 static int step_err(struct mw_reader *r, struct mw_err *err)
 {
 	return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
+}
+
+/* The reader's statement `which`, reset and unbound; NULL with a message. */
+static sqlite3_stmt *stmt(struct mw_reader *r, int which, struct mw_err *err)
+{
+	if (!r->st[which] &&
+	    sqlite3_prepare_v3(r->db, rs_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+			       &r->st[which], NULL) != SQLITE_OK) {
+		r->st[which] = NULL;
+		step_err(r, err);
+	}
+	return r->st[which];
+}
+
+static int run_simple(struct mw_reader *r, int which, struct mw_err *err)
+{
+	sqlite3_stmt *st = stmt(r, which, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+}
+
+/* One read transaction per call: a consistent snapshot, and one WAL
+ * read lock instead of one per statement.  Nested calls (an export's
+ * iterators are open) run inside whatever is already there. */
+static int begin_read(struct mw_reader *r, struct mw_err *err)
+{
+	r->in_tx = false;
+	if (!sqlite3_get_autocommit(r->db))
+		return 0;
+	if (run_simple(r, RS_BEGIN, err))
+		return -1;
+	r->in_tx = true;
+	return 0;
+}
+
+static void end_read(struct mw_reader *r)
+{
+	if (!r->in_tx)
+		return;
+	r->in_tx = false;
+	if (run_simple(r, RS_COMMIT, NULL))
+		run_simple(r, RS_ROLLBACK, NULL);
 }
 
 /* ---- series --------------------------------------------------------------- */
@@ -143,23 +278,14 @@ static int64_t one_int(sqlite3_stmt *st, int64_t id, int64_t dflt)
 static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 		      struct mw_err *err)
 {
-	static const char *const first_sql[3] = {
-		"SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
-		"SELECT min(ts) FROM rollup_1m WHERE series_id = ?",
-		"SELECT min(ts) FROM rollup_1h WHERE series_id = ?",
-	};
-	static const char *const last_sql[3] = {
-		"SELECT max(max_ts) FROM chunk WHERE series_id = ?",
-		"SELECT max(ts) FROM rollup_1m WHERE series_id = ?",
-		"SELECT max(ts) FROM rollup_1h WHERE series_id = ?",
-	};
-	sqlite3_stmt *first[3] = { NULL, NULL, NULL }, *last[3] = { NULL, NULL, NULL };
+	sqlite3_stmt *first[3], *last[3];
 	size_t i;
-	int t, rc = -1;
+	int t;
 
 	for (t = 0; t < 3; t++)
-		if (prep(r, &first[t], first_sql[t], err) || prep(r, &last[t], last_sql[t], err))
-			goto out;
+		if (!(first[t] = stmt(r, RS_FIRST_RAW + t, err)) ||
+		    !(last[t] = stmt(r, RS_LAST_RAW + t, err)))
+			return -1;
 	for (i = 0; i < n; i++) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 
@@ -175,93 +301,340 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 		info[i].first_ts = lo == INT64_MAX ? INT64_MIN : lo;
 		info[i].last_ts = hi;
 	}
-	rc = 0;
-out:
-	for (t = 0; t < 3; t++) {
-		sqlite3_finalize(first[t]);
-		sqlite3_finalize(last[t]);
-	}
-	return rc;
+	return 0;
 }
 
-static int load_labels(struct mw_reader *r, sqlite3_stmt *lab, struct mw_series_info *info,
-		       struct mw_err *err)
+static struct mw_reader *sort_reader;	/* qsort has no context argument */
+
+static int cmp_key(const void *a, const void *b)
 {
-	size_t cap = 0;
+	return strcmp(sort_reader->cat[*(const uint32_t *)a].key,
+		      sort_reader->cat[*(const uint32_t *)b].key);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct cat_series *x = &sort_reader->cat[*(const uint32_t *)a];
+	const struct cat_series *y = &sort_reader->cat[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->key, y->key);
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct lab_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->value, y->value);
+	return c ? c : strcmp(sort_reader->cat[x->idx].key, sort_reader->cat[y->idx].key);
+}
+
+static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void sort_view(struct mw_reader *r, void *v, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *))
+{
+	pthread_mutex_lock(&sort_lock);
+	sort_reader = r;
+	qsort(v, n, size, cmp);
+	pthread_mutex_unlock(&sort_lock);
+}
+
+/* Bring the catalogue up to date (one indexed read when nothing changed). */
+static int cat_refresh(struct mw_reader *r, struct mw_err *err)
+{
+	sqlite3_stmt *st = stmt(r, RS_MAX_ID, err), *lab;
+	int64_t max_id;
+	size_t old = r->ncat, i, j;
 	int rc;
 
-	sqlite3_bind_int64(lab, 1, info->id);
-	while ((rc = sqlite3_step(lab)) == SQLITE_ROW) {
-		const char *n = (const char *)sqlite3_column_text(lab, 0);
-		const char *v = (const char *)sqlite3_column_text(lab, 1);
+	if (!st)
+		return -1;
+	max_id = one_int(st, 0, 0);
+	if (max_id <= r->cat_max_id)
+		return 0;
+	if (!(st = stmt(r, RS_CAT_SERIES, err)) || !(lab = stmt(r, RS_CAT_LABELS, err)))
+		return -1;
+	sqlite3_bind_int64(st, 1, r->cat_max_id);
+	sqlite3_bind_int64(st, 2, max_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cat_series *c;
 
-		MW_GROW(info->labels, cap, info->nlabels + 1);
-		info->labels[info->nlabels].name = mw_xstrdup(n ? n : "");
-		info->labels[info->nlabels].value = mw_xstrdup(v ? v : "");
-		info->nlabels++;
+		MW_GROW(r->cat, r->cat_cap, r->ncat + 1);
+		c = &r->cat[r->ncat++];
+		memset(c, 0, sizeof(*c));
+		c->id = sqlite3_column_int64(st, 0);
+		c->key = mw_xstrdup((const char *)sqlite3_column_text(st, 1));
+		c->name = mw_xstrdup((const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_bind_int64(lab, 1, r->cat_max_id);
+	sqlite3_bind_int64(lab, 2, max_id);
+	for (i = old; (rc = sqlite3_step(lab)) == SQLITE_ROW;) {
+		int64_t id = sqlite3_column_int64(lab, 0);
+		const char *n = (const char *)sqlite3_column_text(lab, 1);
+		const char *v = (const char *)sqlite3_column_text(lab, 2);
+		struct cat_series *c;
+		size_t cap;
+
+		while (i < r->ncat && r->cat[i].id < id)
+			i++;
+		if (i == r->ncat || r->cat[i].id != id)
+			continue;
+		c = &r->cat[i];
+		cap = c->nlabels;
+		MW_GROW(c->labels, cap, c->nlabels + 1);
+		c->labels[c->nlabels].name = mw_xstrdup(n ? n : "");
+		c->labels[c->nlabels].value = mw_xstrdup(v ? v : "");
+		c->nlabels++;
 	}
 	sqlite3_reset(lab);
-	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	r->cat_max_id = max_id;
+	free(r->by_key);
+	free(r->by_name);
+	r->by_key = mw_xmalloc((r->ncat ? r->ncat : 1) * sizeof(*r->by_key));
+	r->by_name = mw_xmalloc((r->ncat ? r->ncat : 1) * sizeof(*r->by_name));
+	for (j = 0; j < r->ncat; j++)
+		r->by_key[j] = r->by_name[j] = (uint32_t)j;
+	sort_view(r, r->by_key, r->ncat, sizeof(*r->by_key), cmp_key);
+	sort_view(r, r->by_name, r->ncat, sizeof(*r->by_name), cmp_name);
+	free(r->by_label);
+	for (r->nlabels = 0, j = 0; j < r->ncat; j++)
+		r->nlabels += r->cat[j].nlabels;
+	r->by_label = mw_xmalloc((r->nlabels ? r->nlabels : 1) * sizeof(*r->by_label));
+	for (r->nlabels = 0, j = 0; j < r->ncat; j++)
+		for (i = 0; i < r->cat[j].nlabels; i++) {
+			struct lab_ref *l = &r->by_label[r->nlabels++];
+
+			l->name = r->cat[j].labels[i].name;
+			l->value = r->cat[j].labels[i].value;
+			l->idx = (uint32_t)j;
+		}
+	sort_view(r, r->by_label, r->nlabels, sizeof(*r->by_label), cmp_label);
+	return 0;
+fail:
+	step_err(r, err);
+	/* drop the half-loaded rows; the next call retries */
+	while (r->ncat > old) {
+		struct cat_series *c = &r->cat[--r->ncat];
+
+		for (j = 0; j < c->nlabels; j++) {
+			free((char *)c->labels[j].name);
+			free((char *)c->labels[j].value);
+		}
+		free(c->labels);
+		free(c->key);
+		free(c->name);
+	}
+	return -1;
 }
 
-/* Series matching sel (or the one with id/key when given). */
+static void copy_info(const struct cat_series *c, struct mw_series_info *info)
+{
+	size_t i;
+
+	memset(info, 0, sizeof(*info));
+	info->id = c->id;
+	info->key = mw_xstrdup(c->key);
+	info->name = mw_xstrdup(c->name);
+	info->first_ts = info->last_ts = INT64_MIN;
+	if (c->nlabels) {
+		info->labels = mw_xmalloc(c->nlabels * sizeof(*info->labels));
+		for (i = 0; i < c->nlabels; i++) {
+			info->labels[i].name = mw_xstrdup(c->labels[i].name);
+			info->labels[i].value = mw_xstrdup(c->labels[i].value);
+		}
+		info->nlabels = c->nlabels;
+	}
+}
+
+/* Catalogue index of the series with this id, or -1. */
+static ptrdiff_t cat_find_id(const struct mw_reader *r, int64_t id)
+{
+	size_t lo = 0, hi = r->ncat;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->cat[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ncat && r->cat[lo].id == id ? (ptrdiff_t)lo : -1;
+}
+
+/* First position in by_name whose name is >= name (> name: upper). */
+static size_t name_bound(const struct mw_reader *r, const char *name, bool upper)
+{
+	size_t lo = 0, hi = r->ncat;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->cat[r->by_name[mid]].name, name);
+
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Catalogue indices of the series matching sel, in key order (*out,
+ * *n).  A metric name (or __name__="x") narrows the scan to that name's
+ * run of the name view; other matchers on __name__ are evaluated once
+ * per distinct name, label matchers once per series.
+ */
+static int label_cmp(const struct lab_ref *l, const char *name, const char *value)
+{
+	int c = strcmp(l->name, name);
+
+	return c ? c : strcmp(l->value, value);
+}
+
+/* The run of by_label holding name=value: [*begin, *end). */
+static void label_run(const struct mw_reader *r, const char *name, const char *value,
+		      size_t *begin, size_t *end)
+{
+	int upper;
+
+	for (upper = 0; upper < 2; upper++) {
+		size_t lo = 0, hi = r->nlabels;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = label_cmp(&r->by_label[mid], name, value);
+
+			if (c < 0 || (upper && c == 0))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*(upper ? end : begin) = lo;
+	}
+}
+
+static void select_series(struct mw_reader *r, const struct mw_selector *sel, uint32_t **out,
+			  size_t *n)
+{
+	struct mw_matcher *nm = NULL, *lm = NULL;
+	struct mw_selector by_name = { NULL, NULL, 0 }, by_label = { NULL, NULL, 0 };
+	const char *exact = sel->name;
+	size_t i, begin = 0, end = r->ncat, cap = 0;
+	const char *cur = NULL;
+	bool name_ok = false, one_name;
+
+	*out = NULL;
+	*n = 0;
+	if (sel->n) {
+		nm = mw_xmalloc(sel->n * sizeof(*nm));
+		lm = mw_xmalloc(sel->n * sizeof(*lm));
+	}
+	for (i = 0; i < sel->n; i++) {
+		if (strcmp(sel->m[i].label, "__name__")) {
+			lm[by_label.n++] = sel->m[i];
+			continue;
+		}
+		nm[by_name.n++] = sel->m[i];
+		if (!exact && sel->m[i].op == MW_MATCH_EQ)
+			exact = sel->m[i].value;
+	}
+	by_name.name = sel->name;
+	by_name.m = nm;
+	by_label.m = lm;
+	if (exact) {
+		begin = name_bound(r, exact, false);
+		end = name_bound(r, exact, true);
+	}
+	/* A label="v" matcher (v not empty) selecting fewer series than the
+	 * name: scan that label's run instead. */
+	for (i = 0; i < sel->n; i++) {
+		size_t lb, le, j;
+
+		if (sel->m[i].op != MW_MATCH_EQ || !*sel->m[i].value ||
+		    !strcmp(sel->m[i].label, "__name__"))
+			continue;
+		label_run(r, sel->m[i].label, sel->m[i].value, &lb, &le);
+		if (le - lb >= end - begin)
+			continue;
+		for (j = lb; j < le; j++)
+			if (mw_selector_match(sel, r->cat[r->by_label[j].idx].name,
+					      r->cat[r->by_label[j].idx].labels,
+					      r->cat[r->by_label[j].idx].nlabels)) {
+				MW_GROW(*out, cap, *n + 1);
+				(*out)[(*n)++] = r->by_label[j].idx;
+			}
+		goto done;	/* the run is in key order */
+	}
+	for (i = begin; i < end; i++) {
+		const struct cat_series *c = &r->cat[r->by_name[i]];
+
+		if (!cur || strcmp(cur, c->name)) {
+			cur = c->name;
+			name_ok = mw_selector_match(&by_name, c->name, NULL, 0);
+		}
+		if (!name_ok || !mw_selector_match(&by_label, c->name, c->labels, c->nlabels))
+			continue;
+		MW_GROW(*out, cap, *n + 1);
+		(*out)[(*n)++] = r->by_name[i];
+	}
+	one_name = exact || !*n || !strcmp(r->cat[(*out)[0]].name, r->cat[(*out)[*n - 1]].name);
+	if (!one_name)
+		sort_view(r, *out, *n, sizeof(**out), cmp_key);
+done:
+	free(nm);
+	free(lm);
+}
+
+/* Series matching sel (or the one with id/key when given), no ranges. */
 static int load_series(struct mw_reader *r, const struct mw_selector *sel, const int64_t *id,
 		       const char *key, struct mw_series_list *out, struct mw_err *err)
 {
-	sqlite3_stmt *st = NULL, *lab = NULL;
-	size_t cap = 0;
-	int rc = -1, step;
+	uint32_t *idx = NULL;
+	size_t n = 0, i;
 
 	memset(out, 0, sizeof(*out));
-	if (prep(r, &lab, "SELECT name, value FROM series_label WHERE series_id = ? "
-		 "ORDER BY name", err))
-		goto out;
+	if (cat_refresh(r, err))
+		return -1;
 	if (id) {
-		if (prep(r, &st, "SELECT id, key, name FROM series WHERE id = ?", err))
-			goto out;
-		sqlite3_bind_int64(st, 1, *id);
-	} else if (key) {
-		if (prep(r, &st, "SELECT id, key, name FROM series WHERE key = ?", err))
-			goto out;
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	} else if (sel && sel->name) {
-		if (prep(r, &st, "SELECT id, key, name FROM series WHERE name = ? ORDER BY key",
-			 err))
-			goto out;
-		sqlite3_bind_text(st, 1, sel->name, -1, SQLITE_STATIC);
-	} else if (prep(r, &st, "SELECT id, key, name FROM series ORDER BY key", err)) {
-		goto out;
-	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct mw_series_info info;
+		ptrdiff_t k = cat_find_id(r, *id);
 
-		memset(&info, 0, sizeof(info));
-		info.id = sqlite3_column_int64(st, 0);
-		info.key = mw_xstrdup((const char *)sqlite3_column_text(st, 1));
-		info.name = mw_xstrdup((const char *)sqlite3_column_text(st, 2));
-		info.first_ts = info.last_ts = INT64_MIN;
-		if (load_labels(r, lab, &info, err)) {
-			mw_series_info_release(&info);
-			goto out;
+		if (k >= 0) {
+			idx = mw_xmalloc(sizeof(*idx));
+			idx[n++] = (uint32_t)k;
 		}
-		if (sel && !mw_selector_match(sel, info.name, info.labels, info.nlabels)) {
-			mw_series_info_release(&info);
-			continue;
+	} else if (key) {
+		size_t lo = 0, hi = r->ncat;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(r->cat[r->by_key[mid]].key, key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		MW_GROW(out->items, cap, out->n + 1);
-		out->items[out->n++] = info;
+		if (lo < r->ncat && !strcmp(r->cat[r->by_key[lo]].key, key)) {
+			idx = mw_xmalloc(sizeof(*idx));
+			idx[n++] = r->by_key[lo];
+		}
+	} else if (sel) {
+		select_series(r, sel, &idx, &n);
 	}
-	if (step != SQLITE_DONE) {
-		step_err(r, err);
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(lab);
-	if (rc)
-		mw_series_list_release(out);
-	return rc;
+	out->items = mw_xcalloc(n ? n : 1, sizeof(*out->items));
+	for (i = 0; i < n; i++)
+		copy_info(&r->cat[idx[i]], &out->items[i]);
+	out->n = n;
+	free(idx);
+	return 0;
 }
 
 int mw_reader_find(struct mw_reader *r, const char *selector,
@@ -273,12 +646,17 @@ int mw_reader_find(struct mw_reader *r, const char *selector,
 	memset(out, 0, sizeof(*out));
 	if (mw_selector_parse(&sel, selector, err))
 		return -1;
+	if (begin_read(r, err)) {
+		mw_selector_release(&sel);
+		return -1;
+	}
 	rc = load_series(r, &sel, NULL, NULL, out, err);
 	mw_selector_release(&sel);
 	if (!rc && fill_range(r, out->items, out->n, err)) {
 		mw_series_list_release(out);
 		rc = -1;
 	}
+	end_read(r);
 	return rc;
 }
 
@@ -286,22 +664,29 @@ static int one_series(struct mw_reader *r, const int64_t *id, const char *key,
 		      struct mw_series_info *out, struct mw_err *err)
 {
 	struct mw_series_list list;
+	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->first_ts = out->last_ts = INT64_MIN;
-	if (load_series(r, NULL, id, key, &list, err))
+	if (begin_read(r, err))
 		return -1;
+	if (load_series(r, NULL, id, key, &list, err))
+		goto out;
 	if (!list.n) {
 		mw_series_list_release(&list);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	if (fill_range(r, list.items, 1, err)) {
 		mw_series_list_release(&list);
-		return -1;
+		goto out;
 	}
 	*out = list.items[0];
 	free(list.items);
-	return 0;
+	rc = 0;
+out:
+	end_read(r);
+	return rc;
 }
 
 int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
@@ -448,31 +833,20 @@ static int raw_into(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t l
 	return rc == SQLITE_DONE ? 0 : step_err(r, err);
 }
 
-static const char chunk_range_sql[] =
-	"SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 "
-	"ORDER BY min_ts";
-
 /* Fill one series' buckets from a tier (plus raw for what it lacks). */
 static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucketing *bk,
 			struct mw_err *err)
 {
-	sqlite3_stmt *raw = NULL, *st = NULL, *cov = NULL;
+	sqlite3_stmt *raw = stmt(r, RS_CHUNK_RANGE, err), *st, *cov;
 	int64_t lo = bk->from;
-	char sql[160];
-	int rc = -1, step;
+	int step;
 
-	if (prep(r, &raw, chunk_range_sql, err))
-		goto out;
+	if (!raw)
+		return -1;
 	if (tier > 0) {
-		snprintf(sql, sizeof(sql), "SELECT max(ts) FROM %s WHERE series_id = ?",
-			 tier_table[tier]);
-		if (prep(r, &cov, sql, err))
-			goto out;
-		snprintf(sql, sizeof(sql), "SELECT ts, min, max, avg, last, count FROM %s "
-			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
-			 tier_table[tier]);
-		if (prep(r, &st, sql, err))
-			goto out;
+		if (!(cov = stmt(r, RS_LAST_RAW + tier, err)) ||
+		    !(st = stmt(r, RS_ROLLUP_1M + tier - 1, err)))
+			return -1;
 		lo = one_int(cov, id, INT64_MIN);
 		lo = lo == INT64_MIN ? bk->from : lo + tier_res[tier];
 		sqlite3_bind_int64(st, 1, id);
@@ -486,21 +860,15 @@ static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucket
 				   sqlite3_column_double(st, 3) * (double)count,
 				   sqlite3_column_double(st, 4), count);
 		}
-		if (step != SQLITE_DONE) {
-			step_err(r, err);
-			goto out;
-		}
+		sqlite3_reset(st);
+		if (step != SQLITE_DONE)
+			return step_err(r, err);
 		if (lo < bk->from)
 			lo = bk->from;
 	}
 	if (lo <= bk->to && raw_into(r, raw, id, lo, bk, err))
-		goto out;
-	rc = 0;
-out:
-	sqlite3_finalize(raw);
-	sqlite3_finalize(st);
-	sqlite3_finalize(cov);
-	return rc;
+		return -1;
+	return 0;
 }
 
 static double agg_value(const struct bucket *b, enum mw_agg agg)
@@ -522,18 +890,11 @@ static double agg_value(const struct bucket *b, enum mw_agg agg)
 /* Oldest timestamp any of the series has in a tier (INT64_MAX: none). */
 static int64_t tier_oldest(struct mw_reader *r, int tier, const struct mw_range_result *res)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = stmt(r, RS_FIRST_RAW + tier, NULL);
 	int64_t oldest = INT64_MAX;
-	char sql[128];
 	size_t i;
 
-	if (tier == 0)
-		snprintf(sql, sizeof(sql),
-			 "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1");
-	else
-		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s WHERE series_id = ?",
-			 tier_table[tier]);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (!st)
 		return INT64_MAX;
 	for (i = 0; i < res->nseries; i++) {
 		int64_t v = one_int(st, res->series[i].id, INT64_MAX);
@@ -541,7 +902,6 @@ static int64_t tier_oldest(struct mw_reader *r, int tier, const struct mw_range_
 		if (v < oldest)
 			oldest = v;
 	}
-	sqlite3_finalize(st);
 	return oldest;
 }
 
@@ -690,7 +1050,7 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 
 	res->step_ms = MW_STEP_RAW;
 	res->tier = MW_TIER_RAW;
-	if (prep(r, &st, chunk_range_sql, err))
+	if (!(st = stmt(r, RS_CHUNK_RANGE, err)))
 		return -1;
 	for (i = 0; i < res->nseries && !rc; i++) {
 		sqlite3_bind_int64(st, 1, res->series[i].id);
@@ -714,7 +1074,6 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 		sqlite3_reset(st);
 		rc = rc == SQLITE_DONE ? 0 : step_err(r, err);
 	}
-	sqlite3_finalize(st);
 	if (rc) {
 		free(pts);
 		return -1;
@@ -750,12 +1109,11 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 static int64_t raw_count(struct mw_reader *r, const struct mw_range_query *q,
 			 const struct mw_range_result *res)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = stmt(r, RS_RAW_COUNT, NULL);
 	int64_t most = 0;
 	size_t i;
 
-	if (sqlite3_prepare_v2(r->db, "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
-			       "AND max_ts >= ?2 AND min_ts <= ?3", -1, &st, NULL) != SQLITE_OK)
+	if (!st)
 		return INT64_MAX;
 	for (i = 0; i < res->nseries; i++) {
 		sqlite3_bind_int64(st, 1, res->series[i].id);
@@ -765,7 +1123,6 @@ static int64_t raw_count(struct mw_reader *r, const struct mw_range_query *q,
 			most = sqlite3_column_int64(st, 0);
 		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
 	return most;
 }
 
@@ -806,10 +1163,15 @@ int mw_reader_range(struct mw_reader *r, const char *selector,
 	memset(out, 0, sizeof(*out));
 	if (mw_selector_parse(&sel, selector, err))
 		return -1;
+	if (begin_read(r, err)) {
+		mw_selector_release(&sel);
+		return -1;
+	}
 	rc = load_series(r, &sel, NULL, NULL, &list, err);
 	mw_selector_release(&sel);
 	if (!rc)
 		rc = range(r, &list, q, out, err);
+	end_read(r);
 	mw_series_list_release(&list);
 	if (rc)
 		mw_range_result_release(out);
@@ -827,6 +1189,8 @@ int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (begin_read(r, err))
+		return -1;
 	for (i = 0; i < nids && !rc; i++) {
 		struct mw_series_list one;
 
@@ -843,6 +1207,7 @@ int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 	}
 	if (!rc)
 		rc = range(r, &list, q, out, err);
+	end_read(r);
 	mw_series_list_release(&list);
 	if (rc)
 		mw_range_result_release(out);
@@ -866,7 +1231,8 @@ int mw_raw_iter_open(struct mw_raw_iter **out, struct mw_reader *r, int64_t seri
 	struct mw_raw_iter *it = mw_xcalloc(1, sizeof(*it));
 
 	*out = NULL;
-	if (prep(r, &it->st, chunk_range_sql, err)) {
+	if (sqlite3_prepare_v2(r->db, chunk_range_sql, -1, &it->st, NULL) != SQLITE_OK) {
+		step_err(r, err);
 		free(it);
 		return -1;
 	}
@@ -934,47 +1300,100 @@ void mw_latest_list_release(struct mw_latest_list *list)
 	list->n = 0;
 }
 
+/*
+ * The newest value of every selected series: from the `latest` table the
+ * writer upserts at each flush, by one scan of it when most series are
+ * selected, else by one seek per series.
+ */
 static int latest(struct mw_reader *r, const char *selector, struct mw_latest_list *out,
 		  struct mw_err *err)
 {
-	struct mw_series_list list;
 	struct mw_selector sel;
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int rc;
+	uint32_t *idx = NULL;
+	int32_t *slot = NULL;
+	int64_t *ts = NULL;
+	double *val = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	int rc = -1, step;
 
 	memset(out, 0, sizeof(*out));
 	if (mw_selector_parse(&sel, selector, err))
 		return -1;
-	rc = load_series(r, &sel, NULL, NULL, &list, err);
-	mw_selector_release(&sel);
-	if (rc)
-		return -1;
-	if (prep(r, &st, "SELECT c.last_ts, c.last_value FROM series s "
-		 "JOIN chunk c ON c.id = s.last_chunk WHERE s.id = ?", err)) {
-		mw_series_list_release(&list);
+	if (begin_read(r, err)) {
+		mw_selector_release(&sel);
 		return -1;
 	}
-	out->items = mw_xcalloc(list.n ? list.n : 1, sizeof(*out->items));
-	for (i = 0; i < list.n; i++) {
-		sqlite3_bind_int64(st, 1, list.items[i].id);
-		if (sqlite3_step(st) == SQLITE_ROW &&
-		    sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			struct mw_latest *l = &out->items[out->n++];
+	if (cat_refresh(r, err))
+		goto out;
+	select_series(r, &sel, &idx, &n);
+	ts = mw_xmalloc((n ? n : 1) * sizeof(*ts));
+	val = mw_xmalloc((n ? n : 1) * sizeof(*val));
+	for (i = 0; i < n; i++)
+		ts[i] = INT64_MIN;
+	if (n * 8 < r->ncat) {
+		if (!(st = stmt(r, RS_LATEST_ONE, err)))
+			goto out;
+		for (i = 0; i < n; i++) {
+			sqlite3_bind_int64(st, 1, r->cat[idx[i]].id);
+			step = sqlite3_step(st);
+			if (step == SQLITE_ROW) {
+				ts[i] = sqlite3_column_int64(st, 0);
+				val[i] = sqlite3_column_type(st, 1) == SQLITE_NULL
+					 ? NAN : sqlite3_column_double(st, 1);
+			}
+			sqlite3_reset(st);
+			if (step != SQLITE_ROW && step != SQLITE_DONE) {
+				step_err(r, err);
+				goto out;
+			}
+		}
+	} else if (n) {
+		if (!(st = stmt(r, RS_LATEST_ALL, err)))
+			goto out;
+		slot = mw_xmalloc(r->ncat * sizeof(*slot));
+		for (i = 0; i < r->ncat; i++)
+			slot[i] = -1;
+		for (i = 0; i < n; i++)
+			slot[idx[i]] = (int32_t)i;
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			ptrdiff_t k = cat_find_id(r, sqlite3_column_int64(st, 0));
 
-			l->info = list.items[i];
-			memset(&list.items[i], 0, sizeof(list.items[i]));
-			l->ts_ms = sqlite3_column_int64(st, 0);
-			l->value = sqlite3_column_double(st, 1);
-			l->info.last_ts = l->ts_ms;
-			l->past_ts_ms = INT64_MIN;
-			l->past_value = NAN;
+			if (k < 0 || slot[k] < 0)
+				continue;
+			ts[slot[k]] = sqlite3_column_int64(st, 1);
+			val[slot[k]] = sqlite3_column_type(st, 2) == SQLITE_NULL
+				       ? NAN : sqlite3_column_double(st, 2);
 		}
 		sqlite3_reset(st);
+		if (step != SQLITE_DONE) {
+			step_err(r, err);
+			goto out;
+		}
 	}
-	sqlite3_finalize(st);
-	mw_series_list_release(&list);
-	return 0;
+	out->items = mw_xcalloc(n ? n : 1, sizeof(*out->items));
+	for (i = 0; i < n; i++) {
+		struct mw_latest *l;
+
+		if (ts[i] == INT64_MIN)
+			continue;
+		l = &out->items[out->n++];
+		copy_info(&r->cat[idx[i]], &l->info);
+		l->ts_ms = ts[i];
+		l->value = val[i];
+		l->info.last_ts = l->ts_ms;
+		l->past_ts_ms = INT64_MIN;
+		l->past_value = NAN;
+	}
+	rc = 0;
+out:
+	end_read(r);
+	mw_selector_release(&sel);
+	free(idx);
+	free(slot);
+	free(ts);
+	free(val);
+	return rc;
 }
 
 int mw_reader_latest(struct mw_reader *r, const char *selector,
@@ -991,20 +1410,18 @@ int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 			struct mw_latest_list *out, struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
-	sqlite3_stmt *past = NULL, *first = NULL;
+	sqlite3_stmt *past, *first;
 	size_t i;
 
 	if (window_ms <= 0)
 		window_ms = 3600000;
 	if (latest(r, "{__name__=~\"memwatch_process_.*\"}", out, err))
 		return -1;
-	if (prep(r, &past, "SELECT ts, last FROM rollup_1m WHERE series_id = ? "
-		 "AND ts <= ? ORDER BY ts DESC LIMIT 1", err) ||
-	    prep(r, &first, "SELECT data FROM chunk WHERE series_id = ? "
-		 "ORDER BY max_ts LIMIT 1", err)) {
-		sqlite3_finalize(past);
-		mw_latest_list_release(out);
-		return -1;
+	if (begin_read(r, err))
+		goto fail;
+	if (!(past = stmt(r, RS_PAST, err)) || !(first = stmt(r, RS_FIRST_CHUNK, err))) {
+		end_read(r);
+		goto fail;
 	}
 	for (i = 0; i < out->n; i++) {
 		struct mw_latest *l = &out->items[i];
@@ -1029,8 +1446,10 @@ int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 		}
 		sqlite3_reset(past);
 	}
-	sqlite3_finalize(past);
-	sqlite3_finalize(first);
+	end_read(r);
 	stat_done(t0);
 	return 0;
+fail:
+	mw_latest_list_release(out);
+	return -1;
 }

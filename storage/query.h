@@ -2,8 +2,10 @@
  * query.h - the read side of the time-series store (used by web/).
  *
  * Threads: any.  Each thread (or each HTTP request) uses its own
- * struct mw_reader, which owns one read-only SQLite connection; a reader
- * must not be used by two threads at once.  The database is in WAL mode,
+ * struct mw_reader, which owns one read-only SQLite connection, its
+ * prepared statements and a cached copy of the series catalogue (kept
+ * across calls, so pool readers rather than opening one per request); a
+ * reader must not be used by two threads at once.  The database is in WAL mode,
  * so readers never block the writer thread and the writer never blocks
  * readers (a read sees the last committed flush).
  *
@@ -227,8 +229,10 @@ struct mw_latest_list {
 void mw_latest_list_release(struct mw_latest_list *list);
 
 /* The newest flushed value of every series matching selector (NULL: all),
- * for a /metrics endpoint.  One indexed read per series; the key is the
- * exposition form, so `key value ts` is a valid exposition line. */
+ * for a /metrics endpoint: one pass over the small `latest` table (one
+ * seek per series when few are selected).  A stored NaN reads as NaN.
+ * The key is the exposition form, so `key value ts` is a valid
+ * exposition line. */
 int mw_reader_latest(struct mw_reader *r, const char *selector,
 		     struct mw_latest_list *out, struct mw_err *err);
 

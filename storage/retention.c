@@ -68,9 +68,11 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 		id = sqlite3_column_int64(ids, 0);
 		n++;
 		if (s->opt.retention_raw_ms > 0 &&
-		    run(s->db, "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
-			" WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
-			id, now_ms - s->opt.retention_raw_ms, ROWS_PER_SERIES, err) < 0)
+		    (run(s->db, "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
+			 " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
+			 id, now_ms - s->opt.retention_raw_ms, ROWS_PER_SERIES, err) < 0 ||
+		     run(s->db, "DELETE FROM latest WHERE series_id = ?1 AND ts < ?2",
+			 id, now_ms - s->opt.retention_raw_ms, 0, err) < 0))
 			break;
 		for (t = 0; t < MW_TIERS; t++)
 			if (keep[t] > 0 &&

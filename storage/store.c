@@ -46,6 +46,8 @@ static const char *const statements[ST_COUNT] = {
 	[ST_ROLLUP_1H] = "INSERT OR REPLACE INTO rollup_1h " ROLLUP_COLS,
 	[ST_MERGE_1M] = "INSERT INTO rollup_1m " ROLLUP_COLS MERGE_SET,
 	[ST_MERGE_1H] = "INSERT INTO rollup_1h " ROLLUP_COLS MERGE_SET,
+	[ST_LATEST] = "UPDATE latest SET ts = ?2, value = ?3 WHERE series_id = ?1",
+	[ST_LATEST_INSERT] = "INSERT INTO latest (series_id, ts, value) VALUES (?1, ?2, ?3)",
 };
 
 void mw_store_options_init(struct mw_store_options *o)
@@ -188,6 +190,9 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
+	se->latest_ts = ts_ms;
+	se->latest_value = value;
+	se->latest_dirty = true;
 	for (t = 0; t < MW_TIERS; t++)
 		mw_store_rollup_tier(s, se, t, ts_ms, value);
 }
@@ -348,6 +353,26 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	for (i = 0; i < s->nrollups; i++)
 		if (write_rollup(s, &s->rollups[i], err))
 			return -1;
+	for (i = 0; i < s->nall; i++) {
+		struct mw_series *se = s->all[i];
+		sqlite3_stmt *st = s->st[ST_LATEST];
+
+		int k;
+
+		if (!se->latest_dirty)
+			continue;
+		/* UPDATE, else INSERT: cheaper than an upsert when the row exists */
+		for (k = 0; k < 2; k++) {
+			sqlite3_bind_int64(st, 1, series_id(se));
+			sqlite3_bind_int64(st, 2, se->latest_ts);
+			sqlite3_bind_double(st, 3, se->latest_value);	/* NaN: NULL */
+			if (step_done(s, st, "latest", se->key, err))
+				return -1;
+			if (k == 0 && sqlite3_changes(s->db) > 0)
+				break;
+			st = s->st[ST_LATEST_INSERT];
+		}
+	}
 	return 0;
 }
 
@@ -423,6 +448,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		}
 		se->open_rowid = se->tx_open_rowid;
 		se->open_flushed = se->open.n;
+		se->latest_dirty = false;
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);

@@ -31,6 +31,9 @@ struct mw_series {
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
 	uint32_t open_flushed;	/* points of the open chunk committed */
+	int64_t latest_ts;	/* the newest point (storage order) ... */
+	double latest_value;
+	bool latest_dirty;	/* ... not yet in the latest table */
 	struct mw_rollup_acc acc[MW_TIERS];
 };
 
@@ -65,6 +68,8 @@ enum {
 	ST_ROLLUP_1H,
 	ST_MERGE_1M,
 	ST_MERGE_1H,
+	ST_LATEST,
+	ST_LATEST_INSERT,
 	ST_COUNT
 };
 

@@ -429,6 +429,133 @@ static void migration_from_v1(void **state)
 	}
 }
 
+/* A version-2 file (newest point per chunk) gains the latest table. */
+static void migration_from_v2(void **state)
+{
+	struct mw_chunk_enc e;
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_latest_list l;
+	struct mw_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	const uint8_t *blob;
+	size_t len;
+	int i;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_schema_migrate(db, 2, &err), 0);
+	assert_int_equal(mw_schema_version(db), 2);
+	assert_int_equal(mw_db_exec(db, "INSERT INTO series VALUES (1, 'm', 'm', 0, 1);"
+				    "INSERT INTO series VALUES (2, 'n{a=\"b\"}', 'n', 0, NULL);"
+				    "INSERT INTO series_label VALUES (2, 'a', 'b');", &err), 0);
+	mw_chunk_enc_init(&e);
+	for (i = 0; i < 5; i++)
+		mw_chunk_enc_append(&e, T0 + i * 1000, i * 1.5);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO chunk VALUES (1, 1, ?, ?, 5, ?, ?, 6)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, T0);
+	sqlite3_bind_int64(st, 2, T0 + 4000);
+	sqlite3_bind_blob(st, 3, blob, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, T0 + 4000);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	mw_chunk_enc_release(&e);
+	sqlite3_close(db);
+
+	s = open_store(720);
+	db = mw_store_db(s);
+	assert_int_equal(mw_schema_version(db), MW_SCHEMA_VERSION);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM latest"), 1);
+	assert_int_equal(mw_db_int(db, "SELECT ts FROM latest WHERE series_id = 1"), T0 + 4000);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
+	assert_int_equal(l.n, 1);	/* n has no points */
+	assert_string_equal(l.items[0].info.key, "m");
+	assert_int_equal(l.items[0].ts_ms, T0 + 4000);
+	assert_true(l.items[0].value == 6);
+	mw_latest_list_release(&l);
+	mw_reader_free(r);
+}
+
+/* A reader's series catalogue follows series added after it was opened;
+ * selectors by name, by label and by regex agree with a full scan, and
+ * latest values (NaN included) come from the latest table. */
+static void reader_follows_new_series(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_latest_list l;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	char pid[16];
+	int i;
+
+	(void)state;
+	add(s, "1", T0, 1);
+	flush(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	mw_series_list_release(&sl);
+	for (i = 2; i <= 40; i++) {
+		snprintf(pid, sizeof(pid), "%d", i);
+		add(s, pid, T0 + 1000, i == 7 ? NAN : (double)i);
+	}
+	add(s, "1", T0 + 2000, 11);
+	flush(s);
+	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
+	assert_int_equal(sl.n, 40);
+	for (i = 1; i < 40; i++)	/* sorted by key */
+		assert_true(strcmp(sl.items[i - 1].key, sl.items[i].key) < 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{pid=\"7\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_string_equal(sl.items[0].labels[0].value, "7");
+	assert_int_equal(sl.items[0].first_ts, T0 + 1000);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "memwatch_process_private_bytes{pid=\"7\",pid!=\"7\"}",
+					&sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{__name__=~\"memwatch_.*\",pid=~\"3.\"}", &sl,
+					&err), 0);
+	assert_int_equal(sl.n, 10);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{__name__=\"nothing\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+
+	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);	/* one scan */
+	assert_int_equal(l.n, 40);
+	assert_string_equal(l.items[0].info.key, "memwatch_process_private_bytes{pid=\"1\"}");
+	assert_int_equal(l.items[0].ts_ms, T0 + 2000);
+	assert_true(l.items[0].value == 11);
+	for (i = 0; i < 40; i++)
+		if (!strcmp(l.items[i].info.labels[0].value, "7"))
+			assert_true(isnan(l.items[i].value));
+	mw_latest_list_release(&l);
+	assert_int_equal(mw_reader_latest(r, "{pid=\"12\"}", &l, &err), 0);	/* a seek */
+	assert_int_equal(l.n, 1);
+	assert_true(l.items[0].value == 12);
+	mw_latest_list_release(&l);
+
+	mw_range_query_init(&q, T0, T0 + 2000);
+	q.step_ms = MW_STEP_RAW;
+	assert_int_equal(mw_reader_range(r, "{pid=\"1\"}", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 2);
+	assert_true(res.values[0][1] == 11);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
 /* Disk full (max_page_count): writes fail, points are held then dropped
  * and counted, and writing resumes once there is room. */
 static void disk_full(void **state)
@@ -602,6 +729,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_from_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(reader_follows_new_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
 		cmocka_unit_test_setup_teardown(size_limit, setup, teardown),

@@ -84,7 +84,7 @@ static const char *const rs_sql[RS_COUNT] = {
 			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
 	[RS_RAW_COUNT] = "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
 			 "AND max_ts >= ?2 AND min_ts <= ?3",
-	[RS_LATEST_ALL] = "SELECT series_id, ts, value FROM latest",
+	[RS_LATEST_ALL] = "SELECT series_id, ts, value FROM latest ORDER BY series_id",
 	[RS_LATEST_ONE] = "SELECT ts, value FROM latest WHERE series_id = ?",
 	[RS_PAST] = "SELECT ts, last FROM rollup_1m WHERE series_id = ? "
 		    "AND ts <= ? ORDER BY ts DESC LIMIT 1",
@@ -1314,7 +1314,7 @@ static int latest(struct mw_reader *r, const char *selector, struct mw_latest_li
 	int64_t *ts = NULL;
 	double *val = NULL;
 	sqlite3_stmt *st;
-	size_t n = 0, i;
+	size_t n = 0, i, k = 0;
 	int rc = -1, step;
 
 	memset(out, 0, sizeof(*out));
@@ -1356,10 +1356,13 @@ static int latest(struct mw_reader *r, const char *selector, struct mw_latest_li
 			slot[i] = -1;
 		for (i = 0; i < n; i++)
 			slot[idx[i]] = (int32_t)i;
+		/* both in id order: a merge walk */
 		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-			ptrdiff_t k = cat_find_id(r, sqlite3_column_int64(st, 0));
+			int64_t id = sqlite3_column_int64(st, 0);
 
-			if (k < 0 || slot[k] < 0)
+			while (k < r->ncat && r->cat[k].id < id)
+				k++;
+			if (k == r->ncat || r->cat[k].id != id || slot[k] < 0)
 				continue;
 			ts[slot[k]] = sqlite3_column_int64(st, 1);
 			val[slot[k]] = sqlite3_column_type(st, 2) == SQLITE_NULL

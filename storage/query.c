@@ -17,6 +17,7 @@
 
 #include "query.h"
 #include "codec.h"
+#include "rollup.h"
 #include "schema.h"
 #include "selector.h"
 #include "daemon/clock.h"
@@ -72,22 +73,22 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_CAT_LABELS] = "SELECT series_id, name, value FROM series_label "
 			  "WHERE series_id > ?1 AND series_id <= ?2 ORDER BY series_id, name",
 	[RS_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
-	[RS_FIRST_1M] = "SELECT min(ts) FROM rollup_1m WHERE series_id = ?",
-	[RS_FIRST_1H] = "SELECT min(ts) FROM rollup_1h WHERE series_id = ?",
+	[RS_FIRST_1M] = "SELECT min(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[RS_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[RS_LAST_RAW] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?",
-	[RS_LAST_1M] = "SELECT max(ts) FROM rollup_1m WHERE series_id = ?",
-	[RS_LAST_1H] = "SELECT max(ts) FROM rollup_1h WHERE series_id = ?",
+	[RS_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[RS_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[RS_CHUNK_RANGE] = chunk_range_sql,
-	[RS_ROLLUP_1M] = "SELECT ts, min, max, avg, last, count FROM rollup_1m "
-			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
-	[RS_ROLLUP_1H] = "SELECT ts, min, max, avg, last, count FROM rollup_1h "
-			 "WHERE series_id = ? AND ts >= ? AND ts <= ? ORDER BY ts",
+	[RS_ROLLUP_1M] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
+			 "WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
+	[RS_ROLLUP_1H] = "SELECT t, count, base, min, max, last, sum FROM rollup_1h_data "
+			 "WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
 	[RS_RAW_COUNT] = "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
 			 "AND max_ts >= ?2 AND min_ts <= ?3",
 	[RS_LATEST_ALL] = "SELECT series_id, ts, value FROM latest ORDER BY series_id",
 	[RS_LATEST_ONE] = "SELECT ts, value FROM latest WHERE series_id = ?",
-	[RS_PAST] = "SELECT ts, last FROM rollup_1m WHERE series_id = ? "
-		    "AND ts <= ? ORDER BY ts DESC LIMIT 1",
+	[RS_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_data WHERE series_id = ? "
+		    "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 };
 
@@ -849,16 +850,17 @@ static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucket
 			return -1;
 		lo = one_int(cov, id, INT64_MIN);
 		lo = lo == INT64_MIN ? bk->from : lo + tier_res[tier];
+		/* bucket numbers whose start lies in [from, to] */
 		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, bk->from);
-		sqlite3_bind_int64(st, 3, bk->to);
+		sqlite3_bind_int64(st, 2, floor_div(bk->from - 1, tier_res[tier]) + 1);
+		sqlite3_bind_int64(st, 3, floor_div(bk->to, tier_res[tier]));
 		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t count = sqlite3_column_int64(st, 5);
+			int64_t count = sqlite3_column_int64(st, 1);
+			double min, max, last, sum;
 
-			bucket_add(bk, sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
-				   sqlite3_column_double(st, 2),
-				   sqlite3_column_double(st, 3) * (double)count,
-				   sqlite3_column_double(st, 4), count);
+			mw_rollup_column(st, 2, count, &min, &max, &last, &sum);
+			bucket_add(bk, sqlite3_column_int64(st, 0) * tier_res[tier], min, max, sum,
+				   last, count);
 		}
 		sqlite3_reset(st);
 		if (step != SQLITE_DONE)
@@ -1430,7 +1432,7 @@ int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 		struct mw_latest *l = &out->items[i];
 
 		sqlite3_bind_int64(past, 1, l->info.id);
-		sqlite3_bind_int64(past, 2, l->ts_ms - window_ms - 60000);
+		sqlite3_bind_int64(past, 2, floor_div(l->ts_ms - window_ms - 60000, 60000));
 		if (sqlite3_step(past) == SQLITE_ROW) {
 			l->past_ts_ms = sqlite3_column_int64(past, 0) + 59999;
 			l->past_value = sqlite3_column_double(past, 1);

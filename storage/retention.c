@@ -46,13 +46,21 @@ static int run(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
 	return sqlite3_changes(db);
 }
 
+/* The first bucket number whose start is >= ms (rows below it are older). */
+static int64_t bucket_ceil(int64_t ms, int64_t res)
+{
+	int64_t q = ms / res;
+
+	return ms % res > 0 ? q + 1 : q;
+}
+
 static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
 	static const char *const rollup_sql[MW_TIERS] = {
-		"DELETE FROM rollup_1m WHERE series_id = ?1 AND ts < min(?2,"
-		" (SELECT min(ts) FROM rollup_1m WHERE series_id = ?1) + ?3)",
-		"DELETE FROM rollup_1h WHERE series_id = ?1 AND ts < min(?2,"
-		" (SELECT min(ts) FROM rollup_1h WHERE series_id = ?1) + ?3)",
+		"DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
+		" (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
+		"DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
+		" (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
 	};
 	const int64_t keep[MW_TIERS] = { s->opt.retention_1m_ms, s->opt.retention_1h_ms };
 	sqlite3_stmt *ids;
@@ -76,8 +84,9 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 			break;
 		for (t = 0; t < MW_TIERS; t++)
 			if (keep[t] > 0 &&
-			    run(s->db, rollup_sql[t], id, now_ms - keep[t],
-				BUCKETS_PER_SERIES * mw_rollup_res[t], err) < 0)
+			    run(s->db, rollup_sql[t], id,
+				bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
+				BUCKETS_PER_SERIES, err) < 0)
 				break;
 		if (t < MW_TIERS)
 			break;
@@ -104,10 +113,10 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 {
 	static const char *const sql[] = {
 		"DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id LIMIT ?1)",
-		"DELETE FROM rollup_1m WHERE (series_id, ts) IN"
-		" (SELECT series_id, ts FROM rollup_1m ORDER BY ts LIMIT ?1 * 16)",
-		"DELETE FROM rollup_1h WHERE (series_id, ts) IN"
-		" (SELECT series_id, ts FROM rollup_1h ORDER BY ts LIMIT ?1 * 16)",
+		"DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
+		" (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
+		"DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
+		" (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
 	};
 	int round, rc = 0;
 	size_t i;

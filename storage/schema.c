@@ -106,6 +106,36 @@ out:
 	return rc;
 }
 
+/* Buckets of integral values (sum = round(avg * count), exact to the
+ * precision the old avg had) become base = min and offsets; others base 0
+ * and the values themselves. */
+#define ROLLUP_V4(tier, res) \
+	"CREATE TABLE rollup_" tier "_data (" \
+	" series_id INTEGER NOT NULL," \
+	" t INTEGER NOT NULL," \
+	" base REAL NOT NULL, min REAL, max REAL, last REAL, sum REAL," \
+	" count INTEGER NOT NULL," \
+	" PRIMARY KEY (series_id, t)) WITHOUT ROWID;" \
+	"INSERT INTO rollup_" tier "_data" \
+	" SELECT series_id, ts / " res "," \
+	"  CASE WHEN i THEN min ELSE 0 END, CASE WHEN i THEN 0 ELSE min END," \
+	"  CASE WHEN i THEN max - min ELSE max END," \
+	"  CASE WHEN i THEN last - min ELSE last END," \
+	"  CASE WHEN i THEN round(avg * count) - min * count ELSE avg * count END," \
+	"  count" \
+	" FROM (SELECT *, (min = round(min) AND max = round(max) AND last = round(last)" \
+	"  AND abs(min) < 4503599627370496 AND abs(max) < 4503599627370496" \
+	"  AND abs(last) < 4503599627370496" \
+	"  AND abs(min) * count < 4503599627370496" \
+	"  AND abs(avg) * count < 4503599627370496" \
+	"  AND abs(avg * count - round(avg * count)) <= 1e-9 * abs(avg * count) + 1e-9)" \
+	" AS i FROM rollup_" tier ");" \
+	"DROP TABLE rollup_" tier ";" \
+	"CREATE VIEW rollup_" tier " AS SELECT series_id, t * " res " AS ts," \
+	" base + min AS min, base + max AS max," \
+	" (base * count + sum) / count AS avg, base + last AS last, count," \
+	" base * count + sum AS sum FROM rollup_" tier "_data;"
+
 struct migration {
 	const char *sql;
 	int (*fixup)(sqlite3 *db, struct mw_err *err);
@@ -163,6 +193,10 @@ static const struct migration migrations[] = {
 	  " SELECT s.id, c.last_ts, c.last_value FROM series s"
 	  " JOIN chunk c ON c.id = s.last_chunk WHERE c.last_ts IS NOT NULL;",
 	  NULL },
+	/* 3 -> 4: compact rollup rows (storage/rollup.h): bucket number
+	 * instead of ms, sum instead of avg, values as a base and offsets;
+	 * views with the old names and columns for the sqlite3 shell. */
+	{ ROLLUP_V4("1m", "60000") ROLLUP_V4("1h", "3600000"), NULL },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)

@@ -159,8 +159,10 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 	int rc = -1, step;
 
 	if (mw_db_prepare(s->db, &sel, "SELECT id, key, name FROM series ORDER BY id", err) ||
-	    mw_db_prepare(s->db, &last[0], "SELECT max(ts) FROM rollup_1m WHERE series_id = ?", err) ||
-	    mw_db_prepare(s->db, &last[1], "SELECT max(ts) FROM rollup_1h WHERE series_id = ?", err) ||
+	    mw_db_prepare(s->db, &last[0], "SELECT max(t) * 60000 FROM rollup_1m_data "
+			  "WHERE series_id = ?", err) ||
+	    mw_db_prepare(s->db, &last[1], "SELECT max(t) * 3600000 FROM rollup_1h_data "
+			  "WHERE series_id = ?", err) ||
 	    mw_db_prepare(s->db, &chunks, "SELECT data FROM chunk WHERE series_id = ? "
 			  "AND max_ts >= ? ORDER BY id", err))
 		goto out;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "store_impl.h"
+#include "rollup.h"
 #include "schema.h"
 #include "query.h"
 #include "daemon/clock.h"
@@ -27,11 +28,10 @@
 const int64_t mw_rollup_res[MW_TIERS] = { 60000, 3600000 };
 const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
 
-#define ROLLUP_COLS "(series_id, ts, min, max, avg, last, count) VALUES (?, ?, ?, ?, ?, ?, ?)"
-#define MERGE_SET " ON CONFLICT (series_id, ts) DO UPDATE SET" \
-	" min = min(min, excluded.min), max = max(max, excluded.max)," \
-	" avg = (avg * count + excluded.avg * excluded.count) / (count + excluded.count)," \
-	" count = count + excluded.count"
+#define ROLLUP_PUT(tier) "INSERT OR REPLACE INTO rollup_" tier "_data " \
+	"(series_id, t, base, min, max, last, sum, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+#define ROLLUP_GET(tier) "SELECT base, min, max, last, sum, count FROM rollup_" tier "_data " \
+	"WHERE series_id = ? AND t = ?"
 
 static const char *const statements[ST_COUNT] = {
 	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms) VALUES (?, ?, ?)",
@@ -42,10 +42,10 @@ static const char *const statements[ST_COUNT] = {
 			    "last_ts, last_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_CHUNK_UPDATE] = "UPDATE chunk SET min_ts = ?2, max_ts = ?3, npoints = ?4, "
 			    "data = ?5, last_ts = ?6, last_value = ?7 WHERE id = ?8",
-	[ST_ROLLUP_1M] = "INSERT OR REPLACE INTO rollup_1m " ROLLUP_COLS,
-	[ST_ROLLUP_1H] = "INSERT OR REPLACE INTO rollup_1h " ROLLUP_COLS,
-	[ST_MERGE_1M] = "INSERT INTO rollup_1m " ROLLUP_COLS MERGE_SET,
-	[ST_MERGE_1H] = "INSERT INTO rollup_1h " ROLLUP_COLS MERGE_SET,
+	[ST_ROLLUP_1M] = ROLLUP_PUT("1m"),
+	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
+	[ST_MERGE_1M] = ROLLUP_GET("1m"),
+	[ST_MERGE_1H] = ROLLUP_GET("1h"),
 	[ST_LATEST] = "UPDATE latest SET ts = ?2, value = ?3 WHERE series_id = ?1",
 	[ST_LATEST_INSERT] = "INSERT INTO latest (series_id, ts, value) VALUES (?1, ?2, ?3)",
 };
@@ -102,7 +102,7 @@ static void emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
 	r->ts = a->bucket;
 	r->min = a->min;
 	r->max = a->max;
-	r->avg = a->sum / (double)a->count;
+	r->sum = a->sum;
 	r->last = a->last;
 	r->count = a->count;
 }
@@ -303,20 +303,43 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	return step_done(s, st, "series", se->key, err);
 }
 
+/* Write a completed bucket; a late one (the clock stepped back) is
+ * merged into the stored row, whose `last` stays. */
 static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 			struct mw_err *err)
 {
-	int which = r->merge ? (r->tier ? ST_MERGE_1H : ST_MERGE_1M)
-			     : (r->tier ? ST_ROLLUP_1H : ST_ROLLUP_1M);
-	sqlite3_stmt *st = s->st[which];
+	sqlite3_stmt *st = s->st[r->tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
+	int64_t t = r->ts / mw_rollup_res[r->tier], count = r->count;
+	double min = r->min, max = r->max, last = r->last, sum = r->sum;
 
+	if (r->merge) {
+		sqlite3_stmt *get = s->st[r->tier ? ST_MERGE_1H : ST_MERGE_1M];
+		int rc;
+
+		sqlite3_bind_int64(get, 1, series_id(r->series));
+		sqlite3_bind_int64(get, 2, t);
+		rc = sqlite3_step(get);
+		if (rc == SQLITE_ROW) {
+			int64_t n = sqlite3_column_int64(get, 5);
+			double a, b, l, m;
+
+			mw_rollup_column(get, 0, n, &a, &b, &l, &m);
+			min = fmin(min, a);
+			max = fmax(max, b);
+			last = l;
+			sum += m;
+			count += n;
+		}
+		sqlite3_reset(get);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return mw_error(err, "cannot read %s of '%s': %s",
+					mw_rollup_table[r->tier], r->series->key,
+					sqlite3_errmsg(s->db));
+	}
 	sqlite3_bind_int64(st, 1, series_id(r->series));
-	sqlite3_bind_int64(st, 2, r->ts);
-	sqlite3_bind_double(st, 3, r->min);
-	sqlite3_bind_double(st, 4, r->max);
-	sqlite3_bind_double(st, 5, r->avg);
-	sqlite3_bind_double(st, 6, r->last);
-	sqlite3_bind_int64(st, 7, r->count);
+	sqlite3_bind_int64(st, 2, t);
+	mw_rollup_bind(st, 3, min, max, last, sum, count);
+	sqlite3_bind_int64(st, 8, count);
 	return step_done(s, st, mw_rollup_table[r->tier], r->series->key, err);
 }
 

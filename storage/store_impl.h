@@ -54,7 +54,7 @@ struct mw_pending_rollup {
 	int tier;
 	bool merge;		/* a late point: merge into the stored row */
 	int64_t ts;
-	double min, max, avg, last;
+	double min, max, sum, last;
 	int64_t count;
 };
 
@@ -66,7 +66,7 @@ enum {
 	ST_CHUNK_UPDATE,
 	ST_ROLLUP_1M,
 	ST_ROLLUP_1H,
-	ST_MERGE_1M,
+	ST_MERGE_1M,	/* read the stored row of a late bucket */
 	ST_MERGE_1H,
 	ST_LATEST,
 	ST_LATEST_INSERT,

@@ -556,6 +556,117 @@ static void reader_follows_new_series(void **state)
 	mw_store_free(s);
 }
 
+/* Rollup rows are stored compactly (base + offsets when integral) and
+ * read back exactly, fractional values included; a version-3 file's
+ * rollup rows are converted and read the same through the view. */
+static void rollup_rows_exact(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result a, b;
+	struct mw_err err;
+	sqlite3 *db;
+	const char *sel[2] = { "memwatch_process_private_bytes{pid=\"1\"}",
+			       "memwatch_process_private_bytes{pid=\"2\"}" };
+	int64_t i;
+	int k, agg;
+	size_t j;
+
+	(void)state;
+	for (i = 0; i < 3 * 3600; i++) {
+		add(s, "1", T0 + i * 1000, 1e9 + (double)((i * 7919) % 1000) * 4096);
+		add(s, "2", T0 + i * 1000, (double)((i * 7919) % 1000) / 7.0 - 3.3);
+	}
+	flush(s);
+	db = mw_store_db(s);
+	/* integral buckets: the minimum as base, min offset 0, small offsets */
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m_data WHERE series_id = 1 "
+				   "AND (typeof(min) != 'real' OR min != 0 OR base < 1e9)"), 0);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m_data WHERE series_id = 2 "
+				   "AND base != 0"), 0);
+	/* the view gives the documented columns */
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m r JOIN rollup_1m_data d "
+				   "ON d.series_id = r.series_id AND d.t * 60000 = r.ts "
+				   "WHERE r.min > r.max OR r.avg < r.min OR r.avg > r.max "
+				   "OR r.sum != r.avg * r.count AND abs(r.sum - r.avg * r.count) > 1e-3"),
+			 0);
+	mw_store_free(s);
+	r = open_reader();
+	for (k = 0; k < 2; k++)
+		for (agg = MW_AGG_AVG; agg <= MW_AGG_LAST; agg++) {
+			mw_range_query_init(&q, T0, T0 + 3 * 3600000 - 1);
+			q.step_ms = 600000;
+			q.agg = (enum mw_agg)agg;
+			q.tier = MW_TIER_RAW;
+			assert_int_equal(mw_reader_range(r, sel[k], &q, &a, &err), 0);
+			q.tier = MW_TIER_AUTO;
+			assert_int_equal(mw_reader_range(r, sel[k], &q, &b, &err), 0);
+			assert_int_equal(b.tier, MW_TIER_1M);
+			assert_int_equal(a.nt, b.nt);
+			for (j = 0; j < a.nt; j++)
+				if (agg == MW_AGG_AVG)
+					assert_true(fabs(a.values[0][j] - b.values[0][j]) <=
+						    1e-12 * fabs(a.values[0][j]) + 1e-12);
+				else
+					assert_true(a.values[0][j] == b.values[0][j]);
+			mw_range_result_release(&a);
+			mw_range_result_release(&b);
+		}
+	mw_reader_free(r);
+}
+
+static void migration_from_v3(void **state)
+{
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_schema_migrate(db, 3, &err), 0);
+	assert_int_equal(mw_db_exec(db,
+		"INSERT INTO series VALUES (1, 'm', 'm', 0, NULL);"
+		"INSERT INTO rollup_1m VALUES (1, 1699999200000, 4096, 12288, 8192.5, 8192, 2);"
+		"INSERT INTO rollup_1m VALUES (1, 1699999260000, 0.25, 0.75, 0.5, 0.75, 3);"
+		"INSERT INTO rollup_1h VALUES (1, 1699999200000, 0.25, 12288, 3277.1, 0.75, 5);"
+		/* integral min, max, last but a fractional sum (1, 1.5, 2) */
+		"INSERT INTO rollup_1m VALUES (1, 1699999320000, 1, 2, 1.5, 2, 3);",
+		&err), 0);
+	sqlite3_close(db);
+	s = open_store(720);
+	db = mw_store_db(s);
+	assert_int_equal(mw_schema_version(db), MW_SCHEMA_VERSION);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m"), 3);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m WHERE ts = 1699999320000 "
+				   "AND avg = 1.5 AND sum = 4.5 AND min = 1 AND max = 2"), 1);
+	assert_int_equal(mw_db_int(db, "SELECT base FROM rollup_1m_data WHERE t = 28333320"), 4096);
+	assert_int_equal(mw_db_int(db, "SELECT sum FROM rollup_1m_data WHERE t = 28333320"), 8193);
+	assert_int_equal(mw_db_int(db, "SELECT max FROM rollup_1m WHERE ts = 1699999200000"), 12288);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1h WHERE ts = 1699999200000 "
+				   "AND min = 0.25 AND last = 0.75 AND abs(avg - 3277.1) < 1e-9"), 1);
+	mw_store_free(s);
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 119999);
+	q.step_ms = 60000;
+	q.tier = MW_TIER_1M;
+	q.agg = MW_AGG_AVG;
+	assert_int_equal(mw_reader_range(r, "m", &q, &res, &err), 0);
+	assert_int_equal(res.nt, 2);
+	assert_true(res.values[0][0] == 8192.5);
+	assert_true(res.values[0][1] == 0.5);
+	mw_range_result_release(&res);
+	q.agg = MW_AGG_MAX;
+	assert_int_equal(mw_reader_range(r, "m", &q, &res, &err), 0);
+	assert_true(res.values[0][0] == 12288);
+	assert_true(res.values[0][1] == 0.75);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+}
+
 /* Disk full (max_page_count): writes fail, points are held then dropped
  * and counted, and writing resumes once there is room. */
 static void disk_full(void **state)
@@ -730,6 +841,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_from_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(rollup_rows_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(reader_follows_new_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),

@@ -38,6 +38,20 @@ void mw_vm_regions_add(struct mw_vm_regions *v, uint64_t base, uint64_t size, ui
 	r->protect = protect;
 }
 
+void mw_vm_ranges_add(struct mw_vm_ranges *s, uint64_t base, uint64_t size, uint32_t id)
+{
+	MW_GROW(s->r, s->cap, s->n + 1);
+	s->r[s->n].base = base;
+	s->r[s->n].size = size;
+	s->r[s->n++].id = id;
+}
+
+void mw_vm_ranges_release(struct mw_vm_ranges *s)
+{
+	free(s->r);
+	memset(s, 0, sizeof(*s));
+}
+
 static void add_free(struct mw_vm_summary *s, uint64_t size)
 {
 	if (!size)

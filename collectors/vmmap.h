@@ -59,4 +59,24 @@ int mw_vm_parse_maps(const char *text, struct mw_vm_regions *v, struct mw_err *e
  * gone (err says why: inaccessible, not an error), -1 on failure. */
 int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err);
 
+/* An address range with an id: a thread's stack (id: thread id). */
+struct mw_vm_range {
+	uint64_t base, size;
+	uint32_t id;
+};
+struct mw_vm_ranges {
+	struct mw_vm_range *r;
+	size_t n, cap;
+};
+void mw_vm_ranges_add(struct mw_vm_ranges *s, uint64_t base, uint64_t size, uint32_t id);
+void mw_vm_ranges_release(struct mw_vm_ranges *s);
+
+/* Platform: the user-mode stacks of pid's threads, replacing out.  Each
+ * range is StackLimit..StackBase from the thread's TEB (NT_TIB, read with
+ * ReadProcessMemory): the part in use; the allocation around it holds the
+ * guard page and the reserve.  Threads that cannot be opened are left out.
+ * Returns 0, 1 when the process cannot be opened (err says why), -1.
+ * Linux: no stacks yet (returns 0 with none). */
+int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err);
+
 #endif

@@ -36,3 +36,14 @@ int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *
 	free(text);
 	return rc;
 }
+
+int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err)
+{
+	/* Thread stacks need /proc/PID/task/TID/stat's startstack plus the
+	 * maps; nothing uses them on Linux yet. */
+	(void)pid;
+	(void)self;
+	(void)err;
+	out->n = 0;
+	return 0;
+}

@@ -1,11 +1,15 @@
 /*
  * vmmap_win32.c - one VirtualQueryEx walk over a process's user address
  * space.  For a WOW64 (32-bit) target the range is its 4 GB, so the
- * largest free block shows the 32-bit "DLL crunch".
+ * largest free block shows the 32-bit "DLL crunch".  Also the threads'
+ * stacks: Toolhelp32 threads, NtQueryInformationThread -> TEB -> NT_TIB
+ * StackBase/StackLimit through ReadProcessMemory.
  */
 #include "vmmap.h"
 
 #include <windows.h>
+#include <tlhelp32.h>
+#include <winternl.h>
 
 static int map_type(DWORD t)
 {
@@ -58,5 +62,59 @@ int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *
 	if (v->n == 0)
 		return mw_error(err, "VirtualQueryEx(%lu): Win32 error %lu", (unsigned long)pid,
 				GetLastError()), 1;
+	return 0;
+}
+
+typedef NTSTATUS(NTAPI *qit_fn)(HANDLE, THREADINFOCLASS, PVOID, ULONG, PULONG);
+struct tbi {	/* THREAD_BASIC_INFORMATION */
+	NTSTATUS ExitStatus;
+	PVOID TebBaseAddress;
+	CLIENT_ID ClientId;
+	ULONG_PTR AffinityMask;
+	LONG Priority, BasePriority;
+};
+
+int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err)
+{
+	qit_fn qit = (qit_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"),
+							    "NtQueryInformationThread");
+	HANDLE h, snap;
+	THREADENTRY32 te;
+
+	out->n = 0;
+	if (!qit)
+		return mw_error(err, "NtQueryInformationThread not found in ntdll");
+	h = self ? GetCurrentProcess() : OpenProcess(PROCESS_VM_READ, FALSE, pid);
+	if (!h)
+		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
+				GetLastError()), 1;
+	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+	if (snap == INVALID_HANDLE_VALUE) {
+		if (!self)
+			CloseHandle(h);
+		return mw_error(err, "CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD): Win32 error %lu",
+				GetLastError());
+	}
+	te.dwSize = sizeof(te);
+	for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
+		HANDLE th;
+		struct tbi bi;
+		ULONG_PTR tib[3];	/* ExceptionList, StackBase, StackLimit */
+		SIZE_T got = 0;
+
+		if (te.th32OwnerProcessID != pid)
+			continue;
+		th = OpenThread(THREAD_QUERY_INFORMATION, FALSE, te.th32ThreadID);
+		if (!th)
+			continue;
+		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) == 0 &&
+		    ReadProcessMemory(h, bi.TebBaseAddress, tib, sizeof(tib), &got) &&
+		    got == sizeof(tib) && tib[1] > tib[2])
+			mw_vm_ranges_add(out, tib[2], tib[1] - tib[2], te.th32ThreadID);
+		CloseHandle(th);
+	}
+	CloseHandle(snap);
+	if (!self)
+		CloseHandle(h);
 	return 0;
 }

@@ -17,8 +17,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "daemon/collector.h"
 #include "daemon/mwerr.h"
 #include "vmmap.h"
+
+extern const struct mw_collector mw_collector_workingset;
 
 enum mw_ws_category {
 	MW_WS_IMAGE, MW_WS_MAPPED, MW_WS_SHAREABLE, MW_WS_HEAP, MW_WS_STACK,

@@ -9,15 +9,13 @@
  *   regions  VirtualQueryEx (vmmap_win32.c's walk)
  *   names    GetMappedFileNameW per image/mapped allocation
  *   heaps    GetProcessHeaps (own process only)
- *   stacks   Toolhelp32 threads, NtQueryInformationThread -> TEB ->
- *            NT_TIB StackLimit/StackBase through ReadProcessMemory
+ *   stacks   mw_vm_stacks (vmmap_win32.c): each thread's TEB NT_TIB
+ *            StackLimit/StackBase
  */
 #include "workingset.h"
 
 #include <windows.h>
 #include <psapi.h>
-#include <tlhelp32.h>
-#include <winternl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,50 +152,21 @@ static void heaps_self(struct mw_ws_snapshot *s)
 	}
 }
 
-typedef NTSTATUS(NTAPI *qit_fn)(HANDLE, THREADINFOCLASS, PVOID, ULONG, PULONG);
-struct tbi {	/* THREAD_BASIC_INFORMATION */
-	NTSTATUS ExitStatus;
-	PVOID TebBaseAddress;
-	CLIENT_ID ClientId;
-	ULONG_PTR AffinityMask;
-	LONG Priority, BasePriority;
-};
-
-static void stacks(HANDLE h, uint32_t pid, struct mw_ws_snapshot *s)
+/* The stacks come from vmmap's reader (one thread walk for both). */
+static void stacks(uint32_t pid, bool self, struct mw_ws_snapshot *s)
 {
-	qit_fn qit = (qit_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"),
-							    "NtQueryInformationThread");
-	HANDLE snap;
-	THREADENTRY32 te;
+	struct mw_vm_ranges r = { 0 };
+	size_t i;
 
-	if (!qit)
-		return;
-	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
-	if (snap == INVALID_HANDLE_VALUE)
-		return;
-	te.dwSize = sizeof(te);
-	for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
-		HANDLE th;
-		struct tbi bi;
-		ULONG_PTR tib[3];	/* ExceptionList, StackBase, StackLimit */
-		SIZE_T got = 0;
-
-		if (te.th32OwnerProcessID != pid)
-			continue;
-		th = OpenThread(THREAD_QUERY_INFORMATION, FALSE, te.th32ThreadID);
-		if (!th)
-			continue;
-		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) == 0 &&
-		    ReadProcessMemory(h, bi.TebBaseAddress, tib, sizeof(tib), &got) &&
-		    got == sizeof(tib) && tib[1] > tib[2]) {
+	if (mw_vm_stacks(pid, self, &r, NULL) == 0) {
+		for (i = 0; i < r.n; i++) {
 			MW_GROW(s->stacks, s->stacks_cap, s->nstacks + 1);
-			s->stacks[s->nstacks].base = tib[2];
-			s->stacks[s->nstacks].size = tib[1] - tib[2];
-			s->stacks[s->nstacks++].id = te.th32ThreadID;
+			s->stacks[s->nstacks].base = r.r[i].base;
+			s->stacks[s->nstacks].size = r.r[i].size;
+			s->stacks[s->nstacks++].id = r.r[i].id;
 		}
-		CloseHandle(th);
 	}
-	CloseHandle(snap);
+	mw_vm_ranges_release(&r);
 }
 
 int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err *err)
@@ -241,7 +210,7 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 		names(h, s);
 		if (self)
 			heaps_self(s);
-		stacks(h, pid, s);
+		stacks(pid, self, s);
 	}
 	if (!self)
 		CloseHandle(h);

@@ -1,4 +1,8 @@
-/* heap.c - the heap collector (portable part) and mw_heap_account. */
+/*
+ * heap.c - the heap collector (portable part) and the pure functions
+ * behind it: HeapWalk accounting, the breakdown, the remote summary and
+ * SystemProcessInformation thread parsers, the back-off table.
+ */
 #include "heap.h"
 
 #include <inttypes.h>
@@ -8,7 +12,9 @@
 
 #include "daemon/clock.h"
 #include "daemon/collector.h"
+#include "daemon/log.h"
 #include "daemon/xalloc.h"
+#include "process.h"
 #include "watch.h"
 
 void mw_heap_account(struct mw_heap_totals *t, uint32_t flags, uint64_t cb, uint32_t overhead,
@@ -32,10 +38,254 @@ void mw_heap_account(struct mw_heap_totals *t, uint32_t flags, uint64_t cb, uint
 	}
 }
 
+/* --- the breakdown ------------------------------------------------------- */
+
+const char *const mw_heap_kind_names[MW_HK_N] = {
+	"heap_used", "heap_free", "stack_reserved", "stack_committed",
+	"image", "static_data", "private_other", "mapped",
+};
+
+static bool overlaps_stack(const struct mw_vm_range *s, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].size && s[i].base < hi && lo < s[i].base + s[i].size)
+			return true;
+	return false;
+}
+
+void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *stacks,
+		       size_t nstacks, const struct mw_heap_list *heaps,
+		       struct mw_heap_breakdown *out)
+{
+	uint64_t priv = 0;
+	size_t i = 0, j;
+
+	memset(out, 0, sizeof(*out));
+	while (i < v->n) {
+		size_t first = i;
+		uint64_t ab = v->r[i].alloc_base, lo, hi;
+		bool stack;
+
+		if (v->r[i].state == MW_VM_FREE) {
+			i++;
+			continue;
+		}
+		/* one allocation: consecutive regions with its AllocationBase */
+		while (i < v->n && v->r[i].state != MW_VM_FREE && v->r[i].alloc_base == ab)
+			i++;
+		lo = v->r[first].base;
+		hi = v->r[i - 1].base + v->r[i - 1].size;
+		stack = overlaps_stack(stacks, nstacks, lo, hi);
+		for (j = first; j < i; j++) {
+			const struct mw_vm_region *r = &v->r[j];
+			bool commit = r->state == MW_VM_COMMIT;
+
+			switch (r->type) {
+			case MW_VM_IMAGE:
+				if (commit)
+					out->bytes[(r->protect & 0xff & MW_PAGE_WRITABLE) ? MW_HK_STATIC_DATA
+											 : MW_HK_IMAGE] += r->size;
+				break;
+			case MW_VM_MAPPED:
+				if (commit)
+					out->bytes[MW_HK_MAPPED] += r->size;
+				break;
+			default:	/* private */
+				if (stack)
+					out->bytes[commit ? MW_HK_STACK_COMMITTED : MW_HK_STACK_RESERVED] +=
+						r->size;
+				else if (commit)
+					priv += r->size;
+				break;
+			}
+		}
+	}
+	if (heaps) {
+		uint64_t used = 0, unused = 0;
+
+		for (i = 0; i < heaps->n; i++) {
+			const struct mw_heap_totals *h = &heaps->h[i];
+
+			used += h->busy;
+			if (h->summary)
+				unused += h->committed > h->busy ? h->committed - h->busy : 0;
+			else
+				unused += h->free + h->overhead;
+		}
+		/* The heap figures and the walk are two snapshots: clip. */
+		if (used > priv)
+			used = priv;
+		if (unused > priv - used)
+			unused = priv - used;
+		out->bytes[MW_HK_HEAP_USED] = used;
+		out->bytes[MW_HK_HEAP_FREE] = unused;
+		priv -= used + unused;
+		out->have_heaps = true;
+	}
+	out->bytes[MW_HK_PRIVATE_OTHER] = priv;
+}
+
+/* --- the remote summary --------------------------------------------------- */
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+size_t mw_heap_info_stride(uint32_t build)
+{
+	/* RTL_HEAP_INFORMATION gained HeapTag after Windows 11 21H2 (22000). */
+	return build > 22000 ? MW_RHI_SIZE_V2 : MW_RHI_SIZE_V1;
+}
+
+int mw_heap_parse_debug_info(const unsigned char *buf, size_t len, uint64_t buf_addr,
+			     size_t stride, struct mw_heap_list *out, struct mw_err *err)
+{
+	uint64_t heaps, off;
+	uint32_t n, i;
+
+	out->n = 0;
+	if (len < MW_RDI_HEAPS + 8)
+		return mw_error(err, "debug buffer: %zu bytes, too short for its header", len);
+	if (stride < MW_RHI_NUMBER_OF_ENTRIES + 4)
+		return mw_error(err, "debug buffer: heap record size %zu too small", stride);
+	heaps = rd64(buf + MW_RDI_HEAPS);
+	if (!heaps)
+		return mw_error(err, "RtlQueryProcessDebugInformation returned no heaps"), 1;
+	off = heaps - buf_addr;
+	if (heaps < buf_addr || off > len || len - off < MW_RPH_HEAPS)
+		return mw_error(err, "debug buffer: Heaps 0x%" PRIx64 " is outside the %zu bytes "
+				"at 0x%" PRIx64, heaps, len, buf_addr);
+	n = rd32(buf + off);
+	if (n > MW_HEAP_MAX_HEAPS || (len - off - MW_RPH_HEAPS) / stride < n)
+		return mw_error(err, "debug buffer: %" PRIu32 " heaps of %zu bytes cannot fit in "
+				"%" PRIu64 " bytes", n, stride, (uint64_t)(len - off - MW_RPH_HEAPS));
+	MW_GROW(out->h, out->cap, n ? n : 1);
+	for (i = 0; i < n; i++) {
+		const unsigned char *e = buf + off + MW_RPH_HEAPS + (size_t)i * stride;
+		struct mw_heap_totals *t = &out->h[i];
+
+		memset(t, 0, sizeof(*t));
+		t->summary = true;
+		t->base = rd64(e + MW_RHI_BASE);
+		t->busy = rd64(e + MW_RHI_BYTES_ALLOCATED);
+		t->committed = rd64(e + MW_RHI_BYTES_COMMITTED);
+		t->blocks = rd32(e + MW_RHI_NUMBER_OF_ENTRIES);
+		t->free = t->committed > t->busy ? t->committed - t->busy : 0;
+	}
+	out->n = n;
+	return 0;
+}
+
+int mw_heap_spi_find(const unsigned char *buf, size_t len, uint32_t pid,
+		     struct mw_heap_proc_state *out, struct mw_err *err)
+{
+	size_t off = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		const unsigned char *e = buf + off;
+		uint32_t next, nthreads, k;
+		size_t room;
+
+		if (len - off < MW_SPI_SIZE)
+			return mw_error(err, "process record at %zu: %zu bytes left, needs %d", off,
+					len - off, MW_SPI_SIZE);
+		next = rd32(e + MW_SPI_NEXT);
+		if (next && (next < MW_SPI_SIZE || next > len - off))
+			return mw_error(err, "process record at %zu: next offset %" PRIu32
+					" is out of bounds", off, next);
+		if (rd64(e + MW_SPI_PID) == pid) {
+			room = (next ? next : len - off) - MW_SPI_SIZE;
+			nthreads = rd32(e + MW_SPI_THREADS);
+			if (nthreads > room / MW_STI_SIZE)
+				return mw_error(err, "process %" PRIu32 ": %" PRIu32 " threads cannot fit "
+						"in %zu bytes", pid, nthreads, room);
+			out->found = true;
+			out->create_time = rd64(e + MW_SPI_CREATE_TIME);
+			out->threads = nthreads;
+			for (k = 0; k < nthreads; k++) {
+				const unsigned char *t = e + MW_SPI_SIZE + (size_t)k * MW_STI_SIZE;
+				uint32_t wr = rd32(t + MW_STI_WAIT_REASON);
+
+				if (rd32(t + MW_STI_STATE) == MW_THREAD_STATE_WAITING &&
+				    (wr == MW_WAIT_SUSPENDED || wr == MW_WAIT_WR_SUSPENDED))
+					out->suspended++;
+			}
+			return 0;
+		}
+		if (!next)
+			return 0;
+		off += next;
+	}
+}
+
+void mw_heap_backoff_hold(struct mw_heap_backoff *b, uint32_t pid, uint64_t create_time,
+			  int64_t until_ms, const char *why)
+{
+	struct mw_heap_held *h = NULL;
+	size_t i;
+
+	for (i = 0; i < b->n && !h; i++)
+		if (b->e[i].pid == pid && b->e[i].create_time == create_time)
+			h = &b->e[i];
+	if (!h) {
+		MW_GROW(b->e, b->cap, b->n + 1);
+		h = &b->e[b->n++];
+	}
+	h->pid = pid;
+	h->create_time = create_time;
+	h->until_ms = until_ms;
+	snprintf(h->why, sizeof(h->why), "%s", why);
+}
+
+const struct mw_heap_held *mw_heap_backoff_find(struct mw_heap_backoff *b, uint32_t pid,
+						uint64_t create_time, int64_t now_ms)
+{
+	size_t i = 0;
+
+	while (i < b->n) {
+		if (b->e[i].until_ms <= now_ms) {
+			b->e[i] = b->e[--b->n];	/* expired */
+			continue;
+		}
+		i++;
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->e[i].pid == pid && b->e[i].create_time == create_time)
+			return &b->e[i];
+	return NULL;
+}
+
+void mw_heap_backoff_release(struct mw_heap_backoff *b)
+{
+	free(b->e);
+	memset(b, 0, sizeof(*b));
+}
+
+/* --- the collector ------------------------------------------------------ */
+
 struct heap_state {
 	struct mw_watch watch;
 	struct mw_targets targets;
 	struct mw_heap_list heaps;
+	struct mw_heap_reader *reader;
+	struct mw_vm_regions regions;
+	struct mw_vm_ranges stacks;
+	bool logged_no_remote;
 };
 
 static int heap_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
@@ -50,8 +300,61 @@ static int heap_init(void **state, const struct mw_collector_env *env, struct mw
 		free(st);
 		return MW_COLLECTOR_ERROR;
 	}
+	st->reader = mw_heap_reader_new(NULL);
 	*state = st;
 	return MW_COLLECTOR_OK;
+}
+
+/* memwatch_heap_bytes / _blocks per heap and for heap="all". */
+static void emit_heaps(struct mw_batch *b, int64_t ts, const char *pid, const char *name,
+		       const struct mw_heap_list *heaps)
+{
+	static const char *const kinds[] = { "committed", "allocated", "free", "uncommitted",
+					     "overhead" };
+	struct mw_heap_totals all;
+	char hn[16];
+	size_t h;
+
+	memset(&all, 0, sizeof(all));
+	for (h = 0; h <= heaps->n; h++) {
+		const struct mw_heap_totals *x = h < heaps->n ? &heaps->h[h] : &all;
+		struct mw_label l[4] = { { "pid", pid }, { "process", name }, { "heap", hn } };
+		uint64_t v[5] = { x->committed, x->busy, x->free, x->uncommitted, x->overhead };
+
+		if (h < heaps->n) {
+			snprintf(hn, sizeof(hn), "%zu", h);
+			all.committed += x->committed, all.busy += x->busy;
+			all.free += x->free, all.uncommitted += x->uncommitted;
+			all.overhead += x->overhead, all.blocks += x->blocks;
+			all.summary |= x->summary;
+		} else {
+			snprintf(hn, sizeof(hn), "all");
+		}
+		/* the summary knows no uncommitted or overhead bytes */
+		for (int k = 0; k < (x->summary ? 3 : 5); k++) {
+			l[3] = (struct mw_label){ "kind", kinds[k] };
+			mw_batch_add(b, "memwatch_heap_bytes", l, 4, (double)v[k], ts);
+		}
+		mw_batch_add(b, "memwatch_heap_blocks", l, 3, (double)x->blocks, ts);
+	}
+	{
+		struct mw_label l[2] = { { "pid", pid }, { "process", name } };
+
+		mw_batch_add(b, "memwatch_heap_count", l, 2, (double)heaps->n, ts);
+	}
+}
+
+static void emit_breakdown(struct mw_batch *b, int64_t ts, const char *pid, const char *name,
+			   const struct mw_heap_breakdown *bd)
+{
+	for (int k = 0; k < MW_HK_N; k++) {
+		struct mw_label l[3] = { { "pid", pid }, { "process", name },
+					 { "kind", mw_heap_kind_names[k] } };
+
+		if (!bd->have_heaps && (k == MW_HK_HEAP_USED || k == MW_HK_HEAP_FREE))
+			continue;
+		mw_batch_add(b, "memwatch_heap_breakdown_bytes", l, 3, (double)bd->bytes[k], ts);
+	}
 }
 
 static int heap_sample(void *state, struct mw_sample_ctx *ctx)
@@ -59,55 +362,47 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	struct heap_state *st = state;
 	int64_t t0 = mw_clock_mono_ns();
 	struct mw_err why = { "" };
-	size_t i, ok = 0;
+	size_t i, ok = 0, no_remote = 0;
 
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
-		char pid[16], hn[16];
-		struct mw_heap_totals all;
+		struct mw_heap_breakdown bd;
+		struct mw_err werr;
+		bool unavailable = false, have;
+		char pid[16];
 
-		if (mw_heap_read(t->pid, t->self, &st->heaps, &why)) {
-			ctx->inaccessible++;
-			continue;
-		}
-		ok++;
-		memset(&all, 0, sizeof(all));
 		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
-		for (size_t h = 0; h <= st->heaps.n; h++) {
-			const struct mw_heap_totals *x = h < st->heaps.n ? &st->heaps.h[h] : &all;
-			struct mw_label l[4] = { { "pid", pid }, { "process", t->name }, { "heap", hn } };
-			static const char *const kinds[] = { "committed", "allocated", "free",
-							     "uncommitted", "overhead" };
-			uint64_t v[5] = { x->committed, x->busy, x->free, x->uncommitted, x->overhead };
-
-			if (h < st->heaps.n) {
-				snprintf(hn, sizeof(hn), "%zu", h);
-				all.committed += x->committed, all.busy += x->busy;
-				all.free += x->free, all.uncommitted += x->uncommitted;
-				all.overhead += x->overhead, all.blocks += x->blocks;
-			} else {
-				snprintf(hn, sizeof(hn), "all");
-			}
-			for (int k = 0; k < 5; k++) {
-				l[3] = (struct mw_label){ "kind", kinds[k] };
-				mw_batch_add(ctx->batch, "memwatch_heap_bytes", l, 4, (double)v[k],
-					     ctx->ts_ms);
-			}
-			mw_batch_add(ctx->batch, "memwatch_heap_blocks", l, 3, (double)x->blocks,
-				     ctx->ts_ms);
+		have = mw_heap_read(st->reader, t->pid, t->self, &st->heaps, &unavailable, &why) == 0;
+		if (have) {
+			ok++;
+			emit_heaps(ctx->batch, ctx->ts_ms, pid, t->name, &st->heaps);
+		} else {
+			ctx->inaccessible++;
+			no_remote += unavailable;
 		}
-		{
-			struct mw_label l[2] = { { "pid", pid }, { "process", t->name } };
-
-			mw_batch_add(ctx->batch, "memwatch_heap_count", l, 2, (double)st->heaps.n,
-				     ctx->ts_ms);
-		}
+		/* The breakdown needs the address space; the heaps only refine it. */
+		if (mw_vm_walk(t->pid, t->self, &st->regions, &werr))
+			continue;
+		if (mw_vm_stacks(t->pid, t->self, &st->stacks, &werr))
+			st->stacks.n = 0;
+		mw_heap_breakdown(&st->regions, st->stacks.r, st->stacks.n, have ? &st->heaps : NULL,
+				  &bd);
+		emit_breakdown(ctx->batch, ctx->ts_ms, pid, t->name, &bd);
 	}
-	snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms%s%.40s", ok,
-		 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6,
-		 why.msg[0] ? "; " : "", why.msg);
+	if (no_remote && !st->logged_no_remote) {
+		mw_log_warn(MW_HEAP_NO_REMOTE_MSG "; other processes are counted inaccessible and "
+			    "their breakdown has no heap_used/heap_free");
+		st->logged_no_remote = true;
+	}
+	if (no_remote)
+		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->targets.n,
+			 MW_HEAP_NO_REMOTE_MSG);
+	else
+		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms%s%.40s", ok,
+			 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6,
+			 why.msg[0] ? "; " : "", why.msg);
 	return MW_COLLECTOR_OK;
 }
 
@@ -119,13 +414,17 @@ static void heap_fini(void *state)
 		return;
 	mw_watch_release(&st->watch);
 	mw_targets_release(&st->targets);
+	mw_heap_reader_free(st->reader);
+	mw_vm_regions_release(&st->regions);
+	mw_vm_ranges_release(&st->stacks);
 	free(st->heaps.h);
 	free(st);
 }
 
 const struct mw_collector mw_collector_heap = {
 	.name = "heap",
-	.summary = "Heaps of watched processes: committed, allocated, free bytes and blocks per heap.",
+	.summary = "Heaps of watched processes (committed, allocated, free bytes and blocks per\n"
+		   "heap) and HeapPeep's breakdown: heap, stacks, image, static data, private, mapped.",
 	.default_interval_ms = 30000,
 	.default_enabled = true,
 	.init = heap_init,

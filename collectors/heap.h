@@ -1,12 +1,45 @@
 /*
- * heap.h - the heap collector: per heap committed, allocated (busy), free
- * bytes and block count, for watched processes.
+ * heap.h - the heap collector: the heaps of watched processes and, for
+ * each, HeapPeep's breakdown of its memory.
  *
- * Own process: GetProcessHeaps + HeapWalk (heap_win32.c); the walk's
- * entries are summed by mw_heap_account, pure.  Other processes need
- * RtlQueryProcessDebugInformation (creates a thread in the target: never
- * on a suspended process, with a time limit) - not done yet: they are
- * reported as inaccessible, with the reason in the status.
+ * Series (labels pid, process):
+ *   memwatch_heap_bytes{heap,kind}   per heap ("0", "1", ...) and heap="all";
+ *       kind: committed, allocated, free, and with HeapWalk also
+ *       uncommitted, overhead.  HeapWalk (own process): free is the bytes
+ *       of free blocks.  Remote summary: free is committed - allocated.
+ *   memwatch_heap_blocks{heap}       allocated blocks (remote: entries)
+ *   memwatch_heap_count              number of heaps
+ *   memwatch_heap_breakdown_bytes{kind}   what the address space holds:
+ *       heap_used        bytes of allocated heap blocks
+ *       heap_free        committed heap bytes not allocated (HeapWalk:
+ *                        free blocks + block overhead; remote: committed -
+ *                        allocated)
+ *       stack_committed  committed pages of thread-stack allocations
+ *                        (guard pages included)
+ *       stack_reserved   reserved, uncommitted pages of thread-stack
+ *                        allocations
+ *       image            committed image pages that are not writable
+ *       static_data      committed image pages that are writable (.data,
+ *                        .bss, copy-on-write: Protect is RW/WC/XRW/XWC)
+ *       private_other    other committed private bytes (heap metadata,
+ *                        VirtualAlloc, CRT, ...)
+ *       mapped           committed mapped-file and section views
+ *     Every kind but stack_reserved is committed memory; those seven add up
+ *     to memwatch_vm_bytes{state="committed"} summed over type.  When the
+ *     heaps cannot be read (see below) heap_used and heap_free are not
+ *     emitted and their bytes are in private_other.
+ *
+ * Own process: GetProcessHeaps + HeapWalk (heap_win32.c), entries summed
+ * by mw_heap_account.  Other processes: RtlQueryProcessDebugInformation
+ * with RTL_QUERY_PROCESS_HEAP_SUMMARY, which runs a thread in the target:
+ * never on a process whose threads are all suspended, in a worker thread
+ * with a time limit; a target that times out is held back for a back-off
+ * period.  Under Wine the call succeeds and returns no heaps: the process
+ * is counted inaccessible and the mode says so, logged once.
+ *
+ * Everything that interprets bytes is pure and tested on constructed
+ * buffers: mw_heap_breakdown, mw_heap_parse_debug_info, mw_heap_spi_find,
+ * mw_heap_backoff_*.
  */
 #ifndef MW_COLLECTORS_HEAP_H
 #define MW_COLLECTORS_HEAP_H
@@ -14,7 +47,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "daemon/collector.h"
 #include "daemon/mwerr.h"
+#include "vmmap.h"
+
+extern const struct mw_collector mw_collector_heap;
 
 /* PROCESS_HEAP_ENTRY wFlags */
 #define MW_HEAP_ENTRY_BUSY 0x0004
@@ -24,6 +61,9 @@
 struct mw_heap_totals {
 	uint64_t committed, busy, free, uncommitted, overhead;
 	uint64_t blocks, free_blocks, regions;
+	uint64_t base;		/* heap address (remote summary; 0 from HeapWalk) */
+	bool summary;		/* from the remote summary: only committed, busy,
+				 * blocks are known; free = committed - busy */
 };
 
 /* Add one HeapWalk entry (wFlags, cbData, cbOverhead; for a region entry
@@ -36,9 +76,143 @@ struct mw_heap_list {
 	size_t n, cap;
 };
 
-/* Platform: heaps of a process.  0, 1 (cannot: err says why), -1. */
-int mw_heap_read(uint32_t pid, bool self, struct mw_heap_list *out, struct mw_err *err);
+/* --- the breakdown (pure) ------------------------------------------------ */
+
+enum mw_heap_kind {
+	MW_HK_HEAP_USED, MW_HK_HEAP_FREE, MW_HK_STACK_RESERVED, MW_HK_STACK_COMMITTED,
+	MW_HK_IMAGE, MW_HK_STATIC_DATA, MW_HK_PRIVATE_OTHER, MW_HK_MAPPED, MW_HK_N
+};
+/* The kind label values, as above. */
+extern const char *const mw_heap_kind_names[MW_HK_N];
+
+/* PAGE_READWRITE | PAGE_WRITECOPY | PAGE_EXECUTE_READWRITE |
+ * PAGE_EXECUTE_WRITECOPY (checked against the SDK in heap_win32.c). */
+#define MW_PAGE_WRITABLE 0xccu
+
+struct mw_heap_breakdown {
+	uint64_t bytes[MW_HK_N];
+	bool have_heaps;	/* false: heap_used/heap_free unknown (0), in private_other */
+};
+
+/* The breakdown of a region list (sorted by base, as mw_vm_walk gives it)
+ * given the threads' stack ranges and the heaps (NULL: unknown).  An
+ * allocation (consecutive regions sharing an AllocationBase) that a stack
+ * range overlaps is a stack.  Heap bytes come out of the private committed
+ * bytes outside stacks and are clipped to them, so the committed kinds
+ * always add up to the committed total of the regions. */
+void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *stacks,
+		       size_t nstacks, const struct mw_heap_list *heaps,
+		       struct mw_heap_breakdown *out);
+
+/* --- the remote heap summary (pure parts) ------------------------------- */
+
+/* RTL_DEBUG_INFORMATION (x64): the fields read. */
+#define MW_RDI_COMMIT_SIZE 0x50
+#define MW_RDI_VIEW_SIZE 0x58
+#define MW_RDI_HEAPS 0x70
+#define MW_RDI_SIZE 0xd0
+/* RTL_PROCESS_HEAPS: ULONG NumberOfHeaps, then the array at 8.
+ * RTL_HEAP_INFORMATION (x64): 0x58 bytes, 0x60 (V2, + HeapTag) on
+ * Windows 11 after build 22000. */
+#define MW_RPH_HEAPS 0x08
+#define MW_RHI_BASE 0x00
+#define MW_RHI_FLAGS 0x08
+#define MW_RHI_ENTRY_OVERHEAD 0x0c
+#define MW_RHI_BYTES_ALLOCATED 0x10
+#define MW_RHI_BYTES_COMMITTED 0x18
+#define MW_RHI_NUMBER_OF_ENTRIES 0x24
+#define MW_RHI_SIZE_V1 0x58
+#define MW_RHI_SIZE_V2 0x60
+#define MW_HEAP_MAX_HEAPS 4096
+
+/* The RTL_HEAP_INFORMATION size for a Windows build number. */
+size_t mw_heap_info_stride(uint32_t build);
+
+/* Parse what RtlQueryProcessDebugInformation(RTL_QUERY_PROCESS_HEAP_SUMMARY)
+ * left in the debug buffer: buf is the RTL_DEBUG_INFORMATION, len the bytes
+ * readable from it, buf_addr its address when filled (Heaps points into
+ * it).  Replaces out.  Returns 0; 1 when Heaps is NULL (Wine: err says
+ * "returned no heaps"); -1 when anything points or counts outside the
+ * buffer (err says what). */
+int mw_heap_parse_debug_info(const unsigned char *buf, size_t len, uint64_t buf_addr,
+			     size_t stride, struct mw_heap_list *out, struct mw_err *err);
+
+/* SYSTEM_THREAD_INFORMATION (x64) after each SYSTEM_PROCESS_INFORMATION
+ * (process.h's MW_SPI_*), checked against the SDK in heap_win32.c. */
+#define MW_STI_TID 0x30
+#define MW_STI_STATE 0x44
+#define MW_STI_WAIT_REASON 0x48
+#define MW_STI_SIZE 0x50
+#define MW_THREAD_STATE_WAITING 5
+#define MW_WAIT_SUSPENDED 5
+#define MW_WAIT_WR_SUSPENDED 12
+
+struct mw_heap_proc_state {
+	bool found;
+	uint64_t create_time;	/* FILETIME, to tell a reused pid apart */
+	uint32_t threads;	/* thread records */
+	uint32_t suspended;	/* of them Waiting for Suspended/WrSuspended */
+};
+
+/* Find pid in a SystemProcessInformation buffer and count its suspended
+ * threads.  0 (found or not: out->found), -1 when the buffer lies. */
+int mw_heap_spi_find(const unsigned char *buf, size_t len, uint32_t pid,
+		     struct mw_heap_proc_state *out, struct mw_err *err);
+
+/* Targets held back after a remote query timed out, keyed by pid and
+ * creation time (a reused pid is a new process). */
+struct mw_heap_backoff {
+	struct mw_heap_held {
+		uint32_t pid;
+		uint64_t create_time;
+		int64_t until_ms;	/* monotonic */
+		char why[96];
+	} *e;
+	size_t n, cap;
+};
+/* Hold (pid, create_time) back until until_ms, for why. */
+void mw_heap_backoff_hold(struct mw_heap_backoff *b, uint32_t pid, uint64_t create_time,
+			  int64_t until_ms, const char *why);
+/* The entry holding it back at now_ms, or NULL; drops expired entries. */
+const struct mw_heap_held *mw_heap_backoff_find(struct mw_heap_backoff *b, uint32_t pid,
+						uint64_t create_time, int64_t now_ms);
+void mw_heap_backoff_release(struct mw_heap_backoff *b);
+
+/* --- platform ------------------------------------------------------------ */
+
+/* The remote query: fill out with pid's heaps.  0; 1 (err says why);
+ * MW_HEAP_REMOTE_NONE when the call worked but gave no heaps (Wine).
+ * Runs in a worker thread that may outlive the reader: arg must too. */
+#define MW_HEAP_REMOTE_NONE 2
+typedef int (*mw_heap_remote_fn)(uint32_t pid, struct mw_heap_list *out, struct mw_err *err,
+				 void *arg);
+
+struct mw_heap_reader_opts {
+	int64_t time_limit_ms;	/* per remote query; 0: 2000 */
+	int64_t backoff_ms;	/* hold a target back after a time-out; 0: 300000 */
+	mw_heap_remote_fn remote;	/* NULL: RtlQueryProcessDebugInformation */
+	void *remote_arg;
+};
+
+struct mw_heap_reader;
+/* NULL opts: the defaults.  Never fails. */
+struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts);
+/* Does not wait for workers still running: they free their own job. */
+void mw_heap_reader_free(struct mw_heap_reader *r);
+/* Wait up to wait_ms for timed-out workers to finish and forget the
+ * finished ones; returns how many still run. */
+size_t mw_heap_reader_reap(struct mw_heap_reader *r, uint32_t wait_ms);
+/* The heaps of a process, replacing out.  0; 1 when it cannot be read
+ * (inaccessible, suspended, timed out, held back, no heaps: err says why);
+ * -1 on failure.  *remote_unavailable (may be NULL) is set when the remote
+ * summary gave no heaps (Wine). */
+int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_heap_list *out,
+		 bool *remote_unavailable, struct mw_err *err);
 /* 0 when the platform has heaps to read, else -1 and why. */
 int mw_heap_supported(struct mw_err *why);
+
+/* The message for the Wine case, exactly. */
+#define MW_HEAP_NO_REMOTE_MSG \
+	"heap: remote summary unavailable (RtlQueryProcessDebugInformation returned no heaps)"
 
 #endif

@@ -1,12 +1,19 @@
-/* test_heap.c - HeapWalk entry accounting on constructed entries. */
+/* test_heap.c - the heap collector's pure parts on constructed input with
+ * known answers: HeapWalk accounting, HeapPeep's breakdown of a region
+ * map, the RtlQueryProcessDebugInformation buffer, the
+ * SystemProcessInformation thread states, the back-off table. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "collectors/heap.h"
+#include "collectors/process.h"
+
+#define P 0x1000ULL
 
 static void accounting(void **state)
 {
@@ -29,10 +36,399 @@ static void accounting(void **state)
 	assert_int_equal(t.regions, 1);
 }
 
+/* --- breakdown ------------------------------------------------------------ */
+
+/* PAGE_* values (winnt.h) */
+#define RO 0x02
+#define RW 0x04
+#define WC 0x08
+#define XR 0x20
+#define GUARD 0x100
+
+/* app.exe image at 0x400000: header R, .text XR 4 pages, .rdata R 2,
+ * .data RW 1 + copy-on-write 1, .bss RW 1; a mapped view 0x600000 (4
+ * committed, 4 reserved); a thread stack 0x800000 (248 pages reserved,
+ * guard page, 7 committed); a heap 0xa00000 (16 committed, 48 reserved);
+ * a VirtualAlloc 0xc00000 (8 committed); free in between. */
+static void build(struct mw_vm_regions *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->lo = 0x10000;
+	v->hi = 0x10000000;
+	mw_vm_regions_add(v, 0x10000, 0x3f0000, 0, MW_VM_FREE, MW_VM_NONE, 0);
+	mw_vm_regions_add(v, 0x400000, P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, RO);
+	mw_vm_regions_add(v, 0x401000, 4 * P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, XR);
+	mw_vm_regions_add(v, 0x405000, 2 * P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, RO);
+	mw_vm_regions_add(v, 0x407000, P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, RW);
+	mw_vm_regions_add(v, 0x408000, P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, WC);
+	mw_vm_regions_add(v, 0x409000, P, 0x400000, MW_VM_COMMIT, MW_VM_IMAGE, RW);
+	mw_vm_regions_add(v, 0x40a000, 0x1f6000, 0, MW_VM_FREE, MW_VM_NONE, 0);
+	mw_vm_regions_add(v, 0x600000, 4 * P, 0x600000, MW_VM_COMMIT, MW_VM_MAPPED, RO);
+	mw_vm_regions_add(v, 0x604000, 4 * P, 0x600000, MW_VM_RESERVE, MW_VM_MAPPED, 0);
+	mw_vm_regions_add(v, 0x608000, 0x1f8000, 0, MW_VM_FREE, MW_VM_NONE, 0);
+	mw_vm_regions_add(v, 0x800000, 248 * P, 0x800000, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(v, 0x8f8000, P, 0x800000, MW_VM_COMMIT, MW_VM_PRIVATE, GUARD | RW);
+	mw_vm_regions_add(v, 0x8f9000, 7 * P, 0x800000, MW_VM_COMMIT, MW_VM_PRIVATE, RW);
+	mw_vm_regions_add(v, 0x900000, 0x100000, 0, MW_VM_FREE, MW_VM_NONE, 0);
+	mw_vm_regions_add(v, 0xa00000, 16 * P, 0xa00000, MW_VM_COMMIT, MW_VM_PRIVATE, RW);
+	mw_vm_regions_add(v, 0xa10000, 48 * P, 0xa00000, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(v, 0xa40000, 0x1c0000, 0, MW_VM_FREE, MW_VM_NONE, 0);
+	mw_vm_regions_add(v, 0xc00000, 8 * P, 0xc00000, MW_VM_COMMIT, MW_VM_PRIVATE, RW);
+}
+
+/* StackLimit..StackBase of the one thread */
+static const struct mw_vm_range stack[] = { { 0x8f9000, 7 * P, 1234 } };
+
+static uint64_t committed_total(const struct mw_vm_regions *v)
+{
+	struct mw_vm_summary s;
+	uint64_t sum = 0;
+
+	mw_vm_summarize(v, &s);
+	for (int t = 0; t < MW_VM_NTYPES; t++)
+		sum += s.bytes[MW_VM_COMMIT][t];
+	return sum;
+}
+
+static uint64_t committed_kinds(const struct mw_heap_breakdown *b)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < MW_HK_N; k++)
+		if (k != MW_HK_STACK_RESERVED)
+			sum += b->bytes[k];
+	return sum;
+}
+
+static void breakdown_known_answer(void **state)
+{
+	struct mw_vm_regions v;
+	struct mw_heap_totals h[2];
+	struct mw_heap_list heaps = { h, 2, 2 };
+	struct mw_heap_breakdown b;
+
+	(void)state;
+	build(&v);
+	memset(h, 0, sizeof(h));
+	/* heap 0 walked: 0x6000 allocated, 0x3000 free, 0x800 overhead;
+	 * heap 1 from the summary: 0x2000 committed, 0x1800 allocated */
+	h[0].committed = 0x10000, h[0].busy = 0x6000, h[0].free = 0x3000, h[0].overhead = 0x800;
+	h[1].summary = true, h[1].committed = 0x2000, h[1].busy = 0x1800;
+	mw_heap_breakdown(&v, stack, 1, &heaps, &b);
+	assert_true(b.have_heaps);
+	assert_int_equal(b.bytes[MW_HK_IMAGE], 7 * P);		/* header, .text, .rdata */
+	assert_int_equal(b.bytes[MW_HK_STATIC_DATA], 3 * P);	/* RW, WC, RW */
+	assert_int_equal(b.bytes[MW_HK_MAPPED], 4 * P);		/* the reserve is not */
+	assert_int_equal(b.bytes[MW_HK_STACK_COMMITTED], 8 * P);	/* guard page too */
+	assert_int_equal(b.bytes[MW_HK_STACK_RESERVED], 248 * P);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 0x6000 + 0x1800);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0x3000 + 0x800 + 0x800);
+	/* 24 private committed pages outside the stack, less the heaps */
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P - 0x7800 - 0x4000);
+	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	mw_vm_regions_release(&v);
+}
+
+static void breakdown_without_heaps_or_stacks(void **state)
+{
+	struct mw_vm_regions v;
+	struct mw_heap_breakdown b;
+	/* a stale range that meets no allocation */
+	const struct mw_vm_range stale[] = { { 0x300000, P, 1 } };
+
+	(void)state;
+	build(&v);
+	mw_heap_breakdown(&v, stack, 1, NULL, &b);
+	assert_false(b.have_heaps);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 0);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P);
+	assert_int_equal(committed_kinds(&b), committed_total(&v));
+
+	/* no stacks known: the stack allocation is plain private memory */
+	mw_heap_breakdown(&v, stale, 1, NULL, &b);
+	assert_int_equal(b.bytes[MW_HK_STACK_COMMITTED], 0);
+	assert_int_equal(b.bytes[MW_HK_STACK_RESERVED], 0);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 32 * P);
+	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	mw_vm_regions_release(&v);
+}
+
+/* Heap figures from a later moment than the walk: clipped, never more
+ * than the private bytes there are. */
+static void breakdown_clips_heaps(void **state)
+{
+	struct mw_vm_regions v;
+	struct mw_heap_totals h;
+	struct mw_heap_list heaps = { &h, 1, 1 };
+	struct mw_heap_breakdown b;
+
+	(void)state;
+	build(&v);
+	memset(&h, 0, sizeof(h));
+	h.busy = 20 * P, h.free = 10 * P;
+	mw_heap_breakdown(&v, stack, 1, &heaps, &b);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 20 * P);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 4 * P);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 0);
+	h.busy = 100 * P;
+	mw_heap_breakdown(&v, stack, 1, &heaps, &b);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 24 * P);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0);
+	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	mw_vm_regions_release(&v);
+}
+
+static void kind_names(void **state)
+{
+	static const char *const want[] = { "heap_used", "heap_free", "stack_reserved",
+					    "stack_committed", "image", "static_data",
+					    "private_other", "mapped" };
+
+	(void)state;
+	for (int k = 0; k < MW_HK_N; k++)
+		assert_string_equal(mw_heap_kind_names[k], want[k]);
+}
+
+/* --- RtlQueryProcessDebugInformation buffer -------------------------------- */
+
+static void w32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void w64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
+#define BUF_ADDR 0x7ff600000000ULL
+
+/* RTL_DEBUG_INFORMATION at 0, RTL_PROCESS_HEAPS at 0x100, n heaps */
+static void debug_buffer(unsigned char *b, size_t len, uint32_t n, size_t stride)
+{
+	memset(b, 0, len);
+	w64(b + MW_RDI_HEAPS, BUF_ADDR + 0x100);
+	w32(b + 0x100, n);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *e = b + 0x100 + MW_RPH_HEAPS + i * stride;
+
+		w64(e + MW_RHI_BASE, 0x10000000ULL * (i + 1));
+		w32(e + MW_RHI_FLAGS, 2);
+		w64(e + MW_RHI_BYTES_ALLOCATED, 1000 * (i + 1));
+		w64(e + MW_RHI_BYTES_COMMITTED, 0x10000 * (i + 1));
+		w32(e + MW_RHI_NUMBER_OF_ENTRIES, 10 * (i + 1));
+		if (stride > MW_RHI_SIZE_V1)
+			w64(e + MW_RHI_SIZE_V1, 0xdeadbeefULL);	/* HeapTag */
+	}
+}
+
+static void debug_info_heaps(void **state)
+{
+	unsigned char b[0x400];
+	struct mw_heap_list out = { 0 };
+	struct mw_err err;
+	size_t strides[] = { MW_RHI_SIZE_V1, MW_RHI_SIZE_V2 };
+
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		debug_buffer(b, sizeof(b), 3, strides[s]);
+		assert_int_equal(mw_heap_parse_debug_info(b, sizeof(b), BUF_ADDR, strides[s], &out,
+							  &err), 0);
+		assert_int_equal(out.n, 3);
+		for (size_t i = 0; i < 3; i++) {
+			assert_true(out.h[i].summary);
+			assert_int_equal(out.h[i].base, 0x10000000ULL * (i + 1));
+			assert_int_equal(out.h[i].busy, 1000 * (i + 1));
+			assert_int_equal(out.h[i].committed, 0x10000 * (i + 1));
+			assert_int_equal(out.h[i].free, 0x10000 * (i + 1) - 1000 * (i + 1));
+			assert_int_equal(out.h[i].blocks, 10 * (i + 1));
+		}
+	}
+	/* exactly as long as the last record: fits; one byte less: does not */
+	debug_buffer(b, sizeof(b), 3, MW_RHI_SIZE_V1);
+	assert_int_equal(mw_heap_parse_debug_info(b, 0x108 + 3 * MW_RHI_SIZE_V1, BUF_ADDR,
+						  MW_RHI_SIZE_V1, &out, &err), 0);
+	assert_int_equal(mw_heap_parse_debug_info(b, 0x107 + 3 * MW_RHI_SIZE_V1, BUF_ADDR,
+						  MW_RHI_SIZE_V1, &out, &err), -1);
+	assert_non_null(strstr(err.msg, "3 heaps"));
+	assert_int_equal(out.n, 0);
+	free(out.h);
+}
+
+static void debug_info_wine_and_lies(void **state)
+{
+	unsigned char b[0x400];
+	struct mw_heap_list out = { 0 };
+	struct mw_err err;
+
+	(void)state;
+	/* Wine: the call succeeds, Heaps stays NULL */
+	memset(b, 0, sizeof(b));
+	assert_int_equal(mw_heap_parse_debug_info(b, MW_RDI_SIZE, BUF_ADDR, MW_RHI_SIZE_V1, &out,
+						  &err), 1);
+	assert_non_null(strstr(err.msg, "returned no heaps"));
+	/* Heaps before the buffer, past it */
+	debug_buffer(b, sizeof(b), 1, MW_RHI_SIZE_V1);
+	w64(b + MW_RDI_HEAPS, BUF_ADDR - 8);
+	assert_int_equal(mw_heap_parse_debug_info(b, sizeof(b), BUF_ADDR, MW_RHI_SIZE_V1, &out,
+						  &err), -1);
+	assert_non_null(strstr(err.msg, "outside"));
+	w64(b + MW_RDI_HEAPS, BUF_ADDR + sizeof(b) - 4);
+	assert_int_equal(mw_heap_parse_debug_info(b, sizeof(b), BUF_ADDR, MW_RHI_SIZE_V1, &out,
+						  &err), -1);
+	/* a count beyond any sane process */
+	debug_buffer(b, sizeof(b), 1, MW_RHI_SIZE_V1);
+	w32(b + 0x100, 0xffffffffu);
+	assert_int_equal(mw_heap_parse_debug_info(b, sizeof(b), BUF_ADDR, MW_RHI_SIZE_V1, &out,
+						  &err), -1);
+	/* too short for the header */
+	assert_int_equal(mw_heap_parse_debug_info(b, 0x40, BUF_ADDR, MW_RHI_SIZE_V1, &out, &err),
+			 -1);
+	/* zero heaps is an answer */
+	debug_buffer(b, sizeof(b), 0, MW_RHI_SIZE_V1);
+	assert_int_equal(mw_heap_parse_debug_info(b, sizeof(b), BUF_ADDR, MW_RHI_SIZE_V1, &out,
+						  &err), 0);
+	assert_int_equal(out.n, 0);
+	free(out.h);
+}
+
+static void info_stride(void **state)
+{
+	(void)state;
+	assert_int_equal(mw_heap_info_stride(0), MW_RHI_SIZE_V1);
+	assert_int_equal(mw_heap_info_stride(19045), MW_RHI_SIZE_V1);	/* Windows 10 22H2 */
+	assert_int_equal(mw_heap_info_stride(22000), MW_RHI_SIZE_V1);	/* Windows 11 21H2 */
+	assert_int_equal(mw_heap_info_stride(22621), MW_RHI_SIZE_V2);	/* Windows 11 22H2 */
+	assert_int_equal(mw_heap_info_stride(26100), MW_RHI_SIZE_V2);
+}
+
+/* --- SystemProcessInformation threads -------------------------------------- */
+
+struct th {
+	uint32_t state, wait;
+};
+
+/* Append one process record with its thread records; returns its offset. */
+static size_t spi_add(unsigned char *b, size_t at, uint32_t pid, uint64_t ctime,
+		      const struct th *t, uint32_t n)
+{
+	unsigned char *e = b + at;
+
+	memset(e, 0, MW_SPI_SIZE + n * MW_STI_SIZE);
+	w32(e + MW_SPI_THREADS, n);
+	w64(e + MW_SPI_CREATE_TIME, ctime);
+	w64(e + MW_SPI_PID, pid);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *r = e + MW_SPI_SIZE + i * MW_STI_SIZE;
+
+		w64(r + MW_STI_TID, pid * 10 + i);
+		w32(r + MW_STI_STATE, t[i].state);
+		w32(r + MW_STI_WAIT_REASON, t[i].wait);
+	}
+	return at;
+}
+
+static size_t spi_buffer(unsigned char *b)
+{
+	static const struct th running[] = { { 2, 0 }, { 5, 6 } };	/* Running; Waiting UserRequest */
+	static const struct th frozen[] = { { 5, 5 }, { 5, 5 }, { 5, 12 } };	/* Suspended, WrSuspended */
+	static const struct th half[] = { { 5, 5 }, { 5, 6 } };
+	size_t a = 0, c, d;
+
+	spi_add(b, a, 4, 111, running, 2);
+	c = a + MW_SPI_SIZE + 2 * MW_STI_SIZE + 16;	/* records may have slack */
+	w32(b + a, (uint32_t)(c - a));
+	spi_add(b, c, 100, 222, frozen, 3);
+	d = c + MW_SPI_SIZE + 3 * MW_STI_SIZE;
+	w32(b + c, (uint32_t)(d - c));
+	spi_add(b, d, 200, 333, half, 2);
+	return d + MW_SPI_SIZE + 2 * MW_STI_SIZE;	/* last: next 0 */
+}
+
+static void spi_threads(void **state)
+{
+	unsigned char b[4096];
+	size_t len = spi_buffer(b);
+	struct mw_heap_proc_state s;
+	struct mw_err err;
+
+	(void)state;
+	assert_int_equal(mw_heap_spi_find(b, len, 4, &s, &err), 0);
+	assert_true(s.found);
+	assert_int_equal(s.threads, 2);
+	assert_int_equal(s.suspended, 0);
+	assert_int_equal(s.create_time, 111);
+	assert_int_equal(mw_heap_spi_find(b, len, 100, &s, &err), 0);
+	assert_true(s.found);
+	assert_int_equal(s.threads, 3);
+	assert_int_equal(s.suspended, 3);	/* all: skip this one */
+	assert_int_equal(s.create_time, 222);
+	assert_int_equal(mw_heap_spi_find(b, len, 200, &s, &err), 0);
+	assert_int_equal(s.threads, 2);
+	assert_int_equal(s.suspended, 1);
+	assert_int_equal(mw_heap_spi_find(b, len, 300, &s, &err), 0);
+	assert_false(s.found);
+}
+
+static void spi_lies(void **state)
+{
+	unsigned char b[4096];
+	size_t len = spi_buffer(b);
+	struct mw_heap_proc_state s;
+	struct mw_err err;
+
+	(void)state;
+	/* the last record cut short */
+	assert_int_equal(mw_heap_spi_find(b, len - MW_STI_SIZE, 200, &s, &err), -1);
+	/* more threads than the record holds */
+	w32(b + MW_SPI_THREADS, 3);
+	assert_int_equal(mw_heap_spi_find(b, len, 4, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "3 threads"));
+	w32(b + MW_SPI_THREADS, 2);
+	/* a next offset past the end, or inside the record */
+	w32(b, (uint32_t)len + 8);
+	assert_int_equal(mw_heap_spi_find(b, len, 200, &s, &err), -1);
+	w32(b, 8);
+	assert_int_equal(mw_heap_spi_find(b, len, 200, &s, &err), -1);
+	assert_int_equal(mw_heap_spi_find(b, 16, 4, &s, &err), -1);
+}
+
+/* --- back-off ------------------------------------------------------------- */
+
+static void backoff(void **state)
+{
+	struct mw_heap_backoff b = { 0 };
+	const struct mw_heap_held *h;
+
+	(void)state;
+	mw_heap_backoff_hold(&b, 10, 1, 1000, "heap: pid 10 timed out");
+	mw_heap_backoff_hold(&b, 11, 1, 5000, "heap: pid 11 timed out");
+	h = mw_heap_backoff_find(&b, 10, 1, 500);
+	assert_non_null(h);
+	assert_string_equal(h->why, "heap: pid 10 timed out");
+	/* the same pid, another process (reused pid): not held */
+	assert_null(mw_heap_backoff_find(&b, 10, 2, 500));
+	/* expired: forgotten */
+	assert_null(mw_heap_backoff_find(&b, 10, 1, 1000));
+	assert_int_equal(b.n, 1);
+	assert_non_null(mw_heap_backoff_find(&b, 11, 1, 1000));
+	/* holding again extends, never duplicates */
+	mw_heap_backoff_hold(&b, 11, 1, 9000, "again");
+	assert_int_equal(b.n, 1);
+	assert_non_null(mw_heap_backoff_find(&b, 11, 1, 8000));
+	assert_null(mw_heap_backoff_find(&b, 11, 1, 9000));
+	assert_int_equal(b.n, 0);
+	mw_heap_backoff_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accounting),
+		cmocka_unit_test(breakdown_known_answer),
+		cmocka_unit_test(breakdown_without_heaps_or_stacks),
+		cmocka_unit_test(breakdown_clips_heaps),
+		cmocka_unit_test(kind_names),
+		cmocka_unit_test(debug_info_heaps),
+		cmocka_unit_test(debug_info_wine_and_lies),
+		cmocka_unit_test(info_stride),
+		cmocka_unit_test(spi_threads),
+		cmocka_unit_test(spi_lies),
+		cmocka_unit_test(backoff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

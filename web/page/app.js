@@ -7,11 +7,11 @@
 const $ = (id) => document.getElementById(id);
 const state = { sort: "private_bytes", pid: null, started: null, name: null, plot: null, zoomed: false };
 
-// Breakdown categories (HeapPeep's bar, from memwatch_workingset_bytes) and
+// Breakdown kinds (HeapPeep's bar, from memwatch_heap_breakdown_bytes{kind}) and
 // address-space states (VirtualMemory.exe's view, from memwatch_vm_bytes).
 const KINDS = [
-  ["image", "#6c8ebf"], ["heap", "#d6604d"], ["heap_free", "#f4a582"], ["stack", "#8c6bb1"],
-  ["private_data", "#4daf4a"], ["mapped_file", "#e6ab02"], ["shareable", "#17becf"], ["other", "#bbbbbb"],
+  ["heap_used", "#d6604d"], ["heap_free", "#f4a582"], ["stack_committed", "#8c6bb1"], ["stack_reserved", "#cab2d6"],
+  ["image", "#6c8ebf"], ["static_data", "#17becf"], ["private_other", "#4daf4a"], ["mapped", "#e6ab02"],
 ];
 const STATES = ["committed", "reserved", "free"];
 
@@ -160,7 +160,7 @@ function latestByLabel(d, label) {
 
 async function loadDetail() {
   if (!state.pid) return;
-  const bUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_workingset_bytes")) +
+  const bUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_heap_breakdown_bytes")) +
     "&from=-10m&agg=last&max_points=10";
   const mUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_vm_bytes")) +
     "&from=-10m&agg=last&max_points=10";
@@ -169,7 +169,7 @@ async function loadDetail() {
   const bar = $("breakdown"), legend = $("breakdown-legend"), map = $("vmmap");
   bar.replaceChildren(); legend.replaceChildren(); map.replaceChildren();
   try {
-    const kinds = latestByLabel(await getJSON(bUrl), "category");
+    const kinds = latestByLabel(await getJSON(bUrl), "kind");
     delete kinds.all;
     const total = Object.values(kinds).reduce((a, b) => a + b, 0);
     for (const [k, color] of KINDS) {

@@ -171,13 +171,16 @@ async function loadDetail() {
   try {
     const kinds = latestByLabel(await getJSON(bUrl), "kind");
     delete kinds.all;
-    const total = Object.values(kinds).reduce((a, b) => a + b, 0);
+    // The bar is committed memory; reserved stack is address space only,
+    // so it is listed but not drawn.
+    const committed = (k) => k !== "stack_reserved";
+    const total = Object.entries(kinds).filter(([k]) => committed(k)).reduce((a, [, b]) => a + b, 0);
     for (const [k, color] of KINDS) {
       const v = kinds[k] || 0;
-      if (total > 0 && v > 0) bar.append(el("div", { style: `width:${(100 * v / total).toFixed(2)}%;background:${color}`, title: `${k}: ${bytes(v)}` }));
+      if (total > 0 && v > 0 && committed(k)) bar.append(el("div", { style: `width:${(100 * v / total).toFixed(2)}%;background:${color}`, title: `${k}: ${bytes(v)}` }));
       if (!v) continue;
       const item = el("span");
-      item.append(el("i", { style: "background:" + color }), document.createTextNode(`${k.replace("_", " ")} ${bytes(v)}`));
+      item.append(el("i", { style: "background:" + color }), document.createTextNode(`${k.replace("_", " ")} ${bytes(v)}${committed(k) ? "" : " (not committed, not in the bar)"}`));
       legend.append(item);
     }
   } catch (e) {

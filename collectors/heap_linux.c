@@ -11,7 +11,7 @@ struct mw_heap_reader {
 
 int mw_heap_supported(struct mw_err *why)
 {
-	return mw_error(why, "heap: Linux support comes with the procfs collectors");
+	return mw_error(why, "Linux support comes with the procfs collectors");
 }
 
 struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts)

@@ -124,7 +124,7 @@ static int pc_init(void **state, const struct mw_collector_env *env, struct mw_e
 		       "\\Paging File(_Total)\\% Usage";
 	if (ck && strcmp(ck, "true") && strcmp(ck, "false")) {
 		pc_free(st);
-		return mw_error(why, "perfcounters: close_key must be true or false, not '%s'", ck),
+		return mw_error(why, "close_key must be true or false, not '%s'", ck),
 		       MW_COLLECTOR_ERROR;
 	}
 	st->close_key = ck && !strcmp(ck, "true");
@@ -143,13 +143,13 @@ static int pc_init(void **state, const struct mw_collector_env *env, struct mw_e
 		if (mw_perf_path_parse(tok, &st->paths[st->npaths++].p, why)) {
 			free(copy);
 			pc_free(st);
-			return mw_error_prefix(why, "perfcounters"), MW_COLLECTOR_ERROR;
+			return mw_error_prefix(why, "counters"), MW_COLLECTOR_ERROR;
 		}
 	}
 	free(copy);
 	if (mw_perfreg_open(&st->reg, why) || load_titles(st, why)) {
 		pc_free(st);
-		return mw_error_prefix(why, "perfcounters"), MW_COLLECTOR_UNSUPPORTED;
+		return MW_COLLECTOR_UNSUPPORTED;
 	}
 	for (i = 0; i < st->npaths; i++)
 		resolved += st->paths[i].nobjs > 0;
@@ -169,7 +169,7 @@ static int pc_init(void **state, const struct mw_collector_env *env, struct mw_e
 			mw_perf_snapshot_release(&s);
 		} else
 			snprintf(probe, sizeof(probe), "query '4': %s", qe.msg);
-		mw_error(why, "perfcounters: no configured object is in the title database "
+		mw_error(why, "no configured object is in the title database "
 			 "('Counter 009' has %zu titles, object '%s' unknown); %s",
 			 st->titles.n, st->paths[0].p.object, probe);
 		pc_free(st);
@@ -255,7 +255,7 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 	}
 	s = &st->snap[cur];
 	if (mw_perf_snapshot_parse(s, st->buf[cur], len, &ctx->err))
-		return mw_error_prefix(&ctx->err, "perfcounters: query '%s'", st->query),
+		return mw_error_prefix(&ctx->err, "query '%s'", st->query),
 		       MW_COLLECTOR_ERROR;
 	st->have[cur] = true;
 	ps = st->have[prev] ? &st->snap[prev] : NULL;

@@ -12,5 +12,5 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 
 int mw_ws_supported(struct mw_err *why)
 {
-	return mw_error(why, "workingset: Linux support comes with the procfs collectors");
+	return mw_error(why, "Linux support comes with the procfs collectors");
 }

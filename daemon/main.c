@@ -10,6 +10,7 @@
 #include "collector.h"
 #include "config.h"
 #include "log.h"
+#include "privilege.h"
 #include "collectors/perfdata_cmd.h"
 
 static const char usage[] =
@@ -232,6 +233,8 @@ int main(int argc, char **argv)
 		mw_config_release(&cfg);
 		return 2;
 	}
+	if (mw_enable_debug_privilege(&err))
+		mw_log_info("%s; processes it cannot open are counted as inaccessible", err.msg);
 	if (!strcmp(cmd, "once")) {
 		rc = mw_cmd_once(&cfg);
 	} else if (!mw_service_try_dispatch(&cfg, &rc)) {

@@ -236,6 +236,20 @@ static void end_read(struct mw_reader *r)
 		run_simple(r, RS_ROLLBACK, NULL);
 }
 
+/* Parse a selector and open the read transaction it will be used in; on
+ * failure nothing is left to release. */
+static int begin_selected(struct mw_reader *r, const char *selector,
+			  struct mw_selector *sel, struct mw_err *err)
+{
+	if (mw_selector_parse(sel, selector, err))
+		return -1;
+	if (begin_read(r, err)) {
+		mw_selector_release(sel);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- series --------------------------------------------------------------- */
 
 void mw_series_info_release(struct mw_series_info *info)
@@ -645,12 +659,8 @@ int mw_reader_find(struct mw_reader *r, const char *selector,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (mw_selector_parse(&sel, selector, err))
+	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (begin_read(r, err)) {
-		mw_selector_release(&sel);
-		return -1;
-	}
 	rc = load_series(r, &sel, NULL, NULL, out, err);
 	mw_selector_release(&sel);
 	if (!rc && fill_range(r, out->items, out->n, err)) {
@@ -1163,12 +1173,8 @@ int mw_reader_range(struct mw_reader *r, const char *selector,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (mw_selector_parse(&sel, selector, err))
+	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (begin_read(r, err)) {
-		mw_selector_release(&sel);
-		return -1;
-	}
 	rc = load_series(r, &sel, NULL, NULL, &list, err);
 	mw_selector_release(&sel);
 	if (!rc)
@@ -1320,12 +1326,8 @@ static int latest(struct mw_reader *r, const char *selector, struct mw_latest_li
 	int rc = -1, step;
 
 	memset(out, 0, sizeof(*out));
-	if (mw_selector_parse(&sel, selector, err))
+	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (begin_read(r, err)) {
-		mw_selector_release(&sel);
-		return -1;
-	}
 	if (cat_refresh(r, err))
 		goto out;
 	select_series(r, &sel, &idx, &n);

@@ -14,7 +14,7 @@
 # each one cmocka program linked with everything but daemon/main.c.
 
 VERSION := 0.1.0
-SRC_DIRS := daemon collectors storage web
+SRC_DIRS := daemon collectors storage analysis import web
 HOST_OS := $(shell uname -s)
 ifneq (,$(findstring MINGW,$(HOST_OS))$(findstring MSYS,$(HOST_OS)))
 NATIVE_PLATFORM := win32

@@ -1,0 +1,146 @@
+/*
+ * leak.h - leak verdicts: pure judgement of memory series, no I/O.
+ *
+ * Input is what storage returns for a time range: per incarnation of a
+ * process (pid + start time), a series of per-bucket FLOORS (the minimum
+ * of the raw samples in each bucket, as a range query with agg=min
+ * returns), on a regular time axis, NaN where the bucket holds no data.
+ * Output is a verdict (pass, fail, inconclusive) with the figures a soak
+ * test wants: the growth rate and its confidence interval, the growth,
+ * since when it grows (onset), the projection over a horizon, and a
+ * reason in plain words.
+ *
+ * Method (see analysis/leak.c for why each step is there):
+ *   1. warm-up: the first warmup_ms of each incarnation is not judged;
+ *   2. coverage: less than min_coverage of the judged buckets present,
+ *      or less than min_duration_ms judged: inconclusive;
+ *   3. trend: Theil-Sen slope of the floors with a distribution-free
+ *      confidence interval, and a Mann-Kendall test whose variance is
+ *      corrected for autocorrelation (effective sample size), so random
+ *      wander is not called a trend;
+ *   4. shape: the tail must still be climbing (a warm-up that plateaus, a
+ *      single step up that stays, a cache that filled are not leaks);
+ *   5. onset: the change point where the floors start to climb;
+ *   6. budget: the slope must exceed the user's growth budget, absolute
+ *      (bytes per hour) and relative (fraction of the level per hour).
+ *
+ * Everything here is deterministic and allocation-bounded by the input
+ * size; functions may be called from any thread.
+ */
+#ifndef MW_LEAK_H
+#define MW_LEAK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The numeric values are memwatchd check's exit statuses. */
+enum mw_verdict {
+	MW_VERDICT_PASS = 0,
+	MW_VERDICT_FAIL = 1,
+	MW_VERDICT_INCONCLUSIVE = 3,
+};
+/* "pass", "fail", "inconclusive". */
+const char *mw_verdict_name(enum mw_verdict v);
+/* Order for ranking and combining: fail > inconclusive > pass. */
+int mw_verdict_rank(enum mw_verdict v);
+
+struct mw_leak_params {
+	int64_t warmup_ms;		/* not judged at the start of each incarnation (10m) */
+	int64_t min_duration_ms;	/* judged span needed for a verdict (20m) */
+	double min_coverage;		/* fraction of judged buckets with data (0.8) */
+	double budget_bytes_per_hour;	/* absolute growth budget (64 KiB/h) */
+	double budget_rel_per_hour;	/* relative to the level, 0.01 = 1 %/h (0: none) */
+	int64_t horizon_ms;		/* projection horizon (24h) */
+};
+
+/* The documented defaults (README, config/memwatch.ini). */
+void mw_leak_params_init(struct mw_leak_params *p);
+
+/* One regular trace of floors.  t[i] = t0_ms + i * step_ms is the start
+ * of bucket i; v[i] is its floor or NaN for no data. */
+struct mw_trace {
+	int64_t t0_ms;
+	int64_t step_ms;
+	const double *v;
+	size_t n;
+};
+
+#define MW_LEAK_REASON_MAX 200
+
+struct mw_leak_result {
+	enum mw_verdict verdict;
+	/* Theil-Sen slope over the judged span and its 95 % interval, bytes
+	 * per hour; NaN when too little data to compute one. */
+	double slope_bph;
+	double slope_lo_bph;
+	double slope_hi_bph;
+	/* Growth of the fitted trend over the judged span (slope x span from
+	 * the onset, or from the judged start when no onset), bytes. */
+	double growth_bytes;
+	double projected_bytes;		/* slope x horizon (0 when not growing) */
+	double level_bytes;		/* fitted floor at the end of the judged span */
+	int64_t onset_ms;		/* since when it grows; INT64_MIN: none */
+	int64_t first_ms, last_ms;	/* first and last bucket with data */
+	int64_t judged_from_ms;		/* after the warm-up; INT64_MIN: nothing judged */
+	double coverage;		/* fraction of judged buckets with data */
+	double p_value;			/* trend test, corrected; NaN if not run */
+	/* The fitted trend for drawing: value(t) = fit_value0 + slope_bph *
+	 * (t - fit_t0_ms) / 3600000 for t >= fit_t0_ms. */
+	int64_t fit_t0_ms;
+	double fit_value0;
+	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
+};
+
+/*
+ * Judge one incarnation's trace.  Always fills out (never fails): too
+ * little data is an inconclusive verdict with a reason naming what is
+ * missing ("too little data after warm-up: 2 min").
+ */
+void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *p,
+		   struct mw_leak_result *out);
+
+/*
+ * A group: every incarnation of one image name in the range.  inc[i] is
+ * incarnation i's trace, all on the same step (their t0 may differ).
+ * Fills inc_out[i] for each and group_out for the group:
+ *   - fail when any incarnation fails, or when the group's total (the sum
+ *     of the incarnations alive in each bucket, judged without a per-
+ *     incarnation warm-up) keeps growing (a worker added every 20 minutes
+ *     that never exits);
+ *   - else inconclusive when every incarnation and the total are
+ *     inconclusive, else pass.
+ * The group's figures are those of the failing incarnation with the
+ * steepest slope, else those of the total.  group_total_used is set
+ * when the total decided the verdict.
+ */
+struct mw_leak_group_result {
+	struct mw_leak_result r;
+	int deciding_incarnation;	/* index into inc, -1: the total */
+	int total_failed;		/* the total alone would fail */
+};
+
+void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
+			 const struct mw_leak_params *p,
+			 struct mw_leak_result *inc_out,
+			 struct mw_leak_group_result *group_out);
+
+/*
+ * Which kind of memory carries the growth: given the floors of each kind
+ * (heap, private data, stacks, mapped, image ...) of one process over the
+ * same span as a judged result r, the index of the kind whose own slope
+ * from r->onset_ms (or r->judged_from_ms) explains the most of r's slope,
+ * or -1 when none carries at least a third of it.  shares_out (nkinds
+ * entries, may be NULL) receives each kind's slope in bytes per hour.
+ */
+int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
+		 const struct mw_leak_result *r, double *shares_out);
+
+/* Robust statistics, exposed for the tests and the process table. */
+
+/* Theil-Sen slope (per ms) of the points (x[i], y[i]), NaN-free, with
+ * the 95 % confidence interval for an effective sample size n_eff (pass
+ * n for independent points).  Returns 0, or -1 when n < 3. */
+int mw_theil_sen(const double *x, const double *y, size_t n, double n_eff,
+		 double *slope, double *lo, double *hi);
+
+#endif

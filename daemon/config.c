@@ -20,7 +20,7 @@
 #include "units.h"
 #include "xalloc.h"
 
-enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL };
+enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL, OPT_GROWTH };
 
 struct option {
 	const char *section;
@@ -82,6 +82,25 @@ static const struct option options[] = {
 	  "An idle or slow connection is closed after this long." },
 	{ "web", "max_request_size", OPT_SIZE, OFF(web_max_request_bytes), "16KB", 1024, 0,
 	  "Largest request (line, headers and body) accepted; larger gets 413." },
+	{ "leak", "warmup", OPT_DURATION, OFF(leak_warmup_ms), "10m", 0, 30 * DAY,
+	  "Leak verdicts: the start of each process not judged (start-up, caches filling).\n"
+	  "These [leak] keys are the defaults of GET /api/v1/leaks and /api/v1/check;\n"
+	  "memwatchd check takes the same as options (--warmup, --max-growth ...)." },
+	{ "leak", "min_duration", OPT_DURATION, OFF(leak_min_duration_ms), "20m", 0, 365 * DAY,
+	  "Judged time (after the warm-up) needed for a pass or fail; less is inconclusive." },
+	{ "leak", "max_growth", OPT_GROWTH, OFF(leak_max_growth), "64KB/h", 0, 0,
+	  "Growth budget: a process growing faster, steadily, fails.  Absolute (1MB/h),\n"
+	  "relative to its size (2%/h) or both (1MB/h,2%/h: it must exceed both)." },
+	{ "leak", "horizon", OPT_DURATION, OFF(leak_horizon_ms), "24h", 60000, 3650 * DAY,
+	  "Horizon of the projected growth (slope x horizon) in the verdicts." },
+	{ "leak", "window", OPT_DURATION, OFF(leak_window_ms), "24h", 60000, 3650 * DAY,
+	  "The daemon judges the last `window` in the background for the\n"
+	  "memwatch_leak_* gauges of /metrics." },
+	{ "leak", "refresh", OPT_DURATION, OFF(leak_refresh_ms), "1m", 1000, DAY,
+	  "How often that background judgement runs." },
+	{ "leak", "metrics_top", OPT_INT, OFF(leak_metrics_top), "10", 0, 1000,
+	  "Processes exported as memwatch_leak_* gauges besides the watched ones: the\n"
+	  "failing and fastest-growing first (bounded cardinality)." },
 };
 
 static void *field(struct mw_config *cfg, const struct option *o)
@@ -176,6 +195,11 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 	case OPT_WATCH:
 		mw_config_set_watch(cfg, value);
 		return 0;
+	case OPT_GROWTH: {
+		struct mw_growth_budget *g = f;
+
+		return mw_parse_growth_budget(value, &g->bytes_per_hour, &g->rel_per_hour, err);
+	}
 	case OPT_LOGLEVEL: {
 		enum mw_log_level level;
 

@@ -67,6 +67,18 @@ struct mw_config {
 	int64_t web_timeout_ms;
 	uint64_t web_max_request_bytes;
 
+	/* [leak]: defaults of the leak verdicts (check, /api/v1/leaks) and the
+	 * daemon's background judgement for the memwatch_leak_* gauges */
+	int64_t leak_warmup_ms;
+	int64_t leak_min_duration_ms;
+	struct mw_growth_budget {
+		double bytes_per_hour;
+		double rel_per_hour;
+	} leak_max_growth;
+	int64_t leak_horizon_ms;
+	int64_t leak_window_ms;	/* range the background judgement covers */
+	int64_t leak_refresh_ms;	/* how often it runs */
+	int64_t leak_metrics_top;	/* growers exported besides watched processes */
 	/* [collector.NAME], one per registered collector, registry order */
 	struct mw_collector_config *collectors;
 	size_t ncollectors;

@@ -23,6 +23,8 @@ static const char usage[] =
 	"  run                  sample, store and serve until stopped (the default)\n"
 	"  once                 run every enabled collector once, print JSON, exit\n"
 	"  config               print the reference config (every option, its default)\n"
+	"  check [OPTIONS]      leak verdicts: pass, fail or inconclusive per process, as an\n"
+	"                       exit status (see memwatchd check --help)\n"
 	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
 	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
@@ -173,7 +175,8 @@ int main(int argc, char **argv)
 	struct mw_err err = { "" };
 	int first = 1, rc, i;
 
-	for (i = 1; i < argc; i++) {
+	/* check has a help of its own (and its own options). */
+	for (i = 1; i < argc && !(argc > 1 && !strcmp(argv[1], "check")); i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			print_usage(stdout);
 			return 0;
@@ -195,6 +198,8 @@ int main(int argc, char **argv)
 		printf("memwatchd %s\n", MW_VERSION);
 		return 0;
 	}
+	if (!strcmp(cmd, "check"))
+		return mw_cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "counters"))
 		return mw_cmd_counters(argc - 1, argv + 1);
 	if (!strcmp(cmd, "perfdata"))

@@ -133,3 +133,103 @@ void mw_format_size(char *buf, size_t size, uint64_t bytes)
 	}
 	snprintf(buf, size, "%" PRIu64 "B", bytes);
 }
+
+/* One rate of a budget: "<size>/<period>" or "<percent>%/<period>". */
+static int parse_one_rate(const char *text, size_t len, double *bph, double *rel,
+			  struct mw_err *err)
+{
+	char buf[64], *slash, *end;
+	double per_h, num;
+	int64_t period_ms;
+
+	if (len == 0 || len >= sizeof(buf))
+		return mw_error(err, "'%.*s' is not a growth rate (expected e.g. 1MB/h or 2%%/h)",
+				(int)len, text);
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	slash = strchr(buf, '/');
+	if (!slash)
+		return mw_error(err, "'%s' needs a period (e.g. 1MB/h, 2%%/h, 10MB/d)", buf);
+	*slash = '\0';
+	/* "/h" is one hour; "/30m" is accepted too. */
+	if (isdigit((unsigned char)slash[1])) {
+		if (mw_parse_duration_ms(slash + 1, &period_ms, err))
+			return -1;
+	} else {
+		char one[16];
+		snprintf(one, sizeof(one), "1%s", slash + 1);
+		if (mw_parse_duration_ms(one, &period_ms, NULL))
+			return mw_error(err, "'%s/%s' has an unknown period '%s' (s, m, h, d, w)",
+					buf, slash + 1, slash + 1);
+	}
+	if (period_ms <= 0)
+		return mw_error(err, "'%s/%s' has an empty period", buf, slash + 1);
+	per_h = 3600000.0 / (double)period_ms;
+	if (len > 0 && buf[strlen(buf) - 1] == '%') {
+		buf[strlen(buf) - 1] = '\0';
+		if (!isdigit((unsigned char)buf[0]))
+			return mw_error(err, "'%s%%' is not a percentage", buf);
+		errno = 0;
+		num = strtod(buf, &end);
+		if (errno || *end || !isfinite(num) || num > 1e6)
+			return mw_error(err, "'%s%%' is not a percentage", buf);
+		*rel = num / 100.0 * per_h;
+		return 0;
+	}
+	{
+		double dnum, factor;
+		const char *unit;
+
+		/* Sizes may be fractional here ("0.5MB/h"). */
+		if (parse_number_unit(buf, &dnum, &unit, "size", err))
+			return -1;
+		if (!*unit)
+			return mw_error(err, "'%s' needs a unit (B, KB, MB, GB)", buf);
+		if (find_unit(size_units, MW_ARRAY_SIZE(size_units), unit, &factor))
+			return mw_error(err, "'%s' has an unknown size unit '%s' (B, KB, MB, GB, TB)",
+					buf, unit);
+		*bph = dnum * factor * per_h;
+	}
+	return 0;
+}
+
+int mw_parse_growth_budget(const char *text, double *bytes_per_hour,
+			   double *rel_per_hour, struct mw_err *err)
+{
+	double bph = 0, rel = 0;
+	const char *p = text, *comma;
+	int n = 0;
+
+	if (!text || !*text)
+		return mw_error(err, "empty growth budget (expected e.g. 1MB/h or 2%%/h)");
+	for (;;) {
+		comma = strchr(p, ',');
+		if (++n > 2)
+			return mw_error(err, "'%s': at most one absolute and one relative rate", text);
+		if (parse_one_rate(p, comma ? (size_t)(comma - p) : strlen(p), &bph, &rel, err))
+			return -1;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*bytes_per_hour = bph;
+	*rel_per_hour = rel;
+	return 0;
+}
+
+void mw_format_growth_budget(char *buf, size_t size, double bytes_per_hour,
+			     double rel_per_hour)
+{
+	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
+	double v = bytes_per_hour;
+	size_t u = 0;
+	int n;
+
+	while (v >= 1024 && u + 1 < MW_ARRAY_SIZE(units) && fmod(v, 1024) == 0) {
+		v /= 1024;
+		u++;
+	}
+	n = snprintf(buf, size, "%.10g%s/h", v, units[u]);
+	if (rel_per_hour > 0 && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ",%.10g%%/h", rel_per_hour * 100);
+}

@@ -18,6 +18,16 @@
 int mw_parse_duration_ms(const char *text, int64_t *out_ms, struct mw_err *err);
 /* Parse a size into bytes.  -1 and an error on bad input. */
 int mw_parse_size(const char *text, uint64_t *out_bytes, struct mw_err *err);
+/* A growth budget: one or two comma-separated rates, absolute
+ * ("1MB/h", "64KB/h", "10MB/d") and/or relative to the current size
+ * ("2%/h", "5%/d"): "1MB/h,2%/h".  A rate not given is 0 (no budget of
+ * that kind).  -1 and an error naming the text on bad input. */
+int mw_parse_growth_budget(const char *text, double *bytes_per_hour,
+			   double *rel_per_hour, struct mw_err *err);
+/* Format a budget back ("64KB/h", "64KB/h,2%/h", "0B/h"). */
+void mw_format_growth_budget(char *buf, size_t size, double bytes_per_hour,
+			     double rel_per_hour);
+
 /* Format ms back in the largest exact unit ("90s" -> "90s", 60000 -> "1m"). */
 void mw_format_duration(char *buf, size_t size, int64_t ms);
 /* Format bytes in the largest exact unit ("512MB"). */

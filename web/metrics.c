@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "leak_gauges.h"
 #include "metrics.h"
 #include "readers.h"
 #include "storage/query.h"
@@ -238,6 +239,7 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 			       (double)atomic_load_explicit(&r->web->requests[i],
 							    memory_order_relaxed));
 	}
+	mw_leak_gauges_write(r->web->leak_gauges, &b);
 	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
 	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,
 		       r->web->status ? (double)(r->now_ms - mw_status_started_ms(r->web->status)) / 1000

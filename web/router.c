@@ -12,6 +12,8 @@ static const char *const no_params[] = { NULL };
 static const char *const series_params[] = { "match", NULL };
 static const char *const query_params[] = { "match", "from", "to", "step", "agg", "max_points", NULL };
 static const char *const processes_params[] = { "sort", "limit", NULL };
+static const char *const leak_params[] = { "match", "from", "to", "warmup", "min_duration",
+	"max_growth", "horizon", "limit", "inconclusive", NULL };
 static const char *const export_params[] = { "match", "from", "to", "format", NULL };
 
 static const struct mw_route routes[] = {
@@ -22,6 +24,8 @@ static const struct mw_route routes[] = {
 	{ "/api/v1/query", mw_h_query, query_params },
 	{ "/api/v1/processes", mw_h_processes, processes_params },
 	{ "/api/v1/export", mw_h_export, export_params },
+	{ "/api/v1/leaks", mw_h_leaks, leak_params },
+	{ "/api/v1/check", mw_h_check, leak_params },
 };
 
 const struct mw_route *mw_route_find(const char *path)

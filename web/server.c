@@ -33,11 +33,12 @@
 #include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
+#include "leak_gauges.h"
 #include "params.h"
 #include "readers.h"
 #include "web_internal.h"
 
-const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 413, 500, 503 };
+const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 409, 412, 413, 500, 503 };
 
 static void count_status(struct mw_web *web, unsigned status)
 {
@@ -355,6 +356,12 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	}
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
 	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
+	mw_leak_params_init(&web->leak_params);
+	web->leak_params.warmup_ms = cfg->leak_warmup_ms;
+	web->leak_params.min_duration_ms = cfg->leak_min_duration_ms;
+	web->leak_params.budget_bytes_per_hour = cfg->leak_max_growth.bytes_per_hour;
+	web->leak_params.budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
+	web->leak_params.horizon_ms = cfg->leak_horizon_ms;
 	threads = (unsigned int)(cfg->web_threads > 0 ? cfg->web_threads : 1);
 	timeout_s = (unsigned int)((cfg->web_timeout_ms + 999) / 1000);
 	/* Room for the request head up to the guard's limit, twice over, plus
@@ -380,6 +387,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	}
 	info = MHD_get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	web->port = info ? (int)info->port : 0;
+	web->leak_gauges = mw_leak_gauges_start(cfg);
 	*out = web;
 	return 0;
 }
@@ -395,6 +403,7 @@ void mw_web_stop(struct mw_web *web)
 		return;
 	if (web->daemon)
 		MHD_stop_daemon(web->daemon);
+	mw_leak_gauges_stop(web->leak_gauges);
 	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);
 	free(web->token);

@@ -17,15 +17,17 @@
 
 #include <microhttpd.h>
 
+#include "analysis/leak.h"
 #include "daemon/mwerr.h"
 #include "daemon/status.h"
 #include "json_out.h"
 #include "web.h"
 
 struct mw_reader_pool;
+struct mw_leak_gauges;
 
 /* HTTP status codes we count for /metrics. */
-enum { MW_WEB_NCODES = 9 };
+enum { MW_WEB_NCODES = 11 };
 extern const unsigned mw_web_codes[MW_WEB_NCODES];
 
 struct mw_web {
@@ -37,6 +39,8 @@ struct mw_web {
 	size_t token_len;
 	size_t max_request_bytes;
 	int port;
+	struct mw_leak_params leak_params;	/* [leak] defaults of /api/v1/leaks */
+	struct mw_leak_gauges *leak_gauges;	/* NULL: none (tests) */
 	atomic_uint_fast64_t requests[MW_WEB_NCODES + 1];	/* last: other */
 };
 
@@ -106,6 +110,8 @@ struct MHD_Response *mw_h_query(struct mw_req *r);
 struct MHD_Response *mw_h_processes(struct mw_req *r);
 struct MHD_Response *mw_h_export(struct mw_req *r);
 struct MHD_Response *mw_h_metrics(struct mw_req *r);
+struct MHD_Response *mw_h_leaks(struct mw_req *r);	/* leaks.c */
+struct MHD_Response *mw_h_check(struct mw_req *r);
 /* The embedded page and its assets; NULL when url is none of them. */
 struct MHD_Response *mw_h_page(struct mw_req *r);
 bool mw_page_has(const char *url);

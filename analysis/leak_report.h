@@ -1,0 +1,70 @@
+/*
+ * leak_report.h - leak verdicts over the store: read the floors of the
+ * selected series, group them by process, judge (leak.h), say which kind
+ * of memory carries the growth, and build the report as JSON.
+ *
+ * Used by `memwatchd check --db`, GET /api/v1/leaks and /api/v1/check,
+ * and the daemon's background refresh of the memwatch_leak_* gauges; all
+ * of them produce and read the same JSON, so `check --url` prints what
+ * `check --db` prints.
+ *
+ * Threads: any, with a reader of its own (storage/query.h).
+ */
+#ifndef MW_LEAK_REPORT_H
+#define MW_LEAK_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "daemon/mwerr.h"
+#include "leak.h"
+
+struct mw_reader;
+
+#define MW_LEAK_DEFAULT_MATCH "memwatch_process_private_bytes"
+
+struct mw_leak_query {
+	char *match;		/* selector (owned); NULL: MW_LEAK_DEFAULT_MATCH */
+	int64_t from_ms;	/* INT64_MIN: from the first stored point */
+	int64_t to_ms;		/* INT64_MAX: to the last stored point */
+	struct mw_leak_params params;
+	size_t limit;		/* groups listed in the report; 0: all */
+	bool inconclusive_passes;	/* /api/v1/check, check: inconclusive is a pass */
+};
+
+void mw_leak_query_init(struct mw_leak_query *q);
+void mw_leak_query_release(struct mw_leak_query *q);
+
+/*
+ * Set one option by name, as the command line (`--warmup 5m`) and the
+ * query string (`warmup=5m`) write it: match, from, to, warmup,
+ * min_duration, max_growth, horizon, limit, inconclusive (pass|fail).
+ * Times are parsed relative to now_ms.  1 when name is not an option,
+ * -1 with a message (not naming the option; the caller does) on a bad
+ * value, 0 when set.
+ */
+int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *value,
+		      int64_t now_ms, struct mw_err *err);
+
+/*
+ * Judge the series selected by q and build the report (see README,
+ * "Leak verdicts", for its shape).  0 and *out (the caller's, cJSON_Delete
+ * it); -1 with a message when the selector does not parse (message starts
+ * "match: ") or storage cannot be read; no matching series is not an
+ * error: an inconclusive report that says so.
+ */
+int mw_leak_report(struct mw_reader *r, const struct mw_leak_query *q,
+		   cJSON **out, struct mw_err *err);
+
+/* The overall verdict of a report ("verdict"), MW_VERDICT_INCONCLUSIVE
+ * when missing; with inconclusive_passes, inconclusive counts as pass. */
+enum mw_verdict mw_leak_report_verdict(const cJSON *report, bool inconclusive_passes);
+
+/* The report as a table for people. */
+void mw_leak_report_print(const cJSON *report, FILE *f);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * leak_gauges.h - the daemon's background leak judgement for /metrics.
+ *
+ * A thread of its own, with a reader of its own, judges the last
+ * [leak] window every [leak] refresh (analysis/leak_report.c) and keeps
+ * the exposition text of the memwatch_leak_* gauges for the watched
+ * processes and the [leak] metrics_top first-ranked ones (failing, then
+ * fastest growing).  /metrics only copies that text: a scrape never
+ * recomputes a verdict, and the cardinality is bounded.
+ */
+#ifndef MW_WEB_LEAK_GAUGES_H
+#define MW_WEB_LEAK_GAUGES_H
+
+#include "daemon/config.h"
+#include "json_out.h"
+
+struct mw_leak_gauges;
+
+/* Start the thread (NULL when threads cannot be created: logged). */
+struct mw_leak_gauges *mw_leak_gauges_start(const struct mw_config *cfg);
+/* Stop and join it (at most one judgement's time); NULL is fine. */
+void mw_leak_gauges_stop(struct mw_leak_gauges *g);
+/* Append the current gauges (nothing before the first judgement). */
+void mw_leak_gauges_write(struct mw_leak_gauges *g, struct mw_jbuf *b);
+
+#endif

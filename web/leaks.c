@@ -1,0 +1,103 @@
+/*
+ * leaks.c - GET /api/v1/leaks and /api/v1/check: the leak report of
+ * analysis/leak_report.c over HTTP.  /api/v1/leaks always answers 200
+ * with the report; /api/v1/check answers the same body with a status a
+ * build agent's `curl -f` acts on: 200 pass, 412 fail, 409 inconclusive
+ * (200 with inconclusive=pass).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/leak_report.h"
+#include "storage/query.h"
+#include "web_internal.h"
+
+/* The query parameters that are leak options (router.c lists them). */
+static const char *const leak_options[] = {
+	"match", "from", "to", "warmup", "min_duration", "max_growth", "horizon", "limit",
+	"inconclusive",
+};
+
+static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
+{
+	struct MHD_Response *resp = NULL;
+	struct mw_leak_query q;
+	struct mw_err err = { "" };
+	struct mw_reader *reader;
+	cJSON *report = NULL;
+	char *text;
+	size_t i;
+	unsigned status = 200;
+
+	mw_leak_query_init(&q);
+	q.params = r->web->leak_params;
+	for (i = 0; i < MW_ARRAY_SIZE(leak_options); i++) {
+		const char *v = mw_req_arg(r, leak_options[i]);
+
+		if (v && mw_leak_query_set(&q, leak_options[i], v, r->now_ms, &err)) {
+			resp = mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "%s: %s", leak_options[i],
+					      err.msg);
+			goto out;
+		}
+	}
+	if (q.from_ms != INT64_MIN && q.to_ms != INT64_MAX && q.from_ms > q.to_ms) {
+		resp = mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "from: is after to");
+		goto out;
+	}
+	if (!(reader = mw_req_reader(r, &resp)))
+		goto out;
+	if (mw_leak_report(reader, &q, &report, &err)) {
+		if (!strncmp(err.msg, "match: ", 7)) {
+			struct mw_err bare;
+
+			/* mw_reply_storage_error names the parameter itself */
+			snprintf(bare.msg, sizeof(bare.msg), "%s", err.msg + 7);
+			resp = mw_reply_storage_error(r, reader, "match", &bare);
+		} else {
+			resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+					      "storage unavailable: %s", err.msg);
+		}
+		mw_req_reader_put(r, reader);
+		goto out;
+	}
+	mw_req_reader_put(r, reader);
+	if (as_check) {
+		switch (mw_leak_report_verdict(report, q.inconclusive_passes)) {
+		case MW_VERDICT_PASS:
+			status = 200;
+			break;
+		case MW_VERDICT_FAIL:
+			status = MHD_HTTP_PRECONDITION_FAILED;
+			break;
+		case MW_VERDICT_INCONCLUSIVE:
+			status = MHD_HTTP_CONFLICT;
+			break;
+		}
+	}
+	text = cJSON_PrintUnformatted(report);
+	{
+		size_t len = strlen(text);
+
+		text = realloc(text, len + 2);
+		if (!text)
+			abort();
+		text[len] = '\n';
+		text[len + 1] = '\0';
+		resp = mw_reply_bytes(r, status, "application/json", text, len + 1);
+	}
+out:
+	cJSON_Delete(report);
+	mw_leak_query_release(&q);
+	return resp;
+}
+
+struct MHD_Response *mw_h_leaks(struct mw_req *r)
+{
+	return leak_report(r, false);
+}
+
+struct MHD_Response *mw_h_check(struct mw_req *r)
+{
+	return leak_report(r, true);
+}

@@ -646,7 +646,9 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 		if (row_matches(&rows[i], filter))
 			rows[k++] = rows[i];
 	matched = nrows = k;
-	to = newest == INT64_MIN ? r->now_ms : newest;
+	/* The window ends at the newest sample (a stopped daemon's database
+	 * still has rates), never after now. */
+	to = newest == INT64_MIN || newest > r->now_ms ? r->now_ms : newest;
 	/* Sorting by a rate needs every matched row's rate; otherwise only
 	 * the page's rows are read. */
 	if (col == SORT_PRIVATE_RATE || col == SORT_WS_RATE) {

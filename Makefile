@@ -160,7 +160,7 @@ deps:
 	scripts/deps.sh
 
 run: deps-native native
-	build/native/memwatchd$(EXE) run
+	build/native/memwatchd$(EXE) run $(ARGS)
 
 deps-native:
 	@scripts/deps.sh native

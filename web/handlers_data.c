@@ -8,9 +8,12 @@
  * the pool for its duration; a database that cannot be opened is a 503.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/leak.h"
+#include "daemon/xalloc.h"
 #include "params.h"
 #include "readers.h"
 #include "storage/query.h"
@@ -167,6 +170,35 @@ static const char *agg_name(enum mw_agg a)
 	}
 }
 
+/* Growth of one result series: last non-null value minus the first;
+ * NaN when it has none. */
+static double series_growth(const struct mw_range_result *res, size_t i)
+{
+	size_t a, z;
+
+	for (a = 0; a < res->nt && isnan(res->values[i][a]); a++)
+		;
+	for (z = res->nt; z > a && isnan(res->values[i][z - 1]); z--)
+		;
+	return a < z ? res->values[i][z - 1] - res->values[i][a] : NAN;
+}
+
+static const double *top_growth;	/* cmp_top's context; guarded by top_lock */
+static pthread_mutex_t top_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Largest growth first, NaN last, then result order. */
+static int cmp_top(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	double gx = top_growth[x], gy = top_growth[y];
+
+	if (isnan(gx) != isnan(gy))
+		return isnan(gx) ? 1 : -1;
+	if (!isnan(gx) && gx != gy)
+		return gx > gy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 struct MHD_Response *mw_h_query(struct mw_req *r)
 {
 	struct MHD_Response *resp = NULL;
@@ -175,13 +207,18 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	struct mw_range_result res;
 	struct mw_err err = { "" };
 	struct mw_jbuf b;
-	const char *match = mw_req_arg(r, "match");
-	size_t i, j;
+	const char *match = mw_req_arg(r, "match"), *v;
+	double *grow = NULL;
+	size_t *keep = NULL;
+	size_t i, j, nkeep;
+	int64_t top = 0;
 
 	if (!match)
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: required (a series selector)");
 	if ((resp = range_params(r, &q)))
 		return resp;
+	if ((v = mw_req_arg(r, "top")) && mw_param_int(v, 1, 1000, &top, &err))
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "top: %s", err.msg);
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
 	memset(&res, 0, sizeof(res));
@@ -193,9 +230,25 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 		resp = mw_reply_error(r, MHD_HTTP_NOT_FOUND, "match: no series matches");
 		goto out;
 	}
+	/* The series written, in order: all, or the top ones by growth. */
+	keep = mw_xmalloc(res.nseries * sizeof(*keep));
+	grow = mw_xmalloc(res.nseries * sizeof(*grow));
+	for (i = 0; i < res.nseries; i++) {
+		keep[i] = i;
+		grow[i] = top ? series_growth(&res, i) : NAN;
+	}
+	nkeep = res.nseries;
+	if (top) {
+		pthread_mutex_lock(&top_lock);
+		top_growth = grow;
+		qsort(keep, nkeep, sizeof(*keep), cmp_top);
+		pthread_mutex_unlock(&top_lock);
+		if ((size_t)top < nkeep)
+			nkeep = (size_t)top;
+	}
 	mw_jbuf_init(&b);
 	/* Reserve for the numbers up front: ~14 bytes a timestamp, ~12 a value. */
-	mw_jbuf_reserve(&b, res.nt * (15 + 13 * res.nseries) + 256 * res.nseries + 256);
+	mw_jbuf_reserve(&b, res.nt * (15 + 13 * nkeep) + 256 * nkeep + 256);
 	mw_j_lit(&b, "{\"step_ms\":");
 	mw_j_int(&b, res.step_ms);
 	mw_j_lit(&b, ",\"tier\":");
@@ -204,6 +257,12 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	mw_j_str(&b, agg_name(res.agg));
 	mw_j_lit(&b, ",\"truncated\":");
 	mw_j_bool(&b, res.truncated);
+	if (top) {
+		mw_j_lit(&b, ",\"top\":");
+		mw_j_int(&b, top);
+		mw_j_lit(&b, ",\"series_total\":");
+		mw_j_int(&b, (int64_t)res.nseries);
+	}
 	mw_j_lit(&b, ",\"t\":[");
 	for (j = 0; j < res.nt; j++) {
 		if (j)
@@ -211,15 +270,21 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 		mw_j_int(&b, res.t[j]);
 	}
 	mw_j_lit(&b, "],\"series\":[");
-	for (i = 0; i < res.nseries; i++) {
+	for (i = 0; i < nkeep; i++) {
+		const double *vals = res.values[keep[i]];
+
 		if (i)
 			mw_j_char(&b, ',');
-		mw_j_series_head(&b, &res.series[i]);
+		mw_j_series_head(&b, &res.series[keep[i]]);
+		if (top) {
+			mw_j_lit(&b, ",\"growth\":");
+			mw_j_double(&b, grow[keep[i]]);
+		}
 		mw_j_lit(&b, ",\"values\":[");
 		for (j = 0; j < res.nt; j++) {
 			if (j)
 				mw_j_char(&b, ',');
-			mw_j_double(&b, res.values[i][j]);
+			mw_j_double(&b, vals[j]);
 		}
 		mw_j_lit(&b, "]}");
 	}
@@ -227,6 +292,8 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	resp = mw_reply_json(r, 200, &b);
 	mw_jbuf_release(&b);
 out:
+	free(keep);
+	free(grow);
 	mw_range_result_release(&res);
 	mw_req_reader_put(r, reader);
 	return resp;
@@ -246,12 +313,26 @@ static const char *const col_name[NCOLS] = {
 	"handles", "threads", "page_faults",
 };
 
+/* Rates: Theil-Sen slope of the floors (per-bucket minima) of private
+ * bytes and working set.  Fewer floors than this: no rate (null). */
+#define RATE_MIN_FLOORS 5
+/* At most this many floors per series: a longer window reads wider
+ * buckets (still floors), so the O(n^2) slope stays cheap. */
+#define RATE_MAX_FLOORS 180
+#define PROC_LIMIT_DEFAULT 200
+#define PROC_LIMIT_MAX 1000
+#define FILTER_MAX 200
+
 struct proc_row {
 	const char *process, *pid, *started;
 	int64_t ts;
 	double v[NCOLS];
 	double private_growth, ws_growth;
 	int64_t growth_window_ms;
+	int64_t id_private, id_ws;	/* series ids, -1: none */
+	double private_rate, ws_rate;	/* bytes per hour, NaN: not enough floors */
+	int64_t rate_span_ms;		/* span the floors cover, 0: none */
+	int rate_floors;		/* floors behind the private rate */
 	double key;		/* the sort column's value */
 };
 
@@ -278,33 +359,36 @@ static int cmp_identity(const void *a, const void *b)
 	return c;
 }
 
+enum { SORT_PRIVATE_RATE = -1, SORT_WS_RATE = -2, SORT_NAME = -3 };
+
 static double sort_key(const struct proc_row *p, int col)
 {
-	if (col == -1)
-		return p->private_growth;
-	if (col == -2)
-		return p->ws_growth;
+	if (col == SORT_PRIVATE_RATE)
+		return p->private_rate;
+	if (col == SORT_WS_RATE)
+		return p->ws_rate;
 	return p->v[col];
 }
 
-/* Descending by key, NaN (no data) last. */
-static int cmp_rows(const void *a, const void *b)
-{
-	double x = ((const struct proc_row *)a)->key, y = ((const struct proc_row *)b)->key;
-
-	if (isnan(x))
-		return isnan(y) ? 0 : 1;
-	if (isnan(y))
-		return -1;
-	return x > y ? -1 : x < y ? 1 : 0;
-}
-
+/* Descending by key, NaN (no data) last; ties by name, pid. */
 static int cmp_rows_name(const void *a, const void *b)
 {
 	const struct proc_row *x = a, *y = b;
 	int c = strcmp(x->process, y->process);
 
 	return c ? c : strcmp(x->pid, y->pid);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	double x = ((const struct proc_row *)a)->key, y = ((const struct proc_row *)b)->key;
+
+	if (isnan(x) || isnan(y)) {
+		if (isnan(x) && isnan(y))
+			return cmp_rows_name(a, b);
+		return isnan(x) ? 1 : -1;
+	}
+	return x > y ? -1 : x < y ? 1 : cmp_rows_name(a, b);
 }
 
 static double growth(const struct mw_latest *l)
@@ -327,24 +411,147 @@ static int64_t process_interval_ms(struct mw_req *r)
 	return 10000;
 }
 
+/* Case-insensitive (ASCII) substring test. */
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (; *hay; hay++) {
+		for (i = 0; i < n && hay[i]; i++) {
+			char a = hay[i], b = needle[i];
+
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+		}
+		if (i == n)
+			return true;
+	}
+	return n == 0;
+}
+
+static bool row_matches(const struct proc_row *row, const char *filter)
+{
+	return !filter || !strcmp(row->pid, filter) || contains_ci(row->process, filter);
+}
+
+/* Theil-Sen slope (bytes per hour) of one series' floors; NaN when fewer
+ * than RATE_MIN_FLOORS.  *span_ms and *nfloors: what the floors cover. */
+static double floor_rate(const struct mw_range_result *res, size_t i, double *x, double *y,
+			 int64_t *span_ms, int *nfloors)
+{
+	double slope, lo, hi;
+	size_t j, n = 0;
+
+	for (j = 0; j < res->nt; j++) {
+		if (isnan(res->values[i][j]))
+			continue;
+		x[n] = (double)(res->t[j] - res->t[0]);
+		y[n++] = res->values[i][j];
+	}
+	*nfloors = (int)n;
+	*span_ms = n ? (int64_t)(x[n - 1] - x[0]) : 0;
+	if (n < RATE_MIN_FLOORS || mw_theil_sen(x, y, n, (double)n, &slope, &lo, &hi))
+		return NAN;
+	return slope * 3600000.0;
+}
+
+/*
+ * Fill the rates of rows[0..n) from one range read of their private-bytes
+ * and working-set series: per-bucket minima over [to - window, to].
+ * 0, or -1 with err on a storage failure.
+ */
+static int fill_rates(struct mw_reader *reader, struct proc_row *rows, size_t n, int64_t to,
+		      int64_t window_ms, int64_t *step_out, struct mw_err *err)
+{
+	struct mw_range_query q;
+	struct mw_range_result res;
+	int64_t *ids = mw_xmalloc((2 * n + 1) * sizeof(*ids)), step;
+	size_t *owner = mw_xmalloc((2 * n + 1) * sizeof(*owner));
+	double *x = NULL, *y = NULL;
+	size_t i, nids = 0;
+	int rc = 0;
+
+	step = (window_ms / 60000 + RATE_MAX_FLOORS - 1) / RATE_MAX_FLOORS * 60000;
+	if (step < 60000)
+		step = 60000;
+	*step_out = step;
+	for (i = 0; i < n; i++) {
+		if (rows[i].id_private >= 0) {
+			owner[nids] = 2 * i;
+			ids[nids++] = rows[i].id_private;
+		}
+		if (rows[i].id_ws >= 0) {
+			owner[nids] = 2 * i + 1;
+			ids[nids++] = rows[i].id_ws;
+		}
+	}
+	memset(&res, 0, sizeof(res));
+	if (!nids)
+		goto out;
+	mw_range_query_init(&q, to - window_ms, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if ((rc = mw_reader_range_ids(reader, ids, nids, &q, &res, err)))
+		goto out;
+	x = mw_xmalloc((res.nt + 1) * sizeof(*x));
+	y = mw_xmalloc((res.nt + 1) * sizeof(*y));
+	for (i = 0; i < res.nseries && i < nids; i++) {
+		struct proc_row *row = &rows[owner[i] / 2];
+		int64_t span;
+		int nf;
+		double rate = floor_rate(&res, i, x, y, &span, &nf);
+
+		if (owner[i] % 2 == 0) {
+			row->private_rate = rate;
+			row->rate_span_ms = span;
+			row->rate_floors = nf;
+		} else {
+			row->ws_rate = rate;
+			if (row->id_private < 0)
+				row->rate_span_ms = span;
+		}
+	}
+out:
+	mw_range_result_release(&res);
+	free(ids);
+	free(owner);
+	free(x);
+	free(y);
+	return rc;
+}
+
+static void j_rate(struct mw_jbuf *b, double v)
+{
+	if (isnan(v))
+		mw_j_null(b);
+	else
+		mw_j_double(b, round(v));
+}
+
 struct MHD_Response *mw_h_processes(struct mw_req *r)
 {
 	static const struct { const char *name; int col; } sorts[] = {
 		{ "private_bytes", C_PRIVATE }, { "working_set", C_WS },
-		{ "working_set_bytes", C_WS }, { "growth", -1 }, { "private_growth", -1 },
-		{ "working_set_growth", -2 }, { "virtual_bytes", C_VIRTUAL },
-		{ "handles", C_HANDLES }, { "threads", C_THREADS }, { "name", -3 },
+		{ "working_set_bytes", C_WS }, { "growth", SORT_PRIVATE_RATE },
+		{ "private_growth", SORT_PRIVATE_RATE }, { "working_set_growth", SORT_WS_RATE },
+		{ "virtual_bytes", C_VIRTUAL }, { "handles", C_HANDLES },
+		{ "threads", C_THREADS }, { "name", SORT_NAME },
 	};
 	struct MHD_Response *resp = NULL;
 	struct mw_reader *reader;
 	struct mw_latest_list list = { 0 };
 	struct mw_err err = { "" };
 	struct mw_latest **idx = NULL;
-	struct proc_row *rows = NULL, *row = NULL;
+	struct proc_row *rows = NULL, *row = NULL, *page;
 	struct mw_jbuf b;
-	const char *v = mw_req_arg(r, "sort");
-	int64_t limit = 0, newest = INT64_MIN, live;
-	size_t i, k, nrows = 0;
+	const char *v = mw_req_arg(r, "sort"), *filter = mw_req_arg(r, "filter");
+	int64_t limit = PROC_LIMIT_DEFAULT, offset = 0, window = 3600000, step = 60000;
+	int64_t newest = INT64_MIN, live, to;
+	size_t i, k, nrows = 0, total, matched, npage;
 	int col = C_PRIVATE;
 
 	if (v) {
@@ -357,11 +564,29 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 					      "threads, name");
 		col = sorts[i].col;
 	}
-	if ((v = mw_req_arg(r, "limit")) && mw_param_int(v, 1, 100000, &limit, &err))
+	if ((v = mw_req_arg(r, "limit")) && mw_param_int(v, 1, PROC_LIMIT_MAX, &limit, &err))
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "limit: %s", err.msg);
+	if ((v = mw_req_arg(r, "offset")) && mw_param_int(v, 0, 100000000, &offset, &err))
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "offset: %s", err.msg);
+	if ((v = mw_req_arg(r, "window"))) {
+		if (mw_param_duration(v, &window, &err))
+			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "window: %s", err.msg);
+		if (window < 300000 || window > 7 * 86400000LL)
+			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
+					      "window: must be between 5m and 7d");
+	}
+	if (filter) {
+		if (strlen(filter) > FILTER_MAX)
+			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
+					      "filter: longer than %d bytes", FILTER_MAX);
+		for (v = filter; *v; v++)
+			if ((unsigned char)*v < 0x20 || *v == 0x7f)
+				return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
+						      "filter: holds a control character");
+	}
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
-	if (mw_reader_processes(reader, 3600000, &list, &err)) {
+	if (mw_reader_processes(reader, window, &list, &err)) {
 		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
 				      err.msg);
 		goto out;
@@ -369,8 +594,10 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 	/* Group the per-metric series by process identity (pid, started). */
 	idx = calloc(list.n ? list.n : 1, sizeof(*idx));
 	rows = calloc(list.n ? list.n : 1, sizeof(*rows));
-	if (!idx || !rows)
+	if (!idx || !rows) {
+		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 		goto out;
+	}
 	for (i = 0; i < list.n; i++) {
 		idx[i] = &list.items[i];
 		if (list.items[i].ts_ms > newest)
@@ -389,6 +616,8 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 			for (k = 0; k < NCOLS; k++)
 				row->v[k] = NAN;
 			row->private_growth = row->ws_growth = NAN;
+			row->private_rate = row->ws_rate = NAN;
+			row->id_private = row->id_ws = -1;
 			row->ts = INT64_MIN;
 		}
 		for (k = 0; k < NCOLS; k++)
@@ -400,32 +629,66 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 		if (idx[i]->ts_ms > row->ts)
 			row->ts = idx[i]->ts_ms;
 		if (k == C_PRIVATE) {
+			row->id_private = idx[i]->info.id;
 			row->private_growth = growth(idx[i]);
 			if (idx[i]->past_ts_ms != INT64_MIN)
 				row->growth_window_ms = idx[i]->ts_ms - idx[i]->past_ts_ms;
 		} else if (k == C_WS) {
+			row->id_ws = idx[i]->info.id;
 			row->ws_growth = growth(idx[i]);
 		}
 	}
 	for (i = k = 0; i < nrows; i++)
 		if (rows[i].ts >= live)
 			rows[k++] = rows[i];
-	nrows = k;
-	if (col == -3) {
+	total = nrows = k;
+	for (i = k = 0; i < nrows; i++)
+		if (row_matches(&rows[i], filter))
+			rows[k++] = rows[i];
+	matched = nrows = k;
+	/* The window ends at the newest sample (a stopped daemon's database
+	 * still has rates), never after now. */
+	to = newest == INT64_MIN || newest > r->now_ms ? r->now_ms : newest;
+	/* Sorting by a rate needs every matched row's rate; otherwise only
+	 * the page's rows are read. */
+	if (col == SORT_PRIVATE_RATE || col == SORT_WS_RATE) {
+		if (fill_rates(reader, rows, nrows, to, window, &step, &err))
+			goto storage_err;
+	}
+	if (col == SORT_NAME) {
 		qsort(rows, nrows, sizeof(*rows), cmp_rows_name);
 	} else {
 		for (i = 0; i < nrows; i++)
 			rows[i].key = sort_key(&rows[i], col);
 		qsort(rows, nrows, sizeof(*rows), cmp_rows);
 	}
-	if (limit && (size_t)limit < nrows)
-		nrows = (size_t)limit;
+	page = rows + ((size_t)offset < nrows ? (size_t)offset : nrows);
+	npage = (size_t)(rows + nrows - page);
+	if ((size_t)limit < npage)
+		npage = (size_t)limit;
+	if (col != SORT_PRIVATE_RATE && col != SORT_WS_RATE &&
+	    fill_rates(reader, page, npage, to, window, &step, &err))
+		goto storage_err;
 	mw_jbuf_init(&b);
 	mw_j_lit(&b, "{\"ts\":");
 	j_ts_or_null(&b, newest);
-	mw_j_lit(&b, ",\"growth_window_ms\":3600000,\"processes\":[");
-	for (i = 0; i < nrows; i++) {
-		row = &rows[i];
+	mw_j_lit(&b, ",\"total\":");
+	mw_j_int(&b, (int64_t)total);
+	mw_j_lit(&b, ",\"matched\":");
+	mw_j_int(&b, (int64_t)matched);
+	mw_j_lit(&b, ",\"offset\":");
+	mw_j_int(&b, offset);
+	mw_j_lit(&b, ",\"limit\":");
+	mw_j_int(&b, limit);
+	mw_j_lit(&b, ",\"window_ms\":");
+	mw_j_int(&b, window);
+	mw_j_lit(&b, ",\"rate_step_ms\":");
+	mw_j_int(&b, step);
+	mw_j_lit(&b, ",\"growth_window_ms\":");
+	mw_j_int(&b, window);
+	mw_j_lit(&b, ",\"processes\":[");
+	for (i = 0; i < npage; i++) {
+		row = &page[i];
 		if (i)
 			mw_j_char(&b, ',');
 		mw_j_lit(&b, "{\"process\":");
@@ -441,6 +704,14 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 			mw_j_key(&b, col_name[k]);
 			mw_j_double(&b, row->v[k]);
 		}
+		mw_j_lit(&b, ",\"private_rate_bytes_per_hour\":");
+		j_rate(&b, row->private_rate);
+		mw_j_lit(&b, ",\"working_set_rate_bytes_per_hour\":");
+		j_rate(&b, row->ws_rate);
+		mw_j_lit(&b, ",\"growth_span_ms\":");
+		mw_j_int(&b, row->rate_span_ms);
+		mw_j_lit(&b, ",\"growth_floors\":");
+		mw_j_int(&b, row->rate_floors);
 		mw_j_lit(&b, ",\"private_growth_bytes\":");
 		mw_j_double(&b, row->private_growth);
 		mw_j_lit(&b, ",\"working_set_growth_bytes\":");
@@ -452,6 +723,10 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 	mw_j_lit(&b, "]}\n");
 	resp = mw_reply_json(r, 200, &b);
 	mw_jbuf_release(&b);
+	goto out;
+storage_err:
+	resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
+			      err.msg);
 out:
 	free(idx);
 	free(rows);

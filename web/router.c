@@ -10,8 +10,8 @@
 
 static const char *const no_params[] = { NULL };
 static const char *const series_params[] = { "match", NULL };
-static const char *const query_params[] = { "match", "from", "to", "step", "agg", "max_points", NULL };
-static const char *const processes_params[] = { "sort", "limit", NULL };
+static const char *const query_params[] = { "match", "from", "to", "step", "agg", "max_points", "top", NULL };
+static const char *const processes_params[] = { "sort", "limit", "offset", "filter", "window", NULL };
 static const char *const leak_params[] = { "match", "from", "to", "warmup", "min_duration",
 	"max_growth", "horizon", "limit", "inconclusive", NULL };
 static const char *const export_params[] = { "match", "from", "to", "format", NULL };

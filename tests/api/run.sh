@@ -96,6 +96,17 @@ check "query: max_points=0 is 400" expect_error 400 max_points "$base$q&max_poin
 check "query: max_points huge is 400" expect_error 400 max_points "$base$q&max_points=99999999999999"
 check "query: unknown parameter is 400" expect_error 400 frm "$base$q&frm=-1h"
 
+qp=/api/v1/query?match=memwatch_process_private_bytes
+check "query: top=N keeps N series, series_total counts them all" getj "$qp&from=-5m&top=2" \
+	'd["series_total"]>=2 and len(d["series"])==2 and d["top"]==2'
+check "query: top series are the largest growers (last minus first), descending" getj "$qp&from=-5m&top=5" \
+	'[s["growth"] for s in d["series"] if s["growth"] is not None]==sorted([s["growth"] for s in d["series"] if s["growth"] is not None],reverse=True)'
+check "query: top above the match count returns every series" getj "$q&top=20" \
+	'd["series_total"]==1 and len(d["series"])==1'
+check "query: without top there is no series_total" getj "$q" '"series_total" not in d'
+check "query: top=0 is 400 naming top" expect_error 400 top "$base$q&top=0"
+check "query: top=abc is 400 naming top" expect_error 400 top "$base$q&top=abc"
+
 # --- processes ----------------------------------------------------------------
 check "processes: table with headline metrics and growth" getj /api/v1/processes \
 	'len(d["processes"])>=1 and all(set(p)>={"process","pid","private_bytes","working_set_bytes","private_growth_bytes"} for p in d["processes"])'
@@ -104,9 +115,80 @@ check "processes: sorted by private bytes (default)" getj /api/v1/processes \
 check "processes: sort=working_set" getj "/api/v1/processes?sort=working_set" \
 	'[p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None]==sorted([p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None],reverse=True)'
 check "processes: sort=growth and limit" getj "/api/v1/processes?sort=growth&limit=3" 'len(d["processes"])<=3'
-check "processes: the daemon itself is listed" getj "/api/v1/processes?sort=name" \
+check "processes: the daemon itself is listed" getj "/api/v1/processes?sort=name&filter=$main_pid" \
 	"any(p['pid']=='$main_pid' for p in d['processes'])"
 check "processes: bad sort is 400" expect_error 400 sort "$base/api/v1/processes?sort=color"
+check "processes: total, matched, offset, limit; total counts every live process" getj "/api/v1/processes?limit=2" \
+	'd["total"]>=2 and d["matched"]==d["total"] and d["offset"]==0 and d["limit"]==2 and len(d["processes"])==2'
+# Pages: offset walks the same order without gaps or repeats.
+pages() {
+	python3 - "$base" <<'PY'
+import json, sys, urllib.request
+base = sys.argv[1]
+get = lambda q: json.load(urllib.request.urlopen(base + "/api/v1/processes?sort=name&" + q, timeout=10))
+whole = get("limit=1000")
+names = [(p["process"], p["pid"]) for p in whole["processes"]]
+assert len(names) == whole["total"] == whole["matched"], (len(names), whole["total"])
+walked = []
+for off in range(0, len(names), 3):
+    d = get("limit=3&offset=%d" % off)
+    walked += [(p["process"], p["pid"]) for p in d["processes"]]
+# Processes may start or exit between the requests (the machine is
+# busy), so: the walk stays in name order across page boundaries and
+# covers nearly all of the whole table.
+assert walked == sorted(walked), walked
+seen = len(set(walked) & set(names))
+assert seen >= len(names) * 0.8, (seen, len(names))
+assert get("offset=100000")["processes"] == []
+PY
+}
+check "processes: offset pages through the table" pages
+check "processes: filter by name is case-insensitive, matched counts it" getj "/api/v1/processes?filter=MEMWATCHD" \
+	"d['matched']>=1 and d['matched']<=d['total'] and len(d['processes'])==d['matched'] and all('memwatchd' in p['process'].lower() for p in d['processes']) and any(p['pid']=='$main_pid' for p in d['processes'])"
+check "processes: filter by pid" getj "/api/v1/processes?filter=$main_pid" \
+	"d['matched']>=1 and all(p['pid']=='$main_pid' or '$main_pid' in p['process'] for p in d['processes'])"
+check "processes: filter matching nothing" getj "/api/v1/processes?filter=no-such-process-xyz" \
+	'd["matched"]==0 and d["processes"]==[] and d["total"]>=1'
+check "processes: limit above the maximum is 400" expect_error 400 limit "$base/api/v1/processes?limit=100000"
+check "processes: negative offset is 400" expect_error 400 offset "$base/api/v1/processes?offset=-1"
+check "processes: non-numeric offset is 400" expect_error 400 offset "$base/api/v1/processes?offset=ten"
+check "processes: control character in filter is 400" expect_error 400 filter "$base/api/v1/processes?filter=a%01b"
+check "processes: oversized filter is 400" expect_error 400 filter "$base/api/v1/processes?filter=$(head -c 300 /dev/zero | tr '\0' f)"
+check "processes: bad window is 400" expect_error 400 window "$base/api/v1/processes?window=soon"
+check "processes: too short window is 400" expect_error 400 window "$base/api/v1/processes?window=10s"
+check "processes: too long window is 400" expect_error 400 window "$base/api/v1/processes?window=30d"
+check "processes: window and rate fields" getj "/api/v1/processes?window=15m&limit=5" \
+	'd["window_ms"]==900000 and all("private_rate_bytes_per_hour" in p and "working_set_rate_bytes_per_hour" in p and 0<=p["growth_span_ms"]<=900000 for p in d["processes"])'
+check "processes: a young process has no rate yet (fewer than 5 floors)" getj "/api/v1/processes?filter=$main_pid&window=1h" \
+	"[p['working_set_rate_bytes_per_hour'] for p in d['processes'] if p['pid']=='$main_pid']==[None]"
+# Seed 40 minutes of per-minute floors (rising 100,000 bytes a minute:
+# 6,000,000 bytes/h) for this daemon's private bytes, older than its live
+# data, straight into the 1-minute rollup table.
+seed_history() {
+	local id
+	id=$(curl -sf "$base/api/v1/series?match=memwatch_process_private_bytes%7Bpid%3D%22$main_pid%22%7D" |
+		js 'print(d["series"][0]["id"])') || return 1
+	python3 - "$tmpdir/x.db" "$id" <<'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=10)
+sid = int(sys.argv[2])
+now_min = int(time.time() * 1000) // 60000
+with db:
+    for k in range(40):
+        t = now_min - 42 + k
+        db.execute("INSERT OR REPLACE INTO rollup_1m_data(series_id,t,base,min,max,last,sum,count) VALUES (?,?,?,0,0,0,0,1)",
+                   (sid, t, 50_000_000 + 100_000 * k))
+PY
+}
+check "seed 40 minutes of rising floors for the daemon's private bytes" seed_history
+check "processes: rate is the Theil-Sen slope of the floors, bytes per hour" getj "/api/v1/processes?filter=$main_pid&window=1h" \
+	"[abs(p['private_rate_bytes_per_hour']-6e6)<6e4 and 38*60000<=p['growth_span_ms']<=43*60000 for p in d['processes'] if p['pid']=='$main_pid']==[True]"
+check "processes: a 15m window covers 15 minutes" getj "/api/v1/processes?filter=$main_pid&window=15m" \
+	"[abs(p['private_rate_bytes_per_hour']-6e6)<6e4 and 13*60000<=p['growth_span_ms']<=15*60000 for p in d['processes'] if p['pid']=='$main_pid']==[True]"
+check "processes: sort=growth ranks by the rate" getj "/api/v1/processes?sort=growth&window=1h&limit=3" \
+	"d['processes'][0]['pid']=='$main_pid'"
+check "processes: the slope survives a 24h window (coarser floors)" getj "/api/v1/processes?filter=$main_pid&window=24h" \
+	"[p['private_rate_bytes_per_hour'] is not None and abs(p['private_rate_bytes_per_hour']-6e6)<1.5e6 for p in d['processes'] if p['pid']=='$main_pid']==[True]"
 
 # --- export -------------------------------------------------------------------
 export_csv() {

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# leaks.sh DAEMON - leak verdicts end to end: a process that leaks and one
+# that fills up and plateaus run beside a daemon sampling every 100 ms;
+# `memwatchd check --url`, `curl -f /api/v1/check`, /api/v1/leaks and the
+# memwatch_leak_* gauges must fail the first and pass the second, and
+# `check --db` must say the same from the file after the daemon stopped.
+# Warm-up and minimum duration are shortened to seconds (the defaults are
+# minutes).  Helpers and daemon are ours, stopped by PID.  Loopback only.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+daemon=$(cd "$(dirname "${1:?usage: leaks.sh DAEMON}")" && pwd)/$(basename "$1")
+. "$here/lib.sh"
+
+hog=$root/build/native/helpers/memhog
+if [ ! -x "$hog" ] || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
+	skip "memhog helper (or curl, python3) missing"
+	finish
+	exit 0
+fi
+cp "$hog" "$tmpdir/leaky_app"
+cp "$hog" "$tmpdir/steady_app"
+
+port=$(free_port)
+base=http://127.0.0.1:$port
+opts="warmup=3s&min_duration=8s"
+cli_opts=(--warmup 3s --min-duration 8s)
+leaky_sel='memwatch_process_private_bytes{process="leaky_app"}'
+steady_sel='memwatch_process_private_bytes{process="steady_app"}'
+# pyc CODE: Python statements over the JSON on stdin as `d` (asserts).
+pyc() {
+	python3 -c "import json,sys
+d=json.load(sys.stdin)
+$1"
+}
+enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+
+mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/l.db" --interval 100ms \
+	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.window=1h \
+	--set leak.warmup=3s --set leak.min_duration=8s --watch steady_app
+main_pid=$mw_pid
+check "daemon ready" wait_ready "$base/healthz"
+
+# 256 KiB every 100 ms for two minutes at most; 2 MiB ten times, then flat.
+"$tmpdir/leaky_app" 256 100 0 120 >"$tmpdir/leaky.out" 2>&1 &
+leaky_pid=$!
+pids+=("$leaky_pid")
+"$tmpdir/steady_app" 2048 100 10 120 >"$tmpdir/steady.out" 2>&1 &
+steady_pid=$!
+pids+=("$steady_pid")
+
+# Poll (bounded) until both have a verdict other than inconclusive.
+judged() {
+	local i a b
+	for i in $(seq 1 120); do
+		"$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}" >/dev/null 2>&1
+		a=$?
+		"$daemon" check --url "$base" --match "$steady_sel" "${cli_opts[@]}" >/dev/null 2>&1
+		b=$?
+		[ "$a" != 3 ] && [ "$b" != 3 ] && return 0
+		sleep 0.5
+	done
+	echo "still inconclusive: leaky $a, steady $b"
+	return 1
+}
+check "both processes judged within the bound" judged
+
+expect_rc() {
+	local want=$1 got
+	shift
+	"$@" >"$tmpdir/cmd.out" 2>&1
+	got=$?
+	[ "$got" = "$want" ] || { echo "exit $got, want $want"; cat "$tmpdir/cmd.out"; return 1; }
+}
+check "check --url fails the leaking process (exit 1)" \
+	expect_rc 1 "$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}"
+check "its table names it and says fail" grep -Eq '^fail +leaky_app' "$tmpdir/cmd.out"
+check "check --url passes the plateauing process (exit 0)" \
+	expect_rc 0 "$daemon" check --url "$base" --match "$steady_sel" "${cli_opts[@]}"
+check "curl -f /api/v1/check fails on the leak" \
+	expect_rc 22 curl -sf "$base/api/v1/check?match=$(enc "$leaky_sel")&$opts"
+check "... with status 412" \
+	test "$(status "$base/api/v1/check?match=$(enc "$leaky_sel")&$opts")" = 412
+check "curl -f /api/v1/check passes the plateau" \
+	expect_rc 0 curl -sf "$base/api/v1/check?match=$(enc "$steady_sel")&$opts"
+
+curl -s "$base/api/v1/leaks?$opts" >"$tmpdir/leaks.json"
+check "/api/v1/leaks: overall fail, leaky_app first with slope, onset and series" pyc '
+g = d["groups"][0]
+assert d["verdict"] == "fail", d["verdict"]
+assert g["process"] == "leaky_app" and g["verdict"] == "fail", g["process"]
+lo, hi = g["slope_ci_bytes_per_hour"]
+assert 0 < lo <= g["slope_bytes_per_hour"] <= hi, (lo, hi)
+assert g["onset_ms"] and d["from_ms"] <= g["onset_ms"] <= d["to_ms"], g["onset_ms"]
+assert g["series"].startswith("memwatch_process_private_bytes{") and g["growth_bytes"] > 0
+assert g["incarnations"][0]["pid"] == "'"$leaky_pid"'", g["incarnations"][0]
+assert g["fit"]["slope_bytes_per_hour"] == g["slope_bytes_per_hour"]
+' <"$tmpdir/leaks.json"
+check "/api/v1/leaks: steady_app passes" pyc '
+s = [g for g in d["groups"] if g["process"] == "steady_app"][0]
+assert s["verdict"] == "pass", s' <"$tmpdir/leaks.json"
+# ~2.5 MiB/s is ~9 GiB/h: the slope must be in that order (the sampling
+# and the allocator blur it, a factor of two does not).
+check "the leak's slope is about 9 GiB/h" pyc '
+g = d["groups"][0]
+assert 4.5e9 < g["slope_bytes_per_hour"] < 18e9, g["slope_bytes_per_hour"]' <"$tmpdir/leaks.json"
+
+gauge() {
+	local i
+	for i in $(seq 1 60); do
+		curl -s "$base/metrics" | grep -q "^memwatch_leak_verdict{process=\"$1\"} $2\$" && return 0
+		sleep 0.5
+	done
+	curl -s "$base/metrics" | grep memwatch_leak_ | head -20
+	return 1
+}
+check "/metrics: memwatch_leak_verdict{process=\"leaky_app\"} 1 (background refresh)" gauge leaky_app 1
+check "/metrics: the watched steady_app is exported with 0" gauge steady_app 0
+check "/metrics: the slope gauge of leaky_app" \
+	bash -c "curl -s '$base/metrics' | grep -q '^memwatch_leak_slope_bytes_per_hour{process=\"leaky_app\"} [0-9]'"
+
+check "inconclusive when the warm-up covers the run: exit 3" \
+	expect_rc 3 "$daemon" check --url "$base" --match "$leaky_sel" --warmup 1h
+check "... 0 with --inconclusive pass" \
+	expect_rc 0 "$daemon" check --url "$base" --match "$leaky_sel" --warmup 1h --inconclusive pass
+check "... /api/v1/check answers 409" \
+	test "$(status "$base/api/v1/check?match=$(enc "$leaky_sel")&warmup=1h")" = 409
+check "... and 200 with inconclusive=pass" \
+	test "$(status "$base/api/v1/check?match=$(enc "$leaky_sel")&warmup=1h&inconclusive=pass")" = 200
+check "a budget above the leak passes it" \
+	expect_rc 0 "$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}" --max-growth 100GB/h
+
+check "bad warmup: 400 naming it" expect_error 400 warmup "$base/api/v1/leaks?warmup=soon"
+check "bad max_growth: 400 naming it" expect_error 400 max_growth "$base/api/v1/leaks?max_growth=5XB/h"
+check "bad match: 400 naming it" expect_error 400 match "$base/api/v1/leaks?match=$(enc 'x{')"
+check "bad inconclusive: 400 naming it" expect_error 400 inconclusive "$base/api/v1/check?inconclusive=maybe"
+check "from after to: 400" expect_error 400 from "$base/api/v1/leaks?from=now&to=-1h"
+check "unknown parameter: 400" expect_error 400 bogus "$base/api/v1/leaks?bogus=1"
+check "no matching series: inconclusive, says so" bash -c \
+	"curl -s '$base/api/v1/leaks?match=nothing_here' | grep -q '\"reason\":\"no series match\"'"
+
+check "check: unknown option is a usage error (2)" expect_rc 2 "$daemon" check --bogus 1
+check "check: bad --max-growth names it (2)" expect_rc 2 "$daemon" check --max-growth fast
+check "... the message names the option" grep -q -- '--max-growth' "$tmpdir/cmd.out"
+check "check: a missing database is an input error (2)" \
+	expect_rc 2 "$daemon" check --db "$tmpdir/none.db"
+check "check: nobody listening is an input error (2)" \
+	expect_rc 2 "$daemon" check --url "http://127.0.0.1:$(free_port)"
+check "check: https is refused with a reason (2)" \
+	expect_rc 2 "$daemon" check --url "https://127.0.0.1:$port"
+check "check --json is the report" bash -c \
+	"'$daemon' check --url '$base' --match '$leaky_sel' ${cli_opts[*]} --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"groups\"][0][\"verdict\"]==\"fail\"'"
+
+kill -TERM "$leaky_pid" "$steady_pid"
+wait "$leaky_pid" "$steady_pid" 2>/dev/null
+pids=("$main_pid")
+check "daemon stops with status 0" mw_stop "$main_pid"
+check "check --db on the file says the same: fail (exit 1)" \
+	expect_rc 1 "$daemon" check --db "$tmpdir/l.db" --match "$leaky_sel" "${cli_opts[@]}"
+check "check --db passes the plateau (exit 0)" \
+	expect_rc 0 "$daemon" check --db "$tmpdir/l.db" --match "$steady_sel" "${cli_opts[@]}"
+finish

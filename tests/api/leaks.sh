@@ -151,6 +151,41 @@ check "check: https is refused with a reason (2)" \
 check "check --json is the report" bash -c \
 	"'$daemon' check --url '$base' --match '$leaky_sel' ${cli_opts[*]} --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"groups\"][0][\"verdict\"]==\"fail\"'"
 
+# The page opens on the Leaks panel, drawn by headless Chromium from this
+# daemon (its [leak] defaults are the shortened ones): the leak's row, its
+# badge, slope and sparkline, and the chart with the fitted trend and the
+# onset.  Screenshot: build/page-leaks.png.
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chrome" ]; then
+	flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+		--disable-background-networking --disable-component-update --disable-sync
+		--disable-extensions --disable-default-apps --hide-scrollbars
+		--window-size=1280,1000 --virtual-time-budget=8000)
+	run_chrome() {
+		timeout 40 "$chrome" "${flags[@]}" --user-data-dir="$(mktemp -d "$tmpdir/chrome.XXXXXX")" "$@" 2>>"$tmpdir/chrome.log"
+	}
+	run_chrome --dump-dom "$base/" >"$tmpdir/dom.html"
+	check "page: the Leaks panel shows leaky_app failing, with slope and sparkline" python3 - "$tmpdir/dom.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+m = re.search(r'<section id="leaks".*?</section>', dom, re.S)
+assert m, "no #leaks section"
+assert dom.index('id="leaks"') < dom.index('id="chart"'), "leaks panel is not first"
+sec = m.group(0)
+assert "leaky_app" in sec and "badge fail" in sec, "leak row not drawn"
+assert "/h" in sec and "<polyline" in sec, "slope or sparkline missing"
+assert re.search(r'id="leaks-verdict"[^>]*>fail<', sec), "overall verdict missing"
+c = re.search(r'<div id="chart".*?</section>', dom, re.S).group(0)
+assert "<canvas" in c and "fitted trend" in c and "onset " in c, "leak not drawn in the chart"
+PY
+	mkdir -p "$root/build"
+	rm -f "$root/build/page-leaks.png"
+	(cd "$tmpdir" && run_chrome --screenshot="$root/build/page-leaks.png" "$base/") >/dev/null
+	check "page: screenshot saved as build/page-leaks.png" test -s "$root/build/page-leaks.png"
+else
+	skip "chromium not installed: page not drawn"
+fi
+
 kill -TERM "$leaky_pid" "$steady_pid"
 wait "$leaky_pid" "$steady_pid" 2>/dev/null
 pids=("$main_pid")

@@ -69,7 +69,7 @@ int mw_url_parse(const char *text, struct mw_url *out, struct mw_err *err)
 	} else {
 		strcpy(out->port, "80");
 	}
-	if (*path == '?' || *path == '#')
+	if (strpbrk(path, "?#"))
 		return mw_error(err, "'%s': give the daemon's address without a query", text);
 	plen = strlen(path);
 	while (plen && path[plen - 1] == '/')

@@ -101,6 +101,38 @@ static void formats_round_trip(void **state)
 	assert_string_equal(buf, "512MB");
 }
 
+static void growth_budgets(void **state)
+{
+	static const char *const bad[] = { "", "1MB", "MB/h", "1MB/fortnight", "5XB/h", "-1MB/h",
+					   "1MB/h,2%/h,3%/h", "%/h", "abc%/h", "1MB/h,", "1MB/0s" };
+	double bph = -1, rel = -1;
+	struct mw_err err;
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mw_parse_growth_budget("1MB/h", &bph, &rel, &err), 0);
+	assert_true(bph == 1048576.0 && rel == 0);
+	assert_int_equal(mw_parse_growth_budget("24MB/d", &bph, &rel, &err), 0);
+	assert_true(bph == 1048576.0);
+	assert_int_equal(mw_parse_growth_budget("2%/h", &bph, &rel, &err), 0);
+	assert_true(bph == 0 && rel == 0.02);
+	assert_int_equal(mw_parse_growth_budget("64KB/h,2%/h", &bph, &rel, &err), 0);
+	assert_true(bph == 65536.0 && rel == 0.02);
+	assert_int_equal(mw_parse_growth_budget("0.5MB/30m", &bph, &rel, &err), 0);
+	assert_true(bph == 1048576.0);
+	mw_format_growth_budget(buf, sizeof(buf), 65536.0, 0.02);
+	assert_string_equal(buf, "64KB/h,2%/h");
+	mw_format_growth_budget(buf, sizeof(buf), 1048576.0, 0);
+	assert_string_equal(buf, "1MB/h");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		if (mw_parse_growth_budget(bad[i], &bph, &rel, &err) == 0)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_true(err.msg[0] != '\0');
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +140,7 @@ int main(void)
 		cmocka_unit_test(durations_reject),
 		cmocka_unit_test(sizes_parse),
 		cmocka_unit_test(formats_round_trip),
+		cmocka_unit_test(growth_budgets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

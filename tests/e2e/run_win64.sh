@@ -15,7 +15,9 @@ scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\
 	--interval 200ms --set storage.flush_interval=500ms --watch self >"$dir/log" 2>&1 &
 runner=$!
 cleanup() {
-	pkill -KILL -f "memwatchd.exe run --listen 127.0.0.1:$port" 2>/dev/null
+	# wine-run.sh execs Wine, which runs the .exe in the process we
+	# started: its PID is $runner.  Never by name or pattern.
+	kill -KILL "$runner" 2>/dev/null
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -45,8 +47,7 @@ check "collectors report under Wine (vmmap samples self, perfcounters says why n
 curl -sf -m 5 "$base/metrics" >"$dir/metrics"
 check "/metrics lists the process series" "grep -q '^memwatch_process_private_bytes{' '$dir/metrics'"
 
-pid=$(pgrep -f "memwatchd.exe run --listen 127.0.0.1:$port" | head -1)
-kill -INT "$pid"
+kill -INT "$runner"
 wait "$runner"
 rc=$?
 check "Ctrl+C stops it with exit 0" "[ $rc -eq 0 ] || { cat '$dir/log'; false; }"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# leaks_win64.sh - leak verdicts from the Windows build under Wine: the
+# .exe daemon samples a leaking and a plateauing Windows process (the
+# memhog helper cross-built, under two image names); `memwatchd.exe check
+# --url` (under Wine) and `curl -f /api/v1/check` fail the first and pass
+# the second.  Everything started here is stopped by its PID.
+set -u
+cd "$(dirname "$0")/../.."
+exe=build/win64/memwatchd.exe
+hog=build/win64/helpers/memhog.exe
+. tests/e2e/tap.sh
+
+dir=$(mktemp -d)
+cp "$hog" "$dir/leaky_app.exe"
+cp "$hog" "$dir/steady_app.exe"
+port=$(free_port)
+base=http://127.0.0.1:$port
+started=()
+cleanup() {
+	local p
+	for p in "${started[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\l.db" \
+	--interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s \
+	--set leak.warmup=3s --set leak.min_duration=8s >"$dir/log" 2>&1 &
+daemon=$!
+started+=("$daemon")
+for _ in $(seq 1 120); do
+	curl -sf -m 2 "$base/healthz" >/dev/null 2>&1 && break
+	sleep 0.25
+done
+check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/log'; false; }"
+
+# 512 KiB every 100 ms; 4 MiB five times, then flat (two minutes at most).
+scripts/wine-run.sh "$dir/leaky_app.exe" 512 100 0 120 >"$dir/leaky.out" 2>&1 &
+started+=("$!")
+scripts/wine-run.sh "$dir/steady_app.exe" 4096 100 5 120 >"$dir/steady.out" 2>&1 &
+started+=("$!")
+
+enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+leaky=$(enc 'memwatch_process_private_bytes{process="leaky_app.exe"}')
+steady=$(enc 'memwatch_process_private_bytes{process="steady_app.exe"}')
+opts="warmup=3s&min_duration=8s"
+code() { curl -s -o "$dir/body" -w '%{http_code}' -m 30 "$base/api/v1/check?match=$1&$opts"; }
+# Poll (bounded) until both are judged (409 is inconclusive).
+for _ in $(seq 1 90); do
+	a=$(code "$leaky")
+	b=$(code "$steady")
+	[ "$a" != 409 ] && [ "$b" != 409 ] && break
+	sleep 1
+done
+check "both judged within the bound (leaky $a, steady $b)" "[ '$a' != 409 ] && [ '$b' != 409 ]"
+check "curl -f /api/v1/check fails the leaking process" \
+	"! curl -sf -m 30 '$base/api/v1/check?match=$leaky&$opts' >/dev/null && [ \"\$(code '$leaky')\" = 412 ]"
+check "curl -f /api/v1/check passes the plateauing process" \
+	"curl -sf -m 30 '$base/api/v1/check?match=$steady&$opts' >/dev/null"
+scripts/wine-run.sh "$exe" check --url "$base" --match 'memwatch_process_private_bytes{process="leaky_app.exe"}' \
+	--warmup 3s --min-duration 8s >"$dir/check.out" 2>&1
+rc=$?
+check "memwatchd.exe check --url fails it with exit 1 (got $rc)" "[ $rc -eq 1 ] || { cat '$dir/check.out'; false; }"
+check "... its table names leaky_app.exe" "grep -Eq '^fail +leaky_app.exe' '$dir/check.out'"
+scripts/wine-run.sh "$exe" check --url "$base" --match 'memwatch_process_private_bytes{process="steady_app.exe"}' \
+	--warmup 3s --min-duration 8s >"$dir/check2.out" 2>&1
+rc=$?
+check "memwatchd.exe check --url passes the plateau with exit 0 (got $rc)" "[ $rc -eq 0 ] || { cat '$dir/check2.out'; false; }"
+
+kill -INT "$daemon"
+wait "$daemon"
+rc=$?
+check "the daemon stops on Ctrl+C with exit 0 (got $rc)" "[ $rc -eq 0 ]"
+scripts/wine-run.sh "$exe" check --db "Z:${dir//\//\\}\\l.db" \
+	--match 'memwatch_process_private_bytes{process="leaky_app.exe"}' --warmup 3s --min-duration 8s \
+	>"$dir/check3.out" 2>&1
+rc=$?
+check "memwatchd.exe check --db on the file: fail, exit 1 (got $rc)" "[ $rc -eq 1 ] || { cat '$dir/check3.out'; false; }"
+echo "1..$n"

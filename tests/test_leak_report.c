@@ -1,0 +1,297 @@
+/*
+ * test_leak_report.c - leak verdicts over a real store: processes written
+ * through mw_store into a file, judged by mw_leak_report through a reader,
+ * the report read back as JSON.  Clear-cut shapes only (the detector's own
+ * corpus is test_leak_corpus.c): a steady 10 MB/h leak whose growth is in
+ * the heap, a flat process, a worker added every 20 minutes that never
+ * exits, a process too short to judge.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "analysis/leak_report.h"
+#include "storage/query.h"
+#include "storage/store.h"
+
+#define T0 1763683200000LL	/* a whole day */
+#define DB "test_leak_report.tmp.db"
+#define STEP 10000		/* 10 s samples */
+#define HOURS 3
+
+static uint64_t rng = 88172645463325252ULL;
+
+static double noise(double sd)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * 2 * sd;
+}
+
+static void rm_db(void)
+{
+	remove(DB);
+	remove(DB "-wal");
+	remove(DB "-shm");
+}
+
+static void add_proc(struct mw_store *s, const char *metric, const char *process, const char *pid,
+		     const char *extra_name, const char *extra_value, int64_t ts, double v)
+{
+	char key[256];
+	struct mw_label l[3];
+	size_t n = 0;
+
+	if (extra_name && strcmp(extra_name, "pid") < 0)
+		l[n++] = (struct mw_label){ extra_name, extra_value };
+	l[n++] = (struct mw_label){ "pid", pid };
+	l[n++] = (struct mw_label){ "process", process };
+	if (extra_name && strcmp(extra_name, "pid") > 0)
+		l[n++] = (struct mw_label){ extra_name, extra_value };
+	mw_series_key_format(key, sizeof(key), metric, l, n);
+	mw_store_add(s, key, metric, l, n, ts, v);
+}
+
+static int setup(void **state)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	int64_t i, n = (int64_t)HOURS * 3600000 / STEP;
+
+	(void)state;
+	rm_db();
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.self_metrics = false;
+	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		int64_t ts = T0 + i * STEP;
+		double h = (double)(i * STEP) / 3600000.0, heap = 5e6 + 10e6 * h;
+		int w;
+
+		/* leaky.exe: 10 MB/h, all of it in the heap */
+		add_proc(s, "memwatch_process_private_bytes", "leaky.exe", "10", "started", "100",
+			 ts, 40e6 + heap + noise(50e3));
+		add_proc(s, "memwatch_heap_breakdown_bytes", "leaky.exe", "10", "kind", "heap_used",
+			 ts, heap + noise(20e3));
+		add_proc(s, "memwatch_heap_breakdown_bytes", "leaky.exe", "10", "kind", "image", ts, 20e6);
+		add_proc(s, "memwatch_heap_breakdown_bytes", "leaky.exe", "10", "kind", "private_other",
+			 ts, 15e6 + noise(20e3));
+		/* flat.exe */
+		add_proc(s, "memwatch_process_private_bytes", "flat.exe", "20", "started", "100",
+			 ts, 80e6 + noise(300e3));
+		/* worker.exe: one more flat worker every 20 minutes */
+		for (w = 0; w <= (int)(h * 3) && w < 9; w++) {
+			char pid[16];
+			snprintf(pid, sizeof(pid), "%d", 30 + w);
+			add_proc(s, "memwatch_process_private_bytes", "worker.exe", pid, "started", pid,
+				 ts, 30e6 + noise(100e3));
+		}
+		/* short.exe: the first five minutes only */
+		if (i * STEP < 300000)
+			add_proc(s, "memwatch_process_private_bytes", "short.exe", "40", "started", "100",
+				 ts, 10e6 + noise(10e3));
+		if (i % 60 == 59 && mw_store_flush(s, &err)) {
+			fprintf(stderr, "%s\n", err.msg);
+			return -1;
+		}
+	}
+	mw_store_free(s);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_db();
+	return 0;
+}
+
+static cJSON *report_for(const char *match, size_t limit)
+{
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_err err;
+	cJSON *rep = NULL;
+
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.match = match ? strdup(match) : NULL;
+	q.limit = limit;
+	q.from_ms = T0;
+	q.to_ms = T0 + (int64_t)HOURS * 3600000;
+	if (mw_leak_report(r, &q, &rep, &err))
+		fail_msg("report: %s", err.msg);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+	return rep;
+}
+
+static const cJSON *group(const cJSON *rep, const char *process)
+{
+	const cJSON *g;
+
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "groups"))
+		if (!strcmp(cJSON_GetObjectItemCaseSensitive(g, "process")->valuestring, process))
+			return g;
+	fail_msg("no group %s", process);
+	return NULL;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void verdicts_per_group(void **state)
+{
+	cJSON *rep = report_for(NULL, 0);
+	const cJSON *g, *first;
+
+	(void)state;
+	assert_string_equal(str(rep, "verdict"), "fail");
+	assert_int_equal((int)num(rep, "groups_total"), 4);
+	/* ranked: the failing groups first */
+	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rep, "groups"), 0);
+	assert_string_equal(str(first, "verdict"), "fail");
+
+	g = group(rep, "leaky.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	/* 10 MB/h within 20 % */
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 10e6) < 2e6);
+	assert_string_equal(str(g, "kind"), "heap");
+	assert_string_equal(str(g, "kind_source"), "memwatch_heap_breakdown_bytes");
+	assert_non_null(strstr(str(g, "series"), "pid=\"10\""));
+	assert_true(num(g, "onset_ms") >= T0);
+
+	g = group(rep, "flat.exe");
+	assert_string_equal(str(g, "verdict"), "pass");
+
+	g = group(rep, "worker.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "total_growing")));
+	assert_int_equal((int)num(g, "incarnations_total"), 9);
+	/* each worker alone is flat */
+	{
+		const cJSON *inc;
+		cJSON_ArrayForEach(inc, cJSON_GetObjectItemCaseSensitive(g, "incarnations"))
+			assert_string_not_equal(str(inc, "verdict"), "fail");
+	}
+
+	g = group(rep, "short.exe");
+	assert_string_equal(str(g, "verdict"), "inconclusive");
+	assert_true(strlen(str(g, "reason")) > 0);
+	cJSON_Delete(rep);
+}
+
+static void limit_and_match(void **state)
+{
+	cJSON *rep = report_for(NULL, 1);
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_err err;
+	cJSON *none = NULL;
+
+	(void)state;
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
+	assert_int_equal((int)num(rep, "groups_total"), 4);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 2);
+	cJSON_Delete(rep);
+
+	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
+	assert_string_equal(str(rep, "verdict"), "pass");
+	assert_int_equal(mw_leak_report_verdict(rep, false), MW_VERDICT_PASS);
+	cJSON_Delete(rep);
+
+	rep = report_for("memwatch_process_private_bytes{process=\"short.exe\"}", 0);
+	assert_int_equal(mw_leak_report_verdict(rep, false), MW_VERDICT_INCONCLUSIVE);
+	assert_int_equal(mw_leak_report_verdict(rep, true), MW_VERDICT_PASS);
+	cJSON_Delete(rep);
+
+	rep = report_for("no_such_metric", 0);
+	assert_string_equal(str(rep, "verdict"), "inconclusive");
+	assert_string_equal(str(rep, "reason"), "no series match");
+	cJSON_Delete(rep);
+
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.match = strdup("x{");
+	assert_int_equal(mw_leak_report(r, &q, &none, &err), -1);
+	assert_null(none);
+	assert_memory_equal(err.msg, "match: ", 7);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+}
+
+static void options(void **state)
+{
+	struct mw_leak_query q;
+	struct mw_err err;
+
+	(void)state;
+	mw_leak_query_init(&q);
+	assert_int_equal(mw_leak_query_set(&q, "warmup", "5m", 0, &err), 0);
+	assert_int_equal(q.params.warmup_ms, 300000);
+	assert_int_equal(mw_leak_query_set(&q, "max_growth", "1MB/h,2%/h", 0, &err), 0);
+	assert_true(q.params.budget_bytes_per_hour == 1048576.0 && q.params.budget_rel_per_hour == 0.02);
+	assert_int_equal(mw_leak_query_set(&q, "from", "-1h", T0, &err), 0);
+	assert_int_equal(q.from_ms, T0 - 3600000);
+	assert_int_equal(mw_leak_query_set(&q, "inconclusive", "pass", 0, &err), 0);
+	assert_true(q.inconclusive_passes);
+	assert_int_equal(mw_leak_query_set(&q, "warmup", "soon", 0, &err), -1);
+	assert_int_equal(mw_leak_query_set(&q, "horizon", "0s", 0, &err), -1);
+	assert_int_equal(mw_leak_query_set(&q, "inconclusive", "maybe", 0, &err), -1);
+	assert_int_equal(mw_leak_query_set(&q, "limit", "-1", 0, &err), -1);
+	assert_int_equal(mw_leak_query_set(&q, "colour", "red", 0, &err), 1);
+	mw_leak_query_release(&q);
+}
+
+static void table(void **state)
+{
+	cJSON *rep = report_for(NULL, 0);
+	char buf[8192] = "";
+	FILE *f = tmpfile();
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	mw_leak_report_print(rep, f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_memory_equal(buf, "fail: memwatch_process_private_bytes", 36);
+	assert_non_null(strstr(buf, "leaky.exe"));
+	assert_non_null(strstr(buf, "heap"));
+	cJSON_Delete(rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(verdicts_per_group),
+		cmocka_unit_test(limit_and_match),
+		cmocka_unit_test(options),
+		cmocka_unit_test(table),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -21,11 +21,11 @@
  *     effective-sample-size factor estimated from the autocorrelation of
  *     the residual ranks (Hamed-Rao/Yue-Wang idea), with Geyer's initial
  *     positive sequence so a slow wander or a daily cycle is not summed
- *     away; the residuals are those of the best of three small models
- *     (line, hinge, quadratic) so a genuine curved trend is not taken for
+ *     away; the residuals are those of the best of four small models
+ *     (line, hinge, rise-then-flat, quadratic) so a genuine curved trend is not taken for
  *     autocorrelation, while a random wander that none of them can follow
  *     keeps its large factor;
- *   - a tail check (Coroot): the last quarter must still climb at a good
+ *   - a tail check (Coroot): the last third must still climb at a good
  *     share of the slope and significantly, which a warm-up plateau, a
  *     single step that stays or a filled cache do not;
  *   - onset: a hinge (flat, then linear) fitted by least squares on
@@ -54,7 +54,7 @@
  * interval (at TAIL_Z) must stay above zero. */
 #define TAIL_RATIO 0.5
 #define TAIL_Z 2.33
-#define TAIL_FRAC 0.25
+#define TAIL_FRAC (1.0 / 3.0)
 #define TAIL_MIN_MS (30 * 60000.0)
 /* Values beyond 2^60 bytes are not memory sizes. */
 #define MAX_VALUE 1152921504606846976.0
@@ -714,28 +714,31 @@ static size_t reduce(const double *x, const double *y, size_t n, double *scratch
 	return m;
 }
 
-/* Winsorize y around a Theil-Sen line so one outlier cannot drive a
- * least-squares model. */
-static void winsorize(const double *x, const double *y, size_t n, double slope,
-		      double *out, double *scratch)
+/* Winsorize y around a running median of five so one outlier cannot
+ * drive a least-squares model; a line would not do: it clips the genuine
+ * late rise of a late onset. */
+static void winsorize(const double *y, size_t n, double *out, double *scratch)
 {
-	double icpt, mad;
-	size_t i;
+	double *loc = scratch + n, mad, win[5];
+	size_t i, j;
 
-	for (i = 0; i < n; i++)
-		scratch[i] = y[i] - slope * x[i];
-	icpt = median_inplace(scratch, n);
-	for (i = 0; i < n; i++)
-		scratch[i] = fabs(y[i] - slope * x[i] - icpt);
+	for (i = 0; i < n; i++) {
+		size_t a = i >= 2 ? i - 2 : 0, b = i + 3 < n ? i + 3 : n, k = 0;
+
+		for (j = a; j < b; j++)
+			win[k++] = y[j];
+		loc[i] = median_inplace(win, k);
+		scratch[i] = fabs(y[i] - loc[i]);
+	}
 	mad = 1.4826 * median_inplace(scratch, n);
 	for (i = 0; i < n; i++) {
-		double r = y[i] - slope * x[i] - icpt, lim = 4.0 * mad;
+		double r = y[i] - loc[i], lim = 5.0 * mad;
 
 		if (mad > 0 && r > lim)
 			r = lim;
 		if (mad > 0 && r < -lim)
 			r = -lim;
-		out[i] = icpt + slope * x[i] + r;
+		out[i] = loc[i] + r;
 	}
 }
 
@@ -784,7 +787,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	size_t m, i, k_on = 0, t0i;
 	int saw = 0;
 	struct ts_fit full, seg, tail;
-	double f, f_line, f_hinge, f_quad, S, varS, z, b_seg, hinge_sse;
+	double f, f_line, f_hinge, f_quad, f_plat, S, varS, z, b_seg, hinge_sse;
 	double level, budget, x_onset = 0.0, tail_from;
 	char s1[32], s2[32], s3[32], s4[32];
 	int has_onset = 0;
@@ -812,14 +815,15 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		snprintf(out->reason, sizeof(out->reason), "too little data after warm-up: %zu points", m);
 		return;
 	}
-	winsorize(rx, ry, m, full.slope, wy, w->a);
+	winsorize(ry, m, wy, w->a);
 	for (i = 0; i < m; i++)
 		w->b[i] = rx[i];
 	ls1(w->b, wy, m, w->a);
 	f_line = inflation(w->a, m, w->b);
-	/* hinge: onset candidates leave at least a fifth of the points after */
+	/* hinge: onset candidates leave a tenth of the points (at least 8)
+	 * after them, enough for a slope of its own */
 	{
-		size_t kmax = m - (m / 5 > 4 ? m / 5 : 4);
+		size_t kmax = m - (m / 10 > 8 ? m / 10 : 8);
 
 		k_on = hinge_search(rx, wy, m, kmax, w->b, &hinge_sse);
 		for (i = 0; i < m; i++)
@@ -829,11 +833,36 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	}
 	quad_residuals(rx, wy, m, w->a);
 	f_quad = inflation(w->a, m, w->b);
+	/* rise then flat (a cap reached before an OOM kill): its residuals
+	 * are white, so the rise before it is not mistaken for a wander; the
+	 * tail check still passes a warm-up plateau or a step */
+	{
+		size_t k, best = 0;
+		double best_sse = INFINITY;
+
+		for (k = m / 10; k < m; k++) {
+			double sse;
+
+			for (i = 0; i < m; i++)
+				w->b[i] = rx[i] < rx[k] ? rx[i] : rx[k];
+			sse = ls1(w->b, wy, m, NULL);
+			if (sse < best_sse * (1.0 - 1e-12)) {
+				best_sse = sse;
+				best = k;
+			}
+		}
+		for (i = 0; i < m; i++)
+			w->b[i] = rx[i] < rx[best] ? rx[i] : rx[best];
+		ls1(w->b, wy, m, w->a);
+		f_plat = inflation(w->a, m, w->b);
+	}
 	f = f_line;
 	if (f_hinge < f)
 		f = f_hinge;
 	if (f_quad < f)
 		f = f_quad;
+	if (f_plat < f)
+		f = f_plat;
 
 	ts_fit_work(rx, ry, m, f, Z95, w->pairs, &full);
 	mann_kendall(ry, m, w->a, &S, &varS);
@@ -859,13 +888,16 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	t0i = has_onset ? k_on : 0;
 	b_seg = seg.slope;
 
-	/* Tail: the last quarter (at least 30 min) of the judged span. */
+	/* Tail: the last third (at least 30 min, at least 5 points) of the judged span. */
 	tail_from = rx[m - 1] - (TAIL_FRAC * span_ms > TAIL_MIN_MS ? TAIL_FRAC * span_ms : TAIL_MIN_MS);
 	{
 		size_t ti = 0;
 
 		while (ti < m && rx[ti] < tail_from)
 			ti++;
+		/* a tail of few cycle floors is extended to five of them */
+		if (m - ti < 5 && m >= 10)
+			ti = m - 5;
 		if (m - ti >= 5)
 			ts_fit_work(rx + ti, ry + ti, m - ti, 1.0, TAIL_Z, w->pairs, &tail);
 		else
@@ -889,6 +921,22 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		budget = level * p->budget_rel_per_hour;
 
 	fmt_bytes(s1, sizeof(s1), out->slope_bph);
+	/* After an onset the rise is tested on its own segment too: the flat
+	 * hours before it make the one-line residuals look autocorrelated.
+	 * The whole span must still lean upwards (z > 2), as a guard against
+	 * the hinge having picked the last upward excursion of a wander. */
+	if (has_onset && !(z > TREND_Z && full.lo > 0) && z > 2.0) {
+		double S2, v2, z2;
+
+		mann_kendall(ry + k_on, m - k_on, w->a, &S2, &v2);
+		v2 *= f_hinge;
+		z2 = v2 > 0 ? (S2 - (S2 > 0) + (S2 < 0)) / sqrt(v2) : 0.0;
+		if (z2 > TREND_Z && seg.lo > 0) {
+			z = z2;
+			full.lo = seg.lo;
+			out->p_value = erfc(fabs(z) / sqrt(2.0));
+		}
+	}
 	if (!(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
 		snprintf(out->reason, sizeof(out->reason), "flat: %s/h over %s%s, no steady trend (p %.2g)",

@@ -22,7 +22,9 @@
 #include "analysis/leak.h"
 #include "tests/leak_corpus.h"
 
-#define SEEDS 10
+#ifndef SEEDS
+#define SEEDS 12
+#endif
 #define MAXINC 40
 #define T0 1700000000000LL	/* an epoch in ms; the reason prints UTC */
 
@@ -462,10 +464,16 @@ static void corpus_scores(void **state)
 				rr = &res;
 			}
 			cnt[rr->verdict]++;
+			if (verbose && c.group)
+				for (k = 0; k < c.ninc && k < 6; k++)
+					printf("    inc %zu: %s\n", k, incs[k].reason);
 			if (verbose)
-				printf("  %s #%zu: %s %.3f MiB/h (true %.3f) %s\n", patterns[pi].name, seed,
-				       mw_verdict_name(rr->verdict), rr->slope_bph / LC_MIB,
-				       c.true_bph / LC_MIB, rr->reason);
+				printf("  %s #%zu: %s %.3f MiB/h (true %.3f) onset %+.0f min: %s\n",
+				       patterns[pi].name, seed, mw_verdict_name(rr->verdict),
+				       rr->slope_bph / LC_MIB, c.true_bph / LC_MIB,
+				       c.true_onset == INT64_MIN ? 0.0 :
+				       rr->onset_ms == INT64_MIN ? -99999.0 :
+				       (double)(rr->onset_ms - c.true_onset) / LC_MIN, rr->reason);
 			switch (patterns[pi].cls) {
 			case NOT_LEAK:
 				false_fails += rr->verdict == MW_VERDICT_FAIL;

@@ -24,6 +24,20 @@
  *   6. budget: the slope must exceed the user's growth budget, absolute
  *      (bytes per hour) and relative (fraction of the level per hour).
  *
+ * Details (analysis/leak.c): a deep sawtooth (6+ drops beyond 6 sd of the
+ * first differences) is judged on one floor per cycle; beyond 300 points
+ * the floors are reduced to block medians before Theil-Sen; a fail needs
+ * the corrected trend at p < 0.001 with Sen's lower bound above zero, the
+ * last third (at least 30 min) still climbing at half the slope or more,
+ * and the slope over the budget.  Onset times in reasons are UTC "HH:MM".
+ *
+ * Defaults (mw_leak_params_init): warm-up 10 min, minimum judged duration
+ * 20 min, coverage 0.8, budget 64 KiB/h absolute, relative off, horizon
+ * 24 h; the reasons are in leak.c.
+ *
+ * Owner: the detector work (analysis/leak.[ch], tests/test_leak*.c,
+ * tests/leak_corpus.h).  Callers: the check command, the web API.
+ *
  * Everything here is deterministic and allocation-bounded by the input
  * size; functions may be called from any thread.
  */

@@ -1,0 +1,324 @@
+/* test_leak.c - leak verdicts on constructed traces: each test asserts
+ * something a wrong detector would get wrong. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis/leak.h"
+#include "tests/leak_corpus.h"
+
+#define T0 1700000000000LL	/* 2023-11-14 22:13:20 UTC */
+
+static double *series(struct lc_shape *s, uint64_t seed, size_t n)
+{
+	struct lc_rng r = { seed };
+	double *v = malloc(n * sizeof(*v));
+
+	assert_non_null(v);
+	lc_generate(s, &r, LC_MIN, v, n);
+	return v;
+}
+
+static void theil_sen_exact_line(void **state)
+{
+	double x[50], y[50], b, lo, hi;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 50; i++) {
+		x[i] = (double)i * 1000.0;
+		y[i] = 7.0 + 0.25 * x[i];
+	}
+	assert_int_equal(mw_theil_sen(x, y, 50, 50, &b, &lo, &hi), 0);
+	assert_true(fabs(b - 0.25) < 1e-12);
+	assert_true(fabs(lo - 0.25) < 1e-12 && fabs(hi - 0.25) < 1e-12);
+	assert_int_equal(mw_theil_sen(x, y, 2, 2, &b, &lo, &hi), -1);
+}
+
+static void theil_sen_ci_and_outliers(void **state)
+{
+	double x[200], y[200], b, lo, hi, b2, lo2, hi2;
+	struct lc_rng r = { 7 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		x[i] = (double)i;
+		y[i] = 3.0 * x[i] + 20.0 * lc_normal(&r);
+	}
+	assert_int_equal(mw_theil_sen(x, y, 200, 200, &b, &lo, &hi), 0);
+	assert_true(lo < 3.0 && 3.0 < hi);
+	assert_true(lo < b && b < hi);
+	/* a smaller effective sample size widens the interval */
+	assert_int_equal(mw_theil_sen(x, y, 200, 10, &b2, &lo2, &hi2), 0);
+	assert_true(lo2 < lo && hi2 > hi);
+	/* 20 % huge outliers barely move the slope */
+	for (i = 0; i < 200; i += 5)
+		y[i] += 1e6;
+	assert_int_equal(mw_theil_sen(x, y, 200, 200, &b, &lo, &hi), 0);
+	assert_true(fabs(b - 3.0) < 0.5);
+}
+
+static enum mw_verdict judge_shape(struct lc_shape *s, size_t n, struct mw_leak_result *res)
+{
+	struct mw_leak_params p;
+	double *v = series(s, 11, n);
+	struct mw_trace tr = { T0, LC_MIN, v, n };
+
+	mw_leak_params_init(&p);
+	mw_leak_judge(&tr, &p, res);
+	free(v);
+	return res->verdict;
+}
+
+static void basic_shapes(void **state)
+{
+	struct lc_shape s;
+	struct mw_leak_result res;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.level = 200 * LC_MIB;
+	s.sd = 1 * LC_MIB;
+	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_PASS);
+
+	s.leak_bph = 10 * LC_MIB;
+	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_FAIL);
+	assert_true(fabs(res.slope_bph - 10 * LC_MIB) < 1 * LC_MIB);
+	assert_true(res.slope_lo_bph <= res.slope_bph && res.slope_bph <= res.slope_hi_bph);
+	assert_true(res.projected_bytes > 200 * LC_MIB);
+	assert_non_null(strstr(res.reason, "rising"));
+
+	/* within the budget: a real but tiny rise passes */
+	s.sd = 0.01 * LC_MIB;
+	s.leak_bph = 32 * 1024;
+	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_PASS);
+	assert_non_null(strstr(res.reason, "budget"));
+
+	/* warm-up growth then plateau */
+	memset(&s, 0, sizeof(s));
+	s.level = 200 * LC_MIB;
+	s.sd = 1 * LC_MIB;
+	s.warm_amp = 100 * LC_MIB;
+	s.warm_tau_ms = 20 * LC_MIN;
+	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_PASS);
+
+	/* a single step that stays */
+	s.warm_amp = 0;
+	s.step_h = 50 * LC_MIB;
+	s.step_at_ms = 3 * LC_HOUR;
+	assert_int_equal(judge_shape(&s, 600, &res), MW_VERDICT_PASS);
+
+	/* GC sawtooth, flat floor, then rising floor */
+	s.step_h = 0;
+	s.saw_amp = 100 * LC_MIB;
+	s.saw_period_ms = 15 * LC_MIN;
+	assert_int_equal(judge_shape(&s, 600, &res), MW_VERDICT_PASS);
+	s.leak_bph = 5 * LC_MIB;
+	assert_int_equal(judge_shape(&s, 600, &res), MW_VERDICT_FAIL);
+	assert_true(fabs(res.slope_bph - 5 * LC_MIB) < 1 * LC_MIB);
+}
+
+static void onset_position(void **state)
+{
+	struct lc_shape s;
+	struct mw_leak_result res;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.level = 500 * LC_MIB;
+	s.sd = 1 * LC_MIB;
+	s.leak_bph = 8 * LC_MIB;
+	s.onset_ms = 4 * LC_HOUR;
+	assert_int_equal(judge_shape(&s, 420, &res), MW_VERDICT_FAIL);
+	assert_true(res.onset_ms != INT64_MIN);
+	assert_true(llabs((long long)(res.onset_ms - (T0 + 4 * LC_HOUR))) <= 15 * LC_MIN);
+	assert_true(fabs(res.slope_bph - 8 * LC_MIB) < 1.6 * LC_MIB);
+	/* T0 + 4h is 02:13 UTC: the reason names it, whatever the local zone */
+	assert_non_null(strstr(res.reason, "UTC"));
+	assert_true(res.fit_t0_ms == res.onset_ms);
+}
+
+static void group_growing_workers(void **state)
+{
+	struct mw_trace tr[12];
+	double *buf[12];
+	struct mw_leak_result incs[12];
+	struct mw_leak_group_result g;
+	struct mw_leak_params p;
+	struct lc_shape s;
+	size_t k, n = 12;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	memset(&s, 0, sizeof(s));
+	s.level = 60 * LC_MIB;
+	s.sd = 0.3 * LC_MIB;
+	for (k = 0; k < n; k++) {
+		size_t len = 240 - k * 20;
+
+		buf[k] = series(&s, 100 + k, len);
+		tr[k].t0_ms = T0 + (int64_t)k * 20 * LC_MIN;
+		tr[k].step_ms = LC_MIN;
+		tr[k].v = buf[k];
+		tr[k].n = len;
+	}
+	mw_leak_judge_group(tr, n, &p, incs, &g);
+	for (k = 0; k < n; k++)
+		assert_int_not_equal(incs[k].verdict, MW_VERDICT_FAIL);
+	assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal(g.deciding_incarnation, -1);
+	assert_true(g.total_failed);
+	assert_true(fabs(g.r.slope_bph - 180 * LC_MIB) < 40 * LC_MIB);
+	/* the same workers, all started together: flat */
+	for (k = 0; k < n; k++)
+		tr[k].t0_ms = T0;
+	for (k = 0; k < n; k++)
+		tr[k].n = 240 - 11 * 20;
+	mw_leak_judge_group(tr, n, &p, incs, &g);
+	assert_int_not_equal(g.r.verdict, MW_VERDICT_FAIL);
+	for (k = 0; k < n; k++)
+		free(buf[k]);
+}
+
+static void kind_selection(void **state)
+{
+	struct lc_shape s;
+	struct mw_leak_result res;
+	struct mw_trace kinds[3];
+	double *kv[3], shares[3];
+	size_t n = 480, i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.level = 100 * LC_MIB;
+	s.sd = 0.5 * LC_MIB;
+	kv[0] = series(&s, 1, n);	/* heap: flat */
+	s.leak_bph = 12 * LC_MIB;
+	kv[1] = series(&s, 2, n);	/* private data: carries it */
+	s.leak_bph = 0;
+	kv[2] = series(&s, 3, n);	/* stacks: flat */
+	{
+		double *tot = malloc(n * sizeof(*tot));
+		struct mw_trace tr = { T0, LC_MIN, tot, n };
+		struct mw_leak_params p;
+
+		assert_non_null(tot);
+		for (i = 0; i < n; i++)
+			tot[i] = kv[0][i] + kv[1][i] + kv[2][i];
+		mw_leak_params_init(&p);
+		mw_leak_judge(&tr, &p, &res);
+		free(tot);
+	}
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+	for (i = 0; i < 3; i++) {
+		kinds[i].t0_ms = T0;
+		kinds[i].step_ms = LC_MIN;
+		kinds[i].v = kv[i];
+		kinds[i].n = n;
+	}
+	assert_int_equal(mw_leak_kind(kinds, 3, &res, shares), 1);
+	assert_true(fabs(shares[1] - 12 * LC_MIB) < 2 * LC_MIB);
+	assert_true(fabs(shares[0]) < 2 * LC_MIB);
+	/* none of the kinds carries it: -1 */
+	assert_int_equal(mw_leak_kind(kinds, 1, &res, NULL), -1);
+	for (i = 0; i < 3; i++)
+		free(kv[i]);
+}
+
+static void bad_input(void **state)
+{
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	double v[600], nan_only[30];
+	struct mw_trace tr = { T0, LC_MIN, v, 600 };
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	assert_true(p.warmup_ms == 10 * LC_MIN && p.budget_bytes_per_hour == 65536.0);
+	assert_string_equal(mw_verdict_name(MW_VERDICT_INCONCLUSIVE), "inconclusive");
+	assert_true(mw_verdict_rank(MW_VERDICT_FAIL) > mw_verdict_rank(MW_VERDICT_INCONCLUSIVE));
+	assert_true(mw_verdict_rank(MW_VERDICT_INCONCLUSIVE) > mw_verdict_rank(MW_VERDICT_PASS));
+
+	mw_leak_judge(NULL, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	tr.n = 0;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	tr.n = 600;
+	tr.step_ms = 0;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_true(strlen(res.reason) > 0);
+	tr.step_ms = -5;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	tr.step_ms = LC_MIN;
+
+	for (i = 0; i < 30; i++)
+		nan_only[i] = NAN;
+	{
+		struct mw_trace t2 = { T0, LC_MIN, nan_only, 30 };
+
+		mw_leak_judge(&t2, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	}
+	/* all equal: flat, slope 0 */
+	for (i = 0; i < 600; i++)
+		v[i] = 123456789.0;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_true(res.slope_bph == 0.0);
+	/* huge, negative, infinite and NaN values mixed in */
+	for (i = 0; i < 600; i++)
+		v[i] = (i % 7 == 0) ? 1e300 : (i % 11 == 0) ? -5.0 : (i % 13 == 0) ? INFINITY :
+		       (i % 17 == 0) ? NAN : 1e9 + (double)(i % 5);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
+	assert_true(strlen(res.reason) > 0);
+	/* shorter than the warm-up, and too short after it */
+	for (i = 0; i < 600; i++)
+		v[i] = 1e8 + (double)i * 1e5;
+	tr.n = 8;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "warm-up"));
+	tr.n = 12;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "too little data after warm-up: 2 min"));
+	/* time axis that would overflow */
+	tr.n = 600;
+	tr.t0_ms = INT64_MAX - 1000;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	/* groups with nothing in them */
+	{
+		struct mw_leak_group_result g;
+
+		mw_leak_judge_group(NULL, 0, &p, NULL, &g);
+		assert_int_equal(g.r.verdict, MW_VERDICT_INCONCLUSIVE);
+	}
+	assert_int_equal(mw_leak_kind(NULL, 0, NULL, NULL), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(theil_sen_exact_line),
+		cmocka_unit_test(theil_sen_ci_and_outliers),
+		cmocka_unit_test(basic_shapes),
+		cmocka_unit_test(onset_position),
+		cmocka_unit_test(group_growing_workers),
+		cmocka_unit_test(kind_selection),
+		cmocka_unit_test(bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

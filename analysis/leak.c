@@ -972,6 +972,9 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			 "rising %s/h since %s UTC, steady to the end (%s, budget %s/h)%s",
 			 s1, s2, s4, s3, saw ? ", sawtooth floors" : "");
 	} else {
+		/* Rising from the start: "since when" is as early as we can
+		 * vouch for, the end of the warm-up. */
+		out->onset_ms = judged_from;
 		fmt_utc(s2, sizeof(s2), judged_from);
 		snprintf(out->reason, sizeof(out->reason),
 			 "rising %s/h since %s UTC (end of warm-up), steady to the end (%s, budget %s/h)%s",

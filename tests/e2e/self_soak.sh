@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# self_soak.sh - the daemon judges itself: memwatchd samples every 100 ms
+# for a few minutes while processes come and go (a few a second, each
+# living a few seconds, so each gets its series), then `memwatchd check`
+# on its own private bytes must pass - a leak detector that leaks under
+# churn would fail here.  Its RSS is reported too.  Everything started
+# here is stopped by PID; the churn loop is bounded in count.
+#
+#   MW_SOAK_S   soak length in seconds (default 180)
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/tap.sh
+daemon=build/native/memwatchd
+hog=build/native/helpers/memhog
+soak=${MW_SOAK_S:-180}
+warmup=$((soak / 3))
+
+dir=$(mktemp -d)
+started=()
+cleanup() {
+	local p
+	for p in "${started[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+cp "$hog" "$dir/churn_child"
+
+port=$(free_port)
+"$daemon" run --listen "127.0.0.1:$port" --db "$dir/s.db" --interval 100ms \
+	--set storage.flush_interval=500ms --set leak.refresh=5s >"$dir/log" 2>&1 &
+dpid=$!
+started+=("$dpid")
+for _ in $(seq 1 100); do
+	curl -sf -m 1 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+check "daemon answers" "curl -sf -m 2 'http://127.0.0.1:$port/healthz' >/dev/null"
+
+# Churn: 4 children a second, each allocating a little and living 6 s:
+# about 24 alive at any time, 4 new incarnations (and their series) a second.
+(
+	for i in $(seq 1 $((soak * 4))); do
+		"$dir/churn_child" 64 200 3 6 >/dev/null 2>&1 &
+		sleep 0.25
+	done
+	wait
+) &
+churn=$!
+started+=("$churn")
+
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$dpid/status"; }
+rss_start=
+for t in $(seq 1 "$soak"); do
+	sleep 1
+	[ "$t" -eq "$warmup" ] && rss_start=$(rss)
+	kill -0 "$dpid" 2>/dev/null || break
+done
+rss_end=$(rss)
+series=$(curl -s "http://127.0.0.1:$port/api/v1/series?match=memwatch_process_private_bytes" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["series"]))')
+echo "# RSS after warm-up ${rss_start} kB, at the end ${rss_end} kB; ${series} private-bytes series"
+check "the daemon is still running after ${soak} s of churn" "kill -0 $dpid"
+check "churn made many incarnations (${series} series)" "[ ${series:-0} -gt $((soak * 2)) ]"
+
+sel="memwatch_process_private_bytes{pid=\"$dpid\"}"
+"$daemon" check --url "http://127.0.0.1:$port" --match "$sel" --warmup "${warmup}s" \
+	--min-duration "$((soak - warmup - 10))s" >"$dir/check.out" 2>&1
+rc=$?
+sed 's/^/# /' "$dir/check.out"
+check "memwatchd passes its own leak check (exit $rc)" "[ $rc -eq 0 ]"
+kill -TERM "$churn" 2>/dev/null
+kill -TERM "$dpid"
+wait "$dpid"
+rc=$?
+check "daemon stops with status 0" "[ $rc -eq 0 ]"
+echo "1..$n"

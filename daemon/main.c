@@ -26,6 +26,7 @@ static const char usage[] =
 	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
 	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
+	"  import [--db PATH] FILE...  load exports and typeperf/relog CSV (import --help)\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
 	"  version, help\n"
@@ -199,6 +200,8 @@ int main(int argc, char **argv)
 		return mw_cmd_counters(argc - 1, argv + 1);
 	if (!strcmp(cmd, "perfdata"))
 		return mw_cmd_perfdata(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import"))
+		return mw_cmd_import(argc - 1, argv + 1);
 	if (!strcmp(cmd, "service")) {
 		if (argc < 3) {
 			fprintf(stderr, "memwatchd: service needs 'install' or 'uninstall'\n");

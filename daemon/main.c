@@ -26,7 +26,7 @@ static const char usage[] =
 	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
 	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
-	"  import [--db PATH] FILE...  load exports and typeperf/relog CSV (import --help)\n"
+	"  import [--db PATH] [--skip-bad] FILE...  load /api/v1/export files, typeperf/relog CSV\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
 	"  version, help\n"

@@ -366,8 +366,10 @@ static const char import_usage[] =
 	"  --skip-bad      CSV: report a bad line and go on (default: stop the file\n"
 	"                  there; the points before it are kept)\n"
 	"\n"
-	"Exit status: 0 everything imported, 2 bad usage or a bad/unreadable file\n"
-	"(\"FILE:LINE: what was wrong\"), 1 the database could not be written.\n";
+	"Each file gets a summary line: points, series, time span (UTC), empty cells,\n"
+	"lines skipped.  Exit status: 0 everything imported; 2 bad usage, or a bad or\n"
+	"unreadable file (\"FILE:LINE: what was wrong\"; also when --skip-bad left\n"
+	"lines out); 1 the database could not be written.\n";
 
 static void summary(const char *path, const struct mw_import_result *res, FILE *f)
 {
@@ -388,10 +390,14 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 		(unsigned long long)st->points, (unsigned long long)st->series, from, to,
 		(unsigned long long)st->gaps, (unsigned long long)st->skipped_lines,
 		res->stopped ? "" : ", complete");
-	if (res->stopped && res->stop_line)
-		fprintf(f, "%s: stopped at line %llu: the points above were imported and "
-			"committed, nothing from line %llu on\n", path,
+	if (res->stopped && res->stop_line && res->format == MW_IMPORT_CSV)
+		fprintf(f, "%s: stopped at line %llu: the points of the lines above were imported "
+			"and committed, nothing from line %llu on\n", path,
 			(unsigned long long)res->stop_line, (unsigned long long)res->stop_line);
+	else if (res->stopped && res->stop_line)
+		fprintf(f, "%s: stopped at line %llu (see the error for the series and point): "
+			"the points before it were imported and committed, none after\n", path,
+			(unsigned long long)res->stop_line);
 }
 
 int mw_cmd_import(int argc, char **argv)
@@ -470,6 +476,8 @@ int mw_cmd_import(int argc, char **argv)
 				continue;	/* not read at all */
 		}
 		summary(files[i], &res, stdout);
+		if (res.st.skipped_lines)
+			rc = 2;	/* imported as asked, but the input had errors */
 		total += res.st.points;
 		if (res.st.points && res.st.first_ts < oldest)
 			oldest = res.st.first_ts;

@@ -946,9 +946,12 @@ static void command(void **state)
 			(char *)DATA "relog_pst_utf16le.csv", NULL };
 	char *usage1[] = { (char *)"import", (char *)"--db", (char *)DB, NULL };
 	char *usage2[] = { (char *)"import", (char *)"--frobnicate", (char *)"x.csv", NULL };
+	char *skip[] = { (char *)"import", (char *)"--skip-bad", (char *)"--db", (char *)DB,
+			 (char *)DATA "typeperf_badline.csv", NULL };
 	struct mw_reader *r;
 	struct mw_series_list list;
 	struct mw_err err;
+	char buf[256];
 
 	(void)state;
 	assert_int_equal(mw_cmd_import(4, ok), 0);
@@ -959,6 +962,11 @@ static void command(void **state)
 	assert_int_equal(mw_reader_find(r, "{process=\"svc.exe\"}", &list, &err), 0);
 	assert_int_equal(list.n, 5);	/* the good file after the bad one came in */
 	mw_series_list_release(&list);
+	/* --skip-bad imports the rest but says the input had errors */
+	assert_int_equal(mw_cmd_import(5, skip), 2);
+	series_text(r, "memwatch_process_private_bytes{pid=\"#0\",process=\"app.exe\"}", buf,
+		    sizeof(buf));
+	assert_string_equal(buf, "1795255200000=200 1795255201000=201 1795255203000=203");
 	mw_reader_free(r);
 }
 

@@ -122,6 +122,12 @@ static size_t rd_read(struct rd *r, char *out, size_t cap)
 	return n;
 }
 
+/* Nothing more to decode (a stray odd byte at the end of UTF-16 is dropped). */
+static bool rd_done(const struct rd *r)
+{
+	return r->eof && r->rlen - r->rpos < (r->enc == MW_ENC_UTF16LE ? 2u : 1u);
+}
+
 /* ---- into the store --------------------------------------------------------- */
 
 struct glue {
@@ -251,7 +257,7 @@ int mw_import_file(struct mw_store *store, const char *path,
 		size_t end;
 
 		if (!nl) {
-			if (r->eof && r->rpos == r->rlen) {
+			if (rd_done(r)) {
 				if (start == len)
 					break;
 				end = len;	/* a last line without its newline */

@@ -837,6 +837,26 @@ static void relog_utf16_bias_pid(void **state)
 		    buf, sizeof(buf));
 	assert_string_equal(buf, "1795255200000=300 1795255201000=301 1795255202000=302");
 	mw_reader_free(r);
+
+	/* UTF-16 without a BOM, with a stray odd byte at the end */
+	{
+		static const char text[] = "\"(PDH-CSV 4.0) (UTC)(0)\",\"m\"\r\n"
+					   "\"11/21/2025 10:00:00.000\",\"7\"";
+		char u16[2 * sizeof(text) + 1];
+		size_t i;
+
+		for (i = 0; i < sizeof(text) - 1; i++) {
+			u16[2 * i] = text[i];
+			u16[2 * i + 1] = 0;
+		}
+		u16[2 * i] = 'x';
+		write_file(TMP_CSV, u16, 2 * i + 1);
+		rm_db(DB);
+		import_one(DB, TMP_CSV, &res);
+		assert_int_equal(res.encoding, MW_ENC_UTF16LE);
+		assert_int_equal(res.st.points, 1);
+		assert_int_equal(res.st.first_ts, T0);
+	}
 }
 
 static void bad_line_mid_file(void **state)

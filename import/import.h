@@ -37,6 +37,15 @@
  *        perfcounters collector labels them.
  * Cells "" and " " (typeperf's blank) are gaps; a number is a point; "NaN",
  * "+Inf", "-Inf" as the export writes them are points with those values.
+ * The header's bias applies to the whole file: a recording that crosses a
+ * daylight-saving change is off by the DST shift on one side of it (PDH
+ * CSV carries no rule).  JSON null (the export's NaN and infinities) is
+ * read as NaN; CSV keeps infinities.
+ *
+ * Errors: a file stops at its first bad line ("PATH:LINE: what"), the
+ * points before it committed; CSV rows are all or nothing.  The command
+ * (daemon/commands.h, mw_cmd_import) exits 0, 2 for usage or input errors
+ * (also when --skip-bad left lines out), 1 when the database refuses.
  */
 #ifndef MW_IMPORT_H
 #define MW_IMPORT_H

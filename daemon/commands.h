@@ -18,5 +18,7 @@ int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_
 /* Try to run as a Windows service (started by the SCM).  Returns 1 when it
  * ran as one (and *exit_code is set), 0 when this is a console start. */
 int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code);
+/* import/import_cmd.c: load exports and typeperf CSV (argv[0] "import"). */
+int mw_cmd_import(int argc, char **argv);
 
 #endif

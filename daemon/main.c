@@ -28,6 +28,7 @@ static const char usage[] =
 	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
 	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
+	"  import [--db PATH] [--skip-bad] FILE...  load /api/v1/export files, typeperf/relog CSV\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
 	"  version, help\n"
@@ -204,6 +205,8 @@ int main(int argc, char **argv)
 		return mw_cmd_counters(argc - 1, argv + 1);
 	if (!strcmp(cmd, "perfdata"))
 		return mw_cmd_perfdata(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import"))
+		return mw_cmd_import(argc - 1, argv + 1);
 	if (!strcmp(cmd, "service")) {
 		if (argc < 3) {
 			fprintf(stderr, "memwatchd: service needs 'install' or 'uninstall'\n");

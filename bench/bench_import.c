@@ -1,0 +1,260 @@
+/*
+ * bench_import.c - `memwatchd import` throughput, against baselines
+ * measured in the same run:
+ *
+ *   parse only:   the same file through mw_import_file with no store (read,
+ *                 decode, split, numbers; the points are counted and dropped)
+ *   sqlite plain: the same number of (series_id, ts, value) rows inserted
+ *                 with one prepared statement into an unindexed table, one
+ *                 transaction per million rows, WAL, synchronous = FULL (as
+ *                 bench_storage's baseline)
+ *   import:       mw_import_file into a fresh store (compressed chunks,
+ *                 rollups, commits every million points and at the end)
+ *
+ * Inputs, generated first: a typeperf-shaped CSV (100 counter columns:
+ * 24 processes x 4 counters, 3 Memory gauges, one perf value; values as
+ * typeperf writes them, "10485760.000000"; a gap here and there) and a
+ * memwatch JSON export of 100 series.  2,000,000 points each.  Files go to
+ * the working directory as bench_import*.tmp.* and are removed.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "import/import.h"
+#include "storage/schema.h"
+#include "storage/store.h"
+#include "daemon/clock.h"
+
+#define T0 1795255200000LL
+#define COLS 100
+#define ROWS 20000
+#define CSV_PATH "bench_import.tmp.csv"
+#define JSON_PATH "bench_import.tmp.json"
+#define DB_PATH "bench_import.tmp.db"
+#define BASE_PATH "bench_import_base.tmp.db"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void rm(const char *path)
+{
+	char buf[256];
+
+	remove(path);
+	snprintf(buf, sizeof(buf), "%s-wal", path);
+	remove(buf);
+	snprintf(buf, sizeof(buf), "%s-shm", path);
+	remove(buf);
+}
+
+static double now_s(void)
+{
+	return (double)mw_clock_mono_ns() / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_import: %s\n", what);
+	exit(1);
+}
+
+/* Local time text of ms (bias 0). */
+static void pdh_time(char *buf, int64_t ms)
+{
+	int64_t days = ms / 86400000, rem = ms % 86400000, z = days + 719468, era, y;
+	unsigned doe, yoe, doy, mp, d, m;
+
+	era = z / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = (int64_t)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	sprintf(buf, "%02u/%02u/%04lld %02u:%02u:%02u.%03u", m, d, (long long)y,
+		(unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
+		(unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
+}
+
+static uint64_t make_csv(void)
+{
+	static const char *const ctr[] = { "Private Bytes", "Working Set", "Virtual Bytes",
+					   "Handle Count" };
+	FILE *f = fopen(CSV_PATH, "wb");
+	double v[COLS];
+	uint64_t points = 0;
+	char t[40];
+	int r, c;
+
+	if (!f)
+		die("cannot write " CSV_PATH);
+	fputs("\"(PDH-CSV 4.0) (GMT Standard Time)(0)\"", f);
+	for (c = 0; c < 96; c++)
+		fprintf(f, ",\"\\\\SOAK\\Process(app%d%s)\\%s\"", c / 8, c / 4 % 2 ? "#1" : "",
+			ctr[c % 4]);
+	fputs(",\"\\\\SOAK\\Memory\\Available Bytes\",\"\\\\SOAK\\Memory\\Committed Bytes\","
+	      "\"\\\\SOAK\\Memory\\Commit Limit\",\"\\\\SOAK\\Memory\\Pages/sec\"\r\n", f);
+	for (c = 0; c < COLS; c++)
+		v[c] = c % 4 == 3 ? 200 : 1e8 + 1e6 * c;
+	for (r = 0; r < ROWS; r++) {
+		pdh_time(t, T0 + r * 1000 + (int64_t)(rnd() % 20));
+		fprintf(f, "\"%s\"", t);
+		for (c = 0; c < COLS; c++) {
+			if (rnd() % 1000 == 0) {
+				fputs(",\" \"", f);
+				continue;
+			}
+			if (c == 99)
+				fprintf(f, ",\"%.6f\"", (double)(rnd() % 100000) / 1000);
+			else {
+				v[c] += (c % 4 == 3 ? 1.0 : 4096.0) * (double)(rnd() % 3);
+				fprintf(f, ",\"%.6f\"", v[c]);
+			}
+			points++;
+		}
+		fputs("\r\n", f);
+	}
+	fclose(f);
+	return points;
+}
+
+static uint64_t make_json(void)
+{
+	FILE *f = fopen(JSON_PATH, "wb");
+	uint64_t points = 0;
+	double v;
+	int s, r;
+
+	if (!f)
+		die("cannot write " JSON_PATH);
+	fputs("{\"series\":[", f);
+	for (s = 0; s < COLS; s++) {
+		fprintf(f, "%s{\"id\":%d,\"name\":\"memwatch_process_private_bytes\",\"labels\":"
+			"{\"pid\":\"%d\",\"process\":\"app%d.exe\",\"started\":\"1795255000\"},"
+			"\"points\":[", s ? "," : "", s + 1, 1000 + s, s);
+		v = 1e8 + 1e6 * s;
+		for (r = 0; r < ROWS; r++) {
+			v += 4096.0 * (double)(rnd() % 3);
+			if (s % 10 == 9)	/* some fractional values */
+				fprintf(f, "%s[%lld,%.17g]", r ? "," : "",
+					(long long)(T0 + r * 1000 + (int64_t)(rnd() % 20)), v / 3);
+			else
+				fprintf(f, "%s[%lld,%.0f]", r ? "," : "",
+					(long long)(T0 + r * 1000 + (int64_t)(rnd() % 20)), v);
+			points++;
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+	return points;
+}
+
+static double run_import(const char *path, bool store, uint64_t expect)
+{
+	struct mw_store_options o;
+	struct mw_store *s = NULL;
+	struct mw_import_result res;
+	struct mw_err err;
+	double t;
+
+	if (store) {
+		rm(DB_PATH);
+		mw_store_options_init(&o);
+		o.db_path = DB_PATH;
+		o.self_metrics = false;
+		o.retention_raw_ms = 0;
+		if (mw_store_open(&s, &o, &err))
+			die(err.msg);
+	}
+	t = now_s();
+	if (mw_import_file(s, path, NULL, &res, &err))
+		die(err.msg);
+	mw_store_free(s);	/* the last commit counts */
+	t = now_s() - t;
+	if (res.st.points != expect)
+		die("point count differs");
+	return (double)expect / t;
+}
+
+static double run_baseline(uint64_t n)
+{
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	struct mw_err err;
+	uint64_t i;
+	double t;
+
+	rm(BASE_PATH);
+	if (sqlite3_open(BASE_PATH, &db) != SQLITE_OK ||
+	    mw_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+		       "CREATE TABLE p (series_id INTEGER, ts INTEGER, value REAL)", &err) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO p VALUES (?, ?, ?)", -1, &ins, NULL))
+		die("baseline");
+	t = now_s();
+	for (i = 0; i < n; i++) {
+		if (i % 1000000 == 0 && mw_db_exec(db, i ? "COMMIT; BEGIN" : "BEGIN", &err))
+			die(err.msg);
+		sqlite3_bind_int64(ins, 1, (int64_t)(i % COLS));
+		sqlite3_bind_int64(ins, 2, T0 + (int64_t)(i / COLS) * 1000);
+		sqlite3_bind_double(ins, 3, 1e8 + (double)i);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			die("baseline insert");
+		sqlite3_reset(ins);
+	}
+	if (mw_db_exec(db, "COMMIT", &err))
+		die(err.msg);
+	t = now_s() - t;
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+	rm(BASE_PATH);
+	return (double)n / t;
+}
+
+static double best(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+int main(void)
+{
+	uint64_t ncsv = make_csv(), njson = make_json();
+	double csv_parse = 0, csv_import = 0, json_parse = 0, json_import = 0, base = 0;
+	int k;
+
+	/* best of two runs each: the machine is shared */
+	for (k = 0; k < 2; k++) {
+		csv_parse = best(csv_parse, run_import(CSV_PATH, false, ncsv));
+		csv_import = best(csv_import, run_import(CSV_PATH, true, ncsv));
+		json_parse = best(json_parse, run_import(JSON_PATH, false, njson));
+		json_import = best(json_import, run_import(JSON_PATH, true, njson));
+		base = best(base, run_baseline(ncsv));
+	}
+	printf("bench_import: %llu CSV points (100 typeperf columns), %llu JSON points "
+	       "(100 series)\n", (unsigned long long)ncsv, (unsigned long long)njson);
+	printf("  baseline sqlite plain inserts  %10.0f points/s\n", base);
+	printf("  typeperf CSV  parse only       %10.0f points/s\n", csv_parse);
+	printf("  typeperf CSV  import           %10.0f points/s   %.2fx baseline, "
+	       "%.2fx parse only\n", csv_import, csv_import / base, csv_import / csv_parse);
+	printf("  memwatch JSON parse only       %10.0f points/s\n", json_parse);
+	printf("  memwatch JSON import           %10.0f points/s   %.2fx baseline, "
+	       "%.2fx parse only\n", json_import, json_import / base, json_import / json_parse);
+	printf("  target 1,000,000 points/s: CSV %s, JSON %s\n",
+	       csv_import >= 1e6 ? "met" : "NOT met", json_import >= 1e6 ? "met" : "NOT met");
+	remove(CSV_PATH);
+	remove(JSON_PATH);
+	rm(DB_PATH);
+	return 0;
+}

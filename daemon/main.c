@@ -176,8 +176,9 @@ int main(int argc, char **argv)
 	struct mw_err err = { "" };
 	int first = 1, rc, i;
 
-	/* check has a help of its own (and its own options). */
-	for (i = 1; i < argc && !(argc > 1 && !strcmp(argv[1], "check")); i++) {
+	/* check and import have a help of their own (and their own options). */
+	for (i = 1; i < argc && !(argc > 1 && (!strcmp(argv[1], "check") ||
+					      !strcmp(argv[1], "import"))); i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			print_usage(stdout);
 			return 0;

@@ -186,6 +186,19 @@ else
 	skip "chromium not installed: page not drawn"
 fi
 
+# A recording made elsewhere: the leak exported as CSV and as JSON,
+# imported into a fresh file, is judged the same.
+curl -s "$base/api/v1/export?match=$(enc "$leaky_sel")&from=0&format=csv" >"$tmpdir/leaky.csv"
+curl -s "$base/api/v1/export?match=$(enc "$leaky_sel")&from=0&format=json" >"$tmpdir/leaky.json"
+check "import the CSV export into a fresh database" \
+	expect_rc 0 "$daemon" import --db "$tmpdir/imported.db" "$tmpdir/leaky.csv"
+check "check --db on the imported CSV: fail (exit 1)" \
+	expect_rc 1 "$daemon" check --db "$tmpdir/imported.db" --match "$leaky_sel" "${cli_opts[@]}"
+check "import the JSON export into another" \
+	expect_rc 0 "$daemon" import --db "$tmpdir/imported2.db" "$tmpdir/leaky.json"
+check "check --db on the imported JSON: fail (exit 1)" \
+	expect_rc 1 "$daemon" check --db "$tmpdir/imported2.db" --match "$leaky_sel" "${cli_opts[@]}"
+
 kill -TERM "$leaky_pid" "$steady_pid"
 wait "$leaky_pid" "$steady_pid" 2>/dev/null
 pids=("$main_pid")

@@ -91,6 +91,12 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
 
 /* ---- choosing the buckets ---------------------------------------------- */
 
+/* Spans this long are judged on hourly floors: the 1-hour rollups answer
+ * them with a row per series and hour (a week: 168 rows, not the 10,080
+ * rows of the 1-minute tier), and 120 floors or more are plenty for the
+ * detector, which reduces long traces to about 300 points anyway. */
+#define HOURLY_FROM_MS (5 * 86400000LL)
+
 /* The smallest round step giving at most TARGET_BUCKETS over span_ms;
  * steps of a minute or more are whole minutes so the rollups answer. */
 static int64_t choose_step(int64_t span_ms)
@@ -103,7 +109,8 @@ static int64_t choose_step(int64_t span_ms)
 	size_t i;
 
 	for (i = 0; i < MW_ARRAY_SIZE(steps); i++)
-		if (span_ms / steps[i] < TARGET_BUCKETS)
+		if (span_ms / steps[i] < TARGET_BUCKETS &&
+		    (span_ms < HOURLY_FROM_MS || steps[i] % 3600000 == 0))
 			return steps[i];
 	return 7 * 86400000LL;
 }

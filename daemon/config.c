@@ -74,13 +74,16 @@ static const struct option options[] = {
 	  "Bearer token; when set every path but /healthz needs 'Authorization: Bearer TOKEN'." },
 	{ "web", "threads", OPT_INT, OFF(web_threads), "2", 1, 64,
 	  "HTTP worker threads." },
-	{ "web", "max_connections", OPT_INT, OFF(web_max_connections), "256", 1, 100000,
+	{ "web", "max_connections", OPT_INT, OFF(web_max_connections), "256", 1, 10000,
 	  "Most connections open at once." },
-	{ "web", "max_connections_per_ip", OPT_INT, OFF(web_max_per_ip), "32", 1, 100000,
+	{ "web", "max_connections_per_ip", OPT_INT, OFF(web_max_per_ip), "32", 1, 10000,
 	  "Most connections open at once from one address." },
 	{ "web", "timeout", OPT_DURATION, OFF(web_timeout_ms), "30s", 1000, DAY,
 	  "An idle or slow connection is closed after this long." },
-	{ "web", "max_request_size", OPT_SIZE, OFF(web_max_request_bytes), "16KB", 1024, 0,
+	{ "web", "header_timeout", OPT_DURATION, OFF(web_header_timeout_ms), "5s", 1000, 3600000,
+	  "A request line and headers not complete after this long are dropped, so slow\n"
+	  "clients cannot hold the connection slots others need." },
+	{ "web", "max_request_size", OPT_SIZE, OFF(web_max_request_bytes), "16KB", 1024, 262144,
 	  "Largest request (line, headers and body) accepted; larger gets 413." },
 	{ "leak", "warmup", OPT_DURATION, OFF(leak_warmup_ms), "10m", 0, 30 * DAY,
 	  "Leak verdicts: the start of each process not judged (start-up, caches filling).\n"
@@ -171,6 +174,9 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 		if (o->min && bytes < (uint64_t)o->min)
 			return mw_error(err, "'%s' is too small (at least %" PRId64 " bytes)",
 					value, o->min);
+		if (o->max && bytes > (uint64_t)o->max)
+			return mw_error(err, "'%s' is too large (at most %" PRId64 " bytes)",
+					value, o->max);
 		*(uint64_t *)f = bytes;
 		return 0;
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "conn_guard.h"
 #include "leak_gauges.h"
 #include "metrics.h"
 #include "readers.h"
@@ -239,6 +240,11 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 			       (double)atomic_load_explicit(&r->web->requests[i],
 							    memory_order_relaxed));
 	}
+	mw_prom_family(&b, "memwatch_web_slow_clients_closed_total", "counter",
+		       "Connections closed because their request head took longer than "
+		       "[web] header_timeout.");
+	mw_prom_sample(&b, "memwatch_web_slow_clients_closed_total", NULL, NULL,
+		       (double)mw_conn_guard_closed(r->web->guard));
 	mw_leak_gauges_write(r->web->leak_gauges, &b);
 	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
 	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,

@@ -33,6 +33,7 @@
 #include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
+#include "conn_guard.h"
 #include "leak_gauges.h"
 #include "params.h"
 #include "readers.h"
@@ -214,6 +215,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->url = url;
 		r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 		*con_cls = r;
+		mw_conn_guard_head_done(web->guard, conn);
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > web->max_request_bytes) {
@@ -249,9 +251,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	MW_UNUSED(cls);
-	MW_UNUSED(conn);
+	struct mw_web *web = cls;
+
 	MW_UNUSED(toe);
+	mw_conn_guard_request_done(web->guard, conn);
 	free(*con_cls);
 	*con_cls = NULL;
 }
@@ -364,9 +367,12 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	web->leak_params.horizon_ms = cfg->leak_horizon_ms;
 	threads = (unsigned int)(cfg->web_threads > 0 ? cfg->web_threads : 1);
 	timeout_s = (unsigned int)((cfg->web_timeout_ms + 999) / 1000);
-	/* Room for the request head up to the guard's limit, twice over, plus
-	 * MHD's write buffer; beyond it MHD answers 414/431 itself. */
-	mem = web->max_request_bytes * 2 + 32768;
+	/* Room for the request head up to the guard's limit, and for MHD's
+	 * record of every query argument it could hold (one per 2 bytes, about
+	 * 64 bytes each: 1,000 arguments in 7 KB overflowed a smaller pool and
+	 * MHD then had no room left even to answer), plus its write buffer. */
+	mem = web->max_request_bytes * 36 + 32768;
+	web->guard = mw_conn_guard_start(cfg->web_header_timeout_ms);
 	web->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, web,
 		MHD_OPTION_SOCK_ADDR, &addr.sa,
@@ -377,6 +383,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, web,
+		MHD_OPTION_NOTIFY_CONNECTION, mw_conn_guard_notify, web->guard,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,
 		MHD_OPTION_END);
 	if (!web->daemon) {
@@ -404,6 +411,7 @@ void mw_web_stop(struct mw_web *web)
 	if (web->daemon)
 		MHD_stop_daemon(web->daemon);
 	mw_leak_gauges_stop(web->leak_gauges);
+	mw_conn_guard_stop(web->guard);
 	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);
 	free(web->token);

@@ -25,6 +25,7 @@
 
 struct mw_reader_pool;
 struct mw_leak_gauges;
+struct mw_conn_guard;
 
 /* HTTP status codes we count for /metrics. */
 enum { MW_WEB_NCODES = 11 };
@@ -41,6 +42,7 @@ struct mw_web {
 	int port;
 	struct mw_leak_params leak_params;	/* [leak] defaults of /api/v1/leaks */
 	struct mw_leak_gauges *leak_gauges;	/* NULL: none (tests) */
+	struct mw_conn_guard *guard;	/* slow request heads (conn_guard.h) */
 	atomic_uint_fast64_t requests[MW_WEB_NCODES + 1];	/* last: other */
 };
 

@@ -1,0 +1,193 @@
+/* conn_guard.c - see conn_guard.h. */
+#include "conn_guard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#define SHUT_BOTH SD_BOTH
+#else
+#include <sys/socket.h>
+#define SHUT_BOTH SHUT_RDWR
+#endif
+
+#include "daemon/clock.h"
+#include "daemon/log.h"
+#include "daemon/xalloc.h"
+
+/* How often the sweep runs: the timeout is kept to within this. */
+#define SWEEP_MS 500
+
+struct tracked {
+	struct tracked *prev, *next;
+	MHD_socket fd;
+	int64_t head_since_ns;	/* waiting for a request head since; 0: not waiting */
+	bool shut;
+};
+
+struct mw_conn_guard {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool started, stopping;
+	int64_t timeout_ns;
+	struct tracked *list;
+	uint64_t closed;
+};
+
+static struct tracked *tracked_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+void mw_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct mw_conn_guard *g = cls;
+	struct tracked *t;
+
+	if (!g)
+		return;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		t = mw_xcalloc(1, sizeof(*t));
+		t->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
+		t->head_since_ns = mw_clock_mono_ns();
+		pthread_mutex_lock(&g->lock);
+		t->next = g->list;
+		if (g->list)
+			g->list->prev = t;
+		g->list = t;
+		pthread_mutex_unlock(&g->lock);
+		*socket_context = t;
+		return;
+	}
+	/* MHD_CONNECTION_NOTIFY_CLOSED: before MHD closes the socket, so the
+	 * sweep never shuts down a descriptor that was reused. */
+	t = *socket_context;
+	if (!t)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		g->list = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	pthread_mutex_unlock(&g->lock);
+	free(t);
+	*socket_context = NULL;
+}
+
+void mw_conn_guard_head_done(struct mw_conn_guard *g, struct MHD_Connection *conn)
+{
+	struct tracked *t;
+
+	if (!g || !(t = tracked_of(conn)))
+		return;
+	pthread_mutex_lock(&g->lock);
+	t->head_since_ns = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void mw_conn_guard_request_done(struct mw_conn_guard *g, struct MHD_Connection *conn)
+{
+	struct tracked *t;
+
+	if (!g || !(t = tracked_of(conn)))
+		return;
+	pthread_mutex_lock(&g->lock);
+	t->head_since_ns = mw_clock_mono_ns();
+	pthread_mutex_unlock(&g->lock);
+}
+
+uint64_t mw_conn_guard_closed(struct mw_conn_guard *g)
+{
+	uint64_t n;
+
+	if (!g)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	n = g->closed;
+	pthread_mutex_unlock(&g->lock);
+	return n;
+}
+
+static void *sweep_main(void *arg)
+{
+	struct mw_conn_guard *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->stopping) {
+		struct timespec until;
+		int64_t now = mw_clock_mono_ns();
+		struct tracked *t;
+		long ns;
+
+		for (t = g->list; t; t = t->next) {
+			if (t->shut || !t->head_since_ns || now - t->head_since_ns < g->timeout_ns ||
+			    t->fd == MHD_INVALID_SOCKET)
+				continue;
+			/* MHD sees end of file and closes the connection itself. */
+			shutdown(t->fd, SHUT_BOTH);
+			t->shut = true;
+			g->closed++;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		ns = until.tv_nsec + SWEEP_MS * 1000000L;
+		until.tv_sec += ns / 1000000000L;
+		until.tv_nsec = ns % 1000000000L;
+		while (!g->stopping &&
+		       pthread_cond_timedwait(&g->wake, &g->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms)
+{
+	struct mw_conn_guard *g = mw_xcalloc(1, sizeof(*g));
+
+	g->timeout_ns = header_timeout_ms * 1000000;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->wake, NULL);
+	if (pthread_create(&g->thread, NULL, sweep_main, g) == 0) {
+		g->started = true;
+	} else {
+		mw_log_error("web: cannot start the slow-client guard thread");
+		mw_conn_guard_stop(g);
+		return NULL;
+	}
+	return g;
+}
+
+void mw_conn_guard_stop(struct mw_conn_guard *g)
+{
+	struct tracked *t, *next;
+
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stopping = true;
+	pthread_cond_signal(&g->wake);
+	pthread_mutex_unlock(&g->lock);
+	if (g->started)
+		pthread_join(g->thread, NULL);
+	for (t = g->list; t; t = next) {
+		next = t->next;
+		free(t);
+	}
+	pthread_cond_destroy(&g->wake);
+	pthread_mutex_destroy(&g->lock);
+	free(g);
+}

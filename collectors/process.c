@@ -3,6 +3,7 @@
  * behind both platforms' process tables.
  */
 #include "process.h"
+#include "watch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -273,7 +274,8 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 static const char *const process_options[] = { "min_age", NULL };
 static const char *const process_option_docs[] = {
 	"5s ; a process gets series once it has run this long (0: at once); younger "
-	"ones are skipped and counted (memwatch_collector_young_skipped_total)",
+	"ones (but memwatchd itself) are skipped and counted "
+	"(memwatch_collector_young_skipped_total)",
 	NULL,
 };
 
@@ -313,6 +315,7 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 static int process_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct process_state *st = state;
+	uint32_t self = mw_self_pid();
 	uint64_t skipped = 0;
 	size_t i;
 
@@ -327,8 +330,9 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 		struct mw_batch *b = ctx->batch;
 		int64_t ts = ctx->ts_ms;
 
-		/* a start time of 0 is unknown: never skipped */
-		if (st->min_age_ms > 0 && p->start_ms > 0 && ts - p->start_ms < st->min_age_ms) {
+		/* a start time of 0 is unknown: never skipped; nor is memwatch */
+		if (st->min_age_ms > 0 && p->start_ms > 0 && ts - p->start_ms < st->min_age_ms &&
+		    p->pid != self) {
 			skipped++;
 			continue;
 		}

@@ -1,6 +1,6 @@
 /* test_process_min_age.c - [collector.process] min_age: a process younger
- * than it gets no series, and what is skipped is counted (this test's own
- * process is young when the test starts). */
+ * than it gets no series, and what is skipped is counted (a child this
+ * test starts is young); memwatch itself is never skipped. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +13,8 @@
 #include <windows.h>
 #define own_pid() ((unsigned long)GetCurrentProcessId())
 #else
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #define own_pid() ((unsigned long)getpid())
 #endif
@@ -24,9 +26,56 @@
 
 extern const struct mw_collector mw_collector_process;
 
-/* Sample once with min_age; *own: samples of this process, *skipped: the
- * skipped counter's value (-1: not reported). */
-static void sample_with(const char *min_age, size_t *own, double *skipped)
+/* A young child process, stopped by its pid (it also ends by itself). */
+#ifdef _WIN32
+static PROCESS_INFORMATION child;
+
+static unsigned long child_start(void)
+{
+	char path[MAX_PATH], cmd[MAX_PATH + 16];
+	STARTUPINFOA si;
+
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	GetModuleFileNameA(NULL, path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "\"%s\" child", path);
+	if (!CreateProcessA(path, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &child))
+		fail_msg("CreateProcess failed: %lu", (unsigned long)GetLastError());
+	return (unsigned long)child.dwProcessId;
+}
+
+static void child_stop(void)
+{
+	TerminateProcess(child.hProcess, 0);
+	WaitForSingleObject(child.hProcess, 10000);
+	CloseHandle(child.hProcess);
+	CloseHandle(child.hThread);
+}
+#else
+static pid_t child;
+
+static unsigned long child_start(void)
+{
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		alarm(60);
+		for (;;)
+			pause();
+	}
+	return (unsigned long)child;
+}
+
+static void child_stop(void)
+{
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+#endif
+
+/* Sample once with min_age; *own: samples of process `pid`, *skipped:
+ * the skipped counter's value (-1: not reported). */
+static void sample_with(const char *min_age, unsigned long who, size_t *own, double *skipped)
 {
 	struct mw_config cfg;
 	struct mw_collector_env env;
@@ -50,7 +99,7 @@ static void sample_with(const char *min_age, size_t *own, double *skipped)
 	ctx.ts_ms = mw_clock_wall_ms();
 	ctx.batch = &b;
 	assert_int_equal(mw_collector_process.sample(st, &ctx), MW_COLLECTOR_OK);
-	snprintf(pid, sizeof(pid), "%lu", own_pid());
+	snprintf(pid, sizeof(pid), "%lu", who);
 	*own = 0;
 	*skipped = -1;
 	for (i = 0; i < b.nsamples; i++) {
@@ -69,16 +118,20 @@ static void sample_with(const char *min_age, size_t *own, double *skipped)
 
 static void young_process_skipped_and_counted(void **state)
 {
+	unsigned long young = child_start();
 	size_t own;
 	double skipped;
 
 	(void)state;
-	sample_with("1h", &own, &skipped);
+	sample_with("1h", young, &own, &skipped);
 	assert_int_equal(own, 0);
 	assert_true(skipped >= 1);
-	sample_with("0", &own, &skipped);
+	sample_with("1h", own_pid(), &own, &skipped);	/* memwatch itself: never */
+	assert_true(own >= 5);
+	sample_with("0", young, &own, &skipped);
 	assert_true(own >= 5);
 	assert_true(skipped == 0);
+	child_stop();
 }
 
 static void default_is_5s_and_bad_value_refused(void **state)
@@ -106,8 +159,17 @@ static void default_is_5s_and_bad_value_refused(void **state)
 	mw_config_release(&cfg);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+#ifdef _WIN32
+	if (argc > 1 && !strcmp(argv[1], "child")) {
+		Sleep(60000);
+		return 0;
+	}
+#else
+	(void)argc;
+	(void)argv;
+#endif
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(young_process_skipped_and_counted),
 		cmocka_unit_test(default_is_5s_and_bad_value_refused),

@@ -3,6 +3,7 @@
  * behind both platforms' process tables.
  */
 #include "process.h"
+#include "watch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "daemon/collector.h"
 #include "daemon/log.h"
+#include "daemon/units.h"
 #include "daemon/xalloc.h"
 
 void mw_process_table_release(struct mw_process_table *t)
@@ -261,17 +263,43 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 
 /* --- the collector ------------------------------------------------------ */
 
+/*
+ * min_age: a process gets series only once it has run this long, so the
+ * short-lived ones (compilers, shells a build agent starts by the
+ * thousand) do not each leave a set of series behind; what is skipped is
+ * counted (the status line and memwatch_collector_young_skipped_total).
+ */
+#define PROCESS_MIN_AGE_DEFAULT_MS 5000
+
+static const char *const process_options[] = { "min_age", NULL };
+static const char *const process_option_docs[] = {
+	"5s ; a process gets series once it has run this long (0: at once); younger "
+	"ones (but memwatchd itself) are skipped and counted "
+	"(memwatch_collector_young_skipped_total)",
+	NULL,
+};
+
 struct process_state {
 	struct mw_process_reader *reader;
 	struct mw_process_table table;
+	int64_t min_age_ms;
+	uint64_t skipped_total;	/* process samples skipped: younger than min_age */
 };
 
 static int process_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
+	const char *min_age = env && env->self ? mw_config_extra(env->self, "min_age") : NULL;
 	struct process_state *st;
+	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS;
 
-	(void)env;
+	if (min_age && !strcmp(min_age, "0"))
+		ms = 0;
+	else if (min_age && mw_parse_duration_ms(min_age, &ms, why)) {
+		mw_error_prefix(why, "min_age");
+		return MW_COLLECTOR_ERROR;
+	}
 	st = mw_xcalloc(1, sizeof(*st));
+	st->min_age_ms = ms;
 	st->reader = mw_process_reader_new();
 	/* A first read proves the platform call works here. */
 	if (mw_process_table_read(st->reader, &st->table, why)) {
@@ -287,6 +315,8 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 static int process_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct process_state *st = state;
+	uint32_t self = mw_self_pid();
+	uint64_t skipped = 0;
 	size_t i;
 
 	if (mw_process_table_read(st->reader, &st->table, &ctx->err))
@@ -300,6 +330,12 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 		struct mw_batch *b = ctx->batch;
 		int64_t ts = ctx->ts_ms;
 
+		/* a start time of 0 is unknown: never skipped; nor is memwatch */
+		if (st->min_age_ms > 0 && p->start_ms > 0 && ts - p->start_ms < st->min_age_ms &&
+		    p->pid != self) {
+			skipped++;
+			continue;
+		}
 		snprintf(pid, sizeof(pid), "%" PRIu32, p->pid);
 		snprintf(started, sizeof(started), "%" PRId64, p->start_ms / 1000);
 		mw_batch_add(b, "memwatch_process_working_set_bytes", labels, 3,
@@ -318,6 +354,17 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 			     (double)p->page_faults, ts);
 	}
 	ctx->inaccessible = st->table.inaccessible;
+	st->skipped_total += skipped;
+	{
+		struct mw_label l[1] = { { "collector", "process" } };
+
+		mw_batch_add(ctx->batch, "memwatch_collector_young_skipped_total", l, 1,
+			     (double)st->skipped_total, ctx->ts_ms);
+	}
+	if (st->min_age_ms > 0)
+		snprintf(ctx->mode, sizeof(ctx->mode), "min_age %lld ms: %llu younger skipped "
+			 "(%llu in all)", (long long)st->min_age_ms, (unsigned long long)skipped,
+			 (unsigned long long)st->skipped_total);
 	return MW_COLLECTOR_OK;
 }
 
@@ -338,6 +385,8 @@ const struct mw_collector mw_collector_process = {
 		   "charge), virtual size, handles, threads, page faults.",
 	.default_interval_ms = 0,
 	.default_enabled = true,
+	.options = process_options,
+	.option_docs = process_option_docs,
 	.init = process_init,
 	.sample = process_sample,
 	.fini = process_fini,

@@ -8,7 +8,6 @@
  * progress) comes from the raw chunks.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -51,11 +50,12 @@ static void stat_done(int64_t t0)
  */
 enum {
 	RS_BEGIN, RS_COMMIT, RS_ROLLBACK,
-	RS_MAX_ID, RS_CAT_SERIES, RS_CAT_LABELS,
 	RS_FIRST_RAW, RS_FIRST_1M, RS_FIRST_1H,
 	RS_LAST_RAW, RS_LAST_1M, RS_LAST_1H,
 	RS_CHUNK_RANGE, RS_ROLLUP_1M, RS_ROLLUP_1H, RS_RAW_COUNT,
-	RS_LATEST_ALL, RS_LATEST_ONE, RS_PAST, RS_FIRST_CHUNK,
+	RS_PAST, RS_FIRST_CHUNK,
+	RS_FIND_NAME, RS_FIND_LABEL, RS_FIND_ALL, RS_NAMES, RS_BY_ID, RS_BY_KEY,
+	RS_LATEST_LIVE, RS_LATEST_V4, RS_FIRST_RECORDED,
 	RS_COUNT
 };
 
@@ -63,15 +63,14 @@ static const char chunk_range_sql[] =
 	"SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 "
 	"ORDER BY min_ts";
 
+/* Series rows with their labels, one row per label (ordered by name). */
+#define SERIES_COLS "SELECT s.id, s.key, s.name, sl.name, sl.value"
+#define WITH_LABELS " LEFT JOIN series_label sl ON sl.series_id = s.id"
+
 static const char *const rs_sql[RS_COUNT] = {
 	[RS_BEGIN] = "BEGIN",
 	[RS_COMMIT] = "COMMIT",
 	[RS_ROLLBACK] = "ROLLBACK",
-	[RS_MAX_ID] = "SELECT max(id) FROM series",
-	[RS_CAT_SERIES] = "SELECT id, key, name FROM series WHERE id > ?1 AND id <= ?2 "
-			  "ORDER BY id",
-	[RS_CAT_LABELS] = "SELECT series_id, name, value FROM series_label "
-			  "WHERE series_id > ?1 AND series_id <= ?2 ORDER BY series_id, name",
 	[RS_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 	[RS_FIRST_1M] = "SELECT min(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
 	[RS_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
@@ -85,41 +84,42 @@ static const char *const rs_sql[RS_COUNT] = {
 			 "WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
 	[RS_RAW_COUNT] = "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
 			 "AND max_ts >= ?2 AND min_ts <= ?3",
-	[RS_LATEST_ALL] = "SELECT series_id, ts, value FROM latest ORDER BY series_id",
-	[RS_LATEST_ONE] = "SELECT ts, value FROM latest WHERE series_id = ?",
 	[RS_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_data WHERE series_id = ? "
 		    "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
+	[RS_FIND_NAME] = SERIES_COLS " FROM series s" WITH_LABELS
+			 " WHERE s.name = ?1 ORDER BY s.id, sl.name",
+	[RS_FIND_LABEL] = SERIES_COLS " FROM series_label f JOIN series s ON s.id = f.series_id"
+			  WITH_LABELS " WHERE f.name = ?1 AND f.value = ?2 ORDER BY s.id, sl.name",
+	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_LABELS " ORDER BY s.id, sl.name",
+	[RS_NAMES] = "SELECT DISTINCT name FROM series ORDER BY name",
+	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_LABELS " WHERE s.id = ?1 ORDER BY sl.name",
+	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_LABELS
+		      " WHERE s.key = ?1 ORDER BY sl.name",
+	[RS_LATEST_LIVE] = SERIES_COLS ", l.ts, l.value FROM series_live v"
+			   " JOIN series s ON s.id = v.series_id"
+			   " JOIN latest l ON l.series_id = v.series_id" WITH_LABELS
+			   " ORDER BY v.series_id, sl.name",
+	/* a file of schema 4 (not yet opened by a writer of schema 5) */
+	[RS_LATEST_V4] = SERIES_COLS ", l.ts, l.value FROM latest l"
+			 " JOIN series s ON s.id = l.series_id" WITH_LABELS
+			 " ORDER BY l.series_id, sl.name",
+	[RS_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
 };
 
-/* The series catalogue, cached per reader: series rows are only ever
- * added (ids grow, rows are never changed or deleted), so the cache is
- * brought up to date by loading the rows above the newest id it holds. */
-struct cat_series {
-	int64_t id;
-	char *key;
-	char *name;
-	struct mw_label *labels;
-	size_t nlabels;
-};
-
-struct lab_ref {
-	const char *name, *value;	/* owned by the catalogue */
-	uint32_t idx;
-};
-
+/*
+ * No catalogue is kept: a reader's memory does not grow with the series
+ * the file holds.  Selectors are answered from the database through its
+ * indexes (series by name, labels by name and value, series by key), and
+ * the newest values from the live series only (table series_live, the
+ * series the writer holds: written in the last series_idle_ms).
+ */
 struct mw_reader {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *st[RS_COUNT];
 	bool in_tx;
-	struct cat_series *cat;		/* ascending id */
-	size_t ncat, cat_cap;
-	int64_t cat_max_id;
-	uint32_t *by_key;		/* cat indices sorted by key */
-	uint32_t *by_name;		/* cat indices sorted by name, key */
-	struct lab_ref *by_label;	/* every label, sorted by name, value, key */
-	size_t nlabels;
+	bool v5;		/* series_live, series.first_ts */
 };
 
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
@@ -142,6 +142,7 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_finalize(st);
+	r->v5 = mw_schema_version(r->db) >= 5;
 	r->path = mw_xstrdup(db_path);
 	*out = r;
 	return 0;
@@ -149,25 +150,6 @@ fail:
 	sqlite3_close(r->db);
 	free(r);
 	return -1;
-}
-
-static void cat_free(struct mw_reader *r)
-{
-	size_t i, j;
-
-	for (i = 0; i < r->ncat; i++) {
-		for (j = 0; j < r->cat[i].nlabels; j++) {
-			free((char *)r->cat[i].labels[j].name);
-			free((char *)r->cat[i].labels[j].value);
-		}
-		free(r->cat[i].labels);
-		free(r->cat[i].key);
-		free(r->cat[i].name);
-	}
-	free(r->cat);
-	free(r->by_key);
-	free(r->by_name);
-	free(r->by_label);
 }
 
 void mw_reader_free(struct mw_reader *r)
@@ -179,7 +161,6 @@ void mw_reader_free(struct mw_reader *r)
 	for (i = 0; i < RS_COUNT; i++)
 		sqlite3_finalize(r->st[i]);
 	sqlite3_close(r->db);
-	cat_free(r);
 	free(r->path);
 	free(r);
 }
@@ -289,11 +270,43 @@ static int64_t one_int(sqlite3_stmt *st, int64_t id, int64_t dflt)
 	return v;
 }
 
+/*
+ * The first stored point of a series: the one recorded with its row
+ * (schema 5) while a stored bucket or chunk still holds it, i.e. it lies
+ * between the earliest start and the earliest end of every tier's oldest
+ * data; else (retention took it, or a file of schema 4) the first raw
+ * point when the rollups hold nothing clearly older; else the start of
+ * the oldest rollup bucket.  Rollup buckets start before their first
+ * point, so they alone never give it.
+ */
+static int64_t first_point(int64_t recorded, const int64_t lo[3])
+{
+	int64_t start = INT64_MAX, end = INT64_MAX, e;
+	int t;
+
+	for (t = 0; t < 3; t++) {
+		if (lo[t] == INT64_MAX)
+			continue;
+		if (lo[t] < start)
+			start = lo[t];
+		e = t ? lo[t] + tier_res[t] - 1 : lo[t];
+		if (e < end)
+			end = e;
+	}
+	if (start == INT64_MAX)
+		return INT64_MIN;
+	if (recorded != INT64_MIN && recorded >= start && recorded <= end)
+		return recorded;
+	if (lo[0] != INT64_MAX && lo[0] <= end)
+		return lo[0];
+	return start;
+}
+
 /* Fill first_ts / last_ts from every tier (index seeks only). */
 static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 		      struct mw_err *err)
 {
-	sqlite3_stmt *first[3], *last[3];
+	sqlite3_stmt *first[3], *last[3], *rec = NULL;
 	size_t i;
 	int t;
 
@@ -301,354 +314,231 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 		if (!(first[t] = stmt(r, RS_FIRST_RAW + t, err)) ||
 		    !(last[t] = stmt(r, RS_LAST_RAW + t, err)))
 			return -1;
+	if (r->v5 && !(rec = stmt(r, RS_FIRST_RECORDED, err)))
+		return -1;
 	for (i = 0; i < n; i++) {
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		int64_t lo[3], hi = INT64_MIN;
 
 		for (t = 0; t < 3; t++) {
-			int64_t a = one_int(first[t], info[i].id, INT64_MAX);
 			int64_t b = one_int(last[t], info[i].id, INT64_MIN);
 
-			if (a < lo)
-				lo = a;
+			lo[t] = one_int(first[t], info[i].id, INT64_MAX);
 			if (b > hi)
 				hi = b;
 		}
-		info[i].first_ts = lo == INT64_MAX ? INT64_MIN : lo;
+		info[i].first_ts = first_point(rec ? one_int(rec, info[i].id, INT64_MIN)
+					       : INT64_MIN, lo);
 		info[i].last_ts = hi;
 	}
 	return 0;
 }
 
-static struct mw_reader *sort_reader;	/* qsort has no context argument */
+/* Selected series, growing; with the newest value when read from latest. */
+struct found {
+	struct mw_latest *items;
+	size_t n, cap;
+};
 
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(sort_reader->cat[*(const uint32_t *)a].key,
-		      sort_reader->cat[*(const uint32_t *)b].key);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	const struct cat_series *x = &sort_reader->cat[*(const uint32_t *)a];
-	const struct cat_series *y = &sort_reader->cat[*(const uint32_t *)b];
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : strcmp(x->key, y->key);
-}
-
-static int cmp_label(const void *a, const void *b)
-{
-	const struct lab_ref *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->value, y->value);
-	return c ? c : strcmp(sort_reader->cat[x->idx].key, sort_reader->cat[y->idx].key);
-}
-
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void sort_view(struct mw_reader *r, void *v, size_t n, size_t size,
-		      int (*cmp)(const void *, const void *))
-{
-	pthread_mutex_lock(&sort_lock);
-	sort_reader = r;
-	qsort(v, n, size, cmp);
-	pthread_mutex_unlock(&sort_lock);
-}
-
-/* Bring the catalogue up to date (one indexed read when nothing changed). */
-static int cat_refresh(struct mw_reader *r, struct mw_err *err)
-{
-	sqlite3_stmt *st = stmt(r, RS_MAX_ID, err), *lab;
-	int64_t max_id;
-	size_t old = r->ncat, i, j;
-	int rc;
-
-	if (!st)
-		return -1;
-	max_id = one_int(st, 0, 0);
-	if (max_id <= r->cat_max_id)
-		return 0;
-	if (!(st = stmt(r, RS_CAT_SERIES, err)) || !(lab = stmt(r, RS_CAT_LABELS, err)))
-		return -1;
-	sqlite3_bind_int64(st, 1, r->cat_max_id);
-	sqlite3_bind_int64(st, 2, max_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct cat_series *c;
-
-		MW_GROW(r->cat, r->cat_cap, r->ncat + 1);
-		c = &r->cat[r->ncat++];
-		memset(c, 0, sizeof(*c));
-		c->id = sqlite3_column_int64(st, 0);
-		c->key = mw_xstrdup((const char *)sqlite3_column_text(st, 1));
-		c->name = mw_xstrdup((const char *)sqlite3_column_text(st, 2));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_bind_int64(lab, 1, r->cat_max_id);
-	sqlite3_bind_int64(lab, 2, max_id);
-	for (i = old; (rc = sqlite3_step(lab)) == SQLITE_ROW;) {
-		int64_t id = sqlite3_column_int64(lab, 0);
-		const char *n = (const char *)sqlite3_column_text(lab, 1);
-		const char *v = (const char *)sqlite3_column_text(lab, 2);
-		struct cat_series *c;
-		size_t cap;
-
-		while (i < r->ncat && r->cat[i].id < id)
-			i++;
-		if (i == r->ncat || r->cat[i].id != id)
-			continue;
-		c = &r->cat[i];
-		cap = c->nlabels;
-		MW_GROW(c->labels, cap, c->nlabels + 1);
-		c->labels[c->nlabels].name = mw_xstrdup(n ? n : "");
-		c->labels[c->nlabels].value = mw_xstrdup(v ? v : "");
-		c->nlabels++;
-	}
-	sqlite3_reset(lab);
-	if (rc != SQLITE_DONE)
-		goto fail;
-	r->cat_max_id = max_id;
-	free(r->by_key);
-	free(r->by_name);
-	r->by_key = mw_xmalloc((r->ncat ? r->ncat : 1) * sizeof(*r->by_key));
-	r->by_name = mw_xmalloc((r->ncat ? r->ncat : 1) * sizeof(*r->by_name));
-	for (j = 0; j < r->ncat; j++)
-		r->by_key[j] = r->by_name[j] = (uint32_t)j;
-	sort_view(r, r->by_key, r->ncat, sizeof(*r->by_key), cmp_key);
-	sort_view(r, r->by_name, r->ncat, sizeof(*r->by_name), cmp_name);
-	free(r->by_label);
-	for (r->nlabels = 0, j = 0; j < r->ncat; j++)
-		r->nlabels += r->cat[j].nlabels;
-	r->by_label = mw_xmalloc((r->nlabels ? r->nlabels : 1) * sizeof(*r->by_label));
-	for (r->nlabels = 0, j = 0; j < r->ncat; j++)
-		for (i = 0; i < r->cat[j].nlabels; i++) {
-			struct lab_ref *l = &r->by_label[r->nlabels++];
-
-			l->name = r->cat[j].labels[i].name;
-			l->value = r->cat[j].labels[i].value;
-			l->idx = (uint32_t)j;
-		}
-	sort_view(r, r->by_label, r->nlabels, sizeof(*r->by_label), cmp_label);
-	return 0;
-fail:
-	step_err(r, err);
-	/* drop the half-loaded rows; the next call retries */
-	while (r->ncat > old) {
-		struct cat_series *c = &r->cat[--r->ncat];
-
-		for (j = 0; j < c->nlabels; j++) {
-			free((char *)c->labels[j].name);
-			free((char *)c->labels[j].value);
-		}
-		free(c->labels);
-		free(c->key);
-		free(c->name);
-	}
-	return -1;
-}
-
-static void copy_info(const struct cat_series *c, struct mw_series_info *info)
+static void found_release(struct found *f)
 {
 	size_t i;
 
-	memset(info, 0, sizeof(*info));
-	info->id = c->id;
-	info->key = mw_xstrdup(c->key);
-	info->name = mw_xstrdup(c->name);
-	info->first_ts = info->last_ts = INT64_MIN;
-	if (c->nlabels) {
-		info->labels = mw_xmalloc(c->nlabels * sizeof(*info->labels));
-		for (i = 0; i < c->nlabels; i++) {
-			info->labels[i].name = mw_xstrdup(c->labels[i].name);
-			info->labels[i].value = mw_xstrdup(c->labels[i].value);
-		}
-		info->nlabels = c->nlabels;
-	}
+	for (i = 0; i < f->n; i++)
+		mw_series_info_release(&f->items[i].info);
+	free(f->items);
+	memset(f, 0, sizeof(*f));
 }
 
-/* Catalogue index of the series with this id, or -1. */
-static ptrdiff_t cat_find_id(const struct mw_reader *r, int64_t id)
+static char *col_dup(sqlite3_stmt *st, int col)
 {
-	size_t lo = 0, hi = r->ncat;
+	const char *t = (const char *)sqlite3_column_text(st, col);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->cat[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->ncat && r->cat[lo].id == id ? (ptrdiff_t)lo : -1;
-}
-
-/* First position in by_name whose name is >= name (> name: upper). */
-static size_t name_bound(const struct mw_reader *r, const char *name, bool upper)
-{
-	size_t lo = 0, hi = r->ncat;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(r->cat[r->by_name[mid]].name, name);
-
-		if (c < 0 || (upper && c == 0))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mw_xstrdup(t ? t : "");
 }
 
 /*
- * Catalogue indices of the series matching sel, in key order (*out,
- * *n).  A metric name (or __name__="x") narrows the scan to that name's
- * run of the name view; other matchers on __name__ are evaluated once
- * per distinct name, label matchers once per series.
+ * Step st (columns id, key, name, label name, label value [, ts, value],
+ * one row per label, rows of a series together) and append each series
+ * sel matches (NULL: every one) to f.
  */
-static int label_cmp(const struct lab_ref *l, const char *name, const char *value)
+static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_selector *sel,
+		   bool with_value, struct found *f, struct mw_err *err)
 {
-	int c = strcmp(l->name, name);
+	struct mw_latest cur;
+	size_t lcap = 0;
+	bool have = false;
+	int rc;
 
-	return c ? c : strcmp(l->value, value);
-}
+	memset(&cur, 0, sizeof(cur));
+	for (;;) {
+		int64_t id;
 
-/* The run of by_label holding name=value: [*begin, *end). */
-static void label_run(const struct mw_reader *r, const char *name, const char *value,
-		      size_t *begin, size_t *end)
-{
-	int upper;
-
-	for (upper = 0; upper < 2; upper++) {
-		size_t lo = 0, hi = r->nlabels;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = label_cmp(&r->by_label[mid], name, value);
-
-			if (c < 0 || (upper && c == 0))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		*(upper ? end : begin) = lo;
-	}
-}
-
-static void select_series(struct mw_reader *r, const struct mw_selector *sel, uint32_t **out,
-			  size_t *n)
-{
-	struct mw_matcher *nm = NULL, *lm = NULL;
-	struct mw_selector by_name = { NULL, NULL, 0 }, by_label = { NULL, NULL, 0 };
-	const char *exact = sel->name;
-	size_t i, begin = 0, end = r->ncat, cap = 0;
-	const char *cur = NULL;
-	bool name_ok = false, one_name;
-
-	*out = NULL;
-	*n = 0;
-	if (sel->n) {
-		nm = mw_xmalloc(sel->n * sizeof(*nm));
-		lm = mw_xmalloc(sel->n * sizeof(*lm));
-	}
-	for (i = 0; i < sel->n; i++) {
-		if (strcmp(sel->m[i].label, "__name__")) {
-			lm[by_label.n++] = sel->m[i];
-			continue;
-		}
-		nm[by_name.n++] = sel->m[i];
-		if (!exact && sel->m[i].op == MW_MATCH_EQ)
-			exact = sel->m[i].value;
-	}
-	by_name.name = sel->name;
-	by_name.m = nm;
-	by_label.m = lm;
-	if (exact) {
-		begin = name_bound(r, exact, false);
-		end = name_bound(r, exact, true);
-	}
-	/* A label="v" matcher (v not empty) selecting fewer series than the
-	 * name: scan that label's run instead. */
-	for (i = 0; i < sel->n; i++) {
-		size_t lb, le, j;
-
-		if (sel->m[i].op != MW_MATCH_EQ || !*sel->m[i].value ||
-		    !strcmp(sel->m[i].label, "__name__"))
-			continue;
-		label_run(r, sel->m[i].label, sel->m[i].value, &lb, &le);
-		if (le - lb >= end - begin)
-			continue;
-		for (j = lb; j < le; j++)
-			if (mw_selector_match(sel, r->cat[r->by_label[j].idx].name,
-					      r->cat[r->by_label[j].idx].labels,
-					      r->cat[r->by_label[j].idx].nlabels)) {
-				MW_GROW(*out, cap, *n + 1);
-				(*out)[(*n)++] = r->by_label[j].idx;
+		rc = sqlite3_step(st);
+		id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		if (have && (rc != SQLITE_ROW || id != cur.info.id)) {
+			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,
+						      cur.info.nlabels)) {
+				MW_GROW(f->items, f->cap, f->n + 1);
+				f->items[f->n++] = cur;
+			} else {
+				mw_series_info_release(&cur.info);
 			}
-		goto done;	/* the run is in key order */
-	}
-	for (i = begin; i < end; i++) {
-		const struct cat_series *c = &r->cat[r->by_name[i]];
-
-		if (!cur || strcmp(cur, c->name)) {
-			cur = c->name;
-			name_ok = mw_selector_match(&by_name, c->name, NULL, 0);
+			memset(&cur, 0, sizeof(cur));
+			have = false;
 		}
-		if (!name_ok || !mw_selector_match(&by_label, c->name, c->labels, c->nlabels))
-			continue;
-		MW_GROW(*out, cap, *n + 1);
-		(*out)[(*n)++] = r->by_name[i];
+		if (rc != SQLITE_ROW)
+			break;
+		if (!have) {
+			have = true;
+			lcap = 0;
+			cur.info.id = id;
+			cur.info.key = col_dup(st, 1);
+			cur.info.name = col_dup(st, 2);
+			cur.info.first_ts = cur.info.last_ts = INT64_MIN;
+			cur.past_ts_ms = INT64_MIN;
+			cur.past_value = NAN;
+			cur.ts_ms = INT64_MIN;
+			if (with_value) {
+				cur.ts_ms = sqlite3_column_int64(st, 5);
+				cur.value = sqlite3_column_type(st, 6) == SQLITE_NULL
+					    ? NAN : sqlite3_column_double(st, 6);
+				cur.info.last_ts = cur.ts_ms;
+			}
+		}
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+			struct mw_label *l;
+
+			MW_GROW(cur.info.labels, lcap, cur.info.nlabels + 1);
+			l = &cur.info.labels[cur.info.nlabels++];
+			l->name = col_dup(st, 3);
+			l->value = col_dup(st, 4);
+		}
 	}
-	one_name = exact || !*n || !strcmp(r->cat[(*out)[0]].name, r->cat[(*out)[*n - 1]].name);
-	if (!one_name)
-		sort_view(r, *out, *n, sizeof(**out), cmp_key);
-done:
-	free(nm);
-	free(lm);
+	sqlite3_reset(st);
+	if (have)
+		mw_series_info_release(&cur.info);
+	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+}
+
+static int cmp_found_key(const void *a, const void *b)
+{
+	return strcmp(((const struct mw_latest *)a)->info.key,
+		      ((const struct mw_latest *)b)->info.key);
+}
+
+/*
+ * The series matching sel, sorted by key, from the narrowest index: a
+ * label="v" matcher (labels by name and value), else the metric name
+ * (series by name), else each distinct name a __name__ matcher accepts,
+ * else every series; the whole selector is then checked on each.
+ */
+static int select_series(struct mw_reader *r, const struct mw_selector *sel, struct found *f,
+			 struct mw_err *err)
+{
+	const struct mw_matcher *eq = NULL;
+	const char *exact = sel->name;
+	bool name_matchers = false;
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sel->n; i++) {
+		const struct mw_matcher *m = &sel->m[i];
+
+		if (!strcmp(m->label, "__name__")) {
+			name_matchers = true;
+			if (!exact && m->op == MW_MATCH_EQ)
+				exact = m->value;
+		} else if (!eq && m->op == MW_MATCH_EQ && *m->value) {
+			eq = m;
+		}
+	}
+	if (eq) {
+		if (!(st = stmt(r, RS_FIND_LABEL, err)))
+			return -1;
+		sqlite3_bind_text(st, 1, eq->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, eq->value, -1, SQLITE_STATIC);
+		rc = collect(r, st, sel, false, f, err);
+	} else if (exact) {
+		if (!(st = stmt(r, RS_FIND_NAME, err)))
+			return -1;
+		sqlite3_bind_text(st, 1, exact, -1, SQLITE_STATIC);
+		rc = collect(r, st, sel, false, f, err);
+	} else if (name_matchers) {
+		struct mw_selector by_name = { NULL, NULL, 0 };
+		sqlite3_stmt *names = stmt(r, RS_NAMES, err);
+		char **keep = NULL;
+		size_t nkeep = 0, cap = 0;
+		int step;
+
+		if (!names || !(st = stmt(r, RS_FIND_NAME, err)))
+			return -1;
+		by_name.m = mw_xmalloc(sel->n * sizeof(*by_name.m));
+		for (i = 0; i < sel->n; i++)
+			if (!strcmp(sel->m[i].label, "__name__"))
+				by_name.m[by_name.n++] = sel->m[i];
+		while ((step = sqlite3_step(names)) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(names, 0);
+
+			if (name && mw_selector_match(&by_name, name, NULL, 0)) {
+				MW_GROW(keep, cap, nkeep + 1);
+				keep[nkeep++] = mw_xstrdup(name);
+			}
+		}
+		sqlite3_reset(names);
+		free(by_name.m);
+		if (step != SQLITE_DONE)
+			rc = step_err(r, err);
+		for (i = 0; i < nkeep; i++) {
+			if (!rc) {
+				sqlite3_bind_text(st, 1, keep[i], -1, SQLITE_STATIC);
+				rc = collect(r, st, sel, false, f, err);
+			}
+			free(keep[i]);
+		}
+		free(keep);
+	} else {
+		if (!(st = stmt(r, RS_FIND_ALL, err)))
+			return -1;
+		rc = collect(r, st, sel, false, f, err);
+	}
+	if (rc)
+		return -1;
+	if (f->n > 1)
+		qsort(f->items, f->n, sizeof(*f->items), cmp_found_key);
+	return 0;
 }
 
 /* Series matching sel (or the one with id/key when given), no ranges. */
 static int load_series(struct mw_reader *r, const struct mw_selector *sel, const int64_t *id,
 		       const char *key, struct mw_series_list *out, struct mw_err *err)
 {
-	uint32_t *idx = NULL;
-	size_t n = 0, i;
+	struct found f = { NULL, 0, 0 };
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (cat_refresh(r, err))
-		return -1;
-	if (id) {
-		ptrdiff_t k = cat_find_id(r, *id);
-
-		if (k >= 0) {
-			idx = mw_xmalloc(sizeof(*idx));
-			idx[n++] = (uint32_t)k;
-		}
-	} else if (key) {
-		size_t lo = 0, hi = r->ncat;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (strcmp(r->cat[r->by_key[mid]].key, key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < r->ncat && !strcmp(r->cat[r->by_key[lo]].key, key)) {
-			idx = mw_xmalloc(sizeof(*idx));
-			idx[n++] = r->by_key[lo];
-		}
+	if (id || key) {
+		if (!(st = stmt(r, id ? RS_BY_ID : RS_BY_KEY, err)))
+			return -1;
+		if (id)
+			sqlite3_bind_int64(st, 1, *id);
+		else
+			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		rc = collect(r, st, NULL, false, &f, err);
 	} else if (sel) {
-		select_series(r, sel, &idx, &n);
+		rc = select_series(r, sel, &f, err);
 	}
-	out->items = mw_xcalloc(n ? n : 1, sizeof(*out->items));
-	for (i = 0; i < n; i++)
-		copy_info(&r->cat[idx[i]], &out->items[i]);
-	out->n = n;
-	free(idx);
+	if (rc) {
+		found_release(&f);
+		return -1;
+	}
+	out->items = mw_xcalloc(f.n ? f.n : 1, sizeof(*out->items));
+	for (i = 0; i < f.n; i++)
+		out->items[i] = f.items[i].info;
+	out->n = f.n;
+	free(f.items);
 	return 0;
 }
 
@@ -1309,97 +1199,37 @@ void mw_latest_list_release(struct mw_latest_list *list)
 }
 
 /*
- * The newest value of every selected series: from the `latest` table the
- * writer upserts at each flush, by one scan of it when most series are
- * selected, else by one seek per series.
+ * The newest value of every live series selected: one pass over the
+ * series_live table (the series the writer holds, written in the last
+ * series_idle_ms) joined to latest, series and their labels; the cost is
+ * that of the live series, never of the dead ones the file holds.
  */
 static int latest(struct mw_reader *r, const char *selector, struct mw_latest_list *out,
 		  struct mw_err *err)
 {
+	struct found f = { NULL, 0, 0 };
 	struct mw_selector sel;
-	uint32_t *idx = NULL;
-	int32_t *slot = NULL;
-	int64_t *ts = NULL;
-	double *val = NULL;
 	sqlite3_stmt *st;
-	size_t n = 0, i, k = 0;
-	int rc = -1, step;
+	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (cat_refresh(r, err))
+	if (!(st = stmt(r, r->v5 ? RS_LATEST_LIVE : RS_LATEST_V4, err)) ||
+	    collect(r, st, &sel, true, &f, err)) {
+		found_release(&f);
 		goto out;
-	select_series(r, &sel, &idx, &n);
-	ts = mw_xmalloc((n ? n : 1) * sizeof(*ts));
-	val = mw_xmalloc((n ? n : 1) * sizeof(*val));
-	for (i = 0; i < n; i++)
-		ts[i] = INT64_MIN;
-	if (n * 8 < r->ncat) {
-		if (!(st = stmt(r, RS_LATEST_ONE, err)))
-			goto out;
-		for (i = 0; i < n; i++) {
-			sqlite3_bind_int64(st, 1, r->cat[idx[i]].id);
-			step = sqlite3_step(st);
-			if (step == SQLITE_ROW) {
-				ts[i] = sqlite3_column_int64(st, 0);
-				val[i] = sqlite3_column_type(st, 1) == SQLITE_NULL
-					 ? NAN : sqlite3_column_double(st, 1);
-			}
-			sqlite3_reset(st);
-			if (step != SQLITE_ROW && step != SQLITE_DONE) {
-				step_err(r, err);
-				goto out;
-			}
-		}
-	} else if (n) {
-		if (!(st = stmt(r, RS_LATEST_ALL, err)))
-			goto out;
-		slot = mw_xmalloc(r->ncat * sizeof(*slot));
-		for (i = 0; i < r->ncat; i++)
-			slot[i] = -1;
-		for (i = 0; i < n; i++)
-			slot[idx[i]] = (int32_t)i;
-		/* both in id order: a merge walk */
-		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(st, 0);
-
-			while (k < r->ncat && r->cat[k].id < id)
-				k++;
-			if (k == r->ncat || r->cat[k].id != id || slot[k] < 0)
-				continue;
-			ts[slot[k]] = sqlite3_column_int64(st, 1);
-			val[slot[k]] = sqlite3_column_type(st, 2) == SQLITE_NULL
-				       ? NAN : sqlite3_column_double(st, 2);
-		}
-		sqlite3_reset(st);
-		if (step != SQLITE_DONE) {
-			step_err(r, err);
-			goto out;
-		}
 	}
-	out->items = mw_xcalloc(n ? n : 1, sizeof(*out->items));
-	for (i = 0; i < n; i++) {
-		struct mw_latest *l;
-
-		if (ts[i] == INT64_MIN)
-			continue;
-		l = &out->items[out->n++];
-		copy_info(&r->cat[idx[i]], &l->info);
-		l->ts_ms = ts[i];
-		l->value = val[i];
-		l->info.last_ts = l->ts_ms;
-		l->past_ts_ms = INT64_MIN;
-		l->past_value = NAN;
-	}
+	if (f.n > 1)
+		qsort(f.items, f.n, sizeof(*f.items), cmp_found_key);
+	out->items = f.n ? f.items : mw_xcalloc(1, sizeof(*out->items));
+	if (!f.n)
+		free(f.items);
+	out->n = f.n;
 	rc = 0;
 out:
 	end_read(r);
 	mw_selector_release(&sel);
-	free(idx);
-	free(slot);
-	free(ts);
-	free(val);
 	return rc;
 }
 

@@ -2,9 +2,10 @@
  * query.h - the read side of the time-series store (used by web/).
  *
  * Threads: any.  Each thread (or each HTTP request) uses its own
- * struct mw_reader, which owns one read-only SQLite connection, its
- * prepared statements and a cached copy of the series catalogue (kept
- * across calls, so pool readers rather than opening one per request); a
+ * struct mw_reader, which owns one read-only SQLite connection and its
+ * prepared statements (kept across calls, so pool readers rather than
+ * opening one per request); no copy of the series catalogue is kept, so a
+ * reader's memory does not grow with the series the file holds.  A
  * reader must not be used by two threads at once.  The database is in WAL mode,
  * so readers never block the writer thread and the writer never blocks
  * readers (a read sees the last committed flush).
@@ -228,15 +229,19 @@ struct mw_latest_list {
 
 void mw_latest_list_release(struct mw_latest_list *list);
 
-/* The newest flushed value of every series matching selector (NULL: all),
- * for a /metrics endpoint: one pass over the small `latest` table (one
- * seek per series when few are selected).  A stored NaN reads as NaN.
+/* The newest flushed value of every live series matching selector (NULL:
+ * all), for a /metrics endpoint.  Live: held by the writer, i.e. written
+ * within its series idle bound (10 minutes; table series_live); a series
+ * that stopped (a process that exited) leaves this list then, but stays
+ * in mw_reader_find() and range queries.  One pass over the live series:
+ * the cost does not depend on how many dead series the file holds.  A
+ * stored NaN reads as NaN.
  * The key is the exposition form, so `key value ts` is a valid
  * exposition line. */
 int mw_reader_latest(struct mw_reader *r, const char *selector,
 		     struct mw_latest_list *out, struct mw_err *err);
 
-/* Latest values of every `memwatch_process_*` series plus the value
+/* Latest values of every live `memwatch_process_*` series plus the value
  * window_ms earlier (0: one hour), for /api/v1/processes:
  * growth = value - past_value. */
 int mw_reader_processes(struct mw_reader *r, int64_t window_ms,

@@ -197,6 +197,21 @@ static const struct migration migrations[] = {
 	 * instead of ms, sum instead of avg, values as a base and offsets;
 	 * views with the old names and columns for the sqlite3 shell. */
 	{ ROLLUP_V4("1m", "60000") ROLLUP_V4("1h", "3600000"), NULL },
+	/* 4 -> 5: the series the writer holds in memory (live: written
+	 * recently), so start-up and /metrics cost what the live series
+	 * cost, not what the whole file holds; every series' first point
+	 * (exact "since when" after the raw chunks expired); labels by value
+	 * (selectors such as {pid="42"} over every series ever seen).  Series
+	 * that may have had a bucket in progress when version 4 stopped are
+	 * taken as live: their rollups are rebuilt from raw at start-up. */
+	{ "CREATE TABLE series_live ("
+	  " series_id INTEGER PRIMARY KEY) WITHOUT ROWID;"
+	  "ALTER TABLE series ADD COLUMN first_ts INTEGER;"
+	  "CREATE INDEX series_label_by_value ON series_label(name, value);"
+	  "INSERT INTO series_live (series_id)"
+	  " SELECT series_id FROM latest"
+	  " WHERE ts >= (SELECT max(ts) FROM latest) - 2 * 3600000;",
+	  NULL },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)

@@ -34,7 +34,8 @@ const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
 	"WHERE series_id = ? AND t = ?"
 
 static const char *const statements[ST_COUNT] = {
-	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms) VALUES (?, ?, ?)",
+	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms, first_ts) "
+			     "VALUES (?, ?, ?, ?)",
 	[ST_LABEL_INSERT] = "INSERT OR REPLACE INTO series_label (series_id, name, value) "
 			    "VALUES (?, ?, ?)",
 	[ST_SERIES_LAST_CHUNK] = "UPDATE series SET last_chunk = ?2 WHERE id = ?1",
@@ -48,6 +49,13 @@ static const char *const statements[ST_COUNT] = {
 	[ST_MERGE_1H] = ROLLUP_GET("1h"),
 	[ST_LATEST] = "UPDATE latest SET ts = ?2, value = ?3 WHERE series_id = ?1",
 	[ST_LATEST_INSERT] = "INSERT INTO latest (series_id, ts, value) VALUES (?1, ?2, ?3)",
+	[ST_SERIES_FIND] = "SELECT id, name, first_ts FROM series WHERE key = ?",
+	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
+	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
+	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[ST_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
+	[ST_RECOVER_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ? AND max_ts >= ? "
+			      "ORDER BY id",
 };
 
 void mw_store_options_init(struct mw_store_options *o)
@@ -61,6 +69,7 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->retention_1h_ms = 730 * 86400000LL;
 	o->max_pending_points = 1000000;
 	o->self_metrics = true;
+	o->series_idle_ms = MW_STORE_SERIES_IDLE_MS;
 }
 
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
@@ -178,12 +187,18 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		  const struct mw_label *labels, size_t nlabels,
 		  int64_t ts_ms, double value)
 {
-	struct mw_series *se = mw_series_find(s, key);
+	struct mw_series *se;
 	struct mw_chunk_enc *e;
 	int t;
 
+	if (ts_ms > s->now_ts)
+		s->now_ts = ts_ms;
+	se = mw_series_get(s, key);
 	if (!se)
 		se = mw_series_create(s, key, metric, labels, nlabels);
+	se->seen = s->now_ts;
+	if (!se->id && ts_ms < se->first_ts)
+		se->first_ts = ts_ms;
 	e = &se->open;
 	if (e->n && ((int64_t)e->n >= s->opt.chunk_points ||
 		     ts_ms - e->t_first >= s->opt.chunk_duration_ms ||
@@ -244,6 +259,8 @@ void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms)
 		   (double)s->stats.dropped_points_total, now_ms);
 	self_point(s, "memwatch_storage_db_bytes", (double)s->stats.db_bytes, now_ms);
 	self_point(s, "memwatch_storage_series", (double)s->stats.series, now_ms);
+	self_point(s, "memwatch_storage_series_evicted_total",
+		   (double)s->stats.series_evicted_total, now_ms);
 	self_point(s, "memwatch_storage_flush_seconds", (double)s->stats.last_flush_ns / 1e9,
 		   now_ms);
 	self_point(s, "memwatch_storage_queries_total", (double)q.queries, now_ms);
@@ -349,6 +366,17 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 
 	if (mw_series_insert_new(s, mw_clock_wall_ms(), err))
 		return -1;
+	for (i = 0; i < s->nall; i++) {
+		struct mw_series *se = s->all[i];
+		sqlite3_stmt *st;
+
+		if (se->live_row == !se->evicting)
+			continue;
+		st = s->st[se->evicting ? ST_LIVE_DELETE : ST_LIVE_INSERT];
+		sqlite3_bind_int64(st, 1, series_id(se));
+		if (step_done(s, st, "series_live", se->key, err))
+			return -1;
+	}
 	for (i = 0; i < s->nchunks; i++) {
 		struct mw_pending_chunk *c = &s->chunks[i];
 		int64_t rowid = c->rowid;
@@ -437,6 +465,33 @@ static void shed_pending(struct mw_store *s)
 	s->dropped_while_failing += dropped;
 }
 
+/*
+ * Series idle for series_idle_ms leave memory with this flush: their
+ * buckets in progress are written now (a partial row, rebuilt whole from
+ * raw chunks if the series comes back), their open chunk and latest value
+ * are written as for every series, and their series_live row is deleted.
+ * Nothing is freed before the transaction commits.
+ */
+static void mark_idle(struct mw_store *s)
+{
+	size_t i;
+	int t;
+
+	if (s->opt.series_idle_ms <= 0 || s->now_ts == INT64_MIN)
+		return;
+	for (i = 0; i < s->nall; i++) {
+		struct mw_series *se = s->all[i];
+
+		if (!se->id || se->evicting ||
+		    (se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms))
+			continue;
+		se->evicting = true;
+		for (t = 0; t < MW_TIERS; t++)
+			if (se->acc[t].bucket != INT64_MIN)
+				emit(s, se, t, false, &se->acc[t]);
+	}
+}
+
 int mw_store_flush(struct mw_store *s, struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
@@ -444,12 +499,15 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	struct mw_err why;
 	size_t i;
 
+	mark_idle(s);
 	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
 	    mw_db_exec(s->db, "COMMIT", &why)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		for (i = 0; i < s->nall; i++)
+		for (i = 0; i < s->nall; i++) {
 			s->all[i]->tx_id = 0;
+			s->all[i]->evicting = false;
+		}
 		shed_pending(s);
 		s->stats.failed_flushes++;
 		if (!s->failing)
@@ -472,11 +530,17 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_rowid = se->tx_open_rowid;
 		se->open_flushed = se->open.n;
 		se->latest_dirty = false;
+		se->live_row = !se->evicting;
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
 	s->nchunks = 0;
 	s->nrollups = 0;
+	for (i = s->nall; i-- > 0;)
+		if (s->all[i]->evicting) {
+			mw_series_drop(s, s->all[i]);
+			s->stats.series_evicted_total++;
+		}
 	if (s->failing) {
 		mw_log_info("storage: writing to '%s' again; %llu points were dropped "
 			    "meanwhile", s->db_path,
@@ -509,6 +573,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		s->opt.chunk_points = 1000000;
 	if (s->opt.chunk_duration_ms <= 0)
 		s->opt.chunk_duration_ms = 2 * 3600000;
+	s->now_ts = INT64_MIN;
 	if (mw_schema_open(&s->db, s->db_path, err))
 		goto fail;
 	for (i = 0; i < ST_COUNT; i++)

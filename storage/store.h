@@ -40,7 +40,14 @@ struct mw_store_options {
 	uint64_t max_db_bytes;	/* 0: no limit */
 	uint64_t max_pending_points;	/* held in memory while writes fail */
 	bool self_metrics;	/* add memwatch_storage_* series each flush */
+	/* A series without a point for this long (by point timestamps) is
+	 * written out (open chunk, rollup buckets in progress) and dropped
+	 * from memory at the next flush; its next point finds it again in
+	 * the database by key.  Default MW_STORE_SERIES_IDLE_MS. */
+	int64_t series_idle_ms;
 };
+
+#define MW_STORE_SERIES_IDLE_MS (10 * 60000)
 
 /* Defaults (as config.c's) for everything; db_path "memwatch.db". */
 void mw_store_options_init(struct mw_store_options *o);
@@ -51,7 +58,9 @@ struct mw_store_stats {
 	uint64_t points_total;	/* points committed to the database */
 	uint64_t dropped_points_total;	/* points given up: queue full, disk */
 	uint64_t pending_points;	/* accepted, not yet committed */
-	uint64_t series;
+	uint64_t series;	/* series held in memory (live) */
+	uint64_t series_evicted_total;	/* dropped from memory when idle */
+	uint64_t series_reloaded_total;	/* found again in the database */
 	uint64_t flushes;
 	uint64_t failed_flushes;
 	int64_t db_bytes;	/* pages in use times page size */
@@ -60,8 +69,10 @@ struct mw_store_stats {
 
 struct mw_store;
 
-/* Open (create, check, migrate) the database and load the series
- * catalogue; rebuilds rollup state lost in a crash from raw chunks. */
+/* Open (create, check, migrate) the database and load the live series
+ * (table series_live: those held in memory when the store last ran, not
+ * the whole catalogue); rebuilds their rollup state lost in a crash from
+ * raw chunks. */
 int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		  struct mw_err *err);
 /* Flush everything, including partial rollup buckets, and close.  NULL ok. */

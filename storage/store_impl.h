@@ -22,6 +22,12 @@ struct mw_rollup_acc {
 
 struct mw_series {
 	char *key;
+	uint64_t hash;		/* of key */
+	size_t slot;		/* index in store->all */
+	int64_t seen;		/* store->now_ts at its newest point */
+	int64_t first_ts;	/* its first point (written with the series row) */
+	bool live_row;		/* its series_live row is committed */
+	bool evicting;		/* leaves memory when the running flush commits */
 	char *metric;
 	struct mw_label *labels;	/* own copies; NULL for series loaded from the db */
 	size_t nlabels;
@@ -70,6 +76,12 @@ enum {
 	ST_MERGE_1H,
 	ST_LATEST,
 	ST_LATEST_INSERT,
+	ST_SERIES_FIND,	/* a series not in memory, by key */
+	ST_LIVE_INSERT,
+	ST_LIVE_DELETE,
+	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
+	ST_LAST_1H,
+	ST_RECOVER_CHUNKS,
 	ST_COUNT
 };
 
@@ -95,10 +107,16 @@ struct mw_store {
 	uint64_t dropped_while_failing;
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
+	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
 };
 
 /* series.c */
 struct mw_series *mw_series_find(struct mw_store *s, const char *key);
+/* The series of key in memory, else found in the database (its rollup
+ * state rebuilt from raw chunks), else NULL. */
+struct mw_series *mw_series_get(struct mw_store *s, const char *key);
+/* Remove from memory and free (its points must be committed). */
+void mw_series_drop(struct mw_store *s, struct mw_series *se);
 struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
 				   const struct mw_label *labels, size_t nlabels);
 int mw_series_load(struct mw_store *s, struct mw_err *err);

@@ -1,0 +1,391 @@
+/*
+ * test_storage_churn.c - series that come and go ("weeks unattended"):
+ * the writer keeps only live series in memory, start-up loads only those,
+ * a series that comes back continues exactly (rollups included), readers
+ * answer over dead series and /metrics over live ones only, and first_ts
+ * is the first point's timestamp.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "storage/query.h"
+#include "storage/schema.h"
+#include "storage/store.h"
+#include "daemon/batch.h"
+
+#define T0 1699999200000LL	/* a whole hour */
+#define DB "test_storage_churn.tmp.db"
+#define IDLE 60000		/* the stores' series idle bound here */
+#define METRIC "memwatch_process_private_bytes"
+
+static void remove_db(void)
+{
+	remove(DB);
+	remove(DB "-wal");
+	remove(DB "-shm");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	remove_db();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_db();
+	return 0;
+}
+
+static struct mw_store *open_store(void)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.self_metrics = false;
+	o.series_idle_ms = IDLE;
+	if (mw_store_open(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+static struct mw_reader *open_reader(void)
+{
+	struct mw_reader *r;
+	struct mw_err err;
+
+	if (mw_reader_open(&r, DB, &err))
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static void add(struct mw_store *s, int pid, int64_t ts, double v)
+{
+	char p[16], key[128];
+	struct mw_label l[1] = { { "pid", p } };
+
+	snprintf(p, sizeof(p), "%d", pid);
+	mw_series_key_format(key, sizeof(key), METRIC, l, 1);
+	mw_store_add(s, key, METRIC, l, 1, ts, v);
+}
+
+static void flush(struct mw_store *s)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+}
+
+static uint64_t in_memory(struct mw_store *s)
+{
+	struct mw_store_stats st;
+
+	mw_store_get_stats(s, &st);
+	return st.series;
+}
+
+static int64_t db_int(struct mw_store *s, const char *sql)
+{
+	return mw_db_int(mw_store_db(s), sql);
+}
+
+/* 1000 short-lived series then one that lives on: once the short-lived
+ * ones have been idle longer than the bound they leave memory (and
+ * series_live), but stay in the database. */
+static void idle_series_leave_memory(void **state)
+{
+	struct mw_store *s = open_store();
+	struct mw_store_stats st;
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 10; k++) {	/* ten ticks of 100 processes each */
+		for (i = 0; i < 100; i++)
+			add(s, 1000 + k * 100 + i, T0 + k * 5000, 4096);
+		add(s, 1, T0 + k * 5000, 1);
+		flush(s);
+	}
+	assert_int_equal(in_memory(s), 1001);
+	for (k = 10; k < 40; k++) {	/* 150 s later, only pid 1 */
+		add(s, 1, T0 + k * 5000, 1);
+		flush(s);
+	}
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series, 1);
+	assert_int_equal(st.series_evicted_total, 1000);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 1001);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM latest"), 1001);
+	/* their partial buckets were written when they left */
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 1000);
+	mw_store_free(s);
+}
+
+/* A series that leaves memory and comes back keeps its id and continues
+ * exactly: its rollup buckets in progress when it left are completed with
+ * the points before and after. */
+static void series_comes_back_exactly(void **state)
+{
+	struct mw_store *s = open_store();
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_store_stats st;
+	struct mw_err err;
+	int64_t i, n = 0;
+	double sum = 0;
+
+	(void)state;
+	for (i = 0; i < 30; i++, n++) {	/* pid 7: 30 s of minute 0 */
+		add(s, 7, T0 + i * 1000, (double)(100 + i));
+		sum += (double)(100 + i);
+	}
+	flush(s);
+	for (i = 0; i < 200; i++) {	/* others go on 200 s: pid 7 leaves */
+		add(s, 2, T0 + 40000 + i * 1000, 5);
+		flush(s);
+	}
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series, 1);
+	for (i = 0; i < 60; i++, n++) {	/* pid 7 again, minutes 4 and 5 */
+		add(s, 7, T0 + 240000 + i * 2000, (double)(200 + i));
+		sum += (double)(200 + i);
+	}
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series_reloaded_total, 1);
+	mw_store_free(s);
+
+	s = open_store();
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series WHERE key LIKE '%\"7\"%'"), 1);
+	mw_store_free(s);
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 3599999);
+	q.step_ms = 3600000;
+	q.tier = MW_TIER_1H;
+	q.agg = MW_AGG_AVG;
+	assert_int_equal(mw_reader_range(r, METRIC "{pid=\"7\"}", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 1);
+	assert_true(fabs(res.values[0][0] - sum / (double)n) < 1e-9);
+	mw_range_result_release(&res);
+	q.agg = MW_AGG_MIN;
+	assert_int_equal(mw_reader_range(r, METRIC "{pid=\"7\"}", &q, &res, &err), 0);
+	assert_true(res.values[0][0] == 100);
+	mw_range_result_release(&res);
+	mw_range_query_init(&q, T0, T0 + 359999);
+	q.step_ms = 60000;
+	q.tier = MW_TIER_1M;
+	q.agg = MW_AGG_LAST;
+	assert_int_equal(mw_reader_range(r, METRIC "{pid=\"7\"}", &q, &res, &err), 0);
+	assert_int_equal(res.nt, 6);
+	assert_true(res.values[0][0] == 129);
+	assert_true(isnan(res.values[0][1]));
+	assert_true(res.values[0][4] == 229);
+	assert_true(res.values[0][5] == 259);
+	mw_range_result_release(&res);
+	q.step_ms = MW_STEP_RAW;
+	q.tier = MW_TIER_AUTO;
+	assert_int_equal(mw_reader_range(r, METRIC "{pid=\"7\"}", &q, &res, &err), 0);
+	assert_int_equal(res.nt, (size_t)n);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+}
+
+/* Start-up loads the live series only, however many dead ones the file
+ * holds; a dead one that comes back is found by key. */
+static void startup_loads_live_series_only(void **state)
+{
+	struct mw_store *s = open_store();
+	struct mw_store_stats st;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2000; i++)
+		add(s, 10000 + i, T0, i);
+	flush(s);
+	for (i = 0; i < 5; i++)
+		add(s, i, T0 + 2 * IDLE, i);
+	flush(s);
+	assert_int_equal(in_memory(s), 5);
+	mw_store_free(s);
+
+	s = open_store();
+	assert_int_equal(in_memory(s), 5);
+	add(s, 10042, T0 + 2 * IDLE + 1000, 1);
+	flush(s);
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series, 6);
+	assert_int_equal(st.series_reloaded_total, 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 2005);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 6);
+	mw_store_free(s);
+}
+
+/* Readers: selectors find dead series (by name, label, regex, key, id);
+ * the newest values are those of live series only. */
+static void readers_over_dead_and_live(void **state)
+{
+	struct mw_store *s = open_store();
+	struct mw_reader *r = NULL;
+	struct mw_series_list sl;
+	struct mw_latest_list l;
+	struct mw_series_info info;
+	struct mw_err err;
+	int64_t id;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		add(s, 5000 + i, T0 + i, 7);
+	flush(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
+	assert_int_equal(l.n, 300);
+	mw_latest_list_release(&l);
+	add(s, 1, T0 + 10 * IDLE, 1);
+	add(s, 2, T0 + 10 * IDLE, 2);
+	flush(s);
+
+	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.items[0].info.key, METRIC "{pid=\"1\"}");
+	assert_string_equal(l.items[0].info.labels[0].name, "pid");
+	assert_true(l.items[1].value == 2);
+	mw_latest_list_release(&l);
+	assert_int_equal(mw_reader_latest(r, "{pid=\"2\"}", &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	mw_latest_list_release(&l);
+
+	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
+	assert_int_equal(sl.n, 302);
+	for (i = 1; i < 302; i++)
+		assert_true(strcmp(sl.items[i - 1].key, sl.items[i].key) < 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, METRIC, &sl, &err), 0);
+	assert_int_equal(sl.n, 302);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{pid=\"5042\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, T0 + 42);
+	assert_int_equal(sl.items[0].last_ts, T0 + 42);
+	assert_int_equal(sl.items[0].nlabels, 1);
+	assert_string_equal(sl.items[0].labels[0].value, "5042");
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, METRIC "{pid=\"5042\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{__name__=~\"memwatch_.*\",pid=~\"510.\"}", &sl,
+					&err), 0);
+	assert_int_equal(sl.n, 10);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{__name__!=\"x\",pid!~\"5...\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 2);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{__name__=~\"nothing.*\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_series_by_key(r, METRIC "{pid=\"5299\"}", &info, &err), 0);
+	assert_int_equal(info.first_ts, T0 + 299);
+	id = info.id;
+	mw_series_info_release(&info);
+	assert_int_equal(mw_reader_series_by_id(r, id, &info, &err), 0);
+	assert_string_equal(info.key, METRIC "{pid=\"5299\"}");
+	mw_series_info_release(&info);
+	assert_int_equal(mw_reader_series_by_key(r, METRIC "{pid=\"999999\"}", &info, &err), 1);
+	mw_series_info_release(&info);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
+/* "Since when": first_ts is the first point, not the start of the rollup
+ * bucket holding it, also once the raw chunks have expired. */
+static void first_ts_is_first_point(void **state)
+{
+	const int64_t start = T0 + 58 * 60000 + 32000;	/* 18:58:32 after 18:00 */
+	struct mw_store *s = open_store();
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	int64_t i;
+
+	(void)state;
+	for (i = 0; i < 240; i++)	/* into the next hour */
+		add(s, 3, start + i * 1000, 10);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, start);
+	assert_int_equal(sl.items[0].last_ts, start + 239000);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+
+	/* raw points expired: the first stored bucket still holds the first
+	 * point, whose time the series row recorded */
+	s = open_store();
+	assert_int_equal(mw_db_exec(mw_store_db(s), "DELETE FROM chunk", &err), 0);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
+	assert_int_equal(sl.items[0].first_ts, start);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+}
+
+/* A file of schema 4: its series are not all loaded at the first
+ * start-up, only those written in the last two hours. */
+static void migration_from_v4(void **state)
+{
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_schema_migrate(db, 4, &err), 0);
+	assert_int_equal(mw_db_exec(db,
+		"INSERT INTO series VALUES (1, 'old', 'old', 0, NULL);"
+		"INSERT INTO series VALUES (2, 'new', 'new', 0, NULL);"
+		"INSERT INTO latest VALUES (1, 1699999200000, 1);"
+		"INSERT INTO latest VALUES (2, 1700099200000, 2);", &err), 0);
+	sqlite3_close(db);
+	s = open_store();
+	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
+	assert_int_equal(in_memory(s), 1);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "old", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(idle_series_leave_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(series_comes_back_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(startup_loads_live_series_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

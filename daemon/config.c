@@ -388,7 +388,8 @@ static char *trim(char *s)
 
 static bool known_section(const char *s)
 {
-	return !strcmp(s, "daemon") || !strcmp(s, "storage") || !strcmp(s, "web");
+	return !strcmp(s, "daemon") || !strcmp(s, "storage") || !strcmp(s, "web") ||
+	       !strcmp(s, "leak");
 }
 
 int mw_config_load_string(struct mw_config *cfg, const char *name, const char *text,

@@ -68,6 +68,10 @@ static const struct option options[] = {
 	{ "storage", "chunk_duration", OPT_DURATION, OFF(chunk_duration_ms), "2h", 1000, 30 * DAY,
 	  "... or once it spans this long." },
 
+	{ "storage", "series_idle", OPT_DURATION, OFF(series_idle_ms), "10m", 1000, 30 * DAY,
+	  "A series without a new point for this long (a process that exited) is written\n"
+	  "out and leaves memory; it is found again in the database if it comes back.\n"
+	  "Memory follows the live series, whatever the process churn." },
 	{ "web", "listen", OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'." },
 	{ "web", "token", OPT_STRING, OFF(token), "", 0, 0,
@@ -145,6 +149,33 @@ void mw_config_set_watch(struct mw_config *cfg, const char *list)
 	}
 }
 
+/* The shape of [web] listen ("off", HOST:PORT, [V6]:PORT, port 0-65535);
+ * whether the address can be bound is found out at start. */
+static int check_listen(const char *v, struct mw_err *err)
+{
+	const char *colon;
+	char *end;
+	unsigned long port;
+
+	if (!strcmp(v, "off") || !*v)
+		return 0;
+	if (v[0] == '[') {
+		const char *close = strchr(v, ']');
+		if (!close || close[1] != ':')
+			return mw_error(err, "'%s' is not an address (want HOST:PORT, [V6]:PORT or off)", v);
+		colon = close + 1;
+	} else {
+		colon = strrchr(v, ':');
+		if (!colon)
+			return mw_error(err, "'%s' has no port (want HOST:PORT, [V6]:PORT or off)", v);
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || errno || port > 65535 || colon[1] == '-' || colon[1] == '+')
+		return mw_error(err, "'%s': port '%s' is not a number from 0 to 65535", v, colon + 1);
+	return 0;
+}
+
 /* Parse value into the option's field. */
 static int set_option(struct mw_config *cfg, const struct option *o, const char *value,
 		      struct mw_err *err)
@@ -195,6 +226,10 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 		return 0;
 	}
 	case OPT_STRING:
+		if (o->offset == OFF(db_path) && !*value)
+			return mw_error(err, "the database path is empty");
+		if (o->offset == OFF(listen) && check_listen(value, err))
+			return -1;
 		free(*(char **)f);
 		*(char **)f = mw_xstrdup(value);
 		return 0;
@@ -513,13 +548,56 @@ static void write_doc(FILE *f, const char *doc)
 	}
 }
 
-void mw_config_write_reference(const struct mw_config *defaults, void *file)
+/* An option's value as the INI writes it. */
+static void value_text(const struct mw_config *cfg, const struct option *o, char *buf, size_t size)
+{
+	const void *f = (const char *)cfg + o->offset;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	switch (o->type) {
+	case OPT_DURATION:
+		mw_format_duration(buf, size, *(const int64_t *)f);
+		break;
+	case OPT_SIZE:
+		mw_format_size(buf, size, *(const uint64_t *)f);
+		break;
+	case OPT_INT:
+		snprintf(buf, size, "%" PRId64, *(const int64_t *)f);
+		break;
+	case OPT_STRING:
+		snprintf(buf, size, "%s", *(char *const *)f ? *(char *const *)f : "");
+		break;
+	case OPT_WATCH:
+		for (i = 0; i < cfg->nwatch && n + 1 < size; i++) {
+			snprintf(buf + n, size - n, "%s%s", i ? "," : "", cfg->watch[i]);
+			n += strlen(buf + n);
+		}
+		break;
+	case OPT_LOGLEVEL:
+		snprintf(buf, size, "%s", mw_log_level_name((enum mw_log_level) * (const int *)f));
+		break;
+	case OPT_GROWTH: {
+		const struct mw_growth_budget *g = f;
+
+		mw_format_growth_budget(buf, size, g->bytes_per_hour, g->rel_per_hour);
+		break;
+	}
+	}
+}
+
+void mw_config_write_reference(const struct mw_config *cfg, void *file)
 {
 	FILE *f = file;
 	const char *section = "";
+	struct mw_config defaults;
 	size_t i, j;
 
-	(void)defaults;
+	/* Values equal to the default are written as the table spells the
+	 * default ("7d", not "1w"), so `memwatchd config` reproduces
+	 * config/memwatch.ini; with --config or options it shows the
+	 * effective settings. */
+	mw_config_init(&defaults);
 	fprintf(f, "# memwatch.ini - every option of memwatchd with its default.\n"
 		   "#\n"
 		   "# No config file is needed: these are the values memwatchd uses without one.\n"
@@ -533,31 +611,45 @@ void mw_config_write_reference(const struct mw_config *defaults, void *file)
 			section = o->section;
 			fprintf(f, "\n[%s]\n", section);
 		}
+		char have[1024], def[1024];
+		const char *v;
+
+		value_text(cfg, o, have, sizeof(have));
+		value_text(&defaults, o, def, sizeof(def));
+		v = strcmp(have, def) ? have : o->def;
 		fprintf(f, "\n");
 		write_doc(f, o->doc);
-		fprintf(f, "%s =%s%s\n", o->key, *o->def ? " " : "", o->def);
+		fprintf(f, "%s =%s%s\n", o->key, *v ? " " : "", v);
 	}
 	for (i = 0; i < mw_ncollectors; i++) {
 		const struct mw_collector *c = mw_collectors[i];
 		char iv[32];
 
-		mw_format_duration(iv, sizeof(iv), c->default_interval_ms);
+		const struct mw_collector_config *cc = i < cfg->ncollectors ? &cfg->collectors[i] : NULL;
+		int64_t interval = cc ? cc->interval_ms : c->default_interval_ms;
+
+		mw_format_duration(iv, sizeof(iv), interval);
 		fprintf(f, "\n[collector.%s]\n", c->name);
 		write_doc(f, c->summary);
-		fprintf(f, "enabled = %s\n", c->default_enabled ? "true" : "false");
-		if (c->default_interval_ms)
+		fprintf(f, "enabled = %s\n", (cc ? cc->enabled : c->default_enabled) ? "true" : "false");
+		if (interval)
 			fprintf(f, "interval = %s\n", iv);
 		else
 			fprintf(f, "# interval: the [daemon] interval unless set here\n");
 		for (j = 0; c->options && c->options[j]; j++) {
 			const char *doc = c->option_docs ? c->option_docs[j] : NULL;
 			const char *semi = doc ? strstr(doc, " ; ") : NULL;
+			const char *set = cc ? mw_config_extra(cc, c->options[j]) : NULL;
 
 			fprintf(f, "\n");
 			if (semi)
 				write_doc(f, semi + 3);
-			fprintf(f, "%s =%s%.*s\n", c->options[j], semi && semi > doc ? " " : "",
-				semi ? (int)(semi - doc) : 0, semi ? doc : "");
+			if (set)
+				fprintf(f, "%s =%s%s\n", c->options[j], *set ? " " : "", set);
+			else
+				fprintf(f, "%s =%s%.*s\n", c->options[j], semi && semi > doc ? " " : "",
+					semi ? (int)(semi - doc) : 0, semi ? doc : "");
 		}
 	}
+	mw_config_release(&defaults);
 }

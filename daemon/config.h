@@ -57,6 +57,7 @@ struct mw_config {
 	int64_t queue_batches;	/* bounded queue between sampler and writer */
 	int64_t chunk_points;	/* close a chunk after this many points */
 	int64_t chunk_duration_ms;	/* ... or when it spans this long */
+	int64_t series_idle_ms;	/* a series without a point this long leaves memory */
 
 	/* [web] */
 	char *listen;		/* "127.0.0.1:8080", "[::1]:8080", "off" */
@@ -110,7 +111,9 @@ struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const cha
 int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collector_config *cc);
 const char *mw_config_extra(const struct mw_collector_config *cc, const char *key);
 
-/* Write the reference INI (every option, its default and description). */
-void mw_config_write_reference(const struct mw_config *defaults, void *file /* FILE* */);
+/* Write the reference INI: every option with its description and cfg's
+ * value (a default value spelled as the table spells it, so a default
+ * config writes config/memwatch.ini exactly). */
+void mw_config_write_reference(const struct mw_config *cfg, void *file /* FILE* */);
 
 #endif

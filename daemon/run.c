@@ -42,15 +42,20 @@ int mw_cmd_run(const struct mw_config *cfg)
 		goto fail;
 	}
 	if (mw_writer_start(&writer, cfg, &err)) {
-		mw_log_error("storage: %s", err.msg);
+		/* A missing directory, a read-only file system, a database in
+		 * use: the setting is at fault, as README promises (exit 2). */
+		mw_log_error("--db / [storage] db: %s", err.msg);
 		mw_scheduler_release(&sched);
-		goto fail;
+		mw_status_free(status);
+		return 2;
 	}
+	mw_writer_set_status(writer, status);
 	if (mw_web_start(&web, cfg, status, &err)) {
-		mw_log_error("web: %s", err.msg);
+		mw_log_error("--listen / [web] listen: %s", err.msg);
 		mw_writer_stop(writer);
 		mw_scheduler_release(&sched);
-		goto fail;
+		mw_status_free(status);
+		return 2;
 	}
 	for (i = 0; i < sched.nitems; i++)
 		active += sched.items[i].active;

@@ -13,7 +13,28 @@ struct mw_status_table {
 	size_t n;
 	int64_t started_ms;
 	struct mw_collector_status *entries;
+	struct mw_storage_health storage;
 };
+
+void mw_status_set_storage(struct mw_status_table *t, const struct mw_storage_health *in)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->storage = *in;
+	t->storage.known = true;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void mw_status_get_storage(struct mw_status_table *t, struct mw_storage_health *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	*out = t->storage;
+	pthread_mutex_unlock(&t->lock);
+}
 
 struct mw_status_table *mw_status_new(size_t ncollectors)
 {

@@ -30,6 +30,21 @@ struct mw_collector_status {
 	bool failing;		/* last call failed; backing off */
 };
 
+/* The storage writer's health, published after each of its rounds, so
+ * /healthz and /metrics show a writer that cannot write (disk full, a
+ * database taken by another process) even when nothing can be stored. */
+struct mw_storage_health {
+	bool known;		/* the writer published at least once */
+	bool failing;		/* the last flush failed */
+	uint64_t points_total;	/* committed */
+	uint64_t dropped_points_total;
+	uint64_t pending_points;
+	uint64_t flushes;
+	uint64_t failed_flushes;
+	int64_t last_ok_flush_ms;	/* wall clock; 0: none yet */
+	char last_error[256];	/* of the last failed flush, "" when none */
+};
+
 struct mw_status_table;
 
 struct mw_status_table *mw_status_new(size_t ncollectors);
@@ -40,6 +55,10 @@ size_t mw_status_count(const struct mw_status_table *t);
 void mw_status_get(struct mw_status_table *t, size_t i, struct mw_collector_status *out);
 /* Replace entry i (thread-safe). */
 void mw_status_set(struct mw_status_table *t, size_t i, const struct mw_collector_status *in);
+
+/* The storage writer's health (thread-safe). */
+void mw_status_set_storage(struct mw_status_table *t, const struct mw_storage_health *in);
+void mw_status_get_storage(struct mw_status_table *t, struct mw_storage_health *out);
 
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);

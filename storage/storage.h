@@ -22,6 +22,9 @@ struct mw_writer;
 
 /* Open (creating or migrating) cfg->db_path and start the writer thread. */
 int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct mw_err *err);
+struct mw_status_table;
+/* Publish the writer's health into status after each round (run.c). */
+void mw_writer_set_status(struct mw_writer *w, struct mw_status_table *status);
 /* Hand a batch over; the writer owns and frees it.  Never blocks on I/O. */
 void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch);
 /* Write everything submitted so far and wait until it is committed (or

@@ -20,6 +20,7 @@
 #include "store_impl.h"
 #include "rollup.h"
 #include "schema.h"
+#include "dblock.h"
 #include "query.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
@@ -85,6 +86,8 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 	o->retention_1m_ms = cfg->retention_1m_ms;
 	o->retention_1h_ms = cfg->retention_1h_ms;
 	o->max_db_bytes = cfg->max_db_bytes;
+	if (cfg->series_idle_ms > 0)
+		o->series_idle_ms = cfg->series_idle_ms;
 }
 
 static int64_t floor_to(int64_t ts, int64_t res)
@@ -574,6 +577,10 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	if (s->opt.chunk_duration_ms <= 0)
 		s->opt.chunk_duration_ms = 2 * 3600000;
 	s->now_ts = INT64_MIN;
+	if (mw_dblock_acquire(&s->lock, s->db_path, err)) {
+		mw_store_free(s);
+		return -1;
+	}
 	if (mw_schema_open(&s->db, s->db_path, err))
 		goto fail;
 	for (i = 0; i < ST_COUNT; i++)
@@ -612,6 +619,7 @@ void mw_store_free(struct mw_store *s)
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,
 			     sqlite3_errmsg(s->db));
+	mw_dblock_release(s->lock);	/* after the last write */
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
 	free(s->chunks);

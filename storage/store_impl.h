@@ -89,6 +89,7 @@ struct mw_store {
 	struct mw_store_options opt;
 	char *db_path;
 	sqlite3 *db;
+	struct mw_dblock *lock;	/* one writer per file (dblock.h) */
 	sqlite3_stmt *st[ST_COUNT];
 
 	/* series: open-addressing hash map key -> series, and a list */

@@ -6,17 +6,24 @@
  * never touches the disk; when the queue is full the batch is dropped and
  * its points counted.  The thread drains the queue into the store (memory
  * only), and every flush_interval flushes, adds its self metrics and runs
- * one retention step.  pthreads: glibc natively, winpthreads on MinGW.
+ * one retention step.  The first data is flushed as soon as it arrives, so
+ * a freshly started daemon shows its first tick at once, not a flush
+ * interval later.  After every round the writer's health goes to the
+ * status table (/healthz, /metrics).  pthreads: glibc natively,
+ * winpthreads on MinGW.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "storage.h"
 #include "store.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
+#include "daemon/status.h"
 #include "daemon/xalloc.h"
 
 struct mw_writer {
@@ -32,6 +39,12 @@ struct mw_writer {
 	uint64_t flush_requests, flushes_done;
 	bool stopping;
 	struct mw_store_stats stats;	/* the store's, as of the last round */
+	struct mw_status_table *status;	/* NULL: publish nowhere */
+	bool flushed_data;	/* the first data has been flushed */
+	/* The thread's own: */
+	bool failing;
+	int64_t last_ok_flush_ms;
+	char last_error[256];
 };
 
 static void abs_deadline(struct timespec *ts, int64_t ms)
@@ -51,9 +64,49 @@ static void flush_now(struct mw_writer *w)
 	int64_t now = mw_clock_wall_ms();
 
 	mw_store_add_self_metrics(w->store, now);
-	if (mw_store_flush(w->store, &err) == 0 &&
-	    mw_store_maintain(w->store, now, &err))
-		mw_log_debug("storage: retention: %s", err.msg);
+	if (mw_store_flush(w->store, &err) == 0) {
+		w->failing = false;
+		w->last_ok_flush_ms = now;
+		if (mw_store_maintain(w->store, now, &err))
+			mw_log_debug("storage: retention: %s", err.msg);
+	} else {
+		w->failing = true;
+		snprintf(w->last_error, sizeof(w->last_error), "%s", err.msg);
+	}
+}
+
+static void publish(struct mw_writer *w, const struct mw_store_stats *st)
+{
+	struct mw_storage_health h;
+	struct mw_status_table *status;
+
+	pthread_mutex_lock(&w->lock);
+	status = w->status;
+	pthread_mutex_unlock(&w->lock);
+	if (!status)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.failing = w->failing;
+	h.points_total = st->points_total;
+	h.dropped_points_total = st->dropped_points_total;
+	h.pending_points = st->pending_points;
+	h.flushes = st->flushes;
+	h.failed_flushes = st->failed_flushes;
+	h.last_ok_flush_ms = w->last_ok_flush_ms;
+	if (w->failing)
+		snprintf(h.last_error, sizeof(h.last_error), "%s", w->last_error);
+	mw_status_set_storage(status, &h);
+}
+
+/* Points the sampler dropped since the thread last took the queue. */
+static uint64_t dropped_pending(struct mw_writer *w)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->dropped;
+	pthread_mutex_unlock(&w->lock);
+	return n;
 }
 
 static void *writer_main(void *arg)
@@ -95,12 +148,16 @@ static void *writer_main(void *arg)
 		}
 		mw_store_count_dropped(w->store, dropped);
 		now = mw_clock_mono_ns() / 1000000;
-		if (stop || now >= next || req != w->flushes_done) {
+		if (stop || now >= next || req != w->flushes_done || (n && !w->flushed_data)) {
 			flush_now(w);
 			next = now + w->flush_interval_ms;
+			if (n && !w->failing)
+				w->flushed_data = true;
 		}
 
 		mw_store_get_stats(w->store, &st);
+		st.dropped_points_total += dropped_pending(w);
+		publish(w, &st);
 		pthread_mutex_lock(&w->lock);
 		w->stats = st;
 		if (req != w->flushes_done) {
@@ -144,6 +201,13 @@ int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct 
 	}
 	*out = w;
 	return 0;
+}
+
+void mw_writer_set_status(struct mw_writer *w, struct mw_status_table *status)
+{
+	pthread_mutex_lock(&w->lock);
+	w->status = status;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch)

@@ -44,12 +44,32 @@ static struct MHD_Response *reply_cjson(struct mw_req *r, cJSON *root)
 
 struct MHD_Response *mw_h_healthz(struct mw_req *r)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *s;
 	int64_t started = r->web->status ? mw_status_started_ms(r->web->status) : r->now_ms;
+	struct mw_storage_health h;
 
-	cJSON_AddStringToObject(o, "status", "ok");
+	mw_status_get_storage(r->web->status, &h);
+	h.last_error[sizeof(h.last_error) - 1] = '\0';
+	/* "degraded" while the writer cannot commit: samples pile up in memory
+	 * (and are dropped past [storage] limits) - a monitor must see it. */
+	cJSON_AddStringToObject(o, "status", h.failing ? "degraded" : "ok");
 	cJSON_AddStringToObject(o, "version", MW_VERSION);
 	cJSON_AddNumberToObject(o, "uptime_s", (double)((r->now_ms - started) / 1000));
+	if (h.known) {
+		s = cJSON_AddObjectToObject(o, "storage");
+		cJSON_AddStringToObject(s, "writer", h.failing ? "failing" : "ok");
+		if (h.last_ok_flush_ms)
+			cJSON_AddNumberToObject(s, "last_flush_ms", (double)h.last_ok_flush_ms);
+		else
+			cJSON_AddNullToObject(s, "last_flush_ms");
+		cJSON_AddNumberToObject(s, "failed_flushes", (double)h.failed_flushes);
+		cJSON_AddNumberToObject(s, "dropped_points", (double)h.dropped_points_total);
+		cJSON_AddNumberToObject(s, "pending_points", (double)h.pending_points);
+		if (h.failing)
+			cJSON_AddStringToObject(s, "error", h.last_error);
+		else
+			cJSON_AddNullToObject(s, "error");
+	}
 	return reply_cjson(r, o);
 }
 

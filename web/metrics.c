@@ -240,6 +240,41 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 			       (double)atomic_load_explicit(&r->web->requests[i],
 							    memory_order_relaxed));
 	}
+	{
+		struct mw_storage_health h;
+
+		/* From the writer itself, not from the stored self series: while
+		 * the disk is full those cannot be written. */
+		mw_status_get_storage(r->web->status, &h);
+		if (h.known) {
+			mw_prom_family(&b, "memwatch_storage_writer_up", "gauge",
+				       "1 when the writer's last flush committed.");
+			mw_prom_sample(&b, "memwatch_storage_writer_up", NULL, NULL, !h.failing);
+			mw_prom_family(&b, "memwatch_storage_points_total", "counter",
+				       "Points committed to the database.");
+			mw_prom_sample(&b, "memwatch_storage_points_total", NULL, NULL,
+				       (double)h.points_total);
+			mw_prom_family(&b, "memwatch_storage_dropped_points_total", "counter",
+				       "Points given up: queue full, or writes failing past the pending limit.");
+			mw_prom_sample(&b, "memwatch_storage_dropped_points_total", NULL, NULL,
+				       (double)h.dropped_points_total);
+			mw_prom_family(&b, "memwatch_storage_pending_points", "gauge",
+				       "Points accepted and not yet committed.");
+			mw_prom_sample(&b, "memwatch_storage_pending_points", NULL, NULL,
+				       (double)h.pending_points);
+			mw_prom_family(&b, "memwatch_storage_flushes_total", "counter",
+				       "Flushes attempted.");
+			mw_prom_sample(&b, "memwatch_storage_flushes_total", NULL, NULL, (double)h.flushes);
+			mw_prom_family(&b, "memwatch_storage_failed_flushes_total", "counter",
+				       "Flushes the database refused (disk full, I/O error, locked).");
+			mw_prom_sample(&b, "memwatch_storage_failed_flushes_total", NULL, NULL,
+				       (double)h.failed_flushes);
+			mw_prom_family(&b, "memwatch_storage_last_flush_timestamp_seconds", "gauge",
+				       "When the last successful flush committed.");
+			mw_prom_sample(&b, "memwatch_storage_last_flush_timestamp_seconds", NULL, NULL,
+				       (double)h.last_ok_flush_ms / 1000);
+		}
+	}
 	mw_prom_family(&b, "memwatch_web_slow_clients_closed_total", "counter",
 		       "Connections closed because their request head took longer than "
 		       "[web] header_timeout.");

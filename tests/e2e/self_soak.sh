@@ -29,7 +29,7 @@ cp "$hog" "$dir/churn_child"
 
 port=$(free_port)
 "$daemon" run --listen "127.0.0.1:$port" --db "$dir/s.db" --interval 100ms \
-	--set storage.flush_interval=500ms --set leak.refresh=5s >"$dir/log" 2>&1 &
+	--set storage.flush_interval=500ms --set leak.refresh=5s --set storage.series_idle=20s >"$dir/log" 2>&1 &
 dpid=$!
 started+=("$dpid")
 for _ in $(seq 1 100); do
@@ -40,6 +40,8 @@ check "daemon answers" "curl -sf -m 2 'http://127.0.0.1:$port/healthz' >/dev/nul
 
 # Churn: 4 children a second, each allocating a little and living 6 s:
 # about 24 alive at any time, 4 new incarnations (and their series) a second.
+# The series of exited children leave memory after 20 s (series_idle,
+# 10 minutes by default), well inside the warm-up of a third of the soak.
 (
 	for i in $(seq 1 $((soak * 4))); do
 		"$dir/churn_child" 64 200 3 6 >/dev/null 2>&1 &
@@ -63,6 +65,10 @@ series=$(curl -s "http://127.0.0.1:$port/api/v1/series?match=memwatch_process_pr
 echo "# RSS after warm-up ${rss_start} kB, at the end ${rss_end} kB; ${series} private-bytes series"
 check "the daemon is still running after ${soak} s of churn" "kill -0 $dpid"
 check "churn made many incarnations (${series} series)" "[ ${series:-0} -gt $((soak * 2)) ]"
+# Flat memory under churn: every series ever seen used to stay in memory
+# (~2 KB each, +28 MB over this soak).  Live series only: a few MB.
+check "RSS flat under churn after warm-up (+$(( (rss_end - rss_start) / 1024 )) MB, bound 8 MB)" \
+	"[ $((rss_end - rss_start)) -lt 8192 ]"
 
 sel="memwatch_process_private_bytes{pid=\"$dpid\"}"
 "$daemon" check --url "http://127.0.0.1:$port" --match "$sel" --warmup "${warmup}s" \

@@ -87,6 +87,9 @@ static const struct option options[] = {
 	{ "web", "header_timeout", OPT_DURATION, OFF(web_header_timeout_ms), "5s", 1000, 3600000,
 	  "A request line and headers not complete after this long are dropped, so slow\n"
 	  "clients cannot hold the connection slots others need." },
+	{ "web", "query_timeout", OPT_DURATION, OFF(web_query_timeout_ms), "5s", 100, 3600000,
+	  "A request reading the store (query, series, export set-up) still running after\n"
+	  "this long is stopped and answered 503; a streamed export gets 12 times as long." },
 	{ "web", "max_request_size", OPT_SIZE, OFF(web_max_request_bytes), "16KB", 1024, 262144,
 	  "Largest request (line, headers and body) accepted; larger gets 413." },
 	{ "leak", "warmup", OPT_DURATION, OFF(leak_warmup_ms), "10m", 0, 30 * DAY,

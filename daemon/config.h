@@ -67,6 +67,7 @@ struct mw_config {
 	int64_t web_max_per_ip;
 	int64_t web_timeout_ms;
 	int64_t web_header_timeout_ms;	/* request line and headers must arrive within */
+	int64_t web_query_timeout_ms;	/* a storage query longer than this is a 503 */
 	uint64_t web_max_request_bytes;
 
 	/* [leak]: defaults of the leak verdicts (check, /api/v1/leaks) and the

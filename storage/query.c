@@ -120,7 +120,54 @@ struct mw_reader {
 	sqlite3_stmt *st[RS_COUNT];
 	bool in_tx;
 	bool v5;		/* series_live, series.first_ts */
+	int64_t deadline_ns;	/* 0: none */
+	bool expired;		/* the deadline passed (until the next set) */
+	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
+	enum mw_query_error kind;
 };
+
+/* SQLite calls this every PROGRESS_OPS virtual-machine instructions. */
+#define PROGRESS_OPS 1000
+
+static bool past_deadline(struct mw_reader *r)
+{
+	if (!r->expired && r->deadline_ns && mw_clock_mono_ns() > r->deadline_ns)
+		r->expired = true;
+	return r->expired && !r->ending;
+}
+
+static int progress(void *arg)
+{
+	return past_deadline(arg) ? 1 : 0;
+}
+
+void mw_reader_set_deadline(struct mw_reader *r, int64_t deadline_ns)
+{
+	r->deadline_ns = deadline_ns > 0 ? deadline_ns : 0;
+	r->expired = false;
+}
+
+int64_t mw_reader_deadline(const struct mw_reader *r)
+{
+	return r->deadline_ns;
+}
+
+enum mw_query_error mw_reader_error_kind(const struct mw_reader *r)
+{
+	return r->kind;
+}
+
+static int deadline_err(struct mw_reader *r, struct mw_err *err)
+{
+	r->kind = MW_QERR_DEADLINE;
+	return mw_error(err, "query stopped at its deadline");
+}
+
+/* -1 with the deadline message once the deadline has passed. */
+static int check_deadline(struct mw_reader *r, struct mw_err *err)
+{
+	return past_deadline(r) ? deadline_err(r, err) : 0;
+}
 
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
 {
@@ -135,6 +182,7 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
+	sqlite3_progress_handler(r->db, PROGRESS_OPS, progress, r);
 	if (sqlite3_prepare_v2(r->db, "SELECT series_id FROM latest LIMIT 0", -1, &st,
 			       NULL) != SQLITE_OK) {
 		mw_error(err, "cannot read '%s' as a memwatch database: %s", db_path,
@@ -167,6 +215,9 @@ void mw_reader_free(struct mw_reader *r)
 
 static int step_err(struct mw_reader *r, struct mw_err *err)
 {
+	if (past_deadline(r))
+		return deadline_err(r, err);
+	r->kind = MW_QERR_STORAGE;
 	return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
 }
 
@@ -200,6 +251,9 @@ static int run_simple(struct mw_reader *r, int which, struct mw_err *err)
 static int begin_read(struct mw_reader *r, struct mw_err *err)
 {
 	r->in_tx = false;
+	r->kind = MW_QERR_NONE;
+	if (check_deadline(r, err))
+		return -1;
 	if (!sqlite3_get_autocommit(r->db))
 		return 0;
 	if (run_simple(r, RS_BEGIN, err))
@@ -213,8 +267,10 @@ static void end_read(struct mw_reader *r)
 	if (!r->in_tx)
 		return;
 	r->in_tx = false;
+	r->ending = true;	/* a read transaction left open would pin the WAL */
 	if (run_simple(r, RS_COMMIT, NULL))
 		run_simple(r, RS_ROLLBACK, NULL);
+	r->ending = false;
 }
 
 /* Parse a selector and open the read transaction it will be used in; on
@@ -222,8 +278,11 @@ static void end_read(struct mw_reader *r)
 static int begin_selected(struct mw_reader *r, const char *selector,
 			  struct mw_selector *sel, struct mw_err *err)
 {
-	if (mw_selector_parse(sel, selector, err))
+	r->kind = MW_QERR_NONE;
+	if (mw_selector_parse(sel, selector, err)) {
+		r->kind = MW_QERR_BAD;
 		return -1;
+	}
 	if (begin_read(r, err)) {
 		mw_selector_release(sel);
 		return -1;
@@ -319,6 +378,8 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 	for (i = 0; i < n; i++) {
 		int64_t lo[3], hi = INT64_MIN;
 
+		if (check_deadline(r, err))
+			return -1;
 		for (t = 0; t < 3; t++) {
 			int64_t b = one_int(last[t], info[i].id, INT64_MIN);
 
@@ -376,6 +437,10 @@ static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_select
 		rc = sqlite3_step(st);
 		id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 		if (have && (rc != SQLITE_ROW || id != cur.info.id)) {
+			if (past_deadline(r)) {
+				rc = SQLITE_INTERRUPT;
+				break;
+			}
 			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,
 						      cur.info.nlabels)) {
 				MW_GROW(f->items, f->cap, f->n + 1);
@@ -417,7 +482,7 @@ static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_select
 	sqlite3_reset(st);
 	if (have)
 		mw_series_info_release(&cur.info);
-	return rc == SQLITE_DONE ? 0 : step_err(r, err);
+	return rc == SQLITE_DONE ? 0 : step_err(r, err);	/* step_err: deadline too */
 }
 
 static int cmp_found_key(const void *a, const void *b)
@@ -477,7 +542,7 @@ static int select_series(struct mw_reader *r, const struct mw_selector *sel, str
 		for (i = 0; i < sel->n; i++)
 			if (!strcmp(sel->m[i].label, "__name__"))
 				by_name.m[by_name.n++] = sel->m[i];
-		while ((step = sqlite3_step(names)) == SQLITE_ROW) {
+		while ((step = sqlite3_step(names)) == SQLITE_ROW && !past_deadline(r)) {
 			const char *name = (const char *)sqlite3_column_text(names, 0);
 
 			if (name && mw_selector_match(&by_name, name, NULL, 0)) {
@@ -545,6 +610,12 @@ static int load_series(struct mw_reader *r, const struct mw_selector *sel, const
 int mw_reader_find(struct mw_reader *r, const char *selector,
 		   struct mw_series_list *out, struct mw_err *err)
 {
+	return mw_reader_find_max(r, selector, 0, out, err);
+}
+
+int mw_reader_find_max(struct mw_reader *r, const char *selector, size_t max_series,
+		       struct mw_series_list *out, struct mw_err *err)
+{
 	struct mw_selector sel;
 	int rc;
 
@@ -553,6 +624,13 @@ int mw_reader_find(struct mw_reader *r, const char *selector,
 		return -1;
 	rc = load_series(r, &sel, NULL, NULL, out, err);
 	mw_selector_release(&sel);
+	if (!rc && max_series && out->n > max_series) {
+		r->kind = MW_QERR_LIMIT;
+		mw_error(err, "%zu series is over the limit of %zu; narrow the selector",
+			 out->n, max_series);
+		mw_series_list_release(out);
+		rc = -1;
+	}
 	if (!rc && fill_range(r, out->items, out->n, err)) {
 		mw_series_list_release(out);
 		rc = -1;
@@ -653,6 +731,7 @@ void mw_range_result_release(struct mw_range_result *res)
 	}
 	free(res->series);
 	free(res->values);
+	free(res->growth);
 	free(res->t);
 	memset(res, 0, sizeof(*res));
 }
@@ -798,7 +877,7 @@ static int64_t tier_oldest(struct mw_reader *r, int tier, const struct mw_range_
 
 	if (!st)
 		return INT64_MAX;
-	for (i = 0; i < res->nseries; i++) {
+	for (i = 0; i < res->nseries && !past_deadline(r); i++) {
 		int64_t v = one_int(st, res->series[i].id, INT64_MAX);
 
 		if (v < oldest)
@@ -852,12 +931,19 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err)
 {
 	int64_t n;
 
+	if (q->from_ms < MW_TIME_MIN || q->from_ms > MW_TIME_MAX ||
+	    q->to_ms < MW_TIME_MIN || q->to_ms > MW_TIME_MAX)
+		return mw_error(err, "bad range: 'from' (%lld) and 'to' (%lld) must lie in "
+				"years 0001 to 9999", (long long)q->from_ms, (long long)q->to_ms);
 	if (q->to_ms < q->from_ms)
 		return mw_error(err, "bad range: 'to' (%lld) is before 'from' (%lld)",
 				(long long)q->to_ms, (long long)q->from_ms);
 	if (q->tier < MW_TIER_AUTO || q->tier > MW_TIER_1H || q->step_ms < MW_STEP_RAW)
 		return mw_error(err, "bad query: tier %d, step %lld", (int)q->tier,
 				(long long)q->step_ms);
+	if (q->step_ms > MW_TIME_MAX)
+		return mw_error(err, "step: %lld ms is longer than %lld ms (9999 years)",
+				(long long)q->step_ms, (long long)MW_TIME_MAX);
 	if (q->step_ms <= 0)
 		return 0;
 	if (q->tier > MW_TIER_RAW && q->step_ms % tier_res[q->tier] != 0)
@@ -871,23 +957,118 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err)
 	return 0;
 }
 
+/*
+ * The automatic step: range / maxp rounded up to a nice value; when the
+ * buckets' alignment gives one too many, range / (maxp - 1), which always
+ * fits (floor(to/s) - floor(from/s) <= floor((to - from)/s) + 1 <= maxp - 1).
+ * maxp 1 over a range across a bucket boundary doubles the step (a bounded
+ * number of times: times are within MW_TIME_MIN..MW_TIME_MAX, checked).
+ */
+static int64_t auto_step(int64_t from, int64_t to, size_t maxp)
+{
+	int64_t range = to - from + 1, m = (int64_t)maxp, step;
+	int i;
+
+	step = nice_step((range + m - 1) / m);
+	if (m > 1 && nbuckets(from, to, step) > m)
+		step = nice_step((range + m - 2) / (m - 1));
+	for (i = 0; i < 64 && nbuckets(from, to, step) > m && step <= MW_TIME_MAX; i++)
+		step = nice_step(step * 2);
+	return step;
+}
+
+/* Growth of a value column: last non-NaN minus the first; NaN if none. */
+static double column_growth(const double *v, size_t nt)
+{
+	size_t a, z;
+
+	for (a = 0; a < nt && isnan(v[a]); a++)
+		;
+	for (z = nt; z > a && isnan(v[z - 1]); z--)
+		;
+	return a < z ? v[z - 1] - v[a] : NAN;
+}
+
+struct ranked {
+	size_t i;
+	double g;
+};
+
+/* Largest growth first, NaN last, then selector order. */
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (isnan(x->g) != isnan(y->g))
+		return isnan(x->g) ? 1 : -1;
+	if (!isnan(x->g) && x->g != y->g)
+		return x->g > y->g ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Keep only the series keep[0..n) (sorted here by rank); release the rest. */
+static void compact_top(struct mw_range_result *res, struct ranked *keep, size_t n)
+{
+	struct mw_series_info *series = mw_xcalloc(n ? n : 1, sizeof(*series));
+	double **values = mw_xcalloc(n ? n : 1, sizeof(*values));
+	double *growth = mw_xcalloc(n ? n : 1, sizeof(*growth));
+	bool *used = mw_xcalloc(res->nseries ? res->nseries : 1, sizeof(*used));
+	size_t k, i;
+
+	if (n > 1)
+		qsort(keep, n, sizeof(*keep), cmp_ranked);
+	for (k = 0; k < n; k++) {
+		series[k] = res->series[keep[k].i];
+		values[k] = res->values[keep[k].i];
+		growth[k] = keep[k].g;
+		used[keep[k].i] = true;
+	}
+	for (i = 0; i < res->nseries; i++)
+		if (!used[i]) {
+			mw_series_info_release(&res->series[i]);
+			free(res->values[i]);
+		}
+	free(used);
+	free(res->series);
+	free(res->values);
+	free(res->growth);
+	res->series = series;
+	res->values = values;
+	res->growth = growth;
+	res->nseries = n;
+}
+
+/* top over a complete result (raw reads). */
+static void apply_top(struct mw_range_result *res, size_t top)
+{
+	struct ranked *all = mw_xmalloc((res->nseries ? res->nseries : 1) * sizeof(*all));
+	size_t i;
+
+	for (i = 0; i < res->nseries; i++) {
+		all[i].i = i;
+		all[i].g = column_growth(res->values[i], res->nt);
+	}
+	if (res->nseries > 1)
+		qsort(all, res->nseries, sizeof(*all), cmp_ranked);
+	compact_top(res, all, top < res->nseries ? top : res->nseries);
+	free(all);
+}
+
 static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, size_t maxp,
 			  struct mw_range_result *res, struct mw_err *err)
 {
-	int64_t range = q->to_ms - q->from_ms + 1, step = q->step_ms;
+	int64_t step = q->step_ms;
 	struct bucketing bk;
+	struct ranked *kept = NULL;
+	size_t i, j, nkept = 0, top = q->top;
 	int tier;
-	size_t i, j;
 
 	if (step > 0) {
 		/* Explicit: honoured exactly (checked by mw_range_query_check). */
 		tier = q->tier != MW_TIER_AUTO ? (int)q->tier
 		       : step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
 	} else {
-		step = nice_step((range + (int64_t)maxp - 1) / (int64_t)maxp);
-		while (nbuckets(q->from_ms, q->to_ms, step) > (int64_t)maxp)
-			step = nice_step(step + 1 > (range + (int64_t)maxp - 1) / (int64_t)maxp ?
-					 step + 1 : (range + (int64_t)maxp - 1) / (int64_t)maxp);
+		step = auto_step(q->from_ms, q->to_ms, maxp);
 		if (q->tier != MW_TIER_AUTO) {
 			tier = q->tier;
 			step = round_up(step, tier_res[tier]);
@@ -898,6 +1079,8 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 				tier++;
 				step = round_up(step, tier_res[tier]);
 			}
+			if (check_deadline(r, err))
+				return -1;
 		}
 	}
 	memset(&bk, 0, sizeof(bk));
@@ -913,17 +1096,46 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 	res->t = mw_xmalloc(bk.nb * sizeof(*res->t));
 	for (j = 0; j < bk.nb; j++)
 		res->t[j] = (bk.first + (int64_t)j) * step;
+	if (top)
+		kept = mw_xmalloc((top < res->nseries ? top : res->nseries) * sizeof(*kept) + 1);
 	for (i = 0; i < res->nseries; i++) {
+		struct ranked cur;
+		size_t w;
+
 		memset(bk.b, 0, bk.nb * sizeof(*bk.b));
-		if (fill_buckets(r, tier, res->series[i].id, &bk, err)) {
+		if (check_deadline(r, err) || fill_buckets(r, tier, res->series[i].id, &bk, err)) {
 			free(bk.b);
+			free(kept);
 			return -1;
 		}
 		res->values[i] = mw_xmalloc(bk.nb * sizeof(double));
 		for (j = 0; j < bk.nb; j++)
 			res->values[i][j] = agg_value(&bk.b[j], q->agg);
+		if (!top)
+			continue;
+		/* Hold at most `top` value arrays: evict the lowest ranked. */
+		cur.i = i;
+		cur.g = column_growth(res->values[i], bk.nb);
+		if (nkept < top) {
+			kept[nkept++] = cur;
+			continue;
+		}
+		for (w = 0, j = 1; j < nkept; j++)
+			if (cmp_ranked(&kept[j], &kept[w]) > 0)
+				w = j;
+		if (cmp_ranked(&cur, &kept[w]) < 0) {
+			free(res->values[kept[w].i]);
+			res->values[kept[w].i] = NULL;
+			kept[w] = cur;
+		} else {
+			free(res->values[i]);
+			res->values[i] = NULL;
+		}
 	}
 	free(bk.b);
+	if (top)
+		compact_top(res, kept, nkept);
+	free(kept);
 	return 0;
 }
 
@@ -955,10 +1167,12 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 	if (!(st = stmt(r, RS_CHUNK_RANGE, err)))
 		return -1;
 	for (i = 0; i < res->nseries && !rc; i++) {
+		size_t mine = 0;	/* this series' points: at most maxp are needed */
+
 		sqlite3_bind_int64(st, 1, res->series[i].id);
 		sqlite3_bind_int64(st, 2, q->from_ms);
 		sqlite3_bind_int64(st, 3, q->to_ms);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		while (mine < maxp && !past_deadline(r) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct mw_chunk_dec d;
 			struct raw_point p;
 
@@ -966,15 +1180,20 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 					      (size_t)sqlite3_column_bytes(st, 0)))
 				continue;
 			p.series = i;
-			while (mw_chunk_dec_next(&d, &p.ts, &p.v) == 1) {
+			while (mine < maxp && mw_chunk_dec_next(&d, &p.ts, &p.v) == 1) {
 				if (p.ts < q->from_ms || p.ts > q->to_ms)
 					continue;
 				MW_GROW(pts, cap, n + 1);
 				pts[n++] = p;
+				mine++;
 			}
 		}
 		sqlite3_reset(st);
-		rc = rc == SQLITE_DONE ? 0 : step_err(r, err);
+		if (past_deadline(r))
+			rc = deadline_err(r, err);
+		else
+			rc = rc == SQLITE_DONE || rc == SQLITE_ROW || mine >= maxp ? 0
+			     : step_err(r, err);
 	}
 	if (rc) {
 		free(pts);
@@ -1004,6 +1223,8 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 		res->values[pts[i].series][j] = pts[i].v;	/* last one wins */
 	}
 	free(pts);
+	if (q->top)
+		apply_top(res, q->top);
 	return 0;
 }
 
@@ -1017,7 +1238,7 @@ static int64_t raw_count(struct mw_reader *r, const struct mw_range_query *q,
 
 	if (!st)
 		return INT64_MAX;
-	for (i = 0; i < res->nseries; i++) {
+	for (i = 0; i < res->nseries && !past_deadline(r); i++) {
 		sqlite3_bind_int64(st, 1, res->series[i].id);
 		sqlite3_bind_int64(st, 2, q->from_ms);
 		sqlite3_bind_int64(st, 3, q->to_ms);
@@ -1028,28 +1249,80 @@ static int64_t raw_count(struct mw_reader *r, const struct mw_range_query *q,
 	return most;
 }
 
+/*
+ * The size check, before any point is read: series kept x the longest
+ * axis the query can give.  *raw_ok: AUTO may read raw points (every
+ * series' first max_points held at once fit the limit).
+ */
+static int check_size(struct mw_reader *r, const struct mw_range_query *q, size_t nseries,
+		      size_t maxp, bool *raw_ok, struct mw_err *err)
+{
+	uint64_t limit = q->max_values ? q->max_values : MW_QUERY_MAX_VALUES;
+	uint64_t kept = q->top && q->top < nseries ? q->top : nseries;
+	int64_t axis;
+
+	*raw_ok = (uint64_t)nseries * maxp <= limit;
+	if (q->step_ms == MW_STEP_RAW) {
+		axis = (int64_t)maxp;
+		kept = nseries;	/* the union axis needs every series */
+	} else if (q->step_ms > 0) {
+		axis = nbuckets(q->from_ms, q->to_ms, q->step_ms);
+	} else {
+		/* an automatic step is at least a second */
+		axis = nbuckets(q->from_ms, q->to_ms, 1000);
+		if (axis > (int64_t)maxp)
+			axis = (int64_t)maxp;
+	}
+	if (kept * (uint64_t)axis <= limit)
+		return 0;
+	r->kind = MW_QERR_LIMIT;
+	return mw_error(err, "%zu series x %lld points is over the limit of %llu values; "
+			"narrow the selector, shorten the range or lower max_points",
+			(size_t)kept, (long long)axis, (unsigned long long)limit);
+}
+
 static int range(struct mw_reader *r, struct mw_series_list *list,
-		 const struct mw_range_query *q, struct mw_range_result *out,
+		 const struct mw_range_query *q_in, struct mw_range_result *out,
 		 struct mw_err *err)
 {
-	size_t maxp = points_limit(q);
-	bool raw;
+	struct mw_range_query q = *q_in;
+	size_t maxp = points_limit(&q), i;
+	int64_t lo = INT64_MAX;
+	bool raw, raw_ok;
 	int rc;
 
 	out->series = list->items;
-	out->nseries = list->n;
-	out->agg = q->agg;
+	out->nseries = out->series_total = list->n;
+	out->agg = q.agg;
 	list->items = NULL;
 	list->n = 0;
 	out->values = mw_xcalloc(out->nseries ? out->nseries : 1, sizeof(*out->values));
-	if (mw_range_query_check(q, err))
+	if (mw_range_query_check(&q, err)) {
+		r->kind = MW_QERR_BAD;
+		return -1;
+	}
+	if (check_size(r, &q, out->nseries, maxp, &raw_ok, err))
 		return -1;
 	if (fill_range(r, out->series, out->nseries, err))
 		return -1;
-	raw = q->step_ms == MW_STEP_RAW;
-	if (q->step_ms == MW_STEP_AUTO && (q->tier == MW_TIER_AUTO || q->tier == MW_TIER_RAW))
-		raw = raw_count(r, q, out) <= (int64_t)maxp;
-	rc = raw ? query_raw(r, q, maxp, out, err) : query_bucketed(r, q, maxp, out, err);
+	/* Before 1970: from the first stored point (nothing is older). */
+	if (q.from_ms < 0) {
+		for (i = 0; i < out->nseries; i++)
+			if (out->series[i].first_ts != INT64_MIN && out->series[i].first_ts < lo)
+				lo = out->series[i].first_ts;
+		if (lo == INT64_MAX)
+			lo = 0;
+		if (lo > q.from_ms)
+			q.from_ms = lo < q.to_ms ? lo : q.to_ms;
+	}
+	raw = q.step_ms == MW_STEP_RAW;
+	if (q.step_ms == MW_STEP_AUTO && (q.tier == MW_TIER_AUTO || q.tier == MW_TIER_RAW) &&
+	    raw_ok) {
+		raw = raw_count(r, &q, out) <= (int64_t)maxp;
+		if (check_deadline(r, err))
+			return -1;
+	}
+	rc = raw ? query_raw(r, &q, maxp, out, err) : query_bucketed(r, &q, maxp, out, err);
 	return rc;
 }
 
@@ -1162,6 +1435,8 @@ int mw_raw_iter_next(struct mw_raw_iter *it, int64_t *ts, double *value,
 				return 1;
 			continue;
 		}
+		if (past_deadline(it->r))	/* checked once a chunk */
+			return deadline_err(it->r, err);
 		rc = sqlite3_step(it->st);
 		if (rc == SQLITE_DONE) {
 			it->done = true;

@@ -55,6 +55,33 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 /* Close the connection and free the reader.  NULL is allowed. */
 void mw_reader_free(struct mw_reader *r);
 
+/* ---- deadlines and error kinds ------------------------------------ */
+
+/*
+ * A deadline for every call made on the reader from now on, on the
+ * monotonic clock (mw_clock_mono_ns(), daemon/clock.h); 0: none (the
+ * default).  A call still running at the deadline stops (SQLite's
+ * progress handler interrupts the statement; the reader's own loops over
+ * series, buckets and points check it too), releases its read transaction
+ * and fails with MW_QERR_DEADLINE and the message "query stopped at its
+ * deadline".  Set it per request: mw_reader_set_deadline(r,
+ * mw_clock_mono_ns() + timeout_ns) before, mw_reader_set_deadline(r, 0)
+ * after (web/readers.c does both when a reader leaves and returns to the
+ * pool).  Iterators (mw_raw_iter) are bounded by it too.
+ */
+void mw_reader_set_deadline(struct mw_reader *r, int64_t deadline_ns);
+int64_t mw_reader_deadline(const struct mw_reader *r);
+
+/* What made the last failed call on this reader fail. */
+enum mw_query_error {
+	MW_QERR_NONE = 0,	/* the last call succeeded */
+	MW_QERR_STORAGE,	/* the database (I/O, corrupt, busy ...) */
+	MW_QERR_BAD,		/* the request: selector syntax, range, step */
+	MW_QERR_LIMIT,		/* over a size limit (series x points, series) */
+	MW_QERR_DEADLINE,	/* stopped at the reader's deadline */
+};
+enum mw_query_error mw_reader_error_kind(const struct mw_reader *r);
+
 /* ---- series -------------------------------------------------------- */
 
 struct mw_series_info {
@@ -80,6 +107,11 @@ void mw_series_list_release(struct mw_series_list *list);
  * selector that does not parse is an error whose message quotes it. */
 int mw_reader_find(struct mw_reader *r, const char *selector,
 		   struct mw_series_list *out, struct mw_err *err);
+/* The same with a bound: more than max_series matching series (0: no
+ * bound) is an MW_QERR_LIMIT error, found before first/last timestamps
+ * are read: "N series is over the limit of M ...". */
+int mw_reader_find_max(struct mw_reader *r, const char *selector, size_t max_series,
+		       struct mw_series_list *out, struct mw_err *err);
 
 /* One series by its id or its canonical key; returns 0 and fills out, 1
  * when there is no such series (out left empty), -1 on error.  Release
@@ -115,6 +147,11 @@ const char *mw_tier_name(enum mw_tier tier);	/* "raw", "1m", "1h" */
 
 #define MW_QUERY_DEFAULT_POINTS 1000
 #define MW_QUERY_MAX_POINTS 100000
+/* Series x points one range query may return (values held in memory). */
+#define MW_QUERY_MAX_VALUES 5000000
+/* Times and steps beyond these are bad requests (years 1 to 9999). */
+#define MW_TIME_MIN (-62135596800000LL)
+#define MW_TIME_MAX 253402300799999LL
 
 struct mw_range_query {
 	int64_t from_ms;	/* inclusive */
@@ -126,6 +163,9 @@ struct mw_range_query {
 				 * MW_STEP_RAW, MW_QUERY_MAX_POINTS for an
 				 * explicit step) */
 	enum mw_tier tier;	/* MW_TIER_AUTO unless forcing a tier */
+	size_t max_values;	/* series x points limit; 0: MW_QUERY_MAX_VALUES */
+	size_t top;		/* keep only the `top` series of largest growth;
+				 * 0: every series */
 };
 
 /* Fill q with: from/to as given, step auto, avg, max_points 0, auto tier. */
@@ -133,9 +173,11 @@ void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_m
 
 /* The checks mw_reader_range() makes before reading, for callers that
  * want to tell a bad request apart from a storage failure: to before
- * from, unknown tier or step, an explicit step that is not a multiple of
- * a forced tier's resolution, an explicit step giving more buckets than
- * max_points.  0 if fine; -1 and a message starting "step: " or "bad ". */
+ * from, from or to outside [MW_TIME_MIN, MW_TIME_MAX], unknown tier or
+ * step, a step longer than MW_TIME_MAX, an explicit step that is not a
+ * multiple of a forced tier's resolution, an explicit step giving more
+ * buckets than max_points.  0 if fine; -1 and a message starting "step: "
+ * or "bad ". */
 int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
 
 /*
@@ -169,7 +211,25 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
  * Raw (MW_STEP_RAW, or AUTO when the raw points in range of every series
  * fit in max_points): the axis is the sorted union of the series' raw
  * timestamps.  If the union is longer than max_points, the axis keeps the
- * first max_points timestamps and `truncated` is set.
+ * first max_points timestamps and `truncated` is set (at most max_points
+ * points of each series are read, in storage order).
+ *
+ * Hostile ranges: every query terminates after O(series x axis) work.  A
+ * from_ms before 1970-01-01 starts the axis at the selection's first
+ * stored point (no data is older; so from=1900 or from=-3000w mean "from
+ * the beginning"), or at 1970 when nothing is stored.
+ *
+ * Size limit: series x axis length (the series kept: min(top, series)
+ * when top is set and the result is bucketed) above max_values is an
+ * MW_QERR_LIMIT error found before any point is read:
+ * "N series x P points is over the limit of M values".  P is the axis
+ * bound: max_points for raw, else the buckets the step allows.  AUTO
+ * reads raw only when series x max_points fits the limit.
+ *
+ * top: each series' growth is its last value minus its first (non-NaN);
+ * the result keeps the `top` largest (NaN last; ties in selector order),
+ * ordered by growth, with growth[i] set and series_total the number
+ * matched.  Bucketed, only `top` value arrays are held at once.
  */
 struct mw_range_result {
 	int64_t *t;
@@ -181,6 +241,8 @@ struct mw_range_result {
 	struct mw_series_info *series;	/* nseries entries, as selected */
 	double **values;	/* values[i] has nt entries */
 	size_t nseries;
+	size_t series_total;	/* series matched (before top) */
+	double *growth;		/* with top: growth of each series kept */
 };
 
 void mw_range_result_release(struct mw_range_result *res);

@@ -1,13 +1,12 @@
 /*
  * selector.c - selector parser and regex matcher (see selector.h).
  *
- * The matcher works on a tree: a group is a list of alternatives, each a
- * sequence of nodes (character, any, class, group), each with a repeat
- * range.  Matching is depth-first with explicit continuations: after one
- * repetition of a group, "repeat this node again, then the rest of its
- * sequence, then whatever followed" is passed down as a linked list on
- * the C stack.  An iteration that consumed nothing ends the repetition,
- * so `(a*)*` terminates.
+ * A pattern is parsed into a tree (a group is a list of alternatives,
+ * each a sequence of nodes: character, any, class, group, each with a
+ * repeat range), compiled into a small program for a Thompson NFA and
+ * matched by simulating all its states at once (see "The compiled
+ * program" below): time linear in the text for a given program, no
+ * recursion, no backtracking, so no pattern can make a match slow.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -17,7 +16,7 @@
 #include "selector.h"
 #include "daemon/xalloc.h"
 
-#define RE_MAX_PATTERN 256
+#define RE_MAX_PATTERN MW_REGEX_MAX_PATTERN
 #define RE_INF 0x7fffffff
 
 enum re_type { RE_CHAR, RE_ANY, RE_CLASS, RE_GROUP };
@@ -38,72 +37,234 @@ struct re_seq {
 	size_t len, cap;
 };
 
-struct mw_regex {
-	struct re_node root;
-	struct re_seq top;
+/*
+ * The compiled program (Thompson's construction): instructions that
+ * consume one byte (CHAR, ANY, CLASS) and ones that do not (SPLIT, JMP),
+ * then MATCH.  Matching simulates every thread at once (a Pike VM without
+ * captures): the set of live program counters advances one text byte at a
+ * time, so a match costs O(len(text) * len(program)) steps whatever the
+ * pattern, and a program counter is added at most once per position.
+ */
+enum re_op { OP_CHAR, OP_ANY, OP_CLASS, OP_SPLIT, OP_JMP, OP_MATCH };
+
+struct re_inst {
+	uint8_t op;
+	uint8_t c;
+	uint16_t x, y;		/* SPLIT/JMP targets; CLASS: x = class index */
 };
 
-struct re_cont {
-	const struct re_node *rep;
-	int count;
-	const char *start;
-	const struct re_seq *seq;
-	size_t idx;
-	const struct re_cont *next;
+struct mw_regex {
+	struct re_node root;
+	struct re_inst *prog;
+	size_t len, cap;
+	uint8_t (*cls)[32];
+	size_t ncls, clscap;
+	bool too_big;
 };
 
 /* ---- matching ------------------------------------------------------------- */
 
-static bool atom(const struct re_node *n, unsigned char c)
+/* A set of program counters in insertion order, with O(1) membership
+ * (sparse set: dense[] and sparse[] index each other). */
+struct re_set {
+	uint16_t *dense, *sparse;
+	size_t n;
+};
+
+static bool set_has(const struct re_set *s, uint16_t pc)
 {
-	switch (n->type) {
-	case RE_CHAR:
-		return c == n->c;
-	case RE_ANY:
+	return s->sparse[pc] < s->n && s->dense[s->sparse[pc]] == pc;
+}
+
+static void set_put(struct re_set *s, uint16_t pc)
+{
+	s->sparse[pc] = (uint16_t)s->n;
+	s->dense[s->n++] = pc;
+}
+
+/* Add pc and everything reachable from it without consuming input;
+ * stack has room for the program's length. */
+static void add_closure(const struct mw_regex *re, struct re_set *s, uint16_t pc,
+			uint16_t *stack, uint64_t *steps)
+{
+	size_t sp = 0;
+
+	stack[sp++] = pc;
+	while (sp) {
+		pc = stack[--sp];
+		if (set_has(s, pc))
+			continue;
+		set_put(s, pc);
+		(*steps)++;
+		if (re->prog[pc].op == OP_JMP) {
+			stack[sp++] = re->prog[pc].x;
+		} else if (re->prog[pc].op == OP_SPLIT) {
+			stack[sp++] = re->prog[pc].y;
+			stack[sp++] = re->prog[pc].x;
+		}
+	}
+}
+
+static bool consumes(const struct mw_regex *re, const struct re_inst *in, unsigned char c)
+{
+	switch (in->op) {
+	case OP_CHAR:
+		return c == in->c;
+	case OP_ANY:
 		return c != '\n';
-	case RE_CLASS:
-		return n->set[c >> 3] & (1u << (c & 7));
+	case OP_CLASS:
+		return re->cls[in->x][c >> 3] & (1u << (c & 7));
 	default:
 		return false;
 	}
 }
 
-static bool m_rep(const struct re_node *n, int count, const char *s, const struct re_seq *seq,
-		  size_t idx, const struct re_cont *k);
-
-static bool m_seq(const struct re_seq *seq, size_t idx, const char *s, const struct re_cont *k)
+bool mw_regex_match_steps(const struct mw_regex *re, const char *text, uint64_t *steps)
 {
-	if (idx < seq->len)
-		return m_rep(&seq->n[idx], 0, s, seq, idx, k);
-	if (!k)
-		return *s == 0;
-	if (s == k->start)	/* empty iteration: stop repeating */
-		return m_seq(k->seq, k->idx + 1, s, k->next);
-	return m_rep(k->rep, k->count, s, k->seq, k->idx, k->next);
-}
+	/* Every add pushes at most two entries per instruction visited once:
+	 * 2 * len + 1 is enough stack. */
+	uint16_t buf[6 * MW_REGEX_MAX_PROG + 8];
+	uint16_t *stack = buf, *d0 = buf + 2 * MW_REGEX_MAX_PROG + 2;
+	uint16_t *d1 = d0 + MW_REGEX_MAX_PROG + 1, *sp0 = d1 + MW_REGEX_MAX_PROG + 1;
+	uint16_t sp1[MW_REGEX_MAX_PROG + 1];
+	struct re_set cur = { d0, sp0, 0 }, next = { d1, sp1, 0 }, tmp;
+	const unsigned char *s = (const unsigned char *)text;
+	uint64_t n = 0;
+	size_t i;
+	bool matched = false;
 
-static bool m_rep(const struct re_node *n, int count, const char *s, const struct re_seq *seq,
-		  size_t idx, const struct re_cont *k)
-{
-	if (count < n->max) {
-		if (n->type == RE_GROUP) {
-			struct re_cont again = { n, count + 1, s, seq, idx, k };
-			size_t a;
-
-			for (a = 0; a < n->nalts; a++)
-				if (m_seq(&n->alts[a], 0, s, &again))
-					return true;
-		} else if (*s && atom(n, (unsigned char)*s)) {
-			if (m_rep(n, count + 1, s + 1, seq, idx, k))
-				return true;
+	add_closure(re, &cur, 0, stack, &n);
+	for (;; s++) {
+		if (!*s) {
+			for (i = 0; i < cur.n && !matched; i++)
+				matched = re->prog[cur.dense[i]].op == OP_MATCH;
+			break;
 		}
+		if (!cur.n)
+			break;
+		next.n = 0;
+		for (i = 0; i < cur.n; i++) {
+			const struct re_inst *in = &re->prog[cur.dense[i]];
+
+			n++;
+			if (consumes(re, in, *s))
+				add_closure(re, &next, (uint16_t)(cur.dense[i] + 1), stack, &n);
+		}
+		tmp = cur;
+		cur = next;
+		next = tmp;
 	}
-	return count >= n->min && m_seq(seq, idx + 1, s, k);
+	if (steps)
+		*steps += n;
+	return matched;
 }
 
 bool mw_regex_match(const struct mw_regex *re, const char *text)
 {
-	return m_seq(&re->top, 0, text, NULL);
+	return mw_regex_match_steps(re, text, NULL);
+}
+
+size_t mw_regex_program_size(const struct mw_regex *re)
+{
+	return re->len;
+}
+
+/* ---- compiling ------------------------------------------------------------ */
+
+static size_t emit(struct mw_regex *re, enum re_op op)
+{
+	if (re->len >= MW_REGEX_MAX_PROG) {
+		re->too_big = true;
+		return MW_REGEX_MAX_PROG - 1;	/* a scratch slot; compile fails */
+	}
+	MW_GROW(re->prog, re->cap, re->len + 1);
+	memset(&re->prog[re->len], 0, sizeof(re->prog[0]));
+	re->prog[re->len].op = (uint8_t)op;
+	return re->len++;
+}
+
+static void patch(struct mw_regex *re, size_t at, size_t x, size_t y)
+{
+	if (re->too_big)
+		return;
+	re->prog[at].x = (uint16_t)x;
+	re->prog[at].y = (uint16_t)y;
+}
+
+static void compile_node(struct mw_regex *re, const struct re_node *n);
+
+static void compile_alts(struct mw_regex *re, const struct re_node *g)
+{
+	size_t a, *jumps = mw_xmalloc((g->nalts + 1) * sizeof(*jumps)), njumps = 0, split;
+
+	for (a = 0; a < g->nalts && !re->too_big; a++) {
+		size_t i;
+
+		split = SIZE_MAX;
+		if (a + 1 < g->nalts)
+			split = emit(re, OP_SPLIT);
+		for (i = 0; i < g->alts[a].len; i++)
+			compile_node(re, &g->alts[a].n[i]);
+		if (a + 1 < g->nalts) {
+			jumps[njumps++] = emit(re, OP_JMP);
+			patch(re, split, split + 1, re->len);
+		}
+	}
+	for (a = 0; a < njumps; a++)
+		patch(re, jumps[a], re->len, 0);
+	free(jumps);
+}
+
+static void compile_atom(struct mw_regex *re, const struct re_node *n)
+{
+	size_t at;
+
+	switch (n->type) {
+	case RE_GROUP:
+		compile_alts(re, n);
+		return;
+	case RE_CHAR:
+		at = emit(re, OP_CHAR);
+		if (!re->too_big)
+			re->prog[at].c = n->c;
+		return;
+	case RE_ANY:
+		emit(re, OP_ANY);
+		return;
+	case RE_CLASS:
+		at = emit(re, OP_CLASS);
+		if (re->too_big || re->ncls >= MW_REGEX_MAX_PROG)
+			return;
+		MW_GROW(re->cls, re->clscap, re->ncls + 1);
+		memcpy(re->cls[re->ncls], n->set, 32);
+		re->prog[at].x = (uint16_t)re->ncls++;
+		return;
+	}
+}
+
+/* x: atom; x?: SPLIT L1 L2, L1: atom, L2:; x*: L0: SPLIT L1 L2, L1: atom,
+ * JMP L0, L2:; x+: L1: atom, SPLIT L1 L2, L2:. */
+static void compile_node(struct mw_regex *re, const struct re_node *n)
+{
+	size_t split, start;
+
+	if (n->min == 1 && n->max == 1) {
+		compile_atom(re, n);
+	} else if (n->min == 0 && n->max == 1) {
+		split = emit(re, OP_SPLIT);
+		compile_atom(re, n);
+		patch(re, split, split + 1, re->len);
+	} else if (n->min == 0) {
+		split = emit(re, OP_SPLIT);
+		compile_atom(re, n);
+		patch(re, emit(re, OP_JMP), split, 0);
+		patch(re, split, split + 1, re->len);
+	} else {
+		start = re->len;
+		compile_atom(re, n);
+		split = emit(re, OP_SPLIT);
+		patch(re, split, start, split + 1);
+	}
 }
 
 /* ---- parsing -------------------------------------------------------------- */
@@ -308,6 +469,8 @@ void mw_regex_free(struct mw_regex *re)
 	if (!re)
 		return;
 	node_release(&re->root);
+	free(re->prog);
+	free(re->cls);
 	free(re);
 }
 
@@ -327,8 +490,15 @@ int mw_regex_compile(struct mw_regex **out, const char *pattern, struct mw_err *
 		mw_regex_free(re);
 		return -1;
 	}
-	re->top.n = &re->root;
-	re->top.len = 1;
+	compile_node(re, &re->root);
+	emit(re, OP_MATCH);
+	node_release(&re->root);
+	memset(&re->root, 0, sizeof(re->root));
+	if (re->too_big) {
+		mw_regex_free(re);
+		return mw_error(err, "regex '%s' is too complex (more than %d instructions)",
+				pattern, MW_REGEX_MAX_PROG);
+	}
 	*out = re;
 	return 0;
 }

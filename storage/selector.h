@@ -4,8 +4,11 @@
  *
  * Why our own matcher: MinGW has no <regex.h>, and one implementation on
  * both platforms means the same selector selects the same series on
- * Linux and Windows.  It is a backtracking matcher over a parsed pattern,
- * meant for short label values; patterns are limited to 256 bytes.
+ * Linux and Windows.  Patterns compile to a Thompson NFA program that is
+ * simulated state-set by state-set (a Pike VM without captures, RE2's
+ * approach), so a match costs at most len(text) x len(program) steps
+ * whatever the pattern: `.*.*.*x` cannot blow up.  Patterns are limited
+ * to MW_REGEX_MAX_PATTERN bytes and MW_REGEX_MAX_PROG instructions.
  *
  * Pure code, any thread; a parsed selector is read-only while matching.
  */
@@ -14,14 +17,23 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "daemon/batch.h"
 #include "daemon/mwerr.h"
 
 struct mw_regex;
 
+#define MW_REGEX_MAX_PATTERN 256
+#define MW_REGEX_MAX_PROG 1024
+
 /* Compile a pattern (fully anchored); -1 with a message quoting it. */
 int mw_regex_compile(struct mw_regex **out, const char *pattern, struct mw_err *err);
 bool mw_regex_match(const struct mw_regex *re, const char *text);
+/* The same, adding the work done (instructions visited) to *steps (may be
+ * NULL): never more than (strlen(text) + 1) * 2 * program size. */
+bool mw_regex_match_steps(const struct mw_regex *re, const char *text, uint64_t *steps);
+/* Instructions in the compiled program. */
+size_t mw_regex_program_size(const struct mw_regex *re);
 void mw_regex_free(struct mw_regex *re);
 
 enum mw_match_op { MW_MATCH_EQ, MW_MATCH_NE, MW_MATCH_RE, MW_MATCH_NRE };

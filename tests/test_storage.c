@@ -830,6 +830,192 @@ static void writer_thread(void **state)
 	mw_config_release(&cfg);
 }
 
+/* ---- hostile queries ("Weeks unattended") ------------------------------ */
+
+static void add_to(struct mw_store *s, const char *pid, int64_t ts, double v)
+{
+	add(s, pid, ts, v);
+}
+
+/* A few hours of data for three series (1-minute points). */
+static void hostile_fill(void)
+{
+	struct mw_store *s = open_store(64);
+	int64_t i;
+
+	for (i = 0; i < 300; i++) {
+		add_to(s, "1", T0 + i * 60000, (double)i);
+		add_to(s, "2", T0 + i * 60000, 2.0 * (double)i);
+		add_to(s, "3", T0 + i * 60000, 1000.0 - (double)i);
+	}
+	flush(s);
+	mw_store_free(s);
+}
+
+/*
+ * Regression: huge ranges, max_points 1, steps near the limits, from
+ * before 1970, to far in the future.  The old auto step widened the step
+ * one hour at a time and, for a range across 1970 with max_points=1,
+ * never fitted: query_bucketed looped for ever.  Every one of these must
+ * return (0 with a bounded axis, or -1 with a bad-request message).
+ */
+static void huge_ranges_terminate(void **state)
+{
+	static const struct {
+		int64_t from, to, step;
+		size_t maxp;
+	} cases[] = {
+		{ -2208988800000LL, T0 + 86400000, 0, 1 },		/* from=1900 */
+		{ T0 - 3000LL * 604800000, T0 + 86400000, 0, 1 },	/* from=-3000w */
+		{ T0 - 3000LL * 604800000, T0 + 86400000, 0, 2 },
+		{ T0 - 3000LL * 604800000, T0 + 86400000, 0, 3 },
+		{ -2208988800000LL, T0 + 86400000, 0, 1000 },
+		{ 0, T0 + 86400000, 0, 1 },
+		{ 1, MW_TIME_MAX, 0, 1 },
+		{ MW_TIME_MIN, MW_TIME_MAX, 0, 1 },
+		{ MW_TIME_MIN, MW_TIME_MAX, 0, 100000 },
+		{ MW_TIME_MIN, MW_TIME_MAX, MW_STEP_RAW, 1 },
+		{ MW_TIME_MIN, MW_TIME_MAX, MW_TIME_MAX, 0 },
+		{ MW_TIME_MIN, MW_TIME_MAX, 1, 0 },			/* too many buckets */
+		{ -2208988800000LL, -2177452800000LL, 0, 1 },		/* 1900 to 1901 */
+		{ T0, T0 + 18000000, 0, 1 },
+		{ T0 + 1, T0 + 18000000, 0, 1 },
+		{ T0 - 1, T0 + 1, 0, 1 },
+		{ INT64_MIN, INT64_MAX, 0, 1 },				/* out of bounds */
+		{ 0, INT64_MAX, 3600000, 0 },
+		{ 0, T0, INT64_MAX, 0 },
+	};
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	size_t i;
+
+	(void)state;
+	hostile_fill();
+	r = open_reader();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		mw_range_query_init(&q, cases[i].from, cases[i].to);
+		q.step_ms = cases[i].step;
+		q.max_points = cases[i].maxp;
+		rc = mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err);
+		if (rc) {
+			assert_int_equal(mw_reader_error_kind(r), MW_QERR_BAD);
+			assert_true(!strncmp(err.msg, "bad ", 4) || !strncmp(err.msg, "step: ", 6));
+			continue;
+		}
+		assert_int_equal(res.nseries, 3);
+		assert_true(res.nt <= (cases[i].maxp ? cases[i].maxp : MW_QUERY_MAX_POINTS));
+		mw_range_result_release(&res);
+	}
+	/* max_points=1 from 1900: one point summarising everything stored. */
+	mw_range_query_init(&q, -2208988800000LL, T0 + 86400000);
+	q.max_points = 1;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.nt, 1);
+	assert_true(res.t[0] <= T0);
+	assert_true(fabs(res.values[0][0] - 149.5) < 1e-9);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+}
+
+/* Series x points over the limit: an error naming both, before reading;
+ * top keeps the limit on the series it returns. */
+static void size_cap(void **state)
+{
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_series_list list;
+	struct mw_err err;
+
+	(void)state;
+	hostile_fill();
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 300 * 60000);
+	q.step_ms = 60000;
+	q.max_values = 600;	/* 3 series x 301 buckets = 903 */
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), -1);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_LIMIT);
+	assert_non_null(strstr(err.msg, "3 series x 301 points is over the limit of 600 values"));
+	q.step_ms = MW_STEP_RAW;
+	q.max_points = 1000;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), -1);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_LIMIT);
+	/* top 1: one series of 301 buckets fits; the largest growth wins. */
+	q.step_ms = 60000;
+	q.max_points = 0;
+	q.top = 1;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_NONE);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.series_total, 3);
+	assert_non_null(strstr(res.series[0].key, "pid=\"2\""));
+	assert_true(fabs(res.growth[0] - 598.0) < 1e-9);
+	mw_range_result_release(&res);
+	/* top 2 ordered by growth, over an auto step */
+	q.step_ms = MW_STEP_AUTO;
+	q.max_values = 0;
+	q.top = 2;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 2);
+	assert_non_null(strstr(res.series[0].key, "pid=\"2\""));
+	assert_non_null(strstr(res.series[1].key, "pid=\"1\""));
+	mw_range_result_release(&res);
+	/* the series list */
+	assert_int_equal(mw_reader_find_max(r, "memwatch_process_private_bytes", 2, &list, &err),
+			 -1);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_LIMIT);
+	assert_non_null(strstr(err.msg, "3 series is over the limit of 2"));
+	assert_int_equal(mw_reader_find_max(r, "memwatch_process_private_bytes", 3, &list, &err),
+			 0);
+	assert_int_equal(list.n, 3);
+	mw_series_list_release(&list);
+	mw_reader_free(r);
+}
+
+/* A deadline in the past stops every call with MW_QERR_DEADLINE and
+ * leaves no read transaction open; clearing it makes the reader work. */
+static void deadline_stops_queries(void **state)
+{
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_series_list list;
+	struct mw_raw_iter *it;
+	struct mw_err err;
+	int64_t ts;
+	double v;
+
+	(void)state;
+	hostile_fill();
+	r = open_reader();
+	mw_reader_set_deadline(r, mw_clock_mono_ns() - 1);
+	mw_range_query_init(&q, T0, T0 + 300 * 60000);
+	assert_int_equal(mw_reader_range(r, "{__name__=~\".*.*.*.*.*x|memwatch.*\"}", &q, &res,
+					 &err), -1);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_DEADLINE);
+	assert_non_null(strstr(err.msg, "deadline"));
+	assert_int_equal(mw_reader_find(r, NULL, &list, &err), -1);
+	assert_int_equal(mw_reader_error_kind(r), MW_QERR_DEADLINE);
+	assert_int_equal(mw_raw_iter_open(&it, r, 1, T0, T0 + 300 * 60000, &err), 0);
+	assert_int_equal(mw_raw_iter_next(it, &ts, &v, &err), -1);
+	mw_raw_iter_free(it);
+	mw_reader_set_deadline(r, mw_clock_mono_ns() + 60 * 1000000000LL);
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 3);
+	mw_range_result_release(&res);
+	mw_reader_set_deadline(r, 0);
+	assert_int_equal(mw_reader_deadline(r), 0);
+	assert_int_equal(mw_reader_find(r, NULL, &list, &err), 0);
+	assert_int_equal(list.n, 3);
+	mw_series_list_release(&list);
+	mw_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,6 +1034,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
 		cmocka_unit_test_setup_teardown(size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(writer_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(huge_ranges_terminate, setup, teardown),
+		cmocka_unit_test_setup_teardown(size_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(deadline_stops_queries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,76 @@ static void regex_rejects(void **state)
 	}
 }
 
+/* Regression ("Weeks unattended"): nested and repeated stars over a
+ * text that does not match.  The old backtracking matcher needed
+ * C(n + k, k) steps here and never returned; a linear-time matcher
+ * answers at once.  Asserts on the answers, not on a clock. */
+static void regex_pathological_terminates(void **state)
+{
+	char text[200];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(text) - 1; i++)
+		text[i] = (char)('a' + i % 23);
+	text[sizeof(text) - 1] = '\0';
+	assert_false(re(".*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*x", text));
+	assert_false(re("(a*)*(a*)*(a*)*(a*)*(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(re("(a|aa)*(a|aa)*(a|aa)*c", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_true(re(".*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*a", text) == (text[sizeof(text) - 2] == 'a'));
+	text[sizeof(text) - 2] = 'x';
+	assert_true(re(".*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*x", text));
+}
+
+/* Work is linear in the text: the step counter stays under
+ * (len + 1) * 2 * program size for patterns that blow up backtracking,
+ * and grows by a constant factor when the text doubles. */
+static void regex_linear_work(void **state)
+{
+	static const char *const pats[] = {
+		".*.*.*.*.*.*x", "(a*)*(a*)*(a*)*b", "(a|aa)*(a|aa)*c", "(.*)*(.*)*(.*)*y",
+		"((a|b|ab)*)*(a|b)*z", "[a-z]*[a-z]*[^q]*\\d",
+	};
+	char text[4001];
+	size_t i, len;
+
+	(void)state;
+	memset(text, 'a', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		struct mw_regex *r;
+		struct mw_err err;
+		uint64_t small = 0, big = 0;
+
+		assert_int_equal(mw_regex_compile(&r, pats[i], &err), 0);
+		len = sizeof(text) - 1;
+		assert_false(mw_regex_match_steps(r, text + len / 2, &small));
+		assert_false(mw_regex_match_steps(r, text, &big));
+		assert_true(big <= (uint64_t)(len + 1) * 2 * mw_regex_program_size(r));
+		assert_true(big <= 3 * small);
+		mw_regex_free(r);
+	}
+}
+
+/* Pattern and program size are bounded; the messages say which. */
+static void regex_limits(void **state)
+{
+	char pat[MW_REGEX_MAX_PATTERN + 2];
+	struct mw_regex *r;
+	struct mw_err err;
+
+	(void)state;
+	memset(pat, 'a', sizeof(pat) - 1);
+	pat[sizeof(pat) - 1] = '\0';
+	assert_int_equal(mw_regex_compile(&r, pat, &err), -1);
+	assert_non_null(strstr(err.msg, "longer than"));
+	pat[MW_REGEX_MAX_PATTERN] = '\0';
+	assert_int_equal(mw_regex_compile(&r, pat, &err), 0);
+	assert_true(mw_regex_match(r, pat));
+	assert_true(mw_regex_program_size(r) <= MW_REGEX_MAX_PROG);
+	mw_regex_free(r);
+}
+
 static void selectors(void **state)
 {
 	struct mw_label l[2] = { { "name", "chrome.exe" }, { "pid", "42" } };
@@ -91,6 +161,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(regex_matches),
 		cmocka_unit_test(regex_rejects),
+		cmocka_unit_test(regex_pathological_terminates),
+		cmocka_unit_test(regex_linear_work),
+		cmocka_unit_test(regex_limits),
 		cmocka_unit_test(selectors),
 	};
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock.h"
 #include "params.h"
 #include "readers.h"
 #include "storage/query.h"
@@ -24,6 +25,7 @@
 
 #define EXPORT_MAX_SERIES 2000
 #define EXPORT_BLOCK 65536
+#define EXPORT_TIMEOUT_FACTOR 12
 
 struct export {
 	struct mw_web *web;
@@ -246,6 +248,7 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 	struct mw_err err = { "" };
 	const char *match = mw_req_arg(r, "match"), *fmt = mw_req_arg(r, "format");
 	struct export *e;
+	int64_t timeout_ms;
 	size_t i;
 
 	if (!match)
@@ -262,18 +265,12 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 		goto fail;
 	if (!(e->reader = mw_req_reader(r, &resp)))
 		goto fail;
-	if (mw_reader_find(e->reader, match, &e->list, &err)) {
+	if (mw_reader_find_max(e->reader, match, EXPORT_MAX_SERIES, &e->list, &err)) {
 		resp = mw_reply_storage_error(r, e->reader, "match", &err);
 		goto fail;
 	}
 	if (!e->list.n) {
 		resp = mw_reply_error(r, MHD_HTTP_NOT_FOUND, "match: no series matches");
-		goto fail;
-	}
-	if (e->list.n > EXPORT_MAX_SERIES) {
-		resp = mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
-				      "match: %zu series, at most %d in one export",
-				      e->list.n, EXPORT_MAX_SERIES);
 		goto fail;
 	}
 	if (e->csv) {
@@ -292,6 +289,13 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 			}
 		}
 	}
+	/* The stream (a read transaction, which pins the WAL) gets
+	 * EXPORT_TIMEOUT_FACTOR query timeouts; past that it ends with an
+	 * error (the client sees a truncated body). */
+	timeout_ms = mw_pool_timeout(r->web->pool);
+	if (timeout_ms)
+		mw_reader_set_deadline(e->reader, mw_clock_mono_ns() +
+				       timeout_ms * EXPORT_TIMEOUT_FACTOR * 1000000);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, EXPORT_BLOCK, export_read,
 						 e, export_free);
 	if (!resp)

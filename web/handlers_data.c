@@ -8,7 +8,6 @@
  * the pool for its duration; a database that cannot be opened is a 503.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +34,38 @@ void mw_req_reader_put(struct mw_req *r, struct mw_reader *reader)
 	mw_pool_put(r->web->pool, reader);
 }
 
+/* Most series /api/v1/series lists in one answer. */
+#define SERIES_LIST_MAX 10000
+
+/*
+ * A failed read: the reader's error kind decides.  Past the deadline:
+ * 503 naming [web] query_timeout; a bad request or a size limit: 400
+ * naming the parameter; otherwise the database answers a probe (400: the
+ * request was at fault) or not (503).
+ */
 struct MHD_Response *mw_reply_storage_error(struct mw_req *r, struct mw_reader *reader,
 					    const char *what, const struct mw_err *err)
 {
 	struct mw_series_list probe = { 0 };
-	int ok = mw_reader_find(reader, "memwatch_web_probe_", &probe, NULL) == 0;
+	int64_t ms = mw_pool_timeout(r->web->pool);
+	int ok;
+
+	switch (mw_reader_error_kind(reader)) {
+	case MW_QERR_DEADLINE:
+		if (ms % 1000)
+			return mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+					      "query took longer than %lldms (web.query_timeout); "
+					      "narrow the range or the selector", (long long)ms);
+		return mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+				      "query took longer than %llds (web.query_timeout); "
+				      "narrow the range or the selector", (long long)(ms / 1000));
+	case MW_QERR_BAD:
+	case MW_QERR_LIMIT:
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "%s: %s", what, err->msg);
+	default:
+		break;
+	}
+	ok = mw_reader_find(reader, "memwatch_web_probe_", &probe, NULL) == 0;
 
 	mw_series_list_release(&probe);
 	if (ok)
@@ -101,7 +127,7 @@ struct MHD_Response *mw_h_series(struct mw_req *r)
 
 	if (!reader)
 		return resp;
-	if (mw_reader_find(reader, mw_req_arg(r, "match"), &list, &err)) {
+	if (mw_reader_find_max(reader, mw_req_arg(r, "match"), SERIES_LIST_MAX, &list, &err)) {
 		resp = mw_reply_storage_error(r, reader, "match", &err);
 		goto out;
 	}
@@ -170,35 +196,6 @@ static const char *agg_name(enum mw_agg a)
 	}
 }
 
-/* Growth of one result series: last non-null value minus the first;
- * NaN when it has none. */
-static double series_growth(const struct mw_range_result *res, size_t i)
-{
-	size_t a, z;
-
-	for (a = 0; a < res->nt && isnan(res->values[i][a]); a++)
-		;
-	for (z = res->nt; z > a && isnan(res->values[i][z - 1]); z--)
-		;
-	return a < z ? res->values[i][z - 1] - res->values[i][a] : NAN;
-}
-
-static const double *top_growth;	/* cmp_top's context; guarded by top_lock */
-static pthread_mutex_t top_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Largest growth first, NaN last, then result order. */
-static int cmp_top(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	double gx = top_growth[x], gy = top_growth[y];
-
-	if (isnan(gx) != isnan(gy))
-		return isnan(gx) ? 1 : -1;
-	if (!isnan(gx) && gx != gy)
-		return gx > gy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 struct MHD_Response *mw_h_query(struct mw_req *r)
 {
 	struct MHD_Response *resp = NULL;
@@ -208,8 +205,6 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	struct mw_err err = { "" };
 	struct mw_jbuf b;
 	const char *match = mw_req_arg(r, "match"), *v;
-	double *grow = NULL;
-	size_t *keep = NULL;
 	size_t i, j, nkeep;
 	int64_t top = 0;
 
@@ -219,6 +214,10 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 		return resp;
 	if ((v = mw_req_arg(r, "top")) && mw_param_int(v, 1, 1000, &top, &err))
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "top: %s", err.msg);
+	/* top is ranked in storage (last minus first value of each series, as
+	 * it is read), holding only `top` value arrays: the series x points
+	 * limit applies to the series returned, not to those ranked. */
+	q.top = (size_t)top;
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
 	memset(&res, 0, sizeof(res));
@@ -230,22 +229,9 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 		resp = mw_reply_error(r, MHD_HTTP_NOT_FOUND, "match: no series matches");
 		goto out;
 	}
-	/* The series written, in order: all, or the top ones by growth. */
-	keep = mw_xmalloc(res.nseries * sizeof(*keep));
-	grow = mw_xmalloc(res.nseries * sizeof(*grow));
-	for (i = 0; i < res.nseries; i++) {
-		keep[i] = i;
-		grow[i] = top ? series_growth(&res, i) : NAN;
-	}
+	/* The series written, in order: all, or the top ones by growth
+	 * (already chosen and ordered by the read). */
 	nkeep = res.nseries;
-	if (top) {
-		pthread_mutex_lock(&top_lock);
-		top_growth = grow;
-		qsort(keep, nkeep, sizeof(*keep), cmp_top);
-		pthread_mutex_unlock(&top_lock);
-		if ((size_t)top < nkeep)
-			nkeep = (size_t)top;
-	}
 	mw_jbuf_init(&b);
 	/* Reserve for the numbers up front: ~14 bytes a timestamp, ~12 a value. */
 	mw_jbuf_reserve(&b, res.nt * (15 + 13 * nkeep) + 256 * nkeep + 256);
@@ -261,7 +247,7 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 		mw_j_lit(&b, ",\"top\":");
 		mw_j_int(&b, top);
 		mw_j_lit(&b, ",\"series_total\":");
-		mw_j_int(&b, (int64_t)res.nseries);
+		mw_j_int(&b, (int64_t)res.series_total);
 	}
 	mw_j_lit(&b, ",\"t\":[");
 	for (j = 0; j < res.nt; j++) {
@@ -271,14 +257,14 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	}
 	mw_j_lit(&b, "],\"series\":[");
 	for (i = 0; i < nkeep; i++) {
-		const double *vals = res.values[keep[i]];
+		const double *vals = res.values[i];
 
 		if (i)
 			mw_j_char(&b, ',');
-		mw_j_series_head(&b, &res.series[keep[i]]);
+		mw_j_series_head(&b, &res.series[i]);
 		if (top) {
 			mw_j_lit(&b, ",\"growth\":");
-			mw_j_double(&b, grow[keep[i]]);
+			mw_j_double(&b, res.growth ? res.growth[i] : NAN);
 		}
 		mw_j_lit(&b, ",\"values\":[");
 		for (j = 0; j < res.nt; j++) {
@@ -292,8 +278,6 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	resp = mw_reply_json(r, 200, &b);
 	mw_jbuf_release(&b);
 out:
-	free(keep);
-	free(grow);
 	mw_range_result_release(&res);
 	mw_req_reader_put(r, reader);
 	return resp;
@@ -587,8 +571,7 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
 	if (mw_reader_processes(reader, window, &list, &err)) {
-		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
-				      err.msg);
+		resp = mw_reply_storage_error(r, reader, "processes", &err);
 		goto out;
 	}
 	/* Group the per-metric series by process identity (pid, started). */
@@ -725,8 +708,11 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 	mw_jbuf_release(&b);
 	goto out;
 storage_err:
-	resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
-			      err.msg);
+	if (mw_reader_error_kind(reader) == MW_QERR_DEADLINE)
+		resp = mw_reply_storage_error(r, reader, "processes", &err);
+	else
+		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
+				      err.msg);
 out:
 	free(idx);
 	free(rows);

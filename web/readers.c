@@ -2,8 +2,10 @@
 #include "readers.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
+#include "daemon/clock.h"
 #include "daemon/xalloc.h"
 #include "storage/query.h"
 
@@ -12,6 +14,7 @@ struct mw_reader_pool {
 	char *path;
 	struct mw_reader **idle;
 	size_t nidle, keep;
+	_Atomic int64_t timeout_ms;
 };
 
 struct mw_reader_pool *mw_pool_new(const char *db_path, size_t keep)
@@ -22,7 +25,26 @@ struct mw_reader_pool *mw_pool_new(const char *db_path, size_t keep)
 	p->path = mw_xstrdup(db_path ? db_path : "");
 	p->keep = keep ? keep : 1;
 	p->idle = mw_xcalloc(p->keep, sizeof(*p->idle));
+	atomic_store(&p->timeout_ms, MW_POOL_TIMEOUT_DEFAULT_MS);
 	return p;
+}
+
+void mw_pool_set_timeout(struct mw_reader_pool *p, int64_t timeout_ms)
+{
+	atomic_store(&p->timeout_ms, timeout_ms > 0 ? timeout_ms : 0);
+}
+
+int64_t mw_pool_timeout(const struct mw_reader_pool *p)
+{
+	return atomic_load(&((struct mw_reader_pool *)p)->timeout_ms);
+}
+
+static struct mw_reader *armed(struct mw_reader_pool *p, struct mw_reader *r)
+{
+	int64_t t = mw_pool_timeout(p);
+
+	mw_reader_set_deadline(r, t ? mw_clock_mono_ns() + t * 1000000 : 0);
+	return r;
 }
 
 void mw_pool_free(struct mw_reader_pool *p)
@@ -48,17 +70,18 @@ struct mw_reader *mw_pool_get(struct mw_reader_pool *p, struct mw_err *err)
 		r = p->idle[--p->nidle];
 	pthread_mutex_unlock(&p->lock);
 	if (r)
-		return r;
+		return armed(p, r);
 	/* Opened outside the lock: opening can take a while. */
 	if (mw_reader_open(&r, p->path, err))
 		return NULL;
-	return r;
+	return armed(p, r);
 }
 
 void mw_pool_put(struct mw_reader_pool *p, struct mw_reader *r)
 {
 	if (!r)
 		return;
+	mw_reader_set_deadline(r, 0);
 	pthread_mutex_lock(&p->lock);
 	if (p->nidle < p->keep) {
 		p->idle[p->nidle++] = r;

@@ -231,6 +231,40 @@ static void kind_selection(void **state)
 		free(kv[i]);
 }
 
+/* A short, steady leak as the end-to-end test recorded it: 256 KiB every
+ * 100 ms (260 pages with malloc's own), 1 s floors of 10 Hz samples, in
+ * pages above the first.  Every 24 s or so a second holds 9 allocations
+ * instead of 10: residuals that look autocorrelated.  Some such runs kept
+ * the corrected rank test above p 0.001 however steep the leak (this one
+ * does not; tests/api/leaks.sh failed 5 checks without the dominant-rise
+ * rule in leak.c and passes with it); either way it must fail. */
+static void short_steady_leak_with_beat(void **state)
+{
+	static const int pages[] = {
+		0, 260, 910, 1560, 2210, 2860, 3510, 4160, 4810, 5460, 6110, 6760, 7410, 8060,
+		8710, 9360, 10010, 10660, 11310, 11960, 12610, 13260, 13910, 14495, 15145, 15795,
+		16445, 17095, 17745, 18395, 19045, 19695, 20345, 20995, 21645, 22295, 22945, 23595,
+		24245, 24895, 25545, 26195, 26845, 27495, 28145, 28795, 29445, 30030, 30680, 31330,
+		31980, 32630, 33280, 33930, 34580, 35230, 35880, 36530,
+	};
+	double v[sizeof(pages) / sizeof(pages[0])];
+	struct mw_trace tr = { 1763683200000LL, 1000, v, sizeof(pages) / sizeof(pages[0]) };
+	struct mw_leak_params p;
+	struct mw_leak_result r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < tr.n; i++)
+		v[i] = 12e6 + 4096.0 * pages[i];
+	mw_leak_params_init(&p);
+	p.warmup_ms = 3000;
+	p.min_duration_ms = 20000;
+	mw_leak_judge(&tr, &p, &r);
+	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+	/* 650 pages a second */
+	assert_true(fabs(r.slope_bph - 650 * 4096.0 * 3600) < 0.05 * 650 * 4096.0 * 3600);
+}
+
 static void bad_input(void **state)
 {
 	struct mw_leak_params p;
@@ -317,6 +351,7 @@ int main(void)
 		cmocka_unit_test(onset_position),
 		cmocka_unit_test(group_growing_workers),
 		cmocka_unit_test(kind_selection),
+		cmocka_unit_test(short_steady_leak_with_beat),
 		cmocka_unit_test(bad_input),
 	};
 

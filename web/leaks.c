@@ -48,16 +48,13 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 	if (!(reader = mw_req_reader(r, &resp)))
 		goto out;
 	if (mw_leak_report(reader, &q, &report, &err)) {
-		if (!strncmp(err.msg, "match: ", 7)) {
-			struct mw_err bare;
+		struct mw_err bare;
 
-			/* mw_reply_storage_error names the parameter itself */
-			snprintf(bare.msg, sizeof(bare.msg), "%s", err.msg + 7);
-			resp = mw_reply_storage_error(r, reader, "match", &bare);
-		} else {
-			resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
-					      "storage unavailable: %s", err.msg);
-		}
+		/* mw_reply_storage_error names the parameter itself, and tells
+		 * a bad selector (400) from a deadline or a storage fault (503) */
+		snprintf(bare.msg, sizeof(bare.msg), "%s",
+			 strncmp(err.msg, "match: ", 7) ? err.msg : err.msg + 7);
+		resp = mw_reply_storage_error(r, reader, "match", &bare);
 		mw_req_reader_put(r, reader);
 		goto out;
 	}

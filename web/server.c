@@ -359,6 +359,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	}
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
 	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
+	mw_pool_set_timeout(web->pool, cfg->web_query_timeout_ms);
 	mw_leak_params_init(&web->leak_params);
 	web->leak_params.warmup_ms = cfg->leak_warmup_ms;
 	web->leak_params.min_duration_ms = cfg->leak_min_duration_ms;

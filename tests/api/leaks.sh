@@ -23,8 +23,8 @@ cp "$hog" "$tmpdir/steady_app"
 
 port=$(free_port)
 base=http://127.0.0.1:$port
-opts="warmup=3s&min_duration=8s"
-cli_opts=(--warmup 3s --min-duration 8s)
+opts="warmup=3s&min_duration=20s"
+cli_opts=(--warmup 3s --min-duration 20s)
 leaky_sel='memwatch_process_private_bytes{process="leaky_app"}'
 steady_sel='memwatch_process_private_bytes{process="steady_app"}'
 # pyc CODE: Python statements over the JSON on stdin as `d` (asserts).
@@ -37,7 +37,7 @@ enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1
 
 mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/l.db" --interval 100ms \
 	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.window=1h \
-	--set leak.warmup=3s --set leak.min_duration=8s --watch steady_app
+	--set leak.warmup=3s --set leak.min_duration=20s --watch steady_app
 main_pid=$mw_pid
 check "daemon ready" wait_ready "$base/healthz"
 
@@ -52,7 +52,7 @@ pids+=("$steady_pid")
 # Poll (bounded) until both have a verdict other than inconclusive.
 judged() {
 	local i a b
-	for i in $(seq 1 120); do
+	for i in $(seq 1 200); do
 		"$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}" >/dev/null 2>&1
 		a=$?
 		"$daemon" check --url "$base" --match "$steady_sel" "${cli_opts[@]}" >/dev/null 2>&1

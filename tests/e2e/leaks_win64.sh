@@ -27,7 +27,7 @@ trap cleanup EXIT
 
 scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\l.db" \
 	--interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s \
-	--set leak.warmup=3s --set leak.min_duration=8s >"$dir/log" 2>&1 &
+	--set leak.warmup=3s --set leak.min_duration=20s >"$dir/log" 2>&1 &
 daemon=$!
 started+=("$daemon")
 for _ in $(seq 1 120); do
@@ -45,10 +45,10 @@ started+=("$!")
 enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 leaky=$(enc 'memwatch_process_private_bytes{process="leaky_app.exe"}')
 steady=$(enc 'memwatch_process_private_bytes{process="steady_app.exe"}')
-opts="warmup=3s&min_duration=8s"
+opts="warmup=3s&min_duration=20s"
 code() { curl -s -o "$dir/body" -w '%{http_code}' -m 30 "$base/api/v1/check?match=$1&$opts"; }
 # Poll (bounded) until both are judged (409 is inconclusive).
-for _ in $(seq 1 90); do
+for _ in $(seq 1 150); do
 	a=$(code "$leaky")
 	b=$(code "$steady")
 	[ "$a" != 409 ] && [ "$b" != 409 ] && break
@@ -60,12 +60,12 @@ check "curl -f /api/v1/check fails the leaking process" \
 check "curl -f /api/v1/check passes the plateauing process" \
 	"curl -sf -m 30 '$base/api/v1/check?match=$steady&$opts' >/dev/null"
 scripts/wine-run.sh "$exe" check --url "$base" --match 'memwatch_process_private_bytes{process="leaky_app.exe"}' \
-	--warmup 3s --min-duration 8s >"$dir/check.out" 2>&1
+	--warmup 3s --min-duration 20s >"$dir/check.out" 2>&1
 rc=$?
 check "memwatchd.exe check --url fails it with exit 1 (got $rc)" "[ $rc -eq 1 ] || { cat '$dir/check.out'; false; }"
 check "... its table names leaky_app.exe" "grep -Eq '^fail +leaky_app.exe' '$dir/check.out'"
 scripts/wine-run.sh "$exe" check --url "$base" --match 'memwatch_process_private_bytes{process="steady_app.exe"}' \
-	--warmup 3s --min-duration 8s >"$dir/check2.out" 2>&1
+	--warmup 3s --min-duration 20s >"$dir/check2.out" 2>&1
 rc=$?
 check "memwatchd.exe check --url passes the plateau with exit 0 (got $rc)" "[ $rc -eq 0 ] || { cat '$dir/check2.out'; false; }"
 
@@ -74,7 +74,7 @@ wait "$daemon"
 rc=$?
 check "the daemon stops on Ctrl+C with exit 0 (got $rc)" "[ $rc -eq 0 ]"
 scripts/wine-run.sh "$exe" check --db "Z:${dir//\//\\}\\l.db" \
-	--match 'memwatch_process_private_bytes{process="leaky_app.exe"}' --warmup 3s --min-duration 8s \
+	--match 'memwatch_process_private_bytes{process="leaky_app.exe"}' --warmup 3s --min-duration 20s \
 	>"$dir/check3.out" 2>&1
 rc=$?
 check "memwatchd.exe check --db on the file: fail, exit 1 (got $rc)" "[ $rc -eq 1 ] || { cat '$dir/check3.out'; false; }"

@@ -72,6 +72,9 @@ static const struct option options[] = {
 	  "A series without a new point for this long (a process that exited) is written\n"
 	  "out and leaves memory; it is found again in the database if it comes back.\n"
 	  "Memory follows the live series, whatever the process churn." },
+	{ "storage", "cache_size", OPT_SIZE, OFF(cache_bytes), "16MB", 65536, 1099511627776LL,
+	  "SQLite page cache of the writer; each reader gets the same, at most 2MB.\n"
+	  "It fills as the database grows, then stays: lower it where memory is tight." },
 	{ "web", "listen", OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'." },
 	{ "web", "token", OPT_STRING, OFF(token), "", 0, 0,

@@ -58,6 +58,7 @@ struct mw_config {
 	int64_t chunk_points;	/* close a chunk after this many points */
 	int64_t chunk_duration_ms;	/* ... or when it spans this long */
 	int64_t series_idle_ms;	/* a series without a point this long leaves memory */
+	uint64_t cache_bytes;	/* SQLite page cache of the writer (readers: up to 2 MB) */
 
 	/* [web] */
 	char *listen;		/* "127.0.0.1:8080", "[::1]:8080", "off" */

@@ -16,6 +16,7 @@
 #include "scheduler.h"
 #include "status.h"
 #include "stop.h"
+#include "storage/query.h"
 #include "storage/storage.h"
 #include "web/web.h"
 
@@ -41,6 +42,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 		mw_log_error("%s", err.msg);
 		goto fail;
 	}
+	mw_reader_set_default_cache(cfg->cache_bytes < (2u << 20) ? cfg->cache_bytes : (2u << 20));
 	if (mw_writer_start(&writer, cfg, &err)) {
 		/* A missing directory, a read-only file system, a database in
 		 * use: the setting is at fault, as README promises (exit 2). */

@@ -169,6 +169,15 @@ static int check_deadline(struct mw_reader *r, struct mw_err *err)
 	return past_deadline(r) ? deadline_err(r, err) : 0;
 }
 
+/* Page cache of readers, KiB; 0: SQLite's default (2 MB).  Set once at
+ * start, before any reader thread runs. */
+static int64_t reader_cache_kib;
+
+void mw_reader_set_default_cache(uint64_t bytes)
+{
+	reader_cache_kib = (int64_t)(bytes / 1024);
+}
+
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
 {
 	struct mw_reader *r = mw_xcalloc(1, sizeof(*r));
@@ -182,6 +191,12 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
+	if (reader_cache_kib > 0) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld", (long long)reader_cache_kib);
+		sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+	}
 	sqlite3_progress_handler(r->db, PROGRESS_OPS, progress, r);
 	if (sqlite3_prepare_v2(r->db, "SELECT series_id FROM latest LIMIT 0", -1, &st,
 			       NULL) != SQLITE_OK) {

@@ -52,6 +52,9 @@ struct mw_reader;
  * the daemon's writer; cfg->db_path).  The file must exist.  -1 with a
  * message naming the path on failure. */
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err);
+/* The page cache of readers opened from now on (0: SQLite's default,
+ * 2 MB).  Process-wide; call once at start, before reader threads run. */
+void mw_reader_set_default_cache(uint64_t bytes);
 /* Close the connection and free the reader.  NULL is allowed. */
 void mw_reader_free(struct mw_reader *r);
 

@@ -71,6 +71,7 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->max_pending_points = 1000000;
 	o->self_metrics = true;
 	o->series_idle_ms = MW_STORE_SERIES_IDLE_MS;
+	o->cache_bytes = 16u << 20;
 }
 
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
@@ -88,6 +89,8 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 	o->max_db_bytes = cfg->max_db_bytes;
 	if (cfg->series_idle_ms > 0)
 		o->series_idle_ms = cfg->series_idle_ms;
+	if (cfg->cache_bytes > 0)
+		o->cache_bytes = cfg->cache_bytes;
 }
 
 static int64_t floor_to(int64_t ts, int64_t res)
@@ -583,6 +586,14 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	}
 	if (mw_schema_open(&s->db, s->db_path, err))
 		goto fail;
+	if (s->opt.cache_bytes) {
+		char sql[64];
+
+		/* Bounded: it fills as the file grows, then stays. */
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%llu",
+			 (unsigned long long)(s->opt.cache_bytes / 1024 ? s->opt.cache_bytes / 1024 : 1));
+		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	}
 	for (i = 0; i < ST_COUNT; i++)
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;

@@ -359,7 +359,13 @@ static void test_listen(void **state)
 	mw_config_set(&cfg, "web", "listen", "off", "test", &err);
 	assert_int_equal(mw_web_start(&web, &cfg, st, &err), 0);
 	assert_null(web);
-	mw_config_set(&cfg, "web", "listen", "nonsense", "test", &err);
+	/* The shape is checked with the config (exit 2 naming --listen) ... */
+	assert_int_equal(mw_config_set(&cfg, "web", "listen", "nonsense", "test", &err), -1);
+	assert_non_null(strstr(err.msg, "nonsense"));
+	assert_int_equal(mw_config_set(&cfg, "web", "listen", "127.0.0.1:99999", "test", &err), -1);
+	assert_non_null(strstr(err.msg, "99999"));
+	/* ... a host that is no address when the server starts. */
+	assert_int_equal(mw_config_set(&cfg, "web", "listen", "nonsense:8080", "test", &err), 0);
 	assert_int_equal(mw_web_start(&web, &cfg, st, &err), -1);
 	assert_non_null(strstr(err.msg, "nonsense"));
 	mw_config_set(&cfg, "web", "listen", "[::1]:0", "test", &err);

@@ -329,8 +329,12 @@ static void sharing_of(const struct mw_smaps_map *m, bool file, struct pages3 *p
 	if (m->perms[3] == 's') {
 		p->bytes[MW_WS_SHAREABLE_PAGE] += (pc + pd) * 1024;
 	} else if (file) {
-		p->bytes[MW_WS_SHAREABLE_PAGE] += pc * 1024;
-		p->bytes[MW_WS_PRIV] += pd * 1024;
+		/* copy-on-write copies are anonymous pages; the rest is page
+		 * cache (dirty too, when written through write(2)) */
+		uint64_t cow = m->kb[MW_SM_ANONYMOUS] < pc + pd ? m->kb[MW_SM_ANONYMOUS] : pc + pd;
+
+		p->bytes[MW_WS_SHAREABLE_PAGE] += (pc + pd - cow) * 1024;
+		p->bytes[MW_WS_PRIV] += cow * 1024;
 	} else {
 		p->bytes[MW_WS_PRIV] += (pc + pd) * 1024;
 	}

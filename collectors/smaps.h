@@ -31,10 +31,11 @@
  *              process maps (Windows: ShareCount > 1)
  *   shareable  Private_* pages (mapped by this process only) of a mapping
  *              another process could map too: every page of a MAP_SHARED
- *              ("s") mapping, and the clean pages of a private file
- *              mapping (page cache) (Windows: the Shared bit, count <= 1)
- *   private    the rest: Private_* of anonymous private mappings and
- *              Private_Dirty of private file mappings (copy-on-write copies)
+ *              ("s") mapping, and the page-cache pages of a private file
+ *              mapping, Private_* less Anonymous (Windows: the Shared bit,
+ *              count <= 1)
+ *   private    the rest: Private_* of anonymous private mappings and the
+ *              Anonymous (copy-on-write) pages of private file mappings
  * The three add up to Rss.
  *
  * Regions: one per allocation: consecutive mappings of one file with

@@ -58,7 +58,7 @@ static void ent(struct text *t, uint64_t start, uint64_t end, const char *perms,
 	       "LazyFree:              0 kB\nAnonHugePages:         0 kB\nShmemPmdMapped:        0 kB\n"
 	       "FilePmdMapped:         0 kB\nShared_Hugetlb:        0 kB\nPrivate_Hugetlb:       0 kB\n"
 	       "Swap:                  0 kB\nSwapPss:               0 kB\nLocked:                0 kB\n"
-	       "THPeligible:           0\nVmFlags: rd wr mr mw me ac sd \n", rss, path[0] ? 0 : pd);
+	       "THPeligible:           0\nVmFlags: rd wr mr mw me ac sd \n", rss, perms[3] == 'p' ? pd : 0);
 }
 
 #define EXE "/usr/bin/demo"
@@ -334,6 +334,30 @@ static void heuristics_negative(void **state)
 	free(t.b);
 }
 
+/* Pages written with write(2) and mapped MAP_PRIVATE are dirty page
+ * cache, not copies: Private_Dirty without Anonymous is shareable. */
+static void dirty_page_cache(void **state)
+{
+	struct text t = { 0 };
+	struct mw_ws_result r = { 0 };
+	struct mw_smaps_totals tot;
+	char *a;
+
+	(void)state;
+	ent(&t, 0x10000, 0x20000, "r--p", 0, "/data/new", 0, 0, 0, 64, 64);
+	a = strstr(t.b, "Anonymous:");
+	assert_non_null(a);
+	memcpy(a, "Anonymous:             0 kB", 27);
+	classify_text(&t, NULL, &r, &tot);
+	assert_int_equal(r.nregions, 1);
+	assert_int_equal(r.regions[0].category, MW_WS_MAPPED);
+	assert_int_equal(r.regions[0].pages[MW_WS_SHAREABLE_PAGE], 16);
+	assert_int_equal(r.regions[0].pages[MW_WS_PRIV], 0);
+	assert_int_equal(tot.uss, 64 * KB);
+	mw_ws_result_release(&r);
+	free(t.b);
+}
+
 static void syscall_sp(void **state)
 {
 	uint64_t sp = 0;
@@ -437,6 +461,7 @@ int main(void)
 		cmocka_unit_test(image_rules),
 		cmocka_unit_test(grouping),
 		cmocka_unit_test(heuristics_negative),
+		cmocka_unit_test(dirty_page_cache),
 		cmocka_unit_test(syscall_sp),
 		cmocka_unit_test(malformed),
 	};

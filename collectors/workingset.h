@@ -10,6 +10,11 @@
  * details; mw_ws_encode / mw_ws_decode store those details with each
  * sample ("workingset.regions" detail records) so any two samples can be
  * diffed later (mw_ws_diff).
+ *
+ * Linux (workingset_linux.c) reads /proc/PID/smaps instead: page counts
+ * per mapping, not pages, so the platform classifies itself with the pure
+ * mw_smaps_classify (smaps.h: categories, sharing classes and regions as
+ * above) and hands over the result (MW_WS_MODE_SMAPS), with PSS and USS.
  */
 #ifndef MW_COLLECTORS_WORKINGSET_H
 #define MW_COLLECTORS_WORKINGSET_H

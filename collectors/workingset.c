@@ -362,19 +362,34 @@ static int ws_init(void **state, const struct mw_collector_env *env, struct mw_e
 	return MW_COLLECTOR_OK;
 }
 
+static const char *mode_name(enum mw_ws_mode m)
+{
+	switch (m) {
+	case MW_WS_MODE_FULL:
+		return "QueryWorkingSet";
+	case MW_WS_MODE_EX:
+		return "QueryWorkingSetEx";
+	case MW_WS_MODE_SMAPS:
+		return "/proc/PID/smaps";
+	default:
+		return "totals only";
+	}
+}
+
 static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct ws_state *st = state;
-	int64_t t0 = mw_clock_mono_ns();
+	int64_t t0 = mw_clock_mono_ns(), worst = 0;
 	struct mw_err why = { "" };
 	const char *mode = "no target";
-	size_t i;
+	size_t i, nread = 0;
 
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_ws_snapshot *s = &st->snap;
+		int64_t t1 = mw_clock_mono_ns();
 		char pid[16];
 
 		if (mw_ws_read(t->pid, t->self, s, &why)) {
@@ -382,8 +397,7 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 			continue;
 		}
 		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
-		mode = s->mode == MW_WS_MODE_FULL ? "QueryWorkingSet"
-		       : s->mode == MW_WS_MODE_EX ? "QueryWorkingSetEx" : "totals only";
+		mode = mode_name(s->mode);
 		if (s->mode == MW_WS_MODE_TOTALS) {
 			struct mw_label l[4] = { { "pid", pid }, { "process", t->name },
 						 { "category", "all" }, { "sharing", "all" } };
@@ -399,30 +413,46 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 				.nstacks = s->nstacks, .page_size = s->page_size,
 			};
 			struct mw_label l[4] = { { "pid", pid }, { "process", t->name } };
+			const struct mw_ws_result *res = &st->result;
 			unsigned char *enc;
 			size_t len;
 
-			mw_ws_classify(&in, s->pages, s->npages, &st->result);
+			if (s->mode == MW_WS_MODE_SMAPS)
+				res = &s->classified;	/* the platform classified already */
+			else
+				mw_ws_classify(&in, s->pages, s->npages, &st->result);
 			for (int c = 0; c < MW_WS_NCATEGORIES; c++) {
 				for (int sh = 0; sh < MW_WS_NSHARING; sh++) {
 					l[2] = (struct mw_label){ "category", mw_ws_category_names[c] };
 					l[3] = (struct mw_label){ "sharing", mw_ws_sharing_names[sh] };
 					mw_batch_add(ctx->batch, "memwatch_workingset_bytes", l, 4,
-						     (double)st->result.pages[c][sh] * s->page_size,
+						     (double)res->pages[c][sh] * s->page_size,
 						     ctx->ts_ms);
 				}
 			}
-			enc = mw_ws_encode(&st->result, &len);
+			if (s->mode == MW_WS_MODE_SMAPS) {
+				mw_batch_add(ctx->batch, "memwatch_workingset_pss_bytes", l, 2,
+					     (double)s->pss_bytes, ctx->ts_ms);
+				mw_batch_add(ctx->batch, "memwatch_workingset_uss_bytes", l, 2,
+					     (double)s->uss_bytes, ctx->ts_ms);
+			}
+			enc = mw_ws_encode(res, &len);
 			mw_batch_add_detail(ctx->batch, "workingset.regions",
 					    "memwatch_workingset_bytes", l, 2, ctx->ts_ms, enc, len);
 			free(enc);
 		}
+		nread++;
+		if (mw_clock_mono_ns() - t1 > worst)
+			worst = mw_clock_mono_ns() - t1;
 	}
-	snprintf(ctx->mode, sizeof(ctx->mode), "%s%s%.40s; %.2f ms", mode,
-		 st->snap.why[0] ? " (" : "", st->snap.why,
+	/* e.g. "/proc/PID/smaps; 3.10 ms, 2 processes, slowest 2.05 ms" */
+	snprintf(ctx->mode, sizeof(ctx->mode), "%s%s%.40s%s; %.2f ms", mode,
+		 st->snap.why[0] ? " (" : "", st->snap.why, st->snap.why[0] ? ")" : "",
 		 (double)(mw_clock_mono_ns() - t0) / 1e6);
-	if (st->snap.why[0])
-		strncat(ctx->mode, ")", sizeof(ctx->mode) - strlen(ctx->mode) - 1);
+	if (nread)
+		snprintf(ctx->mode + strlen(ctx->mode), sizeof(ctx->mode) - strlen(ctx->mode),
+			 ", %zu process%s, slowest %.2f ms", nread, nread == 1 ? "" : "es",
+			 (double)worst / 1e6);
 	return MW_COLLECTOR_OK;
 }
 
@@ -450,6 +480,8 @@ void mw_ws_snapshot_release(struct mw_ws_snapshot *s)
 	free(s->names);
 	free(s->heaps);
 	free(s->stacks);
+	mw_ws_result_release(&s->classified);
+	free(s->text);
 	memset(s, 0, sizeof(*s));
 }
 

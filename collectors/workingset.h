@@ -10,6 +10,11 @@
  * details; mw_ws_encode / mw_ws_decode store those details with each
  * sample ("workingset.regions" detail records) so any two samples can be
  * diffed later (mw_ws_diff).
+ *
+ * Linux (workingset_linux.c) reads /proc/PID/smaps instead: page counts
+ * per mapping, not pages, so the platform classifies itself with the pure
+ * mw_smaps_classify (smaps.h: categories, sharing classes and regions as
+ * above) and hands over the result (MW_WS_MODE_SMAPS), with PSS and USS.
  */
 #ifndef MW_COLLECTORS_WORKINGSET_H
 #define MW_COLLECTORS_WORKINGSET_H
@@ -117,7 +122,11 @@ size_t mw_ws_diff(const struct mw_ws_result *before, const struct mw_ws_result *
 
 /* --- platform ----------------------------------------------------------- */
 
-enum mw_ws_mode { MW_WS_MODE_FULL, MW_WS_MODE_EX, MW_WS_MODE_TOTALS };
+/* MW_WS_MODE_SMAPS (Linux): the platform classified the process itself
+ * from /proc/PID/smaps (collectors/smaps.h); the answer is in
+ * snapshot.classified, with PSS and USS, and pages/regions/names are
+ * empty. */
+enum mw_ws_mode { MW_WS_MODE_FULL, MW_WS_MODE_EX, MW_WS_MODE_TOTALS, MW_WS_MODE_SMAPS };
 
 struct mw_ws_snapshot {
 	enum mw_ws_mode mode;
@@ -131,6 +140,11 @@ struct mw_ws_snapshot {
 	size_t nheaps, nstacks, heaps_cap, stacks_cap;
 	uint64_t total_bytes;		/* working set size, every mode */
 	uint32_t page_size;
+	/* MW_WS_MODE_SMAPS only */
+	struct mw_ws_result classified;
+	uint64_t pss_bytes, uss_bytes;	/* proportional / unique set size */
+	char *text;			/* the platform's read buffer */
+	size_t text_cap;
 };
 
 void mw_ws_snapshot_release(struct mw_ws_snapshot *s);

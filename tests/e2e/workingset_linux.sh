@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# workingset_linux.sh - the workingset collector on Linux: `memwatchd once
+# --watch PID` of tests/helpers/wsdemo_linux before and after each of its
+# steps shows the categories growing (image for a dlopen()ed library,
+# mapped_file, stack, heap, shareable), and its totals agree with the
+# helper's own /proc/PID/smaps.  Needs build/native/memwatchd and
+# build/native/helpers/wsdemo_linux.
+set -u
+cd "$(dirname "$0")/../.."
+exe=build/native/memwatchd
+helper=build/native/helpers/wsdemo_linux
+. tests/e2e/tap.sh
+
+out=$(mktemp -d)
+hpid=
+cleanup() {
+	if [ -n "$hpid" ] && kill -0 "$hpid" 2>/dev/null; then
+		kill "$hpid" 2>/dev/null
+		wait "$hpid" 2>/dev/null
+	fi
+	rm -rf "$out"
+}
+trap cleanup EXIT
+
+if [ ! -x "$exe" ] || [ ! -x "$helper" ]; then
+	nok "build first: make build/native/memwatchd build/native/helpers/wsdemo_linux"
+	echo "1..$n"
+	exit 1
+fi
+
+coproc DEMO { exec "$helper" "$out"; }
+hpid=$DEMO_PID
+# step CMD: send a command, wait for the helper's answer line
+step() {
+	local reply
+	echo "$1" >&"${DEMO[1]}"
+	if ! IFS= read -r -t 30 reply <&"${DEMO[0]}"; then
+		echo "# no answer to $1"
+		return 1
+	fi
+	echo "# helper: $reply"
+	case "$reply" in error*|unknown*) return 1 ;; esac
+	return 0
+}
+
+IFS= read -r -t 30 ready <&"${DEMO[0]}"
+check "helper starts" "[ \"\${ready%% *}\" = ready ] && [ \"\${ready#ready }\" = $hpid ]"
+
+# snap NAME: once --watch the helper; JSON to $out/NAME.json, its smaps to $out/NAME.smaps
+snap() {
+	"$exe" once --watch "$hpid" >"$out/$1.json" 2>"$out/$1.err"
+	local rc=$?
+	cat "/proc/$hpid/smaps" >"$out/$1.smaps"
+	return $rc
+}
+
+# The collector's figures for the helper, as "category=bytes ..." lines.
+summary() {
+	python3 - "$out/$1.json" "$hpid" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ws = [c for c in d["collectors"] if c["name"] == "workingset"][0]
+assert ws["supported"] is True, ws
+assert ws["error"] is None, ws
+cats = {}
+other = {}
+for s in ws["samples"]:
+    if s["labels"].get("pid") != sys.argv[2]:
+        continue
+    if s["name"] == "memwatch_workingset_bytes":
+        c = s["labels"]["category"]
+        cats[c] = cats.get(c, 0) + s["value"]
+        k = c + "." + s["labels"]["sharing"]
+        other[k] = s["value"]
+    else:
+        other[s["name"]] = s["value"]
+for k, v in sorted(cats.items()):
+    print("%s %d" % (k, v))
+for k, v in sorted(other.items()):
+    print("%s %d" % (k, v))
+print("mode %s" % ws["mode"].replace(" ", "_"))
+PY
+}
+val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
+# grew BEFORE AFTER CATEGORY MIN_BYTES
+grew() {
+	local a b
+	a=$(val "$1" "$3"); b=$(val "$2" "$3")
+	echo "# $3: $a -> $b (at least +$4)"
+	[ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -ge "$4" ]
+}
+
+snap s0 && summary s0 >"$out/s0.sum"
+check "once --watch PID: workingset samples for the helper" "[ -s '$out/s0.sum' ] && grep -q '^heap ' '$out/s0.sum'"
+check "mode names /proc/PID/smaps and the read time" "grep -q '^mode /proc/PID/smaps;_[0-9.]*_ms,_1_process,_slowest_[0-9.]*_ms' '$out/s0.sum'"
+check "PSS and USS reported" "[ \"\$(val s0 memwatch_workingset_pss_bytes)\" -gt 0 ] && [ \"\$(val s0 memwatch_workingset_uss_bytes)\" -gt 0 ]"
+
+i=0
+prev=s0
+for st in dlopen mmap threads heap shm; do
+	i=$((i + 1))
+	step "$st"
+	check "helper: $st" "[ $? -eq 0 ]"
+	snap "s$i" && summary "s$i" >"$out/s$i.sum"
+	case $st in
+	dlopen)
+		zrss=$(awk '/^[0-9a-f]+-[0-9a-f]+ .*libz\.so/ { z = 1; next } /^[0-9a-f]+-/ { z = 0 } z && /^Rss:/ { s += $2 } END { print s * 1024 }' "$out/s$i.smaps")
+		check "dlopen: libz.so.1 mapped ($zrss bytes resident), image grew by it" \
+			"[ '$zrss' -gt 0 ] && grew $prev s$i image $zrss" ;;
+	mmap)
+		check "mmap: mapped_file grew by the 8 MiB file" "grew $prev s$i mapped_file $((8 << 20))"
+		check "mmap: the file's pages are page cache (shareable), not private" \
+			"grew $prev s$i mapped_file.shareable $((8 << 20))" ;;
+	threads)
+		check "threads: stack grew by 4 x 512 KiB" "grew $prev s$i stack $((4 * 512 * 1024))" ;;
+	heap)
+		check "heap: heap grew by 8192 malloc(4000) blocks (31 MiB)" "grew $prev s$i heap $((8192 * 4000))" ;;
+	shm)
+		check "shm: shareable grew by 8 MiB (shm_open + memfd)" "grew $prev s$i shareable $((8 << 20))"
+		check "shm: as shareable pages (mapped here only)" \
+			"grew $prev s$i shareable.shareable $((8 << 20))" ;;
+	esac
+	prev="s$i"
+done
+
+# The last sample against the helper's smaps read right after it (the
+# helper is idle, waiting on stdin: they should agree to within a few pages).
+python3 - "$out/$prev.smaps" "$out/$prev.sum" >"$out/agree" 2>&1 <<'PY'
+import sys, re
+rss = pss = priv = heap = stack = 0
+cur = None
+for line in open(sys.argv[1]):
+    m = re.match(r"^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$", line)
+    if m:
+        cur = m.group(1).strip()
+        continue
+    k, _, v = line.partition(":")
+    if k in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+        kb = int(v.split()[0]) * 1024
+        if k == "Rss":
+            rss += kb
+            if cur == "[heap]":
+                heap += kb
+            if cur == "[stack]":
+                stack += kb
+        elif k == "Pss":
+            pss += kb
+        else:
+            priv += kb
+got = {}
+for line in open(sys.argv[2]):
+    k, v = line.split()
+    if k != "mode":
+        got[k] = int(v)
+cats = ("image", "mapped_file", "shareable", "heap", "stack", "private_data", "other")
+total = sum(got.get(c, 0) for c in cats)
+slack = 64 * 4096
+def near(a, b, what):
+    print("%s: collector %d, smaps %d" % (what, a, b))
+    assert abs(a - b) <= slack, what
+near(total, rss, "sum of categories vs Rss")
+near(got["memwatch_workingset_pss_bytes"], pss, "PSS")
+near(got["memwatch_workingset_uss_bytes"], priv, "USS")
+assert got["heap"] >= heap - slack, ("heap", got["heap"], heap)
+assert got["stack"] >= stack - slack, ("stack", got["stack"], stack)
+print("ok")
+PY
+check "totals agree with /proc/PID/smaps (Rss, PSS, USS, [heap], [stack])" \
+	"grep -q '^ok$' '$out/agree' || { sed 's/^/# /' '$out/agree'; false; }"
+sed 's/^/# /' "$out/agree" | grep -v '^# ok$'
+
+step quit >/dev/null
+wait "$hpid" 2>/dev/null
+check "helper quits" "! kill -0 $hpid 2>/dev/null"
+hpid_gone=$hpid
+hpid=
+
+# A process that is gone is skipped, not an error.
+"$exe" once --watch "$hpid_gone" >"$out/gone.json" 2>"$out/gone.err"
+check "once --watch a gone pid exits 0" "[ $? -eq 0 ]"
+check "gone pid: no error, no samples" "python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ws = [c for c in d[\"collectors\"] if c[\"name\"] == \"workingset\"][0]
+assert ws[\"error\"] is None and not ws[\"samples\"], ws
+' '$out/gone.json'"
+echo "1..$n"

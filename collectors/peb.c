@@ -105,37 +105,48 @@ static void walk_segments(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32
 	}
 }
 
+/* A list whose every entry lies inside its own allocation: [entry, +1). */
+static uint32_t walk_owned(mw_peb_read_fn rd, void *ctx, uint64_t head, bool is32, uint32_t id,
+			   struct mw_vm_ranges *out, bool *truncated)
+{
+	uint64_t link;
+	uint32_t n = 0;
+
+	if (!read_ptr(rd, ctx, head, is32, &link)) {
+		*truncated = true;
+		return 0;
+	}
+	while (link != head) {
+		if (n >= 4 * MW_HEAP_MAX_SEGMENTS || !link_ok(link, is32)) {
+			*truncated = true;
+			break;
+		}
+		mw_vm_ranges_add(out, link, 1, id);
+		n++;
+		if (!read_ptr(rd, ctx, link, is32, &link)) {
+			*truncated = true;
+			break;
+		}
+	}
+	return n;
+}
+
 static void walk_large(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t id,
 		       struct mw_vm_ranges *out, struct mw_heap_walk *info)
 {
-	uint64_t head = heap + (is32 ? MW_HEAP32_VIRTUAL_ALLOCD : MW_HEAP64_VIRTUAL_ALLOCD);
-	uint64_t link;
-
-	if (!read_ptr(rd, ctx, head, is32, &link)) {
-		info->truncated = true;
-		return;
-	}
 	/* HEAP_VIRTUAL_ALLOC_ENTRY starts with its LIST_ENTRY, at the start of
 	 * the block's own allocation. */
-	while (link != head) {
-		if (info->large >= 4 * MW_HEAP_MAX_SEGMENTS || !link_ok(link, is32)) {
-			info->truncated = true;
-			return;
-		}
-		mw_vm_ranges_add(out, link, 1, id);
-		info->large++;
-		if (!read_ptr(rd, ctx, link, is32, &link)) {
-			info->truncated = true;
-			return;
-		}
-	}
+	info->large = walk_owned(rd, ctx, heap + (is32 ? MW_HEAP32_VIRTUAL_ALLOCD
+							: MW_HEAP64_VIRTUAL_ALLOCD),
+				 is32, id, out, &info->truncated);
 }
 
 void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t page_size,
 		  uint32_t id, struct mw_vm_ranges *out, struct mw_heap_walk *info)
 {
-	unsigned char hdr[MW_SEG64_SIGNATURE + 4];
+	unsigned char hdr[MW_HEAP64_SIGNATURE + 4];
 	size_t sig = is32 ? MW_SEG32_SIGNATURE : MW_SEG64_SIGNATURE;
+	size_t hsig = is32 ? MW_HEAP32_SIGNATURE : MW_HEAP64_SIGNATURE;
 	uint32_t s;
 
 	memset(info, 0, sizeof(*info));
@@ -151,9 +162,44 @@ void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32
 	}
 	if (s != MW_NT_HEAP_SIGNATURE)
 		return;
+	if (!rd(ctx, heap, hdr, hsig + 4) || le(hdr + hsig, 4) != MW_HEAP_SIGNATURE) {
+		/* no HEAP.Signature: Wine's heap (x64 layout known) */
+		if (is32)
+			return;
+		info->layout = MW_HEAP_LAYOUT_WINE;
+		info->segments = walk_owned(rd, ctx, heap + MW_WINE_HEAP_SUBHEAPS, false, id, out,
+					    &info->truncated);
+		info->large = walk_owned(rd, ctx, heap + MW_WINE_HEAP_LARGE, false, id, out,
+					 &info->truncated);
+		return;
+	}
 	info->layout = MW_HEAP_LAYOUT_NT;
 	walk_segments(rd, ctx, heap, is32, page_size ? page_size : 4096, id, out, info);
 	walk_large(rd, ctx, heap, is32, id, out, info);
+}
+
+size_t mw_wine_heaps(mw_peb_read_fn rd, void *ctx, uint64_t process_heap, uint64_t *out,
+		     size_t max)
+{
+	uint64_t head = process_heap + MW_WINE_HEAP_ENTRY, link;
+	unsigned char sig[4];
+	size_t n = 0;
+
+	if (!process_heap || !max)
+		return 0;
+	out[n++] = process_heap;
+	if (!read_ptr(rd, ctx, head, false, &link))
+		return n;
+	while (link != head && n < max && link_ok(link, false) && link > MW_WINE_HEAP_ENTRY) {
+		uint64_t h = link - MW_WINE_HEAP_ENTRY;
+
+		if (!rd(ctx, h + MW_SEG64_SIGNATURE, sig, 4) || le(sig, 4) != MW_NT_HEAP_SIGNATURE)
+			break;
+		out[n++] = h;
+		if (!read_ptr(rd, ctx, link, false, &link))
+			break;
+	}
+	return n;
 }
 
 uint64_t mw_teb32_address(const unsigned char *field, size_t len, uint64_t teb64_addr)

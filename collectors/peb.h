@@ -15,9 +15,16 @@
  *   HEAP_SEGMENT SegmentSignature 0x10 / 0x08 (0xFFEEFFEE),
  *               SegmentListEntry 0x18 / 0x10, BaseAddress 0x30 / 0x1C,
  *               NumberOfPages 0x38 / 0x20
+ *               Signature 0x98 / 0x60 (0xEEFFEEFF)
  *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segments are not
  *               walked (their layout changes between builds); only the
  *               allocation holding the heap header is known
+ *   Wine 8      PEB NumberOfHeaps 0 and ProcessHeaps NULL; ProcessHeap is
+ *   (x64 only)  set.  Its heaps start like an NT heap (0xFFEEFFEE at 0x10)
+ *               but have no HEAP.Signature at 0x98; every heap is on a list
+ *               through heap + 0x78 headed by the process heap's; subheaps
+ *               (list at 0x88) and large blocks (list at 0x98) each hold
+ *               their list entry inside their own allocation.
  *   TEB64       WowTebOffset 0x180C (Windows 10 1809+; 0: assume 0x2000,
  *               where every WOW64 release puts the 32-bit TEB)
  *   NT_TIB32    StackBase 0x04, StackLimit 0x08
@@ -52,6 +59,12 @@
 #define MW_SEG32_LIST_ENTRY 0x10
 #define MW_SEG32_BASE 0x1C
 #define MW_SEG32_PAGES 0x20
+#define MW_HEAP64_SIGNATURE 0x98
+#define MW_HEAP32_SIGNATURE 0x60
+#define MW_HEAP_SIGNATURE 0xEEFFEEFFu
+#define MW_WINE_HEAP_ENTRY 0x78
+#define MW_WINE_HEAP_SUBHEAPS 0x88
+#define MW_WINE_HEAP_LARGE 0x98
 #define MW_NT_HEAP_SIGNATURE 0xFFEEFFEEu
 #define MW_SEGMENT_HEAP_SIGNATURE 0xDDEEDDEEu
 
@@ -84,12 +97,13 @@ typedef bool (*mw_peb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 enum mw_heap_layout {
 	MW_HEAP_LAYOUT_UNKNOWN,	/* no known signature (Wine's own heap) */
 	MW_HEAP_LAYOUT_NT,	/* NT heap: segments walked */
-	MW_HEAP_LAYOUT_SEGMENT	/* segment heap: header allocation only */
+	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: header allocation only */
+	MW_HEAP_LAYOUT_WINE	/* Wine's heap (x64): subheaps and large blocks */
 };
 
 struct mw_heap_walk {
 	enum mw_heap_layout layout;
-	uint32_t segments;	/* segment list entries accepted */
+	uint32_t segments;	/* segment list entries accepted (Wine: subheaps) */
 	uint32_t large;		/* VirtualAllocdBlocks entries accepted */
 	bool truncated;		/* a walk hit its limit or a bad entry */
 };
@@ -104,6 +118,12 @@ struct mw_heap_walk {
  */
 void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t page_size,
 		  uint32_t id, struct mw_vm_ranges *out, struct mw_heap_walk *info);
+
+/* Wine: the heaps on the list through heap + 0x78 that the process heap
+ * heads, process heap first, each checked for 0xFFEEFFEE; at most max.
+ * Returns how many were stored in out. */
+size_t mw_wine_heaps(mw_peb_read_fn rd, void *ctx, uint64_t process_heap, uint64_t *out,
+		     size_t max);
 
 /* The 32-bit TEB of a WOW64 thread: field is the 4 bytes of TEB64.
  * WowTebOffset (len < 4: not read, older Windows); teb64 + WowTebOffset,
@@ -123,7 +143,8 @@ bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out,
 
 struct mw_peb_info {
 	uint32_t heaps;		/* heaps listed in the PEB(s) */
-	uint32_t nt, segment, unknown;	/* by layout */
+	uint32_t nt, segment, unknown, wine;	/* by layout */
+	bool wine_list;		/* the PEB listed none: ProcessHeap + Wine's list */
 	uint32_t segments, large;	/* NT heap ranges found */
 	uint32_t truncated;	/* heaps whose walk stopped early */
 	bool wow64;		/* the 32-bit PEB was read too */

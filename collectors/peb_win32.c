@@ -34,16 +34,30 @@ static int one_peb(HANDLE h, uint64_t addr, bool is32, uint32_t page_size, uint3
 	struct mw_peb_heaps ph;
 	unsigned char *arr;
 	uint32_t i;
+	bool listed;
 
 	if (!rpm(h, addr, peb, need))
 		return mw_error(err, "PEB at 0x%llx: ReadProcessMemory: Win32 error %lu",
 				(unsigned long long)addr, GetLastError()), 1;
 	if (mw_peb_parse(peb, need, is32, &ph, err))
 		return 1;
-	if (!ph.nheaps)
-		return 0;
-	arr = mw_xmalloc(ph.nheaps * w);
-	if (!rpm(h, ph.heaps_array, arr, ph.nheaps * w)) {
+	listed = ph.nheaps != 0;
+	if (!listed) {
+		/* Wine: no list in the PEB, but ProcessHeap and its own list */
+		uint64_t hs[64];
+		size_t n = is32 ? 0 : mw_wine_heaps(rpm, h, ph.process_heap, hs, 64);
+
+		if (n)
+			info->wine_list = true;
+		arr = mw_xmalloc(n * 8 + 8);
+		for (i = 0; i < n; i++)
+			for (size_t b = 0; b < 8; b++)
+				arr[i * 8 + b] = (unsigned char)(hs[i] >> (8 * b));
+		ph.nheaps = (uint32_t)n;
+	} else {
+		arr = mw_xmalloc(ph.nheaps * w);
+	}
+	if (listed && !rpm(h, ph.heaps_array, arr, ph.nheaps * w)) {
 		free(arr);
 		return mw_error(err, "PEB ProcessHeaps: ReadProcessMemory: Win32 error %lu",
 				GetLastError()), 1;
@@ -57,6 +71,7 @@ static int one_peb(HANDLE h, uint64_t addr, bool is32, uint32_t page_size, uint3
 		info->nt += hw.layout == MW_HEAP_LAYOUT_NT;
 		info->segment += hw.layout == MW_HEAP_LAYOUT_SEGMENT;
 		info->unknown += hw.layout == MW_HEAP_LAYOUT_UNKNOWN;
+		info->wine += hw.layout == MW_HEAP_LAYOUT_WINE;
 		info->segments += hw.segments;
 		info->large += hw.large;
 		info->truncated += hw.truncated;

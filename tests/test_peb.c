@@ -115,7 +115,7 @@ static void peb_fields(void **state)
  * segment and one large block. */
 struct nt {
 	uint64_t heap, seg2, big;
-	size_t w, sig, lst, bse, pgs, seglist, valist;
+	size_t w, sig, lst, bse, pgs, seglist, valist, hsig;
 };
 
 static void build_nt(struct mem *m, const struct nt *t)
@@ -128,6 +128,7 @@ static void build_nt(struct mem *m, const struct nt *t)
 	add_chunk(m, t->big);
 	/* heap = segment 0 */
 	wr(m, t->heap + t->sig, MW_NT_HEAP_SIGNATURE, 4);
+	wr(m, t->heap + t->hsig, MW_HEAP_SIGNATURE, 4);
 	wr(m, t->heap + t->bse, t->heap, t->w);
 	wr(m, t->heap + t->pgs, 16, 4);
 	wr(m, head, t->heap + t->lst, t->w);		/* head -> seg0 */
@@ -167,9 +168,9 @@ static void check_nt(const struct nt *t, bool is32)
 }
 
 static const struct nt nt64 = { 0x1f0000, 0x7ff0000000ULL, 0x2a00000, 8, 0x10, 0x18, 0x30,
-				0x38, 0x120, 0x110 };
+				0x38, 0x120, 0x110, 0x98 };
 static const struct nt nt32 = { 0x5d0000, 0x6e00000, 0x700000, 4, 0x08, 0x10, 0x1c, 0x20,
-				0xa4, 0x9c };
+				0xa4, 0x9c, 0x60 };
 
 static void nt_heap_x64(void **state)
 {
@@ -209,10 +210,11 @@ static void other_layouts(void **state)
 	mw_heap_walk(rd, &m, 0x20000000, false, 4096, 1, &r, &hw);
 	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_UNKNOWN);
 	assert_int_equal(r.n, 1);
-	/* Wine 8: 0xffeeffee at 0x10 like Windows, but nothing Windows-like
-	 * past 0x78: the lists do not check out */
+	/* NT heap signature and HEAP.Signature, but a segment list that does
+	 * not check out: the header's allocation only */
 	r.n = 0;
 	wr(&m, 0x20000010, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, 0x20000098, MW_HEAP_SIGNATURE, 4);
 	wr(&m, 0x20000120, 0x20000000 + 0x300, 8);	/* points at zeros */
 	wr(&m, 0x20000110, 0, 8);
 	mw_heap_walk(rd, &m, 0x20000000, false, 4096, 1, &r, &hw);
@@ -229,6 +231,60 @@ static void other_layouts(void **state)
 	r.n = 0;
 	mw_heap_walk(rd, &m, 0, false, 4096, 2, &r, &hw);
 	assert_int_equal(r.n, 0);
+	mw_vm_ranges_release(&r);
+}
+
+/* Wine 8 (x64), as measured: PEB lists no heaps; heaps linked at 0x78
+ * from the process heap; subheaps at 0x88, large blocks at 0x98. */
+static void wine_heaps(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+	uint64_t hs[8];
+	const uint64_t ph = 0x340000, h2 = 0x10a0000, sub = 0x2a00000;
+
+	(void)state;
+	m.n = 0;
+	add_chunk(&m, ph);
+	add_chunk(&m, h2);
+	add_chunk(&m, sub);
+	wr(&m, ph + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, h2 + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, ph + 0x78, h2 + 0x78, 8);
+	wr(&m, h2 + 0x78, ph + 0x78, 8);
+	/* ph: one subheap elsewhere, no large blocks */
+	wr(&m, ph + 0x88, sub + 0x18, 8);
+	wr(&m, sub + 0x18, ph + 0x88, 8);
+	wr(&m, ph + 0x98, ph + 0x98, 8);
+	/* h2: empty lists */
+	wr(&m, h2 + 0x88, h2 + 0x88, 8);
+	wr(&m, h2 + 0x98, h2 + 0x98, 8);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 2);
+	assert_int_equal(hs[0], ph);
+	assert_int_equal(hs[1], h2);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 1), 1);
+	assert_int_equal(mw_wine_heaps(rd, &m, 0, hs, 8), 0);
+	mw_heap_walk(rd, &m, ph, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_WINE);
+	assert_int_equal(hw.segments, 1);
+	assert_int_equal(hw.large, 0);
+	assert_false(hw.truncated);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.r[1].base, sub + 0x18);
+	/* a linked heap without the signature ends the list */
+	wr(&m, h2 + 0x10, 0, 4);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 1);
+	/* a cycle that misses the head: bounded by max */
+	wr(&m, h2 + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, h2 + 0x78, h2 + 0x78, 8);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 8);
+	/* 32-bit: Wine's layout is not known, header allocation only */
+	r.n = 0;
+	wr(&m, ph + 0x08, MW_NT_HEAP_SIGNATURE, 4);
+	mw_heap_walk(rd, &m, ph, true, 4096, 0, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_UNKNOWN);
+	assert_int_equal(r.n, 1);
 	mw_vm_ranges_release(&r);
 }
 
@@ -364,6 +420,7 @@ int main(void)
 		cmocka_unit_test(nt_heap_x64),
 		cmocka_unit_test(nt_heap_x86),
 		cmocka_unit_test(other_layouts),
+		cmocka_unit_test(wine_heaps),
 		cmocka_unit_test(lying_lists),
 		cmocka_unit_test(wow64_teb),
 		cmocka_unit_test(dos_paths),

@@ -3,13 +3,19 @@
  * space.  For a WOW64 (32-bit) target the range is its 4 GB, so the
  * largest free block shows the 32-bit "DLL crunch".  Also the threads'
  * stacks: Toolhelp32 threads, NtQueryInformationThread -> TEB -> NT_TIB
- * StackBase/StackLimit through ReadProcessMemory.
+ * StackBase/StackLimit through ReadProcessMemory.  A WOW64 thread's
+ * 64-bit TEB describes the WOW64 thunk stack: its 32-bit stack is in the
+ * 32-bit TEB at TEB64 + TEB64.WowTebOffset (0x180C; 0x2000 when 0), whose
+ * NT_TIB32 is read instead (peb.c parses both); if that read fails the
+ * 64-bit stack is reported.
  */
 #include "vmmap.h"
 
 #include <windows.h>
 #include <tlhelp32.h>
 #include <winternl.h>
+
+#include "peb.h"
 
 static int map_type(DWORD t)
 {
@@ -74,17 +80,39 @@ struct tbi {	/* THREAD_BASIC_INFORMATION */
 	LONG Priority, BasePriority;
 };
 
+/* The 32-bit stack of a WOW64 thread whose 64-bit TEB is at teb64. */
+static bool stack32(HANDLE h, uint64_t teb64, uint32_t tid, struct mw_vm_ranges *out)
+{
+	unsigned char off[4], tib[12];
+	SIZE_T got = 0;
+	uint64_t teb32, lo, hi;
+	size_t len = 0;
+
+	if (ReadProcessMemory(h, (LPCVOID)(uintptr_t)(teb64 + MW_TEB64_WOW_TEB_OFFSET), off,
+			      sizeof(off), &got) && got == sizeof(off))
+		len = sizeof(off);
+	teb32 = mw_teb32_address(off, len, teb64);
+	got = 0;
+	if (!teb32 || !ReadProcessMemory(h, (LPCVOID)(uintptr_t)teb32, tib, sizeof(tib), &got) ||
+	    got != sizeof(tib) || !mw_tib32_stack(tib, sizeof(tib), &lo, &hi))
+		return false;
+	mw_vm_ranges_add(out, lo, hi - lo, tid);
+	return true;
+}
+
 int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err)
 {
 	qit_fn qit = (qit_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"),
 							    "NtQueryInformationThread");
 	HANDLE h, snap;
 	THREADENTRY32 te;
+	BOOL wow = FALSE;
 
 	out->n = 0;
 	if (!qit)
 		return mw_error(err, "NtQueryInformationThread not found in ntdll");
-	h = self ? GetCurrentProcess() : OpenProcess(PROCESS_VM_READ, FALSE, pid);
+	h = self ? GetCurrentProcess()
+		 : OpenProcess(PROCESS_VM_READ | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
 	if (!h)
 		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
 				GetLastError()), 1;
@@ -95,6 +123,8 @@ int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_er
 		return mw_error(err, "CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD): Win32 error %lu",
 				GetLastError());
 	}
+	if (!IsWow64Process(h, &wow))
+		wow = FALSE;
 	te.dwSize = sizeof(te);
 	for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
 		HANDLE th;
@@ -107,8 +137,15 @@ int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_er
 		th = OpenThread(THREAD_QUERY_INFORMATION, FALSE, te.th32ThreadID);
 		if (!th)
 			continue;
-		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) == 0 &&
-		    ReadProcessMemory(h, bi.TebBaseAddress, tib, sizeof(tib), &got) &&
+		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) != 0) {
+			CloseHandle(th);
+			continue;
+		}
+		if (wow && stack32(h, (uint64_t)(uintptr_t)bi.TebBaseAddress, te.th32ThreadID, out)) {
+			CloseHandle(th);
+			continue;
+		}
+		if (ReadProcessMemory(h, bi.TebBaseAddress, tib, sizeof(tib), &got) &&
 		    got == sizeof(tib) && tib[1] > tib[2])
 			mw_vm_ranges_add(out, tib[2], tib[1] - tib[2], te.th32ThreadID);
 		CloseHandle(th);

@@ -153,4 +153,9 @@ int mw_ws_supported(struct mw_err *why);
 /* Read a process.  0, 1 (inaccessible: err says why), -1. */
 int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err *err);
 
+/* --- winws: QueryWorkingSetEx stops (workingset_win32.c) ----------------
+ * How many reads stopped QueryWorkingSetEx at its page limit (16 GB of
+ * committed memory) since start; the snapshot's why says so too. */
+uint64_t mw_ws_ex_truncations(void);
+
 #endif

@@ -12,6 +12,12 @@
  * - the remote heap query's worker: time limit, back-off, a stuck worker
  *   reaped, never a suspended process (an injected query that blocks on an
  *   event stands in for a target that does not answer);
+ * - workingset on another process (helpers/wsdemo_win32.exe, driven step
+ *   by step): heaps read from its PEB (under Wine: ProcessHeap + Wine's heap
+ *   list) attributed as heap, the loaded DLL an image owned by its path,
+ *   the mapped file mapped_file with its DOS path, one more stack per
+ *   thread; pages are not readable under Wine (totals mode), so every
+ *   committed page is classified as if resident;
  * - workingset on self works (QueryWorkingSet, or QueryWorkingSetEx when
  *   refused as under Wine) and finds this test's code pages as image; the
  *   collector's `self` totals are real;
@@ -92,12 +98,11 @@ static void read_line(struct child *c, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static void start_leaky_flags(struct child *c, DWORD flags)
+static void start_cmd(struct child *c, char *cmd, DWORD flags)
 {
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
 	HANDLE in_r, out_w;
 	STARTUPINFOA si;
-	char cmd[] = "build\\win64\\helpers\\leaky_win32.exe 4";
 
 	assert_true(CreatePipe(&in_r, &c->in_w, &sa, 0));
 	assert_true(CreatePipe(&c->out_r, &out_w, &sa, 0));
@@ -115,6 +120,13 @@ static void start_leaky_flags(struct child *c, DWORD flags)
 	CloseHandle(in_r);
 	CloseHandle(out_w);
 	live_add(c->pi.hProcess);
+}
+
+static void start_leaky_flags(struct child *c, DWORD flags)
+{
+	char cmd[] = "build\\win64\\helpers\\leaky_win32.exe 4";
+
+	start_cmd(c, cmd, flags);
 }
 
 static void start_leaky(struct child *c)
@@ -737,6 +749,178 @@ static void workingset_collector_self(void **state)
 	mw_batch_release(&b);
 }
 
+/* --- wsdemo: heaps, image, mapped file and stacks of another process ---- */
+
+/* Send one step to wsdemo and read its answer, which starts with the step. */
+static void demo_step(struct child *c, const char *step, char *line, size_t size)
+{
+	DWORD w;
+
+	assert_true(WriteFile(c->in_w, step, (DWORD)strlen(step), &w, NULL));
+	assert_true(WriteFile(c->in_w, "\n", 1, &w, NULL));
+	read_line(c, line, size);
+	line[strcspn(line, "\r")] = '\0';	/* the helper's stdout is in text mode */
+	print_message("wsdemo: %s\n", line);
+	assert_memory_equal(line, step, strlen(step));
+}
+
+/* Classify a snapshot.  Without pages (Wine refuses QueryWorkingSetEx on
+ * another process: totals mode) every committed page counts as resident,
+ * which is what the attribution of allocations needs. */
+static void demo_classify(struct mw_ws_snapshot *s, struct mw_ws_result *r)
+{
+	struct mw_ws_input in = { &s->regions, s->names, s->nnames, s->heaps, s->stacks,
+				  s->nheaps, s->nstacks, s->page_size };
+	struct mw_ws_page *pages = NULL;
+	size_t n = 0, cap = 0, i;
+
+	if (s->mode != MW_WS_MODE_TOTALS) {
+		mw_ws_classify(&in, s->pages, s->npages, r);
+		return;
+	}
+	for (i = 0; i < s->regions.n; i++) {
+		const struct mw_vm_region *g = &s->regions.r[i];
+
+		if (g->state != MW_VM_COMMIT)
+			continue;
+		for (uint64_t a = g->base; a < g->base + g->size; a += s->page_size) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				pages = realloc(pages, cap * sizeof(*pages));
+				assert_non_null(pages);
+			}
+			pages[n].va = a;
+			pages[n].share_count = 1;
+			pages[n++].shareable = g->type != MW_VM_PRIVATE;
+		}
+	}
+	mw_ws_classify(&in, pages, n, r);
+	free(pages);
+}
+
+static uint64_t cat_pages(const struct mw_ws_result *r, int cat)
+{
+	return r->pages[cat][MW_WS_PRIV] + r->pages[cat][MW_WS_SHAREABLE_PAGE] +
+	       r->pages[cat][MW_WS_SHARED];
+}
+
+static size_t heap_ids(const struct mw_ws_snapshot *s)
+{
+	size_t n = 0, i, j;
+
+	for (i = 0; i < s->nheaps; i++) {
+		for (j = 0; j < i && s->heaps[j].id != s->heaps[i].id; j++)
+			;
+		n += j == i;
+	}
+	return n;
+}
+
+static const struct mw_ws_region *region_at(const struct mw_ws_result *r, uint64_t base)
+{
+	for (size_t i = 0; i < r->nregions; i++)
+		if (r->regions[i].alloc_base == base)
+			return &r->regions[i];
+	return NULL;
+}
+
+static void workingset_other_process(void **state)
+{
+	struct child c;
+	char cmd[] = "build\\win64\\helpers\\wsdemo_win32.exe build\\win64";
+	char line[MAX_PATH + 64], dll[MAX_PATH] = "", file[MAX_PATH] = "";
+	struct mw_ws_snapshot s0, s1;
+	struct mw_ws_result r0 = { 0 }, r1 = { 0 };
+	struct mw_err err = { "" };
+	const struct mw_ws_region *g;
+	void *dll_base = NULL, *view = NULL, *heap = NULL;
+	unsigned long pid = 0;
+	int nthreads = 0, nallocs = 0;
+
+	(void)state;
+	memset(&s0, 0, sizeof(s0));
+	memset(&s1, 0, sizeof(s1));
+	start_cmd(&c, cmd, 0);
+	read_line(&c, line, sizeof(line));
+	assert_int_equal(sscanf(line, "ready %lu", &pid), 1);
+
+	assert_int_equal(mw_ws_read((uint32_t)pid, false, &s0, &err), 0);
+	demo_classify(&s0, &r0);
+	print_message("wsdemo before: mode %d (%s), %zu heap ranges (%zu heaps), %zu stacks, "
+		      "heap %llu pages\n", s0.mode, s0.why, s0.nheaps, heap_ids(&s0), s0.nstacks,
+		      (unsigned long long)cat_pages(&r0, MW_WS_HEAP));
+
+	demo_step(&c, "dll", line, sizeof(line));
+	assert_int_equal(sscanf(line, "dll %p %259[^\n]", &dll_base, dll), 2);
+	demo_step(&c, "map", line, sizeof(line));
+	assert_int_equal(sscanf(line, "map %p %259[^\n]", &view, file), 2);
+	demo_step(&c, "threads", line, sizeof(line));
+	assert_int_equal(sscanf(line, "threads %d", &nthreads), 1);
+	assert_int_equal(nthreads, 4);
+	demo_step(&c, "heap", line, sizeof(line));
+	assert_int_equal(sscanf(line, "heap %p %d", &heap, &nallocs), 2);
+	assert_int_equal(nallocs, 6000);
+
+	assert_int_equal(mw_ws_read((uint32_t)pid, false, &s1, &err), 0);
+	demo_classify(&s1, &r1);
+	print_message("wsdemo after: mode %d (%s), %zu heap ranges (%zu heaps), %zu stacks, "
+		      "heap %llu pages, %zu names\n", s1.mode, s1.why, s1.nheaps, heap_ids(&s1),
+		      s1.nstacks, (unsigned long long)cat_pages(&r1, MW_WS_HEAP), s1.nnames);
+
+	/* heaps of another process, from its PEB (under Wine: ProcessHeap and
+	 * Wine's heap list): the new heap is among them (loading the DLL may
+	 * add heaps too), and the 6 MB allocated from heaps show as heap
+	 * (Windows: segments; Wine: subheaps) */
+	assert_null(strstr(s1.why, "heaps:"));
+	assert_true(heap_ids(&s0) >= 1);
+	assert_true(cat_pages(&r0, MW_WS_HEAP) > 0);
+	assert_true(heap_ids(&s1) >= heap_ids(&s0) + 1);
+	assert_true((cat_pages(&r1, MW_WS_HEAP) - cat_pages(&r0, MW_WS_HEAP)) * s1.page_size >=
+		    (uint64_t)nallocs * 1024);
+	g = NULL;
+	for (size_t i = 0; i < s1.nheaps && !g; i++)
+		if (s1.heaps[i].base == (uint64_t)(uintptr_t)heap) {
+			for (size_t k = 0; k < s1.regions.n && !g; k++)
+				if (s1.regions.r[k].base <= s1.heaps[i].base &&
+				    s1.heaps[i].base < s1.regions.r[k].base + s1.regions.r[k].size)
+					g = region_at(&r1, s1.regions.r[k].alloc_base);
+		}
+	assert_non_null(g);
+	assert_int_equal(g->category, MW_WS_HEAP);
+	assert_int_equal(g->owner_kind, MW_WS_OWNER_HEAP);
+
+	/* the DLL: an image region owned by its path */
+	g = region_at(&r1, (uint64_t)(uintptr_t)dll_base);
+	assert_non_null(g);
+	assert_int_equal(g->category, MW_WS_IMAGE);
+	assert_int_equal(g->owner_kind, MW_WS_OWNER_MODULE);
+	assert_non_null(g->owner);
+	print_message("wsdemo dll owner: %s (module %s)\n", g->owner, dll);
+	assert_int_equal(_stricmp(g->owner, dll), 0);
+	assert_null(region_at(&r0, (uint64_t)(uintptr_t)dll_base));
+
+	/* the mapped file, with its DOS path */
+	g = region_at(&r1, (uint64_t)(uintptr_t)view);
+	assert_non_null(g);
+	assert_int_equal(g->category, MW_WS_MAPPED);
+	assert_int_equal(g->owner_kind, MW_WS_OWNER_FILE);
+	assert_non_null(g->owner);
+	print_message("wsdemo file owner: %s (file %s)\n", g->owner, file);
+	assert_int_equal(_stricmp(g->owner, file), 0);
+	assert_true(g->size >= 256 * 4096);
+
+	/* a stack per thread: the four new ones */
+	assert_true(s0.nstacks >= 1);
+	assert_int_equal(s1.nstacks, s0.nstacks + 4);
+	assert_true(cat_pages(&r1, MW_WS_STACK) > cat_pages(&r0, MW_WS_STACK));
+
+	mw_ws_result_release(&r0);
+	mw_ws_result_release(&r1);
+	mw_ws_snapshot_release(&s0);
+	mw_ws_snapshot_release(&s1);
+	stop_leaky(&c);
+}
+
 static void perfcounters_or_why_not(void **state)
 {
 	struct mw_config cfg;
@@ -896,6 +1080,7 @@ int main(void)
 		cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
 		cmocka_unit_test_teardown(workingset_self, kill_children),
 		cmocka_unit_test_teardown(workingset_collector_self, kill_children),
+		cmocka_unit_test_teardown(workingset_other_process, kill_children),
 		cmocka_unit_test_teardown(perfcounters_or_why_not, kill_children),
 		cmocka_unit_test_teardown(perfcounters_flat, kill_children),
 	};

@@ -1,0 +1,159 @@
+/*
+ * peb.h - pure readers of another process's PEB, NT heap headers and
+ * WOW64 TEB, on bytes read out of it (peb_win32.c does the reading with
+ * ReadProcessMemory).  Nothing here trusts a pointer or a count: every
+ * field is read within the bytes given, every list walk is bounded and
+ * stops at the first entry that does not look like what it should be.
+ *
+ * Offsets (x64 and x86 user mode, stable since Windows 7; checked against
+ * phnt ntpebteb.h / the public PDB-derived _PEB, _HEAP, _HEAP_SEGMENT,
+ * _TEB headers):
+ *   PEB         ProcessHeap 0x30 / 0x18, NumberOfHeaps 0xE8 / 0x88,
+ *               MaximumNumberOfHeaps 0xEC / 0x8C, ProcessHeaps 0xF0 / 0x90
+ *   HEAP        (an NT heap starts with its first HEAP_SEGMENT)
+ *               VirtualAllocdBlocks 0x110 / 0x9C, SegmentList 0x120 / 0xA4
+ *   HEAP_SEGMENT SegmentSignature 0x10 / 0x08 (0xFFEEFFEE),
+ *               SegmentListEntry 0x18 / 0x10, BaseAddress 0x30 / 0x1C,
+ *               NumberOfPages 0x38 / 0x20
+ *               Signature 0x98 / 0x60 (0xEEFFEEFF)
+ *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segments are not
+ *               walked (their layout changes between builds); only the
+ *               allocation holding the heap header is known
+ *   Wine 8      PEB NumberOfHeaps 0 and ProcessHeaps NULL; ProcessHeap is
+ *   (x64 only)  set.  Its heaps start like an NT heap (0xFFEEFFEE at 0x10)
+ *               but have no HEAP.Signature at 0x98; every heap is on a list
+ *               through heap + 0x78 headed by the process heap's; subheaps
+ *               (list at 0x88) and large blocks (list at 0x98) each hold
+ *               their list entry inside their own allocation.
+ *   TEB64       WowTebOffset 0x180C (Windows 10 1809+; 0: assume 0x2000,
+ *               where every WOW64 release puts the 32-bit TEB)
+ *   NT_TIB32    StackBase 0x04, StackLimit 0x08
+ */
+#ifndef MW_COLLECTORS_PEB_H
+#define MW_COLLECTORS_PEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "daemon/mwerr.h"
+#include "vmmap.h"
+
+#define MW_PEB64_PROCESS_HEAP 0x30
+#define MW_PEB64_NUMBER_OF_HEAPS 0xE8
+#define MW_PEB64_PROCESS_HEAPS 0xF0
+#define MW_PEB64_READ 0xF8		/* bytes of the PEB the parser needs */
+#define MW_PEB32_PROCESS_HEAP 0x18
+#define MW_PEB32_NUMBER_OF_HEAPS 0x88
+#define MW_PEB32_PROCESS_HEAPS 0x90
+#define MW_PEB32_READ 0x94
+
+#define MW_HEAP64_VIRTUAL_ALLOCD 0x110
+#define MW_HEAP64_SEGMENT_LIST 0x120
+#define MW_HEAP32_VIRTUAL_ALLOCD 0x9C
+#define MW_HEAP32_SEGMENT_LIST 0xA4
+#define MW_SEG64_SIGNATURE 0x10
+#define MW_SEG64_LIST_ENTRY 0x18
+#define MW_SEG64_BASE 0x30
+#define MW_SEG64_PAGES 0x38
+#define MW_SEG32_SIGNATURE 0x08
+#define MW_SEG32_LIST_ENTRY 0x10
+#define MW_SEG32_BASE 0x1C
+#define MW_SEG32_PAGES 0x20
+#define MW_HEAP64_SIGNATURE 0x98
+#define MW_HEAP32_SIGNATURE 0x60
+#define MW_HEAP_SIGNATURE 0xEEFFEEFFu
+#define MW_WINE_HEAP_ENTRY 0x78
+#define MW_WINE_HEAP_SUBHEAPS 0x88
+#define MW_WINE_HEAP_LARGE 0x98
+#define MW_NT_HEAP_SIGNATURE 0xFFEEFFEEu
+#define MW_SEGMENT_HEAP_SIGNATURE 0xDDEEDDEEu
+
+#define MW_TEB64_WOW_TEB_OFFSET 0x180C
+#define MW_TEB32_DEFAULT_OFFSET 0x2000
+#define MW_TIB32_STACK_BASE 0x04
+#define MW_TIB32_STACK_LIMIT 0x08
+
+#define MW_PEB_MAX_HEAPS 1024		/* more: the count is not believed */
+#define MW_HEAP_MAX_SEGMENTS 1024	/* per list walk */
+#define MW_HEAP_MAX_SEGMENT_PAGES (1u << 24)	/* 64 GB at 4 KB */
+
+/* PEB heap fields.  is32: a 32-bit (WOW64) PEB. */
+struct mw_peb_heaps {
+	uint64_t process_heap;
+	uint64_t heaps_array;	/* ProcessHeaps */
+	uint32_t nheaps;	/* NumberOfHeaps */
+};
+/* 0, or -1 (err says why) when buf is short, the count is beyond
+ * MW_PEB_MAX_HEAPS or the array pointer is NULL while heaps are counted. */
+int mw_peb_parse(const unsigned char *buf, size_t len, bool is32, struct mw_peb_heaps *out,
+		 struct mw_err *err);
+
+/* Pointer-sized little-endian value at off, 0 when outside len. */
+uint64_t mw_peb_ptr(const unsigned char *buf, size_t len, size_t off, bool is32);
+
+/* Read len bytes at addr of the target; false when it cannot. */
+typedef bool (*mw_peb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+enum mw_heap_layout {
+	MW_HEAP_LAYOUT_UNKNOWN,	/* no known signature (Wine's own heap) */
+	MW_HEAP_LAYOUT_NT,	/* NT heap: segments walked */
+	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: header allocation only */
+	MW_HEAP_LAYOUT_WINE	/* Wine's heap (x64): subheaps and large blocks */
+};
+
+struct mw_heap_walk {
+	enum mw_heap_layout layout;
+	uint32_t segments;	/* segment list entries accepted (Wine: subheaps) */
+	uint32_t large;		/* VirtualAllocdBlocks entries accepted */
+	bool truncated;		/* a walk hit its limit or a bad entry */
+};
+
+/*
+ * The address ranges of one heap at address heap, appended to out with
+ * id: always [heap, heap + 1) (the allocation holding the header), then
+ * for an NT heap each segment [BaseAddress, BaseAddress + NumberOfPages *
+ * page_size) from the SegmentList and each large block's first byte from
+ * VirtualAllocdBlocks.  A walk stops at a NULL, misaligned or unreadable
+ * link, a segment without the signature, or after MW_HEAP_MAX_SEGMENTS.
+ */
+void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t page_size,
+		  uint32_t id, struct mw_vm_ranges *out, struct mw_heap_walk *info);
+
+/* Wine: the heaps on the list through heap + 0x78 that the process heap
+ * heads, process heap first, each checked for 0xFFEEFFEE; at most max.
+ * Returns how many were stored in out. */
+size_t mw_wine_heaps(mw_peb_read_fn rd, void *ctx, uint64_t process_heap, uint64_t *out,
+		     size_t max);
+
+/* The 32-bit TEB of a WOW64 thread: field is the 4 bytes of TEB64.
+ * WowTebOffset (len < 4: not read, older Windows); teb64 + WowTebOffset,
+ * or + 0x2000 when unread or 0.  0 when the offset is negative or absurd
+ * or the result is above 4 GB. */
+uint64_t mw_teb32_address(const unsigned char *field, size_t len, uint64_t teb64_addr);
+/* NT_TIB32 StackBase/StackLimit: false unless base > limit. */
+bool mw_tib32_stack(const unsigned char *tib, size_t len, uint64_t *limit, uint64_t *base);
+
+/* An NT path as GetMappedFileName gives it ("\Device\HarddiskVolume3\x",
+ * "\??\C:\x") turned into a DOS path using devices[i], the NT device of
+ * drive 'A' + i (QueryDosDevice; NULL or "" when none).  Writes at most
+ * size bytes; false (out unchanged) when no drive matches. */
+bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out, size_t size);
+
+/* --- platform (peb_win32.c) ---------------------------------------------- */
+
+struct mw_peb_info {
+	uint32_t heaps;		/* heaps listed in the PEB(s) */
+	uint32_t nt, segment, unknown, wine;	/* by layout */
+	bool wine_list;		/* the PEB listed none: ProcessHeap + Wine's list */
+	uint32_t segments, large;	/* NT heap ranges found */
+	uint32_t truncated;	/* heaps whose walk stopped early */
+	bool wow64;		/* the 32-bit PEB was read too */
+};
+/* The heap ranges of the process behind handle process (a HANDLE with
+ * PROCESS_QUERY_INFORMATION | PROCESS_VM_READ), appended to out with the
+ * heap number as id (a WOW64 process: its 32-bit heaps 0.., the 64-bit
+ * ones from 0x10000).  0, or 1 with err saying why they cannot be read. */
+int mw_peb_heap_ranges(void *process, uint32_t page_size, struct mw_vm_ranges *out,
+		       struct mw_peb_info *info, struct mw_err *err);
+
+#endif

@@ -1,0 +1,430 @@
+/* test_peb.c - the PEB, NT heap and WOW64 TEB readers (collectors/peb.c)
+ * on constructed process memory: the Windows x64 and x86 layouts, the
+ * segment heap and Wine's heap (signatures only), and lying lists. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "collectors/peb.h"
+
+/* A fake address space: a few chunks of bytes. */
+struct chunk {
+	uint64_t addr;
+	unsigned char b[0x400];
+};
+struct mem {
+	struct chunk c[8];
+	size_t n;
+	unsigned reads;
+};
+
+static unsigned char *at(struct mem *m, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (addr >= m->c[i].addr && addr < m->c[i].addr + sizeof(m->c[i].b))
+			return m->c[i].b + (addr - m->c[i].addr);
+	fail_msg("no chunk at 0x%llx", (unsigned long long)addr);
+	return NULL;
+}
+
+static bool rd(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct mem *m = ctx;
+	size_t i;
+
+	m->reads++;
+	for (i = 0; i < m->n; i++)
+		if (addr >= m->c[i].addr && addr - m->c[i].addr <= sizeof(m->c[i].b) &&
+		    len <= sizeof(m->c[i].b) - (addr - m->c[i].addr)) {
+			memcpy(buf, m->c[i].b + (addr - m->c[i].addr), len);
+			return true;
+		}
+	return false;
+}
+
+static void put(unsigned char *p, uint64_t v, size_t w)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void wr(struct mem *m, uint64_t addr, uint64_t v, size_t w)
+{
+	put(at(m, addr), v, w);
+}
+
+static struct chunk *add_chunk(struct mem *m, uint64_t addr)
+{
+	struct chunk *c = &m->c[m->n++];
+
+	memset(c, 0, sizeof(*c));
+	c->addr = addr;
+	return c;
+}
+
+static void peb_fields(void **state)
+{
+	unsigned char b[MW_PEB64_READ], s[MW_PEB32_READ];
+	struct mw_peb_heaps h;
+	struct mw_err err = { "" };
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	put(b + 0x30, 0x1f0000, 8);
+	put(b + 0xe8, 3, 4);
+	put(b + 0xec, 16, 4);
+	put(b + 0xf0, 0x7ff712345678ULL, 8);
+	assert_int_equal(mw_peb_parse(b, sizeof(b), false, &h, &err), 0);
+	assert_int_equal(h.process_heap, 0x1f0000);
+	assert_int_equal(h.nheaps, 3);
+	assert_int_equal(h.heaps_array, 0x7ff712345678ULL);
+	assert_int_equal(mw_peb_parse(b, sizeof(b) - 1, false, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "need"));
+	put(b + 0xe8, MW_PEB_MAX_HEAPS + 1, 4);
+	assert_int_equal(mw_peb_parse(b, sizeof(b), false, &h, &err), -1);
+	assert_non_null(strstr(err.msg, "NumberOfHeaps"));
+	put(b + 0xe8, 2, 4);
+	put(b + 0xf0, 0, 8);
+	assert_int_equal(mw_peb_parse(b, sizeof(b), false, &h, &err), -1);
+	put(b + 0xe8, 0, 4);
+	assert_int_equal(mw_peb_parse(b, sizeof(b), false, &h, &err), 0);
+	assert_int_equal(h.nheaps, 0);
+
+	memset(s, 0, sizeof(s));
+	put(s + 0x18, 0x5d0000, 4);
+	put(s + 0x88, 4, 4);
+	put(s + 0x90, 0x77f0a000, 4);
+	assert_int_equal(mw_peb_parse(s, sizeof(s), true, &h, &err), 0);
+	assert_int_equal(h.process_heap, 0x5d0000);
+	assert_int_equal(h.nheaps, 4);
+	assert_int_equal(h.heaps_array, 0x77f0a000);
+	assert_int_equal(mw_peb_ptr(s, sizeof(s), 0x90, true), 0x77f0a000);
+	assert_int_equal(mw_peb_ptr(s, sizeof(s), sizeof(s) - 3, true), 0);
+	assert_int_equal(mw_peb_ptr(s, sizeof(s), sizeof(s) + 8, true), 0);
+}
+
+/* An NT heap, x64 or x86: the heap (its own first segment), a second
+ * segment and one large block. */
+struct nt {
+	uint64_t heap, seg2, big;
+	size_t w, sig, lst, bse, pgs, seglist, valist, hsig;
+};
+
+static void build_nt(struct mem *m, const struct nt *t)
+{
+	uint64_t head = t->heap + t->seglist, vahead = t->heap + t->valist;
+
+	m->n = 0;
+	add_chunk(m, t->heap);
+	add_chunk(m, t->seg2);
+	add_chunk(m, t->big);
+	/* heap = segment 0 */
+	wr(m, t->heap + t->sig, MW_NT_HEAP_SIGNATURE, 4);
+	wr(m, t->heap + t->hsig, MW_HEAP_SIGNATURE, 4);
+	wr(m, t->heap + t->bse, t->heap, t->w);
+	wr(m, t->heap + t->pgs, 16, 4);
+	wr(m, head, t->heap + t->lst, t->w);		/* head -> seg0 */
+	wr(m, t->heap + t->lst, t->seg2 + t->lst, t->w);	/* seg0 -> seg2 */
+	wr(m, t->seg2 + t->sig, MW_NT_HEAP_SIGNATURE, 4);
+	wr(m, t->seg2 + t->bse, t->seg2, t->w);
+	wr(m, t->seg2 + t->pgs, 256, 4);
+	wr(m, t->seg2 + t->lst, head, t->w);		/* seg2 -> head */
+	wr(m, vahead, t->big, t->w);			/* head -> big */
+	wr(m, t->big, vahead, t->w);			/* big -> head */
+}
+
+static void check_nt(const struct nt *t, bool is32)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+
+	build_nt(&m, t);
+	mw_heap_walk(rd, &m, t->heap, is32, 4096, 7, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_NT);
+	assert_int_equal(hw.segments, 2);
+	assert_int_equal(hw.large, 1);
+	assert_false(hw.truncated);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[0].base, t->heap);
+	assert_int_equal(r.r[0].size, 1);
+	assert_int_equal(r.r[1].base, t->heap);
+	assert_int_equal(r.r[1].size, 16 * 4096);
+	assert_int_equal(r.r[2].base, t->seg2);
+	assert_int_equal(r.r[2].size, 256 * 4096);
+	assert_int_equal(r.r[3].base, t->big);
+	assert_int_equal(r.r[3].size, 1);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_equal(r.r[i].id, 7);
+	mw_vm_ranges_release(&r);
+}
+
+static const struct nt nt64 = { 0x1f0000, 0x7ff0000000ULL, 0x2a00000, 8, 0x10, 0x18, 0x30,
+				0x38, 0x120, 0x110, 0x98 };
+static const struct nt nt32 = { 0x5d0000, 0x6e00000, 0x700000, 4, 0x08, 0x10, 0x1c, 0x20,
+				0xa4, 0x9c, 0x60 };
+
+static void nt_heap_x64(void **state)
+{
+	(void)state;
+	check_nt(&nt64, false);
+}
+
+static void nt_heap_x86(void **state)
+{
+	(void)state;
+	check_nt(&nt32, true);
+}
+
+static void other_layouts(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+
+	(void)state;
+	/* segment heap: the header's allocation only */
+	m.n = 0;
+	add_chunk(&m, 0x20000000);
+	wr(&m, 0x20000010, MW_SEGMENT_HEAP_SIGNATURE, 4);
+	mw_heap_walk(rd, &m, 0x20000000, false, 4096, 1, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.r[0].base, 0x20000000);
+	/* x86 segment heap: signature at 8 */
+	r.n = 0;
+	wr(&m, 0x20000008, MW_SEGMENT_HEAP_SIGNATURE, 4);
+	mw_heap_walk(rd, &m, 0x20000000, true, 4096, 1, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
+	/* no signature */
+	r.n = 0;
+	memset(m.c[0].b, 0, sizeof(m.c[0].b));
+	mw_heap_walk(rd, &m, 0x20000000, false, 4096, 1, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_UNKNOWN);
+	assert_int_equal(r.n, 1);
+	/* NT heap signature and HEAP.Signature, but a segment list that does
+	 * not check out: the header's allocation only */
+	r.n = 0;
+	wr(&m, 0x20000010, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, 0x20000098, MW_HEAP_SIGNATURE, 4);
+	wr(&m, 0x20000120, 0x20000000 + 0x300, 8);	/* points at zeros */
+	wr(&m, 0x20000110, 0, 8);
+	mw_heap_walk(rd, &m, 0x20000000, false, 4096, 1, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_NT);
+	assert_int_equal(hw.segments, 0);
+	assert_true(hw.truncated);
+	assert_int_equal(r.n, 1);
+	/* unreadable heap: still its address */
+	r.n = 0;
+	mw_heap_walk(rd, &m, 0x90000000, false, 4096, 2, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_UNKNOWN);
+	assert_int_equal(r.n, 1);
+	/* NULL heap: nothing */
+	r.n = 0;
+	mw_heap_walk(rd, &m, 0, false, 4096, 2, &r, &hw);
+	assert_int_equal(r.n, 0);
+	mw_vm_ranges_release(&r);
+}
+
+/* Wine 8 (x64), as measured: PEB lists no heaps; heaps linked at 0x78
+ * from the process heap; subheaps at 0x88, large blocks at 0x98. */
+static void wine_heaps(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+	uint64_t hs[8];
+	const uint64_t ph = 0x340000, h2 = 0x10a0000, sub = 0x2a00000;
+
+	(void)state;
+	m.n = 0;
+	add_chunk(&m, ph);
+	add_chunk(&m, h2);
+	add_chunk(&m, sub);
+	wr(&m, ph + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, h2 + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, ph + 0x78, h2 + 0x78, 8);
+	wr(&m, h2 + 0x78, ph + 0x78, 8);
+	/* ph: one subheap elsewhere, no large blocks */
+	wr(&m, ph + 0x88, sub + 0x18, 8);
+	wr(&m, sub + 0x18, ph + 0x88, 8);
+	wr(&m, ph + 0x98, ph + 0x98, 8);
+	/* h2: empty lists */
+	wr(&m, h2 + 0x88, h2 + 0x88, 8);
+	wr(&m, h2 + 0x98, h2 + 0x98, 8);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 2);
+	assert_int_equal(hs[0], ph);
+	assert_int_equal(hs[1], h2);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 1), 1);
+	assert_int_equal(mw_wine_heaps(rd, &m, 0, hs, 8), 0);
+	mw_heap_walk(rd, &m, ph, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_WINE);
+	assert_int_equal(hw.segments, 1);
+	assert_int_equal(hw.large, 0);
+	assert_false(hw.truncated);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.r[1].base, sub + 0x18);
+	/* a linked heap without the signature ends the list */
+	wr(&m, h2 + 0x10, 0, 4);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 1);
+	/* a cycle that misses the head: bounded by max */
+	wr(&m, h2 + 0x10, MW_NT_HEAP_SIGNATURE, 4);
+	wr(&m, h2 + 0x78, h2 + 0x78, 8);
+	assert_int_equal(mw_wine_heaps(rd, &m, ph, hs, 8), 8);
+	/* 32-bit: Wine's layout is not known, header allocation only */
+	r.n = 0;
+	wr(&m, ph + 0x08, MW_NT_HEAP_SIGNATURE, 4);
+	mw_heap_walk(rd, &m, ph, true, 4096, 0, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_UNKNOWN);
+	assert_int_equal(r.n, 1);
+	mw_vm_ranges_release(&r);
+}
+
+/* Lists that lie: every walk ends, bounded. */
+static void lying_lists(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+	const struct nt *t = &nt64;
+
+	(void)state;
+	/* seg2 points to itself: a cycle that never returns to the head */
+	build_nt(&m, t);
+	wr(&m, t->seg2 + t->lst, t->seg2 + t->lst, 8);
+	m.reads = 0;
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, MW_HEAP_MAX_SEGMENTS);
+	assert_true(m.reads < 3 * MW_HEAP_MAX_SEGMENTS);
+	/* large-block list cycle */
+	r.n = 0;
+	build_nt(&m, t);
+	wr(&m, t->big, t->big, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.large, 4 * MW_HEAP_MAX_SEGMENTS);
+	/* misaligned, NULL, unreadable links; bad signature; absurd pages */
+	r.n = 0;
+	build_nt(&m, t);
+	wr(&m, t->heap + t->lst, t->seg2 + t->lst + 1, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	r.n = 0;
+	wr(&m, t->heap + t->lst, 0, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	r.n = 0;
+	wr(&m, t->heap + t->lst, 0x5550000 + t->lst, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	r.n = 0;
+	build_nt(&m, t);
+	wr(&m, t->seg2 + t->sig, 0xfeedface, 4);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	assert_int_equal(hw.large, 1);	/* the other list still walked */
+	r.n = 0;
+	build_nt(&m, t);
+	wr(&m, t->seg2 + t->pgs, MW_HEAP_MAX_SEGMENT_PAGES + 1, 4);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	/* x86: a link above 4 GB cannot be */
+	r.n = 0;
+	build_nt(&m, &nt32);
+	wr(&m, nt32.heap + nt32.lst, 0xfffffffc, 4);
+	mw_heap_walk(rd, &m, nt32.heap, true, 4096, 0, &r, &hw);
+	assert_true(hw.truncated);
+	assert_int_equal(hw.segments, 1);
+	mw_vm_ranges_release(&r);
+}
+
+static void wow64_teb(void **state)
+{
+	unsigned char f[4], tib[12];
+	uint64_t lo, hi;
+
+	(void)state;
+	put(f, 0x2000, 4);
+	assert_int_equal(mw_teb32_address(f, 4, 0x3e1000), 0x3e3000);
+	put(f, 0, 4);		/* before Windows 10 1809 the field is 0 */
+	assert_int_equal(mw_teb32_address(f, 4, 0x3e1000), 0x3e3000);
+	assert_int_equal(mw_teb32_address(NULL, 0, 0x3e1000), 0x3e3000);
+	put(f, 0x3000, 4);
+	assert_int_equal(mw_teb32_address(f, 4, 0x3e1000), 0x3e4000);
+	put(f, (uint32_t)-0x2000, 4);	/* a 32-bit TEB's own field */
+	assert_int_equal(mw_teb32_address(f, 4, 0x3e1000), 0);
+	put(f, 0x2000, 4);
+	assert_int_equal(mw_teb32_address(f, 4, 0x7ff5f000000ULL), 0);	/* above 4 GB */
+	assert_int_equal(mw_teb32_address(f, 4, 0), 0);
+
+	memset(tib, 0, sizeof(tib));
+	put(tib + 0, 0xffffffff, 4);	/* ExceptionList */
+	put(tib + 4, 0x00700000, 4);	/* StackBase */
+	put(tib + 8, 0x006fc000, 4);	/* StackLimit */
+	assert_true(mw_tib32_stack(tib, sizeof(tib), &lo, &hi));
+	assert_int_equal(lo, 0x006fc000);
+	assert_int_equal(hi, 0x00700000);
+	assert_false(mw_tib32_stack(tib, 11, &lo, &hi));
+	put(tib + 8, 0x00700000, 4);
+	assert_false(mw_tib32_stack(tib, sizeof(tib), &lo, &hi));
+}
+
+static void dos_paths(void **state)
+{
+	const char *dev[26] = { 0 };
+	char out[64];
+
+	(void)state;
+	dev['C' - 'A'] = "\\Device\\HarddiskVolume3";
+	dev['D' - 'A'] = "\\Device\\HarddiskVolume30\\";
+	dev['Z' - 'A'] = "\\??\\unix";
+	assert_true(mw_nt_to_dos_path("\\Device\\HarddiskVolume3\\Windows\\System32\\x.dll", dev,
+				      out, sizeof(out)));
+	assert_string_equal(out, "C:\\Windows\\System32\\x.dll");
+	assert_true(mw_nt_to_dos_path("\\device\\harddiskvolume30\\data.bin", dev, out,
+				      sizeof(out)));
+	assert_string_equal(out, "D:\\data.bin");
+	assert_true(mw_nt_to_dos_path("\\??\\unix\\tmp\\f", dev, out, sizeof(out)));
+	/* "\??\" + a drive letter wins over the device table */
+	assert_true(mw_nt_to_dos_path("\\??\\c:\\users\\f.txt", dev, out, sizeof(out)));
+	assert_string_equal(out, "C:\\users\\f.txt");
+	assert_true(mw_nt_to_dos_path("\\\\?\\E:\\x", NULL, out, sizeof(out)));
+	assert_string_equal(out, "E:\\x");
+	strcpy(out, "unchanged");
+	assert_false(mw_nt_to_dos_path("\\Device\\HarddiskVolume4\\x", dev, out, sizeof(out)));
+	assert_false(mw_nt_to_dos_path("\\Device\\HarddiskVolume", dev, out, sizeof(out)));
+	assert_false(mw_nt_to_dos_path("\\Device\\HarddiskVolume3\\a-long-name", dev, out, 8));
+	assert_string_equal(out, "unchanged");
+	assert_true(mw_nt_to_dos_path("\\Device\\HarddiskVolume3", dev, out, sizeof(out)));
+	assert_string_equal(out, "C:");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(peb_fields),
+		cmocka_unit_test(nt_heap_x64),
+		cmocka_unit_test(nt_heap_x86),
+		cmocka_unit_test(other_layouts),
+		cmocka_unit_test(wine_heaps),
+		cmocka_unit_test(lying_lists),
+		cmocka_unit_test(wow64_teb),
+		cmocka_unit_test(dos_paths),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "query.h"
+#include "query_impl.h"
 #include "codec.h"
 #include "rollup.h"
 #include "schema.h"
@@ -1564,4 +1565,36 @@ int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 fail:
 	mw_latest_list_release(out);
 	return -1;
+}
+
+/* ---- for regions_query.c (query_impl.h) ----------------------------------- */
+
+sqlite3 *mw_reader_sqlite(struct mw_reader *r)
+{
+	return r->db;
+}
+
+int mw_reader_begin(struct mw_reader *r, struct mw_err *err)
+{
+	return begin_read(r, err);
+}
+
+void mw_reader_end(struct mw_reader *r)
+{
+	end_read(r);
+}
+
+int mw_reader_fail(struct mw_reader *r, struct mw_err *err)
+{
+	return step_err(r, err);
+}
+
+void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind)
+{
+	r->kind = kind;
+}
+
+void mw_reader_count(int64_t t0)
+{
+	stat_done(t0);
 }

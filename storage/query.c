@@ -125,6 +125,7 @@ struct mw_reader {
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
 	enum mw_query_error kind;
+	sqlite3_stmt *extra[MW_READER_EXTRA];	/* query_impl.h: other readers' */
 };
 
 /* SQLite calls this every PROGRESS_OPS virtual-machine instructions. */
@@ -209,6 +210,8 @@ void mw_reader_free(struct mw_reader *r)
 		return;
 	for (i = 0; i < RS_COUNT; i++)
 		sqlite3_finalize(r->st[i]);
+	for (i = 0; i < MW_READER_EXTRA; i++)
+		sqlite3_finalize(r->extra[i]);
 	sqlite3_close(r->db);
 	free(r->path);
 	free(r);
@@ -1597,4 +1600,19 @@ void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind)
 void mw_reader_count(int64_t t0)
 {
 	stat_done(t0);
+}
+
+sqlite3_stmt *mw_reader_stmt(struct mw_reader *r, int slot, const char *sql, struct mw_err *err)
+{
+	sqlite3_stmt **st = &r->extra[slot];
+
+	if (!*st && sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+				       NULL) != SQLITE_OK) {
+		*st = NULL;
+		step_err(r, err);
+		return NULL;
+	}
+	sqlite3_reset(*st);
+	sqlite3_clear_bindings(*st);
+	return *st;
 }

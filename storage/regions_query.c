@@ -26,13 +26,14 @@ void mw_ws_process_list_release(struct mw_ws_process_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
-static int prepare(struct mw_reader *r, sqlite3_stmt **st, const char *sql, struct mw_err *err)
+/* Slots of mw_reader_stmt (query_impl.h). */
+enum { SL_PROCS, SL_LO, SL_HI, SL_ROWS, SL_OWNER };
+
+static int prepare(struct mw_reader *r, int slot, sqlite3_stmt **st, const char *sql,
+		   struct mw_err *err)
 {
-	if (sqlite3_prepare_v2(mw_reader_sqlite(r), sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return mw_reader_fail(r, err);
-	}
-	return 0;
+	*st = mw_reader_stmt(r, slot, sql, err);
+	return *st ? 0 : -1;
 }
 
 static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
@@ -55,7 +56,7 @@ int mw_reader_ws_processes(struct mw_reader *r, const char *pid, const char *pro
 	memset(out, 0, sizeof(*out));
 	if (mw_reader_begin(r, err))
 		return -1;
-	if (prepare(r, &st,
+	if (prepare(r, SL_PROCS, &st,
 		    "SELECT p.id, p.pid, p.process, min(s.ts), max(s.ts), count(*)"
 		    " FROM ws_process p JOIN ws_snapshot s ON s.process_id = p.id"
 		    " WHERE (?1 IS NULL OR p.pid = ?1) AND (?2 IS NULL OR p.process = ?2)"
@@ -86,29 +87,54 @@ int mw_reader_ws_processes(struct mw_reader *r, const char *pid, const char *pro
 	}
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	if (st)
+		sqlite3_reset(st);
 	mw_reader_end(r);
 	mw_reader_count(t0);
 	return rc;
 }
 
+/* Owner texts read once per call: ids are small and dense (interned in
+ * order), so a table by id; ids beyond OWNER_CACHE_MAX are read each time. */
+#define OWNER_CACHE_MAX (1u << 20)
+
 struct owner_ctx {
 	sqlite3_stmt *st;
 	char *last;
+	char **by_id;
+	size_t cap;
 };
 
 static const char *owner_text(void *arg, uint32_t id)
 {
 	struct owner_ctx *o = arg;
 	const char *t = NULL;
+	char *copy = NULL;
 
-	free(o->last);
-	o->last = NULL;
+	if (id < o->cap && o->by_id[id])
+		return o->by_id[id];
 	sqlite3_bind_int64(o->st, 1, id);
 	if (sqlite3_step(o->st) == SQLITE_ROW && (t = (const char *)sqlite3_column_text(o->st, 0)))
-		o->last = mw_xstrdup(t);
+		copy = mw_xstrdup(t);
 	sqlite3_reset(o->st);
-	return o->last;
+	if (!copy)
+		return NULL;
+	if (id < OWNER_CACHE_MAX) {
+		if (id >= o->cap) {
+			size_t n = o->cap ? o->cap : 64;
+
+			while (n <= id)
+				n *= 2;
+			o->by_id = mw_xrealloc(o->by_id, n * sizeof(*o->by_id));
+			memset(o->by_id + o->cap, 0, (n - o->cap) * sizeof(*o->by_id));
+			o->cap = n;
+		}
+		o->by_id[id] = copy;
+		return copy;
+	}
+	free(o->last);
+	o->last = copy;
+	return copy;
 }
 
 /* id, ts and key_id of the row `sql` finds; 0 found, 1 none, -1 error. */
@@ -138,7 +164,8 @@ int mw_reader_ws_snapshot(struct mw_reader *r, int64_t process_id, int64_t at_ms
 {
 	int64_t t0 = mw_clock_mono_ns(), before[3], after[3], *row;
 	sqlite3_stmt *lo = NULL, *hi = NULL, *rows = NULL;
-	struct owner_ctx own = { NULL, NULL };
+	struct owner_ctx own = { NULL, NULL, NULL, 0 };
+	size_t i;
 	int rc = -1, a, b, step;
 	bool first = true;
 
@@ -146,13 +173,13 @@ int mw_reader_ws_snapshot(struct mw_reader *r, int64_t process_id, int64_t at_ms
 	*snapped_ms = INT64_MIN;
 	if (mw_reader_begin(r, err))
 		return -1;
-	if (prepare(r, &lo, "SELECT id, ts, key_id FROM ws_snapshot WHERE process_id = ?1"
+	if (prepare(r, SL_LO, &lo, "SELECT id, ts, key_id FROM ws_snapshot WHERE process_id = ?1"
 		    " AND ts <= ?2 AND ts >= ?3 ORDER BY ts DESC, id DESC LIMIT 1", err) ||
-	    prepare(r, &hi, "SELECT id, ts, key_id FROM ws_snapshot WHERE process_id = ?1"
+	    prepare(r, SL_HI, &hi, "SELECT id, ts, key_id FROM ws_snapshot WHERE process_id = ?1"
 		    " AND ts >= ?2 AND ts <= ?3 ORDER BY ts, id LIMIT 1", err) ||
-	    prepare(r, &rows, "SELECT id, data FROM ws_snapshot WHERE id >= ?2 AND id <= ?3"
-		    " AND process_id = ?1 ORDER BY id", err) ||
-	    prepare(r, &own.st, "SELECT text FROM ws_owner WHERE id = ?", err))
+	    prepare(r, SL_ROWS, &rows, "SELECT id, data FROM ws_snapshot WHERE id >= ?2 AND id <= ?3"
+		    " AND +process_id = ?1 AND (id = ?2 OR length(data) > 0) ORDER BY id", err) ||
+	    prepare(r, SL_OWNER, &own.st, "SELECT text FROM ws_owner WHERE id = ?", err))
 		goto out;
 	a = find_row(r, lo, process_id, at_ms < hi_ms ? at_ms : hi_ms, lo_ms, before, err);
 	if (a < 0)
@@ -201,10 +228,13 @@ out:
 	if (rc)
 		mw_ws_result_release(out);
 	free(own.last);
-	sqlite3_finalize(lo);
-	sqlite3_finalize(hi);
-	sqlite3_finalize(rows);
-	sqlite3_finalize(own.st);
+	for (i = 0; i < own.cap; i++)
+		free(own.by_id[i]);
+	free(own.by_id);
+	if (rows)
+		sqlite3_reset(rows);
+	if (own.st)
+		sqlite3_reset(own.st);
 	mw_reader_end(r);
 	mw_reader_count(t0);
 	return rc;

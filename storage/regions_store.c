@@ -47,7 +47,9 @@ struct rg_proc {
 	struct mw_ws_result last;	/* the last snapshot accepted */
 	bool have_last;
 	int64_t key_id;		/* keyframe of the group being written */
-	int64_t since_key;	/* snapshots since (and with) that keyframe */
+	int64_t since_key;	/* changed snapshots since (and with) that keyframe */
+	int64_t rows_since_key;	/* snapshots since (and with) it */
+	uint64_t key_bytes, delta_bytes;	/* its size; the deltas' since */
 	bool force_key;
 	int64_t seen_ts;
 	size_t npending;
@@ -275,12 +277,21 @@ void mw_store_add_regions(struct mw_store *s, const struct mw_detail *d)
 	dup = mw_rg_normalize(&g->cur);
 	p = proc_get(s, pid, process, d->ts_ms);
 	p->seen_ts = s->now_ts;
+	/* A keyframe when the group has keyframe_every changed snapshots, or
+	 * its deltas add up to more than the keyframe, or it holds 16 times
+	 * keyframe_every snapshots: rebuilding reads at most that, and an
+	 * unchanged snapshot (an empty row) costs next to nothing. */
 	key = !p->have_last || p->force_key || dup || p->since_key >= s->opt.regions_keyframe_every ||
+	      p->rows_since_key >= 16 * s->opt.regions_keyframe_every ||
+	      p->delta_bytes > p->key_bytes ||
 	      p->last.page_size != g->cur.page_size || mw_rg_normalize(&p->last);
+	if (!key) {
+		mw_rg_encode_delta(&p->last, &g->cur, intern, g, &g->buf);
+		if (p->delta_bytes + g->buf.n > p->key_bytes)
+			key = true;
+	}
 	if (key)
 		mw_rg_encode_keyframe(&g->cur, intern, g, &g->buf);
-	else
-		mw_rg_encode_delta(&p->last, &g->cur, intern, g, &g->buf);
 	MW_GROW(g->pending, g->pending_cap, g->npending + 1);
 	q = &g->pending[g->npending++];
 	q->proc = p;
@@ -288,10 +299,15 @@ void mw_store_add_regions(struct mw_store *s, const struct mw_detail *d)
 	q->ts = d->ts_ms;
 	if (key) {
 		p->key_id = q->id;
-		p->since_key = 0;
+		p->since_key = p->rows_since_key = 0;
+		p->delta_bytes = 0;
+		p->key_bytes = g->buf.n;
 		p->force_key = false;
+	} else {
+		p->delta_bytes += g->buf.n;
 	}
-	p->since_key++;
+	p->since_key += key || g->buf.n;
+	p->rows_since_key++;
 	q->key_id = p->key_id;
 	q->len = g->buf.n;
 	q->data = mw_xmalloc(q->len ? q->len : 1);

@@ -13,6 +13,8 @@ int mw_cmd_run(const struct mw_config *cfg);
 int mw_cmd_once(const struct mw_config *cfg);
 /* check_cmd.c: leak verdicts from a database or a running daemon. */
 int mw_cmd_check(int argc, char **argv);
+/* diff_cmd.c: working-set diff between two times (region snapshots). */
+int mw_cmd_diff(int argc, char **argv);
 /* service_win32.c / service_linux.c */
 int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_args);
 /* Try to run as a Windows service (started by the SCM).  Returns 1 when it

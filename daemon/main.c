@@ -28,6 +28,8 @@ static const char usage[] =
 	"  counters [--all] [DIR]      performance objects and counters with their indexes\n"
 	"  perfdata dump DIR    save the raw title database and two performance-data snapshots\n"
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
+	"  diff [OPTIONS]       what changed in a process's working set between two times\n"
+	"                       (see memwatchd diff --help)\n"
 	"  import [--db PATH] [--skip-bad] FILE...  load /api/v1/export files, typeperf/relog CSV\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
@@ -176,8 +178,9 @@ int main(int argc, char **argv)
 	struct mw_err err = { "" };
 	int first = 1, rc, i;
 
-	/* check and import have a help of their own (and their own options). */
+	/* check, diff and import have a help of their own (and their own options). */
 	for (i = 1; i < argc && !(argc > 1 && (!strcmp(argv[1], "check") ||
+					      !strcmp(argv[1], "diff") ||
 					      !strcmp(argv[1], "import"))); i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			print_usage(stdout);
@@ -202,6 +205,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "check"))
 		return mw_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return mw_cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "counters"))
 		return mw_cmd_counters(argc - 1, argv + 1);
 	if (!strcmp(cmd, "perfdata"))

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "query.h"
+#include "query_impl.h"
 #include "codec.h"
 #include "rollup.h"
 #include "schema.h"
@@ -124,6 +125,7 @@ struct mw_reader {
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
 	enum mw_query_error kind;
+	sqlite3_stmt *extra[MW_READER_EXTRA];	/* query_impl.h: other readers' */
 };
 
 /* SQLite calls this every PROGRESS_OPS virtual-machine instructions. */
@@ -223,6 +225,8 @@ void mw_reader_free(struct mw_reader *r)
 		return;
 	for (i = 0; i < RS_COUNT; i++)
 		sqlite3_finalize(r->st[i]);
+	for (i = 0; i < MW_READER_EXTRA; i++)
+		sqlite3_finalize(r->extra[i]);
 	sqlite3_close(r->db);
 	free(r->path);
 	free(r);
@@ -1579,4 +1583,51 @@ int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 fail:
 	mw_latest_list_release(out);
 	return -1;
+}
+
+/* ---- for regions_query.c (query_impl.h) ----------------------------------- */
+
+sqlite3 *mw_reader_sqlite(struct mw_reader *r)
+{
+	return r->db;
+}
+
+int mw_reader_begin(struct mw_reader *r, struct mw_err *err)
+{
+	return begin_read(r, err);
+}
+
+void mw_reader_end(struct mw_reader *r)
+{
+	end_read(r);
+}
+
+int mw_reader_fail(struct mw_reader *r, struct mw_err *err)
+{
+	return step_err(r, err);
+}
+
+void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind)
+{
+	r->kind = kind;
+}
+
+void mw_reader_count(int64_t t0)
+{
+	stat_done(t0);
+}
+
+sqlite3_stmt *mw_reader_stmt(struct mw_reader *r, int slot, const char *sql, struct mw_err *err)
+{
+	sqlite3_stmt **st = &r->extra[slot];
+
+	if (!*st && sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+				       NULL) != SQLITE_OK) {
+		*st = NULL;
+		step_err(r, err);
+		return NULL;
+	}
+	sqlite3_reset(*st);
+	sqlite3_clear_bindings(*st);
+	return *st;
 }

@@ -312,6 +312,41 @@ int mw_reader_latest(struct mw_reader *r, const char *selector,
 int mw_reader_processes(struct mw_reader *r, int64_t window_ms,
 			struct mw_latest_list *out, struct mw_err *err);
 
+/* ---- working-set region snapshots (storage/regions.h) ----------------- */
+
+struct mw_ws_result;	/* collectors/workingset.h */
+
+/* A process (pid + image name: the labels region records carry; a pid
+ * reused by another image is another process) with region snapshots. */
+struct mw_ws_process {
+	int64_t id;		/* ws_process.id */
+	char *pid, *process;
+	int64_t first_ts, last_ts;	/* its first and last stored snapshot */
+	uint64_t count;		/* snapshots stored */
+};
+
+struct mw_ws_process_list {
+	struct mw_ws_process *items;	/* newest last_ts first */
+	size_t n;
+};
+
+void mw_ws_process_list_release(struct mw_ws_process_list *list);
+
+/* The processes with at least one snapshot in [from_ms, to_ms], filtered
+ * by pid and/or process name (NULL: any). */
+int mw_reader_ws_processes(struct mw_reader *r, const char *pid, const char *process,
+			   int64_t from_ms, int64_t to_ms, struct mw_ws_process_list *out,
+			   struct mw_err *err);
+
+/* Rebuild the snapshot of process `process_id` stored nearest to at_ms
+ * among those in [lo_ms, hi_ms] (a tie goes to the earlier one): its
+ * regions sorted by base, totals per category and sharing, page size.
+ * *snapped_ms is its time.  0 found, 1 none in the range (out empty), -1
+ * error.  out is replaced (release it with mw_ws_result_release). */
+int mw_reader_ws_snapshot(struct mw_reader *r, int64_t process_id, int64_t at_ms,
+			  int64_t lo_ms, int64_t hi_ms, int64_t *snapped_ms,
+			  struct mw_ws_result *out, struct mw_err *err);
+
 /* ---- statistics --------------------------------------------------------- */
 
 /* Process-wide totals of reader queries (all readers), for the writer's

@@ -148,7 +148,7 @@ int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 
 	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
-	if (by_age(s, now_ms, err) || by_size(s, err) || mw_db_exec(s->db, "COMMIT", err)) {
+	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) || by_size(s, err) || mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;

@@ -212,6 +212,26 @@ static const struct migration migrations[] = {
 	  " SELECT series_id FROM latest"
 	  " WHERE ts >= (SELECT max(ts) FROM latest) - 2 * 3600000;",
 	  NULL },
+	/* 5 -> 6: working-set region snapshots (storage/regions.h): the
+	 * processes, interned owner paths, and per snapshot a keyframe or a
+	 * delta against the previous one. */
+	{ "CREATE TABLE ws_process ("
+	  " id INTEGER PRIMARY KEY,"
+	  " pid TEXT NOT NULL,"
+	  " process TEXT NOT NULL,"
+	  " created_ms INTEGER NOT NULL,"
+	  " UNIQUE (pid, process));"
+	  "CREATE TABLE ws_owner ("
+	  " id INTEGER PRIMARY KEY,"
+	  " text TEXT NOT NULL UNIQUE);"
+	  "CREATE TABLE ws_snapshot ("
+	  " id INTEGER PRIMARY KEY,"
+	  " process_id INTEGER NOT NULL,"
+	  " ts INTEGER NOT NULL,"
+	  " key_id INTEGER NOT NULL,"
+	  " data BLOB NOT NULL);"
+	  "CREATE INDEX ws_snapshot_by_process ON ws_snapshot(process_id, ts);",
+	  NULL },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)

@@ -72,6 +72,8 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->self_metrics = true;
 	o->series_idle_ms = MW_STORE_SERIES_IDLE_MS;
 	o->cache_bytes = 16u << 20;
+	o->regions_keyframe_every = 64;
+	o->max_pending_region_bytes = 64u << 20;
 }
 
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
@@ -228,6 +230,9 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 		mw_store_add(s, p->series_key, p->metric, p->labels, p->nlabels,
 			     p->ts_ms, p->value);
 	}
+	for (i = 0; i < b->ndetails; i++)
+		if (!strcmp(b->details[i].kind, "workingset.regions"))
+			mw_store_add_regions(s, &b->details[i]);
 }
 
 void mw_store_count_dropped(struct mw_store *s, uint64_t npoints)
@@ -430,7 +435,7 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 			st = s->st[ST_LATEST_INSERT];
 		}
 	}
-	return 0;
+	return mw_rg_store_write(s, err);
 }
 
 static void update_db_bytes(struct mw_store *s)
@@ -515,6 +520,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 			s->all[i]->evicting = false;
 		}
 		shed_pending(s);
+		mw_rg_store_failed(s);
 		s->stats.failed_flushes++;
 		if (!s->failing)
 			mw_log_warn("storage: cannot write to '%s' (%s); keeping up to %llu "
@@ -542,6 +548,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		free(s->chunks[i].data);
 	s->nchunks = 0;
 	s->nrollups = 0;
+	mw_rg_store_committed(s);
 	for (i = s->nall; i-- > 0;)
 		if (s->all[i]->evicting) {
 			mw_series_drop(s, s->all[i]);
@@ -597,7 +604,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	for (i = 0; i < ST_COUNT; i++)
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;
-	if (mw_series_load(s, err))
+	if (mw_series_load(s, err) || mw_rg_store_open(s, err))
 		goto fail;
 	update_db_bytes(s);
 	*out = s;
@@ -627,6 +634,7 @@ void mw_store_free(struct mw_store *s)
 	}
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	mw_rg_store_free(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,
 			     sqlite3_errmsg(s->db));
@@ -644,6 +652,7 @@ void mw_store_get_stats(struct mw_store *s, struct mw_store_stats *out)
 {
 	*out = s->stats;
 	out->pending_points = pending_points(s);
+	out->pending_region_snapshots = mw_rg_store_pending(s);
 }
 
 sqlite3 *mw_store_db(struct mw_store *s)

@@ -46,6 +46,12 @@ struct mw_store_options {
 	 * from memory at the next flush; its next point finds it again in
 	 * the database by key.  Default MW_STORE_SERIES_IDLE_MS. */
 	int64_t series_idle_ms;
+	/* Working-set region snapshots (regions.h): a keyframe every this
+	 * many snapshots per process (default MW_RG_KEYFRAME_EVERY), and the
+	 * encoded bytes held in memory while writes fail (default 64 MB);
+	 * beyond that the oldest pending snapshots are dropped and counted. */
+	int64_t regions_keyframe_every;
+	uint64_t max_pending_region_bytes;
 };
 
 #define MW_STORE_SERIES_IDLE_MS (10 * 60000)
@@ -66,6 +72,10 @@ struct mw_store_stats {
 	uint64_t failed_flushes;
 	int64_t db_bytes;	/* pages in use times page size */
 	int64_t last_flush_ns;
+	uint64_t region_snapshots_total;	/* region snapshots committed */
+	uint64_t dropped_region_snapshots_total;	/* given up (disk, queue) */
+	uint64_t pending_region_snapshots;	/* accepted, not yet committed */
+	uint64_t region_bytes_total;	/* encoded bytes committed */
 };
 
 struct mw_store;
@@ -84,10 +94,17 @@ void mw_store_free(struct mw_store *s);
 void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		  const struct mw_label *labels, size_t nlabels,
 		  int64_t ts_ms, double value);
-/* Add every sample of a batch (the batch is not freed). */
+/* Add every sample of a batch and its "workingset.regions" detail
+ * records (the batch is not freed). */
 void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b);
 /* Count points lost before they reached the store (full queue). */
 void mw_store_count_dropped(struct mw_store *s, uint64_t npoints);
+/* Add one "workingset.regions" detail record (v1 encoding, labels pid and
+ * process) as a region snapshot of that process.  A malformed record is
+ * logged (once) and counted as dropped. */
+void mw_store_add_regions(struct mw_store *s, const struct mw_detail *d);
+/* Count region snapshots lost before they reached the store. */
+void mw_store_count_dropped_regions(struct mw_store *s, uint64_t nsnapshots);
 
 /* Append the store's own metrics (memwatch_storage_*) stamped now_ms. */
 void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms);

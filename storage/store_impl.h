@@ -109,6 +109,7 @@ struct mw_store {
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
+	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 };
 
 /* series.c */
@@ -124,6 +125,19 @@ int mw_series_load(struct mw_store *s, struct mw_err *err);
 void mw_series_free_all(struct mw_store *s);
 /* Insert series that have no id yet (inside the flush transaction). */
 int mw_series_insert_new(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+
+/* regions_store.c: region snapshots, hooked into open, flush, free and
+ * maintain. */
+struct mw_rg_store;
+int mw_rg_store_open(struct mw_store *s, struct mw_err *err);
+void mw_rg_store_free(struct mw_store *s);
+/* Inside the flush transaction. */
+int mw_rg_store_write(struct mw_store *s, struct mw_err *err);
+void mw_rg_store_committed(struct mw_store *s);
+void mw_rg_store_failed(struct mw_store *s);
+/* Retention: whole keyframe groups older than retention_raw. */
+int mw_rg_store_retain(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+uint64_t mw_rg_store_pending(const struct mw_store *s);
 
 /* store.c: feed a point to one rollup tier's accumulator only. */
 void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,

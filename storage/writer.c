@@ -36,6 +36,7 @@ struct mw_writer {
 	struct mw_batch **queue;	/* ring */
 	size_t cap, head, count;
 	uint64_t dropped;	/* points dropped by submit, not yet counted */
+	uint64_t dropped_details;	/* region snapshots likewise */
 	uint64_t flush_requests, flushes_done;
 	bool stopping;
 	struct mw_store_stats stats;	/* the store's, as of the last round */
@@ -118,7 +119,7 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		size_t n = 0, i;
-		uint64_t dropped, req;
+		uint64_t dropped, dropped_details, req;
 		struct mw_store_stats st;
 		bool stop;
 		int64_t now = mw_clock_mono_ns() / 1000000;
@@ -138,6 +139,8 @@ static void *writer_main(void *arg)
 		}
 		dropped = w->dropped;
 		w->dropped = 0;
+		dropped_details = w->dropped_details;
+		w->dropped_details = 0;
 		req = w->flush_requests;
 		stop = w->stopping;
 		pthread_mutex_unlock(&w->lock);
@@ -147,6 +150,7 @@ static void *writer_main(void *arg)
 			mw_batch_free(take[i]);
 		}
 		mw_store_count_dropped(w->store, dropped);
+		mw_store_count_dropped_regions(w->store, dropped_details);
 		now = mw_clock_mono_ns() / 1000000;
 		if (stop || now >= next || req != w->flushes_done || (n && !w->flushed_data)) {
 			flush_now(w);
@@ -217,6 +221,7 @@ void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch)
 	pthread_mutex_lock(&w->lock);
 	if (w->count == w->cap || w->stopping) {
 		w->dropped += batch->nsamples;
+		w->dropped_details += batch->ndetails;
 		pthread_mutex_unlock(&w->lock);
 		mw_batch_free(batch);
 		return;

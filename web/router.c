@@ -15,6 +15,8 @@ static const char *const processes_params[] = { "sort", "limit", "offset", "filt
 static const char *const leak_params[] = { "match", "from", "to", "warmup", "min_duration",
 	"max_growth", "horizon", "limit", "inconclusive", NULL };
 static const char *const export_params[] = { "match", "from", "to", "format", NULL };
+static const char *const diff_params[] = { "pid", "process", "from", "to", "limit", NULL };
+static const char *const regions_params[] = { "pid", "process", "at", NULL };
 
 static const struct mw_route routes[] = {
 	{ "/healthz", mw_h_healthz, no_params },
@@ -26,6 +28,8 @@ static const struct mw_route routes[] = {
 	{ "/api/v1/export", mw_h_export, export_params },
 	{ "/api/v1/leaks", mw_h_leaks, leak_params },
 	{ "/api/v1/check", mw_h_check, leak_params },
+	{ "/api/v1/diff", mw_h_diff, diff_params },
+	{ "/api/v1/regions", mw_h_regions, regions_params },
 };
 
 const struct mw_route *mw_route_find(const char *path)

@@ -114,6 +114,8 @@ struct MHD_Response *mw_h_export(struct mw_req *r);
 struct MHD_Response *mw_h_metrics(struct mw_req *r);
 struct MHD_Response *mw_h_leaks(struct mw_req *r);	/* leaks.c */
 struct MHD_Response *mw_h_check(struct mw_req *r);
+struct MHD_Response *mw_h_diff(struct mw_req *r);	/* diff.c */
+struct MHD_Response *mw_h_regions(struct mw_req *r);
 /* The embedded page and its assets; NULL when url is none of them. */
 struct MHD_Response *mw_h_page(struct mw_req *r);
 bool mw_page_has(const char *url);

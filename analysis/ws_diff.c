@@ -1,0 +1,437 @@
+/*
+ * ws_diff.c - working-set diff between two region snapshots, and the
+ * /api/v1/diff and /api/v1/regions reports (ws_diff.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ws_diff.h"
+#include "daemon/xalloc.h"
+#include "storage/query.h"
+
+const char *const mw_ws_change_names[4] = { "new", "gone", "grown", "shrunk" };
+const char *const mw_ws_owner_kind_names[5] = { "unknown", "module", "file", "heap", "stack" };
+
+static int by_base(const void *a, const void *b)
+{
+	const struct mw_ws_region *x = *(const struct mw_ws_region *const *)a;
+	const struct mw_ws_region *y = *(const struct mw_ws_region *const *)b;
+
+	return x->alloc_base < y->alloc_base ? -1 : x->alloc_base > y->alloc_base;
+}
+
+static const struct mw_ws_region **sorted(const struct mw_ws_result *r)
+{
+	const struct mw_ws_region **p = mw_xmalloc((r->nregions + 1) * sizeof(*p));
+	size_t i;
+
+	for (i = 0; i < r->nregions; i++)
+		p[i] = &r->regions[i];
+	qsort(p, r->nregions, sizeof(*p), by_base);
+	return p;
+}
+
+static uint64_t total(const struct mw_ws_region *g)
+{
+	return g ? (uint64_t)g->pages[0] + g->pages[1] + g->pages[2] : 0;
+}
+
+static int by_change(const void *a, const void *b)
+{
+	const struct mw_ws_diff_region *x = a, *y = b;
+	uint64_t ax = (uint64_t)(x->delta_pages < 0 ? -x->delta_pages : x->delta_pages);
+	uint64_t ay = (uint64_t)(y->delta_pages < 0 ? -y->delta_pages : y->delta_pages);
+
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static void add_totals(uint64_t t[MW_WS_NCATEGORIES][MW_WS_NSHARING],
+		       const struct mw_ws_result *r)
+{
+	size_t i;
+	int s;
+
+	for (i = 0; i < r->nregions; i++)
+		if (r->regions[i].category < MW_WS_NCATEGORIES)
+			for (s = 0; s < MW_WS_NSHARING; s++)
+				t[r->regions[i].category][s] += r->regions[i].pages[s];
+}
+
+void mw_ws_diff_compute(const struct mw_ws_result *a, const struct mw_ws_result *b,
+			struct mw_ws_diff *out)
+{
+	const struct mw_ws_region **x = sorted(a), **y = sorted(b);
+	size_t i = 0, j = 0, cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	add_totals(out->t1, a);
+	add_totals(out->t2, b);
+	while (i < a->nregions || j < b->nregions) {
+		const struct mw_ws_region *p = i < a->nregions ? x[i] : NULL;
+		const struct mw_ws_region *q = j < b->nregions ? y[j] : NULL;
+		const struct mw_ws_region *one;
+		struct mw_ws_diff_region d;
+		bool changed = false;
+		int s;
+
+		if (p && q && p->alloc_base != q->alloc_base) {
+			if (p->alloc_base < q->alloc_base)
+				q = NULL;
+			else
+				p = NULL;
+		}
+		one = q ? q : p;
+		if (!one)
+			break;
+		memset(&d, 0, sizeof(d));
+		d.base = one->alloc_base;
+		d.size = one->size;
+		d.category = one->category;
+		d.owner_kind = one->owner_kind;
+		d.owner_id = one->owner_id;
+		d.owner = one->owner ? one->owner : p ? p->owner : NULL;
+		d.pages_t1 = total(p);
+		d.pages_t2 = total(q);
+		for (s = 0; s < MW_WS_NSHARING; s++) {
+			d.delta[s] = (int64_t)(q ? q->pages[s] : 0) - (int64_t)(p ? p->pages[s] : 0);
+			changed |= d.delta[s] != 0;
+		}
+		d.delta_pages = (int64_t)d.pages_t2 - (int64_t)d.pages_t1;
+		d.change = !p ? MW_WS_NEW : !q ? MW_WS_GONE
+			   : d.delta_pages > 0 || (d.delta_pages == 0 && d.delta[0] > 0)
+			   ? MW_WS_GROWN : MW_WS_SHRUNK;
+		if (changed || !p || !q) {
+			MW_GROW(out->regions, cap, out->n + 1);
+			out->regions[out->n++] = d;
+		}
+		i += p != NULL;
+		j += q != NULL;
+	}
+	free(x);
+	free(y);
+	if (out->n > 1)
+		qsort(out->regions, out->n, sizeof(*out->regions), by_change);
+}
+
+void mw_ws_diff_release(struct mw_ws_diff *d)
+{
+	free(d->regions);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static void add_base(cJSON *o, uint64_t base)
+{
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, base);
+	cJSON_AddStringToObject(o, "base", hex);
+}
+
+static void add_owner(cJSON *o, const char *owner, uint8_t kind, uint32_t id)
+{
+	if (owner)
+		cJSON_AddStringToObject(o, "owner", owner);
+	else
+		cJSON_AddNullToObject(o, "owner");
+	cJSON_AddStringToObject(o, "owner_kind", kind < 5 ? mw_ws_owner_kind_names[kind] : "unknown");
+	cJSON_AddNumberToObject(o, "owner_id", id);
+}
+
+static cJSON *names(const char *const *v, int n)
+{
+	return cJSON_CreateStringArray(v, n);
+}
+
+static cJSON *totals(const int64_t t[MW_WS_NCATEGORIES][MW_WS_NSHARING], uint32_t page)
+{
+	cJSON *o = cJSON_CreateObject();
+	int c, s;
+
+	for (c = 0; c < MW_WS_NCATEGORIES; c++) {
+		cJSON *k = cJSON_AddObjectToObject(o, mw_ws_category_names[c]);
+
+		for (s = 0; s < MW_WS_NSHARING; s++)
+			cJSON_AddNumberToObject(k, mw_ws_sharing_names[s], (double)t[c][s] * page);
+	}
+	return o;
+}
+
+static void fmt_time(char *buf, size_t size, int64_t ms)
+{
+	if (ms == INT64_MIN || ms == INT64_MAX)
+		snprintf(buf, size, "%s", ms == INT64_MIN ? "the beginning" : "now");
+	else
+		snprintf(buf, size, "%lld", (long long)ms);
+}
+
+/* The process the query names: 0 (p filled, others listed in *others),
+ * MW_WS_NOT_FOUND, or -1. */
+static int pick(struct mw_reader *r, const char *pid, const char *process, int64_t from,
+		int64_t to, struct mw_ws_process *p, cJSON **others, struct mw_err *err)
+{
+	struct mw_ws_process_list list;
+	size_t i;
+
+	if (mw_reader_ws_processes(r, pid, process, from, to, &list, err))
+		return -1;
+	if (!list.n) {
+		char a[32], b[32];
+		struct mw_ws_process_list any;
+
+		mw_ws_process_list_release(&list);
+		fmt_time(a, sizeof(a), from);
+		fmt_time(b, sizeof(b), to);
+		if (!pid && mw_reader_ws_processes(r, NULL, process, INT64_MIN, INT64_MAX, &any,
+						   err) == 0) {
+			size_t n = any.n;
+
+			mw_ws_process_list_release(&any);
+			if (!n)
+				return mw_error(err, "unknown process '%s' (no region snapshots)",
+						process), MW_WS_NOT_FOUND;
+		}
+		if (pid)
+			mw_error(err, "no snapshots for pid %s%s%s between %s and %s", pid,
+				 process ? " " : "", process ? process : "", a, b);
+		else
+			mw_error(err, "no snapshots for process '%s' between %s and %s", process,
+				 a, b);
+		return MW_WS_NOT_FOUND;
+	}
+	*p = list.items[0];
+	list.items[0].pid = list.items[0].process = NULL;
+	if (others) {
+		*others = NULL;
+		for (i = 1; i < list.n; i++) {
+			if (!strcmp(list.items[i].pid, p->pid))
+				continue;
+			if (!*others)
+				*others = cJSON_CreateArray();
+			cJSON_AddItemToArray(*others, cJSON_CreateString(list.items[i].pid));
+		}
+	}
+	mw_ws_process_list_release(&list);
+	return 0;
+}
+
+static cJSON *head(const struct mw_ws_process *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "pid", p->pid);
+	cJSON_AddStringToObject(o, "process", p->process);
+	return o;
+}
+
+int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q, cJSON **out,
+		      struct mw_err *err)
+{
+	struct mw_ws_process p = { 0 };
+	struct mw_ws_result a = { 0 }, b = { 0 };
+	struct mw_ws_diff d = { 0 };
+	int64_t t1, t2, from = q->from_ms, to = q->to_ms;
+	int64_t ch[MW_WS_NCATEGORIES][MW_WS_NSHARING], v1[MW_WS_NCATEGORIES][MW_WS_NSHARING];
+	int64_t v2[MW_WS_NCATEGORIES][MW_WS_NSHARING];
+	cJSON *o = NULL, *others = NULL, *tot, *list;
+	uint32_t page;
+	size_t i, n;
+	int rc, c, s;
+
+	*out = NULL;
+	if (!q->pid && !q->process)
+		return mw_error(err, "pid or process is required"), MW_WS_BAD;
+	if (from > to)
+		return mw_error(err, "from is after to"), MW_WS_BAD;
+	rc = pick(r, q->pid, q->process, from, to, &p, &others, err);
+	if (rc)
+		return rc;
+	if (from == INT64_MIN)
+		from = p.first_ts;
+	if (to == INT64_MAX)
+		to = p.last_ts;
+	rc = mw_reader_ws_snapshot(r, p.id, from, from, to, &t1, &a, err);
+	if (rc == 0)
+		rc = mw_reader_ws_snapshot(r, p.id, to, from, to, &t2, &b, err);
+	if (rc) {
+		if (rc > 0) {
+			mw_error(err, "no snapshots for pid %s between %lld and %lld", p.pid,
+				 (long long)from, (long long)to);
+			rc = MW_WS_NOT_FOUND;
+		}
+		goto out;
+	}
+	mw_ws_diff_compute(&a, &b, &d);
+	page = b.page_size ? b.page_size : a.page_size;
+	o = head(&p);
+	cJSON_AddNumberToObject(o, "from_ms", (double)from);
+	cJSON_AddNumberToObject(o, "to_ms", (double)to);
+	cJSON_AddNumberToObject(o, "t1_ms", (double)t1);
+	cJSON_AddNumberToObject(o, "t2_ms", (double)t2);
+	cJSON_AddNumberToObject(o, "page_size", page);
+	cJSON_AddItemToObject(o, "categories", names(mw_ws_category_names, MW_WS_NCATEGORIES));
+	cJSON_AddItemToObject(o, "sharing", names(mw_ws_sharing_names, MW_WS_NSHARING));
+	for (c = 0; c < MW_WS_NCATEGORIES; c++)
+		for (s = 0; s < MW_WS_NSHARING; s++) {
+			v1[c][s] = (int64_t)d.t1[c][s];
+			v2[c][s] = (int64_t)d.t2[c][s];
+			ch[c][s] = v2[c][s] - v1[c][s];
+		}
+	tot = cJSON_AddObjectToObject(o, "totals");
+	cJSON_AddItemToObject(tot, "t1", totals((const int64_t (*)[MW_WS_NSHARING])v1, page));
+	cJSON_AddItemToObject(tot, "t2", totals((const int64_t (*)[MW_WS_NSHARING])v2, page));
+	cJSON_AddItemToObject(tot, "change", totals((const int64_t (*)[MW_WS_NSHARING])ch, page));
+	cJSON_AddNumberToObject(o, "regions_total", (double)d.n);
+	list = cJSON_AddArrayToObject(o, "regions");
+	n = q->limit && q->limit < d.n ? q->limit : d.n;
+	for (i = 0; i < n; i++) {
+		const struct mw_ws_diff_region *g = &d.regions[i];
+		cJSON *e = cJSON_CreateObject(), *dl;
+
+		add_base(e, g->base);
+		cJSON_AddNumberToObject(e, "size", (double)g->size);
+		cJSON_AddStringToObject(e, "category", g->category < MW_WS_NCATEGORIES
+					? mw_ws_category_names[g->category] : "other");
+		add_owner(e, g->owner, g->owner_kind, g->owner_id);
+		cJSON_AddStringToObject(e, "change", mw_ws_change_names[g->change]);
+		cJSON_AddNumberToObject(e, "bytes_t1", (double)g->pages_t1 * page);
+		cJSON_AddNumberToObject(e, "bytes_t2", (double)g->pages_t2 * page);
+		cJSON_AddNumberToObject(e, "delta_bytes", (double)g->delta_pages * page);
+		dl = cJSON_AddObjectToObject(e, "delta");
+		for (s = 0; s < MW_WS_NSHARING; s++)
+			cJSON_AddNumberToObject(dl, mw_ws_sharing_names[s], (double)g->delta[s] * page);
+		cJSON_AddItemToArray(list, e);
+	}
+	if (others) {
+		cJSON_AddItemToObject(o, "other_pids", others);
+		others = NULL;
+	}
+	*out = o;
+	rc = 0;
+out:
+	cJSON_Delete(others);
+	mw_ws_diff_release(&d);
+	mw_ws_result_release(&a);
+	mw_ws_result_release(&b);
+	free(p.pid);
+	free(p.process);
+	return rc;
+}
+
+int mw_ws_regions_report(struct mw_reader *r, const char *pid, const char *process,
+			 int64_t at_ms, cJSON **out, struct mw_err *err)
+{
+	struct mw_ws_process p = { 0 };
+	struct mw_ws_result a = { 0 };
+	int64_t t;
+	cJSON *o, *list;
+	size_t i;
+	int rc, s;
+
+	*out = NULL;
+	if (!pid && !process)
+		return mw_error(err, "pid or process is required"), MW_WS_BAD;
+	rc = pick(r, pid, process, INT64_MIN, INT64_MAX, &p, NULL, err);
+	if (rc)
+		return rc;
+	rc = mw_reader_ws_snapshot(r, p.id, at_ms, INT64_MIN, INT64_MAX, &t, &a, err);
+	if (rc) {
+		if (rc > 0) {
+			mw_error(err, "no snapshots for pid %s", p.pid);
+			rc = MW_WS_NOT_FOUND;
+		}
+		goto out;
+	}
+	o = head(&p);
+	cJSON_AddNumberToObject(o, "t_ms", (double)t);
+	cJSON_AddNumberToObject(o, "page_size", a.page_size);
+	list = cJSON_AddArrayToObject(o, "regions");
+	for (i = 0; i < a.nregions; i++) {
+		const struct mw_ws_region *g = &a.regions[i];
+		cJSON *e = cJSON_CreateObject(), *res;
+
+		add_base(e, g->alloc_base);
+		cJSON_AddNumberToObject(e, "size", (double)g->size);
+		cJSON_AddStringToObject(e, "category", g->category < MW_WS_NCATEGORIES
+					? mw_ws_category_names[g->category] : "other");
+		add_owner(e, g->owner, g->owner_kind, g->owner_id);
+		res = cJSON_AddObjectToObject(e, "resident");
+		for (s = 0; s < MW_WS_NSHARING; s++)
+			cJSON_AddNumberToObject(res, mw_ws_sharing_names[s],
+						(double)g->pages[s] * a.page_size);
+		cJSON_AddItemToArray(list, e);
+	}
+	*out = o;
+out:
+	mw_ws_result_release(&a);
+	free(p.pid);
+	free(p.process);
+	return rc;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void kib(char *buf, size_t size, double bytes, bool sign)
+{
+	snprintf(buf, size, sign ? "%+.0f KiB" : "%.0f KiB", bytes / 1024);
+}
+
+void mw_ws_diff_print(const cJSON *rep, FILE *f)
+{
+	const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+	const cJSON *t1 = cJSON_GetObjectItemCaseSensitive(tot, "t1");
+	const cJSON *t2 = cJSON_GetObjectItemCaseSensitive(tot, "t2");
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(tot, "change");
+	const cJSON *regs = cJSON_GetObjectItemCaseSensitive(rep, "regions"), *e;
+	char a[32], b[32], c[32];
+	int k, s;
+
+	fprintf(f, "pid %s (%s): %.0f -> %.0f (%.1f s)\n\n", str(rep, "pid") ? str(rep, "pid") : "?",
+		str(rep, "process") ? str(rep, "process") : "?", num(rep, "t1_ms"),
+		num(rep, "t2_ms"), (num(rep, "t2_ms") - num(rep, "t1_ms")) / 1000);
+	fprintf(f, "%-14s %-10s %14s %14s %14s\n", "category", "sharing", "t1", "t2", "change");
+	for (k = 0; k < MW_WS_NCATEGORIES; k++)
+		for (s = 0; s < MW_WS_NSHARING; s++) {
+			const char *cn = mw_ws_category_names[k], *sn = mw_ws_sharing_names[s];
+			double x = num(cJSON_GetObjectItemCaseSensitive(t1, cn), sn);
+			double y = num(cJSON_GetObjectItemCaseSensitive(t2, cn), sn);
+			double z = num(cJSON_GetObjectItemCaseSensitive(ch, cn), sn);
+
+			if (x == 0 && y == 0)
+				continue;
+			kib(a, sizeof(a), x, false);
+			kib(b, sizeof(b), y, false);
+			kib(c, sizeof(c), z, true);
+			fprintf(f, "%-14s %-10s %14s %14s %14s\n", cn, sn, a, b, c);
+		}
+	fprintf(f, "\n%.0f regions changed%s\n", num(rep, "regions_total"),
+		cJSON_GetArraySize(regs) < num(rep, "regions_total") ? " (the largest listed)" : "");
+	if (cJSON_GetArraySize(regs))
+		fprintf(f, "%-18s %-12s %-6s %12s  %s\n", "base", "category", "change", "delta",
+			"owner");
+	cJSON_ArrayForEach(e, regs) {
+		kib(a, sizeof(a), num(e, "delta_bytes"), true);
+		fprintf(f, "%-18s %-12s %-6s %12s  %s\n", str(e, "base") ? str(e, "base") : "?",
+			str(e, "category") ? str(e, "category") : "?",
+			str(e, "change") ? str(e, "change") : "?", a,
+			str(e, "owner") ? str(e, "owner") : "-");
+	}
+}

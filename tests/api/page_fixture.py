@@ -76,7 +76,8 @@ def regions_at(grown):
     priv = lambda n: {"private": n, "shareable": 0, "shared": 0}
     add(0x7ffe0000, 4096, "shareable", None, "unknown", 0, {"private": 0, "shareable": 0, "shared": 4096})
     for k in range(3):
-        add(0xa1b2c00000 + k * 0x100000 + 0xf0000, 0x10000, "stack", None, "stack", 5100 + k, priv(0x4000 + k * 4096))
+        add(0xa1b2c00000 + k * 0x100000 + 0xf0000, 0x10000, "stack", None, "stack", 5100 + k,
+            priv(0x4000 + k * 4096 - (0x2000 if grown and k == 0 else 0)))
     add(0x20e4a000000, 0x100000, "heap", None, "heap", 1, priv(0xc0000))
     add(0x20e4a100000, 0x10000, "mapped_file", "C:\\Windows\\System32\\C_1252.NLS", "file", 0,
         {"private": 0, "shareable": 0, "shared": 0x10000})
@@ -86,6 +87,9 @@ def regions_at(grown):
     if grown:
         add(0x20e50000000, 0x4000000, "heap", None, "heap", 3, priv(0x3c00000))
         add(0x20e60000000, 0x200000, "private_data", None, "unknown", 0, priv(0x180000))
+    if not grown:
+        add(0x20e6f000000, 0x40000, "mapped_file", "C:\\Users\\someone\\AppData\\Local\\Temp\\leaky-cache-0001.dat",
+            "file", 0, {"private": 0, "shareable": 0x30000, "shared": 0})
     add(0x20e70000000, 0x300000, "mapped_file", "C:\\Windows\\Globalization\\Sorting\\SortDefault.nls", "file", 0,
         {"private": 0, "shareable": 0x100000, "shared": 0x80000})
     mods = [(0x7ff6a0000000, 0x80000, "C:\\Program Files\\Leaky Test Application With A Long Install Path\\bin\\x64\\leaky.exe"),
@@ -94,7 +98,8 @@ def regions_at(grown):
             (0x7ffb30000000, 0xc0000, "C:\\Windows\\System32\\kernel32.dll"),
             (0x7ffb40000000, 0x1f8000, "C:\\Windows\\System32\\ntdll.dll")]
     for k, (base, size, path) in enumerate(mods):
-        add(base, size, "image", path, "module", k + 1, {"private": 0x3000, "shareable": 0, "shared": size // 2})
+        add(base, size, "image", path, "module", k + 1,
+            {"private": 0x3000 + (0x5000 if grown and k == 0 else 0), "shareable": 0, "shared": size // 2})
     return r
 
 

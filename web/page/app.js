@@ -268,6 +268,7 @@ function sparkline(values) {
   const svgNS = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(svgNS, "svg");
   svg.setAttribute("width", w); svg.setAttribute("height", h); svg.setAttribute("class", "spark");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`); svg.setAttribute("preserveAspectRatio", "none");
   if (v.length < 2) return svg;
   const lo = Math.min(...v), hi = Math.max(...v), n = values.length;
   values.forEach((x, i) => {
@@ -667,7 +668,7 @@ async function loadDiff() {
       badge.append(el("span", { class: "badge ch-" + r.change }, r.change));
       const cat = el("td");
       cat.append(el("i", { class: "swatch", style: "background:" + (CAT_COLOR[r.category] || "#bbb") }), document.createTextNode(catName(r.category)));
-      const owner = el("td", { class: "owner" }, r.owner ? shortOwner(r.owner) : (r.owner_kind && r.owner_kind !== "unknown" ? r.owner_kind + (r.owner_id ? " " + r.owner_id : "") : "–"));
+      const owner = el("td", { class: "owner" }, r.owner ? r.owner : (r.owner_kind && r.owner_kind !== "unknown" ? r.owner_kind + (r.owner_id ? " " + r.owner_id : "") : "–"));
       owner.title = [r.owner, r.owner_kind && `kind ${r.owner_kind}`, r.owner_id ? `id ${r.owner_id}` : ""].filter(Boolean).join("\n");
       const delta = deltaCell(r.delta_bytes);
       if (r.delta) delta.title = sharing.map((s) => `${s} ${signed(r.delta[s] || 0)}`).join("\n");
@@ -840,6 +841,9 @@ async function loadMap(at) {
 function markOverflow() {
   const r = document.documentElement;
   r.setAttribute("data-overflow-x", Math.max(0, r.scrollWidth - r.clientWidth));
+  // Sections whose own content is wider than they are (they scroll inside).
+  r.setAttribute("data-inner-overflow", [...document.querySelectorAll("main > section")]
+    .filter((s) => s.offsetParent && s.scrollWidth > s.clientWidth + 1).map((s) => s.id).join(" "));
 }
 
 // ---- deep links --------------------------------------------------------------

@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
   sort: "private_bytes", pid: null, started: null, name: null, plot: null, zoomed: false,
   offset: 0, pageSize: 100, filter: "", leak: null, leaksTo: null,
+  wsPlot: null, wsRaw: null, t1: null, t2: null, snap1: null, snap2: null, diffBases: null,
 };
 const TOP = 20;	// a selector matching more series draws the TOP fastest growers
 
@@ -25,13 +26,17 @@ function bytes(v, extra) {
   const a = Math.abs(v), u = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0, x = a;
   while (x >= 1024 && i < u.length - 1) { x /= 1024; i++; }
-  return (v < 0 ? "-" : "") + (i ? x.toFixed((x < 10 ? 2 : x < 100 ? 1 : 0) + (extra || 0)) : x) + " " + u[i];
+  return (v < 0 ? "-" : "") + (i ? x.toFixed(Math.max(0, (x < 10 ? 2 : x < 100 ? 1 : 0) + (extra || 0))) : x) + " " + u[i];
 }
 
 async function getJSON(url) {
   const r = await fetch(url, { cache: "no-store" });
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || r.status + " " + r.statusText);
+  if (!r.ok) {
+    const e = new Error(body.error || r.status + " " + r.statusText);
+    e.status = r.status;
+    throw e;
+  }
   return body;
 }
 
@@ -116,7 +121,8 @@ async function loadProcesses() {
   $("proc-next").disabled = data.offset + data.processes.length >= data.matched;
   for (const th of document.querySelectorAll("th.sortable"))
     th.classList.toggle("sorted", th.dataset.sort === state.sort);
-  if (!state.pid && data.processes.length) {
+  markOverflow();
+  if (!state.pid && !HASH.get("pid") && data.processes.length) {
     // Prefer a watched process: only those have a breakdown and a map.
     const watched = await getJSON("/api/v1/series?match=memwatch_vm_bytes").then(
       (d) => new Set(d.series.map((s) => s.labels.pid)), () => new Set());
@@ -125,6 +131,12 @@ async function loadProcesses() {
 }
 
 function selectProcess(p, quiet) {
+  if (p.pid !== state.pid) {
+    state.t1 = state.t2 = state.snap1 = state.snap2 = null;
+    state.diffBases = null;
+    $("diff").replaceChildren(el("p", { class: "muted" }, "Pick two moments on the chart above."));
+    $("diff-summary").textContent = "";
+  }
   state.pid = p.pid; state.started = p.started; state.name = p.process;
   for (const tr of $("processes").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.pid === p.pid);
   $("detail-proc").textContent = `${p.process} (pid ${p.pid})`;
@@ -256,6 +268,7 @@ function sparkline(values) {
   const svgNS = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(svgNS, "svg");
   svg.setAttribute("width", w); svg.setAttribute("height", h); svg.setAttribute("class", "spark");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`); svg.setAttribute("preserveAspectRatio", "none");
   if (v.length < 2) return svg;
   const lo = Math.min(...v), hi = Math.max(...v), n = values.length;
   values.forEach((x, i) => {
@@ -384,12 +397,9 @@ async function loadDetail() {
   if (!state.pid) return;
   const bUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_heap_breakdown_bytes")) +
     "&from=-10m&agg=last&max_points=10";
-  const mUrl = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_vm_bytes")) +
-    "&from=-10m&agg=last&max_points=10";
   $("breakdown-json").href = bUrl;
-  $("vmmap-json").href = mUrl;
-  const bar = $("breakdown"), legend = $("breakdown-legend"), map = $("vmmap");
-  bar.replaceChildren(); legend.replaceChildren(); map.replaceChildren();
+  const bar = $("breakdown"), legend = $("breakdown-legend");
+  bar.replaceChildren(); legend.replaceChildren();
   try {
     const kinds = latestByLabel(await getJSON(bUrl), "kind");
     delete kinds.all;
@@ -409,33 +419,454 @@ async function loadDetail() {
     legend.append(el("span", { class: "muted" }, "No breakdown for this process yet (" + e.message +
       "); add it to the watch list: [daemon] watch = " + state.name));
   }
-  try {
-    const d = await getJSON(mUrl);
-    const rows = {};
-    for (const s of d.series) {
-      const st = s.labels.state || "other", ty = s.labels.type || "all";
-      let v = null;
-      for (let i = s.values.length - 1; i >= 0; i--) if (s.values[i] !== null) { v = s.values[i]; break; }
-      if (v === null) continue;
-      (rows[st] = rows[st] || {})[ty] = v;
+  loadWorkingSet(true);
+  loadMap();
+}
+
+// ---- working set over time and MemDiff -----------------------------------------
+// memwatch_workingset_bytes{pid,category,sharing} summed over the sharing
+// classes per category, stacked (image at the bottom).  Two moments picked on
+// it (clicks or a drag) are diffed by /api/v1/diff.
+const CATS = [
+  ["image", "#6c8ebf"], ["mapped_file", "#e6ab02"], ["shareable", "#17becf"], ["heap", "#d6604d"],
+  ["stack", "#8c6bb1"], ["private_data", "#4daf4a"], ["other", "#9e9e9e"],
+];
+const CAT_COLOR = Object.fromEntries(CATS);
+const catName = (c) => String(c).replace(/_/g, " ");
+const DIFF_LIMIT = 50;
+
+function clock(ms) {
+  const d = new Date(ms), now = new Date();
+  const t = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+  return d.toDateString() === now.toDateString() ? t : d.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + t;
+}
+
+// uPlot plugin: the picked moments T1 and T2 (solid), the span between them
+// shaded, and the moments the diff snapped to (dashed) when they differ.
+function picksPlugin() {
+  const line = (u, ms, label, color, dash) => {
+    const x = u.valToPos(ms / 1000, "x", true);
+    if (!(x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)) return;
+    const c = u.ctx, r = devicePixelRatio;
+    c.save();
+    c.textAlign = "left"; c.textBaseline = "alphabetic";
+    c.strokeStyle = color; c.lineWidth = 2 * r; c.setLineDash(dash ? [5 * r, 4 * r] : []);
+    c.beginPath(); c.moveTo(x, u.bbox.top); c.lineTo(x, u.bbox.top + u.bbox.height); c.stroke();
+    if (label) {
+      c.font = `600 ${11 * r}px system-ui, sans-serif`;
+      const w = c.measureText(label).width + 8 * r;
+      const lx = Math.min(x + 3 * r, u.bbox.left + u.bbox.width - w);
+      c.fillStyle = "rgba(255,255,255,.85)"; c.fillRect(lx, u.bbox.top + 2 * r, w, 15 * r);
+      c.fillStyle = color; c.fillText(label, lx + 4 * r, u.bbox.top + 13 * r);
     }
-    const max = Math.max(1, ...Object.values(rows).map((r) => Object.values(r).reduce((a, b) => a + b, 0)));
-    const t = el("table");
-    for (const st of STATES.concat(Object.keys(rows).filter((x) => !STATES.includes(x)))) {
-      if (!rows[st]) continue;
-      const sum = Object.values(rows[st]).reduce((a, b) => a + b, 0);
-      const tr = el("tr");
-      const barCell = el("td");
-      barCell.append(el("div", { class: "cell-bar", style: `width:${(100 * sum / max).toFixed(1)}%` }));
-      tr.append(el("td", {}, st), el("td", { class: "num" }, bytes(sum)), barCell,
-        el("td", { class: "muted" }, Object.entries(rows[st]).map(([k, v]) => `${k} ${bytes(v)}`).join(", ")));
-      t.append(tr);
-    }
-    map.append(t);
-  } catch (e) {
-    map.append(el("p", { class: "muted" }, "No address-space data for this process yet (" + e.message + ")."));
+    c.restore();
+  };
+  return {
+    hooks: {
+      draw: [(u) => {
+        const { t1, t2, snap1, snap2 } = state;
+        if (t1 !== null && t2 !== null) {
+          const a = u.valToPos(Math.min(t1, t2) / 1000, "x", true), b = u.valToPos(Math.max(t1, t2) / 1000, "x", true);
+          const l = Math.max(a, u.bbox.left), rr = Math.min(b, u.bbox.left + u.bbox.width);
+          if (rr > l) { u.ctx.save(); u.ctx.fillStyle = "rgba(20,30,60,.08)"; u.ctx.fillRect(l, u.bbox.top, rr - l, u.bbox.height); u.ctx.restore(); }
+        }
+        if (snap1 !== null && snap1 !== t1) line(u, snap1, "", "#1d2330", true);
+        if (snap2 !== null && snap2 !== t2) line(u, snap2, "", "#b3261e", true);
+        if (t1 !== null) line(u, t1, "T1 " + clock(t1), "#1d2330", false);
+        if (t2 !== null) line(u, t2, "T2 " + clock(t2), "#b3261e", false);
+      }],
+    },
+  };
+}
+
+function setPicks(t1, t2) {
+  if (t1 !== null && t2 !== null && t2 < t1) [t1, t2] = [t2, t1];
+  state.t1 = t1; state.t2 = t2; state.snap1 = null; state.snap2 = null;
+  if (state.wsPlot) state.wsPlot.redraw(false);
+  if (t1 !== null && t2 !== null) {
+    $("ws-hint").textContent = `T1 ${clock(t1)}, T2 ${clock(t2)}: click to start a new pair, or drag across a span`;
+    loadDiff();
+  } else if (t1 !== null) {
+    $("ws-hint").textContent = `T1 ${clock(t1)}: click again for T2`;
   }
 }
+
+function wsMessage(text) {
+  $("ws-msg").textContent = text;
+}
+
+async function loadWorkingSet(fresh) {
+  if (!state.pid) return;
+  const box = $("ws-chart"), pid = state.pid;
+  const width = Math.max(200, Math.min(4000, box.clientWidth || 1000));
+  const url = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_workingset_bytes")) +
+    "&from=" + encodeURIComponent(rangeFrom()) + "&to=now&agg=avg&max_points=" + width;
+  $("ws-json").href = url;
+  $("ws-proc").textContent = state.name ? `${state.name} (pid ${pid})` : `pid ${pid}`;
+  let d;
+  try { d = await getJSON(url); } catch (e) { wsMessage("Working set over time is not available: " + e.message); return; }
+  if (pid !== state.pid) return;
+  // Sum the sharing classes per category.
+  const per = {};
+  let totalsOnly = null;
+  for (const s of d.series) {
+    const c = s.labels.category || "other";
+    if (c === "all") { totalsOnly = s.values; continue; }
+    const a = per[c] || (per[c] = d.t.map(() => null));
+    s.values.forEach((v, i) => { if (v !== null) a[i] = (a[i] || 0) + v; });
+  }
+  let cats = CATS.filter(([c]) => per[c]).concat(Object.keys(per).filter((c) => !CAT_COLOR[c]).map((c) => [c, "#bbbbbb"]));
+  if (!cats.length && totalsOnly) { per.all = totalsOnly; cats = [["all", "#7f7f7f"]]; }
+  if (!cats.length || !d.t.length) {
+    if (state.wsPlot) { state.wsPlot.destroy(); state.wsPlot = null; }
+    box.removeAttribute("data-drawn");
+    wsMessage(`No working-set samples for this process in this range; watch it to get them: [daemon] watch = ${state.name || pid}`);
+    return;
+  }
+  // Running sums bottom-up; drawn top-down so each fill paints over the one above it.
+  const cum = [];
+  let run = d.t.map(() => null);
+  for (const [c] of cats) {
+    run = run.map((x, i) => (x === null && per[c][i] === null ? null : (x || 0) + (per[c][i] || 0)));
+    cum.push(run);
+  }
+  const order = cats.map((_, i) => i).reverse();
+  state.wsRaw = [null, ...order.map((i) => per[cats[i][0]])];
+  const data = [d.t.map((t) => t / 1000), ...order.map((i) => cum[i])];
+  wsMessage(`${d.t.length} points, ${d.step_ms < 0 ? "raw" : "step " + d.step_ms + " ms"}, average per step; ` +
+    (totalsOnly && cats[0][0] === "all" ? "totals only (the collector could not classify pages)" : "stacked by category, sharing classes summed"));
+  // Default picks: the first and the last sample, so the diff shows the whole range.
+  if (state.t1 === null && state.t2 === null) {
+    const ts = d.t.filter((_, i) => data.slice(1).some((s) => s[i] !== null));
+    if (ts.length >= 2) setTimeout(() => setPicks(ts[0], ts[ts.length - 1]));
+  }
+  const key = pid + "|" + cats.map((c) => c[0]).join(",");
+  if (state.wsPlot && state.wsPlot._key === key && !fresh) {
+    state.wsPlot.setData(data);
+    return;
+  }
+  if (state.wsPlot) state.wsPlot.destroy();
+  const opts = {
+    width: box.clientWidth || 800, height: 260,
+    cursor: { drag: { x: true, y: false, setScale: false } },
+    scales: { x: { time: true }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.05 : 1] } },
+    axes: [{}, { size: 80, values: (u, v) => v.map((x) => bytes(x, 0)) }],
+    series: [{ value: (u, v) => (v === null ? "–" : clock(v * 1000)) },
+      ...order.map((i) => ({
+        label: catName(cats[i][0]), stroke: cats[i][1], fill: cats[i][1], width: 1, points: { show: false },
+        value: (u, v, si, idx) => (idx === null || idx === undefined || !state.wsRaw[si] ? "–" : bytes(state.wsRaw[si][idx])),
+      }))],
+    plugins: [picksPlugin()],
+    hooks: {
+      setSelect: [(u) => {
+        if (u.select.width < 4) return;
+        const a = Math.round(u.posToVal(u.select.left, "x") * 1000);
+        const b = Math.round(u.posToVal(u.select.left + u.select.width, "x") * 1000);
+        state.dragged = Date.now();
+        u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+        setPicks(a, b);
+      }],
+    },
+  };
+  state.wsPlot = new uPlot(opts, data, box);
+  state.wsPlot._key = key;
+  box.setAttribute("data-drawn", cats.length);
+  const u = state.wsPlot;
+  u.over.addEventListener("click", () => {
+    if (Date.now() - (state.dragged || 0) < 300 || u.cursor.left < 0) return;
+    const t = Math.round(u.posToVal(u.cursor.left, "x") * 1000);
+    if (state.t1 !== null && state.t2 === null) setPicks(state.t1, t);
+    else setPicks(t, null);
+  });
+  u.over.addEventListener("dblclick", () => { setPicks(null, null); loadWorkingSet(); });
+}
+
+function diffError(e) {
+  if (e.status === 404 && /no such path/i.test(e.message))
+    return "This daemon has no /api/v1/diff endpoint (an older memwatchd): the diff cannot be shown.";
+  if (e.status === 404)
+    return "No diff: " + e.message + " (region snapshots are kept only for watched processes, [daemon] watch).";
+  return "The diff could not be computed: " + e.message;
+}
+
+function sumSharing(o, sharing) {
+  if (!o) return null;
+  return sharing.reduce((a, k) => a + (o[k] || 0), 0);
+}
+
+function signed(v) { return v === null || v === undefined ? "–" : (v > 0 ? "+" : "") + bytes(v); }
+function deltaCell(v) { return el("td", { class: "num " + (v > 0 ? "up" : v < 0 ? "down" : "") }, signed(v)); }
+function shortOwner(o) { return o ? String(o).split(/[\\/]/).pop() : ""; }
+
+async function loadDiff() {
+  const out = $("diff"), sum = $("diff-summary"), pid = state.pid, t1 = state.t1, t2 = state.t2;
+  if (!pid || t1 === null || t2 === null) return;
+  const url = "/api/v1/diff?pid=" + encodeURIComponent(pid) + "&from=" + t1 + "&to=" + t2 + "&limit=" + DIFF_LIMIT;
+  $("diff-json").href = url;
+  const seq = (state.diffSeq = (state.diffSeq || 0) + 1);
+  let d;
+  try {
+    d = await getJSON(url);
+    if (!d || !Array.isArray(d.regions) || !d.totals) throw new Error("unexpected answer");
+  } catch (e) {
+    if (seq !== state.diffSeq) return;
+    sum.textContent = "";
+    out.replaceChildren(el("p", { class: "note", id: "diff-error" }, diffError(e)));
+    return;
+  }
+  if (seq !== state.diffSeq) return;
+  state.snap1 = d.t1_ms ?? null; state.snap2 = d.t2_ms ?? null;
+  if (state.wsPlot) state.wsPlot.redraw(false);
+  const sharing = d.sharing || ["private", "shareable", "shared"];
+  const cats = d.categories || CATS.map((c) => c[0]);
+  sum.textContent = `${d.process || "pid " + d.pid}: snapped to ${clock(d.t1_ms)} and ${clock(d.t2_ms)}` +
+    ` (asked ${clock(d.from_ms ?? t1)} and ${clock(d.to_ms ?? t2)}), ${ms2text(d.t2_ms - d.t1_ms)} apart`;
+  // Totals per category: T1, T2, change, and the change by sharing class.
+  const tt = el("table", { id: "diff-totals", class: "fit" });
+  const h = el("tr");
+  for (const x of ["category", "at T1", "at T2", "change"].concat(sharing.map((s) => "Δ " + s)))
+    h.append(el("th", { class: x === "category" ? "" : "num" }, x));
+  tt.append(el("thead"), el("tbody"));
+  tt.tHead.append(h);
+  const total = { t1: 0, t2: 0, change: 0 }, totalSh = {};
+  for (const c of cats) {
+    const v1 = sumSharing(d.totals.t1?.[c], sharing), v2 = sumSharing(d.totals.t2?.[c], sharing);
+    const ch = d.totals.change?.[c] ? sumSharing(d.totals.change[c], sharing) : (v2 ?? 0) - (v1 ?? 0);
+    total.t1 += v1 || 0; total.t2 += v2 || 0; total.change += ch || 0;
+    const tr = el("tr");
+    const name = el("td");
+    name.append(el("i", { class: "swatch", style: "background:" + (CAT_COLOR[c] || "#bbb") }), document.createTextNode(catName(c)));
+    tr.append(name, el("td", { class: "num" }, bytes(v1)), el("td", { class: "num" }, bytes(v2)), deltaCell(ch));
+    for (const s of sharing) {
+      const v = d.totals.change?.[c]?.[s] ?? 0;
+      totalSh[s] = (totalSh[s] || 0) + v;
+      tr.append(deltaCell(v));
+    }
+    tt.tBodies[0].append(tr);
+  }
+  const ft = el("tr", { class: "total" });
+  ft.append(el("td", {}, "working set"), el("td", { class: "num" }, bytes(total.t1)), el("td", { class: "num" }, bytes(total.t2)),
+    deltaCell(total.change), ...sharing.map((s) => deltaCell(totalSh[s])));
+  tt.tBodies[0].append(ft);
+  // The changed regions, in the order given (largest change first).
+  const nodes = [el("div", { class: "tscroll" })];
+  nodes[0].append(tt);
+  const n = d.regions_total ?? d.regions.length;
+  nodes.push(el("p", { class: "muted", id: "diff-count" }, n === 0 ? "No region changed between the two moments."
+    : `${num(n)} region${n === 1 ? "" : "s"} changed` + (n > d.regions.length ? `; the ${d.regions.length} largest changes listed` : "") +
+      `; page size ${bytes(d.page_size || 4096)}`));
+  if (d.regions.length) {
+    const rt = el("table", { id: "diff-regions", class: "fit" });
+    const hr = el("tr");
+    for (const [x, cl] of [["change", ""], ["category", ""], ["base", ""], ["size", "num"], ["owner", "owner"], ["at T1", "num"], ["at T2", "num"], ["delta", "num"]])
+      hr.append(el("th", { class: cl }, x));
+    rt.append(el("thead"), el("tbody"));
+    rt.tHead.append(hr);
+    for (const r of d.regions) {
+      const tr = el("tr", { "data-base": r.base });
+      const badge = el("td");
+      badge.append(el("span", { class: "badge ch-" + r.change }, r.change));
+      const cat = el("td");
+      cat.append(el("i", { class: "swatch", style: "background:" + (CAT_COLOR[r.category] || "#bbb") }), document.createTextNode(catName(r.category)));
+      const owner = el("td", { class: "owner" }, r.owner ? r.owner : (r.owner_kind && r.owner_kind !== "unknown" ? r.owner_kind + (r.owner_id ? " " + r.owner_id : "") : "–"));
+      owner.title = [r.owner, r.owner_kind && `kind ${r.owner_kind}`, r.owner_id ? `id ${r.owner_id}` : ""].filter(Boolean).join("\n");
+      const delta = deltaCell(r.delta_bytes);
+      if (r.delta) delta.title = sharing.map((s) => `${s} ${signed(r.delta[s] || 0)}`).join("\n");
+      tr.append(badge, cat, el("td", { class: "mono" }, r.base), el("td", { class: "num" }, bytes(r.size)), owner,
+        el("td", { class: "num" }, bytes(r.bytes_t1)), el("td", { class: "num" }, bytes(r.bytes_t2)), delta);
+      rt.tBodies[0].append(tr);
+    }
+    const wrap = el("div", { class: "tscroll" });
+    wrap.append(rt);
+    nodes.push(wrap);
+  }
+  out.replaceChildren(...nodes);
+  state.diffBases = new Map(d.regions.map((r) => [r.base, r.change]));
+  loadMap(d.t2_ms);
+}
+
+// ---- address-space map -----------------------------------------------------------
+// /api/v1/regions (the regions with resident pages at a moment) drawn in
+// address order as blocks whose width grows with the logarithm of their size,
+// so 4 KiB and 1 GiB regions are both visible; the gaps between them (free,
+// reserved or not resident) get a bounded width with their size printed.
+// The memwatch_vm_* series give the committed/reserved/free totals and the
+// fragmentation figures.
+const ADDR_TOP = 2 ** 47;	// 128 TiB of user address space (x64)
+const VM_TYPES = [["image", "#6c8ebf"], ["mapped", "#e6ab02"], ["private", "#4daf4a"]];
+
+function hex(n) { return "0x" + Math.round(n).toString(16).padStart(12, "0"); }
+function logWidth(size, lo, hi) {
+  return Math.max(lo, Math.min(hi, Math.round(4 + 5.5 * (Math.log2(Math.max(size, 4096)) - 12))));
+}
+
+function lastValue(s, at) {
+  for (let i = s.values.length - 1; i >= 0; i--) if (s.values[i] !== null) return s.values[i];
+  return null;
+}
+
+async function loadVmTotals(box, at) {
+  const sel = `{__name__=~"memwatch_vm_(bytes|largest_free_bytes|free_blocks|regions)", pid=${quote(state.pid)}}`;
+  const url = "/api/v1/query?match=" + encodeURIComponent(sel) + "&from=" + (at - 600000) + "&to=" + at + "&agg=last&max_points=10";
+  $("vmmap-json").href = url;
+  const d = await getJSON(url);
+  const vm = {}, fig = {};
+  for (const s of d.series) {
+    const v = lastValue(s);
+    if (v === null) continue;
+    if (s.name === "memwatch_vm_bytes") (vm[s.labels.state] = vm[s.labels.state] || {})[s.labels.type] = v;
+    else fig[s.name.replace(/^memwatch_vm_/, "")] = v;
+  }
+  if (!Object.keys(vm).length) throw new Error("no memwatch_vm_bytes samples");
+  const tot = (st) => Object.values(vm[st] || {}).reduce((a, b) => a + b, 0);
+  const committed = tot("committed"), reserved = tot("reserved"), free = tot("free");
+  // The used address space (committed + reserved) as one bar by state and type:
+  // free space is left out, or it would dwarf everything.
+  const used = committed + reserved;
+  const bar = el("div", { class: "stack", id: "vm-used" });
+  const legend = el("div", { class: "legend" });
+  for (const st of ["committed", "reserved"]) {
+    for (const [ty, color] of VM_TYPES) {
+      const v = vm[st]?.[ty] || 0;
+      if (!v) continue;
+      const style = `width:${(100 * v / (used || 1)).toFixed(2)}%;background:${color}` + (st === "reserved" ? ";opacity:.45" : "");
+      bar.append(el("div", { style, title: `${st} ${ty}: ${bytes(v)}` }));
+      const item = el("span");
+      item.append(el("i", { style: `background:${color}` + (st === "reserved" ? ";opacity:.45" : "") }), document.createTextNode(`${st} ${ty} ${bytes(v)}`));
+      legend.append(item);
+    }
+  }
+  const largest = fig.largest_free_bytes ?? null;
+  const frag = largest !== null && free > 0 ? 100 * (1 - largest / free) : null;
+  const figs = el("div", { class: "figs", id: "vm-figures" });
+  const figure = (label, value, title, id) => {
+    const f = el("span", id ? { id } : {});
+    f.append(el("b", {}, value), document.createTextNode(" " + label));
+    if (title) f.title = title;
+    figs.append(f);
+  };
+  figure("committed", bytes(committed));
+  figure("reserved", bytes(reserved));
+  figure("free", bytes(free));
+  figure("largest free block", bytes(largest), "the largest contiguous free range: the biggest allocation that can still succeed", "largest-free");
+  if (fig.free_blocks !== undefined) figure("free blocks", num(fig.free_blocks));
+  if (fig.regions !== undefined) figure("regions", num(fig.regions));
+  figure("fragmentation", frag === null ? "–" : frag.toFixed(frag < 1 ? 3 : 1) + " %", "1 − largest free block / all free space: 0 % when the free space is one block", "fragmentation");
+  box.append(figs, el("div", { class: "muted" }, `used address space ${bytes(used)}, by state and type (reserved drawn pale; free space not drawn):`), bar, legend);
+}
+
+function mapBlock(cls, width, label, title) {
+  const b = el("div", { class: cls, style: `flex-basis:${width}px`, title });
+  if (label && width >= 46) b.append(el("span", {}, label));
+  return b;
+}
+
+function drawRegions(box, d) {
+  const regions = (d.regions || []).map((r) => ({ ...r, b: Number(BigInt(r.base)) }))
+    .filter((r) => Number.isFinite(r.b)).sort((x, y) => x.b - y.b);
+  const top = Math.max(ADDR_TOP, ...regions.map((r) => r.b + r.size));
+  const map = el("div", { class: "addrmap", id: "addrmap-blocks" });
+  let at = 0, blocks = 0, gaps = 0, resident = 0;
+  const gap = (from, to) => {
+    const g = to - from;
+    if (g < 65536) return;	// below the allocation granularity: no gap drawn
+    gaps++;
+    map.append(mapBlock("gap", logWidth(g, 8, 84), bytes(g, -1), `${hex(from)} – ${hex(to)}: ${bytes(g)} without resident pages (free, reserved or paged out)`));
+  };
+  for (const r of regions) {
+    gap(at, r.b);
+    const res = r.resident ? (r.resident.private || 0) + (r.resident.shareable || 0) + (r.resident.shared || 0) : 0;
+    resident += res;
+    const change = state.diffBases && state.diffBases.get(r.base);
+    const owner = r.owner ? shortOwner(r.owner) : "";
+    const cls = "blk" + (change ? " changed ch-" + change : "");
+    const b = mapBlock(cls, logWidth(r.size, 4, 150), owner || catName(r.category),
+      `${r.base} – ${hex(r.b + r.size)}  ${bytes(r.size)}\n${catName(r.category)}${r.owner ? "\n" + r.owner : r.owner_kind ? "\n" + r.owner_kind : ""}` +
+      `\nresident ${bytes(res)}` + (r.resident ? ` (private ${bytes(r.resident.private || 0)}, shareable ${bytes(r.resident.shareable || 0)}, shared ${bytes(r.resident.shared || 0)})` : "") +
+      (change ? `\nchanged since T1: ${change}` : ""));
+    b.style.background = CAT_COLOR[r.category] || "#bbb";
+    b.dataset.base = r.base;
+    map.append(b);
+    blocks++;
+    at = Math.max(at, r.b + r.size);
+  }
+  gap(at, top);
+  box.append(el("div", { class: "addr-ends muted" }, `${hex(0)} (low) → ${hex(top)} (high), left to right, row after row`), map);
+  box.setAttribute("data-blocks", blocks);
+  box.setAttribute("data-gaps", gaps);
+  box.append(el("p", { class: "muted" }, `${num(blocks)} regions with resident pages, ${bytes(resident)} resident; ` +
+    `${num(gaps)} gaps of 64 KiB or more`));
+}
+
+async function loadMap(at) {
+  if (!state.pid) return;
+  const pid = state.pid;
+  at = at ?? state.snap2 ?? state.t2 ?? Date.now();
+  const seq = (state.mapSeq = (state.mapSeq || 0) + 1);
+  const totals = el("div"), regionsBox = el("div", { id: "addrmap-inner" });
+  $("map-when").textContent = `${state.name || ""} (pid ${pid}) at ${clock(at)}`;
+  const rUrl = "/api/v1/regions?pid=" + encodeURIComponent(pid) + "&at=" + at;
+  $("regions-json").href = rUrl;
+  const [vmRes, rRes] = await Promise.allSettled([loadVmTotals(totals, at), getJSON(rUrl)]);
+  if (seq !== state.mapSeq || pid !== state.pid) return;
+  if (vmRes.status === "rejected")
+    totals.append(el("p", { class: "muted" }, "No address-space totals for this process (" + vmRes.reason.message + "); watch it: [daemon] watch = " + (state.name || pid)));
+  if (rRes.status === "fulfilled" && Array.isArray(rRes.value.regions)) {
+    drawRegions(regionsBox, rRes.value);
+  } else {
+    const e = rRes.reason || new Error("unexpected answer");
+    regionsBox.append(el("p", { class: "note", id: "map-error" }, e.status === 404 && /no such path/i.test(e.message)
+      ? "This daemon has no /api/v1/regions endpoint (an older memwatchd): the region map cannot be drawn."
+      : "No region map: " + e.message));
+  }
+  $("vmmap").replaceChildren(totals);
+  $("addrmap").replaceChildren(regionsBox);
+  const legend = $("addrmap-legend");
+  legend.replaceChildren();
+  for (const [c, color] of CATS) {
+    const item = el("span");
+    item.append(el("i", { style: "background:" + color }), document.createTextNode(catName(c)));
+    legend.append(item);
+  }
+  const g = el("span");
+  g.append(el("i", { class: "gap-swatch" }), document.createTextNode("gap (free, reserved or not resident), its size printed"));
+  legend.append(g);
+  const c = el("span");
+  c.append(el("i", { class: "changed-swatch" }), document.createTextNode("changed between T1 and T2"));
+  legend.append(c, el("span", { class: "muted" }, "width grows with log₂ of the size (4 KiB narrow, 1 GiB wide); gaps are capped"));
+  markOverflow();
+}
+
+// Whether anything makes the page scroll sideways; tests read the attribute.
+function markOverflow() {
+  const r = document.documentElement;
+  r.setAttribute("data-overflow-x", Math.max(0, r.scrollWidth - r.clientWidth));
+  // Sections whose own content is wider than they are (they scroll inside).
+  r.setAttribute("data-inner-overflow", [...document.querySelectorAll("main > section")]
+    .filter((s) => s.offsetParent && s.scrollWidth > s.clientWidth + 1).map((s) => s.id).join(" "));
+}
+
+// ---- deep links --------------------------------------------------------------
+// #pid=P opens on that process (a watched one needs no live row), with
+// &t1=MS&t2=MS the diff of those moments.
+const HASH = new URLSearchParams(location.hash.replace(/^#/, ""));
+
+async function openFromHash() {
+  const pid = HASH.get("pid");
+  if (!pid) return;
+  let name = null;
+  try {
+    const d = await getJSON("/api/v1/series?match=" +
+      encodeURIComponent(`{__name__=~"memwatch_(workingset|vm|process_private)_bytes", pid=${quote(pid)}}`));
+    name = d.series.length ? d.series[0].labels.process : null;
+  } catch (e) { /* the panels say what is missing */ }
+  selectProcess({ pid, process: name || "pid " + pid, started: null }, true);
+  const t1 = Number(HASH.get("t1")), t2 = Number(HASH.get("t2"));
+  if (t1 > 0 && t2 > 0) setPicks(t1, t2);
+}
+
+// &show=diff or &show=map: that panel alone (for screenshots and links).
+if (/^(diff|map)$/.test(HASH.get("show") || "")) document.body.dataset.show = HASH.get("show");
 
 // ---- wiring ----------------------------------------------------------------
 for (const th of document.querySelectorAll("th.sortable"))
@@ -449,12 +880,17 @@ $("proc-window").addEventListener("change", () => loadProcesses());
 $("proc-prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.pageSize); loadProcesses(); });
 $("proc-next").addEventListener("click", () => { state.offset += state.pageSize; loadProcesses(); });
 $("selector").addEventListener("change", () => { state.zoomed = false; state.leak = null; markLeakRow(); loadChart(); });
-$("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); });
+$("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); loadWorkingSet(); });
 $("leaks-match").addEventListener("change", () => loadLeaks());
 $("agg").addEventListener("change", () => loadChart());
-window.addEventListener("resize", () => { if (state.plot) state.plot.setSize({ width: $("chart").clientWidth, height: 320 }); });
+window.addEventListener("resize", () => {
+  if (state.plot) state.plot.setSize({ width: $("chart").clientWidth, height: 320 });
+  if (state.wsPlot) state.wsPlot.setSize({ width: $("ws-chart").clientWidth, height: 260 });
+  markOverflow();
+});
 
 loadHealth();
+openFromHash();
 loadLeaks();
 loadProcesses();
 loadChart();
@@ -462,3 +898,5 @@ setInterval(() => { if ($("follow").checked && !state.zoomed) loadChart(); }, 20
 setInterval(loadProcesses, 5000);
 setInterval(loadLeaks, 60000);
 setInterval(loadHealth, 15000);
+setInterval(() => loadWorkingSet(), 15000);
+setInterval(markOverflow, 1000);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# page_map.sh DAEMON - the MemDiff picks by mouse: a headless Chromium driven
+# over its DevTools protocol (tests/api/page_click.js, node 20+ with
+# --experimental-websocket) clicks the working-set chart twice and drags
+# across it; each must move T1/T2 and fetch a new diff.  Data: the watched
+# process of tests/api/page_fixture.py behind its stand-in proxy.  Screenshot
+# build/page-diff-clicked.png.  Skips without chromium or node.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+daemon=$(cd "$(dirname "${1:?usage: page_map.sh DAEMON}")" && pwd)/$(basename "$1")
+. "$here/lib.sh"
+
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ] || ! command -v node >/dev/null || ! node --experimental-websocket -e 'WebSocket' 2>/dev/null; then
+	skip "chromium or node with WebSocket not installed"
+	finish
+	exit 0
+fi
+fixture=$here/page_fixture.py
+check "fixture imported" sh -c 'python3 "$1" export "$2/f.json" && "$3" import --db "$2/x.db" "$2/f.json"' sh "$fixture" "$tmpdir" "$daemon"
+port=$(free_port)
+mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 1s
+main_pid=$mw_pid
+check "daemon ready" wait_ready "http://127.0.0.1:$port/healthz"
+pport=$(free_port)
+python3 "$fixture" proxy "$pport" "$port" 2>"$tmpdir/proxy.log" &
+pids+=("$!")
+check "stand-in proxy ready" wait_ready "http://127.0.0.1:$pport/healthz"
+dport=$(free_port)
+"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+	--disable-extensions --hide-scrollbars --window-size=1280,1100 --remote-debugging-port="$dport" \
+	--user-data-dir="$tmpdir/chrome" about:blank >/dev/null 2>"$tmpdir/chrome.log" &
+pids+=("$!")
+mkdir -p "$root/build"
+if timeout 60 node --experimental-websocket "$here/page_click.js" "$dport" \
+	"http://127.0.0.1:$pport/#pid=4242&show=diff" "$root/build/page-diff-clicked.png" \
+	>"$tmpdir/steps.json" 2>>"$tmpdir/chrome.log"; then
+	ok "chart clicked and dragged over DevTools"
+else
+	not_ok "chart clicked and dragged over DevTools"
+fi
+steps() {
+	python3 - "$tmpdir/steps.json" <<'PY'
+import json, sys
+s = {d["step"]: d["v"] for d in map(json.loads, open(sys.argv[1]))}
+assert s["defaults"][0] and s["defaults"][1] and s["defaults"][2] >= 3, s["defaults"]
+assert s["click1"][0] and s["click1"][1] is None and "click again for T2" in s["click1"][2], s["click1"]
+assert s["click2"][0] == s["click1"][0] and s["click2"][1] and "snapped to" in s["click2"][2], s["click2"]
+assert s["drag"][:2] != s["click2"][:2] and "snapped to" in s["drag"][2], s["drag"]
+assert s["drag"][4] == 0, "drag left a selection (or zoomed)"
+for k in ("click1", "click2", "drag"):
+    print(k, s[k][:3])
+PY
+}
+check "click sets T1, second click T2 and a diff; a drag sets both" steps
+check "daemon stops with status 0" mw_stop "$main_pid"
+finish

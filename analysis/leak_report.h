@@ -34,6 +34,11 @@ struct mw_leak_query {
 	struct mw_leak_params params;
 	size_t limit;		/* groups listed in the report; 0: all */
 	bool inconclusive_passes;	/* /api/v1/check, check: inconclusive is a pass */
+	/* Judge only the live series (written in the last [storage]
+	 * series_idle): the daemon's background gauges, whose cost must not
+	 * grow with the processes that came and went (a build agent starts
+	 * thousands a day).  check and the API judge the whole history. */
+	bool live_only;
 };
 
 void mw_leak_query_init(struct mw_leak_query *q);

@@ -141,6 +141,7 @@ static void run_once(struct mw_leak_gauges *g, struct mw_reader **reader)
 	q.params = g->params;
 	q.from_ms = now - g->window_ms;
 	q.to_ms = now;
+	q.live_only = true;
 	if (mw_leak_report(*reader, &q, &report, &err) == 0) {
 		text = gauges_text(g, report);
 		ok = true;

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# diff_linux.sh - MemDiff end to end on Linux: the daemon watches
+# tests/helpers/wsdemo_linux, which loads libz, maps a file, starts
+# threads, grows its heap and makes shared memory between two moments;
+# GET /api/v1/diff and `memwatchd diff` between them show each change with
+# the right category and owner, from the region snapshots the daemon
+# stored.  Everything started here is stopped by PID.
+set -u
+cd "$(dirname "$0")/../.."
+exe=build/native/memwatchd
+helper=build/native/helpers/wsdemo_linux
+. tests/e2e/tap.sh
+
+out=$(mktemp -d)
+dpid=
+hpid=
+cleanup() {
+	[ -n "$hpid" ] && kill "$hpid" 2>/dev/null
+	[ -n "$dpid" ] && kill -TERM "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	rm -rf "$out"
+}
+trap cleanup EXIT
+
+coproc DEMO { exec "$helper" "$out"; }
+hpid=$DEMO_PID
+step() {
+	local reply
+	echo "$1" >&"${DEMO[1]}"
+	IFS= read -r -t 30 reply <&"${DEMO[0]}" || return 1
+	echo "# helper: $reply"
+	case "$reply" in error*|unknown*) return 1 ;; esac
+}
+IFS= read -r -t 30 ready <&"${DEMO[0]}"
+check "helper starts" "[ \"\${ready%% *}\" = ready ]"
+
+port=$(free_port)
+base=http://127.0.0.1:$port
+"$exe" run --listen "127.0.0.1:$port" --db "$out/d.db" --watch "$hpid" --interval 200ms \
+	--set collector.workingset.interval=200ms --set storage.flush_interval=200ms \
+	>"$out/log" 2>&1 &
+dpid=$!
+
+# latest_snapshot: the time of the newest stored snapshot of the helper
+latest_snapshot() {
+	curl -s -m 5 "$base/api/v1/regions?pid=$hpid" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["t_ms"])' 2>/dev/null
+}
+# wait_snapshot_after MS: poll (bounded) until a snapshot newer than MS is stored
+wait_snapshot_after() {
+	local i t
+	for i in $(seq 1 150); do
+		t=$(latest_snapshot)
+		[ -n "$t" ] && [ "$t" -gt "$1" ] && { echo "$t"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+t1=$(wait_snapshot_after 0)
+check "the daemon stores the helper's region snapshots (first at ${t1:-none})" "[ -n '$t1' ]"
+now_ms() { python3 -c 'import time; print(int(time.time()*1000))'; }
+check "dlopen libz" "step dlopen"
+check "map a file" "step mmap"
+check "start threads" "step threads"
+check "grow the heap" "step heap"
+check "make shared memory" "step shm"
+after=$(now_ms)
+t2=$(wait_snapshot_after "$after")
+check "a snapshot after the steps (${t2:-none})" "[ -n '$t2' ]"
+
+curl -s -m 10 "$base/api/v1/diff?pid=$hpid&from=$t1&to=$t2&limit=500" >"$out/diff.json"
+verify() {
+	python3 - "$out/diff.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); what = sys.argv[2]
+ch = d["totals"]["change"]
+tot = lambda c: sum(ch[c].values())
+regs = d["regions"]
+if what == "snapped":
+    assert d["t1_ms"] and d["t2_ms"] and d["t1_ms"] < d["t2_ms"], (d["t1_ms"], d["t2_ms"])
+elif what == "image":
+    r = [x for x in regs if x["owner"] and "libz.so" in x["owner"]]
+    assert r and r[0]["category"] == "image" and r[0]["change"] == "new", r[:1]
+    assert tot("image") > 0, ch["image"]
+elif what == "mapped":
+    r = [x for x in regs if x["owner"] and x["owner"].endswith("wsdemo.dat")]
+    assert r and r[0]["category"] == "mapped_file" and r[0]["delta_bytes"] >= 8 << 20, r[:1]
+elif what == "heap":
+    assert tot("heap") >= 30 << 20, ch["heap"]
+    assert any(x["category"] == "heap" and x["change"] in ("grown", "new") for x in regs)
+elif what == "stack":
+    assert tot("stack") >= 4 * 512 * 1024, ch["stack"]
+    assert sum(1 for x in regs if x["category"] == "stack" and x["change"] == "new") >= 4
+elif what == "shareable":
+    assert tot("shareable") >= 8 << 20, ch["shareable"]
+elif what == "sorted":
+    deltas = [abs(x["delta_bytes"]) for x in regs]
+    assert deltas == sorted(deltas, reverse=True)
+PY
+}
+check "the diff says which snapshots it used" "verify snapped"
+check "libz.so.1: a new image region owned by its path" "verify image"
+check "the mapped file: mapped_file, owned by its path, +8 MiB" "verify mapped"
+check "heap grew by the 31 MiB malloc'ed" "verify heap"
+check "four new thread stacks" "verify stack"
+check "shared memory and memfd: shareable +8 MiB" "verify shareable"
+check "regions sorted by size of change" "verify sorted"
+"$exe" diff --url "$base" --pid "$hpid" --from "$t1" --to "$t2" >"$out/diff.txt" 2>&1
+rc=$?
+check "memwatchd diff --url prints the table (exit $rc)" "[ $rc -eq 0 ] && grep -q 'libz.so' '$out/diff.txt'"
+kill -TERM "$dpid"
+wait "$dpid"
+rc=$?
+dpid=
+check "daemon stops with status 0" "[ $rc -eq 0 ]"
+"$exe" diff --db "$out/d.db" --pid "$hpid" --from "$t1" --to "$t2" --json >"$out/diff2.json" 2>&1
+check "memwatchd diff --db on the file gives the same changes" \
+	"python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a[\"totals\"][\"change\"]==b[\"totals\"][\"change\"]' '$out/diff.json' '$out/diff2.json'"
+echo "step quit" >/dev/null
+echo "1..$n"

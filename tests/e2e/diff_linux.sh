@@ -107,6 +107,60 @@ check "regions sorted by size of change" "verify sorted"
 "$exe" diff --url "$base" --pid "$hpid" --from "$t1" --to "$t2" >"$out/diff.txt" 2>&1
 rc=$?
 check "memwatchd diff --url prints the table (exit $rc)" "[ $rc -eq 0 ] && grep -q 'libz.so' '$out/diff.txt'"
+# The page from live data: the stacked working set, the diff and the map
+# for the helper, drawn by headless Chromium (screenshots under build/).
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chrome" ]; then
+	flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+		--disable-background-networking --disable-component-update --disable-sync
+		--disable-extensions --disable-default-apps --hide-scrollbars
+		--virtual-time-budget=8000)
+	chrome_run() {
+		timeout 40 "$chrome" "${flags[@]}" --user-data-dir="$(mktemp -d "$out/chrome.XXXXXX")" "$@" 2>>"$out/chrome.log"
+	}
+	url="$base/#pid=$hpid&t1=$t1&t2=$t2"
+	chrome_run --window-size=1280,1100 --dump-dom "$url" >"$out/page.html"
+	page_check() {
+		python3 - "$out/page.html" "$1" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8", errors="replace").read(); what = sys.argv[2]
+def section(sid):
+    m = re.search(r'<section id="%s".*?</section>' % sid, dom, re.S)
+    assert m, "no #" + sid
+    return m.group(0)
+if what == "stacked":
+    s = section("ws-section")
+    m = re.search(r'<div id="ws-chart"[^>]*data-drawn="(\d+)"', s)
+    assert m and int(m.group(1)) >= 2 and "<canvas" in s, "stacked chart not drawn"
+elif what == "diff":
+    s = section("ws-section")
+    body = re.search(r'<table id="diff-regions".*?<tbody>(.*?)</tbody>', s, re.S)
+    rows = re.findall(r"<tr", body.group(1) if body else "")
+    assert len(rows) >= 3 and "libz.so" in body.group(1), "diff rows: %d" % len(rows)
+    assert re.search(r'snapped to \d\d:\d\d:\d\d and \d\d:\d\d:\d\d', s), "no snapped times"
+elif what == "map":
+    s = section("map-section")
+    blocks = len(re.findall(r'<div class="blk', s))
+    assert blocks >= 10, "map: %d blocks" % blocks
+    assert re.search(r'id="largest-free"[^>]*><b>[^<]+</b>', s), "largest free block missing"
+elif what == "overflow":
+    m = re.search(r'<html[^>]*\sdata-overflow-x="([^"]*)"', dom)
+    assert m and m.group(1) == "0", "overflow %s" % (m.group(1) if m else None)
+PY
+	}
+	check "page: the helper's working set stacked by category, from live data" "page_check stacked"
+	check "page: the diff table with libz.so.1 and the snapped times" "page_check diff"
+	check "page: the address-space map with its blocks and largest free block" "page_check map"
+	check "page: nothing overflows horizontally" "page_check overflow"
+	mkdir -p build
+	(cd "$out" && chrome_run --window-size=1280,1100 --screenshot="$OLDPWD/build/page-diff-live.png" "$url&show=diff") >/dev/null
+	(cd "$out" && chrome_run --window-size=1280,1100 --screenshot="$OLDPWD/build/page-map-live.png" "$url&show=map") >/dev/null
+	check "page: screenshots build/page-diff-live.png and build/page-map-live.png" \
+		"[ -s build/page-diff-live.png ] && [ -s build/page-map-live.png ]"
+else
+	ok "# SKIP chromium not installed"
+fi
+
 kill -TERM "$dpid"
 wait "$dpid"
 rc=$?

@@ -37,7 +37,8 @@ enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1
 
 mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/l.db" --interval 100ms \
 	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.window=1h \
-	--set leak.warmup=3s --set leak.min_duration=20s --watch steady_app
+	--set leak.warmup=3s --set leak.min_duration=20s --watch steady_app,leaky_app \
+	--set collector.workingset.interval=1s --set collector.vmmap.interval=1s
 main_pid=$mw_pid
 check "daemon ready" wait_ready "$base/healthz"
 
@@ -96,6 +97,29 @@ assert g["series"].startswith("memwatch_process_private_bytes{") and g["growth_b
 assert g["incarnations"][0]["pid"] == "'"$leaky_pid"'", g["incarnations"][0]
 assert g["fit"]["slope_bytes_per_hour"] == g["slope_bytes_per_hour"]
 ' <"$tmpdir/leaks.json"
+# Watched, the leak's kind is named, and MemDiff over the judged span
+# agrees: the category that grew most is that kind.
+check "the verdict names the kind of memory (watched process)" pyc '
+g = d["groups"][0]
+assert g["kind"] == "private_data", (g["kind"], g.get("kinds_bytes_per_hour"), g.get("kind_source"))
+' <"$tmpdir/leaks.json"
+kind_agrees() {
+	local from to
+	from=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"][0]; print(int(g["onset_ms"]))' "$tmpdir/leaks.json")
+	to=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["to_ms"]))' "$tmpdir/leaks.json")
+	curl -s "$base/api/v1/diff?pid=$leaky_pid&from=$from&to=$to" >"$tmpdir/kdiff.json"
+	python3 - "$tmpdir/kdiff.json" "$tmpdir/leaks.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); g = json.load(open(sys.argv[2]))["groups"][0]
+ch = d["totals"]["change"]
+grew = max(ch, key=lambda c: sum(ch[c].values()))
+# the diff names categories as the collector does; the verdict's kinds
+# are the same words, with mapped_file for mapped
+name = {"mapped_file": "mapped"}.get(grew, grew)
+assert name == g["kind"], (grew, g["kind"], {c: sum(v.values()) for c, v in ch.items()})
+PY
+}
+check "MemDiff over the leaking span grew most in the verdict's kind" kind_agrees
 check "/api/v1/leaks: steady_app passes" pyc '
 s = [g for g in d["groups"] if g["process"] == "steady_app"][0]
 assert s["verdict"] == "pass", s' <"$tmpdir/leaks.json"

@@ -38,6 +38,63 @@ kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 pids=()
 
+check "max_request_size has an upper bound: 1TB refused (exit 2)" \
+	expect_rc 2 "$daemon" run --set web.max_request_size=1TB --db "$tmpdir/e3.db" --listen off
+check "... saying the limit" grep -q "too large" "$tmpdir/cmd.out"
+check "max_connections has an upper bound" \
+	expect_rc 2 "$daemon" run --set web.max_connections=1000000 --db "$tmpdir/e3.db" --listen off
+
+# --- slow clients do not lock others out (slowloris) ------------------------
+# Eight connections from 127.0.0.1 send a header line every 0.3 s for 15 s:
+# with a per-IP limit of 8 they would hold every slot all that time.  The
+# request head must arrive within header_timeout (1 s here): they are cut
+# and /healthz answers well before they would have given up.
+port=$(free_port)
+base=http://127.0.0.1:$port
+mw_start slow --listen "127.0.0.1:$port" --db "$tmpdir/slow.db" \
+	--set web.max_connections_per_ip=8 --set web.header_timeout=1s
+slow_pid=$mw_pid
+check "daemon for the slow clients ready" wait_ready "$base/healthz"
+python3 - "$port" >"$tmpdir/slowloris.out" 2>&1 <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1]); socks = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port)); s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n"); socks.append(s)
+print("opened", len(socks), flush=True)
+t0 = time.time(); cut = 0
+while socks and time.time() - t0 < 15:
+    for s in list(socks):
+        try:
+            s.sendall(b"X-Slow: 1\r\n")
+        except OSError:
+            socks.remove(s); cut += 1
+    time.sleep(0.3)
+print("cut by the server:", cut, flush=True)
+PY
+loris=$!
+pids+=("$loris")
+opened() {
+	local i
+	for i in $(seq 1 50); do grep -q opened "$tmpdir/slowloris.out" && return 0; sleep 0.1; done
+	return 1
+}
+check "eight slow connections hold the per-IP slots" opened
+served() {
+	local i
+	for i in $(seq 1 40); do
+		curl -s -m 1 -o /dev/null -w '%{http_code}' "$base/healthz" | grep -q 200 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "/healthz is answered within 4 s while they keep sending (header_timeout 1 s)" served
+wait "$loris"
+pids=("$slow_pid")
+check "all eight were cut by the server" grep -q "cut by the server: 8" "$tmpdir/slowloris.out"
+check "/metrics counts them" bash -c \
+	"curl -s '$base/metrics' | grep -Eq '^memwatch_web_slow_clients_closed_total ([8-9]|[1-9][0-9]+)\$'"
+check "daemon for the slow clients stops with status 0" mw_stop "$slow_pid"
+
 # --- config --config FILE prints the effective settings ----------------------
 printf '[leak]\nwarmup = 7m\n\n[storage]\nretention_raw = 14d\n' >"$tmpdir/c.ini"
 check "memwatchd config --config FILE shows the file's values" bash -c \

@@ -128,17 +128,11 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 static cJSON *report_from_url(const struct check_args *a)
 {
 	struct mw_err err = { "" };
-	struct mw_url url;
-	struct mw_http_response resp;
 	char path[8192] = "/api/v1/leaks";
 	size_t k;
 	int first = 1;
-	cJSON *report, *e;
+	cJSON *report;
 
-	if (mw_url_parse(a->url, &url, &err)) {
-		fprintf(stderr, "memwatchd check: --url: %s\n", err.msg);
-		return NULL;
-	}
 	for (k = 0; k < MW_ARRAY_SIZE(query_flags); k++) {
 		if (!a->raw[k])
 			continue;
@@ -151,24 +145,9 @@ static cJSON *report_from_url(const struct check_args *a)
 			return NULL;
 		}
 	}
-	if (mw_http_get(&url, path, a->token, &resp, &err)) {
-		fprintf(stderr, "memwatchd check: %s\n", err.msg);
-		return NULL;
-	}
-	report = cJSON_ParseWithLength(resp.body, resp.body_len);
-	if (resp.status != 200) {
-		e = report ? cJSON_GetObjectItemCaseSensitive(report, "error") : NULL;
-		fprintf(stderr, "memwatchd check: %s answered %d: %s\n", a->url, resp.status,
-			cJSON_IsString(e) ? e->valuestring : "(no error message)");
-		cJSON_Delete(report);
-		report = NULL;
-	} else if (!report || !cJSON_GetObjectItemCaseSensitive(report, "verdict")) {
-		fprintf(stderr, "memwatchd check: %s did not answer with a leak report "
-			"(is it memwatchd?)\n", a->url);
-		cJSON_Delete(report);
-		report = NULL;
-	}
-	mw_http_response_release(&resp);
+	report = mw_http_get_json(a->url, path, a->token, "verdict", "a leak report", &err);
+	if (!report)
+		fprintf(stderr, "memwatchd check: --url: %s\n", err.msg);
 	return report;
 }
 

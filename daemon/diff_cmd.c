@@ -108,16 +108,10 @@ static int append(char *path, size_t size, bool *first, const char *name, const 
 static cJSON *report_from_url(const struct diff_args *a)
 {
 	struct mw_err err = { "" };
-	struct mw_url url;
-	struct mw_http_response resp;
 	char path[8192] = "/api/v1/diff";
 	bool first = true;
-	cJSON *report, *e;
+	cJSON *report;
 
-	if (mw_url_parse(a->url, &url, &err)) {
-		fprintf(stderr, "memwatchd diff: --url: %s\n", err.msg);
-		return NULL;
-	}
 	if (append(path, sizeof(path), &first, "pid", a->pid) ||
 	    append(path, sizeof(path), &first, "process", a->process) ||
 	    append(path, sizeof(path), &first, "from", a->from) ||
@@ -126,24 +120,9 @@ static cJSON *report_from_url(const struct diff_args *a)
 		fprintf(stderr, "memwatchd diff: the options are too long\n");
 		return NULL;
 	}
-	if (mw_http_get(&url, path, a->token, &resp, &err)) {
-		fprintf(stderr, "memwatchd diff: %s\n", err.msg);
-		return NULL;
-	}
-	report = cJSON_ParseWithLength(resp.body, resp.body_len);
-	if (resp.status != 200) {
-		e = report ? cJSON_GetObjectItemCaseSensitive(report, "error") : NULL;
-		fprintf(stderr, "memwatchd diff: %s answered %d: %s\n", a->url, resp.status,
-			cJSON_IsString(e) ? e->valuestring : "(no error message)");
-		cJSON_Delete(report);
-		report = NULL;
-	} else if (!report || !cJSON_GetObjectItemCaseSensitive(report, "totals")) {
-		fprintf(stderr, "memwatchd diff: %s did not answer with a diff (is it memwatchd?)\n",
-			a->url);
-		cJSON_Delete(report);
-		report = NULL;
-	}
-	mw_http_response_release(&resp);
+	report = mw_http_get_json(a->url, path, a->token, "totals", "a diff", &err);
+	if (!report)
+		fprintf(stderr, "memwatchd diff: --url: %s\n", err.msg);
 	return report;
 }
 

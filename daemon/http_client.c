@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "net.h"
 #include "xalloc.h"
 
@@ -219,6 +221,35 @@ int mw_http_parse_response(const char *raw, size_t len, struct mw_http_response 
 	memcpy(out->body, body, out->body_len);
 	out->body[out->body_len] = '\0';
 	return 0;
+}
+
+struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
+			       const char *token, const char *expect, const char *what,
+			       struct mw_err *err)
+{
+	struct mw_url url;
+	struct mw_http_response resp;
+	cJSON *doc, *e;
+
+	if (mw_url_parse(url_text, &url, err))
+		return NULL;
+	if (mw_http_get(&url, path_and_query, token, &resp, err))
+		return NULL;
+	doc = cJSON_ParseWithLength(resp.body, resp.body_len);
+	if (resp.status != 200) {
+		e = doc ? cJSON_GetObjectItemCaseSensitive(doc, "error") : NULL;
+		mw_error(err, "%s answered %d: %s", url_text, resp.status,
+			 cJSON_IsString(e) ? e->valuestring : "(no error message)");
+		cJSON_Delete(doc);
+		doc = NULL;
+	} else if (!cJSON_IsObject(doc) ||
+		   (expect && !cJSON_GetObjectItemCaseSensitive(doc, expect))) {
+		mw_error(err, "%s did not answer with %s (is it memwatchd?)", url_text, what);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	mw_http_response_release(&resp);
+	return doc;
 }
 
 int mw_http_get(const struct mw_url *url, const char *path_and_query, const char *token,

@@ -48,4 +48,17 @@ int mw_http_parse_response(const char *raw, size_t len, struct mw_http_response 
 int mw_http_get(const struct mw_url *url, const char *path_and_query, const char *token,
 		struct mw_http_response *out, struct mw_err *err);
 
+/*
+ * GET a JSON answer of a memwatch daemon: parse url_text, GET
+ * url->path + path_and_query, and return the parsed body when the status
+ * is 200 and the object has the member `expect` (NULL: any object).
+ * Otherwise NULL with a message for people: the network error, "URL
+ * answered 400: <its error>", or "URL did not answer with WHAT (is it
+ * memwatchd?)".  The caller cJSON_Delete()s the result.
+ */
+struct cJSON;
+struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
+			       const char *token, const char *expect, const char *what,
+			       struct mw_err *err);
+
 #endif

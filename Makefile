@@ -89,6 +89,9 @@ NATIVE_HELPER_BIN := $(patsubst tests/helpers/%.c,build/native/helpers/%$(EXE),$
 WIN_HELPER_BIN := $(patsubst tests/helpers/%.c,build/win64/helpers/%.exe,$(filter-out %_linux.c,$(TEST_HELPERS)))
 
 .PHONY: all native windows run test test-build test-native bench bench-build fuzz deps deps-native clean
+# Objects reached through pattern rules are "intermediate" to make, which
+# deletes them after each link and rebuilds them all for the next target.
+.SECONDARY:
 .DEFAULT_GOAL := all
 all: native
 native: build/native/memwatchd$(EXE)

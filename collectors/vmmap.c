@@ -194,6 +194,7 @@ static int vmmap_sample(void *state, struct mw_sample_ctx *ctx)
 
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
+	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_vm_summary s;

@@ -17,30 +17,36 @@ int mw_watch_init(struct mw_watch *w, const char *const *list, size_t n, struct 
 	for (i = 0; i < n; i++) {
 		struct mw_watch_entry *e = &w->entries[w->n];
 		const char *s = list[i];
+		size_t len;
 		char *end;
 		unsigned long long v;
 
 		while (isspace((unsigned char)*s))
 			s++;
-		if (!*s) {
+		len = strlen(s);
+		while (len && isspace((unsigned char)s[len - 1]))
+			len--;
+		if (!len) {
 			mw_watch_release(w);
 			return mw_error(err, "watch: entry %zu is empty", i + 1);
 		}
-		if (!strcmp(s, "self")) {
+		e->text = mw_xstrndup(s, len);
+		w->n++;		/* released with the others from here on */
+		if (!strcmp(e->text, "self")) {
 			e->kind = MW_WATCH_SELF;
-		} else if (isdigit((unsigned char)*s)) {
-			v = strtoull(s, &end, 10);
+		} else if (isdigit((unsigned char)*e->text)) {
+			v = strtoull(e->text, &end, 10);
 			if (*end || v > UINT32_MAX) {
+				mw_error(err, "watch: '%s' is not a pid", e->text);
 				mw_watch_release(w);
-				return mw_error(err, "watch: '%s' is not a pid", s);
+				return -1;
 			}
 			e->kind = MW_WATCH_PID;
 			e->pid = (uint32_t)v;
 		} else {
 			e->kind = MW_WATCH_NAME;
-			e->pattern = mw_xstrdup(s);
+			e->pattern = mw_xstrdup(e->text);
 		}
-		w->n++;
 	}
 	return 0;
 }
@@ -49,8 +55,10 @@ void mw_watch_release(struct mw_watch *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n; i++) {
 		free(w->entries[i].pattern);
+		free(w->entries[i].text);
+	}
 	free(w->entries);
 	memset(w, 0, sizeof(*w));
 }
@@ -93,7 +101,7 @@ static bool name_match(const char *pattern, const char *image)
 {
 	const char *base = mw_path_basename(image);
 	size_t n = strlen(base);
-	char stem[128];
+	char stem[256];
 
 	if (mw_wildcard_match(pattern, base))
 		return true;
@@ -106,20 +114,33 @@ static bool name_match(const char *pattern, const char *image)
 	return false;
 }
 
+static bool entry_match(const struct mw_watch_entry *e, uint32_t pid, const char *image,
+			uint32_t self_pid)
+{
+	switch (e->kind) {
+	case MW_WATCH_SELF:
+		return pid == self_pid;
+	case MW_WATCH_PID:
+		return pid == e->pid;
+	case MW_WATCH_NAME:
+		return image && name_match(e->pattern, image);
+	}
+	return false;
+}
+
+bool mw_watch_entry_match(const struct mw_watch *w, size_t i, uint32_t pid, const char *image,
+			  uint32_t self_pid)
+{
+	return i < w->n && entry_match(&w->entries[i], pid, image, self_pid);
+}
+
 bool mw_watch_match(const struct mw_watch *w, uint32_t pid, const char *image, uint32_t self_pid)
 {
 	size_t i;
 
-	for (i = 0; i < w->n; i++) {
-		const struct mw_watch_entry *e = &w->entries[i];
-
-		if (e->kind == MW_WATCH_SELF && pid == self_pid)
+	for (i = 0; i < w->n; i++)
+		if (entry_match(&w->entries[i], pid, image, self_pid))
 			return true;
-		if (e->kind == MW_WATCH_PID && pid == e->pid)
-			return true;
-		if (e->kind == MW_WATCH_NAME && image && name_match(e->pattern, image))
-			return true;
-	}
 	return false;
 }
 
@@ -138,4 +159,50 @@ void mw_targets_release(struct mw_targets *t)
 {
 	free(t->t);
 	memset(t, 0, sizeof(*t));
+}
+
+void mw_watch_report(const struct mw_watch *w, const struct mw_targets *t, int64_t checked_ms,
+		     struct mw_watch_status *out)
+{
+	uint32_t self = mw_self_pid();
+	size_t i, k;
+
+	out->checked_ms = checked_ms;
+	out->entries_total = w->n;
+	out->nentries = w->n < MW_WATCH_STATUS_ENTRIES ? w->n : MW_WATCH_STATUS_ENTRIES;
+	for (i = 0; i < out->nentries; i++) {
+		struct mw_watch_status_entry *se = &out->e[i];
+
+		snprintf(se->entry, sizeof(se->entry), "%s", w->entries[i].text);
+		se->nmatched = se->matched_total = 0;
+		for (k = 0; k < t->n; k++) {
+			const struct mw_target *x = &t->t[k];
+
+			/* a target knows it is the daemon; its name may be empty */
+			if (!(w->entries[i].kind == MW_WATCH_SELF ? x->self
+			      : entry_match(&w->entries[i], x->pid, x->name, self)))
+				continue;
+			if (se->nmatched < MW_WATCH_STATUS_MATCHES) {
+				se->matched[se->nmatched].pid = x->pid;
+				snprintf(se->matched[se->nmatched].process,
+					 sizeof(se->matched[se->nmatched].process), "%s", x->name);
+				se->nmatched++;
+			}
+			se->matched_total++;
+		}
+	}
+}
+
+size_t mw_watch_unmatched_news(const struct mw_watch_status *st, bool *logged, bool *announce)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < st->nentries; i++) {
+		bool none = st->e[i].matched_total == 0;
+
+		announce[i] = none && !logged[i];
+		n += announce[i];
+		logged[i] = none;
+	}
+	return n;
 }

@@ -19,6 +19,9 @@
 #include "config.h"
 #include "mwerr.h"
 
+struct mw_watch;
+struct mw_targets;
+
 enum mw_collector_result {
 	MW_COLLECTOR_OK = 0,
 	MW_COLLECTOR_ERROR = -1,	/* failed; err says why */
@@ -38,6 +41,10 @@ struct mw_sample_ctx {
 	char mode[96];		/* how it works now, e.g. "QueryWorkingSetEx (QueryWorkingSet: error 87)" */
 	uint64_t inaccessible;	/* targets it could not read this tick (skipped, not errors) */
 	struct mw_err err;	/* message when sample returns MW_COLLECTOR_ERROR */
+	/* A collector that resolved the watch list this tick points at the
+	 * list and what it selected (watch.h); the scheduler reports them. */
+	const struct mw_watch *watch;
+	const struct mw_targets *watched;
 };
 
 struct mw_collector {

@@ -132,12 +132,12 @@ static void free_watch(struct mw_config *cfg)
 	cfg->nwatch = 0;
 }
 
-void mw_config_set_watch(struct mw_config *cfg, const char *list)
+void mw_config_add_watch(struct mw_config *cfg, const char *list)
 {
 	const char *p = list;
-	size_t cap = 0;
+	size_t cap = cfg->nwatch;
+	bool any = false;
 
-	free_watch(cfg);
 	while (p && *p) {
 		const char *end = strchr(p, ',');
 		const char *stop = end ? end : p + strlen(p);
@@ -150,9 +150,18 @@ void mw_config_set_watch(struct mw_config *cfg, const char *list)
 		if (b > a) {
 			MW_GROW(cfg->watch, cap, cfg->nwatch + 1);
 			cfg->watch[cfg->nwatch++] = mw_xstrndup(a, (size_t)(b - a));
+			any = true;
 		}
 		p = end ? end + 1 : NULL;
 	}
+	if (!any)	/* "" (or only commas and blanks) clears */
+		free_watch(cfg);
+}
+
+void mw_config_set_watch(struct mw_config *cfg, const char *list)
+{
+	free_watch(cfg);
+	mw_config_add_watch(cfg, list);
 }
 
 /* The shape of [web] listen ("off", HOST:PORT, [V6]:PORT, port 0-65535);

@@ -104,8 +104,12 @@ int mw_config_load_string(struct mw_config *cfg, const char *name,
 int mw_config_set(struct mw_config *cfg, const char *section, const char *key,
 		  const char *value, const char *origin, struct mw_err *err);
 
-/* Replace the watch list from a comma-separated string. */
+/* Replace the watch list from a comma-separated string (a config file's
+ * `watch =`, --set daemon.watch=). */
 void mw_config_set_watch(struct mw_config *cfg, const char *list);
+/* Append a comma-separated string's entries (--watch, repeatable); one
+ * with no entry ("") clears the list instead. */
+void mw_config_add_watch(struct mw_config *cfg, const char *list);
 
 /* The section of a collector, or NULL when no such collector exists. */
 struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name);

@@ -40,7 +40,8 @@ static const char usage[] =
 	"  --listen ADDR        HTTP address, HOST:PORT, [IPV6]:PORT or 'off' (127.0.0.1:8080)\n"
 	"  --db PATH            SQLite database file (memwatch.db)\n"
 	"  --interval DURATION  sampling interval of system and process: 100ms, 1s, 5m (1s)\n"
-	"  --watch LIST         processes to watch closely: names (wildcards), pids, self\n"
+	"  --watch LIST         processes to watch closely: names (wildcards), pids, self;\n"
+	"                       repeat to add (to the config file's list too), --watch \"\" clears\n"
 	"  --log-file FILE      log to FILE instead of stderr\n"
 	"  --log-level LEVEL    error, warn, info, debug (info)\n"
 	"  --set SECTION.KEY=VALUE   any config option, e.g. --set storage.retention_raw=14d\n"
@@ -69,7 +70,6 @@ static const struct {
 	{ "--listen", "web", "listen" },
 	{ "--db", "storage", "db" },
 	{ "--interval", "daemon", "interval" },
-	{ "--watch", "daemon", "watch" },
 	{ "--log-file", "daemon", "log_file" },
 	{ "--log-level", "daemon", "log_level" },
 };
@@ -95,7 +95,9 @@ static int flag_is(const char *arg, const char *flag)
 }
 
 /* Build cfg from argv[first..]; the config file is read before the other
- * options so that the command line wins.  Returns 0, or 2 on bad usage. */
+ * options so that the command line wins, in its order: --set replaces an
+ * option (daemon.watch too), --watch appends to the watch list and --watch ""
+ * empties it.  Returns 0, or 2 on bad usage. */
 static int build_config(struct mw_config *cfg, int argc, char **argv, int first)
 {
 	struct mw_err err = { "" };
@@ -113,6 +115,15 @@ static int build_config(struct mw_config *cfg, int argc, char **argv, int first)
 				if (!(v = flag_value(argc, argv, &i, "--config")))
 					return 2;
 				config_path = v;
+				continue;
+			}
+			/* --watch adds to the list (the config file's too), as
+			 * curl's and ps's list options do; --watch "" clears it. */
+			if (flag_is(arg, "--watch")) {
+				if (!(v = flag_value(argc, argv, &i, "--watch")))
+					return 2;
+				if (pass == 1)
+					mw_config_add_watch(cfg, v);
 				continue;
 			}
 			for (k = 0; k < MW_ARRAY_SIZE(flag_options); k++) {

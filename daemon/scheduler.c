@@ -3,11 +3,13 @@
  */
 #include "scheduler.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "collectors/watch.h"
 #include "log.h"
 #include "stop.h"
 #include "xalloc.h"
@@ -51,6 +53,15 @@ int mw_scheduler_init(struct mw_scheduler *s, const struct mw_config *cfg,
 	s->status = status;
 	s->nitems = cfg->ncollectors;
 	s->items = mw_xcalloc(s->nitems ? s->nitems : 1, sizeof(*s->items));
+	/* The entries, unresolved until a detail collector runs. */
+	s->watch = mw_xcalloc(1, sizeof(*s->watch));
+	s->watch->entries_total = cfg->nwatch;
+	s->watch->nentries = cfg->nwatch < MW_WATCH_STATUS_ENTRIES ? cfg->nwatch
+								    : MW_WATCH_STATUS_ENTRIES;
+	for (i = 0; i < s->watch->nentries; i++)
+		snprintf(s->watch->e[i].entry, sizeof(s->watch->e[i].entry), "%s", cfg->watch[i]);
+	s->watch_logged = mw_xcalloc(MW_WATCH_STATUS_ENTRIES, sizeof(*s->watch_logged));
+	mw_status_set_watch(status, s->watch);
 	for (i = 0; i < s->nitems; i++) {
 		struct mw_scheduled *it = &s->items[i];
 		const struct mw_collector_config *cc = &cfg->collectors[i];
@@ -98,6 +109,8 @@ void mw_scheduler_release(struct mw_scheduler *s)
 		if (s->items[i].active && s->items[i].collector->fini)
 			s->items[i].collector->fini(s->items[i].state);
 	free(s->items);
+	free(s->watch);
+	free(s->watch_logged);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -112,6 +125,30 @@ static void add_self_metrics(struct mw_batch *b, const struct mw_scheduled *it, 
 	mw_batch_add(b, "memwatch_collector_errors_total", &l, 1, (double)it->status.errors, ts);
 	mw_batch_add(b, "memwatch_collector_skipped_ticks_total", &l, 1,
 		     (double)it->status.skipped_ticks, ts);
+}
+
+/* What the watch list selects now, from a collector that resolved it: to
+ * the status table, and a log line for an entry that matches nothing (once,
+ * and again only after it matched something in between). */
+static void report_watch(struct mw_scheduler *s, const struct mw_sample_ctx *ctx)
+{
+	bool announce[MW_WATCH_STATUS_ENTRIES];
+	struct mw_watch_status *w = s->watch;
+	size_t i;
+
+	mw_watch_report(ctx->watch, ctx->watched, ctx->ts_ms, w);
+	for (i = 0; i < w->nentries; i++)
+		if (s->watch_logged[i] && w->e[i].matched_total)
+			mw_log_info("watch: '%s' matches %zu process%s now (pid %" PRIu32 ", %s)",
+				    w->e[i].entry, w->e[i].matched_total,
+				    w->e[i].matched_total == 1 ? "" : "es", w->e[i].matched[0].pid,
+				    w->e[i].matched[0].process);
+	if (mw_watch_unmatched_news(w, s->watch_logged, announce))
+		for (i = 0; i < w->nentries; i++)
+			if (announce[i])
+				mw_log_warn("watch: '%s' matches no process (logged again only after "
+					    "it matched one)", w->e[i].entry);
+	mw_status_set_watch(s->status, w);
 }
 
 int mw_scheduler_sample_one(struct mw_scheduler *s, size_t i, struct mw_batch *batch)
@@ -156,6 +193,8 @@ int mw_scheduler_sample_one(struct mw_scheduler *s, size_t i, struct mw_batch *b
 		it->status.failing = false;
 		it->failures = 0;
 	}
+	if (rc == MW_COLLECTOR_OK && ctx.watch && ctx.watched)
+		report_watch(s, &ctx);
 	add_self_metrics(batch, it, ctx.ts_ms);
 	mw_status_set(s->status, i, &it->status);
 	return rc;

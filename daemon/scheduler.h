@@ -37,6 +37,10 @@ struct mw_scheduler {
 	struct mw_status_table *status;
 	struct mw_scheduled *items;	/* one per registered collector */
 	size_t nitems;
+	/* The watch list as the detail collectors last resolved it, and which
+	 * entries were logged as matching nothing (watch.h). */
+	struct mw_watch_status *watch;
+	bool *watch_logged;
 };
 
 typedef void (*mw_emit_fn)(void *arg, struct mw_batch *batch);

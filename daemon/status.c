@@ -14,7 +14,32 @@ struct mw_status_table {
 	int64_t started_ms;
 	struct mw_collector_status *entries;
 	struct mw_storage_health storage;
+	struct mw_watch_status *watch;	/* allocated on the first set */
 };
+
+void mw_status_set_watch(struct mw_status_table *t, const struct mw_watch_status *in)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (!t->watch)
+		t->watch = mw_xcalloc(1, sizeof(*t->watch));
+	*t->watch = *in;
+	if (t->watch->nentries > MW_WATCH_STATUS_ENTRIES)
+		t->watch->nentries = MW_WATCH_STATUS_ENTRIES;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void mw_status_get_watch(struct mw_status_table *t, struct mw_watch_status *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (t->watch)
+		*out = *t->watch;
+	pthread_mutex_unlock(&t->lock);
+}
 
 void mw_status_set_storage(struct mw_status_table *t, const struct mw_storage_health *in)
 {
@@ -52,6 +77,7 @@ void mw_status_free(struct mw_status_table *t)
 	if (!t)
 		return;
 	pthread_mutex_destroy(&t->lock);
+	free(t->watch);
 	free(t->entries);
 	free(t);
 }

@@ -45,6 +45,32 @@ struct mw_storage_health {
 	char last_error[256];	/* of the last failed flush, "" when none */
 };
 
+/* What the watch list ([daemon] watch) selects now: each entry with the
+ * processes it found, as the detail collectors last resolved it.  Bounded:
+ * the first MW_WATCH_STATUS_ENTRIES entries, and the first
+ * MW_WATCH_STATUS_MATCHES processes of each (the totals say how many). */
+#define MW_WATCH_STATUS_ENTRIES 32
+#define MW_WATCH_STATUS_MATCHES 16
+
+struct mw_watch_status_match {
+	uint32_t pid;
+	char process[128];
+};
+
+struct mw_watch_status_entry {
+	char entry[128];
+	size_t nmatched;		/* in matched[] */
+	size_t matched_total;		/* selected, all told */
+	struct mw_watch_status_match matched[MW_WATCH_STATUS_MATCHES];
+};
+
+struct mw_watch_status {
+	int64_t checked_ms;		/* wall clock of the last resolution; 0: never */
+	size_t nentries;		/* in e[] */
+	size_t entries_total;		/* in the watch list */
+	struct mw_watch_status_entry e[MW_WATCH_STATUS_ENTRIES];
+};
+
 struct mw_status_table;
 
 struct mw_status_table *mw_status_new(size_t ncollectors);
@@ -59,6 +85,10 @@ void mw_status_set(struct mw_status_table *t, size_t i, const struct mw_collecto
 /* The storage writer's health (thread-safe). */
 void mw_status_set_storage(struct mw_status_table *t, const struct mw_storage_health *in);
 void mw_status_get_storage(struct mw_status_table *t, struct mw_storage_health *out);
+
+/* The watch list's last resolution (thread-safe; copies ~70 KB). */
+void mw_status_set_watch(struct mw_status_table *t, const struct mw_watch_status *in);
+void mw_status_get_watch(struct mw_status_table *t, struct mw_watch_status *out);
 
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);

@@ -192,6 +192,42 @@ static void reference_config_is_current(void **state)
 	mw_config_release(&c);
 }
 
+/* A config file's `watch =` and --set daemon.watch= replace the list;
+ * --watch (mw_config_add_watch) adds to it, and --watch "" empties it. */
+static void watch_list_adds_and_clears(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_load_string(&c, "t.ini",
+					       "[daemon]\nwatch = a.exe\nwatch = b.exe, c\n", &err), 0);
+	assert_int_equal(c.nwatch, 2);	/* the file's last `watch =` wins */
+	assert_string_equal(c.watch[0], "b.exe");
+	mw_config_add_watch(&c, "verylongprocessname-leaky");
+	mw_config_add_watch(&c, " nope , 42");
+	assert_int_equal(c.nwatch, 5);
+	assert_string_equal(c.watch[1], "c");
+	assert_string_equal(c.watch[2], "verylongprocessname-leaky");
+	assert_string_equal(c.watch[3], "nope");
+	assert_string_equal(c.watch[4], "42");
+	mw_config_add_watch(&c, "");	/* clears, config file's entries too */
+	assert_int_equal(c.nwatch, 0);
+	assert_null(c.watch);
+	mw_config_add_watch(&c, "x");
+	mw_config_add_watch(&c, " , ");	/* no entry at all: clears as well */
+	assert_int_equal(c.nwatch, 0);
+	for (int i = 0; i < 20; i++)	/* grows past the first allocation */
+		mw_config_add_watch(&c, i % 2 ? "odd" : "even");
+	assert_int_equal(c.nwatch, 20);
+	assert_string_equal(c.watch[19], "odd");
+	assert_int_equal(mw_config_set(&c, "daemon", "watch", "only", "--set", &err), 0);
+	assert_int_equal(c.nwatch, 1);	/* --set replaces */
+	assert_string_equal(c.watch[0], "only");
+	mw_config_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +237,7 @@ int main(void)
 		cmocka_unit_test(unreadable_file),
 		cmocka_unit_test(set_from_command_line),
 		cmocka_unit_test(reference_config_is_current),
+		cmocka_unit_test(watch_list_adds_and_clears),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

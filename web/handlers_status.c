@@ -73,6 +73,56 @@ struct MHD_Response *mw_h_healthz(struct mw_req *r)
 	return reply_cjson(r, o);
 }
 
+/* "watch": each entry of the watch list with the processes it selects, as
+ * the detail collectors last resolved it, and the entries selecting none
+ * ("unmatched" stays empty until a first resolution: checked_ms null). */
+static void add_watch(cJSON *root, struct mw_status_table *status)
+{
+	struct mw_watch_status *w = malloc(sizeof(*w));
+	cJSON *o = cJSON_AddObjectToObject(root, "watch"), *entries, *unmatched;
+	size_t i, k;
+
+	if (!o)
+		return;
+	entries = cJSON_AddArrayToObject(o, "entries");
+	unmatched = cJSON_AddArrayToObject(o, "unmatched");
+	if (!w || !entries || !unmatched) {
+		free(w);
+		return;
+	}
+	mw_status_get_watch(status, w);
+	if (w->checked_ms)
+		cJSON_AddNumberToObject(o, "checked_ms", (double)w->checked_ms);
+	else
+		cJSON_AddNullToObject(o, "checked_ms");
+	cJSON_AddNumberToObject(o, "entries_total", (double)w->entries_total);
+	for (i = 0; i < w->nentries && i < MW_WATCH_STATUS_ENTRIES; i++) {
+		struct mw_watch_status_entry *e = &w->e[i];
+		cJSON *c = cJSON_CreateObject(), *m;
+
+		if (!c)
+			break;
+		e->entry[sizeof(e->entry) - 1] = '\0';
+		cJSON_AddStringToObject(c, "entry", e->entry);
+		m = cJSON_AddArrayToObject(c, "matched");
+		for (k = 0; m && k < e->nmatched && k < MW_WATCH_STATUS_MATCHES; k++) {
+			cJSON *p = cJSON_CreateObject();
+
+			if (!p)
+				break;
+			e->matched[k].process[sizeof(e->matched[k].process) - 1] = '\0';
+			cJSON_AddNumberToObject(p, "pid", (double)e->matched[k].pid);
+			cJSON_AddStringToObject(p, "process", e->matched[k].process);
+			cJSON_AddItemToArray(m, p);
+		}
+		cJSON_AddNumberToObject(c, "matched_total", (double)e->matched_total);
+		cJSON_AddItemToArray(entries, c);
+		if (w->checked_ms && !e->matched_total)
+			cJSON_AddItemToArray(unmatched, cJSON_CreateString(e->entry));
+	}
+	free(w);
+}
+
 struct MHD_Response *mw_h_collectors(struct mw_req *r)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -111,5 +161,6 @@ struct MHD_Response *mw_h_collectors(struct mw_req *r)
 		cJSON_AddBoolToObject(c, "failing", st.failing);
 		cJSON_AddItemToArray(arr, c);
 	}
+	add_watch(root, r->web->status);
 	return reply_cjson(r, root);
 }

@@ -183,7 +183,7 @@ static void kind_names(void **state)
 {
 	static const char *const want[] = { "heap_used", "heap_free", "stack_reserved",
 					    "stack_committed", "image", "static_data",
-					    "private_other", "mapped" };
+					    "private_other", "mapped", "heap" };
 
 	(void)state;
 	for (int k = 0; k < MW_HK_N; k++)

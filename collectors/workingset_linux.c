@@ -4,8 +4,8 @@
  * target (which file is the main executable) and each thread's stack
  * pointer from /proc/PID/task/TID/syscall (kstkesp in task/TID/stat reads
  * 0 on current kernels) - through procmaps_linux.c, whose per-tick cache
- * shares the read with vmmap and heap; smaps.c interprets them.  PSS and USS come from
- * the same smaps text (the sums of Pss and of Private_*), so no second
+ * shares the read with vmmap and heap; smaps.c interprets them.  PSS and
+ * USS come from the same smaps text (the sums of Pss and of Private_*), so no second
  * walk of the address space through smaps_rollup.
  *
  * A process that is gone (ENOENT, ESRCH), that we may not read (EACCES,

@@ -4,13 +4,22 @@
  * thread stacks and shared memory) parsed (target >= 100 MB/s) and
  * classified, against a baseline taken in the same run over the same
  * buffer: counting its lines with memchr.  Then the OS side for scale:
- * reading this process's own /proc/self/smaps. */
+ * reading this process's own /proc/self/smaps.  The heap bar and the
+ * address-space map on the same text (mw_smaps_uses, the bar, the vm
+ * regions); and live, what procmaps' per-tick cache saves: heap, vmmap and
+ * workingset of this process each reading its smaps, against one read
+ * shared by the three. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "collectors/heap.h"
+#include "collectors/procmaps.h"
 #include "collectors/smaps.h"
+#include "collectors/vmmap.h"
+#include "collectors/workingset.h"
 #include "daemon/clock.h"
 #include "daemon/xalloc.h"
 
@@ -154,6 +163,61 @@ int main(void)
 			printf("/proc/self/smaps read + parse + classify: %.3f ms (%zu bytes, %zu "
 			       "mappings)\n", best * 1e3, n, s.n);
 		free(buf);
+	}
+	/* the bar and the map on the generated text */
+	if (mw_smaps_parse(text, len, &s, &err) == 0) {
+		struct mw_smaps_use *u = mw_xcalloc(s.n, sizeof(*u));
+		struct mw_heap_breakdown bd;
+		struct mw_vm_regions v = { 0 };
+		double best = 1e9;
+
+		for (r = 0; r < ROUNDS; r++) {
+			t0 = now_s();
+			mw_smaps_uses(&s, &f, u);
+			mw_heap_breakdown_smaps(&s, u, &bd);
+			mw_smaps_vm_regions(&s, u, &v);
+			t0 = now_s() - t0;
+			if (t0 < best)
+				best = t0;
+		}
+		printf("heap bar + vm regions: %.2f ms for %zu mappings (%.0f ns/mapping)\n",
+		       best * 1e3, s.n, best * 1e9 / (double)s.n);
+		mw_vm_regions_release(&v);
+		free(u);
+	}
+	/* live: three collectors' reads of this process, unshared and shared */
+	{
+		uint32_t self = (uint32_t)getpid();
+		struct mw_heap_breakdown bd;
+		struct mw_vm_regions v = { 0 };
+		struct mw_ws_snapshot ws;
+		double apart = 1e9, shared = 1e9;
+
+		memset(&ws, 0, sizeof(ws));
+		for (r = 0; r < ROUNDS; r++) {
+			t0 = now_s();	/* each its own read: flush in between */
+			mw_procmaps_flush();
+			mw_heap_bar_read(self, &bd, &err);
+			mw_procmaps_flush();
+			mw_vm_walk(self, true, &v, &err);
+			mw_procmaps_flush();
+			mw_ws_read(self, true, &ws, &err);
+			t0 = now_s() - t0;
+			if (t0 < apart)
+				apart = t0;
+			t0 = now_s();	/* one tick: one read */
+			mw_procmaps_flush();
+			mw_heap_bar_read(self, &bd, &err);
+			mw_vm_walk(self, true, &v, &err);
+			mw_ws_read(self, true, &ws, &err);
+			t0 = now_s() - t0;
+			if (t0 < shared)
+				shared = t0;
+		}
+		printf("heap + vmmap + workingset of this process: %.3f ms with a read each, "
+		       "%.3f ms sharing one (%.1fx)\n", apart * 1e3, shared * 1e3, apart / shared);
+		mw_vm_regions_release(&v);
+		mw_ws_snapshot_release(&ws);
 	}
 	mw_smaps_release(&s);
 	mw_ws_result_release(&res);

@@ -24,6 +24,9 @@
  *       private_other    other committed private bytes (heap metadata,
  *                        VirtualAlloc, CRT, ...)
  *       mapped           committed mapped-file and section views
+ *       heap             Linux only, instead of heap_used + heap_free: the
+ *                        committed heap ([heap] and malloc arenas), free
+ *                        blocks included (see mw_heap_breakdown_smaps)
  *     Every kind but stack_reserved is committed memory; those seven add up
  *     to memwatch_vm_bytes{state="committed"} summed over type.  When the
  *     heaps cannot be read (see below) heap_used and heap_free are not
@@ -49,6 +52,7 @@
 #include <stdint.h>
 #include "daemon/collector.h"
 #include "daemon/mwerr.h"
+#include "smaps.h"
 #include "vmmap.h"
 
 extern const struct mw_collector mw_collector_heap;
@@ -80,7 +84,9 @@ struct mw_heap_list {
 
 enum mw_heap_kind {
 	MW_HK_HEAP_USED, MW_HK_HEAP_FREE, MW_HK_STACK_RESERVED, MW_HK_STACK_COMMITTED,
-	MW_HK_IMAGE, MW_HK_STATIC_DATA, MW_HK_PRIVATE_OTHER, MW_HK_MAPPED, MW_HK_N
+	MW_HK_IMAGE, MW_HK_STATIC_DATA, MW_HK_PRIVATE_OTHER, MW_HK_MAPPED,
+	MW_HK_HEAP,	/* Linux: the committed heap, used and free (heap_whole) */
+	MW_HK_N
 };
 /* The kind label values, as above. */
 extern const char *const mw_heap_kind_names[MW_HK_N];
@@ -92,6 +98,8 @@ extern const char *const mw_heap_kind_names[MW_HK_N];
 struct mw_heap_breakdown {
 	uint64_t bytes[MW_HK_N];
 	bool have_heaps;	/* false: heap_used/heap_free unknown (0), in private_other */
+	bool heap_whole;	/* Linux: heap is one figure (kind "heap"); heap_used
+				 * and heap_free are not emitted */
 };
 
 /* The breakdown of a region list (sorted by base, as mw_vm_walk gives it)
@@ -103,6 +111,27 @@ struct mw_heap_breakdown {
 void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *stacks,
 		       size_t nstacks, const struct mw_heap_list *heaps,
 		       struct mw_heap_breakdown *out);
+
+/* The breakdown on Linux, from /proc/PID/smaps classified by
+ * mw_smaps_uses (smaps.h): the counted mappings' whole Size, by kind:
+ *   heap             [heap] and the read-write part of malloc arenas;
+ *                    allocated and free blocks together (heap_whole)
+ *   stack_committed  [stack] and the read-write part of thread stacks
+ *   stack_reserved   thread stacks' PROT_NONE guards
+ *   image, static_data, mapped   as mw_smaps_kind
+ *   private_other    other private mappings
+ * Every kind but stack_reserved is committed; those add up to the Size of
+ * the mappings that are not PROT_NONE, which is memwatch_vm_bytes
+ * {state="committed"} summed over type (mw_smaps_vm_regions). */
+void mw_heap_breakdown_smaps(const struct mw_smaps *s, const struct mw_smaps_use *u,
+			     struct mw_heap_breakdown *out);
+
+/* Linux: pid's bar from its /proc/PID/smaps (through procmaps.h's cache).
+ * 0; 1 when the process cannot be read (err says why); -1. */
+int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err);
+
+/* The collector's mode suffix on Linux. */
+#define MW_HEAP_LINUX_MODE "heap bar from /proc/PID/smaps; per-heap figures: Windows only"
 
 /* --- the remote heap summary (pure parts) ------------------------------- */
 

@@ -347,6 +347,97 @@ static uint32_t to_pages(uint64_t bytes, uint32_t page_size)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* What the mapping at i is: fills reg (category, owner; owner string only
+ * when want_owner) and *file, returns how many mappings its region spans. */
+static size_t decide(const struct mw_smaps *s, const struct mw_smaps_facts *f, size_t i,
+		     size_t exe_len, uint32_t *arenas, bool want_owner, struct mw_ws_region *reg,
+		     bool *file)
+{
+	const struct mw_smaps_map *m = &s->m[i];
+	const char *path = s->text + m->path_off;
+	size_t plen = path_len(path, m->path_len);
+	size_t span = 1, a, k;
+	bool exec = false;
+	const struct mw_smaps_thread *th;
+
+	memset(reg, 0, sizeof(*reg));
+	*file = false;
+	reg->alloc_base = m->start;
+	if (m->path_len && path[0] == '/' && !is_shm_path(path, plen)) {
+		/* a file: its consecutive mappings */
+		while (i + span < s->n && same_file(s, &s->m[i + span - 1], &s->m[i + span]) &&
+		       s->m[i + span].start >= s->m[i + span - 1].end)
+			span++;
+		for (k = i; k < i + span; k++)
+			exec |= s->m[k].perms[2] == 'x';
+		*file = true;
+		if (exec || is_so(path, plen) || (exe_len == plen && !memcmp(path, f->exe, plen))) {
+			reg->category = MW_WS_IMAGE;
+			reg->owner_kind = MW_WS_OWNER_MODULE;
+		} else {
+			reg->category = MW_WS_MAPPED;
+			reg->owner_kind = MW_WS_OWNER_FILE;
+		}
+		if (want_owner)
+			reg->owner = mw_xstrndup(path, m->path_len);
+	} else if (m->path_len && is_shm_path(path, plen)) {
+		reg->category = MW_WS_SHAREABLE;
+		*file = true;
+		if (!starts(path, plen, "/dev/zero")) {	/* MAP_SHARED|MAP_ANONYMOUS */
+			reg->owner_kind = MW_WS_OWNER_FILE;
+			if (want_owner)
+				reg->owner = mw_xstrndup(path, m->path_len);
+		}
+	} else if (anon(m, s->text) && m->perms[3] == 's') {
+		reg->category = MW_WS_SHAREABLE;
+	} else if (m->path_len && !anon(m, s->text)) {
+		/* [heap], [stack], [vdso], …  (a path not starting with '/' or
+		 * '[' is not something the kernel writes: other too) */
+		if (plen == 6 && !memcmp(path, "[heap]", 6)) {
+			reg->category = MW_WS_HEAP;
+			reg->owner_kind = MW_WS_OWNER_HEAP;
+		} else if (plen == 7 && !memcmp(path, "[stack]", 7)) {
+			reg->category = MW_WS_STACK;
+			reg->owner_kind = MW_WS_OWNER_STACK;
+			reg->owner_id = f->pid;
+		} else if (starts(path, plen, "[stack:")) {
+			reg->category = MW_WS_STACK;
+			reg->owner_kind = MW_WS_OWNER_STACK;
+			reg->owner_id = (uint32_t)strtoul(path + 7, NULL, 10);
+		} else {
+			reg->category = MW_WS_OTHER;
+		}
+	} else if ((a = arena_at(s, i))) {
+		span = a;
+		reg->category = MW_WS_HEAP;
+		reg->owner_kind = MW_WS_OWNER_HEAP;
+		reg->owner_id = ++*arenas;
+	} else if (m->perms[0] == 'r' && m->perms[1] == 'w' &&
+		   (th = thread_in(f, m->start, m->end))) {
+		reg->category = MW_WS_STACK;
+		reg->owner_kind = MW_WS_OWNER_STACK;
+		reg->owner_id = th->tid;
+	} else {
+		reg->category = MW_WS_PRIVATE;
+	}
+	/* A PROT_NONE anonymous guard right below a read-write anonymous
+	 * mapping: a thread stack (the guard joins its region). */
+	if (reg->category == MW_WS_PRIVATE && m->path_len == 0 && !memcmp(m->perms, "---p", 4) &&
+	    m->end - m->start <= GUARD_MAX && i + 1 < s->n) {
+		const struct mw_smaps_map *n = &s->m[i + 1];
+
+		if (n->start == m->end && n->path_len == 0 && !memcmp(n->perms, "rw-p", 4) &&
+		    !arena_at(s, i + 1)) {
+			span = 2;
+			reg->category = MW_WS_STACK;
+			reg->owner_kind = MW_WS_OWNER_STACK;
+			th = thread_in(f, n->start, n->end);
+			reg->owner_id = th ? th->tid : 0;
+		}
+	}
+	return span;
+}
+
 void mw_smaps_classify(const struct mw_smaps *s, const struct mw_smaps_facts *f,
 		       struct mw_ws_result *out, struct mw_smaps_totals *tot)
 {
@@ -367,91 +458,15 @@ void mw_smaps_classify(const struct mw_smaps *s, const struct mw_smaps_facts *f,
 		tot->swap += m->kb[MW_SM_SWAP] * 1024;
 	}
 	while (i < s->n) {
-		const struct mw_smaps_map *m = &s->m[i];
-		const char *path = s->text + m->path_off;
-		size_t plen = path_len(path, m->path_len);
-		size_t span = 1, a;
-		bool file = false, exec = false;
 		struct mw_ws_region reg;
 		struct pages3 pg;
-		const struct mw_smaps_thread *th;
+		bool file;
+		size_t span = decide(s, f, i, exe_len, &arenas, true, &reg, &file);
 
-		memset(&reg, 0, sizeof(reg));
 		memset(&pg, 0, sizeof(pg));
-		reg.alloc_base = m->start;
-		if (m->path_len && path[0] == '/' && !is_shm_path(path, plen)) {
-			/* a file: its consecutive mappings */
-			while (i + span < s->n && same_file(s, &s->m[i + span - 1], &s->m[i + span]) &&
-			       s->m[i + span].start >= s->m[i + span - 1].end)
-				span++;
-			for (k = i; k < i + span; k++)
-				exec |= s->m[k].perms[2] == 'x';
-			file = true;
-			if (exec || is_so(path, plen) || (exe_len == plen && !memcmp(path, f->exe, plen))) {
-				reg.category = MW_WS_IMAGE;
-				reg.owner_kind = MW_WS_OWNER_MODULE;
-			} else {
-				reg.category = MW_WS_MAPPED;
-				reg.owner_kind = MW_WS_OWNER_FILE;
-			}
-			reg.owner = mw_xstrndup(path, m->path_len);
-		} else if (m->path_len && is_shm_path(path, plen)) {
-			reg.category = MW_WS_SHAREABLE;
-			file = true;
-			if (!starts(path, plen, "/dev/zero")) {	/* MAP_SHARED|MAP_ANONYMOUS */
-				reg.owner_kind = MW_WS_OWNER_FILE;
-				reg.owner = mw_xstrndup(path, m->path_len);
-			}
-		} else if (anon(m, s->text) && m->perms[3] == 's') {
-			reg.category = MW_WS_SHAREABLE;
-		} else if (m->path_len && !anon(m, s->text)) {
-			/* [heap], [stack], [vdso], …  (a path not starting with '/' or
-			 * '[' is not something the kernel writes: other too) */
-			if (plen == 6 && !memcmp(path, "[heap]", 6)) {
-				reg.category = MW_WS_HEAP;
-				reg.owner_kind = MW_WS_OWNER_HEAP;
-			} else if (plen == 7 && !memcmp(path, "[stack]", 7)) {
-				reg.category = MW_WS_STACK;
-				reg.owner_kind = MW_WS_OWNER_STACK;
-				reg.owner_id = f->pid;
-			} else if (starts(path, plen, "[stack:")) {
-				reg.category = MW_WS_STACK;
-				reg.owner_kind = MW_WS_OWNER_STACK;
-				reg.owner_id = (uint32_t)strtoul(path + 7, NULL, 10);
-			} else {
-				reg.category = MW_WS_OTHER;
-			}
-		} else if ((a = arena_at(s, i))) {
-			span = a;
-			reg.category = MW_WS_HEAP;
-			reg.owner_kind = MW_WS_OWNER_HEAP;
-			reg.owner_id = ++arenas;
-		} else if (m->perms[0] == 'r' && m->perms[1] == 'w' &&
-			   (th = thread_in(f, m->start, m->end))) {
-			reg.category = MW_WS_STACK;
-			reg.owner_kind = MW_WS_OWNER_STACK;
-			reg.owner_id = th->tid;
-		} else {
-			reg.category = MW_WS_PRIVATE;
-		}
-		/* A PROT_NONE anonymous guard right below a read-write anonymous
-		 * mapping: a thread stack (the guard joins its region). */
-		if (reg.category == MW_WS_PRIVATE && m->path_len == 0 && !memcmp(m->perms, "---p", 4) &&
-		    m->end - m->start <= GUARD_MAX && i + 1 < s->n) {
-			const struct mw_smaps_map *n = &s->m[i + 1];
-
-			if (n->start == m->end && n->path_len == 0 && !memcmp(n->perms, "rw-p", 4) &&
-			    !arena_at(s, i + 1)) {
-				span = 2;
-				reg.category = MW_WS_STACK;
-				reg.owner_kind = MW_WS_OWNER_STACK;
-				th = thread_in(f, n->start, n->end);
-				reg.owner_id = th ? th->tid : 0;
-			}
-		}
 		for (k = i; k < i + span; k++)
 			sharing_of(&s->m[k], file, &pg);
-		reg.size = s->m[i + span - 1].end - m->start;
+		reg.size = s->m[i + span - 1].end - s->m[i].start;
 		for (k = 0; k < MW_WS_NSHARING; k++) {
 			reg.pages[k] = to_pages(pg.bytes[k], ps);
 			out->pages[reg.category][k] += reg.pages[k];
@@ -464,4 +479,99 @@ void mw_smaps_classify(const struct mw_smaps *s, const struct mw_smaps_facts *f,
 		}
 		i += span;
 	}
+}
+
+/* --- per mapping: the address-space map and the heap bar ---------------- */
+
+void mw_smaps_uses(const struct mw_smaps *s, const struct mw_smaps_facts *f,
+		   struct mw_smaps_use *u)
+{
+	size_t exe_len = f->exe ? strlen(f->exe) : 0;
+	uint32_t arenas = 0;
+	size_t i = 0, k;
+
+	while (i < s->n) {
+		struct mw_ws_region reg;
+		bool file;
+		size_t span = decide(s, f, i, exe_len, &arenas, false, &reg, &file);
+
+		for (k = i; k < i + span; k++) {
+			const struct mw_smaps_map *m = &s->m[k];
+			struct mw_smaps_use *x = &u[k];
+
+			memset(x, 0, sizeof(*x));
+			x->alloc_base = s->m[i].start;
+			x->owner_id = reg.owner_id;
+			x->category = reg.category;
+			x->reserved = !memcmp(m->perms, "---", 3);
+			x->counted = m->start < MW_SMAPS_KERNEL_HALF;
+			switch (reg.category) {
+			case MW_WS_IMAGE:
+				x->kind = m->perms[1] == 'w' ? MW_SK_STATIC_DATA : MW_SK_IMAGE;
+				x->vm_type = MW_VM_IMAGE;
+				break;
+			case MW_WS_MAPPED:
+			case MW_WS_SHAREABLE:
+				x->kind = MW_SK_MAPPED;
+				x->vm_type = MW_VM_MAPPED;
+				break;
+			case MW_WS_HEAP:
+				x->kind = MW_SK_HEAP;
+				x->vm_type = MW_VM_PRIVATE;
+				break;
+			case MW_WS_STACK:
+				x->kind = MW_SK_STACK;
+				x->vm_type = MW_VM_PRIVATE;
+				break;
+			default:
+				x->kind = MW_SK_PRIVATE;
+				x->vm_type = MW_VM_PRIVATE;
+				/* the bss: anonymous read-write right after an image's
+				 * writable file-backed segment */
+				if (reg.category == MW_WS_PRIVATE && k > 0 && m->path_len == 0 &&
+				    !memcmp(m->perms, "rw-p", 4) && s->m[k - 1].end == m->start &&
+				    s->m[k - 1].path_len && u[k - 1].kind == MW_SK_STATIC_DATA) {
+					x->kind = MW_SK_STATIC_DATA;
+					x->vm_type = MW_VM_IMAGE;
+					x->alloc_base = u[k - 1].alloc_base;
+				}
+				break;
+			}
+		}
+		i += span;
+	}
+}
+
+void mw_smaps_vm_regions(const struct mw_smaps *s, const struct mw_smaps_use *u,
+			 struct mw_vm_regions *v)
+{
+	uint64_t top = 0;
+	size_t i;
+
+	v->n = 0;
+	for (i = 0; i < s->n; i++) {
+		const struct mw_smaps_map *m = &s->m[i];
+
+		if (!u[i].counted)
+			continue;
+		mw_vm_regions_add(v, m->start, m->end - m->start, u[i].alloc_base,
+				  u[i].reserved ? MW_VM_RESERVE : MW_VM_COMMIT, u[i].vm_type, 0);
+		top = m->end;
+	}
+	v->lo = 0x10000;
+	/* x86-64 user space: 47 bits, 56 with five-level page tables */
+	v->hi = top > MW_SMAPS_USER_TOP_47 ? MW_SMAPS_USER_TOP_56 : MW_SMAPS_USER_TOP_47;
+	v->wow64 = false;
+}
+
+void mw_smaps_stack_ranges(const struct mw_smaps *s, const struct mw_smaps_use *u,
+			   struct mw_vm_ranges *out)
+{
+	size_t i;
+
+	out->n = 0;
+	for (i = 0; i < s->n; i++)
+		if (u[i].counted && u[i].kind == MW_SK_STACK && !u[i].reserved)
+			mw_vm_ranges_add(out, s->m[i].start, s->m[i].end - s->m[i].start,
+					 u[i].owner_id);
 }

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "daemon/mwerr.h"
+#include "vmmap.h"
 #include "workingset.h"
 
 enum mw_smaps_field {
@@ -103,5 +104,58 @@ void mw_smaps_classify(const struct mw_smaps *s, const struct mw_smaps_facts *f,
 /* The stack pointer in /proc/PID/task/TID/syscall text ("NR a1 … a6 SP PC"
  * or "-1 SP PC"); -1 when the thread is running or the text is not that. */
 int mw_smaps_syscall_sp(const char *text, uint64_t *sp);
+
+/* --- per mapping: the address-space map (vmmap) and the heap bar ---------
+ *
+ * One classification of every mapping, shared by the workingset
+ * categories above, memwatch_vm_bytes (vmmap_linux.c) and
+ * memwatch_heap_breakdown_bytes (heap_linux.c), so the three agree:
+ *   state     reserved: PROT_NONE ("---") mappings (thread-stack guards,
+ *             the unused tail of a malloc arena, the gaps ld.so leaves
+ *             inside a library); committed: every other mapping, by its
+ *             whole Size (Linux charges private writable mappings to the
+ *             commit limit whole; read-only file mappings are backed by
+ *             the file, as Windows' committed image and mapped views)
+ *   type      image (category image, and the bss below), mapped (mapped
+ *             files and shared memory), private (the rest)
+ *   kind      image: mappings of image files that are not writable
+ *             static_data: writable mappings of image files (.data, .bss
+ *               in the file, RELRO) and the anonymous "rw-p" mapping
+ *               directly after one (the rest of the .bss; the workingset
+ *               still counts its pages as private_data)
+ *             mapped: mapped_file and shareable
+ *             heap: [heap] and malloc arena heaps
+ *             stack: [stack], thread stacks and their guards
+ *             private: everything else ([anon:…], [vdso], [vvar], …)
+ * Mappings in the kernel's half of the address space ([vsyscall]) are not
+ * counted: vmmap's range ends at user space's top. */
+#define MW_SMAPS_KERNEL_HALF 0xffff800000000000ULL
+#define MW_SMAPS_USER_TOP_47 0x800000000000ULL
+#define MW_SMAPS_USER_TOP_56 0x100000000000000ULL
+
+enum mw_smaps_kind {
+	MW_SK_IMAGE, MW_SK_STATIC_DATA, MW_SK_MAPPED, MW_SK_HEAP, MW_SK_STACK, MW_SK_PRIVATE,
+	MW_SK_N
+};
+
+struct mw_smaps_use {
+	uint64_t alloc_base;	/* the first mapping of its region */
+	uint32_t owner_id;	/* stack: thread id (0: unknown); heap: arena number */
+	uint8_t category;	/* enum mw_ws_category, as mw_smaps_classify */
+	uint8_t kind;		/* enum mw_smaps_kind */
+	uint8_t vm_type;	/* enum mw_vm_type */
+	bool reserved;		/* PROT_NONE: address space only */
+	bool counted;		/* false: in the kernel's half ([vsyscall]) */
+};
+
+/* u: s->n entries, one per mapping. */
+void mw_smaps_uses(const struct mw_smaps *s, const struct mw_smaps_facts *f,
+		   struct mw_smaps_use *u);
+/* The counted mappings as address-space regions (replaces v; sets lo, hi). */
+void mw_smaps_vm_regions(const struct mw_smaps *s, const struct mw_smaps_use *u,
+			 struct mw_vm_regions *v);
+/* The committed stack mappings, id the thread (0: unknown); replaces out. */
+void mw_smaps_stack_ranges(const struct mw_smaps *s, const struct mw_smaps_use *u,
+			   struct mw_vm_ranges *out);
 
 #endif

@@ -1,49 +1,62 @@
-/* vmmap_linux.c - the address-space map from /proc/PID/maps. */
+/* vmmap_linux.c - the address-space map on Linux: /proc/PID/smaps (which
+ * has everything /proc/PID/maps has), read through procmaps.h's per-tick
+ * cache and classified by smaps.c's mw_smaps_uses, the classification the
+ * workingset categories and the heap bar use too.  So committed bytes here
+ * (every mapping that is not PROT_NONE) are the heap bar's committed total
+ * for the same read. */
 #include "vmmap.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "daemon/xalloc.h"
+#include "procmaps.h"
+#include "smaps.h"
+
+/* Read, parse and classify pid; then regions or stacks. */
+static int walk(uint32_t pid, unsigned user, struct mw_vm_regions *v, struct mw_vm_ranges *st,
+		struct mw_err *err)
+{
+	struct mw_procmaps pm = { 0 };
+	struct mw_smaps maps = { 0 };
+	struct mw_smaps_facts f;
+	struct mw_smaps_use *u;
+	int rc = mw_procmaps_read(pid, user, &pm, err);
+
+	if (rc) {
+		mw_procmaps_release(&pm);
+		return rc;
+	}
+	if (mw_smaps_parse(pm.text, pm.len, &maps, err)) {
+		mw_error_prefix(err, "/proc/%lu/smaps", (unsigned long)pid);
+		mw_smaps_release(&maps);
+		mw_procmaps_release(&pm);
+		return -1;
+	}
+	mw_procmaps_facts(&pm, pid, &f);
+	u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
+	mw_smaps_uses(&maps, &f, u);
+	if (v)
+		mw_smaps_vm_regions(&maps, u, v);
+	if (st)
+		mw_smaps_stack_ranges(&maps, u, st);
+	free(u);
+	mw_smaps_release(&maps);
+	mw_procmaps_release(&pm);
+	return 0;
+}
 
 int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)
 {
-	char path[64];
-	FILE *f;
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
-	int rc;
-
 	(void)self;
 	v->n = 0;
-	snprintf(path, sizeof(path), "/proc/%lu/maps", (unsigned long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return mw_error(err, "cannot open %s: %s", path, strerror(errno)), 1;
-	do {
-		MW_GROW(text, cap, len + 65536);
-		got = fread(text + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got > 0);
-	fclose(f);
-	text[len] = '\0';
-	v->lo = 0x10000;
-	v->hi = 0x800000000000ULL;	/* x86-64 user space, 47 bits */
-	v->wow64 = false;
-	rc = mw_vm_parse_maps(text, v, err);
-	free(text);
-	return rc;
+	return walk(pid, MW_PROCMAPS_VMMAP, v, NULL, err);
 }
 
 int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err)
 {
-	/* Thread stacks need /proc/PID/task/TID/stat's startstack plus the
-	 * maps; nothing uses them on Linux yet. */
-	(void)pid;
+	/* The committed part of [stack] and of each thread stack found (a
+	 * thread's stack pointer in it, or glibc's guard below it). */
 	(void)self;
-	(void)err;
 	out->n = 0;
-	return 0;
+	return walk(pid, MW_PROCMAPS_STACKS, NULL, out, err);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -183,7 +184,7 @@ static void kind_names(void **state)
 {
 	static const char *const want[] = { "heap_used", "heap_free", "stack_reserved",
 					    "stack_committed", "image", "static_data",
-					    "private_other", "mapped" };
+					    "private_other", "mapped", "heap" };
 
 	(void)state;
 	for (int k = 0; k < MW_HK_N; k++)
@@ -415,6 +416,302 @@ static void backoff(void **state)
 	mw_heap_backoff_release(&b);
 }
 
+/* --- the Linux bar from /proc/PID/smaps (pure, constructed text) --------- */
+
+/* An app with its bss, [heap], an arena (4 MiB used of its 64 MiB), a
+ * glibc thread stack (guard + 8 MiB), a stack without a guard that a
+ * thread's stack pointer is in, a mapped file, shared memory, libc with a
+ * PROT_NONE gap, RELRO, .data and its bss, anonymous memory, [stack],
+ * [vvar], [vdso], [vsyscall].  Header lines only: the bar reads sizes
+ * from the addresses (smaps' Size). */
+static const char LINUX_SMAPS[] =
+	"00400000-00401000 r--p 00000000 08:01 100      /usr/bin/app\n"
+	"Size:                  4 kB\n"
+	"Rss:                   4 kB\n"
+	"00401000-00405000 r-xp 00001000 08:01 100      /usr/bin/app\n"
+	"00405000-00407000 r--p 00005000 08:01 100      /usr/bin/app\n"
+	"00407000-00408000 rw-p 00006000 08:01 100      /usr/bin/app\n"
+	"00408000-0040a000 rw-p 00000000 00:00 0 \n"
+	"01000000-01021000 rw-p 00000000 00:00 0        [heap]\n"
+	"7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
+	"7f0000400000-7f0004000000 ---p 00000000 00:00 0 \n"
+	"7f1000000000-7f1000001000 ---p 00000000 00:00 0 \n"
+	"7f1000001000-7f1000801000 rw-p 00000000 00:00 0 \n"
+	"7f2000000000-7f2000800000 r--p 00000000 08:01 200      /data/file.dat\n"
+	"7f2100000000-7f2100400000 rw-s 00000000 00:01 300      /dev/shm/x\n"
+	"7f3000000000-7f3000005000 r--p 00000000 08:01 400      /usr/lib/libc.so.6\n"
+	"7f3000005000-7f3000010000 r-xp 00005000 08:01 400      /usr/lib/libc.so.6\n"
+	"7f3000010000-7f3000020000 ---p 00010000 08:01 400      /usr/lib/libc.so.6\n"
+	"7f3000020000-7f3000024000 r--p 0001f000 08:01 400      /usr/lib/libc.so.6\n"
+	"7f3000024000-7f3000026000 rw-p 00023000 08:01 400      /usr/lib/libc.so.6\n"
+	"7f3000026000-7f3000030000 rw-p 00000000 00:00 0 \n"
+	"7f4000010000-7f4000013000 rw-p 00000000 00:00 0 \n"
+	"7f5000000000-7f5000100000 rw-p 00000000 00:00 0 \n"
+	"7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0        [stack]\n"
+	"7ffc00100000-7ffc00102000 r--p 00000000 00:00 0        [vvar]\n"
+	"7ffc00102000-7ffc00104000 r-xp 00000000 00:00 0        [vdso]\n"
+	"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]\n";
+
+struct linux_fixture {
+	struct mw_smaps maps;
+	struct mw_smaps_use *u;
+	struct mw_smaps_thread th;
+	struct mw_smaps_facts f;
+};
+
+static void linux_setup(struct linux_fixture *x, const char *text)
+{
+	struct mw_err err = { "" };
+
+	memset(x, 0, sizeof(*x));
+	assert_int_equal(mw_smaps_parse(text, strlen(text), &x->maps, &err), 0);
+	x->th.tid = 77;
+	x->th.sp = 0x7f5000080000ULL;
+	x->f.pid = 42;
+	x->f.page_size = 4096;
+	x->f.exe = "/usr/bin/app";
+	x->f.threads = &x->th;
+	x->f.nthreads = 1;
+	x->u = calloc(x->maps.n, sizeof(*x->u));
+	assert_non_null(x->u);
+	mw_smaps_uses(&x->maps, &x->f, x->u);
+}
+
+static void linux_teardown(struct linux_fixture *x)
+{
+	free(x->u);
+	mw_smaps_release(&x->maps);
+}
+
+#define PG(n) ((uint64_t)(n) * 4096)
+
+static void linux_bar_kinds(void **state)
+{
+	struct linux_fixture x;
+	struct mw_heap_breakdown bd;
+
+	(void)state;
+	linux_setup(&x, LINUX_SMAPS);
+	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
+	assert_true(bd.heap_whole);
+	assert_false(bd.have_heaps);
+	/* app 1 + 4 + 2, libc 5 + 11 + RELRO 4 (the PROT_NONE gap is not committed) */
+	assert_int_equal(bd.bytes[MW_HK_IMAGE], PG(27));
+	/* app .data 1 + bss 2, libc .data 2 + bss 10 */
+	assert_int_equal(bd.bytes[MW_HK_STATIC_DATA], PG(15));
+	/* [heap] 0x21 pages + the arena's 4 MiB (not its PROT_NONE 60 MiB) */
+	assert_int_equal(bd.bytes[MW_HK_HEAP], PG(0x21) + (4 << 20));
+	/* glibc thread stack 8 MiB + the one holding tid 77's sp (1 MiB) + [stack] */
+	assert_int_equal(bd.bytes[MW_HK_STACK_COMMITTED], (8 << 20) + (1 << 20) + PG(0x21));
+	/* the guard page */
+	assert_int_equal(bd.bytes[MW_HK_STACK_RESERVED], PG(1));
+	/* the file 8 MiB + /dev/shm 4 MiB */
+	assert_int_equal(bd.bytes[MW_HK_MAPPED], 12 << 20);
+	/* anonymous 3 pages, [vvar] 2, [vdso] 2 ([vsyscall] is not counted) */
+	assert_int_equal(bd.bytes[MW_HK_PRIVATE_OTHER], PG(7));
+	assert_int_equal(bd.bytes[MW_HK_HEAP_USED], 0);
+	assert_int_equal(bd.bytes[MW_HK_HEAP_FREE], 0);
+	linux_teardown(&x);
+}
+
+/* The committed kinds add up to the Size of the counted mappings that are
+ * not PROT_NONE, summed here straight from the text. */
+static void linux_bar_adds_up(void **state)
+{
+	struct linux_fixture x;
+	struct mw_heap_breakdown bd;
+	uint64_t want = 0, got = 0, reserved = 0;
+	const char *p = LINUX_SMAPS;
+	int k;
+
+	(void)state;
+	while (*p) {
+		unsigned long long lo, hi;
+		char perms[8];
+
+		if (sscanf(p, "%llx-%llx %7s", &lo, &hi, perms) == 3 && lo < 0xffff800000000000ULL) {
+			if (strncmp(perms, "---", 3))
+				want += hi - lo;
+			else
+				reserved += hi - lo;
+		}
+		p = strchr(p, '\n') + 1;
+	}
+	linux_setup(&x, LINUX_SMAPS);
+	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
+	for (k = 0; k < MW_HK_N; k++)
+		if (k != MW_HK_STACK_RESERVED)
+			got += bd.bytes[k];
+	assert_int_equal(got, want);
+	/* the guard, the arena tail, libc's gap */
+	assert_int_equal(reserved, PG(1) + (60 << 20) + PG(16));
+	assert_true(bd.bytes[MW_HK_STACK_RESERVED] <= reserved);
+	linux_teardown(&x);
+}
+
+/* The bss is only the anonymous mapping right after an image's writable
+ * segment: not one after a gap, not a read-only one, not an arena. */
+static void linux_bss_rules(void **state)
+{
+	static const char text[] =
+		"00400000-00401000 r-xp 00000000 08:01 100 /usr/bin/app\n"
+		"00401000-00402000 rw-p 00001000 08:01 100 /usr/bin/app\n"
+		"00402000-00404000 rw-p 00000000 00:00 0 \n"	/* bss */
+		"00404000-00405000 rw-p 00000000 00:00 0 \n"	/* after the bss: private */
+		"00500000-00501000 r-xp 00000000 08:01 200 /usr/lib/libq.so\n"
+		"00501000-00502000 r--p 00001000 08:01 200 /usr/lib/libq.so\n"
+		"00502000-00503000 rw-p 00000000 00:00 0 \n"	/* after r--p: private */
+		"00600000-00601000 rw-p 00000000 08:01 300 /data/db\n"
+		"00601000-00602000 rw-p 00000000 00:00 0 \n"	/* after a data file: private */
+		"00700000-00701000 rw-p 00000000 08:01 400 /usr/lib/libr.so\n"
+		"00702000-00703000 rw-p 00000000 00:00 0 \n";	/* a gap before it: private */
+	static const uint8_t want[] = { MW_SK_IMAGE, MW_SK_STATIC_DATA, MW_SK_STATIC_DATA,
+					MW_SK_PRIVATE, MW_SK_IMAGE, MW_SK_IMAGE, MW_SK_PRIVATE,
+					MW_SK_MAPPED, MW_SK_PRIVATE, MW_SK_STATIC_DATA,
+					MW_SK_PRIVATE };
+	struct linux_fixture x;
+	size_t i;
+
+	(void)state;
+	linux_setup(&x, text);
+	assert_int_equal(x.maps.n, sizeof(want));
+	for (i = 0; i < x.maps.n; i++) {
+		assert_int_equal(x.u[i].kind, want[i]);
+		/* the workingset still counts the bss pages as private_data */
+		if (i == 2)
+			assert_int_equal(x.u[i].category, MW_WS_PRIVATE);
+	}
+	/* the bss is part of the image's allocation in the address-space map */
+	assert_int_equal(x.u[2].vm_type, MW_VM_IMAGE);
+	assert_int_equal(x.u[2].alloc_base, 0x400000);
+	linux_teardown(&x);
+}
+
+/* Arenas: the used part is heap, the PROT_NONE tail reserved (in no kind);
+ * a full 64 MiB arena has no tail; a misaligned one is private. */
+static void linux_arenas(void **state)
+{
+	static const char text[] =
+		"7f0000000000-7f0000021000 rw-p 00000000 00:00 0 \n"
+		"7f0000021000-7f0004000000 ---p 00000000 00:00 0 \n"
+		"7f0004000000-7f0008000000 rw-p 00000000 00:00 0 \n"
+		"7f0010001000-7f0010002000 rw-p 00000000 00:00 0 \n";
+	struct linux_fixture x;
+	struct mw_heap_breakdown bd;
+
+	(void)state;
+	linux_setup(&x, text);
+	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
+	assert_int_equal(bd.bytes[MW_HK_HEAP], PG(0x21) + (64 << 20));
+	assert_int_equal(bd.bytes[MW_HK_PRIVATE_OTHER], PG(1));
+	assert_int_equal(bd.bytes[MW_HK_STACK_RESERVED], 0);
+	assert_true(x.u[1].reserved);
+	assert_int_equal(x.u[0].owner_id, 1);
+	assert_int_equal(x.u[2].owner_id, 2);
+	linux_teardown(&x);
+}
+
+/* Thread stacks: glibc's guard + stack pairs (each guard is
+ * stack_reserved), one found by a thread's stack pointer only, and their
+ * ranges with the thread ids. */
+static void linux_thread_stacks(void **state)
+{
+	static const char text[] =
+		"7f1000000000-7f1000001000 ---p 00000000 00:00 0 \n"
+		"7f1000001000-7f1000801000 rw-p 00000000 00:00 0 \n"
+		"7f1000801000-7f1000811000 ---p 00000000 00:00 0 \n"
+		"7f1000811000-7f1001011000 rw-p 00000000 00:00 0 \n"
+		"7f5000000000-7f5000100000 rw-p 00000000 00:00 0 \n";
+	struct linux_fixture x;
+	struct mw_heap_breakdown bd;
+	struct mw_vm_ranges r = { 0 };
+
+	(void)state;
+	linux_setup(&x, text);
+	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
+	assert_int_equal(bd.bytes[MW_HK_STACK_COMMITTED], (16 << 20) + (1 << 20));
+	assert_int_equal(bd.bytes[MW_HK_STACK_RESERVED], PG(1) + PG(16));
+	assert_int_equal(bd.bytes[MW_HK_PRIVATE_OTHER], 0);
+	mw_smaps_stack_ranges(&x.maps, x.u, &r);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.r[0].base, 0x7f1000001000ULL);
+	assert_int_equal(r.r[0].size, 8 << 20);
+	assert_int_equal(r.r[0].id, 0);	/* no thread's stack pointer in it */
+	assert_int_equal(r.r[2].base, 0x7f5000000000ULL);
+	assert_int_equal(r.r[2].id, 77);
+	mw_vm_ranges_release(&r);
+	linux_teardown(&x);
+}
+
+/* vmmap's committed total is the bar's for the same read; its reserved
+ * total is the PROT_NONE mappings; types follow the kinds. */
+static void linux_vmmap_agrees(void **state)
+{
+	struct linux_fixture x;
+	struct mw_heap_breakdown bd;
+	struct mw_vm_regions v = { 0 };
+	struct mw_vm_summary sum;
+	uint64_t bar = 0, committed = 0, reserved = 0;
+	int k;
+
+	(void)state;
+	linux_setup(&x, LINUX_SMAPS);
+	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
+	mw_smaps_vm_regions(&x.maps, x.u, &v);
+	mw_vm_summarize(&v, &sum);
+	for (k = 0; k < MW_HK_N; k++)
+		if (k != MW_HK_STACK_RESERVED)
+			bar += bd.bytes[k];
+	for (k = 0; k < MW_VM_NTYPES; k++) {
+		committed += sum.bytes[MW_VM_COMMIT][k];
+		reserved += sum.bytes[MW_VM_RESERVE][k];
+	}
+	assert_int_equal(committed, bar);
+	assert_int_equal(reserved, PG(1) + (60 << 20) + PG(16));
+	assert_int_equal(sum.bytes[MW_VM_COMMIT][MW_VM_IMAGE],
+			 bd.bytes[MW_HK_IMAGE] + bd.bytes[MW_HK_STATIC_DATA]);
+	assert_int_equal(sum.bytes[MW_VM_COMMIT][MW_VM_MAPPED], bd.bytes[MW_HK_MAPPED]);
+	assert_int_equal(sum.bytes[MW_VM_COMMIT][MW_VM_PRIVATE],
+			 bd.bytes[MW_HK_HEAP] + bd.bytes[MW_HK_STACK_COMMITTED] +
+			 bd.bytes[MW_HK_PRIVATE_OTHER]);
+	assert_int_equal(sum.bytes[MW_VM_RESERVE][MW_VM_IMAGE], PG(16));	/* libc's gap */
+	assert_int_equal(v.hi, 0x800000000000ULL);
+	mw_vm_regions_release(&v);
+	linux_teardown(&x);
+}
+
+/* The workingset's categories and the bar's kinds come from one
+ * classification: heap, stack, mapped agree mapping by mapping. */
+static void linux_workingset_agrees(void **state)
+{
+	struct linux_fixture x;
+	size_t i;
+
+	(void)state;
+	linux_setup(&x, LINUX_SMAPS);
+	for (i = 0; i < x.maps.n; i++) {
+		switch (x.u[i].category) {
+		case MW_WS_HEAP:
+			assert_int_equal(x.u[i].kind, MW_SK_HEAP);
+			break;
+		case MW_WS_STACK:
+			assert_int_equal(x.u[i].kind, MW_SK_STACK);
+			break;
+		case MW_WS_MAPPED:
+		case MW_WS_SHAREABLE:
+			assert_int_equal(x.u[i].kind, MW_SK_MAPPED);
+			break;
+		case MW_WS_IMAGE:
+			assert_true(x.u[i].kind == MW_SK_IMAGE || x.u[i].kind == MW_SK_STATIC_DATA);
+			break;
+		default:
+			assert_true(x.u[i].kind == MW_SK_PRIVATE || x.u[i].kind == MW_SK_STATIC_DATA);
+			break;
+		}
+	}
+	linux_teardown(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +726,13 @@ int main(void)
 		cmocka_unit_test(spi_threads),
 		cmocka_unit_test(spi_lies),
 		cmocka_unit_test(backoff),
+		cmocka_unit_test(linux_bar_kinds),
+		cmocka_unit_test(linux_bar_adds_up),
+		cmocka_unit_test(linux_bss_rules),
+		cmocka_unit_test(linux_arenas),
+		cmocka_unit_test(linux_thread_stacks),
+		cmocka_unit_test(linux_vmmap_agrees),
+		cmocka_unit_test(linux_workingset_agrees),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

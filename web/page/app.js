@@ -16,7 +16,7 @@ const TOP = 20;	// a selector matching more series draws the TOP fastest growers
 // Breakdown kinds (HeapPeep's bar, from memwatch_heap_breakdown_bytes{kind}) and
 // address-space states (VirtualMemory.exe's view, from memwatch_vm_bytes).
 const KINDS = [
-  ["heap_used", "#d6604d"], ["heap_free", "#f4a582"], ["stack_committed", "#8c6bb1"], ["stack_reserved", "#cab2d6"],
+  ["heap", "#d6604d"], ["heap_used", "#d6604d"], ["heap_free", "#f4a582"], ["stack_committed", "#8c6bb1"], ["stack_reserved", "#cab2d6"],
   ["image", "#6c8ebf"], ["static_data", "#17becf"], ["private_other", "#4daf4a"], ["mapped", "#e6ab02"],
 ];
 const STATES = ["committed", "reserved", "free"];

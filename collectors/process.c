@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock.h"
 #include "daemon/collector.h"
 #include "daemon/log.h"
 #include "daemon/units.h"
@@ -98,9 +99,12 @@ static int status_kb(const char *text, const char *key, uint64_t *out)
 
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err)
 {
-	uint64_t anon = 0, swap = 0, rss = 0, hwm = 0;
+	uint64_t anon = 0, file = 0, shmem = 0, swap = 0, rss = 0, hwm = 0;
+	bool has_anon, has_file, has_shmem;
 
-	/* Kernel threads have no Vm* lines at all: everything stays 0. */
+	p->has_kinds = p->has_swap = p->has_private_ws = false;
+	/* Kernel threads have no Vm* lines at all: their (empty) working set
+	 * is 0; the figures by kind are absent. */
 	if (status_kb(text, "VmRSS", &rss)) {
 		if (!strstr(text, "Name:"))
 			return mw_error(err, "status: no Name line");
@@ -108,12 +112,88 @@ int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_
 		return 0;
 	}
 	status_kb(text, "VmHWM", &hwm);
-	status_kb(text, "RssAnon", &anon);
-	status_kb(text, "VmSwap", &swap);
+	has_anon = !status_kb(text, "RssAnon", &anon);
+	has_file = !status_kb(text, "RssFile", &file);
+	has_shmem = !status_kb(text, "RssShmem", &shmem);
+	p->has_swap = !status_kb(text, "VmSwap", &swap);
 	p->working_set_bytes = rss;
 	p->working_set_peak_bytes = hwm > rss ? hwm : rss;
 	p->private_bytes = anon + swap;
+	p->swap_bytes = swap;
+	p->has_kinds = has_anon && has_file && has_shmem;
+	if (p->has_kinds) {
+		p->rss_anon_bytes = anon;
+		p->rss_file_bytes = file;
+		p->rss_shmem_bytes = shmem;
+	}
+	if (has_anon) {
+		p->private_ws_bytes = anon;
+		p->has_private_ws = true;
+	}
 	return 0;
+}
+
+int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,
+			       struct mw_err *err)
+{
+	uint64_t pc = 0, pd = 0;
+
+	if (status_kb(text, "Pss", pss))
+		return mw_error(err, "smaps_rollup: no Pss line");
+	status_kb(text, "Private_Clean", &pc);
+	status_kb(text, "Private_Dirty", &pd);
+	*uss = pc + pd;
+	return 0;
+}
+
+static void copy_name(char *out, size_t size, const char *s, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+bool mw_proc_exe_name(const char *target, char *out, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	const char *base, *end;
+
+	if (!target || target[0] != '/' || !size)
+		return false;
+	end = target + strlen(target);
+	if ((size_t)(end - target) > sizeof(deleted) - 1 &&
+	    !strcmp(end - (sizeof(deleted) - 1), deleted))
+		end -= sizeof(deleted) - 1;
+	base = target;
+	for (const char *c = target; c < end; c++)
+		if (*c == '/')
+			base = c + 1;
+	if (base >= end)
+		return false;
+	copy_name(out, size, base, (size_t)(end - base));
+	return true;
+}
+
+bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, char *out,
+			  size_t size)
+{
+	const char *base = cmdline, *end = cmdline;
+	size_t clen = comm ? strlen(comm) : 0;
+
+	if (!size)
+		return false;
+	while ((size_t)(end - cmdline) < len && *end)
+		end++;
+	for (const char *c = cmdline; c < end; c++)
+		if (*c == '/')
+			base = c + 1;
+	if (end > base && clen && (size_t)(end - base) >= clen && !memcmp(base, comm, clen)) {
+		copy_name(out, size, base, (size_t)(end - base));
+		return true;
+	}
+	copy_name(out, size, comm ? comm : "", clen);
+	return false;
 }
 
 /* --- Windows SYSTEM_PROCESS_INFORMATION --------------------------------- */
@@ -233,6 +313,11 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 			p->working_set_peak_bytes = rd64(e + MW_SPI_PEAK_WS);
 			p->working_set_bytes = rd64(e + MW_SPI_WS);
 			p->private_bytes = rd64(e + MW_SPI_PAGEFILE);
+			/* WorkingSetPrivateSize: a process with a working set has
+			 * private pages (its stacks, its PEB); 0 beside a non-zero
+			 * working set is a kernel that does not fill it (Wine). */
+			p->private_ws_bytes = rd64(e + MW_SPI_PRIVATE_WS);
+			p->has_private_ws = p->private_ws_bytes > 0 || p->working_set_bytes == 0;
 			name_len = rd16(e + MW_SPI_NAME_LEN);
 			name_ptr = rd64(e + MW_SPI_NAME_BUF);
 			if (name_len == 0 || name_ptr == 0) {
@@ -268,15 +353,43 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
  * short-lived ones (compilers, shells a build agent starts by the
  * thousand) do not each leave a set of series behind; what is skipped is
  * counted (the status line and memwatch_collector_young_skipped_total).
+ *
+ * PSS / USS (Linux): /proc/PID/smaps_rollup walks the page tables of the
+ * process, far dearer than status, so it is read on a time budget: a
+ * credit of pss_budget (a share of one core) times the wall time elapsed
+ * accrues between ticks (at most one tick's worth is banked, the first
+ * tick gets one interval's); reads go round-robin by pid from where the
+ * last tick stopped, each process at most once per pss_interval, while
+ * credit lasts.  A read costs its measured time (an overrun makes the
+ * credit negative and is paid back by later ticks).  A process whose read
+ * took longer than PSS_SLOW_NS is not read again for PSS_SLOW_PAUSE_NS.
+ * Between reads the last figures are reported again.
  */
 #define PROCESS_MIN_AGE_DEFAULT_MS 5000
+#define PSS_BUDGET_DEFAULT 0.05
+#define PSS_INTERVAL_DEFAULT_MS 60000
+#define PSS_SLOW_NS 50000000LL		/* 50 ms */
+#define PSS_SLOW_PAUSE_NS 600000000000LL	/* 10 min */
 
-static const char *const process_options[] = { "min_age", NULL };
+static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval", NULL };
 static const char *const process_option_docs[] = {
 	"5s ; a process gets series once it has run this long (0: at once); younger "
 	"ones (but memwatchd itself) are skipped and counted "
 	"(memwatch_collector_young_skipped_total)",
+	"5% ; Linux: share of one core spent reading PSS/USS (smaps_rollup), spread "
+	"over ticks round-robin (0: never read them); a process whose read took over "
+	"50 ms is left out for 10 minutes",
+	"60s ; Linux: each process's PSS/USS is read at most this often",
 	NULL,
+};
+
+struct pss_entry {
+	uint32_t pid;
+	int64_t start_ms;
+	int64_t due_ns;		/* monotonic: next read not before */
+	uint64_t pss, uss;
+	bool has;
+	size_t ti;		/* index in this tick's table */
 };
 
 struct process_state {
@@ -284,13 +397,38 @@ struct process_state {
 	struct mw_process_table table;
 	int64_t min_age_ms;
 	uint64_t skipped_total;	/* process samples skipped: younger than min_age */
+	/* PSS budget */
+	bool pss_on;
+	double pss_share;	/* of one core */
+	int64_t pss_interval_ns, tick_ns;
+	int64_t credit_ns, last_ns;
+	uint32_t cursor;	/* last pid read */
+	struct pss_entry *pss, *pss_next;
+	size_t npss, pss_cap, pss_next_cap;
+	struct mw_process_pss_stats last;
 };
+
+/* "5%", "0.5%", "0": a share of one core in [0, 1]. */
+static int parse_share(const char *text, double *out, struct mw_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end == text || (*end && strcmp(end, "%")) || v < 0 || v > 100 || (*end != '%' && v != 0))
+		return mw_error(err, "'%s' is not a share of a core (expected e.g. 5%%, or 0)", text);
+	*out = v / 100.0;
+	return 0;
+}
 
 static int process_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
 	const char *min_age = env && env->self ? mw_config_extra(env->self, "min_age") : NULL;
+	const char *budget = env && env->self ? mw_config_extra(env->self, "pss_budget") : NULL;
+	const char *every = env && env->self ? mw_config_extra(env->self, "pss_interval") : NULL;
 	struct process_state *st;
-	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS;
+	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS, every_ms = PSS_INTERVAL_DEFAULT_MS, tick_ms = 0;
+	double share = PSS_BUDGET_DEFAULT;
+	uint64_t a, b;
 
 	if (min_age && !strcmp(min_age, "0"))
 		ms = 0;
@@ -298,8 +436,27 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		mw_error_prefix(why, "min_age");
 		return MW_COLLECTOR_ERROR;
 	}
+	if (budget && parse_share(budget, &share, why)) {
+		mw_error_prefix(why, "pss_budget");
+		return MW_COLLECTOR_ERROR;
+	}
+	if (every && !strcmp(every, "0"))
+		every_ms = 0;
+	else if (every && mw_parse_duration_ms(every, &every_ms, why)) {
+		mw_error_prefix(why, "pss_interval");
+		return MW_COLLECTOR_ERROR;
+	}
+	if (env && env->self)
+		tick_ms = env->self->interval_ms;
+	if (!tick_ms && env && env->config)
+		tick_ms = env->config->interval_ms;
+	if (tick_ms <= 0)
+		tick_ms = 10000;
 	st = mw_xcalloc(1, sizeof(*st));
 	st->min_age_ms = ms;
+	st->pss_share = share;
+	st->pss_interval_ns = every_ms * 1000000LL;
+	st->tick_ns = tick_ms * 1000000LL;
 	st->reader = mw_process_reader_new();
 	/* A first read proves the platform call works here. */
 	if (mw_process_table_read(st->reader, &st->table, why)) {
@@ -308,8 +465,117 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		free(st);
 		return MW_COLLECTOR_UNSUPPORTED;
 	}
+	/* PSS where smaps_rollup exists (Linux 4.14+) and a budget is set */
+	st->pss_on = share > 0 && mw_process_pss_read(st->reader, mw_self_pid(), &a, &b) == 0;
 	*state = st;
 	return MW_COLLECTOR_OK;
+}
+
+static int pss_cmp(const void *x, const void *y)
+{
+	const struct pss_entry *a = x, *b = y;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static const struct pss_entry *pss_find(const struct pss_entry *v, size_t n, uint32_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else if (v[mid].pid > pid)
+			hi = mid;
+		else
+			return &v[mid];
+	}
+	return NULL;
+}
+
+/* This tick's PSS reads (see above); fills the table's pss fields. */
+static void pss_tick(struct process_state *st, int64_t now_ns)
+{
+	struct mw_process_pss_stats *o = &st->last;
+	struct pss_entry *v;
+	size_t i, n, start = 0, k;
+	int64_t elapsed = st->last_ns ? now_ns - st->last_ns : st->tick_ns;
+	int64_t cap = (int64_t)(st->pss_share * (double)(elapsed > st->tick_ns ? elapsed : st->tick_ns));
+
+	memset(o, 0, sizeof(*o));
+	st->last_ns = now_ns;
+	st->credit_ns += (int64_t)(st->pss_share * (double)elapsed);
+	if (st->credit_ns > cap)
+		st->credit_ns = cap;
+	/* carry each process's entry over (same pid and start), in pid order */
+	MW_GROW(st->pss_next, st->pss_next_cap, st->table.nprocs + 1);
+	v = st->pss_next;
+	for (i = 0, n = 0; i < st->table.nprocs; i++) {
+		const struct mw_process_info *p = &st->table.procs[i];
+		const struct pss_entry *old = pss_find(st->pss, st->npss, p->pid);
+
+		if (old && old->start_ms == p->start_ms) {
+			v[n] = *old;
+		} else {
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].pid = p->pid;
+			v[n].start_ms = p->start_ms;
+		}
+		v[n++].ti = i;
+	}
+	for (i = 1; i < n && v[i - 1].pid < v[i].pid; i++)
+		;
+	if (i < n)
+		qsort(v, n, sizeof(*v), pss_cmp);
+	while (start < n && v[start].pid <= st->cursor)
+		start++;
+	for (k = 0; k < n; k++) {
+		struct pss_entry *e = &v[(start + k) % n];
+		int64_t t0, took;
+
+		if (e->due_ns > now_ns)
+			continue;
+		if (st->credit_ns <= 0) {
+			o->waiting++;
+			continue;
+		}
+		t0 = mw_clock_mono_ns();
+		e->has = mw_process_pss_read(st->reader, e->pid, &e->pss, &e->uss) == 0;
+		took = mw_clock_mono_ns() - t0;
+		st->credit_ns -= took;
+		o->read++;
+		o->spent_ns += took;
+		st->cursor = e->pid;
+		e->due_ns = now_ns + (took > PSS_SLOW_NS ? PSS_SLOW_PAUSE_NS : st->pss_interval_ns);
+		if (took > PSS_SLOW_NS)
+			o->slow++;
+	}
+	for (i = 0; i < n; i++) {
+		struct mw_process_info *p = &st->table.procs[v[i].ti];
+
+		if (v[i].due_ns - now_ns > st->pss_interval_ns)
+			o->paused++;
+		p->has_pss = v[i].has;
+		p->pss_bytes = v[i].pss;
+		p->uss_bytes = v[i].uss;
+		o->known += v[i].has;
+	}
+	st->pss_next = st->pss;
+	st->pss = v;
+	i = st->pss_cap;
+	st->pss_cap = st->pss_next_cap;
+	st->pss_next_cap = i;
+	st->npss = n;
+}
+
+static void add_kind(struct mw_batch *b, const struct mw_label *labels, const char *kind,
+		     uint64_t v, int64_t ts)
+{
+	struct mw_label l[4] = { labels[0], labels[1], labels[2], { "kind", kind } };
+
+	mw_batch_add(b, "memwatch_process_resident_bytes", l, 4, (double)v, ts);
 }
 
 static int process_sample(void *state, struct mw_sample_ctx *ctx)
@@ -317,10 +583,12 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 	struct process_state *st = state;
 	uint32_t self = mw_self_pid();
 	uint64_t skipped = 0;
-	size_t i;
+	size_t i, len = 0;
 
 	if (mw_process_table_read(st->reader, &st->table, &ctx->err))
 		return MW_COLLECTOR_ERROR;
+	if (st->pss_on)
+		pss_tick(st, mw_clock_mono_ns());
 	for (i = 0; i < st->table.nprocs; i++) {
 		const struct mw_process_info *p = &st->table.procs[i];
 		char pid[16], started[24];
@@ -352,6 +620,23 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 		mw_batch_add(b, "memwatch_process_threads", labels, 3, (double)p->threads, ts);
 		mw_batch_add(b, "memwatch_process_page_faults_total", labels, 3,
 			     (double)p->page_faults, ts);
+		if (p->has_private_ws)
+			mw_batch_add(b, "memwatch_process_private_working_set_bytes", labels, 3,
+				     (double)p->private_ws_bytes, ts);
+		if (p->has_kinds) {
+			add_kind(b, labels, "anon", p->rss_anon_bytes, ts);
+			add_kind(b, labels, "file", p->rss_file_bytes, ts);
+			add_kind(b, labels, "shmem", p->rss_shmem_bytes, ts);
+		}
+		if (p->has_swap)
+			mw_batch_add(b, "memwatch_process_swap_bytes", labels, 3,
+				     (double)p->swap_bytes, ts);
+		if (p->has_pss) {
+			mw_batch_add(b, "memwatch_process_pss_bytes", labels, 3,
+				     (double)p->pss_bytes, ts);
+			mw_batch_add(b, "memwatch_process_uss_bytes", labels, 3,
+				     (double)p->uss_bytes, ts);
+		}
 	}
 	ctx->inaccessible = st->table.inaccessible;
 	st->skipped_total += skipped;
@@ -361,10 +646,17 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 		mw_batch_add(ctx->batch, "memwatch_collector_young_skipped_total", l, 1,
 			     (double)st->skipped_total, ctx->ts_ms);
 	}
-	if (st->min_age_ms > 0)
-		snprintf(ctx->mode, sizeof(ctx->mode), "min_age %lld ms: %llu younger skipped "
-			 "(%llu in all)", (long long)st->min_age_ms, (unsigned long long)skipped,
-			 (unsigned long long)st->skipped_total);
+	ctx->mode[0] = '\0';
+	if (st->pss_on)
+		len = (size_t)snprintf(ctx->mode, sizeof(ctx->mode),
+				       "pss %g%%: %zu read %.1f ms, %zu waiting, %zu slow-skipped",
+				       st->pss_share * 100, st->last.read,
+				       (double)st->last.spent_ns / 1e6, st->last.waiting,
+				       st->last.paused);
+	if (st->min_age_ms > 0 && len + 2 < sizeof(ctx->mode))
+		snprintf(ctx->mode + len, sizeof(ctx->mode) - len, "%smin_age %llds: %llu young "
+			 "skipped", len ? "; " : "", (long long)st->min_age_ms / 1000,
+			 (unsigned long long)skipped);
 	return MW_COLLECTOR_OK;
 }
 
@@ -376,13 +668,17 @@ static void process_fini(void *state)
 		return;
 	mw_process_reader_free(st->reader);
 	mw_process_table_release(&st->table);
+	free(st->pss);
+	free(st->pss_next);
 	free(st);
 }
 
 const struct mw_collector mw_collector_process = {
 	.name = "process",
-	.summary = "Every process every tick: working set (and peak), private bytes (commit\n"
-		   "charge), virtual size, handles, threads, page faults.",
+	.summary = "Every process every tick: working set (and peak), private working set,\n"
+		   "private bytes (commit charge), virtual size, handles, threads, page faults;\n"
+		   "Linux: resident bytes by kind (anon, file, shmem), swap, and PSS/USS on a\n"
+		   "time budget.",
 	.default_interval_ms = 0,
 	.default_enabled = true,
 	.options = process_options,

@@ -31,6 +31,21 @@ struct mw_process_info {
 	uint32_t handles;		/* handles (Windows) / open fds (Linux) */
 	uint32_t threads;
 	bool has_handles;		/* false: could not count them */
+	/* Resident memory by kind (Linux /proc/PID/status RssAnon, RssFile,
+	 * RssShmem) and swap (VmSwap); has_kinds / has_swap false: the lines
+	 * were missing (kernel thread, kernel before 4.5), not zero. */
+	uint64_t rss_anon_bytes, rss_file_bytes, rss_shmem_bytes;
+	uint64_t swap_bytes;
+	bool has_kinds, has_swap;
+	/* Private working set: Windows WorkingSetPrivateSize (Task Manager's
+	 * "Memory (private working set)"); Linux RssAnon. */
+	uint64_t private_ws_bytes;
+	bool has_private_ws;
+	/* PSS / USS (Linux smaps_rollup), filled by the collector from its
+	 * budgeted reads; has_pss false: not read (yet). */
+	uint64_t pss_bytes, uss_bytes;
+	bool has_pss;
+	uint64_t start_ticks;		/* Linux: stat's starttime (identity with pid) */
 };
 
 struct mw_process_table {
@@ -43,13 +58,32 @@ void mw_process_table_release(struct mw_process_table *t);
 /* Append a zeroed entry and return it. */
 struct mw_process_info *mw_process_table_add(struct mw_process_table *t);
 
-/* Platform: the reader keeps buffers between ticks. */
+/* Platform: the reader keeps buffers (and, on Linux, the names it found
+ * per pid and start time) between ticks. */
 struct mw_process_reader;
 struct mw_process_reader *mw_process_reader_new(void);
+/* Linux: read a /proc-like tree at proc_root (tests, benchmarks); NULL or
+ * other platforms: the real one. */
+struct mw_process_reader *mw_process_reader_new_at(const char *proc_root);
 void mw_process_reader_free(struct mw_process_reader *r);
 /* Replace t's contents with the current process table. */
 int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *t,
 			  struct mw_err *err);
+/* PSS and USS of one process (Linux /proc/PID/smaps_rollup).  0: read;
+ * 1: not available (gone, not permitted, no smaps_rollup, other
+ * platforms) - absent, not an error. */
+int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
+			uint64_t *uss);
+
+/* What the process collector's PSS reads cost on its last tick. */
+struct mw_process_pss_stats {
+	size_t read;		/* smaps_rollup files read */
+	size_t waiting;		/* due, but the budget ran out */
+	size_t paused;		/* left out for a while: their read was slow */
+	size_t slow;		/* reads this tick over the slow limit */
+	size_t known;		/* processes with PSS figures */
+	int64_t spent_ns;	/* time the reads took */
+};
 
 /* --- pure parsers, tested on constructed input --------------------------- */
 
@@ -57,9 +91,22 @@ int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *
  * (clock ticks since boot, returned in *start_ticks), vsize. */
 int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 		       uint64_t *start_ticks, struct mw_err *err);
-/* /proc/PID/status: VmHWM, VmRSS, RssAnon, VmSwap (and Name when comm was
- * cut at 15 chars, we keep stat's). */
+/* /proc/PID/status: VmHWM, VmRSS, RssAnon, RssFile, RssShmem, VmSwap. */
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err);
+/* /proc/PID/smaps_rollup: Pss, and USS = Private_Clean + Private_Dirty.
+ * -1 without a Pss line. */
+int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,
+			       struct mw_err *err);
+/* The image name from /proc/PID/exe's target: its basename, less the
+ * kernel's " (deleted)" suffix.  false: nothing usable. */
+bool mw_proc_exe_name(const char *target, char *out, size_t size);
+/* The image name from /proc/PID/cmdline (len bytes, NUL-separated): the
+ * basename of argv[0], used only if it agrees with comm (starts with it;
+ * comm is the first 15 bytes of the name exec gave) - a process that
+ * rewrote its argv (setproctitle: "sshd: user@pts/0") keeps comm.
+ * Returns true if argv[0] was used, false if out got comm. */
+bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, char *out,
+			  size_t size);
 
 /* SYSTEM_PROCESS_INFORMATION (x64 layout) as NtQuerySystemInformation
  * returns it.  buf_addr is the address the buffer had when it was filled:
@@ -77,6 +124,7 @@ int64_t mw_filetime_to_unix_ms(uint64_t ft);
 /* SPI layout constants (x64), checked against the SDK in process_win32.c */
 #define MW_SPI_NEXT 0x00
 #define MW_SPI_THREADS 0x04
+#define MW_SPI_PRIVATE_WS 0x08	/* WorkingSetPrivateSize (Vista+; SDK: Reserved[0]) */
 #define MW_SPI_CREATE_TIME 0x20
 #define MW_SPI_NAME_LEN 0x38
 #define MW_SPI_NAME_BUF 0x40

@@ -28,6 +28,10 @@ _Static_assert(VMC(PagefileUsage) == MW_SPI_PAGEFILE, "pagefile");
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, CreateTime) == MW_SPI_CREATE_TIME, "ctime");
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, InheritedFromUniqueProcessId) == MW_SPI_PPID, "ppid");
 _Static_assert(sizeof(SYSTEM_PROCESS_INFORMATION) == MW_SPI_SIZE, "size");
+/* WorkingSetPrivateSize is the first LARGE_INTEGER of the SDK's Reserved[3]
+ * (phnt: WorkingSetPrivateSize, HardFaultCount, NumberOfThreadsHighWatermark,
+ * CycleTime, then CreateTime at 0x20). */
+_Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, Reserved) == MW_SPI_PRIVATE_WS, "private ws");
 
 #ifndef STATUS_INFO_LENGTH_MISMATCH
 #define STATUS_INFO_LENGTH_MISMATCH ((NTSTATUS)0xC0000004L)
@@ -37,6 +41,22 @@ struct mw_process_reader {
 	unsigned char *buf;
 	ULONG size;
 };
+
+struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
+{
+	(void)proc_root;
+	return mw_process_reader_new();
+}
+
+int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
+			uint64_t *uss)
+{
+	(void)r;
+	(void)pid;
+	(void)pss;
+	(void)uss;
+	return 1;	/* no PSS on Windows */
+}
 
 struct mw_process_reader *mw_process_reader_new(void)
 {

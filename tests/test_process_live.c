@@ -37,7 +37,7 @@ static void own_process_is_listed_and_grows(void **state)
 	struct mw_process_reader *r = mw_process_reader_new();
 	struct mw_process_table t;
 	struct mw_err err = { "" };
-	uint64_t before = 0, after = 0;
+	uint64_t before = 0, after = 0, anon_before = 0, anon_after = 0;
 	size_t i;
 	int found = 0;
 	char *big;
@@ -58,6 +58,30 @@ static void own_process_is_listed_and_grows(void **state)
 		assert_true(t.procs[i].threads >= 1);
 		assert_true(t.procs[i].start_ms > 1000000000000LL);
 		assert_non_null(strstr(t.procs[i].name, "process_li"));
+		/* the full image name, not the 15-char comm */
+#ifdef _WIN32
+		assert_string_equal(t.procs[i].name, "test_process_live.exe");
+		/* Wine leaves WorkingSetPrivateSize 0: then it is absent */
+		if (t.procs[i].has_private_ws)
+			assert_true(t.procs[i].private_ws_bytes <= t.procs[i].working_set_bytes);
+		assert_false(t.procs[i].has_kinds);
+#else
+		assert_string_equal(t.procs[i].name, "test_process_live");
+		assert_true(t.procs[i].has_kinds);
+		assert_true(t.procs[i].has_swap);
+		assert_true(t.procs[i].has_private_ws);
+		assert_true(t.procs[i].rss_anon_bytes + t.procs[i].rss_file_bytes +
+			    t.procs[i].rss_shmem_bytes <= t.procs[i].working_set_bytes + 4096);
+		anon_before = t.procs[i].rss_anon_bytes;
+		/* PSS/USS of ourselves, read on demand */
+		{
+			uint64_t pss = 0, uss = 0;
+
+			assert_int_equal(mw_process_pss_read(r, own_pid(), &pss, &uss), 0);
+			assert_true(uss > 0 && uss <= pss && pss <= t.procs[i].working_set_bytes + (1u << 20));
+			assert_int_equal(mw_process_pss_read(r, 0x7ffffff0u, &pss, &uss), 1);
+		}
+#endif
 	}
 	assert_true(found);
 	/* Touch 64 MB: the working set (and private bytes) must grow. */
@@ -67,9 +91,17 @@ static void own_process_is_listed_and_grows(void **state)
 	if (mw_process_table_read(r, &t, &err))
 		fail_msg("%s", err.msg);
 	for (i = 0; i < t.nprocs; i++)
-		if (t.procs[i].pid == own_pid())
+		if (t.procs[i].pid == own_pid()) {
 			after = t.procs[i].private_bytes + t.procs[i].working_set_bytes;
+			anon_after = t.procs[i].rss_anon_bytes;
+		}
 	assert_true(after >= before + (32u << 20));
+#ifndef _WIN32
+	assert_true(anon_after >= anon_before + (60u << 20));
+#else
+	(void)anon_before;
+	(void)anon_after;
+#endif
 	free(big);
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);

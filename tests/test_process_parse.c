@@ -94,6 +94,108 @@ static void proc_status(void **state)
 	assert_int_equal(mw_proc_parse_status("garbage", &p, &err), -1);
 }
 
+static void proc_status_kinds_and_swap(void **state)
+{
+	struct mw_process_info p;
+	struct mw_err err;
+	/* the kernel's layout (tabs, padding), a shared-memory heavy process */
+	const char *status =
+		"Name:\tverylongprocess\nUmask:\t0022\nState:\tS (sleeping)\n"
+		"VmPeak:\t  300000 kB\nVmSize:\t  290000 kB\nVmLck:\t       0 kB\n"
+		"VmHWM:\t   90000 kB\nVmRSS:\t   80000 kB\nRssAnon:\t   10000 kB\n"
+		"RssFile:\t    4000 kB\nRssShmem:\t   66000 kB\nVmData:\t   12000 kB\n"
+		"VmSwap:\t     512 kB\nThreads:\t3\n";
+	const char *old_kernel = "Name:\tx\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n";
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mw_proc_parse_status(status, &p, &err), 0);
+	assert_true(p.has_kinds);
+	assert_true(p.rss_anon_bytes == 10000ULL * 1024);
+	assert_true(p.rss_file_bytes == 4000ULL * 1024);
+	assert_true(p.rss_shmem_bytes == 66000ULL * 1024);
+	assert_true(p.rss_anon_bytes + p.rss_file_bytes + p.rss_shmem_bytes == p.working_set_bytes);
+	assert_true(p.has_swap);
+	assert_true(p.swap_bytes == 512ULL * 1024);
+	assert_true(p.has_private_ws);
+	assert_true(p.private_ws_bytes == 10000ULL * 1024);
+	/* a zero line is a zero, a missing line is absent */
+	assert_int_equal(mw_proc_parse_status("Name:\tz\nVmRSS:\t 0 kB\nRssAnon:\t 0 kB\n"
+					      "RssFile:\t 0 kB\nRssShmem:\t 0 kB\nVmSwap:\t 0 kB\n",
+					      &p, &err), 0);
+	assert_true(p.has_kinds && p.has_swap && p.has_private_ws);
+	assert_int_equal(p.swap_bytes, 0);
+	assert_int_equal(mw_proc_parse_status(old_kernel, &p, &err), 0);
+	assert_false(p.has_kinds);
+	assert_false(p.has_swap);
+	assert_false(p.has_private_ws);
+	assert_int_equal(p.working_set_bytes, 8 * 1024);
+	/* kernel thread: nothing by kind */
+	assert_int_equal(mw_proc_parse_status("Name:\tkworker/0:1\nState:\tI\n", &p, &err), 0);
+	assert_false(p.has_kinds);
+	assert_false(p.has_swap);
+}
+
+static void smaps_rollup(void **state)
+{
+	uint64_t pss = 0, uss = 0;
+	struct mw_err err;
+	const char *text =
+		"55d0c0a3e000-7ffd5b3f2000 ---p 00000000 00:00 0                          [rollup]\n"
+		"Rss:                3952 kB\nPss:                1234 kB\nPss_Dirty:           800 kB\n"
+		"Pss_Anon:            700 kB\nPss_File:            434 kB\nPss_Shmem:           100 kB\n"
+		"Shared_Clean:       2400 kB\nShared_Dirty:          0 kB\nPrivate_Clean:       352 kB\n"
+		"Private_Dirty:      1200 kB\nReferenced:         3952 kB\nAnonymous:          1200 kB\n"
+		"Swap:                  0 kB\nSwapPss:               0 kB\nLocked:                0 kB\n";
+
+	(void)state;
+	assert_int_equal(mw_proc_parse_smaps_rollup(text, &pss, &uss, &err), 0);
+	assert_true(pss == 1234ULL * 1024);
+	assert_true(uss == (352ULL + 1200) * 1024);
+	/* Pss_Dirty etc. must not be taken for Pss */
+	assert_int_equal(mw_proc_parse_smaps_rollup("Pss_Dirty: 5 kB\nRss: 9 kB\n", &pss, &uss,
+						    &err), -1);
+	assert_non_null(strstr(err.msg, "Pss"));
+	assert_int_equal(mw_proc_parse_smaps_rollup("", &pss, &uss, &err), -1);
+}
+
+static void names_from_exe_and_cmdline(void **state)
+{
+	char out[MW_PROCESS_NAME_MAX], tiny[8];
+	static const char cl[] = "/opt/app/verylongprocessname-leaky\0--flag\0";
+	static const char spaced[] = "/tmp/my prog dir/my leaky prog\0arg\0";
+	static const char sshd[] = "sshd: alice@pts/0\0\0\0";
+
+	(void)state;
+	assert_true(mw_proc_exe_name("/usr/bin/verylongprocessname-leaky", out, sizeof(out)));
+	assert_string_equal(out, "verylongprocessname-leaky");
+	assert_true(mw_proc_exe_name("/tmp/my prog (deleted)", out, sizeof(out)));
+	assert_string_equal(out, "my prog");
+	assert_true(mw_proc_exe_name("/x/a (deleted) b", out, sizeof(out)));
+	assert_string_equal(out, "a (deleted) b");
+	assert_false(mw_proc_exe_name("", out, sizeof(out)));
+	assert_false(mw_proc_exe_name("/usr/bin/", out, sizeof(out)));
+	assert_false(mw_proc_exe_name("socket:[123]", out, sizeof(out)));
+	assert_true(mw_proc_exe_name("/a/b/0123456789abcdef", tiny, sizeof(tiny)));
+	assert_string_equal(tiny, "0123456");
+	/* argv[0] agrees with comm (its first 15 bytes): the full name */
+	assert_true(mw_proc_cmdline_name(cl, sizeof(cl) - 1, "verylongprocess", out, sizeof(out)));
+	assert_string_equal(out, "verylongprocessname-leaky");
+	assert_true(mw_proc_cmdline_name(spaced, sizeof(spaced) - 1, "my leaky prog", out,
+					 sizeof(out)));
+	assert_string_equal(out, "my leaky prog");
+	/* rewritten argv (setproctitle), empty cmdline (zombie): comm */
+	assert_false(mw_proc_cmdline_name(sshd, sizeof(sshd) - 1, "sshd", out, sizeof(out)));
+	assert_string_equal(out, "sshd");
+	assert_false(mw_proc_cmdline_name("", 0, "kworker/0:1", out, sizeof(out)));
+	assert_string_equal(out, "kworker/0:1");
+	/* not NUL-terminated within len: stops at len */
+	assert_true(mw_proc_cmdline_name("/bin/catalog", 8, "cat", out, sizeof(out)));
+	assert_string_equal(out, "cat");
+	assert_false(mw_proc_cmdline_name("/bin/other", 10, "cat", out, sizeof(out)));
+	assert_string_equal(out, "cat");
+}
+
 /* --- SYSTEM_PROCESS_INFORMATION ------------------------------------------ */
 
 #define BASE 0x10000000ULL
@@ -131,6 +233,7 @@ static size_t put_entry(unsigned char *buf, size_t off, uint32_t pid, uint32_t t
 	wr64(e + MW_SPI_PEAK_WS, ws * 2);
 	wr64(e + MW_SPI_WS, ws);
 	wr64(e + MW_SPI_PAGEFILE, ws / 2);
+	wr64(e + MW_SPI_PRIVATE_WS, ws / 4);
 	if (nlen) {
 		size_t name_off = off + MW_SPI_SIZE + 64;
 		e[MW_SPI_NAME_LEN] = (unsigned char)(2 * nlen);
@@ -189,6 +292,21 @@ static void spi_parses_a_constructed_table(void **state)
 	assert_true(t.procs[2].virtual_bytes == 1ULL << 40);
 	assert_int_equal(t.procs[2].page_faults, 555);
 	assert_int_equal(t.procs[2].start_ms, 1700000000000LL);
+	/* WorkingSetPrivateSize (Task Manager's private working set) */
+	assert_true(t.procs[2].has_private_ws);
+	assert_int_equal(t.procs[2].private_ws_bytes, 5u << 18);
+	/* a kernel that leaves it 0 beside a working set (Wine): absent */
+	{
+		size_t off = len - ((MW_SPI_SIZE + 64 + 2 * 9 + 2 + 7) & ~(size_t)7);
+
+		wr64(buf + off + MW_SPI_PRIVATE_WS, 0);
+		assert_int_equal(mw_spi_parse(buf, len, BASE, &t, &err), 0);
+		assert_false(t.procs[2].has_private_ws);
+		/* no figures by kind, swap or PSS on Windows */
+		assert_false(t.procs[2].has_kinds);
+		assert_false(t.procs[2].has_swap);
+		assert_false(t.procs[2].has_pss);
+	}
 	mw_process_table_release(&t);
 }
 
@@ -253,6 +371,9 @@ int main(void)
 		cmocka_unit_test(proc_stat_with_awkward_comm),
 		cmocka_unit_test(proc_stat_rejects_garbage),
 		cmocka_unit_test(proc_status),
+		cmocka_unit_test(proc_status_kinds_and_swap),
+		cmocka_unit_test(smaps_rollup),
+		cmocka_unit_test(names_from_exe_and_cmdline),
 		cmocka_unit_test(spi_parses_a_constructed_table),
 		cmocka_unit_test(spi_rejects_lies),
 		cmocka_unit_test(utf16_conversion),

@@ -49,8 +49,13 @@ int mw_proc_image_name_from(const char *exe, const char *cmdline, size_t cmdline
 	}
 	if (cmdline && cmdline_len) {
 		size_t n = strnlen(cmdline, cmdline_len);	/* argv[0] */
+		size_t clen = comm ? strcspn(comm, "\n") : 0;
 
-		if (put_base(cmdline, n, buf, size))
+		/* argv[0] only when it agrees with comm (the kernel's first 15
+		 * bytes of the name): a rewritten title such as "sshd:
+		 * alice@pts/0" would otherwise name the process "0".  The same
+		 * rule as the process collector's label (process_linux.c). */
+		if (put_base(cmdline, n, buf, size) && (!clen || !strncmp(buf, comm, clen)))
 			return 0;
 	}
 	if (comm) {

@@ -228,6 +228,14 @@ static void image_name_choice(void **state)
 	assert_int_equal(mw_proc_image_name_from(NULL, cmd, sizeof(cmd) - 1, "verylongprocess",
 						 buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "verylongprocessname-leaky");
+	/* a title that does not start with comm is not a name: comm */
+	{
+		static const char sshd[] = "sshd: alice@pts/0";
+
+		assert_int_equal(mw_proc_image_name_from(NULL, sshd, sizeof(sshd) - 1, "sshd\n", buf,
+							 sizeof(buf)), 0);
+		assert_string_equal(buf, "sshd");
+	}
 	/* a process that rewrote its command line: what it says */
 	assert_int_equal(mw_proc_image_name_from(NULL, rewritten, sizeof(rewritten) - 1, "postgres",
 						 buf, sizeof(buf)), 0);

@@ -72,6 +72,9 @@ ALL_TESTS := $(sort $(wildcard tests/test_*.c))
 NATIVE_TESTS := $(filter-out %_win32.c,$(ALL_TESTS))
 WIN_TESTS := $(filter-out %_linux.c,$(ALL_TESTS))
 TEST_HELPERS := $(sort $(wildcard tests/helpers/*.c))
+# Test-only code (e.g. the PERF_DATA_BLOCK builder): linked into the test
+# programs and benches, never into memwatchd.
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 BENCHES := $(sort $(wildcard bench/bench_*.c))
 
 # --- native -----------------------------------------------------------------
@@ -82,6 +85,9 @@ WIN_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(WIN_SRC) $(GEN_SRC))
 NATIVE_LIB_OBJ := $(filter-out build/native/obj/$(MAIN_SRC:.c=.o),$(NATIVE_OBJ))
 ASAN_LIB_OBJ := $(filter-out build/asan/obj/$(MAIN_SRC:.c=.o),$(ASAN_OBJ))
 WIN_LIB_OBJ := $(filter-out build/win64/obj/$(MAIN_SRC:.c=.o),$(WIN_OBJ))
+NATIVE_SUPPORT_OBJ := $(patsubst %.c,build/native/obj/%.o,$(TEST_SUPPORT))
+ASAN_SUPPORT_OBJ := $(patsubst %.c,build/asan/obj/%.o,$(TEST_SUPPORT))
+WIN_SUPPORT_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(TEST_SUPPORT))
 
 NATIVE_TEST_BIN := $(patsubst tests/%.c,build/asan/tests/%$(EXE),$(NATIVE_TESTS))
 WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))
@@ -108,18 +114,18 @@ build/asan/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/asan/tests/%$(EXE): tests/%.c $(ASAN_LIB_OBJ)
+build/asan/tests/%$(EXE): tests/%.c $(ASAN_LIB_OBJ) $(ASAN_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(ASAN_LIB_OBJ) $(CMOCKA_LIBS) $(NATIVE_DEP_LIBS)
+	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(ASAN_LIB_OBJ) $(ASAN_SUPPORT_OBJ) $(CMOCKA_LIBS) $(NATIVE_DEP_LIBS)
 
 build/native/helpers/%$(EXE): tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) -o $@ $<
 
 BENCH_BIN := $(patsubst bench/%.c,build/native/bench/%$(EXE),$(BENCHES))
-build/native/bench/%$(EXE): bench/%.c $(NATIVE_LIB_OBJ)
+build/native/bench/%$(EXE): bench/%.c $(NATIVE_LIB_OBJ) $(NATIVE_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(NATIVE_LIB_OBJ) $(NATIVE_DEP_LIBS)
+	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(NATIVE_LIB_OBJ) $(NATIVE_SUPPORT_OBJ) $(NATIVE_DEP_LIBS)
 
 bench-build: $(BENCH_BIN) build/native/memwatchd$(EXE)
 
@@ -136,9 +142,9 @@ build/win64/obj/%.o: %.c $(WIN_DEPS)/.stamp
 # one.  Its failing asserts are not marked noreturn there either, so
 # -Wnull-dereference sees paths past them.  The native build checks the
 # same test sources with both warnings on.
-build/win64/tests/%.exe: tests/%.c $(WIN_LIB_OBJ)
+build/win64/tests/%.exe: tests/%.c $(WIN_LIB_OBJ) $(WIN_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) -Wno-format -Wno-null-dereference $(WIN_DEP_CFLAGS) -static -o $@ $< $(WIN_LIB_OBJ) $(WIN_DEP_LIBS) -lcmocka $(WIN_SYS_LIBS)
+	$(CROSS_CC) $(COMMON_CFLAGS) $(WIN_CFLAGS) -Wno-format -Wno-null-dereference $(WIN_DEP_CFLAGS) -static -o $@ $< $(WIN_LIB_OBJ) $(WIN_SUPPORT_OBJ) $(WIN_DEP_LIBS) -lcmocka $(WIN_SYS_LIBS)
 
 build/win64/helpers/%.exe: tests/helpers/%.c $(WIN_DEPS)/.stamp
 	@mkdir -p $(@D)
@@ -188,4 +194,5 @@ fuzz:
 clean:
 	rm -rf build/native build/asan build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
 
--include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d)
+-include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d) \
+	$(NATIVE_SUPPORT_OBJ:.o=.d) $(ASAN_SUPPORT_OBJ:.o=.d) $(WIN_SUPPORT_OBJ:.o=.d)

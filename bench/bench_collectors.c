@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "collectors/perfdata.h"
-#include "collectors/perfdata_build.h"
+#include "tests/support/perfdata_build.h"
 #include "collectors/vmmap.h"
 #include "collectors/workingset.h"
 #include "daemon/clock.h"

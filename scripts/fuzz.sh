@@ -19,7 +19,8 @@ build() {
 		-fno-sanitize-recover=undefined -o "$out/fuzz_$name" "fuzz/fuzz_$name.c" "$@"
 }
 
-build perfdata collectors/perfdata.c daemon/xalloc.c daemon/mwerr.c -lm
+build perfdata collectors/perfdata_walk.c collectors/perfdata_titles.c \
+	collectors/perfdata_calc.c collectors/perfdata_select.c collectors/perfdata_json.c daemon/xalloc.c daemon/mwerr.c -lm
 
 for t in perfdata; do
 	mkdir -p "$out/corpus/$t"

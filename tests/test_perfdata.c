@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "collectors/perfdata.h"
-#include "collectors/perfdata_build.h"
+#include "tests/support/perfdata_build.h"
 
 #define NPROC 8
 

@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <cmocka.h>
 
-#include "collectors/perfdata_build.h"
+#include "tests/support/perfdata_build.h"
 #include "collectors/perfdata_cmd.h"
 #include "fuzz/fuzz_perfdata.c"
 

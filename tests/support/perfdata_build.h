@@ -9,8 +9,8 @@
  * block is finished, so a buffer it returns is valid; tests then break it
  * on purpose at the MW_P* offsets of perfdata.h.
  */
-#ifndef MW_COLLECTORS_PERFDATA_BUILD_H
-#define MW_COLLECTORS_PERFDATA_BUILD_H
+#ifndef MW_TESTS_SUPPORT_PERFDATA_BUILD_H
+#define MW_TESTS_SUPPORT_PERFDATA_BUILD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "daemon/xalloc.h"
-#include "perfdata.h"
+#include "collectors/perfdata.h"
 
 static void put(struct mw_pdbb *b, size_t at, const void *p, size_t n)
 {

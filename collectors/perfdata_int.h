@@ -1,0 +1,52 @@
+/*
+ * perfdata_int.h - what the perfdata_*.c files share and nothing else
+ * uses: unaligned little-endian reads, the name pool, ASCII
+ * case-insensitive compares and the bytes a counter type reads.
+ */
+#ifndef MW_COLLECTORS_PERFDATA_INT_H
+#define MW_COLLECTORS_PERFDATA_INT_H
+
+#include <string.h>
+
+#include "perfdata.h"
+
+static inline uint16_t rd16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* perfdata_walk.c: UTF-16LE (n code units, stops at a NUL) or
+ * single-byte text appended to a growing pool as NUL-terminated UTF-8;
+ * returns the string's offset in the pool. */
+size_t mw_perf_pool_put_utf16(char **pool, size_t *len, size_t *cap,
+			      const unsigned char *in, size_t n);
+size_t mw_perf_pool_put_bytes(char **pool, size_t *len, size_t *cap,
+			      const unsigned char *in, size_t n);
+/* perfdata_walk.c: bytes a counter type reads from its block (4, 8, 0, or
+ * the declared size for variable-length text). */
+uint32_t mw_perf_type_bytes(uint32_t type, uint32_t declared);
+
+/* perfdata_titles.c: ASCII case-insensitive equality. */
+bool mw_perf_ieq(const char *a, const char *b);
+bool mw_perf_nieq(const char *a, const char *b, size_t n);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * perfdata_select.c - choosing from snapshots: the instance of the
+ * previous snapshot that is the same thing as one of this snapshot, and
+ * counter paths ("\\Object(parent/instance#n)\\Counter") and which
+ * instances they select.
+ */
+#include "perfdata_int.h"
+
+#include <string.h>
+
+static uint64_t instance_start(const struct mw_perf_snapshot *s, const struct mw_perf_object *o,
+			       const struct mw_perf_instance *i)
+{
+	size_t c;
+
+	for (c = 0; c < o->ncounters; c++)
+		if (o->counters[c].type == MW_PERF_ELAPSED_TIME)
+			return mw_perf_raw(s, i, &o->counters[c]);
+	return 0;
+}
+
+static bool same_identity(const struct mw_perf_snapshot *sa, const struct mw_perf_object *oa,
+			  const struct mw_perf_instance *a, const struct mw_perf_snapshot *sb,
+			  const struct mw_perf_object *ob, const struct mw_perf_instance *b)
+{
+	if (a->pid >= 0 && b->pid >= 0 && a->pid != b->pid)
+		return false;
+	if (a->unique_id != MW_PERF_NO_UNIQUE_ID && a->unique_id != b->unique_id)
+		return false;
+	return instance_start(sa, oa, a) == instance_start(sb, ob, b);
+}
+
+static bool same_full_name(const struct mw_perf_snapshot *sa, const struct mw_perf_instance *a,
+			   const struct mw_perf_snapshot *sb, const struct mw_perf_instance *b)
+{
+	if (a->full_off == SIZE_MAX || b->full_off == SIZE_MAX)
+		return a->full_off == b->full_off;
+	return !strcmp(sa->names + a->full_off, sb->names + b->full_off);
+}
+
+const struct mw_perf_instance *mw_perf_match_instance(
+	const struct mw_perf_snapshot *s_cur, const struct mw_perf_object *o_cur,
+	const struct mw_perf_instance *cur, const struct mw_perf_snapshot *s_prev,
+	const struct mw_perf_object *o_prev, bool *changed)
+{
+	size_t pos = (size_t)(cur - o_cur->instances), i;
+	const struct mw_perf_instance *byname = NULL;
+
+	*changed = false;
+	/* Same position, same name: the common case when nothing changed. */
+	if (pos < o_prev->ninstances && same_full_name(s_cur, cur, s_prev, &o_prev->instances[pos]))
+		byname = &o_prev->instances[pos];
+	for (i = 0; !byname && i < o_prev->ninstances; i++)
+		if (same_full_name(s_cur, cur, s_prev, &o_prev->instances[i]))
+			byname = &o_prev->instances[i];
+	if (byname && same_identity(s_cur, o_cur, cur, s_prev, o_prev, byname))
+		return byname;
+	/* "#n" shifts when a same-name process exits: look for the pid. */
+	if (cur->pid >= 0) {
+		for (i = 0; i < o_prev->ninstances; i++) {
+			const struct mw_perf_instance *p = &o_prev->instances[i];
+
+			if (p->pid == cur->pid && !strcmp(s_cur->names + cur->name_off,
+							  s_prev->names + p->name_off) &&
+			    same_identity(s_cur, o_cur, cur, s_prev, o_prev, p))
+				return p;
+		}
+	}
+	if (byname)
+		*changed = true;
+	return NULL;
+}
+
+/* --- counter paths --------------------------------------------------------- */
+
+int mw_perf_path_parse(const char *text, struct mw_perf_path *p, struct mw_err *err)
+{
+	const char *s = text, *obj_end, *ctr;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	if (s[0] == '\\' && s[1] == '\\') {	/* \\machine\... : skip the machine */
+		s = strchr(s + 2, '\\');
+		if (!s)
+			return mw_error(err, "counter path '%s': no object after the machine", text);
+	}
+	if (*s != '\\')
+		return mw_error(err, "counter path '%s' does not start with '\\'", text);
+	s++;
+	ctr = strrchr(s, '\\');
+	if (!ctr || ctr == s || !ctr[1])
+		return mw_error(err, "counter path '%s' is not \\Object\\Counter", text);
+	obj_end = ctr;
+	if (ctr[-1] == ')') {
+		const char *open = NULL, *q;
+
+		for (q = s; q < ctr; q++)
+			if (*q == '(') {
+				open = q;
+				break;
+			}
+		if (!open)
+			return mw_error(err, "counter path '%s': ')' without '('", text);
+		n = (size_t)(ctr - 1 - open - 1);
+		if (n >= sizeof(p->instance))
+			return mw_error(err, "counter path '%s': instance too long", text);
+		memcpy(p->instance, open + 1, n);
+		p->instance[n] = '\0';
+		p->has_instance = true;
+		obj_end = open;
+	}
+	n = (size_t)(obj_end - s);
+	if (n == 0 || n >= sizeof(p->object))
+		return mw_error(err, "counter path '%s': bad object name", text);
+	memcpy(p->object, s, n);
+	p->object[n] = '\0';
+	if (strlen(ctr + 1) >= sizeof(p->counter))
+		return mw_error(err, "counter path '%s': counter name too long", text);
+	strcpy(p->counter, ctr + 1);
+	return 0;
+}
+
+bool mw_perf_path_match_instance(const struct mw_perf_path *p,
+				 const struct mw_perf_snapshot *s,
+				 const struct mw_perf_instance *i)
+{
+	const char *full;
+	size_t n;
+
+	if (!p->has_instance || !strcmp(p->instance, "*"))
+		return true;
+	if (i->full_off == SIZE_MAX)
+		return false;
+	full = s->names + i->full_off;
+	if (mw_perf_ieq(p->instance, full))
+		return true;
+	/* "name#0" is the first "name" */
+	n = strlen(p->instance);
+	if (i->dup_index == 0 && n > 2 && !strcmp(p->instance + n - 2, "#0") &&
+	    strlen(full) == n - 2 && mw_perf_nieq(p->instance, full, n - 2))
+		return true;
+	return false;
+}

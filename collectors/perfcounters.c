@@ -16,6 +16,7 @@
 #include "perfdata.h"
 
 #define MAX_CANDIDATES 4
+#define MAX_PARENTS 8
 
 static const char *const pc_options[] = { "counters", "close_key", "query", NULL };
 static const char *const pc_option_docs[] = {
@@ -40,6 +41,10 @@ struct pc_state {
 	size_t npaths, paths_cap;
 	char query[256];
 	bool query_fixed, close_key;
+	/* parent objects (ParentObjectTitleIndex) the data showed we need */
+	uint32_t parents[MAX_PARENTS];
+	size_t nparents;
+	size_t last_skipped;	/* objects skipped in the last sample */
 	unsigned char *buf[2];
 	size_t len[2], cap[2];
 	struct mw_perf_snapshot snap[2];
@@ -74,7 +79,7 @@ static void pc_free(struct pc_state *st)
 static int load_titles(struct pc_state *st, struct mw_err *err)
 {
 	const unsigned char *data;
-	size_t len, i, q = 0;
+	size_t len, i;
 
 	if (mw_perfreg_query(st->reg, "Counter 009", &data, &len, err))
 		return -1;
@@ -90,16 +95,11 @@ static int load_titles(struct pc_state *st, struct mw_err *err)
 		p->nobjs = mw_perf_title_find(&st->titles, p->p.object, p->objs, MAX_CANDIDATES);
 		if (p->nobjs > MAX_CANDIDATES)
 			p->nobjs = MAX_CANDIDATES;
-		for (k = 0; k < p->nobjs && !st->query_fixed; k++) {
-			char num[16];
-
-			snprintf(num, sizeof(num), "%" PRIu32, p->objs[k]);
-			if (!strstr(st->query, num) && q + strlen(num) + 2 < sizeof(st->query)) {
-				q += (size_t)snprintf(st->query + q, sizeof(st->query) - q, "%s%s",
-						      q ? " " : "", num);
-			}
-		}
+		for (k = 0; k < p->nobjs && !st->query_fixed; k++)
+			mw_perf_query_add(st->query, sizeof(st->query), p->objs[k]);
 	}
+	for (i = 0; i < st->nparents && !st->query_fixed; i++)
+		mw_perf_query_add(st->query, sizeof(st->query), st->parents[i]);
 	{
 		uint32_t v2;
 
@@ -254,7 +254,8 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 		st->have[cur] = false;
 	}
 	s = &st->snap[cur];
-	if (mw_perf_snapshot_parse(s, st->buf[cur], len, &ctx->err))
+	if (mw_perf_snapshot_parse_ex(s, st->buf[cur], len, MW_PERF_PARSE_SKIP_BAD_OBJECTS,
+				      &ctx->err))
 		return mw_error_prefix(&ctx->err, "query '%s'", st->query),
 		       MW_COLLECTOR_ERROR;
 	st->have[cur] = true;
@@ -273,6 +274,21 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 			o = mw_perf_snapshot_object(s, p->objs[k]);
 		if (!o)
 			continue;
+		if (!st->query_fixed) {
+			/* "\\Thread(notepad/0)\\..." needs Process in the answer:
+			 * ask for it from the next sample on. */
+			uint32_t miss[MAX_PARENTS];
+			size_t nm = mw_perf_missing_parents(s, o, miss, MAX_PARENTS);
+
+			for (k = 0; k < nm && st->nparents < MAX_PARENTS; k++) {
+				if (mw_perf_query_add(st->query, sizeof(st->query), miss[k]) == 1) {
+					st->parents[st->nparents++] = miss[k];
+					mw_log_info("perfcounters: object %" PRIu32 " names parents in "
+						    "object %" PRIu32 "; added to the query",
+						    o->name_index, miss[k]);
+				}
+			}
+		}
 		po = ps ? mw_perf_snapshot_object(ps, o->name_index) : NULL;
 		/* the counter, resolved by name within this object */
 		for (c = 0; c < o->ncounters; c++) {
@@ -331,9 +347,25 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 		mw_batch_add_detail(ctx->batch, "perfcounters.raw", "memwatch_perf_value", l, 1,
 				    ctx->ts_ms, st->detail, st->detail_len);
 	}
+	{
+		struct mw_label l[1] = { { "query", st->query } };
+
+		mw_batch_add(ctx->batch, "memwatch_perf_objects_skipped", l, 1,
+			     (double)s->skipped_objects, ctx->ts_ms);
+	}
 	st->cur = prev;
-	snprintf(ctx->mode, sizeof(ctx->mode), "query '%.40s': %zu values, %.2f ms; %s",
-		 st->query, values, (double)(mw_clock_mono_ns() - t0) / 1e6, st->version_note);
+	if (s->skipped_objects)
+		snprintf(ctx->mode, sizeof(ctx->mode), "query '%.24s': %zu values; %zu malformed "
+			 "object(s) skipped: %.40s", st->query, values, s->skipped_objects,
+			 s->skip_note);
+	else
+		snprintf(ctx->mode, sizeof(ctx->mode), "query '%.40s': %zu values, %.2f ms; %s",
+			 st->query, values, (double)(mw_clock_mono_ns() - t0) / 1e6,
+			 st->version_note);
+	if (s->skipped_objects != st->last_skipped)
+		mw_log_warn("perfcounters: query '%s': %zu malformed object(s) skipped, the "
+			    "rest used (first: %s)", st->query, s->skipped_objects, s->skip_note);
+	st->last_skipped = s->skipped_objects;
 	return MW_COLLECTOR_OK;
 }
 

@@ -80,6 +80,7 @@
 #define MW_PERF_NO_UNIQUE_ID (-1)
 
 /* Counter types (winperf.h) */
+#define MW_PERF_MULTI_COUNTER 0x02000000u	/* type flag: B is a multi base */
 #define MW_PERF_COUNTER_COUNTER 0x10410400u
 #define MW_PERF_COUNTER_TIMER 0x20410500u
 #define MW_PERF_COUNTER_QUEUELEN_TYPE 0x00450400u
@@ -204,6 +205,10 @@ struct mw_perf_snapshot {
 	size_t nobjects, objects_cap;
 	char *names;		/* instance name pool */
 	size_t names_len, names_cap;
+	/* MW_PERF_PARSE_SKIP_BAD_OBJECTS: objects left out, and why the
+	 * first one was. */
+	size_t skipped_objects;
+	char skip_note[160];
 };
 
 /* Parse a PERF_DATA_BLOCK of len bytes.  Objects, counter definitions,
@@ -213,6 +218,15 @@ struct mw_perf_snapshot {
  * reset first and must be released with mw_perf_snapshot_release. */
 int mw_perf_snapshot_parse(struct mw_perf_snapshot *s, const unsigned char *buf, size_t len,
 			   struct mw_err *err);
+/* The same, with flags:
+ * MW_PERF_PARSE_SKIP_BAD_OBJECTS  a malformed object is left out (and
+ *     counted in skipped_objects, its error in skip_note) instead of
+ *     failing the whole snapshot; when its TotalByteLength cannot be
+ *     trusted the objects after it are unreachable and counted too.  The
+ *     data block header must still be sound. */
+#define MW_PERF_PARSE_SKIP_BAD_OBJECTS 1u
+int mw_perf_snapshot_parse_ex(struct mw_perf_snapshot *s, const unsigned char *buf, size_t len,
+			      unsigned flags, struct mw_err *err);
 void mw_perf_snapshot_release(struct mw_perf_snapshot *s);
 const struct mw_perf_object *mw_perf_snapshot_object(const struct mw_perf_snapshot *s,
 						     uint32_t name_index);
@@ -280,6 +294,7 @@ struct mw_perf_path {
 	char object[128];
 	char instance[128];	/* "" when the path has none */
 	bool has_instance;
+	char parent[128];	/* "parent" of "parent/instance", else "" */
 	char counter[128];
 };
 int mw_perf_path_parse(const char *text, struct mw_perf_path *p, struct mw_err *err);
@@ -288,6 +303,17 @@ int mw_perf_path_parse(const char *text, struct mw_perf_path *p, struct mw_err *
 bool mw_perf_path_match_instance(const struct mw_perf_path *p,
 				 const struct mw_perf_snapshot *s,
 				 const struct mw_perf_instance *i);
+
+/* Objects that o's instances name as their parent (ParentObjectTitleIndex,
+ * e.g. Process for Thread) and that s lacks: without them "parent/name"
+ * cannot be formed, so a query for o must ask for them too.  Returns how
+ * many it put in out (at most max). */
+size_t mw_perf_missing_parents(const struct mw_perf_snapshot *s, const struct mw_perf_object *o,
+			       uint32_t *out, size_t max);
+/* Add an object index to a space-separated query ("232 230") unless it is
+ * already one of its words.  Returns 1 when added, 0 when already there,
+ * -1 when it does not fit. */
+int mw_perf_query_add(char *query, size_t size, uint32_t index);
 
 /* --- decode a recording to JSON -------------------------------------------- */
 

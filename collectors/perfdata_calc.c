@@ -120,7 +120,17 @@ int mw_perf_raw_sample_get(const struct mw_perf_snapshot *s, const struct mw_per
 	if (mw_perf_type_needs_base(c->type)) {
 		if (ci + 1 >= o->ncounters || !mw_perf_type_is_base(o->counters[ci + 1].type))
 			return -1;
-		r->b = mw_perf_raw(s, i, &o->counters[ci + 1]);
+		if (c->type & MW_PERF_MULTI_COUNTER) {
+			/* The multi timers' B, the number of items timed, is
+			 * the PERF_COUNTER_MULTI_BASE counter that follows; PDH
+			 * keeps it as a DWORD (PDH_RAW_COUNTER.MultiCount), as
+			 * the Win32 sample "Retrieving Counter Data" reads it. */
+			if (o->counters[ci + 1].type != MW_PERF_COUNTER_MULTI_BASE)
+				return -1;
+			r->b = (uint32_t)mw_perf_raw(s, i, &o->counters[ci + 1]);
+		} else {
+			r->b = mw_perf_raw(s, i, &o->counters[ci + 1]);
+		}
 	}
 	switch (c->type & 0x00300000) {
 	case 0x00100000:	/* PERF_TIMER_100NS */
@@ -237,6 +247,17 @@ enum mw_perf_calc mw_perf_compute(const struct mw_perf_raw_sample *cur,
 	case MW_PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
 		*value = dn / dt;
 		return MW_PERF_VALUE;
+	/* Multi timers (Windows Server 2003 Deployment Kit, "Counter Types";
+	 * the Win32 sample "Calculating Counter Values" agrees for the 100 ns
+	 * and inverse ones), B = B1, the newer sample's multi base:
+	 *   PERF_COUNTER_MULTI_TIMER, PERF_100NSEC_MULTI_TIMER
+	 *       100 * ((N1 - N0) / (D1 - D0)) / B
+	 *   PERF_COUNTER_MULTI_TIMER_INV, PERF_100NSEC_MULTI_TIMER_INV
+	 *       100 * (B - (N1 - N0) / (D1 - D0))
+	 * D is the system performance time or PerfTime100nSec as the type's
+	 * timer bits say.  (The older CE/SDK tables also divide the inverse
+	 * by B and write the system-timer one with D / TB; neither is what
+	 * the Win32 sample computes for the inverse.) */
 	case MW_PERF_COUNTER_MULTI_TIMER:
 	case MW_PERF_100NSEC_MULTI_TIMER:
 		if (cur->b == 0)

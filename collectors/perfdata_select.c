@@ -6,6 +6,8 @@
  */
 #include "perfdata_int.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint64_t instance_start(const struct mw_perf_snapshot *s, const struct mw_perf_object *o,
@@ -107,6 +109,14 @@ int mw_perf_path_parse(const char *text, struct mw_perf_path *p, struct mw_err *
 		memcpy(p->instance, open + 1, n);
 		p->instance[n] = '\0';
 		p->has_instance = true;
+		{
+			const char *slash = strchr(p->instance, '/');
+
+			if (slash) {	/* "parent/instance#n" (Thread: "notepad/0") */
+				memcpy(p->parent, p->instance, (size_t)(slash - p->instance));
+				p->parent[slash - p->instance] = '\0';
+			}
+		}
 		obj_end = open;
 	}
 	n = (size_t)(obj_end - s);
@@ -140,4 +150,46 @@ bool mw_perf_path_match_instance(const struct mw_perf_path *p,
 	    strlen(full) == n - 2 && mw_perf_nieq(p->instance, full, n - 2))
 		return true;
 	return false;
+}
+
+size_t mw_perf_missing_parents(const struct mw_perf_snapshot *s, const struct mw_perf_object *o,
+			       uint32_t *out, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < o->ninstances && n < max; i++) {
+		uint32_t po = o->instances[i].parent_object;
+		bool seen = false;
+
+		if (!po || mw_perf_snapshot_object(s, po))
+			continue;
+		for (j = 0; j < n; j++)
+			seen |= out[j] == po;
+		if (!seen)
+			out[n++] = po;
+	}
+	return n;
+}
+
+int mw_perf_query_add(char *query, size_t size, uint32_t index)
+{
+	char num[16];
+	const char *w = query;
+	size_t nl, ql = strlen(query);
+
+	nl = (size_t)snprintf(num, sizeof(num), "%" PRIu32, index);
+	while (*w) {	/* whole words only: "23" is not in "230" */
+		size_t wl;
+
+		while (*w == ' ')
+			w++;
+		wl = strcspn(w, " ");
+		if (wl == nl && !memcmp(w, num, nl))
+			return 0;
+		w += wl;
+	}
+	if (ql + (ql ? 1 : 0) + nl + 1 > size)
+		return -1;
+	snprintf(query + ql, size - ql, "%s%s", ql ? " " : "", num);
+	return 1;
 }

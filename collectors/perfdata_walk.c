@@ -237,6 +237,7 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 		return mw_error(err, "object %zu (index %" PRIu32 "): TotalByteLength %" PRIu32
 				" runs past the data block (%zu bytes left)", k, o->name_index,
 				tot, avail);
+	*obj_len = tot;	/* from here on a bad object can be stepped over */
 	if (hdr_len < MW_POT_SIZE || def_len < hdr_len || def_len > tot)
 		return mw_error(err, "object %zu (index %" PRIu32 "): lengths do not nest "
 				"(header %" PRIu32 ", definitions %" PRIu32 ", total %" PRIu32 ")",
@@ -245,7 +246,6 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 		return mw_error(err, "object %zu (index %" PRIu32 "): %" PRIu32 " counters do "
 				"not fit in %" PRIu32 " bytes of definitions", k, o->name_index,
 				ncounters, def_len - hdr_len);
-	*obj_len = tot;
 
 	o->counters = mw_xcalloc(ncounters ? ncounters : 1, sizeof(*o->counters));
 	o->ncounters = ncounters;
@@ -310,7 +310,17 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 				return mw_error(err, "object %" PRIu32 ": instance %zu name (%" PRIu32
 						" bytes at %" PRIu32 ") lies outside its %" PRIu32
 						"-byte definition", o->name_index, i, nlen, noff, bl);
-			if (o->code_page == 0)
+			if (in->unique_id != MW_PERF_NO_UNIQUE_ID) {
+				/* Identified by number, not name (winperf.h): PDH
+				 * names such an instance by its UniqueID. */
+				char num[16];
+				int nn = snprintf(num, sizeof(num), "%" PRId32, in->unique_id);
+
+				in->name_off = mw_perf_pool_put_bytes(&s->names, &s->names_len,
+								      &s->names_cap,
+								      (const unsigned char *)num,
+								      (size_t)nn);
+			} else if (o->code_page == 0)
 				in->name_off = mw_perf_pool_put_utf16(&s->names, &s->names_len, &s->names_cap,
 							      b + p + noff, nlen / 2);
 			else
@@ -390,6 +400,12 @@ static void resolve_instances(struct mw_perf_snapshot *s)
 int mw_perf_snapshot_parse(struct mw_perf_snapshot *s, const unsigned char *buf, size_t len,
 			   struct mw_err *err)
 {
+	return mw_perf_snapshot_parse_ex(s, buf, len, 0, err);
+}
+
+int mw_perf_snapshot_parse_ex(struct mw_perf_snapshot *s, const unsigned char *buf, size_t len,
+			      unsigned flags, struct mw_err *err)
+{
 	static const unsigned char sig[8] = { 'P', 0, 'E', 0, 'R', 0, 'F', 0 };
 	uint32_t total, hdr, nobj, name_len, name_off;
 	size_t off, k;
@@ -443,17 +459,34 @@ int mw_perf_snapshot_parse(struct mw_perf_snapshot *s, const unsigned char *buf,
 	s->objects_cap = nobj;
 	off = hdr;
 	for (k = 0; k < nobj; k++) {
+		struct mw_perf_object *o = &s->objects[s->nobjects];
 		size_t olen = 0;
-		int rc = parse_object(s, off, total, k, &s->objects[k], &olen, err);
+		struct mw_err oerr;
+		int rc = parse_object(s, off, total, k, o, &olen, &oerr);
 
-		s->nobjects = k + 1;	/* so release frees a partial object */
-		if (rc) {
+		if (rc == 0 && olen >= MW_POT_SIZE) {
+			s->nobjects++;
+			off += olen;
+			continue;
+		}
+		if (rc == 0)
+			mw_error(&oerr, "object %zu: TotalByteLength %zu", k, olen);
+		free(o->counters);
+		free(o->instances);
+		memset(o, 0, sizeof(*o));
+		if (!(flags & MW_PERF_PARSE_SKIP_BAD_OBJECTS)) {
 			mw_perf_snapshot_release(s);
+			if (err)
+				*err = oerr;
 			return -1;
 		}
+		if (!s->skipped_objects)
+			snprintf(s->skip_note, sizeof(s->skip_note), "%s", oerr.msg);
+		s->skipped_objects++;
 		if (olen < MW_POT_SIZE) {
-			mw_perf_snapshot_release(s);
-			return mw_error(err, "object %zu: TotalByteLength %zu", k, olen);
+			/* Its length lies: the objects after it cannot be found. */
+			s->skipped_objects += nobj - k - 1;
+			break;
 		}
 		off += olen;
 	}

@@ -690,6 +690,314 @@ static void recording_is_generated(void **state)
 	}
 }
 
+/* --- Windows hardening ------------------------------------------------------ */
+
+/* Offset of object k of a block, by the TotalByteLengths before it. */
+static size_t object_at(const unsigned char *b, size_t k)
+{
+	size_t off = get32(b, MW_PDB_HEADER_LENGTH);
+
+	while (k--)
+		off += get32(b, off + MW_POT_TOTAL_LENGTH);
+	return off;
+}
+
+/* One malformed object is left out and counted; the others are used. */
+static void skip_bad_object(void **state)
+{
+	unsigned char *b0, *b1;
+	size_t l0, l1, pf;
+	struct mw_perf_snapshot s0, s1;
+	struct mw_err err = { "" };
+	double v = -1;
+
+	(void)state;
+	b0 = mw_pdbb_sample_snapshot(0, NPROC, &l0);
+	b1 = mw_pdbb_sample_snapshot(1, NPROC, &l1);
+	/* object 1 (Paging File): its first counter lies outside its block */
+	pf = object_at(b1, 1);
+	assert_int_equal(get32(b1, pf + MW_POT_NAME_INDEX), 700);
+	set32(b1, pf + MW_POT_SIZE + MW_PCD_COUNTER_OFFSET, 0xfffffff0u);
+	/* the strict parser refuses the whole block ... */
+	assert_int_equal(mw_perf_snapshot_parse(&s1, b1, l1, &err), -1);
+	assert_non_null(strstr(err.msg, "lies outside"));
+	/* ... the collector's parse leaves that object out and says why */
+	assert_int_equal(mw_perf_snapshot_parse_ex(&s1, b1, l1, MW_PERF_PARSE_SKIP_BAD_OBJECTS,
+						   &err), 0);
+	assert_int_equal(s1.nobjects, 5);
+	assert_int_equal(s1.skipped_objects, 1);
+	assert_non_null(strstr(s1.skip_note, "object 700"));
+	assert_null(mw_perf_snapshot_object(&s1, 700));
+	/* every other configured counter still has its value */
+	assert_int_equal(mw_perf_snapshot_parse(&s0, b0, l0, &err), 0);
+	assert_int_equal(value_of(&s1, &s0, 4, NULL, 24, &v), MW_PERF_VALUE);
+	assert_non_null(find_inst(&s1, mw_perf_snapshot_object(&s1, 232), "svchost/0#1"));
+	assert_int_equal(value_of(&s1, &s0, 230, "svchost#1", 6, &v), MW_PERF_VALUE);
+	mw_perf_snapshot_release(&s1);
+	/* a TotalByteLength that lies hides the objects after it: counted */
+	set32(b1, pf + MW_POT_TOTAL_LENGTH, 0);
+	assert_int_equal(mw_perf_snapshot_parse_ex(&s1, b1, l1, MW_PERF_PARSE_SKIP_BAD_OBJECTS,
+						   &err), 0);
+	assert_int_equal(s1.nobjects, 1);
+	assert_int_equal(s1.skipped_objects, 5);
+	mw_perf_snapshot_release(&s1);
+	/* a bad data block header still fails */
+	b1[0] = 'Q';
+	assert_int_equal(mw_perf_snapshot_parse_ex(&s1, b1, l1, MW_PERF_PARSE_SKIP_BAD_OBJECTS,
+						   &err), -1);
+	mw_perf_snapshot_release(&s0);
+	free(b0);
+	free(b1);
+}
+
+/* The four multi timers, each followed by its PERF_COUNTER_MULTI_BASE
+ * (B, the number of items timed), over two constructed samples.  The
+ * expected values are the documented formulas (Windows Server 2003
+ * Deployment Kit "Counter Types"; Win32 "Calculating Counter Values"):
+ *   MULTI_TIMER, 100NSEC_MULTI_TIMER          100 * (dN / dD) / B1
+ *   MULTI_TIMER_INV, 100NSEC_MULTI_TIMER_INV  100 * (B1 - dN / dD)
+ * with D the system performance time (PerfTime) for the PERF_COUNTER_
+ * ones and PerfTime100nSec for the 100NSEC ones. */
+static unsigned char *multi_block(int tick, uint64_t base_hi, uint32_t tenth_base, size_t *len)
+{
+	const struct mw_pdbb_counter ctr[] = {
+		{ 1, MW_PERF_COUNTER_MULTI_TIMER }, { 2, MW_PERF_COUNTER_MULTI_BASE },
+		{ 3, MW_PERF_COUNTER_MULTI_TIMER_INV }, { 4, MW_PERF_COUNTER_MULTI_BASE },
+		{ 5, MW_PERF_100NSEC_MULTI_TIMER }, { 6, MW_PERF_COUNTER_MULTI_BASE },
+		{ 7, MW_PERF_100NSEC_MULTI_TIMER_INV }, { 8, MW_PERF_COUNTER_MULTI_BASE },
+		{ 9, MW_PERF_COUNTER_MULTI_TIMER }, { 10, tenth_base },
+	};
+	struct mw_pdbb b;
+	/* PerfTime 1,000,000 -> 1,500,000 (freq 10 MHz); 100 ns time
+	 * 10,000,000 -> 20,000,000.  B = 4 (the upper DWORD of the base is
+	 * not part of the count: PDH keeps MultiCount as a DWORD). */
+	uint64_t v[10] = { tick ? 1750000 : 1000000, base_hi | 4,
+			   tick ? 2200000 : 1000000, base_hi | 4,
+			   tick ? 45000000 : 20000000, base_hi | 4,
+			   tick ? 40000000 : 10000000, base_hi | 4,
+			   tick ? 1750000 : 1000000, 4 };
+
+	mw_pdbb_begin(&b, tick ? 1500000 : 1000000, 10000000, tick ? 20000000 : 10000000, "MULTI");
+	mw_pdbb_object(&b, 9000, ctr, MW_ARRAY_SIZE(ctr), 1, 0, 0);
+	mw_pdbb_values(&b, v);
+	mw_pdbb_end_object(&b);
+	return mw_pdbb_finish(&b, len);
+}
+
+static void multi_timers(void **state)
+{
+	static const struct {
+		uint32_t ctr;
+		double want;
+	} want[] = {
+		{ 1, 100.0 * (750000.0 / 500000.0) / 4 },	/* 37.5 */
+		{ 3, 100.0 * (4 - 1200000.0 / 500000.0) },	/* 160 */
+		{ 5, 100.0 * (25000000.0 / 10000000.0) / 4 },	/* 62.5 */
+		{ 7, 100.0 * (4 - 30000000.0 / 10000000.0) },	/* 100 */
+	};
+	unsigned char *b0, *b1;
+	size_t l0, l1, i;
+	struct mw_perf_snapshot s0, s1;
+	struct mw_perf_raw_sample r;
+	struct mw_err err;
+	double v;
+
+	(void)state;
+	b0 = multi_block(0, 0, MW_PERF_RAW_BASE, &l0);
+	b1 = multi_block(1, (uint64_t)7 << 32, MW_PERF_RAW_BASE, &l1);
+	assert_int_equal(mw_perf_snapshot_parse(&s0, b0, l0, &err), 0);
+	assert_int_equal(mw_perf_snapshot_parse(&s1, b1, l1, &err), 0);
+	for (i = 0; i < MW_ARRAY_SIZE(want); i++) {
+		const struct mw_perf_object *o = mw_perf_snapshot_object(&s1, 9000);
+
+		assert_int_equal(mw_perf_raw_sample_get(&s1, o, &o->instances[0],
+							find_ctr(o, want[i].ctr), &r), 0);
+		assert_int_equal(r.b, 4);	/* from the multi base that follows */
+		v = -1;
+		assert_int_equal(value_of(&s1, &s0, 9000, NULL, want[i].ctr, &v), MW_PERF_VALUE);
+		assert_float_equal(v, want[i].want, 1e-9);
+		/* one sample is not enough */
+		assert_int_equal(value_of(&s1, NULL, 9000, NULL, want[i].ctr, &v),
+				 MW_PERF_NEED_PREVIOUS);
+	}
+	/* the time bases: PERF_COUNTER_ = PerfTime, 100NSEC = PerfTime100nSec */
+	{
+		const struct mw_perf_object *o = mw_perf_snapshot_object(&s1, 9000);
+
+		assert_int_equal(mw_perf_raw_sample_get(&s1, o, &o->instances[0], 0, &r), 0);
+		assert_int_equal(r.time, 1500000);
+		assert_int_equal(mw_perf_raw_sample_get(&s1, o, &o->instances[0], 4, &r), 0);
+		assert_int_equal(r.time, 20000000);
+		/* a multi timer followed by another kind of base has no B */
+		assert_int_equal(mw_perf_raw_sample_get(&s1, o, &o->instances[0], 8, &r), -1);
+	}
+	mw_perf_snapshot_release(&s0);
+	mw_perf_snapshot_release(&s1);
+	free(b0);
+	free(b1);
+}
+
+/* Thread-style names: "parent/instance" needs the parent object. */
+static unsigned char *thread_block(int with_process, size_t *len)
+{
+	static const struct mw_pdbb_counter pc[] = { { MW_PERF_IDX_ID_PROCESS,
+						       MW_PERF_COUNTER_RAWCOUNT } };
+	static const struct mw_pdbb_counter tc[] = { { 6, MW_PERF_COUNTER_RAWCOUNT } };
+	struct mw_pdbb b;
+	uint64_t v;
+
+	mw_pdbb_begin(&b, 1, 10000000, 1, "T");
+	if (with_process) {
+		mw_pdbb_object(&b, MW_PERF_IDX_PROCESS, pc, 1, 0, 0, 0);
+		v = 100;
+		mw_pdbb_instance(&b, "notepad", 0, 0, -1, &v);
+		v = 200;
+		mw_pdbb_instance(&b, "notepad", 0, 0, -1, &v);
+		mw_pdbb_end_object(&b);
+	}
+	mw_pdbb_object(&b, MW_PERF_IDX_THREAD, tc, 1, 0, 0, 0);
+	v = 10;
+	mw_pdbb_instance(&b, "0", MW_PERF_IDX_PROCESS, 0, -1, &v);
+	v = 11;
+	mw_pdbb_instance(&b, "1", MW_PERF_IDX_PROCESS, 0, -1, &v);
+	v = 20;
+	mw_pdbb_instance(&b, "0", MW_PERF_IDX_PROCESS, 1, -1, &v);
+	mw_pdbb_end_object(&b);
+	return mw_pdbb_finish(&b, len);
+}
+
+static const struct mw_perf_instance *first_match(const struct mw_perf_path *p,
+						  const struct mw_perf_snapshot *s,
+						  const struct mw_perf_object *o, size_t *count)
+{
+	const struct mw_perf_instance *first = NULL;
+	size_t i;
+
+	*count = 0;
+	for (i = 0; i < o->ninstances; i++)
+		if (mw_perf_path_match_instance(p, s, &o->instances[i])) {
+			if (!first)
+				first = &o->instances[i];
+			(*count)++;
+		}
+	return first;
+}
+
+static void parent_instances(void **state)
+{
+	struct mw_perf_path p;
+	struct mw_perf_snapshot s;
+	struct mw_err err;
+	const struct mw_perf_object *o;
+	const struct mw_perf_instance *in;
+	unsigned char *b;
+	size_t len, n;
+	uint32_t miss[4];
+	char q[32] = "232";
+
+	(void)state;
+	assert_int_equal(mw_perf_path_parse("\\Thread(notepad/0)\\% Processor Time", &p, &err), 0);
+	assert_string_equal(p.object, "Thread");
+	assert_string_equal(p.instance, "notepad/0");
+	assert_string_equal(p.parent, "notepad");
+	assert_string_equal(p.counter, "% Processor Time");
+	assert_int_equal(mw_perf_path_parse("\\Process(notepad)\\ID Process", &p, &err), 0);
+	assert_string_equal(p.parent, "");
+
+	/* Thread alone: the parent object is missing, so is the full name */
+	b = thread_block(0, &len);
+	assert_int_equal(mw_perf_snapshot_parse(&s, b, len, &err), 0);
+	o = mw_perf_snapshot_object(&s, MW_PERF_IDX_THREAD);
+	assert_int_equal(mw_perf_missing_parents(&s, o, miss, 4), 1);
+	assert_int_equal(miss[0], MW_PERF_IDX_PROCESS);
+	assert_int_equal(mw_perf_path_parse("\\Thread(notepad/0)\\x", &p, &err), 0);
+	assert_null(first_match(&p, &s, o, &n));
+	/* which is why the collector adds it to the query: whole words */
+	assert_int_equal(mw_perf_query_add(q, sizeof(q), 230), 1);
+	assert_string_equal(q, "232 230");
+	assert_int_equal(mw_perf_query_add(q, sizeof(q), 230), 0);
+	assert_int_equal(mw_perf_query_add(q, sizeof(q), 23), 1);
+	assert_string_equal(q, "232 230 23");
+	assert_int_equal(mw_perf_query_add(q, 12, 4000), -1);
+	mw_perf_snapshot_release(&s);
+	free(b);
+
+	/* With Process in the answer the paths match, "#n" included */
+	b = thread_block(1, &len);
+	assert_int_equal(mw_perf_snapshot_parse(&s, b, len, &err), 0);
+	o = mw_perf_snapshot_object(&s, MW_PERF_IDX_THREAD);
+	assert_int_equal(mw_perf_missing_parents(&s, o, miss, 4), 0);
+	in = first_match(&p, &s, o, &n);
+	assert_non_null(in);
+	assert_int_equal(n, 1);
+	assert_string_equal(mw_perf_name(&s, in->full_off), "notepad/0");
+	assert_int_equal(mw_perf_raw(&s, in, &o->counters[0]), 10);
+	assert_int_equal(mw_perf_path_parse("\\Thread(notepad/0#1)\\x", &p, &err), 0);
+	in = first_match(&p, &s, o, &n);
+	assert_non_null(in);
+	assert_int_equal(n, 1);
+	assert_int_equal(mw_perf_raw(&s, in, &o->counters[0]), 20);
+	assert_int_equal(mw_perf_path_parse("\\Thread(NOTEPAD/1)\\x", &p, &err), 0);
+	in = first_match(&p, &s, o, &n);
+	assert_non_null(in);
+	assert_int_equal(mw_perf_raw(&s, in, &o->counters[0]), 11);
+	assert_int_equal(mw_perf_path_parse("\\Thread(notepad/0#0)\\x", &p, &err), 0);
+	in = first_match(&p, &s, o, &n);
+	assert_non_null(in);
+	assert_int_equal(mw_perf_raw(&s, in, &o->counters[0]), 10);
+	assert_int_equal(mw_perf_path_parse("\\Thread(*)\\x", &p, &err), 0);
+	first_match(&p, &s, o, &n);
+	assert_int_equal(n, 3);
+	mw_perf_snapshot_release(&s);
+	free(b);
+}
+
+/* An instance with a UniqueID is named by that number, as PDH does. */
+static void unique_id_names(void **state)
+{
+	static const struct mw_pdbb_counter c[] = { { 6, MW_PERF_COUNTER_RAWCOUNT } };
+	struct mw_pdbb b;
+	struct mw_perf_snapshot s;
+	struct mw_perf_path p;
+	struct mw_err err;
+	const struct mw_perf_object *o;
+	const struct mw_perf_instance *in;
+	unsigned char *buf;
+	size_t len, n;
+	uint64_t v;
+
+	(void)state;
+	mw_pdbb_begin(&b, 1, 10000000, 1, "U");
+	mw_pdbb_object(&b, 5000, c, 1, 0, 0, 0);
+	v = 1;
+	mw_pdbb_instance(&b, "", 0, 0, 42, &v);
+	v = 2;
+	mw_pdbb_instance(&b, "named", 0, 0, -1, &v);
+	v = 3;
+	mw_pdbb_instance(&b, "ignored", 0, 0, 7, &v);
+	mw_pdbb_end_object(&b);
+	mw_pdbb_object(&b, 5001, c, 1, 0, 0, 0);
+	v = 4;
+	mw_pdbb_instance(&b, "child", 5000, 0, -1, &v);
+	mw_pdbb_end_object(&b);
+	buf = mw_pdbb_finish(&b, &len);
+	assert_int_equal(mw_perf_snapshot_parse(&s, buf, len, &err), 0);
+	o = mw_perf_snapshot_object(&s, 5000);
+	assert_string_equal(mw_perf_name(&s, o->instances[0].full_off), "42");
+	assert_string_equal(mw_perf_name(&s, o->instances[1].full_off), "named");
+	assert_string_equal(mw_perf_name(&s, o->instances[2].full_off), "7");
+	assert_int_equal(mw_perf_path_parse("\\X(42)\\Y", &p, &err), 0);
+	in = first_match(&p, &s, o, &n);
+	assert_non_null(in);
+	assert_int_equal(n, 1);
+	assert_int_equal(mw_perf_raw(&s, in, &o->counters[0]), 1);
+	/* a child of a numbered parent: "42/child" */
+	o = mw_perf_snapshot_object(&s, 5001);
+	assert_string_equal(mw_perf_name(&s, o->instances[0].full_off), "42/child");
+	mw_perf_snapshot_release(&s);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +1013,10 @@ int main(void)
 		cmocka_unit_test(path_instances),
 		cmocka_unit_test(decode_json),
 		cmocka_unit_test(recording_is_generated),
+		cmocka_unit_test(skip_bad_object),
+		cmocka_unit_test(multi_timers),
+		cmocka_unit_test(parent_instances),
+		cmocka_unit_test(unique_id_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* perfdata_linux.c - Linux has no performance registry; recordings made
- * on Windows still decode here (perfdata.c). */
+ * on Windows still decode here (perfdata_walk.c and the other perfdata_*.c). */
 #include "perfdata.h"
 
 int mw_perfreg_open(struct mw_perfreg **out, struct mw_err *err)

@@ -1,6 +1,6 @@
 /* test_perfdata.c - the NT performance-data parser, perfmon's counter
  * arithmetic, the title database and counter paths, on buffers built to
- * the winperf.h layout (collectors/perfdata_build.c) and on the recording
+ * the winperf.h layout (tests/support/perfdata_build.c) and on the recording
  * in tests/data/perfdata/sample/. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -9,6 +9,9 @@
 
 /* run.c: sample, store and serve until stopped. */
 int mw_cmd_run(const struct mw_config *cfg);
+/* Called once by mw_cmd_run when storage and the web server are up (the
+ * service reports SERVICE_RUNNING then); NULL: none. */
+void mw_run_set_ready_hook(void (*fn)(void *arg), void *arg);
 /* once.c: run every enabled collector once, print JSON on stdout. */
 int mw_cmd_once(const struct mw_config *cfg);
 /* check_cmd.c: leak verdicts from a database or a running daemon. */

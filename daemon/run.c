@@ -25,6 +25,15 @@ static void submit(void *arg, struct mw_batch *batch)
 	mw_writer_submit(arg, batch);
 }
 
+static void (*ready_hook)(void *);
+static void *ready_arg;
+
+void mw_run_set_ready_hook(void (*fn)(void *arg), void *arg)
+{
+	ready_hook = fn;
+	ready_arg = arg;
+}
+
 int mw_cmd_run(const struct mw_config *cfg)
 {
 	struct mw_status_table *status = mw_status_new(cfg->ncollectors);
@@ -49,6 +58,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 		mw_log_error("--db / [storage] db: %s", err.msg);
 		mw_scheduler_release(&sched);
 		mw_status_free(status);
+		mw_stop_finished();
 		return 2;
 	}
 	mw_writer_set_status(writer, status);
@@ -57,6 +67,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 		mw_writer_stop(writer);
 		mw_scheduler_release(&sched);
 		mw_status_free(status);
+		mw_stop_finished();
 		return 2;
 	}
 	for (i = 0; i < sched.nitems; i++)
@@ -65,6 +76,9 @@ int mw_cmd_run(const struct mw_config *cfg)
 		    MW_VERSION, active, cfg->db_path,
 		    web ? "listening on http://" : "web server off",
 		    web ? cfg->listen : "");
+	/* Storage and web are up: a service reports RUNNING now. */
+	if (ready_hook)
+		ready_hook(ready_arg);
 
 	mw_scheduler_loop(&sched, submit, writer);
 
@@ -74,9 +88,12 @@ int mw_cmd_run(const struct mw_config *cfg)
 	mw_writer_stop(writer);
 	mw_status_free(status);
 	mw_log_info("memwatchd stopped");
+	/* A console close / logoff handler waits for this before it returns. */
+	mw_stop_finished();
 	return 0;
 
 fail:
 	mw_status_free(status);
+	mw_stop_finished();
 	return 1;
 }

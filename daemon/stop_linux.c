@@ -89,3 +89,12 @@ void mw_stop_reset(void)
 		fcntl(stop_pipe[0], F_SETFL, fl);
 	}
 }
+
+void mw_stop_finished(void)
+{
+}
+
+void mw_stop_set_service_mode(bool on)
+{
+	(void)on;
+}

@@ -4,6 +4,10 @@
 # (the HTTP API answers), `sc stop` stops it in order (samples written,
 # "memwatchd stopped" logged), `service uninstall` removes it.  A prefix
 # of its own keeps the auto-start service away from the other tests.
+# Also the status protocol as Wine's SCM shows it (RUNNING only once the
+# server answers, STOPPED with exit code 0, a failed start reported with a
+# service-specific exit code), the Event Log source key, and --config with a
+# relative database resolving next to the config file.
 set -u
 cd "$(dirname "$0")/../.."
 export MW_WINEPREFIX=$PWD/build/wine/service-prefix WINEPREFIX=$PWD/build/wine/service-prefix
@@ -26,21 +30,73 @@ scripts/wine-run.sh "$exe" --version >/dev/null	# makes the prefix once
 w "$exe" service install --listen "127.0.0.1:$port" --db "$(winpath "$dir/svc.db")" \
 	--log-file "$(winpath "$dir/svc.log")" >"$dir/install"
 check "service install registers 'memwatch'" "grep -q \"installed service 'memwatch'\" '$dir/install' || { cat '$dir/install'; false; }"
+evkey='HKLM\SYSTEM\CurrentControlSet\Services\EventLog\Application\memwatch'
+w reg query "$evkey" >"$dir/evkey"
+check "install registers the Event Log source (EventMessageFile)" "grep -q EventMessageFile '$dir/evkey' || { cat '$dir/evkey'; false; }"
 w sc start memwatch >"$dir/start"
-for _ in $(seq 1 80); do
-	curl -sf -m 2 "http://127.0.0.1:$port/healthz" >"$dir/health" 2>/dev/null && break
-	sleep 0.25
+# Poll the SCM: the first time it says RUNNING, the server must answer.
+running_ok=none
+for _ in $(seq 1 200); do
+	if w sc query memwatch | grep -q RUNNING; then
+		if curl -sf -m 2 "http://127.0.0.1:$port/healthz" >"$dir/health" 2>/dev/null; then
+			running_ok=yes
+		else
+			running_ok=no
+		fi
+		break
+	fi
+	sleep 0.05
 done
+check "sc start: START_PENDING with a checkpoint and a wait hint" "grep -q START_PENDING '$dir/start' && grep -Eq 'CHECKPOINT *: *0x[1-9]' '$dir/start' && grep -Eq 'WAIT_HINT *: *0x[1-9a-f]' '$dir/start' || { cat '$dir/start'; false; }"
+check "RUNNING is reported only once the server answers" "[ \$running_ok = yes ] || { echo \$running_ok; cat '$dir/start' '$dir/svc.log'; false; }"
 check "started by the SCM, it serves /healthz" "grep -q '\"status\":\"ok\"' '$dir/health' || { cat '$dir/start' '$dir/svc.log'; false; }"
 check "the SCM reports it RUNNING" "w sc query memwatch | grep -q RUNNING"
 w sc stop memwatch >"$dir/stop"
+: >"$dir/states"
+for _ in $(seq 1 200); do
+	w sc query memwatch >"$dir/q"
+	grep STATE "$dir/q" >>"$dir/states"
+	grep -q STOPPED "$dir/q" && break
+	sleep 0.05
+done
+check "sc stop: it reaches STOPPED" "w sc query memwatch | grep -q STOPPED"
+check "sc stop: STOP_PENDING before STOPPED" "cat '$dir/stop' '$dir/states' | grep -q STOP_PENDING || { cat '$dir/stop' '$dir/states'; false; }"
+check "sc stop: exit code 0 (nothing for the SCM to recover from)" "w sc query memwatch | grep -Eq 'WIN32_EXIT_CODE *: *0 ' || { w sc query memwatch; false; }"
+check "sc stop: it wrote what was in flight and logged the stop" "grep -q 'memwatchd stopped' '$dir/svc.log' || { cat '$dir/svc.log'; false; }"
+w "$exe" service uninstall >"$dir/uninstall"
+check "service uninstall removes it" "grep -q \"removed service 'memwatch'\" '$dir/uninstall'"
+check "uninstall removes the Event Log source" "! w reg query '$evkey' | grep -q EventMessageFile"
+
+# A start that fails (the database folder does not exist): STOPPED with
+# ERROR_SERVICE_SPECIFIC_ERROR (1066) and the daemon's exit code 2.
+w "$exe" service install --listen "127.0.0.1:$port" --db "$(winpath "$dir/no/such/dir/x.db")" \
+	--log-file "$(winpath "$dir/bad.log")" >"$dir/install-bad"
+w sc start memwatch >"$dir/start-bad"
+for _ in $(seq 1 120); do
+	w sc query memwatch >"$dir/q-bad"	# Wine's sc has no queryex
+	grep -q STOPPED "$dir/q-bad" && break
+	sleep 0.1
+done
+check "a failed start: STOPPED, WIN32_EXIT_CODE 1066, SERVICE_EXIT_CODE 2" "grep -Eq 'WIN32_EXIT_CODE *: *1066' '$dir/q-bad' && grep -Eq 'SERVICE_EXIT_CODE *: *2 ' '$dir/q-bad' || { cat '$dir/q-bad' '$dir/bad.log'; false; }"
+w "$exe" service uninstall >/dev/null
+
+# --config with a relative [storage] db: next to the config file.
+mkdir -p "$dir/conf"
+printf '[storage]\ndb = rel.db\n[web]\nlisten = 127.0.0.1:%s\n' "$port" >"$dir/conf/memwatch.ini"
+w "$exe" service install --config "$(winpath "$dir/conf/memwatch.ini")" \
+	--log-file "$(winpath "$dir/conf.log")" >"$dir/install-conf"
+check "--config: the relative db is passed resolved next to the config" "grep -qF 'conf\\rel.db' '$dir/install-conf' || { cat '$dir/install-conf'; false; }"
+w sc start memwatch >/dev/null
+for _ in $(seq 1 80); do
+	curl -sf -m 2 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+	sleep 0.25
+done
+check "--config: the service writes rel.db next to the config file" "[ -f '$dir/conf/rel.db' ] || { ls '$dir' '$dir/conf'; cat '$dir/conf.log'; false; }"
+w sc stop memwatch >/dev/null
 for _ in $(seq 1 80); do
 	w sc query memwatch | grep -q STOPPED && break
 	sleep 0.25
 done
-check "sc stop: it reaches STOPPED" "w sc query memwatch | grep -q STOPPED"
-check "sc stop: it wrote what was in flight and logged the stop" "grep -q 'memwatchd stopped' '$dir/svc.log' || { cat '$dir/svc.log'; false; }"
-w "$exe" service uninstall >"$dir/uninstall"
-check "service uninstall removes it" "grep -q \"removed service 'memwatch'\" '$dir/uninstall'"
+w "$exe" service uninstall >/dev/null
 w "$exe" service uninstall >"$dir/again"
 check "uninstalling again fails with a clear message" "grep -q \"no service 'memwatch'\" '$dir/again'"

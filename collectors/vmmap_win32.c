@@ -1,7 +1,8 @@
 /*
  * vmmap_win32.c - one VirtualQueryEx walk over a process's user address
- * space.  For a WOW64 (32-bit) target the range is its 4 GB, so the
- * largest free block shows the 32-bit "DLL crunch".  Also the threads'
+ * space.  For a WOW64 (32-bit) target the range is its 4 GB, or 2 GB when
+ * its image is not large-address-aware (PE header read through the 32-bit
+ * PEB), so the largest free block shows the 32-bit "DLL crunch".  Also the threads'
  * stacks: Toolhelp32 threads, NtQueryInformationThread -> TEB -> NT_TIB
  * StackBase/StackLimit through ReadProcessMemory.  A WOW64 thread's
  * 64-bit TEB describes the WOW64 thunk stack: its 32-bit stack is in the
@@ -71,8 +72,15 @@ int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *
 	GetSystemInfo(&si);
 	v->lo = (uint64_t)(uintptr_t)si.lpMinimumApplicationAddress;
 	hi = (uint64_t)(uintptr_t)si.lpMaximumApplicationAddress + 1;
-	if (IsWow64Process(h, &wow) && wow)
-		hi = 0x100000000ULL;
+	if (IsWow64Process(h, &wow) && wow) {
+		/* 2 GB unless the image is large-address-aware */
+		HANDLE rd = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_READ, NULL);
+
+		v->laa = rd ? mw_wow64_laa(rd) : -1;
+		if (rd && !self)
+			CloseHandle(rd);
+		hi = mw_wow64_top(v->laa);
+	}
 	v->hi = hi;
 	v->wow64 = wow != FALSE;
 	for (addr = v->lo; addr < hi;) {

@@ -37,6 +37,7 @@
 #include <cmocka.h>
 
 #include "collectors/heap.h"
+#include "collectors/peb.h"
 #include "collectors/perfcounters.h"
 #include "collectors/perfdata.h"
 #include "collectors/process.h"
@@ -344,6 +345,25 @@ static void heap_self_walks_only_lasting_heaps(void **state)
 		HeapFree(priv, 0, p[i]);
 	HeapDestroy(priv);
 	free(h.h);
+}
+
+/* The PE header parser on a real image (ours, 64-bit: the flag is in the
+ * same place); a 64-bit process is walked to the top the system gives. */
+static void pe_header_of_a_real_image(void **state)
+{
+	struct mw_vm_regions v = { 0 };
+	struct mw_err err;
+	int laa = mw_pe_large_address_aware((const unsigned char *)GetModuleHandleA(NULL),
+					    MW_PE_HEADER_READ);
+
+	(void)state;
+	print_message("own image: large-address-aware %d\n", laa);
+	assert_true(laa == 0 || laa == 1);
+	assert_int_equal(mw_vm_walk(mw_self_pid(), true, &v, &err), 0);
+	assert_false(v.wow64);
+	assert_int_equal(v.laa, -1);
+	assert_true(v.hi > 0x100000000ULL);
+	mw_vm_regions_release(&v);
 }
 
 /* Another process by default: heaps from its PEB, no thread created in it. */
@@ -1188,6 +1208,7 @@ int main(void)
 		cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
 		cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
 		cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
+		cmocka_unit_test(pe_header_of_a_real_image),
 		cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
 		cmocka_unit_test_teardown(workingset_self, kill_children),
 		cmocka_unit_test_teardown(workingset_collector_self, kill_children),

@@ -482,7 +482,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	struct heap_state *st = state;
 	int64_t t0 = mw_clock_mono_ns();
 	struct mw_err why = { "" };
-	size_t i, ok = 0, no_remote = 0;
+	size_t i, ok = 0, no_remote = 0, cut = 0;
 
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
@@ -490,7 +490,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 #ifndef _WIN32
 	/* Linux: the bar from /proc/PID/smaps; no per-heap figures (malloc's
 	 * used and free blocks cannot be told apart from outside). */
-	(void)no_remote;
+	(void)no_remote, (void)cut;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_heap_breakdown bd;
@@ -523,6 +523,8 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		have = mw_heap_read(st->reader, t->pid, t->self, &st->heaps, &unavailable, &why) == 0;
 		if (have) {
 			ok++;
+			for (size_t h = 0; h < st->heaps.n; h++)
+				cut += st->heaps.h[h].truncated;
 			emit_heaps(ctx->batch, ctx->ts_ms, pid, t->name, &st->heaps);
 		} else {
 			ctx->inaccessible++;
@@ -546,10 +548,10 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->targets.n,
 			 MW_HEAP_NO_REMOTE_MSG);
 	else
-		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms, %s%s%.30s", ok,
+		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok,
 			 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6,
 			 st->remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
-			 why.msg[0] ? "; " : "", why.msg);
+			 cut ? "; " MW_HEAP_MODE_CUT : "", why.msg[0] ? "; " : "", why.msg);
 	return MW_COLLECTOR_OK;
 }
 

@@ -286,6 +286,8 @@ int mw_heap_supported(struct mw_err *why);
 /* The mode's word for how other processes' heaps are read. */
 #define MW_HEAP_MODE_PEB "others: PEB heap list"
 #define MW_HEAP_MODE_REMOTE "others: remote summary (invasive)"
+/* ... and when an own heap's walk was cut short by its bounds */
+#define MW_HEAP_MODE_CUT "own heap walk cut short"
 
 /* The message for the Wine case, exactly. */
 #define MW_HEAP_NO_REMOTE_MSG \

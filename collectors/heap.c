@@ -12,6 +12,7 @@
 
 #include "daemon/clock.h"
 #include "daemon/collector.h"
+#include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
 #include "process.h"
@@ -102,7 +103,18 @@ void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *
 			}
 		}
 	}
-	if (heaps) {
+	if (heaps && heaps->n && heaps->h[0].segments) {
+		/* PEB heap list: only the committed heap is known */
+		uint64_t whole = 0;
+
+		for (i = 0; i < heaps->n; i++)
+			whole += heaps->h[i].committed;
+		if (whole > priv)
+			whole = priv;
+		out->bytes[MW_HK_HEAP] = whole;
+		priv -= whole;
+		out->have_heaps = out->heap_whole = true;
+	} else if (heaps) {
 		uint64_t used = 0, unused = 0;
 
 		for (i = 0; i < heaps->n; i++) {
@@ -152,6 +164,60 @@ void mw_heap_breakdown_smaps(const struct mw_smaps *s, const struct mw_smaps_use
 		}
 		out->bytes[kind_of[u[i].kind]] += size;
 	}
+}
+
+/* --- other processes from the PEB heap list -------------------------------- */
+
+void mw_heap_from_ranges(const struct mw_vm_regions *v, const struct mw_vm_ranges *ranges,
+			 struct mw_heap_list *out)
+{
+	uint64_t *claimed = NULL;
+	size_t nclaimed = 0, claimed_cap = 0, i, j, k;
+
+	out->n = 0;
+	for (i = 0; i < ranges->n; i++) {
+		const struct mw_vm_range *rg = &ranges->r[i];
+		struct mw_heap_totals *t = NULL;
+
+		for (k = 0; k < out->n; k++)
+			if (out->h[k].id == rg->id)
+				t = &out->h[k];
+		if (!t) {
+			MW_GROW(out->h, out->cap, out->n + 1);
+			t = &out->h[out->n++];
+			memset(t, 0, sizeof(*t));
+			t->id = rg->id;
+			t->segments = true;
+			t->base = rg->base;
+		}
+		for (j = 0; j < v->n; j++) {
+			const struct mw_vm_region *r = &v->r[j];
+			uint64_t ab = r->alloc_base;
+			size_t a;
+
+			if (r->state == MW_VM_FREE || r->base >= rg->base + (rg->size ? rg->size : 1) ||
+			    r->base + r->size <= rg->base)
+				continue;
+			for (k = 0; k < nclaimed && claimed[k] != ab; k++)
+				;
+			if (k < nclaimed)
+				continue;	/* another range (or heap) has it */
+			MW_GROW(claimed, claimed_cap, nclaimed + 1);
+			claimed[nclaimed++] = ab;
+			/* the whole allocation: the consecutive regions sharing ab */
+			for (a = j; a > 0 && v->r[a - 1].state != MW_VM_FREE &&
+				    v->r[a - 1].alloc_base == ab; a--)
+				;
+			for (; a < v->n && v->r[a].state != MW_VM_FREE && v->r[a].alloc_base == ab; a++) {
+				if (v->r[a].state == MW_VM_COMMIT)
+					t->committed += v->r[a].size;
+				else
+					t->uncommitted += v->r[a].size;
+			}
+			t->regions++;
+		}
+	}
+	free(claimed);
 }
 
 /* --- the remote summary --------------------------------------------------- */
@@ -305,6 +371,16 @@ void mw_heap_backoff_release(struct mw_heap_backoff *b)
 
 /* --- the collector ------------------------------------------------------ */
 
+static const char *const heap_options[] = { "remote_summary", NULL };
+static const char *const heap_option_docs[] = {
+	"false ; Windows: true reads other processes' heaps with RtlQueryProcessDebugInformation,\n"
+	"which CREATES A THREAD in each watched process every interval (invasive: its DLLs'\n"
+	"thread-attach code runs, heap locks are taken, it can hang; endpoint security may\n"
+	"flag it).  false: heap list and segments from the PEB and heap headers, read without\n"
+	"running code in the target: committed and uncommitted bytes per heap.",
+	NULL,
+};
+
 struct heap_state {
 	struct mw_watch watch;
 	struct mw_targets targets;
@@ -313,12 +389,21 @@ struct heap_state {
 	struct mw_vm_regions regions;
 	struct mw_vm_ranges stacks;
 	bool logged_no_remote;
+	bool remote_summary;
 };
 
 static int heap_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
+	const char *rs = env && env->self ? mw_config_extra(env->self, "remote_summary") : NULL;
+	struct mw_heap_reader_opts opts;
 	struct heap_state *st;
 
+	memset(&opts, 0, sizeof(opts));
+	if (rs && !strcmp(rs, "true"))
+		opts.remote_summary = true;
+	else if (rs && strcmp(rs, "false"))
+		return mw_error(why, "remote_summary: '%s' is not true or false", rs),
+		       MW_COLLECTOR_ERROR;
 	if (mw_heap_supported(why))
 		return MW_COLLECTOR_UNSUPPORTED;
 	st = mw_xcalloc(1, sizeof(*st));
@@ -327,7 +412,8 @@ static int heap_init(void **state, const struct mw_collector_env *env, struct mw
 		free(st);
 		return MW_COLLECTOR_ERROR;
 	}
-	st->reader = mw_heap_reader_new(NULL);
+	st->reader = mw_heap_reader_new(&opts);
+	st->remote_summary = opts.remote_summary;
 	*state = st;
 	return MW_COLLECTOR_OK;
 }
@@ -354,15 +440,20 @@ static void emit_heaps(struct mw_batch *b, int64_t ts, const char *pid, const ch
 			all.free += x->free, all.uncommitted += x->uncommitted;
 			all.overhead += x->overhead, all.blocks += x->blocks;
 			all.summary |= x->summary;
+			all.segments |= x->segments;
 		} else {
 			snprintf(hn, sizeof(hn), "all");
 		}
-		/* the summary knows no uncommitted or overhead bytes */
+		/* the summary knows no uncommitted or overhead bytes; the PEB
+		 * heap list only committed and uncommitted */
 		for (int k = 0; k < (x->summary ? 3 : 5); k++) {
+			if (x->segments && k != 0 && k != 3)
+				continue;
 			l[3] = (struct mw_label){ "kind", kinds[k] };
 			mw_batch_add(b, "memwatch_heap_bytes", l, 4, (double)v[k], ts);
 		}
-		mw_batch_add(b, "memwatch_heap_blocks", l, 3, (double)x->blocks, ts);
+		if (!x->segments)
+			mw_batch_add(b, "memwatch_heap_blocks", l, 3, (double)x->blocks, ts);
 	}
 	{
 		struct mw_label l[2] = { { "pid", pid }, { "process", name } };
@@ -391,7 +482,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	struct heap_state *st = state;
 	int64_t t0 = mw_clock_mono_ns();
 	struct mw_err why = { "" };
-	size_t i, ok = 0, no_remote = 0;
+	size_t i, ok = 0, no_remote = 0, cut = 0;
 
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
@@ -399,7 +490,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 #ifndef _WIN32
 	/* Linux: the bar from /proc/PID/smaps; no per-heap figures (malloc's
 	 * used and free blocks cannot be told apart from outside). */
-	(void)no_remote;
+	(void)no_remote, (void)cut;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_heap_breakdown bd;
@@ -432,6 +523,8 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		have = mw_heap_read(st->reader, t->pid, t->self, &st->heaps, &unavailable, &why) == 0;
 		if (have) {
 			ok++;
+			for (size_t h = 0; h < st->heaps.n; h++)
+				cut += st->heaps.h[h].truncated;
 			emit_heaps(ctx->batch, ctx->ts_ms, pid, t->name, &st->heaps);
 		} else {
 			ctx->inaccessible++;
@@ -455,9 +548,10 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->targets.n,
 			 MW_HEAP_NO_REMOTE_MSG);
 	else
-		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms%s%.40s", ok,
+		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok,
 			 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6,
-			 why.msg[0] ? "; " : "", why.msg);
+			 st->remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
+			 cut ? "; " MW_HEAP_MODE_CUT : "", why.msg[0] ? "; " : "", why.msg);
 	return MW_COLLECTOR_OK;
 }
 
@@ -482,6 +576,8 @@ const struct mw_collector mw_collector_heap = {
 		   "heap) and HeapPeep's breakdown: heap, stacks, image, static data, private, mapped.",
 	.default_interval_ms = 30000,
 	.default_enabled = true,
+	.options = heap_options,
+	.option_docs = heap_option_docs,
 	.init = heap_init,
 	.sample = heap_sample,
 	.fini = heap_fini,

@@ -24,21 +24,34 @@
  *       private_other    other committed private bytes (heap metadata,
  *                        VirtualAlloc, CRT, ...)
  *       mapped           committed mapped-file and section views
- *       heap             Linux only, instead of heap_used + heap_free: the
- *                        committed heap ([heap] and malloc arenas), free
- *                        blocks included (see mw_heap_breakdown_smaps)
+ *       heap             instead of heap_used + heap_free when only the
+ *                        committed heap is known, free blocks included:
+ *                        Linux ([heap] and malloc arenas, see
+ *                        mw_heap_breakdown_smaps) and other processes on
+ *                        Windows without remote_summary (PEB heap list)
  *     Every kind but stack_reserved is committed memory; those seven add up
  *     to memwatch_vm_bytes{state="committed"} summed over type.  When the
  *     heaps cannot be read (see below) heap_used and heap_free are not
  *     emitted and their bytes are in private_other.
  *
- * Own process: GetProcessHeaps + HeapWalk (heap_win32.c), entries summed
- * by mw_heap_account.  Other processes: RtlQueryProcessDebugInformation
- * with RTL_QUERY_PROCESS_HEAP_SUMMARY, which runs a thread in the target:
- * never on a process whose threads are all suspended, in a worker thread
- * with a time limit; a target that times out is held back for a back-off
- * period.  Under Wine the call succeeds and returns no heaps: the process
- * is counted inaccessible and the mode says so, logged once.
+ * Own process: HeapWalk (heap_win32.c) of the process heap and the CRT
+ * heap only (heaps other code may destroy concurrently are not walked),
+ * each bounded to MW_HEAP_WALK_MAX_ENTRIES entries and MW_HEAP_WALK_MAX_MS
+ * under HeapLock; entries summed by mw_heap_account.
+ *
+ * Other processes, by default: nothing runs in the target.  The heap list
+ * and segments come from its PEB and heap headers (peb.h, ReadProcessMemory)
+ * and each heap's committed and uncommitted bytes from the region map
+ * (mw_heap_from_ranges); allocated and free bytes are unknown, so the
+ * breakdown gives the committed heap as one figure (kind "heap").
+ *
+ * [collector.heap] remote_summary = true (invasive, off by default):
+ * RtlQueryProcessDebugInformation with RTL_QUERY_PROCESS_HEAP_SUMMARY,
+ * which creates a thread in the target: never on a process whose threads
+ * are all suspended, in a worker thread with a time limit; a target that
+ * times out is held back for a back-off period.  Under Wine the call
+ * succeeds and returns no heaps: the process is counted inaccessible and
+ * the mode says so, logged once.
  *
  * Everything that interprets bytes is pure and tested on constructed
  * buffers: mw_heap_breakdown, mw_heap_parse_debug_info, mw_heap_spi_find,
@@ -68,6 +81,10 @@ struct mw_heap_totals {
 	uint64_t base;		/* heap address (remote summary; 0 from HeapWalk) */
 	bool summary;		/* from the remote summary: only committed, busy,
 				 * blocks are known; free = committed - busy */
+	bool segments;		/* from the PEB heap list and the region map: only
+				 * committed and uncommitted are known */
+	bool truncated;		/* HeapWalk stopped at its entry or time bound */
+	uint32_t id;		/* segments: the heap number mw_peb_heap_ranges gave */
 };
 
 /* Add one HeapWalk entry (wFlags, cbData, cbOverhead; for a region entry
@@ -132,6 +149,16 @@ int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err 
 
 /* The collector's mode suffix on Linux. */
 #define MW_HEAP_LINUX_MODE "heap bar from /proc/PID/smaps; per-heap figures: Windows only"
+
+/* The heaps of another process without running code in it: ranges are the
+ * heap ranges mw_peb_heap_ranges (peb.h) read from its PEB and heap headers
+ * (id: heap number), v its region map.  Each allocation (AllocationBase)
+ * a range touches belongs to the first heap that touches it; its committed
+ * bytes are the heap's committed, its reserved bytes the heap's
+ * uncommitted.  Replaces out; heaps in the order of their first range,
+ * marked segments. */
+void mw_heap_from_ranges(const struct mw_vm_regions *v, const struct mw_vm_ranges *ranges,
+			 struct mw_heap_list *out);
 
 /* --- the remote heap summary (pure parts) ------------------------------- */
 
@@ -221,7 +248,23 @@ struct mw_heap_reader_opts {
 	int64_t backoff_ms;	/* hold a target back after a time-out; 0: 300000 */
 	mw_heap_remote_fn remote;	/* NULL: RtlQueryProcessDebugInformation */
 	void *remote_arg;
+	/* Other processes: false (the default) reads the PEB heap list and the
+	 * region map (nothing runs in the target); true runs the remote
+	 * summary above, which creates a thread in the target: invasive. */
+	bool remote_summary;
+	/* Own process: HeapWalk bounds per heap (0: MW_HEAP_WALK_MAX_ENTRIES,
+	 * MW_HEAP_WALK_MAX_MS); a heap cut short is marked truncated. */
+	uint32_t walk_max_entries;
+	int64_t walk_max_ms;
 };
+#define MW_HEAP_WALK_MAX_ENTRIES 100000
+#define MW_HEAP_WALK_MAX_MS 50
+
+/* Remote summaries started by this process so far (each one creates a
+ * thread in its target).  Windows; 0 elsewhere. */
+uint64_t mw_heap_remote_queries(void);
+/* Own-process heaps cut short by the HeapWalk bounds so far. */
+uint64_t mw_heap_walk_truncations(void);
 
 struct mw_heap_reader;
 /* NULL opts: the defaults.  Never fails. */
@@ -239,6 +282,12 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 		 bool *remote_unavailable, struct mw_err *err);
 /* 0 when the platform has heaps to read, else -1 and why. */
 int mw_heap_supported(struct mw_err *why);
+
+/* The mode's word for how other processes' heaps are read. */
+#define MW_HEAP_MODE_PEB "others: PEB heap list"
+#define MW_HEAP_MODE_REMOTE "others: remote summary (invasive)"
+/* ... and when an own heap's walk was cut short by its bounds */
+#define MW_HEAP_MODE_CUT "own heap walk cut short"
 
 /* The message for the Wine case, exactly. */
 #define MW_HEAP_NO_REMOTE_MSG \

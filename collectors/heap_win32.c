@@ -28,6 +28,7 @@
 
 #include "daemon/clock.h"
 #include "daemon/xalloc.h"
+#include "peb.h"
 
 _Static_assert(PROCESS_HEAP_ENTRY_BUSY == MW_HEAP_ENTRY_BUSY, "busy");
 _Static_assert(PROCESS_HEAP_REGION == MW_HEAP_REGION, "region");
@@ -96,41 +97,85 @@ int mw_heap_supported(struct mw_err *why)
 
 /* --- own process ---------------------------------------------------------- */
 
-static int read_self(struct mw_heap_list *out, struct mw_err *err)
-{
-	HANDLE one[64], *hs = one;
-	DWORD cap = MW_ARRAY_SIZE(one), n, i;
+static volatile LONG64 remote_queries, walk_truncations;
 
-	/* More heaps than the buffer: it says how many and stores none. */
-	while ((n = GetProcessHeaps(cap, hs)) > cap) {
-		if (hs != one)
-			free(hs);
-		cap = n + 16;
-		hs = mw_xmalloc(cap * sizeof(*hs));
+uint64_t mw_heap_remote_queries(void)
+{
+	return (uint64_t)InterlockedCompareExchange64(&remote_queries, 0, 0);
+}
+
+uint64_t mw_heap_walk_truncations(void)
+{
+	return (uint64_t)InterlockedCompareExchange64(&walk_truncations, 0, 0);
+}
+
+/* The CRT's heap (msvcrt: its own heap on old releases; UCRT: the process
+ * heap), NULL when the CRT does not say. */
+static HANDLE crt_heap(void)
+{
+	typedef intptr_t(__cdecl *ghh_fn)(void);
+	static const char *const crts[] = { "ucrtbase.dll", "msvcrt.dll" };
+
+	for (size_t i = 0; i < MW_ARRAY_SIZE(crts); i++) {
+		HMODULE m = GetModuleHandleA(crts[i]);
+		ghh_fn f = m ? (ghh_fn)(void (*)(void))GetProcAddress(m, "_get_heap_handle") : NULL;
+
+		if (f)
+			return (HANDLE)f();
 	}
-	if (n == 0) {
-		if (hs != one)
-			free(hs);
-		return mw_error(err, "GetProcessHeaps: Win32 error %lu", GetLastError());
+	return NULL;
+}
+
+/* Walk one heap under HeapLock, at most max_entries entries and about
+ * max_ms (checked every 256 entries). */
+static void walk_one(HANDLE heap, uint32_t max_entries, int64_t max_ms, struct mw_heap_totals *t)
+{
+	PROCESS_HEAP_ENTRY e;
+	int64_t stop = mw_clock_mono_ns() + max_ms * 1000000;
+	uint32_t n = 0;
+
+	memset(&e, 0, sizeof(e));
+	if (!HeapLock(heap))
+		return;
+	while (HeapWalk(heap, &e)) {
+		mw_heap_account(t, e.wFlags, e.cbData, e.cbOverhead,
+				(e.wFlags & PROCESS_HEAP_REGION) ? e.Region.dwCommittedSize : 0,
+				(e.wFlags & PROCESS_HEAP_REGION) ? e.Region.dwUnCommittedSize : 0);
+		if (++n >= max_entries || ((n & 255) == 0 && mw_clock_mono_ns() >= stop)) {
+			t->truncated = true;
+			break;
+		}
 	}
+	HeapUnlock(heap);
+	if (t->truncated)
+		InterlockedIncrement64(&walk_truncations);
+}
+
+/* Own process: only the process heap and the CRT heap, which live as long
+ * as the process; other heaps (GetProcessHeaps) may be destroyed by their
+ * owner while walked and are not touched. */
+static int read_self(const struct mw_heap_reader_opts *o, struct mw_heap_list *out,
+		     struct mw_err *err)
+{
+	HANDLE hs[2];
+	size_t n = 0, i;
+
+	hs[n] = GetProcessHeap();
+	if (!hs[n])
+		return mw_error(err, "GetProcessHeap: Win32 error %lu", GetLastError());
+	n++;
+	hs[n] = crt_heap();
+	if (hs[n] && hs[n] != hs[0])
+		n++;
 	for (i = 0; i < n; i++) {
-		PROCESS_HEAP_ENTRY e;
 		struct mw_heap_totals *t;
 
 		MW_GROW(out->h, out->cap, out->n + 1);
 		t = &out->h[out->n++];
 		memset(t, 0, sizeof(*t));
-		memset(&e, 0, sizeof(e));
-		if (!HeapLock(hs[i]))
-			continue;
-		while (HeapWalk(hs[i], &e))
-			mw_heap_account(t, e.wFlags, e.cbData, e.cbOverhead,
-					(e.wFlags & PROCESS_HEAP_REGION) ? e.Region.dwCommittedSize : 0,
-					(e.wFlags & PROCESS_HEAP_REGION) ? e.Region.dwUnCommittedSize : 0);
-		HeapUnlock(hs[i]);
+		t->base = (uint64_t)(uintptr_t)hs[i];
+		walk_one(hs[i], o->walk_max_entries, o->walk_max_ms, t);
 	}
-	if (hs != one)
-		free(hs);
 	return 0;
 }
 
@@ -267,6 +312,8 @@ struct mw_heap_reader {
 	struct mw_heap_backoff backoff;
 	unsigned char *spi;
 	ULONG spi_size;
+	struct mw_vm_regions regions;	/* the PEB path's region map */
+	struct mw_vm_ranges ranges;	/* and heap ranges */
 };
 
 struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts)
@@ -279,7 +326,13 @@ struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts
 		r->opts.time_limit_ms = 2000;
 	if (r->opts.backoff_ms <= 0)
 		r->opts.backoff_ms = 300000;
-	if (!r->opts.remote)
+	if (r->opts.walk_max_entries == 0)
+		r->opts.walk_max_entries = MW_HEAP_WALK_MAX_ENTRIES;
+	if (r->opts.walk_max_ms <= 0)
+		r->opts.walk_max_ms = MW_HEAP_WALK_MAX_MS;
+	if (r->opts.remote)
+		r->opts.remote_summary = true;	/* a query given is a query meant */
+	else
 		r->opts.remote = rtl_remote;
 	r->spi_size = 256 * 1024;
 	r->spi = mw_xmalloc(r->spi_size);
@@ -325,6 +378,8 @@ void mw_heap_reader_free(struct mw_heap_reader *r)
 	free(r->stuck);
 	mw_heap_backoff_release(&r->backoff);
 	free(r->spi);
+	mw_vm_regions_release(&r->regions);
+	mw_vm_ranges_release(&r->ranges);
 	free(r);
 }
 
@@ -360,6 +415,7 @@ static int read_remote(struct mw_heap_reader *r, uint32_t pid, struct mw_heap_li
 		return mw_error(err, "heap: %d remote heap queries still running; none started",
 				MAX_STUCK), 1;
 
+	InterlockedIncrement64(&remote_queries);
 	j = mw_xcalloc(1, sizeof(*j));
 	j->refs = 2;
 	j->pid = pid;
@@ -405,6 +461,33 @@ static int read_remote(struct mw_heap_reader *r, uint32_t pid, struct mw_heap_li
 	return rc;
 }
 
+/* Other processes without running code in them: the PEB heap list and
+ * segments (peb_win32.c, ReadProcessMemory) over the region map. */
+static int read_peb(struct mw_heap_reader *r, uint32_t pid, struct mw_heap_list *out,
+		    struct mw_err *err)
+{
+	SYSTEM_INFO si;
+	struct mw_peb_info info;
+	HANDLE h;
+	int rc;
+
+	if (mw_vm_walk(pid, false, &r->regions, err))
+		return 1;
+	h = mw_process_open(pid, MW_NEED_READ, err);
+	if (!h)
+		return 1;
+	GetSystemInfo(&si);
+	r->ranges.n = 0;
+	rc = mw_peb_heap_ranges(h, si.dwPageSize, &r->ranges, &info, err);
+	CloseHandle(h);
+	if (rc)
+		return mw_error_prefix(err, "heap: pid %lu: ", (unsigned long)pid), 1;
+	mw_heap_from_ranges(&r->regions, &r->ranges, out);
+	if (out->n == 0)
+		return mw_error(err, "heap: pid %lu: no heaps in its PEB", (unsigned long)pid), 1;
+	return 0;
+}
+
 int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_heap_list *out,
 		 bool *remote_unavailable, struct mw_err *err)
 {
@@ -414,5 +497,9 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	if (!remote_unavailable)
 		remote_unavailable = &dummy;
 	*remote_unavailable = false;
-	return self ? read_self(out, err) : read_remote(r, pid, out, remote_unavailable, err);
+	if (self)
+		return read_self(&r->opts, out, err);
+	if (!r->opts.remote_summary)
+		return read_peb(r, pid, out, err);
+	return read_remote(r, pid, out, remote_unavailable, err);
 }

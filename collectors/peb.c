@@ -289,3 +289,23 @@ bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out,
 		return false;
 	return put(out, size, (char)('A' + drive), nt + best);
 }
+
+int mw_pe_large_address_aware(const unsigned char *buf, size_t len)
+{
+	uint32_t lfanew;
+	uint16_t ch;
+
+	if (!buf || len < 0x40 || buf[0] != 'M' || buf[1] != 'Z')
+		return -1;
+	lfanew = (uint32_t)buf[0x3c] | (uint32_t)buf[0x3d] << 8 | (uint32_t)buf[0x3e] << 16 |
+		 (uint32_t)buf[0x3f] << 24;
+	if (lfanew > len || len - lfanew < 0x18 || memcmp(buf + lfanew, "PE\0\0", 4))
+		return -1;
+	ch = (uint16_t)(buf[lfanew + 0x16] | buf[lfanew + 0x17] << 8);
+	return (ch & MW_IMAGE_FILE_LARGE_ADDRESS_AWARE) != 0;
+}
+
+uint64_t mw_wow64_top(int laa)
+{
+	return laa == 0 ? 0x80000000ULL : 0x100000000ULL;
+}

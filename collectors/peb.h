@@ -139,7 +139,27 @@ bool mw_tib32_stack(const unsigned char *tib, size_t len, uint64_t *limit, uint6
  * size bytes; false (out unchanged) when no drive matches. */
 bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out, size_t size);
 
+/* --- the large-address-aware flag of a 32-bit image ---------------------
+ * A 32-bit process on 64-bit Windows has 4 GB of user address space when
+ * its image has IMAGE_FILE_LARGE_ADDRESS_AWARE in the PE file header's
+ * Characteristics, else 2 GB.  The image base is PEB32.ImageBaseAddress. */
+#define MW_PEB32_IMAGE_BASE 0x08
+#define MW_IMAGE_FILE_LARGE_ADDRESS_AWARE 0x0020u
+#define MW_PE_HEADER_READ 0x400		/* bytes of the image read */
+/* From the first len bytes of a PE image ("MZ", e_lfanew at 0x3C, "PE\0\0",
+ * IMAGE_FILE_HEADER.Characteristics at +0x16): 1 large-address-aware, 0
+ * not, -1 when the bytes are not a PE header. */
+int mw_pe_large_address_aware(const unsigned char *buf, size_t len);
+/* The end of a WOW64 process's user address space: 2 GB when laa is 0,
+ * else (1, or -1: unknown) 4 GB. */
+uint64_t mw_wow64_top(int laa);
+
 /* --- platform (peb_win32.c) ---------------------------------------------- */
+
+/* The large-address-aware flag of a WOW64 process's image, read through
+ * its 32-bit PEB (process: a HANDLE with PROCESS_QUERY_LIMITED_INFORMATION
+ * | PROCESS_VM_READ): 1, 0, or -1 when it cannot be read. */
+int mw_wow64_laa(void *process);
 
 struct mw_peb_info {
 	uint32_t heaps;		/* heaps listed in the PEB(s) */

@@ -108,3 +108,20 @@ int mw_peb_heap_ranges(void *process, uint32_t page_size, struct mw_vm_ranges *o
 	return one_peb(h, (uint64_t)(uintptr_t)pbi.PebBaseAddress, false, page_size,
 		       info->wow64 ? 0x10000 : 0, out, info, err);
 }
+
+int mw_wow64_laa(void *process)
+{
+	qip_fn qip = (qip_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("ntdll.dll"),
+							    "NtQueryInformationProcess");
+	ULONG_PTR peb32 = 0;
+	unsigned char base[4], hdr[MW_PE_HEADER_READ];
+	uint64_t image;
+
+	if (!qip || qip((HANDLE)process, ProcessWow64Information, &peb32, sizeof(peb32), NULL) ||
+	    !peb32 || !rpm(process, (uint64_t)peb32 + MW_PEB32_IMAGE_BASE, base, sizeof(base)))
+		return -1;
+	image = mw_peb_ptr(base, sizeof(base), 0, true);
+	if (!image || !rpm(process, image, hdr, sizeof(hdr)))
+		return -1;
+	return mw_pe_large_address_aware(hdr, sizeof(hdr));
+}

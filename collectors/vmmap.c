@@ -237,3 +237,19 @@ const struct mw_collector mw_collector_vmmap = {
 	.sample = vmmap_sample,
 	.fini = vmmap_fini,
 };
+
+uint32_t mw_process_access(unsigned need)
+{
+	uint32_t m = MW_PROCESS_QUERY_LIMITED_INFORMATION;
+
+	if (need & (MW_NEED_REGIONS | MW_NEED_WORKING_SET))
+		m = MW_PROCESS_QUERY_INFORMATION;	/* implies LIMITED */
+	if (need & (MW_NEED_READ | MW_NEED_WORKING_SET))
+		m |= MW_PROCESS_VM_READ;
+	return m;
+}
+
+uint32_t mw_thread_access(void)
+{
+	return MW_THREAD_QUERY_LIMITED_INFORMATION;
+}

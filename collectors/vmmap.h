@@ -31,6 +31,8 @@ struct mw_vm_regions {
 	size_t n, cap;
 	uint64_t lo, hi;	/* the user address range walked */
 	bool wow64;		/* a 32-bit process on 64-bit Windows */
+	int laa;		/* wow64: 1 large-address-aware (hi 4 GB), 0 not
+				 * (hi 2 GB), -1 unknown (image header unread: 4 GB) */
 };
 
 struct mw_vm_summary {
@@ -78,5 +80,38 @@ void mw_vm_ranges_release(struct mw_vm_ranges *s);
  * Returns 0, 1 when the process cannot be opened (err says why), -1.
  * Linux: no stacks yet (returns 0 with none). */
 int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_err *err);
+
+/* --- access rights --------------------------------------------------------
+ * A process is opened with PROCESS_QUERY_LIMITED_INFORMATION, which even a
+ * protected process grants, and more only for the calls that need it, so
+ * that one denied right costs only the figures behind it.  winnt.h values,
+ * checked against the SDK in vmmap_win32.c. */
+#define MW_PROCESS_VM_READ 0x0010u
+#define MW_PROCESS_QUERY_INFORMATION 0x0400u
+#define MW_PROCESS_QUERY_LIMITED_INFORMATION 0x1000u
+#define MW_THREAD_QUERY_INFORMATION 0x0040u
+#define MW_THREAD_QUERY_LIMITED_INFORMATION 0x0800u
+
+enum {
+	MW_NEED_TOTALS = 1,	/* GetProcessMemoryInfo, IsWow64Process,
+				 * NtQueryInformationProcess (basic, WOW64) */
+	MW_NEED_REGIONS = 2,	/* VirtualQueryEx, GetMappedFileName */
+	MW_NEED_READ = 4,	/* ReadProcessMemory */
+	MW_NEED_WORKING_SET = 8,	/* QueryWorkingSet(Ex) */
+};
+/* The process access mask for a set of MW_NEED_*: LIMITED for totals,
+ * QUERY_INFORMATION only for regions and the working set, VM_READ only
+ * to read memory. */
+uint32_t mw_process_access(unsigned need);
+/* The thread access mask to read a thread's TEB address
+ * (NtQueryInformationThread(ThreadBasicInformation)): LIMITED. */
+uint32_t mw_thread_access(void);
+
+/* Windows: OpenProcess(pid, mw_process_access(need)); NULL with err
+ * ("OpenProcess(PID, MASK): Win32 error N") when refused.  A mask
+ * outside mw_process_access_cap is refused as access denied without
+ * asking (tests: a process that grants only some rights). */
+void *mw_process_open(uint32_t pid, unsigned need, struct mw_err *err);
+extern uint32_t mw_process_access_cap;
 
 #endif

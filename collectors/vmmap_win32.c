@@ -1,7 +1,8 @@
 /*
  * vmmap_win32.c - one VirtualQueryEx walk over a process's user address
- * space.  For a WOW64 (32-bit) target the range is its 4 GB, so the
- * largest free block shows the 32-bit "DLL crunch".  Also the threads'
+ * space.  For a WOW64 (32-bit) target the range is its 4 GB, or 2 GB when
+ * its image is not large-address-aware (PE header read through the 32-bit
+ * PEB), so the largest free block shows the 32-bit "DLL crunch".  Also the threads'
  * stacks: Toolhelp32 threads, NtQueryInformationThread -> TEB -> NT_TIB
  * StackBase/StackLimit through ReadProcessMemory.  A WOW64 thread's
  * 64-bit TEB describes the WOW64 thunk stack: its 32-bit stack is in the
@@ -16,6 +17,31 @@
 #include <winternl.h>
 
 #include "peb.h"
+
+_Static_assert(MW_PROCESS_VM_READ == PROCESS_VM_READ, "vm read");
+_Static_assert(MW_PROCESS_QUERY_INFORMATION == PROCESS_QUERY_INFORMATION, "qi");
+_Static_assert(MW_PROCESS_QUERY_LIMITED_INFORMATION == PROCESS_QUERY_LIMITED_INFORMATION, "qli");
+_Static_assert(MW_THREAD_QUERY_INFORMATION == THREAD_QUERY_INFORMATION, "tqi");
+_Static_assert(MW_THREAD_QUERY_LIMITED_INFORMATION == THREAD_QUERY_LIMITED_INFORMATION, "tqli");
+
+uint32_t mw_process_access_cap = 0xffffffffu;
+
+void *mw_process_open(uint32_t pid, unsigned need, struct mw_err *err)
+{
+	uint32_t m = mw_process_access(need);
+	HANDLE h;
+
+	if ((m & mw_process_access_cap) != m) {
+		SetLastError(ERROR_ACCESS_DENIED);
+		h = NULL;
+	} else {
+		h = OpenProcess(m, FALSE, pid);
+	}
+	if (!h)
+		mw_error(err, "OpenProcess(%lu, 0x%lx): Win32 error %lu", (unsigned long)pid,
+			 (unsigned long)m, GetLastError());
+	return h;
+}
 
 static int map_type(DWORD t)
 {
@@ -33,22 +59,28 @@ static int map_type(DWORD t)
 
 int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)
 {
-	HANDLE h = self ? GetCurrentProcess()
-			: OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
+	HANDLE h = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_REGIONS, err);
 	SYSTEM_INFO si;
 	MEMORY_BASIC_INFORMATION mbi;
 	BOOL wow = FALSE;
 	uint64_t addr, hi;
 
 	v->n = 0;
+	v->laa = -1;
 	if (!h)
-		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
-				GetLastError()), 1;
+		return 1;
 	GetSystemInfo(&si);
 	v->lo = (uint64_t)(uintptr_t)si.lpMinimumApplicationAddress;
 	hi = (uint64_t)(uintptr_t)si.lpMaximumApplicationAddress + 1;
-	if (IsWow64Process(h, &wow) && wow)
-		hi = 0x100000000ULL;
+	if (IsWow64Process(h, &wow) && wow) {
+		/* 2 GB unless the image is large-address-aware */
+		HANDLE rd = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_READ, NULL);
+
+		v->laa = rd ? mw_wow64_laa(rd) : -1;
+		if (rd && !self)
+			CloseHandle(rd);
+		hi = mw_wow64_top(v->laa);
+	}
 	v->hi = hi;
 	v->wow64 = wow != FALSE;
 	for (addr = v->lo; addr < hi;) {
@@ -111,11 +143,9 @@ int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_er
 	out->n = 0;
 	if (!qit)
 		return mw_error(err, "NtQueryInformationThread not found in ntdll");
-	h = self ? GetCurrentProcess()
-		 : OpenProcess(PROCESS_VM_READ | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	h = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_READ, err);
 	if (!h)
-		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
-				GetLastError()), 1;
+		return 1;
 	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
 	if (snap == INVALID_HANDLE_VALUE) {
 		if (!self)
@@ -134,7 +164,7 @@ int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_er
 
 		if (te.th32OwnerProcessID != pid)
 			continue;
-		th = OpenThread(THREAD_QUERY_INFORMATION, FALSE, te.th32ThreadID);
+		th = OpenThread(mw_thread_access(), FALSE, te.th32ThreadID);
 		if (!th)
 			continue;
 		if (qit(th, (THREADINFOCLASS)0, &bi, sizeof(bi), NULL) != 0) {

@@ -273,17 +273,38 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 	s->why[0] = '\0';
 	GetSystemInfo(&si);
 	s->page_size = si.dwPageSize;
-	if (mw_vm_walk(pid, self, &s->regions, err))
-		return 1;
-	h = self ? GetCurrentProcess()
-		 : OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
+	/* Totals need only PROCESS_QUERY_LIMITED_INFORMATION, which a
+	 * protected process grants: they come first, and a process that
+	 * refuses more is read as totals only. */
+	h = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_TOTALS, err);
 	if (!h)
-		return mw_error(err, "OpenProcess(%lu): Win32 error %lu", (unsigned long)pid,
-				GetLastError()), 1;
+		return 1;
 	memset(&pmc, 0, sizeof(pmc));
 	pmc.cb = sizeof(pmc);
 	if (GetProcessMemoryInfo(h, &pmc, sizeof(pmc)))
 		s->total_bytes = pmc.WorkingSetSize;
+	if (!self) {
+		struct mw_err oerr;
+		HANDLE full;
+
+		CloseHandle(h);
+		full = mw_process_open(pid, MW_NEED_WORKING_SET | MW_NEED_REGIONS | MW_NEED_READ, &oerr);
+		if (!full) {
+			s->regions.n = 0;
+			s->mode = MW_WS_MODE_TOTALS;
+			snprintf(s->why, sizeof(s->why), "totals only: %s", oerr.msg);
+			return 0;
+		}
+		h = full;
+	}
+	if (mw_vm_walk(pid, self, &s->regions, err)) {
+		s->regions.n = 0;
+		s->mode = MW_WS_MODE_TOTALS;
+		snprintf(s->why, sizeof(s->why), "totals only: %s", err->msg);
+		if (!self)
+			CloseHandle(h);
+		return 0;
+	}
 	s->mode = MW_WS_MODE_FULL;
 	if ((e1 = pages_full(h, s)) != 0) {
 		s->npages = 0;

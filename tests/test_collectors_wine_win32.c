@@ -37,6 +37,7 @@
 #include <cmocka.h>
 
 #include "collectors/heap.h"
+#include "collectors/peb.h"
 #include "collectors/perfcounters.h"
 #include "collectors/perfdata.h"
 #include "collectors/process.h"
@@ -299,9 +300,134 @@ static void heap_self(void **state)
 		HeapFree(GetProcessHeap(), 0, p[i]);
 	/* another process that is not there: not readable, with the reason */
 	assert_int_equal(mw_heap_read(r, 0xfffffff0u, false, &h, NULL, &err), 1);
-	assert_non_null(strstr(err.msg, "gone"));
+	assert_non_null(strstr(err.msg, "OpenProcess"));
 	free(h.h);
 	mw_heap_reader_free(r);
+}
+
+/* HeapWalk of our own heaps: only the process heap and the CRT heap (a
+ * heap another component may destroy is never walked), each bounded. */
+static void heap_self_walks_only_lasting_heaps(void **state)
+{
+	struct mw_heap_reader_opts o;
+	struct mw_heap_reader *r = mw_heap_reader_new(NULL);
+	struct mw_heap_list h = { 0 };
+	struct mw_err err;
+	HANDLE priv = HeapCreate(0, 0, 0);
+	uint64_t trunc0 = mw_heap_walk_truncations();
+	void *p[64];
+	size_t i;
+
+	(void)state;
+	assert_non_null(priv);
+	for (i = 0; i < 64; i++)
+		p[i] = HeapAlloc(priv, 0, 100);
+	assert_int_equal(mw_heap_read(r, mw_self_pid(), true, &h, NULL, &err), 0);
+	print_message("heap self: %zu heaps walked, %lu in GetProcessHeaps\n", h.n,
+		      (unsigned long)GetProcessHeaps(0, NULL));
+	assert_true(h.n >= 1 && h.n <= 2);
+	assert_true(h.h[0].base == (uint64_t)(uintptr_t)GetProcessHeap());
+	for (i = 0; i < h.n; i++) {
+		assert_true(h.h[i].base != (uint64_t)(uintptr_t)priv);
+		assert_false(h.h[i].truncated);
+	}
+	mw_heap_reader_free(r);
+	/* the entry bound: cut short and said so */
+	memset(&o, 0, sizeof(o));
+	o.walk_max_entries = 10;
+	r = mw_heap_reader_new(&o);
+	assert_int_equal(mw_heap_read(r, mw_self_pid(), true, &h, NULL, &err), 0);
+	assert_true(h.h[0].truncated);
+	assert_true(h.h[0].blocks + h.h[0].free_blocks + h.h[0].regions <= 10);
+	assert_true(mw_heap_walk_truncations() > trunc0);
+	mw_heap_reader_free(r);
+	for (i = 0; i < 64; i++)
+		HeapFree(priv, 0, p[i]);
+	HeapDestroy(priv);
+	free(h.h);
+}
+
+/* The PE header parser on a real image (ours, 64-bit: the flag is in the
+ * same place); a 64-bit process is walked to the top the system gives. */
+static void pe_header_of_a_real_image(void **state)
+{
+	struct mw_vm_regions v = { 0 };
+	struct mw_err err;
+	int laa = mw_pe_large_address_aware((const unsigned char *)GetModuleHandleA(NULL),
+					    MW_PE_HEADER_READ);
+
+	(void)state;
+	print_message("own image: large-address-aware %d\n", laa);
+	assert_true(laa == 0 || laa == 1);
+	assert_int_equal(mw_vm_walk(mw_self_pid(), true, &v, &err), 0);
+	assert_false(v.wow64);
+	assert_int_equal(v.laa, -1);
+	assert_true(v.hi > 0x100000000ULL);
+	mw_vm_regions_release(&v);
+}
+
+/* Another process by default: heaps from its PEB, no thread created in it. */
+static void heap_other_from_peb(void **state)
+{
+	struct child c;
+	struct mw_heap_reader *r = mw_heap_reader_new(NULL);
+	struct mw_heap_list h = { 0 };
+	struct mw_err err = { "" };
+	uint64_t q0 = mw_heap_remote_queries();
+	uint32_t pid;
+	int rc;
+
+	(void)state;
+	pid = start_leaky_ready(&c);
+	rc = mw_heap_read(r, pid, false, &h, NULL, &err);
+	print_message("heap PEB: rc %d, %zu heaps, heap 0 committed %llu uncommitted %llu; %s\n",
+		      rc, h.n, h.n ? (unsigned long long)h.h[0].committed : 0ULL,
+		      h.n ? (unsigned long long)h.h[0].uncommitted : 0ULL, err.msg);
+	assert_int_equal(rc, 0);
+	assert_true(h.n >= 1);
+	assert_true(h.h[0].segments && !h.h[0].summary);
+	assert_true(h.h[0].committed > 0);
+	assert_int_equal(mw_heap_remote_queries(), q0);
+	stop_leaky(&c);
+	free(h.h);
+	mw_heap_reader_free(r);
+}
+
+/* A process that grants only PROCESS_QUERY_LIMITED_INFORMATION (as a
+ * protected one does): working-set totals still, the rest inaccessible. */
+static void limited_rights_give_totals(void **state)
+{
+	struct child c;
+	struct mw_ws_snapshot s;
+	struct mw_vm_regions v = { 0 };
+	struct mw_heap_reader *r = mw_heap_reader_new(NULL);
+	struct mw_heap_list h = { 0 };
+	struct mw_err err = { "" };
+	uint32_t pid;
+
+	(void)state;
+	pid = start_leaky_ready(&c);
+	memset(&s, 0, sizeof(s));
+	mw_process_access_cap = MW_PROCESS_QUERY_LIMITED_INFORMATION;
+	assert_int_equal(mw_ws_read(pid, false, &s, &err), 0);
+	print_message("limited rights: ws mode %d, %llu bytes, why '%s'\n", s.mode,
+		      (unsigned long long)s.total_bytes, s.why);
+	assert_int_equal(s.mode, MW_WS_MODE_TOTALS);
+	assert_true(s.total_bytes > 0);
+	assert_int_equal(s.npages, 0);
+	assert_non_null(strstr(s.why, "totals only"));
+	assert_int_equal(mw_vm_walk(pid, false, &v, &err), 1);
+	assert_non_null(strstr(err.msg, "0x400"));
+	assert_int_equal(mw_heap_read(r, pid, false, &h, NULL, &err), 1);
+	mw_process_access_cap = 0xffffffffu;
+	/* and with every right: the full read */
+	assert_int_equal(mw_ws_read(pid, false, &s, &err), 0);
+	assert_true(s.mode != MW_WS_MODE_TOTALS || s.regions.n > 0);
+	mw_ws_snapshot_release(&s);
+	mw_vm_regions_release(&v);
+	free(h.h);
+	mw_heap_reader_free(r);
+	stop_leaky(&c);
 }
 
 static uint64_t committed_of(const struct mw_vm_regions *v)
@@ -358,16 +484,19 @@ static void heap_breakdown_self(void **state)
 static void heap_remote_real(void **state)
 {
 	struct child c;
-	struct mw_heap_reader *r = mw_heap_reader_new(NULL);
+	struct mw_heap_reader_opts o = { .remote_summary = true };
+	struct mw_heap_reader *r = mw_heap_reader_new(&o);
 	struct mw_heap_list h = { 0 };
 	struct mw_err err = { "" };
 	bool none = false;
+	uint64_t q0 = mw_heap_remote_queries();
 	uint32_t pid;
 	int rc;
 
 	(void)state;
 	pid = start_leaky_ready(&c);
 	rc = mw_heap_read(r, pid, false, &h, &none, &err);
+	assert_int_equal(mw_heap_remote_queries(), q0 + 1);	/* opted in: it ran */
 	print_message("heap remote: rc %d, %zu heaps, %s\n", rc, h.n, err.msg);
 	if (under_wine()) {
 		assert_int_equal(rc, 1);
@@ -415,7 +544,7 @@ static int fake_remote(uint32_t pid, struct mw_heap_list *out, struct mw_err *er
 static void heap_remote_worker(void **state)
 {
 	struct fake f = { NULL, NULL, 0, 0 };
-	struct mw_heap_reader_opts o = { 60000, 3600000, fake_remote, &f };
+	struct mw_heap_reader_opts o = { .time_limit_ms = 60000, .backoff_ms = 3600000, .remote = fake_remote, .remote_arg = &f };
 	struct mw_heap_reader *r = mw_heap_reader_new(&o);
 	struct mw_heap_list h = { 0 };
 	struct mw_err err;
@@ -445,7 +574,7 @@ static struct fake blocked;
 
 static void heap_remote_timeout(void **state)
 {
-	struct mw_heap_reader_opts o = { 50, 3600000, fake_remote, &blocked };
+	struct mw_heap_reader_opts o = { .time_limit_ms = 50, .backoff_ms = 3600000, .remote = fake_remote, .remote_arg = &blocked };
 	struct mw_heap_reader *r;
 	struct mw_heap_list h = { 0 };
 	struct mw_err err;
@@ -512,7 +641,7 @@ static void heap_remote_not_on_suspended(void **state)
 {
 	struct child c;
 	struct fake f = { NULL, NULL, 0, 0 };
-	struct mw_heap_reader_opts o = { 60000, 3600000, fake_remote, &f };
+	struct mw_heap_reader_opts o = { .time_limit_ms = 60000, .backoff_ms = 3600000, .remote = fake_remote, .remote_arg = &f };
 	struct mw_heap_reader *r = mw_heap_reader_new(&o);
 	struct mw_heap_list h = { 0 };
 	struct mw_heap_proc_state ps;
@@ -617,6 +746,7 @@ static void heap_collector_end_to_end(void **state)
 	uint32_t pid, self = mw_self_pid();
 	double other0, other1;
 	char spid[16];
+	uint64_t q0 = mw_heap_remote_queries();
 
 	(void)state;
 	pid = start_leaky_ready(&c);
@@ -628,30 +758,28 @@ static void heap_collector_end_to_end(void **state)
 		      (unsigned long long)ctx.inaccessible, b.nsamples);
 	/* self: the heaps and the whole breakdown */
 	assert_true(value_of(&b, "memwatch_heap_bytes", self, "kind", "allocated") > 0);
-	for (int k = 0; k < MW_HK_N; k++)
-		assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", self, "kind",
-				     mw_heap_kind_names[k]) >= 0);
+	for (int k = 0; k < MW_HK_N; k++)	/* all but the Linux/PEB "heap" */
+		assert_true((k == MW_HK_HEAP) == (value_of(&b, "memwatch_heap_breakdown_bytes", self,
+							    "kind", mw_heap_kind_names[k]) < 0));
 	assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", self, "kind", "heap_used") > 0);
 	/* leaky: a breakdown either way */
 	other0 = value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind", "private_other");
 	assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind", "image") > 0);
-	if (under_wine()) {
-		assert_int_equal(ctx.inaccessible, 1);
-		assert_non_null(strstr(ctx.mode, MW_HEAP_NO_REMOTE_MSG));
-		assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind",
-				     "heap_used") < 0);
-		assert_true(value_of(&b, "memwatch_heap_bytes", pid, NULL, NULL) < 0);
-	} else {
-		assert_int_equal(ctx.inaccessible, 0);
-		assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind",
-				     "heap_used") >= 0);
-	}
+	/* leaky, by default: heaps from its PEB, no thread created in it */
+	assert_int_equal(ctx.inaccessible, 0);
+	assert_non_null(strstr(ctx.mode, MW_HEAP_MODE_PEB));
+	assert_int_equal(mw_heap_remote_queries(), q0);
+	assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind", "heap") > 0);
+	assert_true(value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind", "heap_used") < 0);
+	assert_true(value_of(&b, "memwatch_heap_bytes", pid, "kind", "committed") > 0);
+	assert_true(value_of(&b, "memwatch_heap_bytes", pid, "kind", "allocated") < 0);
 	/* its VirtualAlloc leak is private memory outside heaps and stacks */
 	leak_step(&c);
 	run_sample(&mw_collector_heap, &x, &b, &ctx);
 	other1 = value_of(&b, "memwatch_heap_breakdown_bytes", pid, "kind", "private_other");
 	print_message("heap collector: leaky private_other %.0f -> %.0f\n", other0, other1);
 	assert_true(other1 >= other0 + (double)((uint64_t)LEAK_MIB << 20));
+	assert_int_equal(mw_heap_remote_queries(), q0);
 	mw_collector_heap.fini(x.st);
 	mw_batch_release(&b);
 	stop_leaky(&c);
@@ -1078,6 +1206,10 @@ int main(void)
 		cmocka_unit_test_teardown(heap_remote_timeout, kill_children),
 		cmocka_unit_test_teardown(heap_remote_not_on_suspended, kill_children),
 		cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
+		cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
+		cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
+		cmocka_unit_test(pe_header_of_a_real_image),
+		cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
 		cmocka_unit_test_teardown(workingset_self, kill_children),
 		cmocka_unit_test_teardown(workingset_collector_self, kill_children),
 		cmocka_unit_test_teardown(workingset_other_process, kill_children),

@@ -712,9 +712,50 @@ static void linux_workingset_agrees(void **state)
 	linux_teardown(&x);
 }
 
+/* Heaps of another process from its PEB heap ranges over the region map. */
+static void heaps_from_ranges(void **state)
+{
+	struct mw_vm_regions v = { 0 };
+	struct mw_vm_ranges rg = { 0 };
+	struct mw_heap_list h = { 0 };
+	struct mw_heap_breakdown b;
+	(void)state;
+	build(&v);
+	/* heap 0: header at 0xa00000 and its segment (same allocation: once) */
+	mw_vm_ranges_add(&rg, 0xa00000, 1, 0);
+	mw_vm_ranges_add(&rg, 0xa00000, 64 * P, 0);
+	/* heap 1: a range in free space (a heap that lied) takes nothing */
+	mw_vm_ranges_add(&rg, 0x950000, P, 1);
+	/* heap 2: the same allocation as heap 0: stays with heap 0 */
+	mw_vm_ranges_add(&rg, 0xa10000, 1, 2);
+	mw_heap_from_ranges(&v, &rg, &h);
+	assert_int_equal(h.n, 3);
+	assert_int_equal(h.h[0].id, 0);
+	assert_true(h.h[0].segments && !h.h[0].summary);
+	assert_int_equal(h.h[0].committed, 16 * P);
+	assert_int_equal(h.h[0].uncommitted, 48 * P);
+	assert_int_equal(h.h[0].regions, 1);
+	assert_int_equal(h.h[1].committed, 0);
+	assert_int_equal(h.h[2].committed, 0);
+	/* the breakdown: the committed heap as one figure */
+	mw_heap_breakdown(&v, NULL, 0, &h, &b);
+	assert_true(b.have_heaps && b.heap_whole);
+	assert_int_equal(b.bytes[MW_HK_HEAP], 16 * P);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 0);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0);
+	/* replaces */
+	rg.n = 0;
+	mw_heap_from_ranges(&v, &rg, &h);
+	assert_int_equal(h.n, 0);
+	free(h.h);
+	mw_vm_ranges_release(&rg);
+	mw_vm_regions_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(heaps_from_ranges),
 		cmocka_unit_test(accounting),
 		cmocka_unit_test(breakdown_known_answer),
 		cmocka_unit_test(breakdown_without_heaps_or_stacks),

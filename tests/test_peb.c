@@ -413,9 +413,43 @@ static void dos_paths(void **state)
 	assert_string_equal(out, "C:");
 }
 
+/* The large-address-aware flag from constructed PE headers. */
+static void pe_large_address_aware(void **state)
+{
+	unsigned char h[MW_PE_HEADER_READ];
+
+	(void)state;
+	memset(h, 0, sizeof(h));
+	h[0] = 'M', h[1] = 'Z';
+	h[0x3c] = 0x80;			/* e_lfanew */
+	memcpy(h + 0x80, "PE\0\0", 4);
+	h[0x84] = 0x4c, h[0x85] = 0x01;	/* Machine i386 */
+	h[0x96] = 0x02, h[0x97] = 0x01;	/* EXECUTABLE_IMAGE | 32BIT_MACHINE */
+	assert_int_equal(mw_pe_large_address_aware(h, sizeof(h)), 0);
+	assert_int_equal(mw_wow64_top(0), 0x80000000ULL);
+	h[0x96] |= 0x20;		/* LARGE_ADDRESS_AWARE */
+	assert_int_equal(mw_pe_large_address_aware(h, sizeof(h)), 1);
+	assert_int_equal(mw_wow64_top(1), 0x100000000ULL);
+	assert_int_equal(mw_wow64_top(-1), 0x100000000ULL);
+	/* the header must lie within the bytes given */
+	assert_int_equal(mw_pe_large_address_aware(h, 0x97), -1);
+	assert_int_equal(mw_pe_large_address_aware(h, 0x98), 1);
+	h[0x3c] = 0xff, h[0x3d] = 0xff, h[0x3e] = 0xff, h[0x3f] = 0x7f;
+	assert_int_equal(mw_pe_large_address_aware(h, sizeof(h)), -1);
+	h[0x3c] = 0x80, h[0x3d] = h[0x3e] = h[0x3f] = 0;
+	h[0x81] = 'X';			/* no PE signature */
+	assert_int_equal(mw_pe_large_address_aware(h, sizeof(h)), -1);
+	h[0x81] = 'E';
+	h[0] = 'X';			/* no MZ */
+	assert_int_equal(mw_pe_large_address_aware(h, sizeof(h)), -1);
+	assert_int_equal(mw_pe_large_address_aware(NULL, 0), -1);
+	assert_int_equal(mw_pe_large_address_aware(h, 0x3f), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pe_large_address_aware),
 		cmocka_unit_test(peb_fields),
 		cmocka_unit_test(nt_heap_x64),
 		cmocka_unit_test(nt_heap_x86),

@@ -128,9 +128,31 @@ static void walk_self_grows(void **state)
 	mw_vm_regions_release(&v);
 }
 
+/* Which rights each kind of call asks for: never more than it needs. */
+static void access_masks(void **state)
+{
+	(void)state;
+	assert_int_equal(mw_process_access(MW_NEED_TOTALS), MW_PROCESS_QUERY_LIMITED_INFORMATION);
+	assert_int_equal(mw_process_access(0), MW_PROCESS_QUERY_LIMITED_INFORMATION);
+	assert_int_equal(mw_process_access(MW_NEED_READ),
+			 MW_PROCESS_QUERY_LIMITED_INFORMATION | MW_PROCESS_VM_READ);
+	assert_int_equal(mw_process_access(MW_NEED_TOTALS | MW_NEED_READ),
+			 MW_PROCESS_QUERY_LIMITED_INFORMATION | MW_PROCESS_VM_READ);
+	assert_int_equal(mw_process_access(MW_NEED_REGIONS), MW_PROCESS_QUERY_INFORMATION);
+	assert_int_equal(mw_process_access(MW_NEED_REGIONS | MW_NEED_READ),
+			 MW_PROCESS_QUERY_INFORMATION | MW_PROCESS_VM_READ);
+	assert_int_equal(mw_process_access(MW_NEED_WORKING_SET),
+			 MW_PROCESS_QUERY_INFORMATION | MW_PROCESS_VM_READ);
+	/* a totals-only read never asks for VM_READ or QUERY_INFORMATION */
+	assert_int_equal(mw_process_access(MW_NEED_TOTALS) &
+			 (MW_PROCESS_VM_READ | MW_PROCESS_QUERY_INFORMATION), 0);
+	assert_int_equal(mw_thread_access(), MW_THREAD_QUERY_LIMITED_INFORMATION);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(access_masks),
 		cmocka_unit_test(summary_with_and_without_free_regions),
 		cmocka_unit_test(fragmentation),
 		cmocka_unit_test(proc_maps),

@@ -118,6 +118,19 @@ check "/metrics: the writer's own figures" bash -c \
 	 curl -s '$base/metrics' | grep -q '^memwatch_storage_last_flush_timestamp_seconds [1-9]'"
 mw_stop "$a_pid" >/dev/null
 
+# --- one daemon per port --------------------------------------------------------
+port=$(free_port)
+mw_start p1 --listen "127.0.0.1:$port" --db "$tmpdir/p1.db"
+p1=$mw_pid
+check "daemon P1 ready on its port" wait_ready "http://127.0.0.1:$port/healthz"
+check "a second daemon on the same port refuses to start (exit 2, naming --listen)" bash -c \
+	"timeout 20 '$daemon' run --listen 127.0.0.1:$port --db '$tmpdir/p2.db' >'$tmpdir/p2.out' 2>&1; rc=\$?; [ \$rc = 2 ] && grep -q -- '--listen' '$tmpdir/p2.out' || { cat '$tmpdir/p2.out'; echo rc=\$rc; false; }"
+check "P1 stops with status 0" mw_stop "$p1"
+mw_start p3 --listen "127.0.0.1:$port" --db "$tmpdir/p1.db"
+p3=$mw_pid
+check "a restart takes the port at once (no wait for TIME_WAIT)" wait_ready "http://127.0.0.1:$port/healthz"
+check "P3 stops with status 0" mw_stop "$p3"
+
 # --- one writer per database --------------------------------------------------
 port=$(free_port)
 base=http://127.0.0.1:$port

@@ -418,8 +418,15 @@ static int judge_group(struct mw_reader *reader, struct mw_series_info *const *s
 	rq.agg = MW_AGG_MIN;
 	if (mw_reader_range_ids(reader, ids, n, &rq, &res, err))
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		trace_of(&res, i, &traces[i]);
+		/* An incarnation that ended before the range did: its last
+		 * bucket may hold the teardown (memory released on exit), a dip
+		 * that is no part of its trend. */
+		if (traces[i].n > 2 && res.nt &&
+		    traces[i].t0_ms + (int64_t)(traces[i].n - 1) * traces[i].step_ms < res.t[res.nt - 1])
+			traces[i].n--;
+	}
 	memset(&g, 0, sizeof(g));
 	mw_leak_judge_group(traces, n, &q->params, inc, &g);
 

@@ -5,6 +5,7 @@
  * applied by parsing each option's default text, so the reference config
  * written from the table can never disagree with the code.
  */
+#include "fsutf8.h"
 #include "config.h"
 
 #include <ctype.h>
@@ -521,7 +522,7 @@ int mw_config_load_string(struct mw_config *cfg, const char *name, const char *t
 
 int mw_config_load_file(struct mw_config *cfg, const char *path, struct mw_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = mw_fopen(path, "rb");
 	char *text = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;

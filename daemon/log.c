@@ -5,6 +5,7 @@
  * threads whole.  Timestamps are UTC so logs from lab machines in
  * different zones line up.
  */
+#include "fsutf8.h"
 #include "log.h"
 
 #include <pthread.h>
@@ -48,7 +49,7 @@ int mw_log_open(const char *path, enum mw_log_level level, struct mw_err *err)
 	FILE *f = NULL;
 
 	if (path && *path) {
-		f = fopen(path, "a");
+		f = mw_fopen(path, "a");
 		if (!f)
 			return mw_error(err, "cannot open log file '%s'", path);
 		setvbuf(f, NULL, _IOLBF, 0);

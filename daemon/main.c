@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "collector.h"
 #include "config.h"
+#include "fsutf8.h"
 #include "log.h"
 #include "privilege.h"
 #include "collectors/perfdata_cmd.h"
@@ -188,6 +189,9 @@ int main(int argc, char **argv)
 	struct mw_config cfg;
 	struct mw_err err = { "" };
 	int first = 1, rc, i;
+
+	/* UTF-8 arguments on Windows too (paths outside the ANSI code page). */
+	mw_utf8_argv(&argc, &argv);
 
 	/* check, diff and import have a help of their own (and their own options). */
 	for (i = 1; i < argc && !(argc > 1 && (!strcmp(argv[1], "check") ||

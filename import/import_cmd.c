@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/fsutf8.h"
 #include "import.h"
 #include "daemon/clock.h"
 #include "daemon/commands.h"
@@ -184,7 +185,7 @@ int mw_import_file(struct mw_store *store, const char *path,
 	memset(res, 0, sizeof(*res));
 	stats_init(&res->st);
 	mw_csv_import_init(&csv, glue_point, &g);
-	r->f = fopen(path, "rb");
+	r->f = mw_fopen(path, "rb");
 	if (!r->f) {
 		mw_error(err, "%s: cannot open: %s", path, strerror(errno));
 		goto out;

@@ -23,8 +23,18 @@ int mw_dblock_acquire(struct mw_dblock **out, const char *db_path, struct mw_err
 	snprintf(path, n, "%s.lock", db_path);
 	/* No sharing: a second open fails while we hold the handle; the
 	 * system closes it when the process ends, however it ends. */
-	h = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_ALWAYS,
-			FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+	{
+		/* UTF-8 path (as SQLite takes it) to UTF-16 */
+		int wn = MultiByteToWideChar(CP_UTF8, 0, path, -1, NULL, 0);
+		wchar_t *wpath = mw_xmalloc((size_t)(wn > 0 ? wn : 1) * sizeof(wchar_t));
+
+		wpath[0] = 0;
+		if (wn > 0)
+			MultiByteToWideChar(CP_UTF8, 0, path, -1, wpath, wn);
+		h = CreateFileW(wpath, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_ALWAYS,
+				FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+		free(wpath);
+	}
 	if (h == INVALID_HANDLE_VALUE) {
 		DWORD e = GetLastError();
 

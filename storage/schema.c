@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/fsutf8.h"
 #include "schema.h"
 #include "codec.h"
 #include "daemon/log.h"
@@ -291,7 +292,7 @@ static void utc_stamp(char *buf, size_t size, int64_t secs)
 
 static int file_exists(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = mw_fopen(path, "rb");
 
 	if (!f)
 		return 0;

@@ -1,0 +1,60 @@
+/* fsutf8_win32.c - see fsutf8.h. */
+#include "fsutf8.h"
+
+#include <windows.h>
+#include <shellapi.h>
+#include <stdlib.h>
+
+#include "xalloc.h"
+
+/* A malloc'ed UTF-16 copy of s, or NULL when it is not valid UTF-8. */
+static wchar_t *widen(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+	wchar_t *w;
+
+	if (n <= 0)
+		return NULL;
+	w = mw_xmalloc((size_t)n * sizeof(*w));
+	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
+	return w;
+}
+
+FILE *mw_fopen(const char *path, const char *mode)
+{
+	wchar_t *wp = widen(path), *wm = widen(mode);
+	FILE *f = NULL;
+
+	if (wp && wm)
+		f = _wfopen(wp, wm);
+	else
+		f = fopen(path, mode);	/* not UTF-8: as the caller gave it */
+	free(wp);
+	free(wm);
+	return f;
+}
+
+void mw_utf8_argv(int *argc, char ***argv)
+{
+	int n, i;
+	wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **out;
+
+	if (!wargv)
+		return;
+	out = mw_xcalloc((size_t)n + 1, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		int len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
+
+		if (len <= 0) {
+			LocalFree(wargv);
+			free(out);
+			return;	/* keep the C library's argv */
+		}
+		out[i] = mw_xmalloc((size_t)len);
+		WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, out[i], len, NULL, NULL);
+	}
+	LocalFree(wargv);
+	*argc = n;
+	*argv = out;
+}

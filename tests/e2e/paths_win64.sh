@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# paths_win64.sh - the Windows build under Wine with file names outside any
+# ANSI code page (a folder "dïr ü", files "cönf.ini", "ü.db", "ïn.csv"):
+# arguments arrive as UTF-8 from GetCommandLineW and files are opened with
+# the wide-character API, so the config is read, the database and its lock
+# are created where asked, and the data reads back.
+set -u
+cd "$(dirname "$0")/../.."
+exe=build/win64/memwatchd.exe
+. tests/e2e/tap.sh
+
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/dïr ü"
+w="Z:${d//\//\\}\\dïr ü"
+printf '[leak]\nwarmup = 7m\n' >"$d/dïr ü/cönf.ini"
+printf '"(PDH-CSV 4.0) (UTC)(0)","\\\\\\\\H\\\\Memory\\\\Available Bytes"\n"11/22/2026 10:00:00.000","100"\n"11/22/2026 10:00:01.000","200"\n' \
+	>"$d/dïr ü/ïn.csv"
+out=$(scripts/wine-run.sh "$exe" config --config "$w\\cönf.ini" 2>&1)
+check "config --config reads a file in a non-ASCII folder" "echo \"\$out\" | tr -d '\\r' | grep -qx 'warmup = 7m'"
+scripts/wine-run.sh "$exe" import --db "$w\\ü.db" "$w\\ïn.csv" >"$d/imp.out" 2>&1
+rc=$?
+check "import reads ïn.csv and writes ü.db (exit $rc)" "[ $rc -eq 0 ] && grep -q '2 points' '$d/imp.out'"
+check "the database is where it was asked, under its own name" "[ -s \"$d/dïr ü/ü.db\" ]"
+check "the lock file went with the process" "[ ! -e \"$d/dïr ü/ü.db.lock\" ]"
+scripts/wine-run.sh "$exe" check --db "$w\\ü.db" --match memwatch_system_available_bytes --json >"$d/chk.out" 2>&1
+rc=$?
+check "check --db reads it back (exit $rc: inconclusive, 2 s of data)" "[ $rc -eq 3 ] && grep -q '\"verdict\"' '$d/chk.out'"
+echo "1..$n"

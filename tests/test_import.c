@@ -39,6 +39,8 @@ static void rm_db(const char *path)
 	remove(buf);
 	snprintf(buf, sizeof(buf), "%s-shm", path);
 	remove(buf);
+	snprintf(buf, sizeof(buf), "%s.lock", path);
+	remove(buf);
 }
 
 static int setup(void **state)

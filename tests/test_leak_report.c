@@ -40,6 +40,7 @@ static void rm_db(void)
 	remove(DB);
 	remove(DB "-wal");
 	remove(DB "-shm");
+	remove(DB ".lock");
 }
 
 static void add_proc(struct mw_store *s, const char *metric, const char *process, const char *pid,

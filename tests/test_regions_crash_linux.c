@@ -40,6 +40,7 @@ static void remove_db(void)
 	remove(DB);
 	remove(DB "-wal");
 	remove(DB "-shm");
+	remove(DB ".lock");
 }
 
 static uint32_t h(uint64_t a, uint64_t b)

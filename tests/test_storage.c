@@ -28,6 +28,7 @@ static void remove_db(void)
 	remove(DB);
 	remove(DB "-wal");
 	remove(DB "-shm");
+	remove(DB ".lock");
 }
 
 static int setup(void **state)

@@ -36,6 +36,7 @@ static void remove_db(void)
 	remove(DB);
 	remove(DB "-wal");
 	remove(DB "-shm");
+	remove(DB ".lock");
 }
 
 /* Point k of series j: deterministic so the parent can check values. */

@@ -22,6 +22,7 @@ static void remove_db(void)
 	remove(DB);
 	remove(DB "-wal");
 	remove(DB "-shm");
+	remove(DB ".lock");
 }
 
 static void reg(struct mw_ws_result *r, uint64_t base, int cat, const char *owner,

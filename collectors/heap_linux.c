@@ -60,24 +60,15 @@ int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err 
 	struct mw_smaps maps = { 0 };
 	struct mw_smaps_facts f;
 	struct mw_smaps_use *u;
-	int rc = mw_procmaps_read(pid, MW_PROCMAPS_HEAP, &pm, err);
+	int rc = mw_procmaps_parse(pid, MW_PROCMAPS_HEAP, &pm, &maps, &f, err);
 
-	if (rc) {
-		mw_procmaps_release(&pm);
-		return rc;
+	if (rc == 0) {
+		u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
+		mw_smaps_uses(&maps, &f, u);
+		mw_heap_breakdown_smaps(&maps, u, out);
+		free(u);
 	}
-	if (mw_smaps_parse(pm.text, pm.len, &maps, err)) {
-		mw_error_prefix(err, "/proc/%lu/smaps", (unsigned long)pid);
-		mw_smaps_release(&maps);
-		mw_procmaps_release(&pm);
-		return -1;
-	}
-	mw_procmaps_facts(&pm, pid, &f);
-	u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
-	mw_smaps_uses(&maps, &f, u);
-	mw_heap_breakdown_smaps(&maps, u, out);
-	free(u);
 	mw_smaps_release(&maps);
 	mw_procmaps_release(&pm);
-	return 0;
+	return rc;
 }

@@ -58,6 +58,13 @@ struct mw_procmaps {
  * gone, may not be read, or has no address space (a kernel thread, a
  * zombie: empty smaps): err says which; -1 on failure. */
 int mw_procmaps_read(uint32_t pid, unsigned user, struct mw_procmaps *out, struct mw_err *err);
+/* mw_procmaps_read, then parse the text into *maps and fill *f (the
+ * facts mw_smaps_classify / mw_smaps_uses take): what heap, vmmap and
+ * workingset each do first.  0; 1 or -1 as mw_procmaps_read, or -1 for a
+ * malformed smaps (err names the file).  The caller releases pm and maps
+ * in every case (maps may point into pm->text). */
+int mw_procmaps_parse(uint32_t pid, unsigned user, struct mw_procmaps *pm,
+		      struct mw_smaps *maps, struct mw_smaps_facts *f, struct mw_err *err);
 /* Facts for mw_smaps_classify / mw_smaps_uses from a read. */
 void mw_procmaps_facts(const struct mw_procmaps *p, uint32_t pid, struct mw_smaps_facts *f);
 void mw_procmaps_release(struct mw_procmaps *p);

@@ -207,6 +207,19 @@ int mw_procmaps_read(uint32_t pid, unsigned user, struct mw_procmaps *out, struc
 	return 0;
 }
 
+int mw_procmaps_parse(uint32_t pid, unsigned user, struct mw_procmaps *pm,
+		      struct mw_smaps *maps, struct mw_smaps_facts *f, struct mw_err *err)
+{
+	int rc = mw_procmaps_read(pid, user, pm, err);
+
+	if (rc)
+		return rc;
+	if (mw_smaps_parse(pm->text, pm->len, maps, err))
+		return mw_error_prefix(err, "/proc/%lu/smaps", (unsigned long)pid);
+	mw_procmaps_facts(pm, pid, f);
+	return 0;
+}
+
 void mw_procmaps_facts(const struct mw_procmaps *p, uint32_t pid, struct mw_smaps_facts *f)
 {
 	f->pid = pid;

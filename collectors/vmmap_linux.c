@@ -20,29 +20,20 @@ static int walk(uint32_t pid, unsigned user, struct mw_vm_regions *v, struct mw_
 	struct mw_smaps maps = { 0 };
 	struct mw_smaps_facts f;
 	struct mw_smaps_use *u;
-	int rc = mw_procmaps_read(pid, user, &pm, err);
+	int rc = mw_procmaps_parse(pid, user, &pm, &maps, &f, err);
 
-	if (rc) {
-		mw_procmaps_release(&pm);
-		return rc;
+	if (rc == 0) {
+		u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
+		mw_smaps_uses(&maps, &f, u);
+		if (v)
+			mw_smaps_vm_regions(&maps, u, v);
+		if (st)
+			mw_smaps_stack_ranges(&maps, u, st);
+		free(u);
 	}
-	if (mw_smaps_parse(pm.text, pm.len, &maps, err)) {
-		mw_error_prefix(err, "/proc/%lu/smaps", (unsigned long)pid);
-		mw_smaps_release(&maps);
-		mw_procmaps_release(&pm);
-		return -1;
-	}
-	mw_procmaps_facts(&pm, pid, &f);
-	u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
-	mw_smaps_uses(&maps, &f, u);
-	if (v)
-		mw_smaps_vm_regions(&maps, u, v);
-	if (st)
-		mw_smaps_stack_ranges(&maps, u, st);
-	free(u);
 	mw_smaps_release(&maps);
 	mw_procmaps_release(&pm);
-	return 0;
+	return rc;
 }
 
 int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)

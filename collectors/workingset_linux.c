@@ -39,29 +39,21 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 	s->npages = s->nnames = s->nheaps = s->nstacks = 0;
 	s->why[0] = '\0';
 	s->mode = MW_WS_MODE_SMAPS;
-	rc = mw_procmaps_read(pid, MW_PROCMAPS_WORKINGSET, &pm, err);
+	rc = mw_procmaps_parse(pid, MW_PROCMAPS_WORKINGSET, &pm, &maps, &f, err);
+	/* the text buffer stays the snapshot's, for the next tick */
 	s->text = pm.text;
 	s->text_cap = pm.cap;
 	pm.text = NULL;
-	if (rc) {
-		mw_procmaps_release(&pm);
-		return rc;
+	if (rc == 0) {
+		s->page_size = pm.page_size;
+		mw_smaps_classify(&maps, &f, &s->classified, &tot);
+		s->total_bytes = tot.rss;
+		s->pss_bytes = tot.pss;
+		s->uss_bytes = tot.uss;
 	}
-	s->page_size = pm.page_size;
-	if (mw_smaps_parse(s->text, pm.len, &maps, err)) {
-		mw_error_prefix(err, "/proc/%lu/smaps", (unsigned long)pid);
-		mw_smaps_release(&maps);
-		mw_procmaps_release(&pm);
-		return -1;
-	}
-	mw_procmaps_facts(&pm, pid, &f);
-	mw_smaps_classify(&maps, &f, &s->classified, &tot);
 	mw_procmaps_release(&pm);
 	mw_smaps_release(&maps);
-	s->total_bytes = tot.rss;
-	s->pss_bytes = tot.pss;
-	s->uss_bytes = tot.uss;
-	return 0;
+	return rc;
 }
 
 int mw_ws_supported(struct mw_err *why)

@@ -879,14 +879,15 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	z = varS > 0 ? (S - (S > 0) + (S < 0)) / sqrt(varS) : 0.0;
 	out->p_value = erfc(fabs(z) / sqrt(2.0));
 	if (full.ok && full.lo > 0 && m >= DOMINANT_MIN_POINTS) {
-		double b0 = intercept_at(rx, ry, m, full.slope, 0.0, w->a), lo = INFINITY, hi = -INFINITY;
+		double b0 = intercept_at(rx, ry, m, full.slope, 0.0, w->a), lo, hi;
 
-		for (i = 0; i < m; i++) {
-			double r = ry[i] - (b0 + full.slope * rx[i]);
-
-			lo = r < lo ? r : lo;
-			hi = r > hi ? r : hi;
-		}
+		/* The spread between the 10th and 90th percentile of the
+		 * residuals: one dip (a process torn down in its last sample)
+		 * or spike must not hide a leak a hundred times its size. */
+		for (i = 0; i < m; i++)
+			w->a[i] = ry[i] - (b0 + full.slope * rx[i]);
+		lo = select_kth(w->a, m, m / 10);
+		hi = select_kth(w->a, m, m - 1 - m / 10);
 		dominant = full.slope * (rx[m - 1] - rx[0]) > DOMINANT_RATIO * (hi - lo);
 	}
 

@@ -263,6 +263,10 @@ static void short_steady_leak_with_beat(void **state)
 	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
 	/* 650 pages a second */
 	assert_true(fabs(r.slope_bph - 650 * 4096.0 * 3600) < 0.05 * 650 * 4096.0 * 3600);
+	/* killed at the end: its last floor caught the teardown */
+	v[tr.n - 1] = 12e6;
+	mw_leak_judge(&tr, &p, &r);
+	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
 }
 
 static void bad_input(void **state)

@@ -1,0 +1,55 @@
+/*
+ * rw_transport.h - one remote-write POST over HTTP or HTTPS.
+ *
+ * Owned by the forwarder (forward/).  A thin OS layer: rw_transport_linux.c
+ * (libcurl, TLS by the system's library) and rw_transport_win32.c (WinHTTP,
+ * a system DLL).  It sends the documented headers:
+ *
+ *   Content-Encoding: snappy
+ *   Content-Type: application/x-protobuf
+ *   User-Agent: memwatch/VERSION
+ *   X-Prometheus-Remote-Write-Version: 0.1.0
+ *
+ * plus Authorization (Bearer TOKEN, or Basic from user and password).
+ * It never retries: the forwarder decides (forward/).
+ */
+#ifndef MW_FORWARD_RW_TRANSPORT_H
+#define MW_FORWARD_RW_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "daemon/mwerr.h"
+
+struct mw_rw_endpoint {
+	const char *url;		/* http:// or https:// ... /api/v1/write */
+	const char *bearer_token;	/* NULL or "" for none */
+	const char *basic_user;		/* NULL or "" for none */
+	const char *basic_password;
+	const char *ca_file;		/* NULL: the system's trust store */
+	bool tls_verify;		/* false only when asked in the config */
+	int timeout_ms;			/* whole exchange: connect, send, answer */
+};
+
+struct mw_rw_transport;
+
+/* Prepare a client for one endpoint (connection reuse between posts).
+ * NULL with a message when the URL is malformed or the scheme is not
+ * http/https. */
+struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
+					    struct mw_err *err);
+void mw_rw_transport_free(struct mw_rw_transport *t);
+
+/* The outcome of one POST. */
+struct mw_rw_result {
+	int status;		/* HTTP status; 0 when no answer (network, TLS, timeout) */
+	char message[512];	/* the receiver's body (first line(s), printable) when
+				 * status >= 400; the network/TLS/timeout error when 0 */
+};
+
+/* POST body[0..len).  Returns 0 when an HTTP answer arrived (any status,
+ * see res->status), -1 when none did (res->message says why: refused,
+ * timed out after N ms, certificate did not verify: ...). */
+int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
+	       struct mw_rw_result *res);
+
+#endif

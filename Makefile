@@ -14,7 +14,7 @@
 # each one cmocka program linked with everything but daemon/main.c.
 
 VERSION := 0.1.0
-SRC_DIRS := daemon collectors storage analysis import web
+SRC_DIRS := daemon collectors storage analysis import web forward
 HOST_OS := $(shell uname -s)
 ifneq (,$(findstring MINGW,$(HOST_OS))$(findstring MSYS,$(HOST_OS)))
 NATIVE_PLATFORM := win32
@@ -40,7 +40,7 @@ COMMON_CFLAGS := $(WARNINGS) -D_GNU_SOURCE -DMW_VERSION='"$(VERSION)"' -I.
 GENERATED := build/gen
 
 # Native dependencies through pkg-config.
-PKGS := libmicrohttpd libcjson sqlite3
+PKGS := libmicrohttpd libcjson sqlite3 libcurl
 NATIVE_DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NATIVE_DEP_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -49,7 +49,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 WIN_DEPS := build/win64/deps
 WIN_DEP_CFLAGS = -I$(WIN_DEPS)/include $(shell cat $(WIN_DEPS)/cflags.txt 2>/dev/null)
 WIN_DEP_LIBS = -L$(WIN_DEPS)/lib $(shell cat $(WIN_DEPS)/libs.txt 2>/dev/null)
-WIN_SYS_LIBS := -lpsapi -lpdh -ladvapi32 -lws2_32 -lntdll -lpthread -lm
+WIN_SYS_LIBS := -lpsapi -lpdh -ladvapi32 -lwinhttp -lws2_32 -lntdll -lpthread -lm
 WIN_CFLAGS := -O2 -g -D_WIN32_WINNT=0x0A00 -DWINVER=0x0A00 -DPSAPI_VERSION=2 \
 	-D__USE_MINGW_ANSI_STDIO=1
 

@@ -46,10 +46,16 @@ struct mw_rw_buf {
 
 void mw_rw_buf_release(struct mw_rw_buf *b);
 
+/* Make room for at least `cap` bytes (keeps the contents).  -1 with a
+ * message when out of memory. */
+int mw_rw_buf_reserve(struct mw_rw_buf *b, size_t cap, struct mw_err *err);
+
 /* Encode the WriteRequest for `n` series into `pb` (replacing its
  * contents), then snappy-compress it into `out` (replacing its contents).
- * 0, or -1 with a message (a series without labels, a label with an empty
- * name, a body over the snappy block limit). */
+ * 0, or -1 with a message naming the series and label (a series without
+ * labels, a label with an empty name or a NULL value, labels not sorted
+ * by name or a name twice, a name or value that is not valid UTF-8 -
+ * receivers refuse such strings -, a body over the snappy block limit). */
 int mw_rw_encode(const struct mw_rw_series *series, size_t n, struct mw_rw_buf *pb,
 		 struct mw_rw_buf *out, struct mw_err *err);
 

@@ -54,12 +54,15 @@ flock 9
 NATIVE_PKGS=(
 	gcc:gcc make:make pkg-config:pkg-config
 	libmicrohttpd-dev libcjson-dev libsqlite3-dev libcmocka-dev
+	libcurl4-openssl-dev
 	sqlite3:sqlite3 curl:curl python3:python3 npm:npm
 )
 # Only the tests need these: a real Prometheus scraping /metrics (promtool
-# comes with it) and headless Chromium opening the chart page.
+# comes with it) and headless Chromium opening the chart page; openssl to
+# make a throw-away certificate for the remote-write TLS tests; libsnappy
+# to check our snappy blocks against (loaded at run time, never linked).
 TEST_PKGS=(
-	prometheus:promtool chromium:chromium
+	prometheus:promtool chromium:chromium openssl:openssl libsnappy1v5
 )
 WIN64_PKGS=(
 	gcc:gcc make:make

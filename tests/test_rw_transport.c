@@ -532,6 +532,7 @@ static void post_hangs(void **state)
 	set_mode(HANG, NULL);
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), -1);
 	assert_int_equal(res.status, 0);
+	print_message("%s\n", res.message);
 	if (!strstr(res.message, "timed out after 400 ms"))
 		fail_msg("message: %s", res.message);
 	mw_rw_transport_free(t);
@@ -555,6 +556,7 @@ static void post_refused(void **state)
 	assert_non_null(t);
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), -1);
 	assert_int_equal(res.status, 0);
+	print_message("%s\n", res.message);
 	if (!strstr(res.message, "refused"))
 		fail_msg("message: %s", res.message);
 	mw_rw_transport_free(t);

@@ -344,3 +344,17 @@ void mw_rw_printable(const char *body, size_t len, char *out, size_t size)
 	}
 	out[o] = '\0';
 }
+
+void mw_rw_redirect_message(const char *location, char *out, size_t size)
+{
+	char loc[256];
+
+	if (!location || !*location) {
+		snprintf(out, size, "redirected without a Location; remote write does not follow "
+			 "redirects: check the url");
+		return;
+	}
+	mw_rw_printable(location, strlen(location), loc, sizeof(loc));
+	snprintf(out, size, "redirected to %s; remote write does not follow redirects: put "
+		 "that URL in the config", loc);
+}

@@ -229,7 +229,13 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	}
 	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
 	res->status = (int)status;
-	if (status >= 400 || status < 200)
+	if (status >= 300 && status < 400) {
+		char *loc = NULL;
+
+		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &loc);
+		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (status >= 400 || status < 200) {
 		mw_rw_printable(t->body, t->body_len, res->message, sizeof(res->message));
+	}
 	return 0;
 }

@@ -57,4 +57,8 @@ int mw_rw_base64(const void *in, size_t len, char *out, size_t size);
  * never inside a UTF-8 character).  "(empty body)" for none. */
 void mw_rw_printable(const char *body, size_t len, char *out, size_t size);
 
+/* The message for a 3xx answer: where it points (NULL or "" when it did
+ * not say), and that redirects are not followed. */
+void mw_rw_redirect_message(const char *location, char *out, size_t size);
+
 #endif

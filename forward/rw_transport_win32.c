@@ -133,7 +133,16 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	}
 	mw_rw_headers_free(&h);
 	t->path = to_wide(t->url.path);
-	host = to_wide(t->url.host);
+	/* An IPv6 literal goes in brackets, as in the URL (WinHttpConnect
+	 * takes the URL's form of the host). */
+	if (strchr(t->url.host, ':')) {
+		char b[sizeof(t->url.host) + 2];
+
+		snprintf(b, sizeof(b), "[%s]", t->url.host);
+		host = to_wide(b);
+	} else {
+		host = to_wide(t->url.host);
+	}
 	agent = to_wide(MW_RW_USER_AGENT);
 	if (!t->headers || !t->path || !host || !agent) {
 		mw_error(err, "remote-write url, token or user is not valid UTF-8 (or out of "
@@ -328,8 +337,18 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 			kept += got;
 		total += got;
 	}
-	if (status >= 400 || status < 200)
+	if (status >= 300 && status < 400) {
+		wchar_t wloc[1024];
+		char loc[1024] = "";
+		DWORD lsize = sizeof(wloc);
+
+		if (WinHttpQueryHeaders(req, WINHTTP_QUERY_LOCATION, WINHTTP_HEADER_NAME_BY_INDEX,
+					wloc, &lsize, WINHTTP_NO_HEADER_INDEX))
+			WideCharToMultiByte(CP_UTF8, 0, wloc, -1, loc, sizeof(loc), NULL, NULL);
+		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (status >= 400 || status < 200) {
 		mw_rw_printable(keep, kept, res->message, sizeof(res->message));
+	}
 	WinHttpCloseHandle(req);
 	return 0;
 }

@@ -318,11 +318,13 @@ static void read_request(sock_t c)
 	pthread_mutex_unlock(&srv.mu);
 }
 
+/* Serve the listening socket *arg until told to QUIT. */
 static void *serve(void *arg)
 {
-	(void)arg;
+	sock_t lsock = *(sock_t *)arg;
+
 	for (;;) {
-		sock_t c = accept(srv.lsock, NULL, NULL);
+		sock_t c = accept(lsock, NULL, NULL);
 		enum mode m;
 		const char *answer;
 		char drain[512];
@@ -379,7 +381,7 @@ static int server_start(void **state)
 	(void)state;
 	pthread_mutex_init(&srv.mu, NULL);
 	srv.lsock = listen_loopback(&srv.port);
-	return pthread_create(&srv.thread, NULL, serve, NULL);
+	return pthread_create(&srv.thread, NULL, serve, &srv.lsock);
 }
 
 static int server_stop(void **state)
@@ -538,6 +540,71 @@ static void post_hangs(void **state)
 	mw_rw_transport_free(t);
 }
 
+static void post_redirected(void **state)
+{
+	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
+	struct mw_rw_result res;
+
+	(void)state;
+	set_mode(ANSWER, "HTTP/1.1 308 Permanent Redirect\r\n"
+			 "Location: http://vm.example:8428/api/v1/write\r\n"
+			 "Content-Length: 0\r\nConnection: close\r\n\r\n");
+	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
+	assert_int_equal(res.status, 308);
+	print_message("%s\n", res.message);
+	assert_non_null(strstr(res.message, "redirected to http://vm.example:8428/api/v1/write"));
+	mw_rw_transport_free(t);
+}
+
+/* http://[::1]:PORT/ - the IPv6 literal in brackets, where the host has
+ * IPv6 loopback at all. */
+static void post_ipv6(void **state)
+{
+	struct sockaddr_in6 a;
+	socklen_t alen = sizeof(a);
+	sock_t s = socket(AF_INET6, SOCK_STREAM, 0), c;
+	pthread_t th;
+	char url[128];
+	struct mw_rw_endpoint ep;
+	struct mw_rw_transport *t;
+	struct mw_rw_result res;
+	struct mw_err err = { "" };
+	int rc;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	if (s == INVALID_SOCKET || bind(s, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(s, 4) != 0 || getsockname(s, (struct sockaddr *)&a, &alen) != 0) {
+		if (s != INVALID_SOCKET)
+			close_sock(s);
+		print_message("no IPv6 loopback here: skipped\n");
+		skip();
+	}
+	assert_int_equal(pthread_create(&th, NULL, serve, &s), 0);
+	set_mode(ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+	snprintf(url, sizeof(url), "http://[::1]:%u/api/v1/write", ntohs(a.sin6_port));
+	ep = endpoint(url);
+	t = mw_rw_transport_new(&ep, &err);
+	assert_non_null(t);
+	rc = mw_rw_post(t, body, sizeof(body), &res);
+	mw_rw_transport_free(t);
+
+	set_mode(QUIT, NULL);
+	c = socket(AF_INET6, SOCK_STREAM, 0);
+	connect(c, (struct sockaddr *)&a, sizeof(a));
+	pthread_join(th, NULL);
+	close_sock(c);
+	close_sock(s);
+	if (rc != 0)
+		fail_msg("message: %s", res.message);
+	assert_int_equal(res.status, 204);
+	pthread_mutex_lock(&srv.mu);
+	assert_non_null(strstr(srv.head, "\r\nhost: [::1]:"));
+	pthread_mutex_unlock(&srv.mu);
+}
+
 static void post_refused(void **state)
 {
 	unsigned port;
@@ -578,6 +645,8 @@ int main(void)
 		cmocka_unit_test(post_unauthorized),
 		cmocka_unit_test(post_bad_request),
 		cmocka_unit_test(post_hangs),
+		cmocka_unit_test(post_redirected),
+		cmocka_unit_test(post_ipv6),
 		cmocka_unit_test(post_refused),
 	};
 	int failed;

@@ -299,6 +299,12 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 		WinHttpSetOption(req, WINHTTP_OPTION_RECEIVE_RESPONSE_TIMEOUT, &ms, sizeof(ms));
 	}
 	WinHttpSetOption(req, WINHTTP_OPTION_DISABLE_FEATURE, &feature, sizeof(feature));
+	/* Never answer a receiver's challenge with the Windows logon. */
+	{
+		DWORD policy = WINHTTP_AUTOLOGON_SECURITY_LEVEL_HIGH;
+
+		WinHttpSetOption(req, WINHTTP_OPTION_AUTOLOGON_POLICY, &policy, sizeof(policy));
+	}
 	WinHttpSetOption(req, WINHTTP_OPTION_CONTEXT_VALUE, &ctx, sizeof(ctx));
 	WinHttpSetStatusCallback(req, on_status, WINHTTP_CALLBACK_FLAG_SECURE_FAILURE, 0);
 	if (t->url.https && !t->tls_verify) {

@@ -487,14 +487,24 @@ static void post_unauthorized(void **state)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, "wrong");
 	struct mw_rw_result res;
+	int before;
 
 	(void)state;
+	pthread_mutex_lock(&srv.mu);
+	before = srv.requests;
+	pthread_mutex_unlock(&srv.mu);
 	set_mode(ANSWER, "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n"
+			 "WWW-Authenticate: Basic realm=\"rw\"\r\n"
+			 "WWW-Authenticate: Negotiate\r\n"
 			 "Content-Length: 36\r\nConnection: close\r\n\r\n"
 			 "authentication error: invalid token\n");
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
 	assert_int_equal(res.status, 401);
 	assert_string_equal(res.message, "authentication error: invalid token");
+	/* one request: the challenge was not answered on our own */
+	pthread_mutex_lock(&srv.mu);
+	assert_int_equal(srv.requests, before + 1);
+	pthread_mutex_unlock(&srv.mu);
 	mw_rw_transport_free(t);
 }
 

@@ -133,6 +133,48 @@ int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_
 	return 0;
 }
 
+int mw_proc_parse_statm(const char *text, uint64_t *size, uint64_t *resident,
+			uint64_t *shared, struct mw_err *err)
+{
+	uint64_t v[3];
+	const char *s = text;
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		while (*s == ' ')
+			s++;
+		if (*s < '0' || *s > '9')
+			return mw_error(err, "statm: field %d is not a number", i + 1);
+		v[i] = strtoull(s, &end, 10);
+		s = end;
+	}
+	*size = v[0];
+	*resident = v[1];
+	*shared = v[2];
+	return 0;
+}
+
+void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared)
+{
+	uint64_t anon = resident > shared ? resident - shared : 0;
+
+	if (shared > resident)
+		shared = resident;
+	p->working_set_bytes = resident;
+	if (p->working_set_peak_bytes < resident)
+		p->working_set_peak_bytes = resident;
+	p->private_bytes = anon + (p->has_swap ? p->swap_bytes : 0);
+	if (p->has_private_ws)
+		p->private_ws_bytes = anon;
+	if (p->has_kinds) {
+		if (p->rss_shmem_bytes > shared)
+			p->rss_shmem_bytes = shared;
+		p->rss_file_bytes = shared - p->rss_shmem_bytes;
+		p->rss_anon_bytes = anon;
+	}
+}
+
 int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,
 			       struct mw_err *err)
 {

@@ -117,6 +117,15 @@ struct mw_process_pss_stats {
 	int64_t spent_ns;	/* time the reads took */
 };
 
+/* The process collector's tick (mw_collector_process.sample) at a given
+ * monotonic time: benchmarks drive the cadences with it. */
+struct mw_sample_ctx;
+int mw_process_sample_at(void *state, struct mw_sample_ctx *ctx, int64_t now_ns);
+/* Its samples for a given table, without reading one (no PSS either):
+ * the part both platforms share, for benchmarks and tests. */
+int mw_process_sample_table(void *state, struct mw_sample_ctx *ctx,
+			    const struct mw_process_table *t);
+
 /* --- pure parsers, tested on constructed input --------------------------- */
 
 /* /proc/PID/stat: pid, comm, ppid, minflt+majflt, threads, starttime

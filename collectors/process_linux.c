@@ -107,9 +107,9 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 			errno = e;
 			return -1;
 		}
-		if (n == 0)
-			break;
 		total += n;
+		if (n == 0 || (size_t)total < size - 1)
+			break;	/* short read: the end (see pread_file) */
 	}
 	close(fd);
 	buf[total] = '\0';
@@ -122,13 +122,15 @@ static ssize_t pread_file(int fd, char *buf, size_t size)
 {
 	ssize_t n, total = 0;
 
+	/* procfs hands a small file over whole in one read: a short read is
+	 * the end (asking again would cost another system call per file) */
 	while ((size_t)total < size - 1) {
 		n = pread(fd, buf + total, size - 1 - (size_t)total, total);
 		if (n < 0)
 			return -1;
-		if (n == 0)
-			break;
 		total += n;
+		if (n == 0 || (size_t)total < size - 1)
+			break;
 	}
 	if (total == 0) {
 		errno = ESRCH;

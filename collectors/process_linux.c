@@ -61,6 +61,7 @@
 #define STATUS_MS_DEFAULT 10000
 #define HANDLES_MS_DEFAULT 30000
 #define FD_CAP_MAX 65536	/* processes keeping descriptors, at most */
+#define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
 
 /* One process known by pid + start time, carried between ticks. */
 struct proc_entry {
@@ -199,8 +200,12 @@ struct mw_process_reader *mw_process_reader_new(void)
 void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
 				   int64_t handles_ms)
 {
+	size_t i;
+
 	r->status_ns = status_ms > 0 ? status_ms * 1000000LL : 0;
 	r->handles_ns = handles_ms > 0 ? handles_ms * 1000000LL : 0;
+	for (i = 0; i < r->nents; i++)	/* due again, spread anew */
+		r->ents[i].status_due_ns = r->ents[i].handles_due_ns = RESPREAD;
 }
 
 void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs)
@@ -483,6 +488,10 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 		e->status_due_ns = first_due(now, r->status_ns, e->pid);
 		e->handles_due_ns = first_due(now, r->handles_ns, e->pid);
 	} else {
+		if (e->status_due_ns == RESPREAD)
+			e->status_due_ns = first_due(now, r->status_ns, e->pid) - 1;
+		if (e->handles_due_ns == RESPREAD)
+			e->handles_due_ns = first_due(now, r->handles_ns, e->pid) - 1;
 		if (e->no_statm || now >= e->status_due_ns) {
 			rc = read_status(r, e, pid, buf, sizeof(buf));
 			if (rc) {

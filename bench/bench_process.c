@@ -11,7 +11,12 @@
  *                 close stat and status, parse both, opendir fd/ and
  *                 count (names were cached then too)
  *   reader        mw_process_table_read: kept stat/statm descriptors,
- *                 status every 10 s, fd count every 30 s, spread
+ *                 status every 10 s, fd count every 30 s, spread; /proc
+ *                 listed only when a pid was handed out (rare here: the
+ *                 ticks run back to back) or every 10 s
+ *   ... new pid   the same with a child forked and reaped between ticks
+ *                 (outside the timed part): /proc listed every tick, as
+ *                 on a busy machine
  *   reader, 1st   the first read: every process new (all files)
  *   collector     the collector's tick (reader + cached keys + batch),
  *                 pss_budget 0
@@ -272,8 +277,8 @@ int main(void)
 	struct mw_config cfg;
 	struct mw_store *store;
 	char dir[256], db[300], note[160];
-	double t0, base, rd, rd1, coll, whole, shared, oldem, newem;
-	size_t procs, samples = 0, k, status_reads = 0, counts = 0;
+	double t0, base, rd, rdbusy, rd1, coll, whole, shared, oldem, newem;
+	size_t procs, samples = 0, k, status_reads = 0, counts = 0, scans = 0;
 	int64_t now, ts = 1700000000000LL;
 	void *st;
 
@@ -310,9 +315,25 @@ int main(void)
 		mw_process_reader_stats(r, &rs);
 		status_reads += rs.status_reads;
 		counts += rs.handle_counts;
+		scans += rs.scanned;
 	}
 	rd = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 	mw_process_reader_stats(r, &rs);
+	/* a busy machine: a pid handed out between every two ticks (a child
+	 * forked and reaped outside the timed part), so /proc is listed */
+	rdbusy = 0;
+	for (k = 0; k < TICKS; k++) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		waitpid(c, NULL, 0);
+		now += SEC;
+		t0 = cpu_us();
+		mw_process_table_read_at(r, &t, now, &err);
+		rdbusy += cpu_us() - t0;
+	}
+	rdbusy /= TICKS * (double)t.nprocs;
 
 	/* emission only, old and new, from the same table */
 	st = collector_new(&cfg, "0");
@@ -399,9 +420,11 @@ int main(void)
 	printf("%zu processes (%zu children of this benchmark), %zu samples per tick, "
 	       "%d ticks 1 s apart, CPU time:\n", t.nprocs, (size_t)CHILDREN, samples, TICKS);
 	line("old way (stat+status+fd/ by path)", base, base, NULL);
-	snprintf(note, sizeof(note), "(%zu keep descriptors; %.1f status reads, %.1f fd counts "
-		 "per tick)", rs.kept, (double)status_reads / TICKS, (double)counts / TICKS);
+	snprintf(note, sizeof(note), "(%zu keep descriptors; per tick %.1f status reads, %.1f fd "
+		 "counts; /proc listed %zu of %d ticks)", rs.kept, (double)status_reads / TICKS,
+		 (double)counts / TICKS, scans, TICKS);
 	line("reader", rd, base, note);
+	line("reader, a new pid every tick", rdbusy, base, "(/proc listed every tick)");
 	line("reader, first read (all new)", rd1, base, NULL);
 	line("collector (reader+keys+batch)", coll, base, NULL);
 	line("whole path (+ storage, temp db)", whole, base, NULL);

@@ -98,6 +98,7 @@ struct mw_process_read_stats {
 	size_t opened;		/* processes whose descriptors were opened */
 	size_t status_reads;	/* status files read */
 	size_t handle_counts;	/* open-fd counts taken */
+	bool scanned;		/* /proc was listed (else: no new pid since) */
 };
 void mw_process_reader_stats(const struct mw_process_reader *r,
 			     struct mw_process_read_stats *out);

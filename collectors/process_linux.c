@@ -25,6 +25,12 @@
  *     count there) once a directory read proved we may look, else the
  *     directory read.
  *   - A process seen for the first time gets everything read at once.
+ *   - New processes are found by a readdir of /proc - unless no pid was
+ *     handed out since the last tick (the last field of /proc/loadavg, the
+ *     pid namespace's last pid, unchanged; only where /proc is our own
+ *     namespace's), when the known processes are simply read again.  A
+ *     full readdir happens at least every RESCAN_NS regardless, and the
+ *     inaccessible count of the last readdir is carried in between.
  *   - Where statm is missing (a constructed tree) status is read every
  *     tick, the old way.
  *   - At most fd_cap processes keep descriptors (about a quarter of the
@@ -62,6 +68,7 @@
 #define HANDLES_MS_DEFAULT 30000
 #define FD_CAP_MAX 65536	/* processes keeping descriptors, at most */
 #define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
+#define RESCAN_NS (10 * 1000000000LL)	/* a readdir of /proc at least this often */
 
 /* One process known by pid + start time, carried between ticks. */
 struct proc_entry {
@@ -90,6 +97,12 @@ struct mw_process_reader {
 	struct proc_entry *next;	/* this tick's, built while reading */
 	size_t nnext, next_cap;
 	struct mw_process_read_stats stats;
+	/* skipping the readdir when no pid was handed out (see above) */
+	int loadavg_fd;		/* /proc/loadavg, or -1: always readdir */
+	uint64_t last_pid;
+	bool have_last_pid;
+	int64_t last_scan_ns;
+	uint64_t scan_inaccessible;	/* the last readdir's */
 };
 
 /* Read a small /proc file whole.  Returns bytes read or -1 (errno set). */
@@ -186,6 +199,22 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 	/* Linux 6.2+ reports a process's open descriptors as the size of
 	 * /proc/PID/fd; we have at least stdin..stderr and this one open. */
 	r->fd_size = r->real && stat("/proc/self/fd", &sb) == 0 && sb.st_size > 0;
+	/* /proc/loadavg's last pid is of our pid namespace: use it only if
+	 * /proc shows that namespace (it calls us what getpid() does) */
+	r->loadavg_fd = -1;
+	if (!r->real) {	/* a constructed tree may have one (tests) */
+		snprintf(path, sizeof(path), "%s/loadavg", r->root);
+		r->loadavg_fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		char self[32];
+		ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = '\0';
+			if (strtol(self, NULL, 10) == (long)getpid())
+				r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+		}
+	}
 	snprintf(path, sizeof(path), "%s/stat", r->root);
 	if (read_file(path, buf, sizeof(buf)) > 0 && (bt = strstr(buf, "\nbtime ")))
 		r->boot_ms = strtoll(bt + 7, NULL, 10) * 1000;
@@ -238,6 +267,8 @@ void mw_process_reader_free(struct mw_process_reader *r)
 		return;
 	for (i = 0; i < r->nents; i++)
 		drop_fds(r, &r->ents[i]);
+	if (r->loadavg_fd >= 0)
+		close(r->loadavg_fd);
 	free(r->ents);
 	free(r->next);
 	free(r);
@@ -529,48 +560,96 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 	return 0;
 }
 
+/* The last pid handed out in our namespace (/proc/loadavg's last
+ * field).  0, or -1 where it cannot be had. */
+static int last_pid(struct mw_process_reader *r, uint64_t *out)
+{
+	char buf[128], *sp;
+
+	if (r->loadavg_fd < 0 || pread_file(r->loadavg_fd, buf, sizeof(buf)) < 0)
+		return -1;
+	sp = strrchr(buf, ' ');
+	if (!sp || sp[1] < '0' || sp[1] > '9')
+		return -1;
+	*out = strtoull(sp + 1, NULL, 10);
+	return 0;
+}
+
+/* One listed (or known) process into t and r->next. */
+static void visit(struct mw_process_reader *r, struct mw_process_table *t,
+		  struct proc_entry *old, const char *pid, int64_t now, bool *sorted,
+		  uint32_t *prev)
+{
+	struct mw_process_info *p;
+	int rc;
+
+	MW_GROW(r->next, r->next_cap, r->nnext + 1);
+	p = mw_process_table_add(t);
+	rc = read_one(r, old, &r->next[r->nnext], pid, p, now);
+	if (rc) {
+		t->nprocs--;
+		if (rc == 2)
+			t->inaccessible++;
+		return;
+	}
+	r->nnext++;
+	if (p->pid < *prev)
+		*sorted = false;
+	*prev = p->pid;
+}
+
 int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
 			     int64_t now_ns, struct mw_err *err)
 {
-	DIR *proc = opendir(r->root);
-	struct dirent *de;
-	bool sorted = true;
-	uint32_t last_pid = 0;
+	bool sorted = true, scan = true;
+	uint32_t prev = 0;
+	uint64_t lp = 0;
 	size_t i;
 
-	if (!proc)
-		return mw_error(err, "cannot open %s: %s", r->root, strerror(errno));
+	/* before the readdir: a fork during it shows at the next tick */
+	if (last_pid(r, &lp) == 0) {
+		scan = !r->have_last_pid || lp != r->last_pid || now_ns < r->last_scan_ns ||
+		       now_ns - r->last_scan_ns >= RESCAN_NS;
+		r->last_pid = lp;
+		r->have_last_pid = true;
+	}
 	t->nprocs = 0;
 	t->inaccessible = 0;
 	r->nnext = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
-	while ((de = readdir(proc))) {
-		struct mw_process_info *p;
-		unsigned long pid;
-		char *end;
-		int rc;
+	if (scan) {
+		DIR *proc = opendir(r->root);
+		struct dirent *de;
 
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pid = strtoul(de->d_name, &end, 10);
-		if (*end || pid == 0 || pid > UINT32_MAX)
-			continue;
-		MW_GROW(r->next, r->next_cap, r->nnext + 1);
-		p = mw_process_table_add(t);
-		rc = read_one(r, find_entry(r, (uint32_t)pid), &r->next[r->nnext], de->d_name,
-			      p, now_ns);
-		if (rc) {
-			t->nprocs--;
-			if (rc == 2)
-				t->inaccessible++;
-			continue;
+		if (!proc) {
+			r->have_last_pid = false;
+			return mw_error(err, "cannot open %s: %s", r->root, strerror(errno));
 		}
-		r->nnext++;
-		if (p->pid < last_pid)
-			sorted = false;
-		last_pid = p->pid;
+		while ((de = readdir(proc))) {
+			unsigned long pid;
+			char *end;
+
+			if (!isdigit((unsigned char)de->d_name[0]))
+				continue;
+			pid = strtoul(de->d_name, &end, 10);
+			if (*end || pid == 0 || pid > UINT32_MAX)
+				continue;
+			visit(r, t, find_entry(r, (uint32_t)pid), de->d_name, now_ns, &sorted, &prev);
+		}
+		closedir(proc);
+		r->last_scan_ns = now_ns;
+		r->scan_inaccessible = t->inaccessible;
+		r->stats.scanned = true;
+	} else {
+		/* no new pid since: the known processes are all there is */
+		for (i = 0; i < r->nents; i++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%" PRIu32, r->ents[i].pid);
+			visit(r, t, &r->ents[i], pid, now_ns, &sorted, &prev);
+		}
+		t->inaccessible += r->scan_inaccessible;
 	}
-	closedir(proc);
 	/* processes not listed any more: their descriptors go */
 	for (i = 0; i < r->nents; i++)
 		if (!r->ents[i].taken)

@@ -11,7 +11,10 @@
  *     shmem = working set);
  *   - on a constructed tree with statm: working set and RssAnon follow
  *     statm every read, swap and the peak from status only when its
- *     cadence comes round, the open-fd count on its own cadence.
+ *     cadence comes round, the open-fd count on its own cadence;
+ *   - /proc is listed again only when a pid was handed out (loadavg's
+ *     last pid moved) or 10 s passed; a child forked between two reads
+ *     of the real /proc is always found.
  *
  * The child processes are this test's own, stopped by pid. */
 #include <stdarg.h>
@@ -201,6 +204,27 @@ static void dead_process_descriptor_reads_nothing(void **state)
 	stop_child(b);
 	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
 	assert_null(find(&t, (uint32_t)b));
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+static void child_forked_between_reads_is_found(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	pid_t kid;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	kid = start_child();
+	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
+	assert_non_null(find(&t, (uint32_t)kid));
+	stop_child(kid);
+	assert_int_equal(mw_process_table_read_at(r, &t, 4 * SEC, &err), 0);
+	assert_null(find(&t, (uint32_t)kid));
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 }
@@ -404,6 +428,36 @@ static void cadences_on_a_constructed_tree(void **state)
 	mw_process_reader_stats(r, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
+	/* a new pid directory while loadavg's last pid stays: not listed
+	 * (the known processes are read again) until the pid moves */
+	put("loadavg", "0.00 0.00 0.00 1/1 100\n");
+	mw_process_reader_free(r);
+	r = mw_process_reader_new_at(root);
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
+	snprintf(path, sizeof(path), "%s/20", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put("20/stat", "20 (y) S 1 1 1 0 -1 0 10 0 2 0 1 1 0 0 20 0 1 0 600 "
+	    "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+	put("20/status", "Name:\ty\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n");
+	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_false(rs.scanned);
+	assert_non_null(find(&t, 10));
+	assert_null(find(&t, 20));
+	put("loadavg", "0.00 0.00 0.00 1/2 101\n");
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 2 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
+	assert_non_null(find(&t, 20));
+	/* and at least every 10 s regardless */
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 3 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_false(rs.scanned);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 12 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
@@ -414,6 +468,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dead_process_descriptor_reads_nothing),
+		cmocka_unit_test(child_forked_between_reads_is_found),
 		cmocka_unit_test(exited_process_descriptors_are_closed),
 		cmocka_unit_test(no_room_reads_by_path),
 		cmocka_unit_test(own_resident_split_exactly),

@@ -33,9 +33,11 @@
  *     inaccessible count of the last readdir is carried in between.
  *   - Where statm is missing (a constructed tree) status is read every
  *     tick, the old way.
- *   - At most fd_cap processes keep descriptors (about a quarter of the
- *     descriptor limit, which is raised to the hard limit on the real
- *     /proc); beyond that they are read by path (open, read, close).
+ *   - At most fd_cap processes keep descriptors (two each, in half the
+ *     descriptor limit less 256; the soft limit is raised toward the hard
+ *     one, to 262144 at most, on the real /proc); beyond that, or once an
+ *     open fails with EMFILE, processes are read by path (open, read,
+ *     close), so the web server and SQLite always have descriptors.
  *
  * A process can vanish between readdir() and a read: ENOENT/ESRCH skips
  * it silently; EACCES counts it as inaccessible.  Open fds are counted
@@ -163,14 +165,16 @@ static size_t raise_fd_limit(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return 1024;
 	if (rl.rlim_cur != RLIM_INFINITY && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
-		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 1048576 ? 1048576
-										     : rl.rlim_max;
+		/* enough for FD_CAP_MAX processes, no more: children and
+		 * libraries that walk every possible descriptor inherit it */
+		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 4 * FD_CAP_MAX
+				      ? 4 * FD_CAP_MAX : rl.rlim_max;
 		struct rlimit nl = { want, rl.rlim_max };
 
 		if (want > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &nl) == 0)
 			rl.rlim_cur = want;
 	}
-	return rl.rlim_cur == RLIM_INFINITY ? 1048576 : (size_t)rl.rlim_cur;
+	return rl.rlim_cur == RLIM_INFINITY ? 4 * FD_CAP_MAX : (size_t)rl.rlim_cur;
 }
 
 struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
@@ -437,6 +441,10 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s/stat", r->root, pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		r->fd_cap = r->kept;	/* out of descriptors: by path from now on */
+		return 0;
+	}
 	if (fd < 0)
 		return -1;
 	e->stat_fd = fd;
@@ -444,6 +452,8 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 	e->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (e->statm_fd < 0 && errno == ENOENT)
 		e->no_statm = true;	/* not procfs: status every tick */
+	else if (e->statm_fd < 0 && (errno == EMFILE || errno == ENFILE))
+		r->fd_cap = r->kept + 1;
 	r->kept++;
 	r->stats.opened++;
 	return 0;

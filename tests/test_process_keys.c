@@ -2,7 +2,8 @@
  * (series keys formatted once per process, mw_batch_add_keyed) are the
  * samples mw_batch_add would have made: the same canonical key for the
  * same metric and labels, labels sorted, tick after tick and for a
- * table whose process changed its name or start under the same pid. */
+ * table whose process changed its name or start under the same pid; and
+ * the cadence options are checked. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -180,12 +181,44 @@ static void keyed_add_matches_plain_add(void **state)
 	mw_batch_release(&k);
 }
 
+static void cadence_options_checked(void **state)
+{
+	static const char *const keys[] = { "status_interval", "handles_interval" };
+	struct mw_collector_env env;
+	struct mw_config cfg;
+	struct mw_err err = { "" };
+	void *st = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		mw_config_init(&cfg);
+		if (mw_config_set(&cfg, "collector.process", keys[i], "soon", "test", &err))
+			fail_msg("%s", err.msg);
+		env.config = &cfg;
+		env.self = mw_config_collector(&cfg, "process");
+		assert_int_equal(mw_collector_process.init(&st, &env, &err), MW_COLLECTOR_ERROR);
+		assert_non_null(strstr(err.msg, keys[i]));
+		mw_config_release(&cfg);
+		/* 0 (every tick) and a duration are taken */
+		mw_config_init(&cfg);
+		if (mw_config_set(&cfg, "collector.process", keys[i], i ? "0" : "2m", "test", &err))
+			fail_msg("%s", err.msg);
+		env.config = &cfg;
+		env.self = mw_config_collector(&cfg, "process");
+		assert_int_equal(mw_collector_process.init(&st, &env, &err), MW_COLLECTOR_OK);
+		mw_collector_process.fini(st);
+		mw_config_release(&cfg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(real_ticks_have_canonical_keys),
 		cmocka_unit_test(identity_changes_are_formatted_again),
 		cmocka_unit_test(keyed_add_matches_plain_add),
+		cmocka_unit_test(cadence_options_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

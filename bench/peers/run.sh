@@ -8,7 +8,7 @@
 #   bench/peers/run.sh [--duration S] [--procs N] [--churn[=RATE]]
 #                      [--tools memwatch,netdata,collectd,prometheus]
 #                      [--pe-group comm|pid] [--warmup S] [--keep]
-#                      [--no-install] [--memwatchd PATH]
+#                      [--no-install] [--memwatchd PATH] [--memwatch-set S.K=V]...
 #   make bench-peers PEERS_ARGS="--duration 300 --churn"
 #
 # Prints, per tool, the CPU seconds of every process it started (its whole
@@ -41,6 +41,7 @@ PE_GROUP=${PE_GROUP:-comm}
 KEEP=0
 INSTALL=1
 MEMWATCHD=${MEMWATCHD:-$ROOT/build/native/memwatchd}
+MW_SET=()	# --memwatch-set: memwatchd --set options (a variant, e.g. process.pss_budget=0)
 
 usage() {
 	sed -n '8,13p' "$0" | sed 's/^# \{0,1\}//'
@@ -65,6 +66,8 @@ while [ $# -gt 0 ]; do
 	--no-install) INSTALL=0 ;;
 	--memwatchd) MEMWATCHD=${2:-}; shift ;;
 	--memwatchd=*) MEMWATCHD=${1#*=} ;;
+	--memwatch-set) MW_SET+=(--set "${2:-}"); shift ;;
+	--memwatch-set=*) MW_SET+=(--set "${1#*=}") ;;
 	-h|--help) usage ;;
 	*) echo "run.sh: unknown option '$1'" >&2; usage ;;
 	esac
@@ -243,7 +246,7 @@ say "building the workload (peerload.c)"
 cc -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/peerload" "$HERE/peerload.c" || die "cannot build peerload.c"
 "$TMP/peerload" work "$PROCS" "$CHURN" "$TMP/work.ready" &
 PID[work]=$!
-for ((i = 0; i < 300 && ! -e "$TMP/work.ready"; i++)); do sleep 0.1; done
+for ((i = 0; i < 300; i++)); do [ -e "$TMP/work.ready" ] && break; sleep 0.1; done
 [ -e "$TMP/work.ready" ] || die "workload not ready after 30 s"
 say "workload: $PROCS idle processes (mwpeer000...), churn $CHURN/s (mwchurn00...)"
 
@@ -267,7 +270,7 @@ names | grep -v '["\\]' | grep -v '^$' | sort -u > "$TMP/names"
 if want memwatch; then
 	PE_NAME=x fill memwatch.ini "$TMP/memwatch/memwatch.ini"
 	(cd "$TMP/memwatch" && exec "$MEMWATCHD" run --config "$TMP/memwatch/memwatch.ini" \
-		--db "$TMP/memwatch/memwatch.db" --listen "127.0.0.1:$MW_PORT") \
+		--db "$TMP/memwatch/memwatch.db" --listen "127.0.0.1:$MW_PORT" ${MW_SET[@]+"${MW_SET[@]}"}) \
 		> "$TMP/memwatch/stdout.log" 2>&1 &
 	PID[memwatch]=$!
 fi
@@ -391,8 +394,17 @@ if want prometheus; then
 			--data-urlencode "query=$1" > "$TMP/prom-q.json" &&
 			json_num "$TMP/prom-q.json" "json_extract(j, '\$.data.result[0].value[1]')"
 	}
-	POINTS[prometheus]=$(prom_query 'sum(count_over_time({__name__=~".+"}[1d]))')
-	SERIES[prometheus]=$(prom_query 'count(count_over_time({__name__=~".+"}[1d]))')
+	# count_over_time drops the metric name, so one query per name
+	# (series of different names can share their other labels)
+	POINTS[prometheus]=0 SERIES[prometheus]=0
+	if curl_get "http://127.0.0.1:$PR_PORT/api/v1/label/__name__/values" > "$TMP/prom-names.json"; then
+		while read -r m; do
+			n=$(prom_query "sum(count_over_time($m[1d]))")
+			s=$(prom_query "count(count_over_time($m[1d]))")
+			POINTS[prometheus]=$((POINTS[prometheus] + ${n:-0}))
+			SERIES[prometheus]=$((SERIES[prometheus] + ${s:-0}))
+		done < <(sqlite3 :memory: "SELECT value FROM json_each(readfile('$TMP/prom-names.json'), '\$.data');")
+	fi
 fi
 if want memwatch; then
 	SERIES_LIVE_MW=$(curl_get "http://127.0.0.1:$MW_PORT/metrics" | grep -c '^memwatch_')
@@ -458,9 +470,10 @@ row() {	# LABEL CPU RSS_MB POINTS SERIES BYTES DATA
 echo
 echo "memwatch peer benchmark (bench/peers/run.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "  side by side for ${ELAPSED}s after a ${WARMUP}s warm-up, every tool sampling every process every 1 s"
+[ ${#MW_SET[@]} -gt 0 ] && echo "  memwatchd options: ${MW_SET[*]}"
 echo "  workload: $PROCS idle processes, churn $CHURN/s; $(nproc) cores; load average $LOAD0 at start, $LOAD1 at end;"
 echo "  machine busy $(awk -v a=$((BUSY1 - BUSY0)) -v b=$((TOT1 - TOT0)) -v n="$(nproc)" 'BEGIN { printf "%.0f%% of %d cores", 100 * a / b, n }') during the window (all tools, the workload and anything else running)"
-echo "  $(uname -r); memwatchd $("$MEMWATCHD" version 2>/dev/null | head -1); $(dpkg-query -W -f='netdata ${Version}' netdata 2>/dev/null); $(dpkg-query -W -f='collectd ${Version}' collectd 2>/dev/null); $(dpkg-query -W -f='process-exporter ${Version}' prometheus-process-exporter 2>/dev/null); $(dpkg-query -W -f='prometheus ${Version}' prometheus 2>/dev/null)"
+echo "  $(uname -r); $("$MEMWATCHD" version 2>/dev/null | head -1); $(dpkg-query -W -f='netdata ${Version}' netdata 2>/dev/null); $(dpkg-query -W -f='collectd ${Version}' collectd 2>/dev/null); $(dpkg-query -W -f='process-exporter ${Version}' prometheus-process-exporter 2>/dev/null); $(dpkg-query -W -f='prometheus ${Version}' prometheus 2>/dev/null)"
 echo
 printf '%-34s %8s %9s %8s %11s %8s %11s %7s %7s\n' tool "CPU s" "s/10min" "RSS MB" points series "disk bytes" "B/pt" "B/pt"
 printf '%-34s %8s %9s %8s %11s %8s %11s %7s %7s\n' "" "" "" "peak" "stored" "" "total" "data" "total"

@@ -432,8 +432,17 @@ fi
 if want collectd; then
 	BYTES[collectd]=$(dirsize "$TMP/collectd/csv")
 	DATA[collectd]=${BYTES[collectd]}
-	read -r POINTS[collectd] SERIES[collectd] < <(find "$TMP/collectd/csv" -type f -print0 |
-		xargs -0 -r awk -F, 'FNR == 1 { cols += NF - 1; next } { n += NF - 1 } END { print n + 0, cols + 0 }')
+	# one awk over the list of files: values = rows x columns past the time
+	find "$TMP/collectd/csv" -type f > "$TMP/collectd/files"
+	read -r POINTS[collectd] SERIES[collectd] < <(awk -F, '{
+		first = 1
+		while ((getline line < $0) > 0) {
+			nf = split(line, f, ",")
+			if (first) cols += nf - 1; else n += nf - 1
+			first = 0
+		}
+		close($0)
+	} END { print n + 0, cols + 0 }' "$TMP/collectd/files")
 	NOTE[collectd]="csv files (one per value list and day)"
 fi
 if want prometheus; then

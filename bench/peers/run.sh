@@ -9,6 +9,7 @@
 #                      [--tools memwatch,netdata,collectd,prometheus]
 #                      [--pe-group comm|pid] [--warmup S] [--keep]
 #                      [--no-install] [--memwatchd PATH] [--memwatch-set S.K=V]...
+#                      [--host]
 #   make bench-peers PEERS_ARGS="--duration 300 --churn"
 #
 # Prints, per tool, the CPU seconds of every process it started (its whole
@@ -24,11 +25,17 @@
 # ports and dirs), listens on 127.0.0.1 only, and ends within a hard
 # timeout (duration + warm-up + 300 s; the package install has its own).
 #
+# By default it runs in a PID namespace of its own (unshare --pid
+# --mount-proc), so every tool sees the same fixed set of processes: the
+# workload and the tools, not whatever else the machine runs.  --host
+# runs on the machine's own process table instead (every process there).
+#
 # Configs are the templates beside this script (memwatch.ini, netdata.conf,
 # collectd.conf, process-exporter.yml, prometheus.yml); the workload and
 # the meter are peerload.c, built here with cc.
 set -u
 
+ARGS=("$@")
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
@@ -40,6 +47,7 @@ TOOLS=${TOOLS:-memwatch,netdata,collectd,prometheus}
 PE_GROUP=${PE_GROUP:-comm}
 KEEP=0
 INSTALL=1
+ISOLATE=1
 MEMWATCHD=${MEMWATCHD:-$ROOT/build/native/memwatchd}
 MW_SET=()	# --memwatch-set: memwatchd --set options (a variant, e.g. process.pss_budget=0)
 
@@ -63,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--warmup) WARMUP=${2:-}; shift ;;
 	--warmup=*) WARMUP=${1#*=} ;;
 	--keep) KEEP=1 ;;
+	--host) ISOLATE=0 ;;
 	--no-install) INSTALL=0 ;;
 	--memwatchd) MEMWATCHD=${2:-}; shift ;;
 	--memwatchd=*) MEMWATCHD=${1#*=} ;;
@@ -165,7 +174,9 @@ stop_pid() {	# PID NAME GRACE_S
 
 cleanup() {
 	local t
-	trap - EXIT INT TERM
+	# a second signal must not cut the stopping short
+	trap - EXIT
+	trap '' INT TERM
 	for t in prometheus pe netdata collectd memwatch work; do
 		[ -n "${PID[$t]:-}" ] && stop_pid "${PID[$t]}" "$t" 10
 		unset 'PID[$t]'
@@ -180,8 +191,45 @@ trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT
 trap 'echo "run.sh: stopped (hard timeout or SIGTERM)" >&2; exit 3' TERM
 
-install_missing
-[ -x "$MEMWATCHD" ] || die "no $MEMWATCHD: build it first (make build/native/memwatchd)"
+# This script again, as PID 1 of a PID namespace of its own: when it ends,
+# whatever is left in there ends with it (and with unshare, --kill-child).
+# unshare ignores SIGINT and SIGTERM, so a signal here is passed on, by PID,
+# to the inner script, which stops its tools; this one waits for it.
+run_inner() {
+	local us rc inner
+	trap - EXIT
+	unshare --pid --fork --mount-proc --kill-child=TERM env MW_PEERS_INNER=1 \
+		MEMWATCHD="$MEMWATCHD" "$0" ${ARGS[@]+"${ARGS[@]}"} --no-install &
+	us=$!
+	trap 'inner=$(cat "/proc/$us/task/$us/children" 2>/dev/null)
+		[ -n "$inner" ] && kill -TERM $inner 2>/dev/null' INT TERM
+	while :; do
+		wait "$us"
+		rc=$?
+		alive "$us" || break
+	done
+	exit "$rc"
+}
+
+if [ -z "${MW_PEERS_INNER:-}" ]; then
+	install_missing
+	[ -x "$MEMWATCHD" ] || die "no $MEMWATCHD: build it first (make build/native/memwatchd)"
+	# Services already running are left alone: named, never touched.
+	for name in netdata collectd prometheus prometheus-proc; do
+		for c in /proc/[0-9]*/comm; do
+			[ "$(cat "$c" 2>/dev/null)" = "$name" ] || continue
+			p=${c#/proc/}; p=${p%/comm}
+			echo "note: $name already running (pid $p): left alone; this run starts its own instance on other ports and dirs (its CPU load is on the machine too)"
+		done
+	done
+	if [ "$ISOLATE" = 1 ]; then
+		if unshare --pid --fork --mount-proc true 2>/dev/null; then
+			run_inner
+		fi
+		echo "run.sh: cannot make a PID namespace (unshare --pid needs root): every process of the machine is sampled (as --host)" >&2
+		ISOLATE=0
+	fi
+fi
 
 # The hard timeout starts now: everything below is bounded by it.
 HARD=$((DURATION + WARMUP + 300))
@@ -192,15 +240,6 @@ HARD=$((DURATION + WARMUP + 300))
 	wait "$s" && kill -TERM $$
 ) &
 WATCHDOG=$!
-
-# Services already running are left alone: named, never touched.
-for name in netdata collectd prometheus prometheus-proc; do
-	for c in /proc/[0-9]*/comm; do
-		[ "$(cat "$c" 2>/dev/null)" = "$name" ] || continue
-		p=${c#/proc/}; p=${p%/comm}
-		echo "note: $name already running (pid $p): left alone; this run starts its own instance on other ports and dirs (its CPU load is on the machine too)"
-	done
-done
 
 TMP=$(mktemp -d /tmp/memwatch-peers.XXXXXX) || die "mktemp failed"
 mkdir -p "$TMP"/{memwatch,netdata/etc,netdata/log,netdata/cache,netdata/lib,collectd/csv,pe,prom/data}
@@ -351,6 +390,7 @@ machine_busy() {	# busy and total jiffies of the machine
 say "all up; warming up ${WARMUP}s, then measuring ${DURATION}s side by side (hard timeout ${HARD}s)"
 sleep "$WARMUP" & wait $!
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+NPROCS_SEEN=$(ls -d /proc/[0-9]* | wc -l)
 read -r BUSY0 TOT0 < <(machine_busy)
 sample CPU0 APPS0
 T0=$(date +%s)
@@ -480,6 +520,11 @@ echo
 echo "memwatch peer benchmark (bench/peers/run.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "  side by side for ${ELAPSED}s after a ${WARMUP}s warm-up, every tool sampling every process every 1 s"
 [ ${#MW_SET[@]} -gt 0 ] && echo "  memwatchd options: ${MW_SET[*]}"
+if [ "$ISOLATE" = 1 ]; then
+	echo "  processes: a PID namespace of its own, $NPROCS_SEEN processes at the start (the workload and the tools)"
+else
+	echo "  processes: the machine's, $NPROCS_SEEN at the start (the workload, the tools and everything else)"
+fi
 echo "  workload: $PROCS idle processes, churn $CHURN/s; $(nproc) cores; load average $LOAD0 at start, $LOAD1 at end;"
 echo "  machine busy $(awk -v a=$((BUSY1 - BUSY0)) -v b=$((TOT1 - TOT0)) -v n="$(nproc)" 'BEGIN { printf "%.0f%% of %d cores", 100 * a / b, n }') during the window (all tools, the workload and anything else running)"
 echo "  $(uname -r); $("$MEMWATCHD" version 2>/dev/null | head -1); $(dpkg-query -W -f='netdata ${Version}' netdata 2>/dev/null); $(dpkg-query -W -f='collectd ${Version}' collectd 2>/dev/null); $(dpkg-query -W -f='process-exporter ${Version}' prometheus-process-exporter 2>/dev/null); $(dpkg-query -W -f='prometheus ${Version}' prometheus 2>/dev/null)"

@@ -550,7 +550,7 @@ echo
 for t in memwatch netdata collectd prometheus; do
 	want "$t" && echo "  $t bytes: ${NOTE[$t]}"
 done
-want memwatch && echo "  memwatch series: stored in all ($((${SERIES_LIVE_MW:-0})) lines on /metrics at the end)"
+want memwatch && echo "  memwatch series: every one stored in the run; $((${SERIES_LIVE_MW:-0})) live at the end (lines on /metrics)"
 echo "  CPU: utime+stime of each tool's process tree (reaped children included) over the window; RSS: peak of the tree's summed VmRSS, every 5 s"
 
 if want memwatch; then

@@ -134,8 +134,9 @@ install_missing() {
 	if ! "${apt[@]}" "${missing[@]}" > /tmp/memwatch-peers-apt.log 2>&1; then
 		timeout 300 apt-get update -q >> /tmp/memwatch-peers-apt.log 2>&1
 		"${apt[@]}" "${missing[@]}" >> /tmp/memwatch-peers-apt.log 2>&1 ||
-			{ tail -20 /tmp/memwatch-peers-apt.log >&2; die "apt-get install ${missing[*]} failed"; }
+			{ tail -20 /tmp/memwatch-peers-apt.log >&2; die "apt-get install ${missing[*]} failed (log: /tmp/memwatch-peers-apt.log)"; }
 	fi
+	rm -f /tmp/memwatch-peers-apt.log
 	remove_policy
 }
 

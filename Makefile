@@ -5,6 +5,7 @@
 #   make run        build and run the daemon with its defaults
 #   make test       every test: native under ASan+UBSan, win64 under Wine, end to end
 #   make bench      benchmarks (not part of test)
+#   make bench-peers  memwatch beside Netdata, collectd, process-exporter (bench/peers/run.sh)
 #   make fuzz       libFuzzer targets (clang)
 #   make deps       install what is missing (Debian packages, cross-built libraries)
 #
@@ -94,7 +95,7 @@ WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))
 NATIVE_HELPER_BIN := $(patsubst tests/helpers/%.c,build/native/helpers/%$(EXE),$(filter-out %_win32.c,$(TEST_HELPERS)))
 WIN_HELPER_BIN := $(patsubst tests/helpers/%.c,build/win64/helpers/%.exe,$(filter-out %_linux.c,$(TEST_HELPERS)))
 
-.PHONY: all native windows run test test-build test-native bench bench-build fuzz deps deps-native clean
+.PHONY: all native windows run test test-build test-native bench bench-build bench-peers fuzz deps deps-native clean
 # Objects reached through pattern rules are "intermediate" to make, which
 # deletes them after each link and rebuilds them all for the next target.
 .SECONDARY:
@@ -187,6 +188,11 @@ test-native: deps-native $(NATIVE_TEST_BIN) $(NATIVE_HELPER_BIN) build/native/me
 bench: deps-native
 	@$(MAKE) --no-print-directory -C . bench-build
 	@scripts/run-bench.sh
+
+# Installs the peers' Debian packages if missing; PEERS_ARGS="--duration 300 --churn".
+bench-peers: deps-native
+	@$(MAKE) --no-print-directory -C . build/native/memwatchd$(EXE)
+	@bench/peers/run.sh $(PEERS_ARGS)
 
 fuzz:
 	@scripts/fuzz.sh

@@ -125,6 +125,10 @@ p1=$mw_pid
 check "daemon P1 ready on its port" wait_ready "http://127.0.0.1:$port/healthz"
 check "a second daemon on the same port refuses to start (exit 2, naming --listen)" bash -c \
 	"timeout 20 '$daemon' run --listen 127.0.0.1:$port --db '$tmpdir/p2.db' >'$tmpdir/p2.out' 2>&1; rc=\$?; [ \$rc = 2 ] && grep -q -- '--listen' '$tmpdir/p2.out' || { cat '$tmpdir/p2.out'; echo rc=\$rc; false; }"
+# requests the server closes first ("Connection: close") leave its side of
+# those connections in TIME_WAIT, which the restart below must not wait for
+check "P1 answers requests it closes itself" bash -c \
+	"for i in 1 2 3; do curl -s -f -o /dev/null -H 'Connection: close' http://127.0.0.1:$port/healthz || exit 1; done"
 check "P1 stops with status 0" mw_stop "$p1"
 mw_start p3 --listen "127.0.0.1:$port" --db "$tmpdir/p1.db"
 p3=$mw_pid

@@ -52,6 +52,13 @@ void mw_status_rw_set(struct mw_status_table *t, size_t i, const struct mw_rw_st
 	pthread_mutex_unlock(&t->lock);
 }
 
+int64_t mw_rw_status_lag_ms(const struct mw_rw_status *s, int64_t now_ms)
+{
+	if (s->caught_up || !s->oldest_unsent_ms)
+		return s->lag_ms;
+	return now_ms > s->oldest_unsent_ms ? now_ms - s->oldest_unsent_ms : 0;
+}
+
 void mw_status_rw_get(struct mw_status_table *t, size_t i, struct mw_rw_status *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -117,6 +117,9 @@ void mw_status_rw_init(struct mw_status_table *t, size_t n);
 size_t mw_status_rw_count(struct mw_status_table *t);
 void mw_status_rw_set(struct mw_status_table *t, size_t i, const struct mw_rw_status *in);
 void mw_status_rw_get(struct mw_status_table *t, size_t i, struct mw_rw_status *out);
+/* The lag as of now_ms: the age of the oldest unsent point keeps growing
+ * while the forwarder waits between retries (it publishes less often). */
+int64_t mw_rw_status_lag_ms(const struct mw_rw_status *s, int64_t now_ms);
 
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);

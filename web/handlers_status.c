@@ -144,7 +144,8 @@ static void add_remote_write(cJSON *root, struct mw_status_table *status, int64_
 		cJSON_AddStringToObject(c, "url", st.url);
 		cJSON_AddBoolToObject(c, "up", st.up);
 		cJSON_AddBoolToObject(c, "caught_up", st.caught_up);
-		cJSON_AddNumberToObject(c, "lag_seconds", (double)st.lag_ms / 1000);
+		cJSON_AddNumberToObject(c, "lag_seconds",
+					(double)mw_rw_status_lag_ms(&st, now_ms) / 1000);
 		if (st.oldest_unsent_ms)
 			cJSON_AddNumberToObject(c, "oldest_unsent_ms", (double)st.oldest_unsent_ms);
 		else

@@ -202,7 +202,7 @@ static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 
 			switch (k) {
 			case 0: v = st[i].up; break;
-			case 1: v = (double)st[i].lag_ms / 1000; break;
+			case 1: v = (double)mw_rw_status_lag_ms(&st[i], r->now_ms) / 1000; break;
 			case 2: v = (double)st[i].points_sent; break;
 			case 3: v = (double)st[i].batches_sent; break;
 			case 4: v = (double)st[i].retries; break;

@@ -13,7 +13,7 @@
  *                   the build needs no libsnappy): the figures behind
  *                   choosing our own compressor (forward/snappy.c)
  *
- * Best of ROUNDS; points/s, bytes per point on the wire, ratios to memcpy
+ * Best of ROUNDS (the variants in turn in each round); points/s, bytes per point on the wire, ratios to memcpy
  * (time) and to libsnappy (size, time).
  */
 #include <inttypes.h>
@@ -28,7 +28,7 @@
 #include "daemon/clock.h"
 #include "forward/rw_wire.h"
 
-#define ROUNDS 7
+#define ROUNDS 15
 #define NPROC 500
 #define NMETRIC 6
 #define NSAMPLE 12
@@ -103,19 +103,18 @@ static void die(const char *what, const struct mw_err *err)
 	exit(1);
 }
 
-/* Best time of ROUNDS, each running the body `reps` times. */
-#define BEST(var, reps, body)                                        \
+/* Time `reps` runs of body; keep the best per-run time in var.  The
+ * variants are measured in turn within each round, so a busy moment on a
+ * shared machine hits them alike. */
+#define TIME(var, reps, body)                                        \
 	do {                                                           \
-		var = 1e30;                                            \
-		for (int r_ = 0; r_ < ROUNDS; r_++) {                  \
-			double t_ = now_s();                           \
-			for (int k_ = 0; k_ < (reps); k_++) {          \
-				body;                                  \
-			}                                              \
-			t_ = (now_s() - t_) / (reps);                  \
-			if (t_ < var)                                  \
-				var = t_;                              \
+		double t_ = now_s();                                   \
+		for (int k_ = 0; k_ < (reps); k_++) {                  \
+			body;                                          \
 		}                                                      \
+		t_ = (now_s() - t_) / (reps);                          \
+		if (t_ < var)                                          \
+			var = t_;                                      \
 	} while (0)
 
 typedef int (*snappy_fn)(const char *, size_t, char *, size_t *);
@@ -127,8 +126,15 @@ int main(void)
 	struct mw_err err;
 	unsigned char *copy;
 	volatile unsigned char sink = 0;
-	double t_copy, t_pb, t_sn, t_enc;
-	const int reps = 20;
+	double t_copy, t_pb, t_sn, t_enc, t_lib;
+	const int reps = 10;
+	snappy_fn lib_compress = NULL;
+	snappy_max_fn lib_max = NULL;
+	char *lbuf = NULL;
+	size_t llen = 0;
+#ifndef _WIN32
+	void *h;
+#endif
 
 	build();
 	if (mw_rw_encode(series, NSERIES, &pb, &out, &err) < 0)
@@ -137,19 +143,40 @@ int main(void)
 	if (!copy)
 		return 1;
 
-	BEST(t_copy, reps * 10, { memcpy(copy, pb.data, pb.len); sink ^= copy[k_ % pb.len]; });
-	BEST(t_pb, reps, {
-		if (mw_rw_encode_protobuf(series, NSERIES, &pb, &err) < 0)
-			die("protobuf", &err);
-	});
-	BEST(t_sn, reps, {
-		if (mw_rw_snappy_compress(pb.data, pb.len, &sn, &err) < 0)
-			die("snappy", &err);
-	});
-	BEST(t_enc, reps, {
-		if (mw_rw_encode(series, NSERIES, &pb, &out, &err) < 0)
-			die("encode", &err);
-	});
+#ifndef _WIN32
+	h = dlopen("libsnappy.so.1", RTLD_NOW);
+	if (h) {
+		lib_compress = (snappy_fn)dlsym(h, "snappy_compress");
+		lib_max = (snappy_max_fn)dlsym(h, "snappy_max_compressed_length");
+		if (!lib_compress || !lib_max)
+			return 1;
+		lbuf = malloc(lib_max(pb.len));
+		if (!lbuf)
+			return 1;
+	}
+#endif
+	t_copy = t_pb = t_sn = t_enc = t_lib = 1e30;
+	for (int round = 0; round < ROUNDS; round++) {
+		TIME(t_copy, reps * 10, { memcpy(copy, pb.data, pb.len); sink ^= copy[k_ % pb.len]; });
+		TIME(t_pb, reps, {
+			if (mw_rw_encode_protobuf(series, NSERIES, &pb, &err) < 0)
+				die("protobuf", &err);
+		});
+		TIME(t_sn, reps, {
+			if (mw_rw_snappy_compress(pb.data, pb.len, &sn, &err) < 0)
+				die("snappy", &err);
+		});
+		TIME(t_enc, reps, {
+			if (mw_rw_encode(series, NSERIES, &pb, &out, &err) < 0)
+				die("encode", &err);
+		});
+		if (lib_compress)
+			TIME(t_lib, reps, {
+				llen = lib_max(pb.len);
+				if (lib_compress((const char *)pb.data, pb.len, lbuf, &llen) != 0)
+					return 1;
+			});
+	}
 
 	printf("batch: %d series x %d samples = %.0f points, protobuf %zu bytes (%.1f B/point), "
 	       "snappy %zu bytes (%.2f B/point on the wire, %.1f%% of the protobuf)\n",
@@ -164,40 +191,19 @@ int main(void)
 	printf("encode + compress (mw_rw_encode):  %8.3f ms  %7.1f M points/s  %6.0f MB/s  %5.1fx memcpy\n",
 	       t_enc * 1e3, NPOINTS / t_enc / 1e6, (double)pb.len / t_enc / 1e6, t_enc / t_copy);
 
-#ifndef _WIN32
-	{
-		void *h = dlopen("libsnappy.so.1", RTLD_NOW);
-		snappy_fn lib_compress;
-		snappy_max_fn lib_max;
-		char *lbuf;
-		size_t llen = 0;
-		double t_lib;
-
-		if (!h) {
-			printf("libsnappy: libsnappy.so.1 not installed, no comparison\n");
-			goto done;
-		}
-		lib_compress = (snappy_fn)dlsym(h, "snappy_compress");
-		lib_max = (snappy_max_fn)dlsym(h, "snappy_max_compressed_length");
-		if (!lib_compress || !lib_max)
-			return 1;
-		lbuf = malloc(lib_max(pb.len));
-		if (!lbuf)
-			return 1;
-		BEST(t_lib, reps, {
-			llen = lib_max(pb.len);
-			if (lib_compress((const char *)pb.data, pb.len, lbuf, &llen) != 0)
-				return 1;
-		});
+	if (lib_compress) {
 		printf("libsnappy compress:                %8.3f ms  %7.1f M points/s  %6.0f MB/s  %5.1fx memcpy\n",
 		       t_lib * 1e3, NPOINTS / t_lib / 1e6, (double)pb.len / t_lib / 1e6,
 		       t_lib / t_copy);
 		printf("ours vs libsnappy: size %zu vs %zu bytes (%.3fx), time %.2fx\n", sn.len,
 		       llen, (double)sn.len / (double)llen, t_sn / t_lib);
-		free(lbuf);
-		dlclose(h);
+	} else {
+		printf("libsnappy: libsnappy.so.1 not installed, no comparison\n");
 	}
-done:
+#ifndef _WIN32
+	free(lbuf);
+	if (h)
+		dlclose(h);
 #endif
 	(void)sink;
 	free(copy);

@@ -10,8 +10,16 @@
  *   User-Agent: memwatch/VERSION
  *   X-Prometheus-Remote-Write-Version: 0.1.0
  *
- * plus Authorization (Bearer TOKEN, or Basic from user and password).
- * It never retries: the forwarder decides (forward/).
+ * plus Authorization (Bearer TOKEN, or Basic from user and password),
+ * sent with the first request.  It never retries and never follows a
+ * redirect: the forwarder decides (forward/).  A transport is used by one
+ * thread at a time.
+ *
+ * TLS is verified unless tls_verify is false.  On Windows WinHTTP trusts
+ * the Windows certificate store only: a ca_file is refused at creation
+ * (the message says to import the CA into the store instead).  Timeouts:
+ * libcurl's covers the whole exchange; WinHTTP's are per step (resolve,
+ * connect, send, wait for the answer), each timeout_ms.
  */
 #ifndef MW_FORWARD_RW_TRANSPORT_H
 #define MW_FORWARD_RW_TRANSPORT_H
@@ -33,8 +41,10 @@ struct mw_rw_endpoint {
 struct mw_rw_transport;
 
 /* Prepare a client for one endpoint (connection reuse between posts).
- * NULL with a message when the URL is malformed or the scheme is not
- * http/https. */
+ * NULL with a message naming the setting when the URL is malformed or the
+ * scheme is not http/https, when bearer_token and basic_user are both
+ * set, a credential holds a line break, timeout_ms <= 0, ca_file is set
+ * for http:// or cannot be read (or on Windows at all). */
 struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 					    struct mw_err *err);
 void mw_rw_transport_free(struct mw_rw_transport *t);
@@ -42,13 +52,17 @@ void mw_rw_transport_free(struct mw_rw_transport *t);
 /* The outcome of one POST. */
 struct mw_rw_result {
 	int status;		/* HTTP status; 0 when no answer (network, TLS, timeout) */
-	char message[512];	/* the receiver's body (first line(s), printable) when
-				 * status >= 400; the network/TLS/timeout error when 0 */
+	char message[512];	/* status >= 400: the receiver's body on one line,
+				 * printable, cut with "..." ("(empty body)" if none);
+				 * 3xx: where it redirects to; 2xx: "";
+				 * 0: the network/TLS/timeout error */
 };
 
 /* POST body[0..len).  Returns 0 when an HTTP answer arrived (any status,
- * see res->status), -1 when none did (res->message says why: refused,
- * timed out after N ms, certificate did not verify: ...). */
+ * see res->status), -1 when none did (res->message says why, and contains
+ * one of: "connection refused", "timed out after N ms", "certificate of
+ * HOST did not verify: REASON", "cannot resolve host", "ca_file could not
+ * be used", "TLS handshake", "lost before an answer"). */
 int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	       struct mw_rw_result *res);
 

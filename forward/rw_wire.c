@@ -104,6 +104,16 @@ static int utf8_valid(const unsigned char *s, size_t n)
 		size_t k;
 		uint32_t cp;
 
+		/* ASCII, eight bytes at a time: the usual case */
+		if (n - i >= 8) {
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			if (!(w & 0x8080808080808080ULL)) {
+				i += 8;
+				continue;
+			}
+		}
 		if (c < 0x80) {
 			i++;
 			continue;
@@ -207,17 +217,26 @@ static unsigned char *put_series(unsigned char *p, const struct mw_rw_series *s,
 	}
 	for (j = 0; j < s->nsamples; j++) {
 		const struct mw_rw_sample *sm = &s->samples[j];
+		unsigned char *start = p;
 		uint64_t bits;
 
-		*p++ = TAG_TS_SAMPLE;
-		*p++ = (unsigned char)sample_len(sm);	/* at most 20: one byte */
+		/* Sample: the length byte (at most 20: one byte) is filled in
+		 * once the varint's length is known. */
+		p += 2;
 		*p++ = TAG_SAMPLE_VALUE;
 		memcpy(&bits, &sm->value, sizeof(bits));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		memcpy(p, &bits, 8);	/* fixed64 is little-endian */
+		p += 8;
+#else
 		for (int k = 0; k < 8; k++)
 			*p++ = (unsigned char)(bits >> (8 * k));
+#endif
 		*p++ = TAG_SAMPLE_TS;
 		/* int64: negative numbers as their two's complement, 10 bytes */
 		p = put_varint(p, (uint64_t)sm->ts_ms);
+		start[0] = TAG_TS_SAMPLE;
+		start[1] = (unsigned char)(p - start - 2);
 	}
 	return p;
 }

@@ -11,11 +11,13 @@
  * remote-write bodies it would compress are small (tens to hundreds of
  * KiB per batch).  The block format is small and documented, the
  * compressor below is ~200 lines, and bench/bench_rw_wire.c measures it
- * against libsnappy (loaded at run time when installed natively): on
- * remote-write bodies it gives about the same size (within a few per
- * cent) at a speed far above what the forwarder needs (the figures are in
- * the bench output and the commit message).  tests/test_rw_wire.c checks
- * our blocks with libsnappy's decompressor and the other way round.
+ * against libsnappy 1.1.9 (loaded at run time when installed natively)
+ * on a forwarder-shaped batch (3000 series x 12 samples, 963 kB of
+ * protobuf): 247,792 vs 247,818 bytes (1.000x) in 1.0-1.1x its time,
+ * ~1 GB/s, some 35 M points/s, on the 2-core development machine.  The
+ * forwarder sends a few thousand points per second.  tests/test_rw_wire.c
+ * checks our blocks with libsnappy's decompressor and the other way
+ * round.
  *
  * The format: a little-endian base-128 varint of the uncompressed length,
  * then elements, each starting with a tag byte whose low two bits say

@@ -1,0 +1,241 @@
+/*
+ * rw_transport_linux.c - one remote-write POST with libcurl (Debian's
+ * libcurl4-openssl-dev), see rw_transport.h.
+ *
+ * Owned by the forwarder (forward/).  A thin layer: the endpoint checks,
+ * header lines and message clean-up are in rw_transport.c (pure, tested);
+ * here are the curl calls and the mapping of curl's outcome to a status
+ * and a message.
+ *
+ * One easy handle per transport: curl keeps the connection (and the TLS
+ * session) open between posts.  A transport is used by one thread at a
+ * time (the forwarder's).  CURLOPT_NOSIGNAL: no SIGALRM for timeouts in a
+ * threaded daemon.  Redirects are not followed (a receiver that redirects
+ * a POST is misconfigured; the 3xx status says so).  Proxies come from the
+ * usual environment variables, as for curl itself.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "forward/rw_transport.h"
+#include "forward/rw_transport_util.h"
+
+/* What we keep of an answer's body: the message needs only its start. */
+#define BODY_KEEP 2048
+
+struct mw_rw_transport {
+	CURL *curl;
+	struct curl_slist *headers;
+	struct mw_rw_url url;
+	int timeout_ms;
+	char errbuf[CURL_ERROR_SIZE];
+	char body[BODY_KEEP];
+	size_t body_len;
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static CURLcode global_rc;
+
+static void global_init(void)
+{
+	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct mw_rw_transport *t = arg;
+	size_t n = size * nmemb, room = sizeof(t->body) - t->body_len;
+
+	memcpy(t->body + t->body_len, data, n < room ? n : room);
+	t->body_len += n < room ? n : room;
+	return n;	/* the rest is read and dropped */
+}
+
+void mw_rw_transport_free(struct mw_rw_transport *t)
+{
+	if (!t)
+		return;
+	if (t->curl)
+		curl_easy_cleanup(t->curl);
+	if (t->headers) {
+		/* the Authorization line holds a credential */
+		for (struct curl_slist *l = t->headers; l; l = l->next)
+			memset(l->data, 0, strlen(l->data));
+		curl_slist_free_all(t->headers);
+	}
+	free(t);
+}
+
+#define SET(opt, val)                                                             \
+	do {                                                                      \
+		if (curl_easy_setopt(t->curl, opt, val) != CURLE_OK) {            \
+			mw_error(err, "remote write: libcurl refused option %s", #opt); \
+			goto fail;                                                \
+		}                                                                 \
+	} while (0)
+
+struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
+					    struct mw_err *err)
+{
+	struct mw_rw_transport *t;
+	struct mw_rw_headers h;
+	FILE *ca;
+
+	pthread_once(&global_once, global_init);
+	if (global_rc != CURLE_OK) {
+		mw_error(err, "remote write: libcurl did not initialise: %s",
+			 curl_easy_strerror(global_rc));
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		mw_error(err, "out of memory for the remote-write transport");
+		return NULL;
+	}
+	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
+		goto fail;
+	/* Said now, not at the first post. */
+	if (ep->ca_file && ep->ca_file[0]) {
+		ca = fopen(ep->ca_file, "r");
+		if (!ca) {
+			mw_error(err, "remote-write ca_file %s cannot be read: %s", ep->ca_file,
+				 strerror(errno));
+			goto fail;
+		}
+		fclose(ca);
+	}
+	t->timeout_ms = ep->timeout_ms;
+	if (mw_rw_headers_build(ep, &h, err) < 0)
+		goto fail;
+	for (size_t i = 0; h.line[i]; i++) {
+		struct curl_slist *l = curl_slist_append(t->headers, h.line[i]);
+
+		if (!l) {
+			mw_rw_headers_free(&h);
+			mw_error(err, "out of memory for the remote-write headers");
+			goto fail;
+		}
+		t->headers = l;
+	}
+	mw_rw_headers_free(&h);
+
+	t->curl = curl_easy_init();
+	if (!t->curl) {
+		mw_error(err, "remote write: curl_easy_init failed");
+		goto fail;
+	}
+	SET(CURLOPT_URL, ep->url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_ERRORBUFFER, t->errbuf);
+	SET(CURLOPT_USERAGENT, MW_RW_USER_AGENT);
+	SET(CURLOPT_HTTPHEADER, t->headers);
+	SET(CURLOPT_POST, 1L);
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_TIMEOUT_MS, (long)ep->timeout_ms);
+	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)ep->timeout_ms);
+	SET(CURLOPT_WRITEFUNCTION, on_body);
+	SET(CURLOPT_WRITEDATA, t);
+	SET(CURLOPT_SSL_VERIFYPEER, ep->tls_verify ? 1L : 0L);
+	SET(CURLOPT_SSL_VERIFYHOST, ep->tls_verify ? 2L : 0L);
+	if (ep->ca_file && ep->ca_file[0])
+		SET(CURLOPT_CAINFO, ep->ca_file);
+	return t;
+fail:
+	mw_rw_transport_free(t);
+	return NULL;
+}
+
+/* The message for a post that got no answer. */
+static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_result *res)
+{
+	const char *detail = t->errbuf[0] ? t->errbuf : curl_easy_strerror(rc);
+	long oserr = 0;
+
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		snprintf(res->message, sizeof(res->message),
+			 "timed out after %d ms waiting for %s:%u (%s)", t->timeout_ms,
+			 t->url.host, t->url.port, detail);
+		break;
+	case CURLE_COULDNT_CONNECT:
+		curl_easy_getinfo(t->curl, CURLINFO_OS_ERRNO, &oserr);
+		if (oserr == ECONNREFUSED)
+			snprintf(res->message, sizeof(res->message),
+				 "connection refused by %s:%u (is the receiver running?)",
+				 t->url.host, t->url.port);
+		else
+			snprintf(res->message, sizeof(res->message), "cannot connect to %s:%u: %s",
+				 t->url.host, t->url.port, detail);
+		break;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		snprintf(res->message, sizeof(res->message), "cannot resolve host %s: %s",
+			 t->url.host, detail);
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+		snprintf(res->message, sizeof(res->message),
+			 "certificate of %s did not verify: %s (give the CA as ca_file, or fix "
+			 "the receiver's certificate)", t->url.host, detail);
+		break;
+	case CURLE_SSL_CACERT_BADFILE:
+		snprintf(res->message, sizeof(res->message), "ca_file could not be used: %s",
+			 detail);
+		break;
+	case CURLE_SSL_CONNECT_ERROR:
+		snprintf(res->message, sizeof(res->message), "TLS handshake with %s:%u failed: %s",
+			 t->url.host, t->url.port, detail);
+		break;
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		snprintf(res->message, sizeof(res->message),
+			 "connection to %s:%u lost before an answer: %s", t->url.host, t->url.port,
+			 detail);
+		break;
+	default:
+		snprintf(res->message, sizeof(res->message), "post to %s:%u failed: %s",
+			 t->url.host, t->url.port, detail);
+		break;
+	}
+}
+
+int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
+	       struct mw_rw_result *res)
+{
+	CURLcode rc;
+	long status = 0;
+
+	res->status = 0;
+	res->message[0] = '\0';
+	t->errbuf[0] = '\0';
+	t->body_len = 0;
+	if (curl_easy_setopt(t->curl, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
+	    curl_easy_setopt(t->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) != CURLE_OK) {
+		snprintf(res->message, sizeof(res->message), "libcurl refused the body");
+		return -1;
+	}
+	rc = curl_easy_perform(t->curl);
+	/* The body pointer is the caller's: not kept past this call. */
+	curl_easy_setopt(t->curl, CURLOPT_POSTFIELDS, NULL);
+	if (rc != CURLE_OK) {
+		no_answer(t, rc, res);
+		return -1;
+	}
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
+	res->status = (int)status;
+	if (status >= 300 && status < 400) {
+		char *loc = NULL;
+
+		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &loc);
+		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (status >= 400 || status < 200) {
+		mw_rw_printable(t->body, t->body_len, res->message, sizeof(res->message));
+	}
+	return 0;
+}

@@ -299,6 +299,22 @@ def run_real(tmp):
     st = rw_status(mp)
     tap(st["prom"]["lag_seconds"] >= 2 and not st["prom"]["caught_up"],
         "during the outage the lag grows (%.1f s)" % st["prom"]["lag_seconds"], st)
+    # memwatch is SIGKILLed during the outage and restarted: the backlog
+    # is only in its database and its cursor now.  (Each start gets a new
+    # web port: the daemon does not set SO_REUSEADDR on Linux, so its old
+    # port is refused while connections it closed are in TIME-WAIT.)
+    t_kill = int(time.time() * 1000)
+    stop(mw, signal.SIGKILL)
+    mp = free_port()
+    mw_config(cfg, db, mp, dests)
+    mw, ok = mw_start(cfg, mp, tmp + "/mw.log")
+    tap(ok, "memwatch restarts after SIGKILL")
+    st = wait_for(lambda: (lambda s: s if s["prom"]["retries"] and s["vm"]["retries"] else None)
+                  (rw_status(mp)), 30, "retries after the restart")
+    tap(bool(st) and 0 < (st["prom"]["oldest_unsent_ms"] or 0) < t_out and
+        0 < (st["vm"]["oldest_unsent_ms"] or 0) < t_out,
+        "after the restart the cursor still has the whole outage to send", st)
+    time.sleep(2)   # the outage goes on a little after the restart
     t_back = int(time.time() * 1000)
     p, v, ok = receivers_up()
     tap(ok, "receivers start again")
@@ -307,16 +323,7 @@ def run_real(tmp):
                            (s["vm"]["last_sent_ms"] or 0) > t_back else None)(rw_status(mp)),
                   60, "destinations back")
     tap(bool(st), "memwatch resumes sending to both", st)
-
-    # memwatch is SIGKILLed and restarted.  (Each start gets a new web
-    # port: the daemon does not set SO_REUSEADDR on Linux, so its old port
-    # is refused while connections it closed are in TIME-WAIT.)
-    stop(mw, signal.SIGKILL)
-    mp = free_port()
-    mw_config(cfg, db, mp, dests)
-    mw, ok = mw_start(cfg, mp, tmp + "/mw.log")
-    tap(ok, "memwatch restarts after SIGKILL")
-    time.sleep(2)   # samples of the second run
+    time.sleep(2)   # sampling goes on with the receivers back
     stop(mw)
     # Drain: a run without collectors; every stored point is older than t_cut.
     t_cut = int(time.time() * 1000)
@@ -329,7 +336,8 @@ def run_real(tmp):
     npts = sum(len(x) for x in mine.values())
     during = sum(1 for pts in mine.values() for t, _ in pts if t_out < t < t_back)
     tap(len(mine) >= 4 and npts > 100 and during > 0,
-        "memwatch stored %d points of %d series, %d during the outage" % (npts, len(mine), during))
+        "memwatch stored %d points of %d series, %d during the outage (killed %.1f s into it)" %
+        (npts, len(mine), during, (t_kill - t_out) / 1000))
     for name, fn, port in (("prometheus", prom_points, pp), ("victoria-metrics", vm_points, vp)):
         try:
             theirs = fn(port, t_start - 60000, t_cut)

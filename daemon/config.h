@@ -7,7 +7,9 @@
  * and the option dump all come from it.  `[collector.NAME]` sections take
  * `enabled`, `interval` and the keys the collector itself declares
  * (struct mw_collector.options); those extra keys are kept as strings and
- * validated by the collector's init.
+ * validated by the collector's init.  `[remote_write.NAME]` sections (one
+ * per destination of the forwarder, forward/forwarder.h) take the keys of
+ * their own table in config.c, checked when set.
  *
  * An unknown section or key, a bad value or an unreadable file is an error
  * naming the file, line and key; start-up stops on it.

@@ -21,6 +21,7 @@
 #include "stop.h"
 #include "storage/query.h"
 #include "storage/storage.h"
+#include "web/leak_gauges.h"
 #include "web/web.h"
 
 static void submit(void *arg, struct mw_batch *batch)
@@ -76,8 +77,12 @@ int mw_cmd_run(const struct mw_config *cfg)
 		mw_stop_finished();
 		return 2;
 	}
+	/* The background leak verdicts are stored too (history, and what
+	 * remote_write sends as memwatch_leak_*). */
+	mw_leak_gauges_set_store(submit, writer);
 	if (mw_web_start(&web, cfg, status, &err)) {
 		mw_log_error("--listen / [web] listen: %s", err.msg);
+		mw_leak_gauges_set_store(NULL, NULL);
 		mw_forwarder_stop(forwarder);
 		mw_writer_stop(writer);
 		mw_scheduler_release(&sched);
@@ -99,6 +104,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 
 	mw_log_info("stopping: writing samples in flight");
 	mw_web_stop(web);
+	mw_leak_gauges_set_store(NULL, NULL);
 	mw_scheduler_release(&sched);
 	/* Before the writer: it must not read a database being closed.  What
 	 * the writer commits last is sent at the next start. */

@@ -5,7 +5,8 @@
  * Live: sampled within the last three intervals of the slowest collector
  * (at least a minute), so an exited process's series stop being exported.
  * No timestamps are written (Prometheus' advice for exporters: the scrape
- * time is the sample time).  Stored `memwatch_collector_*` series are
+ * time is the sample time).  Stored `memwatch_collector_*` (and
+ * `memwatch_leak_*`, stored copies of the leak gauges) series are
  * skipped: the same figures come fresher from the status table.  Each
  * metric family is written once, with HELP and TYPE, its samples together.
  *
@@ -52,6 +53,8 @@ static bool is_health_name(const char *name)
 {
 	return !strncmp(name, "memwatch_collector_", 19) || !strncmp(name, "memwatch_web_", 13) ||
 	       !strncmp(name, "memwatch_remote_write_", 22) ||
+	       /* stored copies of the leak gauges, written below fresher */
+	       !strncmp(name, "memwatch_leak_", 14) ||
 	       !strncmp(name, "memwatch_storage_", 17) || !strcmp(name, "memwatch_up") ||
 	       !strcmp(name, "memwatch_uptime_seconds") || !strcmp(name, "memwatch_build_info");
 }

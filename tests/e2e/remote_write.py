@@ -37,7 +37,7 @@ import urllib.request
 
 EXE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/native/memwatchd")
 HERE = os.path.dirname(os.path.abspath(__file__))
-MATCH = '{__name__=~"memwatch_(system|collector)_.*"}'
+MATCH = '{__name__=~"memwatch_(system|collector|leak)_.*"}'
 n = 0
 started = []
 
@@ -112,7 +112,8 @@ def stop(p, sig=signal.SIGTERM):
 
 def mw_config(path, db, port, dests, collectors=True):
     lines = ["[daemon]", "interval = 200ms", "[storage]", "db = " + db,
-             "flush_interval = 500ms", "[web]", "listen = 127.0.0.1:%d" % port]
+             "flush_interval = 500ms", "[web]", "listen = 127.0.0.1:%d" % port,
+             "[leak]", "refresh = 1s"]
     for c in ("process", "workingset", "perfcounters", "heap", "vmmap"):
         lines += ["[collector.%s]" % c, "enabled = false"]
     if not collectors:
@@ -335,9 +336,10 @@ def run_real(tmp):
     mine = mw_points(mp, t_start - 60000, t_cut)
     npts = sum(len(x) for x in mine.values())
     during = sum(1 for pts in mine.values() for t, _ in pts if t_out < t < t_back)
-    tap(len(mine) >= 4 and npts > 100 and during > 0,
-        "memwatch stored %d points of %d series, %d during the outage (killed %.1f s into it)" %
-        (npts, len(mine), during, (t_kill - t_out) / 1000))
+    leak = sum(1 for k in mine if '"memwatch_leak_' in k)
+    tap(len(mine) >= 4 and npts > 100 and during > 0 and leak > 0,
+        "memwatch stored %d points of %d series (%d of them leak verdicts), %d during the outage "
+        "(killed %.1f s into it)" % (npts, len(mine), leak, during, (t_kill - t_out) / 1000))
     for name, fn, port in (("prometheus", prom_points, pp), ("victoria-metrics", vm_points, vp)):
         try:
             theirs = fn(port, t_start - 60000, t_cut)

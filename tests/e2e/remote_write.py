@@ -11,6 +11,10 @@ memwatch stored for the forwarded series up to then (its own
 VictoriaMetrics' export API), series by series, same timestamps and
 values, no gap.
 
+Run 3: Prometheus without an out-of-order window refuses a series
+imported 3 hours back once it holds recent samples (400 "out of
+bounds"): skipped, counted, the receiver's words in the status and log.
+
 Run 2, bad receivers (remote_write_fake.py): a wrong token (401), a 400
 for the first batch, a receiver that hangs past the timeout, a TLS
 certificate that does not verify.  Each must show a clear status
@@ -442,7 +446,9 @@ def run_bad(tmp):
             d = get_json("http://127.0.0.1:%d/dump?path=%s" % (port, path))
         theirs = {}
         for key, ts, v in d["samples"]:
-            theirs.setdefault(key, []).append((ts, v))
+            # the drain run's own points (leak verdicts) are newer than t_cut
+            if t_start - 60000 <= ts <= t_cut:
+                theirs.setdefault(key, []).append((ts, v))
         problems, dups = compare(mine, theirs, dest, allow_missing=skipped)
         tap(not problems, "%s: every point arrived%s (%d duplicates)" %
             (dest, ", except the %d refused" % skipped if skipped else "", dups),
@@ -457,11 +463,69 @@ def run_bad(tmp):
     stop(f2)
 
 
+# ---------------------------------------------------------------------------
+def run_too_old(tmp):
+    """Prometheus without an out-of-order window refuses samples older than
+    its head: a series imported with points 3 hours old, after recent
+    points were accepted, comes back 400 - skipped, counted, and the
+    receiver's words in the status; everything else still arrives."""
+    prom = shutil.which("prometheus")
+    if not prom:
+        skip("too old for Prometheus", "prometheus not installed")
+        return
+    pp, mp = free_port(), free_port()
+    with open(tmp + "/prom2.yml", "w") as f:
+        f.write("global:\n  scrape_interval: 1h\n")
+    p = start([prom, "--config.file=" + tmp + "/prom2.yml", "--storage.tsdb.path=" + tmp + "/prom2",
+               "--web.listen-address=127.0.0.1:%d" % pp, "--web.enable-remote-write-receiver"],
+              tmp + "/prom2.log")
+    if not tap(bool(wait_for(lambda: get("http://127.0.0.1:%d/-/ready" % pp, 1), 60, "ready")),
+               "prometheus (no out-of-order window) starts"):
+        return
+    cfg, db = tmp + "/old.ini", tmp + "/old.db"
+    dests = [("prom", {"url": "http://127.0.0.1:%d/api/v1/write" % pp})]
+    mw_config(cfg, db, mp, dests)
+    t_start = int(time.time() * 1000)
+    mw, ok = mw_start(cfg, mp, tmp + "/old.log")
+    st = wait_for(lambda: (lambda s: s if s["prom"]["points_sent"] > 20 else None)(rw_status(mp)),
+                  30, "recent points sent")
+    tap(bool(st), "recent points accepted first", st)
+    stop(mw)
+    t_old = int(time.time() * 1000) - 3 * 3600 * 1000
+    with open(tmp + "/old.json", "w") as f:
+        json.dump({"series": [{"id": 1, "name": "memwatch_system_old_bytes",
+                               "labels": {"src": "import"},
+                               "points": [[t_old + i * 1000, 1000 + i] for i in range(50)]}]}, f)
+    r = subprocess.run([EXE, "import", "--db", db, tmp + "/old.json"], capture_output=True, text=True)
+    tap(r.returncode == 0, "a series 3 hours old imported behind the cursor", r.stderr)
+    t_cut = int(time.time() * 1000)
+    mp = free_port()
+    mw_config(cfg, db, mp, dests, collectors=False)
+    mw, ok = mw_start(cfg, mp, tmp + "/old.log")
+    st = wait_for(lambda: caught_up_past(mp, ("prom",), t_cut), 60, "catch-up")
+    st = (st or rw_status(mp))["prom"]
+    tap(st["batches_skipped"] >= 1 and st["points_skipped"] == 50 and
+        "HTTP 400: out of bounds" in (st["last_error"] or ""),
+        "Prometheus refuses the old series: 400 (%s), 50 points skipped and counted, not resent" %
+        st["last_error"], st)
+    log = open(tmp + "/old.log").read()
+    tap("refused 50 points" in log and "out of bounds" in log,
+        "the refusal is logged with the receiver's message")
+    mine = mw_points(mp, t_start - 60000, t_cut)
+    theirs = prom_points(pp, t_start - 60000, t_cut)
+    problems, _ = compare(mine, theirs, "prometheus")
+    tap(not problems and len(mine) >= 4, "the recent series all arrived (%d series)" % len(mine),
+        "\n".join(problems))
+    stop(mw)
+    stop(p)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="mw-rw-")
     try:
         run_real(tmp)
         run_bad(tmp)
+        run_too_old(tmp)
     finally:
         for p in started:
             if p.poll() is None:

@@ -301,7 +301,8 @@ static int scan(struct dest *d, struct mw_series_list *lists, struct pending **o
 		}
 	}
 	/* a series found by two selectors is sent once */
-	qsort(pend, n, sizeof(*pend), cmp_pending_id);
+	if (n > 1)	/* qsort of (NULL, 0) is undefined */
+		qsort(pend, n, sizeof(*pend), cmp_pending_id);
 	for (i = j = 0; i < n; i++) {
 		int64_t cur;
 		int rc;
@@ -368,7 +369,8 @@ static int pass(struct dest *d, struct mw_err *err)
 			mw_log_debug("remote_write.%s: %s", d->name, err->msg);
 		d->pruned_ms = now;
 	}
-	qsort(pend, npend, sizeof(*pend), cmp_pending);
+	if (npend > 1)
+		qsort(pend, npend, sizeof(*pend), cmp_pending);
 	update_lag(d, pend, npend);
 	publish(d);
 	while (npend) {
@@ -430,7 +432,8 @@ static int pass(struct dest *d, struct mw_err *err)
 				pend[k++] = pend[i];
 		update_lag(d, pend, k);
 		npend = k;
-		qsort(pend, npend, sizeof(*pend), cmp_pending);
+		if (npend > 1)
+			qsort(pend, npend, sizeof(*pend), cmp_pending);
 		publish(d);
 	}
 out:

@@ -540,11 +540,36 @@ static void forwarder_cursor_and_late_series(void **state)
 	add_point(s, 1, t0 + 200000, 7);
 	assert_int_equal(mw_store_flush(s, &err), 0);
 	got.nscript = 0;
+	assert_int_equal(mw_config_set(&cfg, "remote_write.u", "url", "http://127.0.0.1:9/w", "t",
+				       &err), 0);
+	assert_int_equal(mw_config_set(&cfg, "remote_write.u", "match", "m_nothing", "t", &err), 0);
 	mw_forwarder_set_post_hook(hook, &got);
 	status = (mw_status_free(status), mw_status_new(0));
 	if (mw_forwarder_start(&f, &cfg, status, &err))
 		fail_msg("%s", err.msg);
 	wait_points(101);
+	/* a later pass finds nothing to send: caught up, lag 0; and the
+	 * destination whose selection is empty has run passes too */
+	{
+		int64_t until = mw_clock_mono_ns() + 30 * 1000000000LL;
+		struct mw_rw_status su;
+
+		do {
+			struct timespec pause = { 0, 10 * 1000000L };
+
+			mw_status_rw_get(status, 0, &st);
+			mw_status_rw_get(status, 1, &su);
+			if (st.caught_up && !st.pending_series && su.caught_up)
+				break;
+			nanosleep(&pause, NULL);
+		} while (mw_clock_mono_ns() < until);
+		assert_true(st.caught_up);
+		assert_int_equal(st.lag_ms, 0);
+		assert_int_equal(st.oldest_unsent_ms, 0);
+		assert_true(su.caught_up);
+		assert_string_equal(su.name, "u");
+		assert_int_equal(su.points_sent, 0);
+	}
 	mw_forwarder_stop(f);
 	mw_forwarder_set_post_hook(NULL, NULL);
 	assert_int_equal(got.n, 101);

@@ -38,10 +38,10 @@ int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 		       uint64_t *start_ticks, struct mw_err *err)
 {
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
-	unsigned long long f[64];
+	unsigned long long f[20];
 	const char *s;
 	size_t n = 0, len;
-	char *end;
+	const char *end;
 
 	/* comm may hold spaces and parentheses: it runs from the first '('
 	 * to the last ')'. */
@@ -59,15 +59,22 @@ int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 	if (*(close + 1) != ' ' || !*s)
 		return mw_error(err, "stat: truncated after comm");
 	s++;	/* the state letter */
-	while (n < MW_ARRAY_SIZE(f) && *s) {
+	/* Up to vsize only: this runs for every process every tick, and
+	 * strtoull was a tenth of the reader's time. */
+	while (n < 20 && *s) {
+		unsigned long long v = 0;
+		const char *d;
+
 		while (*s == ' ')
 			s++;
 		if (!*s || *s == '\n')
 			break;
-		f[n] = strtoull(s, &end, 10);
-		if (end == s)
+		d = s + (*s == '-');	/* tpgid, priority, nice: may be negative */
+		for (end = d; *end >= '0' && *end <= '9'; end++)
+			v = v * 10 + (unsigned long long)(*end - '0');
+		if (end == d || (*end && *end != ' ' && *end != '\n'))
 			return mw_error(err, "stat: field %zu is not a number", n + 4);
-		n++;
+		f[n++] = d == s ? v : 0 - v;
 		s = end;
 	}
 	if (n < 20)
@@ -131,6 +138,48 @@ int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_
 		p->has_private_ws = true;
 	}
 	return 0;
+}
+
+int mw_proc_parse_statm(const char *text, uint64_t *size, uint64_t *resident,
+			uint64_t *shared, struct mw_err *err)
+{
+	uint64_t v[3];
+	const char *s = text;
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		while (*s == ' ')
+			s++;
+		if (*s < '0' || *s > '9')
+			return mw_error(err, "statm: field %d is not a number", i + 1);
+		v[i] = strtoull(s, &end, 10);
+		s = end;
+	}
+	*size = v[0];
+	*resident = v[1];
+	*shared = v[2];
+	return 0;
+}
+
+void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared)
+{
+	uint64_t anon = resident > shared ? resident - shared : 0;
+
+	if (shared > resident)
+		shared = resident;
+	p->working_set_bytes = resident;
+	if (p->working_set_peak_bytes < resident)
+		p->working_set_peak_bytes = resident;
+	p->private_bytes = anon + (p->has_swap ? p->swap_bytes : 0);
+	if (p->has_private_ws)
+		p->private_ws_bytes = anon;
+	if (p->has_kinds) {
+		if (p->rss_shmem_bytes > shared)
+			p->rss_shmem_bytes = shared;
+		p->rss_file_bytes = shared - p->rss_shmem_bytes;
+		p->rss_anon_bytes = anon;
+	}
 }
 
 int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,
@@ -371,7 +420,8 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 #define PSS_SLOW_NS 50000000LL		/* 50 ms */
 #define PSS_SLOW_PAUSE_NS 600000000000LL	/* 10 min */
 
-static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval", NULL };
+static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval",
+						"status_interval", "handles_interval", NULL };
 static const char *const process_option_docs[] = {
 	"5s ; a process gets series once it has run this long (0: at once); younger "
 	"ones (but memwatchd itself) are skipped and counted "
@@ -380,6 +430,11 @@ static const char *const process_option_docs[] = {
 	"over ticks round-robin (0: never read them); a process whose read took over "
 	"50 ms is left out for 10 minutes",
 	"60s ; Linux: each process's PSS/USS is read at most this often",
+	"10s ; Linux: each process's /proc/PID/status (peak working set, swap, the "
+	"file/shmem split of resident memory) is read this often, spread over the ticks; "
+	"the figures are carried forward in between (0: every tick)",
+	"30s ; Linux: each process's open descriptors (memwatch_process_handles) are "
+	"counted this often, spread over the ticks (0: every tick)",
 	NULL,
 };
 
@@ -390,6 +445,16 @@ struct pss_entry {
 	uint64_t pss, uss;
 	bool has;
 	size_t ti;		/* index in this tick's table */
+};
+
+/* One process's series keys (see keys_build), by pid. */
+struct key_entry {
+	uint32_t pid;
+	int64_t start_ms;
+	char *block;		/* owns the strings below */
+	const char *pid_s, *started_s, *name;
+	const char *tail, *kind_tail[3];
+	size_t tail_len, kind_len[3];
 };
 
 struct process_state {
@@ -406,6 +471,9 @@ struct process_state {
 	struct pss_entry *pss, *pss_next;
 	size_t npss, pss_cap, pss_next_cap;
 	struct mw_process_pss_stats last;
+	/* series keys, formatted once per process identity */
+	struct key_entry *keys, *keys_next;
+	size_t nkeys, keys_cap, nkeys_next, keys_next_cap;
 };
 
 /* "5%", "0.5%", "0": a share of one core in [0, 1]. */
@@ -425,6 +493,11 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 	const char *min_age = env && env->self ? mw_config_extra(env->self, "min_age") : NULL;
 	const char *budget = env && env->self ? mw_config_extra(env->self, "pss_budget") : NULL;
 	const char *every = env && env->self ? mw_config_extra(env->self, "pss_interval") : NULL;
+	const char *status_every = env && env->self ? mw_config_extra(env->self, "status_interval")
+						    : NULL;
+	const char *handles_every = env && env->self ? mw_config_extra(env->self, "handles_interval")
+						     : NULL;
+	int64_t status_ms = 10000, handles_ms = 30000;
 	struct process_state *st;
 	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS, every_ms = PSS_INTERVAL_DEFAULT_MS, tick_ms = 0;
 	double share = PSS_BUDGET_DEFAULT;
@@ -446,6 +519,18 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		mw_error_prefix(why, "pss_interval");
 		return MW_COLLECTOR_ERROR;
 	}
+	if (status_every && !strcmp(status_every, "0"))
+		status_ms = 0;
+	else if (status_every && mw_parse_duration_ms(status_every, &status_ms, why)) {
+		mw_error_prefix(why, "status_interval");
+		return MW_COLLECTOR_ERROR;
+	}
+	if (handles_every && !strcmp(handles_every, "0"))
+		handles_ms = 0;
+	else if (handles_every && mw_parse_duration_ms(handles_every, &handles_ms, why)) {
+		mw_error_prefix(why, "handles_interval");
+		return MW_COLLECTOR_ERROR;
+	}
 	if (env && env->self)
 		tick_ms = env->self->interval_ms;
 	if (!tick_ms && env && env->config)
@@ -458,6 +543,7 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 	st->pss_interval_ns = every_ms * 1000000LL;
 	st->tick_ns = tick_ms * 1000000LL;
 	st->reader = mw_process_reader_new();
+	mw_process_reader_set_cadence(st->reader, status_ms, handles_ms);
 	/* A first read proves the platform call works here. */
 	if (mw_process_table_read(st->reader, &st->table, why)) {
 		mw_process_reader_free(st->reader);
@@ -570,32 +656,212 @@ static void pss_tick(struct process_state *st, int64_t now_ns)
 	st->npss = n;
 }
 
-static void add_kind(struct mw_batch *b, const struct mw_label *labels, const char *kind,
-		     uint64_t v, int64_t ts)
-{
-	struct mw_label l[4] = { labels[0], labels[1], labels[2], { "kind", kind } };
+/* --- series keys, formatted once per process ---------------------------- */
 
-	mw_batch_add(b, "memwatch_process_resident_bytes", l, 4, (double)v, ts);
+static const char *const kind_names[3] = { "anon", "file", "shmem" };
+
+/* Build k's strings for process p: "pid", "started", the name, the key
+ * tail `{pid="..",process="..",started=".."}` and the three with kind. */
+static void keys_build(struct key_entry *k, const struct mw_process_info *p)
+{
+	char pid_s[16], started_s[24];
+	struct mw_label l[4] = {
+		{ "kind", NULL }, { "pid", pid_s }, { "process", p->name }, { "started", started_s },
+	};
+	size_t len[4], total = 0, i;
+	char *at;
+
+	snprintf(pid_s, sizeof(pid_s), "%" PRIu32, p->pid);
+	snprintf(started_s, sizeof(started_s), "%" PRId64, p->start_ms / 1000);
+	len[0] = strlen(pid_s);
+	len[1] = strlen(started_s);
+	len[2] = strlen(p->name);
+	len[3] = mw_series_key_format(NULL, 0, "", l + 1, 3);
+	for (i = 0; i < 4; i++)
+		total += len[i] + 1;
+	{	/* the kind tails differ only in the kind's length */
+		size_t kl[3];
+
+		for (i = 0; i < 3; i++) {
+			l[0].value = kind_names[i];
+			kl[i] = mw_series_key_format(NULL, 0, "", l, 4);
+			total += kl[i] + 1;
+		}
+		free(k->block);
+		k->block = at = mw_xmalloc(total);
+		k->pid_s = at;
+		memcpy(at, pid_s, len[0] + 1);
+		at += len[0] + 1;
+		k->started_s = at;
+		memcpy(at, started_s, len[1] + 1);
+		at += len[1] + 1;
+		k->name = at;
+		memcpy(at, p->name, len[2] + 1);
+		at += len[2] + 1;
+		k->tail = at;
+		k->tail_len = len[3];
+		mw_series_key_format(at, len[3] + 1, "", l + 1, 3);
+		at += len[3] + 1;
+		for (i = 0; i < 3; i++) {
+			l[0].value = kind_names[i];
+			k->kind_tail[i] = at;
+			k->kind_len[i] = kl[i];
+			mw_series_key_format(at, kl[i] + 1, "", l, 4);
+			at += kl[i] + 1;
+		}
+	}
+	k->pid = p->pid;
+	k->start_ms = p->start_ms;
 }
 
-static int process_sample(void *state, struct mw_sample_ctx *ctx)
+static int key_cmp(const void *x, const void *y)
+{
+	const struct key_entry *a = x, *b = y;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static struct key_entry *key_find(struct key_entry *v, size_t n, uint32_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else if (v[mid].pid > pid)
+			hi = mid;
+		else
+			return &v[mid];
+	}
+	return NULL;
+}
+
+/* p's keys: last tick's if pid, start and name are the same, else new. */
+static struct key_entry *keys_of(struct process_state *st, const struct mw_process_info *p)
+{
+	struct key_entry *k = &st->keys_next[st->nkeys_next++];
+	struct key_entry *old = key_find(st->keys, st->nkeys, p->pid);
+
+	memset(k, 0, sizeof(*k));
+	if (old && old->block && old->start_ms == p->start_ms && !strcmp(old->name, p->name)) {
+		*k = *old;
+		old->block = NULL;	/* moved */
+		return k;
+	}
+	keys_build(k, p);
+	return k;
+}
+
+/* This tick's keys become the cache; the rest are freed. */
+static void keys_done(struct process_state *st)
+{
+	struct key_entry *tmp;
+	size_t i, cap;
+
+	for (i = 0; i < st->nkeys; i++)
+		free(st->keys[i].block);
+	for (i = 1; i < st->nkeys_next && st->keys_next[i - 1].pid < st->keys_next[i].pid; i++)
+		;
+	if (i < st->nkeys_next)
+		qsort(st->keys_next, st->nkeys_next, sizeof(*st->keys_next), key_cmp);
+	tmp = st->keys;
+	cap = st->keys_cap;
+	st->keys = st->keys_next;
+	st->nkeys = st->nkeys_next;
+	st->keys_cap = st->keys_next_cap;
+	st->keys_next = tmp;
+	st->keys_next_cap = cap;
+	st->nkeys_next = 0;
+}
+
+/* One process's samples: labels copied once into the batch, keys from
+ * the cache, nothing formatted. */
+static void emit(struct mw_batch *b, const struct key_entry *k, const struct mw_process_info *p,
+		 int64_t ts)
+{
+	struct mw_label *l = mw_batch_alloc(b, 15 * sizeof(*l)), *kl = l + 3;
+	size_t i;
+
+#define ADD(metric, v) mw_batch_add_keyed(b, metric, l, 3, k->tail, k->tail_len, (double)(v), ts)
+	l[0].name = "pid";
+	l[0].value = mw_batch_strdup(b, k->pid_s);
+	l[1].name = "process";
+	l[1].value = mw_batch_strdup(b, k->name);
+	l[2].name = "started";
+	l[2].value = mw_batch_strdup(b, k->started_s);
+	ADD("memwatch_process_working_set_bytes", p->working_set_bytes);
+	ADD("memwatch_process_working_set_peak_bytes", p->working_set_peak_bytes);
+	ADD("memwatch_process_private_bytes", p->private_bytes);
+	ADD("memwatch_process_virtual_bytes", p->virtual_bytes);
+	if (p->has_handles)
+		ADD("memwatch_process_handles", p->handles);
+	ADD("memwatch_process_threads", p->threads);
+	ADD("memwatch_process_page_faults_total", p->page_faults);
+	if (p->has_private_ws)
+		ADD("memwatch_process_private_working_set_bytes", p->private_ws_bytes);
+	if (p->has_kinds) {
+		const uint64_t v[3] = { p->rss_anon_bytes, p->rss_file_bytes, p->rss_shmem_bytes };
+
+		for (i = 0; i < 3; i++) {
+			struct mw_label *x = kl + 4 * i;
+
+			x[0].name = "kind";
+			x[0].value = kind_names[i];
+			x[1] = l[0];
+			x[2] = l[1];
+			x[3] = l[2];
+			mw_batch_add_keyed(b, "memwatch_process_resident_bytes", x, 4, k->kind_tail[i],
+					   k->kind_len[i], (double)v[i], ts);
+		}
+	}
+	if (p->has_swap)
+		ADD("memwatch_process_swap_bytes", p->swap_bytes);
+	if (p->has_pss) {
+		ADD("memwatch_process_pss_bytes", p->pss_bytes);
+		ADD("memwatch_process_uss_bytes", p->uss_bytes);
+	}
+#undef ADD
+}
+
+static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx);
+
+int mw_process_sample_at(void *state, struct mw_sample_ctx *ctx, int64_t now_ns)
 {
 	struct process_state *st = state;
+
+	if (mw_process_table_read_at(st->reader, &st->table, now_ns, &ctx->err))
+		return MW_COLLECTOR_ERROR;
+	if (st->pss_on)
+		pss_tick(st, now_ns);
+	return emit_table(st, ctx);
+}
+
+int mw_process_sample_table(void *state, struct mw_sample_ctx *ctx,
+			    const struct mw_process_table *t)
+{
+	struct process_state *st = state;
+
+	st->table.nprocs = 0;
+	MW_GROW(st->table.procs, st->table.cap, t->nprocs + 1);
+	memcpy(st->table.procs, t->procs, t->nprocs * sizeof(*t->procs));
+	st->table.nprocs = t->nprocs;
+	st->table.inaccessible = t->inaccessible;
+	return emit_table(st, ctx);
+}
+
+/* The samples of st->table. */
+static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx)
+{
 	uint32_t self = mw_self_pid();
 	uint64_t skipped = 0;
 	size_t i, len = 0;
 
-	if (mw_process_table_read(st->reader, &st->table, &ctx->err))
-		return MW_COLLECTOR_ERROR;
-	if (st->pss_on)
-		pss_tick(st, mw_clock_mono_ns());
+	MW_GROW(st->keys_next, st->keys_next_cap, st->table.nprocs + 1);
+	st->nkeys_next = 0;
 	for (i = 0; i < st->table.nprocs; i++) {
 		const struct mw_process_info *p = &st->table.procs[i];
-		char pid[16], started[24];
-		struct mw_label labels[3] = {
-			{ "process", p->name }, { "pid", pid }, { "started", started },
-		};
-		struct mw_batch *b = ctx->batch;
 		int64_t ts = ctx->ts_ms;
 
 		/* a start time of 0 is unknown: never skipped; nor is memwatch */
@@ -604,40 +870,9 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 			skipped++;
 			continue;
 		}
-		snprintf(pid, sizeof(pid), "%" PRIu32, p->pid);
-		snprintf(started, sizeof(started), "%" PRId64, p->start_ms / 1000);
-		mw_batch_add(b, "memwatch_process_working_set_bytes", labels, 3,
-			     (double)p->working_set_bytes, ts);
-		mw_batch_add(b, "memwatch_process_working_set_peak_bytes", labels, 3,
-			     (double)p->working_set_peak_bytes, ts);
-		mw_batch_add(b, "memwatch_process_private_bytes", labels, 3,
-			     (double)p->private_bytes, ts);
-		mw_batch_add(b, "memwatch_process_virtual_bytes", labels, 3,
-			     (double)p->virtual_bytes, ts);
-		if (p->has_handles)
-			mw_batch_add(b, "memwatch_process_handles", labels, 3,
-				     (double)p->handles, ts);
-		mw_batch_add(b, "memwatch_process_threads", labels, 3, (double)p->threads, ts);
-		mw_batch_add(b, "memwatch_process_page_faults_total", labels, 3,
-			     (double)p->page_faults, ts);
-		if (p->has_private_ws)
-			mw_batch_add(b, "memwatch_process_private_working_set_bytes", labels, 3,
-				     (double)p->private_ws_bytes, ts);
-		if (p->has_kinds) {
-			add_kind(b, labels, "anon", p->rss_anon_bytes, ts);
-			add_kind(b, labels, "file", p->rss_file_bytes, ts);
-			add_kind(b, labels, "shmem", p->rss_shmem_bytes, ts);
-		}
-		if (p->has_swap)
-			mw_batch_add(b, "memwatch_process_swap_bytes", labels, 3,
-				     (double)p->swap_bytes, ts);
-		if (p->has_pss) {
-			mw_batch_add(b, "memwatch_process_pss_bytes", labels, 3,
-				     (double)p->pss_bytes, ts);
-			mw_batch_add(b, "memwatch_process_uss_bytes", labels, 3,
-				     (double)p->uss_bytes, ts);
-		}
+		emit(ctx->batch, keys_of(st, p), p, ts);
 	}
+	keys_done(st);
 	ctx->inaccessible = st->table.inaccessible;
 	st->skipped_total += skipped;
 	{
@@ -660,6 +895,11 @@ static int process_sample(void *state, struct mw_sample_ctx *ctx)
 	return MW_COLLECTOR_OK;
 }
 
+static int process_sample(void *state, struct mw_sample_ctx *ctx)
+{
+	return mw_process_sample_at(state, ctx, mw_clock_mono_ns());
+}
+
 static void process_fini(void *state)
 {
 	struct process_state *st = state;
@@ -670,6 +910,10 @@ static void process_fini(void *state)
 	mw_process_table_release(&st->table);
 	free(st->pss);
 	free(st->pss_next);
+	for (size_t i = 0; i < st->nkeys; i++)
+		free(st->keys[i].block);
+	free(st->keys);
+	free(st->keys_next);
 	free(st);
 }
 

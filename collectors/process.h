@@ -7,6 +7,19 @@
  * process_linux.c from /proc.  A process is identified by pid plus start
  * time; the `started` label keeps a reused pid from continuing an old
  * process's series.
+ *
+ * Cadences on Linux (process_linux.c; Windows has every figure every tick
+ * from its one call):
+ *   every tick         working set, private working set (RssAnon), private
+ *                      bytes' anon part, virtual size, threads, page
+ *                      faults, resident anon and file+shmem together
+ *                      (stat and statm, through descriptors kept open)
+ *   status_interval    (10 s) VmHWM, VmSwap, the file/shmem split; carried
+ *                      forward between reads (the peak also rises with
+ *                      every resident figure seen)
+ *   handles_interval   (30 s) the open-fd count
+ *   pss_interval       PSS/USS on their time budget (process.c)
+ * A process seen for the first time gets everything read at once.
  */
 #ifndef MW_COLLECTORS_PROCESS_H
 #define MW_COLLECTORS_PROCESS_H
@@ -69,6 +82,26 @@ void mw_process_reader_free(struct mw_process_reader *r);
 /* Replace t's contents with the current process table. */
 int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *t,
 			  struct mw_err *err);
+/* The same at a given monotonic time (tests drive the cadences). */
+int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
+			     int64_t now_ns, struct mw_err *err);
+/* Linux: how often status and the open-fd count are read per process
+ * (ms; 0: every read).  Defaults 10 s and 30 s.  No-op elsewhere. */
+void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
+				   int64_t handles_ms);
+/* Linux: at most this many processes keep descriptors open (tests; the
+ * default follows the descriptor limit).  No-op elsewhere. */
+void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs);
+/* What the last read did (Linux; zeros elsewhere). */
+struct mw_process_read_stats {
+	size_t kept;		/* processes holding descriptors now */
+	size_t opened;		/* processes whose descriptors were opened */
+	size_t status_reads;	/* status files read */
+	size_t handle_counts;	/* open-fd counts taken */
+	bool scanned;		/* /proc was listed (else: no new pid since) */
+};
+void mw_process_reader_stats(const struct mw_process_reader *r,
+			     struct mw_process_read_stats *out);
 /* PSS and USS of one process (Linux /proc/PID/smaps_rollup).  0: read;
  * 1: not available (gone, not permitted, no smaps_rollup, other
  * platforms) - absent, not an error. */
@@ -85,6 +118,15 @@ struct mw_process_pss_stats {
 	int64_t spent_ns;	/* time the reads took */
 };
 
+/* The process collector's tick (mw_collector_process.sample) at a given
+ * monotonic time: benchmarks drive the cadences with it. */
+struct mw_sample_ctx;
+int mw_process_sample_at(void *state, struct mw_sample_ctx *ctx, int64_t now_ns);
+/* Its samples for a given table, without reading one (no PSS either):
+ * the part both platforms share, for benchmarks and tests. */
+int mw_process_sample_table(void *state, struct mw_sample_ctx *ctx,
+			    const struct mw_process_table *t);
+
 /* --- pure parsers, tested on constructed input --------------------------- */
 
 /* /proc/PID/stat: pid, comm, ppid, minflt+majflt, threads, starttime
@@ -93,6 +135,17 @@ int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 		       uint64_t *start_ticks, struct mw_err *err);
 /* /proc/PID/status: VmHWM, VmRSS, RssAnon, RssFile, RssShmem, VmSwap. */
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err);
+/* /proc/PID/statm: the first three fields (size, resident, shared), in
+ * pages. */
+int mw_proc_parse_statm(const char *text, uint64_t *size, uint64_t *resident,
+			uint64_t *shared, struct mw_err *err);
+/* This tick's statm figures (bytes) over p, which holds the last status
+ * read's: resident is the working set (the peak rises to it); resident -
+ * shared is RssAnon (the kernel's shared is RssFile + RssShmem), so the
+ * private working set and private bytes (anon + the carried VmSwap) are
+ * exact; shared is split between file and shmem keeping the last shmem
+ * figure (at most shared). */
+void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared);
 /* /proc/PID/smaps_rollup: Pss, and USS = Private_Clean + Private_Dirty.
  * -1 without a Pss line. */
 int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,

@@ -1,7 +1,45 @@
 /*
  * process_linux.c - the process table from /proc.
  *
- * A process can vanish between readdir() and open(): ENOENT/ESRCH skips
+ * Reading stat and status by path for every process every tick cost
+ * ~65 us per process (issue 14): the kernel formats all of status (~50
+ * lines) when we need six, and each open walks /proc/PID/... again.  So:
+ *
+ *   - Each process known by pid + start time keeps two descriptors open
+ *     across ticks, on /proc/PID/stat and /proc/PID/statm, re-read with
+ *     pread(fd, ..., 0) (procfs formats the file anew on a read at offset
+ *     0).  Such a descriptor is bound to the process, not to the number: a
+ *     dead process's reads fail (ESRCH) or give 0 bytes, so a new process
+ *     that reuses the pid is never read through the old one's descriptors
+ *     (tests/test_process_fds_linux.c checks it); its start time differs
+ *     too, which is checked on every read.
+ *   - Every tick: stat (ppid, page faults, threads, vsize, start time) and
+ *     statm (resident, shared).  statm's shared is RssFile + RssShmem and
+ *     resident = shared + RssAnon, so the working set, RssAnon, the
+ *     private working set and the file+shmem sum are exact every tick.
+ *   - status on its own cadence (status_ms, default 10 s; spread over the
+ *     ticks by pid): VmHWM, VmSwap and the split of shared between file
+ *     and shmem are carried forward between its reads (mw_proc_apply_statm).
+ *   - The open-fd count (handles) on its own cadence (handles_ms, default
+ *     30 s, spread likewise): st_size of /proc/PID/fd (Linux 6.2+ puts the
+ *     count there) once a directory read proved we may look, else the
+ *     directory read.
+ *   - A process seen for the first time gets everything read at once.
+ *   - New processes are found by a readdir of /proc - unless no pid was
+ *     handed out since the last tick (the last field of /proc/loadavg, the
+ *     pid namespace's last pid, unchanged; only where /proc is our own
+ *     namespace's), when the known processes are simply read again.  A
+ *     full readdir happens at least every RESCAN_NS regardless, and the
+ *     inaccessible count of the last readdir is carried in between.
+ *   - Where statm is missing (a constructed tree) status is read every
+ *     tick, the old way.
+ *   - At most fd_cap processes keep descriptors (two each, in half the
+ *     descriptor limit less 256; the soft limit is raised toward the hard
+ *     one, to 262144 at most, on the real /proc); beyond that, or once an
+ *     open fails with EMFILE, processes are read by path (open, read,
+ *     close), so the web server and SQLite always have descriptors.
+ *
+ * A process can vanish between readdir() and a read: ENOENT/ESRCH skips
  * it silently; EACCES counts it as inaccessible.  Open fds are counted
  * only where /proc/PID/fd is readable (own user, or root).
  *
@@ -21,24 +59,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/clock.h"
 #include "daemon/xalloc.h"
 
-struct name_entry {
+#define STATUS_MS_DEFAULT 10000
+#define HANDLES_MS_DEFAULT 30000
+#define FD_CAP_MAX 65536	/* processes keeping descriptors, at most */
+#define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
+#define RESCAN_NS (10 * 1000000000LL)	/* a readdir of /proc at least this often */
+
+/* One process known by pid + start time, carried between ticks. */
+struct proc_entry {
 	uint32_t pid;
 	uint64_t start_ticks;
-	char name[MW_PROCESS_NAME_MAX];
+	int stat_fd, statm_fd;	/* -1: not kept (read by path) */
+	bool no_statm;		/* statm missing: status every tick */
+	bool has_mm;		/* status had VmRSS (not a kernel thread, zombie) */
+	bool fd_readable;	/* a directory read of fd/ worked once */
+	bool taken;		/* listed again this tick: moved to r->next */
+	int64_t status_due_ns, handles_due_ns;
+	struct mw_process_info last;	/* the figures as of the last tick */
 };
 
 struct mw_process_reader {
 	int64_t boot_ms;	/* wall-clock boot time, from /proc/stat btime */
 	long ticks_per_s;
+	uint64_t page_size;
 	char root[256];		/* "/proc" */
-	struct name_entry *names;	/* last tick's names, by pid */
-	size_t nnames, names_cap;
-	struct name_entry *next;	/* this tick's, built while reading */
+	bool real;		/* root is the real /proc */
+	bool fd_size;		/* stat(/proc/PID/fd).st_size is the fd count */
+	int64_t status_ns, handles_ns;	/* cadences; 0: every read */
+	size_t fd_cap, kept;	/* processes that may / do keep descriptors */
+	struct proc_entry *ents;	/* last tick's, by pid */
+	size_t nents, ents_cap;
+	struct proc_entry *next;	/* this tick's, built while reading */
 	size_t nnext, next_cap;
+	struct mw_process_read_stats stats;
+	/* skipping the readdir when no pid was handed out (see above) */
+	int loadavg_fd;		/* /proc/loadavg, or -1: always readdir */
+	uint64_t last_pid;
+	bool have_last_pid;
+	int64_t last_scan_ns;
+	uint64_t scan_inaccessible;	/* the last readdir's */
 };
 
 /* Read a small /proc file whole.  Returns bytes read or -1 (errno set). */
@@ -57,13 +123,58 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 			errno = e;
 			return -1;
 		}
-		if (n == 0)
-			break;
 		total += n;
+		if (n == 0 || (size_t)total < size - 1)
+			break;	/* short read: the end (see pread_file) */
 	}
 	close(fd);
 	buf[total] = '\0';
 	return total;
+}
+
+/* Re-read a kept descriptor from offset 0.  0 bytes: the process is gone
+ * (procfs gives nothing for a dead task); reported as ESRCH. */
+static ssize_t pread_file(int fd, char *buf, size_t size)
+{
+	ssize_t n, total = 0;
+
+	/* procfs hands a small file over whole in one read: a short read is
+	 * the end (asking again would cost another system call per file) */
+	while ((size_t)total < size - 1) {
+		n = pread(fd, buf + total, size - 1 - (size_t)total, total);
+		if (n < 0)
+			return -1;
+		total += n;
+		if (n == 0 || (size_t)total < size - 1)
+			break;
+	}
+	if (total == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	buf[total] = '\0';
+	return total;
+}
+
+/* Raise the soft descriptor limit toward the hard one: the kept
+ * descriptors need room beside the web server's and SQLite's. */
+static size_t raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1024;
+	if (rl.rlim_cur != RLIM_INFINITY && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+		/* enough for FD_CAP_MAX processes, no more: children and
+		 * libraries that walk every possible descriptor inherit it */
+		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 4 * FD_CAP_MAX
+				      ? 4 * FD_CAP_MAX : rl.rlim_max;
+		struct rlimit nl = { want, rl.rlim_max };
+
+		if (want > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &nl) == 0)
+			rl.rlim_cur = want;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? 4 * FD_CAP_MAX : (size_t)rl.rlim_cur;
 }
 
 struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
@@ -71,11 +182,43 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 	struct mw_process_reader *r = mw_xcalloc(1, sizeof(*r));
 	char buf[16384], path[300];
 	const char *bt;
+	size_t limit;
+	long ps = sysconf(_SC_PAGESIZE);
+	struct stat sb;
 
 	snprintf(r->root, sizeof(r->root), "%s", proc_root ? proc_root : "/proc");
+	r->real = !strcmp(r->root, "/proc");
 	r->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (r->ticks_per_s <= 0)
 		r->ticks_per_s = 100;
+	r->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	r->status_ns = STATUS_MS_DEFAULT * 1000000LL;
+	r->handles_ns = HANDLES_MS_DEFAULT * 1000000LL;
+	/* Two descriptors per process, in at most half the limit; the rest
+	 * stays for sockets, the database and everything else. */
+	limit = r->real ? raise_fd_limit() : 1024;
+	r->fd_cap = limit > 512 ? (limit / 2 - 128) / 2 : 0;
+	if (r->fd_cap > FD_CAP_MAX)
+		r->fd_cap = FD_CAP_MAX;
+	/* Linux 6.2+ reports a process's open descriptors as the size of
+	 * /proc/PID/fd; we have at least stdin..stderr and this one open. */
+	r->fd_size = r->real && stat("/proc/self/fd", &sb) == 0 && sb.st_size > 0;
+	/* /proc/loadavg's last pid is of our pid namespace: use it only if
+	 * /proc shows that namespace (it calls us what getpid() does) */
+	r->loadavg_fd = -1;
+	if (!r->real) {	/* a constructed tree may have one (tests) */
+		snprintf(path, sizeof(path), "%s/loadavg", r->root);
+		r->loadavg_fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		char self[32];
+		ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = '\0';
+			if (strtol(self, NULL, 10) == (long)getpid())
+				r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+		}
+	}
 	snprintf(path, sizeof(path), "%s/stat", r->root);
 	if (read_file(path, buf, sizeof(buf)) > 0 && (bt = strstr(buf, "\nbtime ")))
 		r->boot_ms = strtoll(bt + 7, NULL, 10) * 1000;
@@ -87,37 +230,75 @@ struct mw_process_reader *mw_process_reader_new(void)
 	return mw_process_reader_new_at(NULL);
 }
 
+void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
+				   int64_t handles_ms)
+{
+	size_t i;
+
+	r->status_ns = status_ms > 0 ? status_ms * 1000000LL : 0;
+	r->handles_ns = handles_ms > 0 ? handles_ms * 1000000LL : 0;
+	for (i = 0; i < r->nents; i++)	/* due again, spread anew */
+		r->ents[i].status_due_ns = r->ents[i].handles_due_ns = RESPREAD;
+}
+
+void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs)
+{
+	r->fd_cap = max_procs;
+}
+
+void mw_process_reader_stats(const struct mw_process_reader *r, struct mw_process_read_stats *out)
+{
+	*out = r->stats;
+	out->kept = r->kept;
+}
+
+static void drop_fds(struct mw_process_reader *r, struct proc_entry *e)
+{
+	if (e->stat_fd >= 0 || e->statm_fd >= 0)
+		r->kept--;
+	if (e->stat_fd >= 0)
+		close(e->stat_fd);
+	if (e->statm_fd >= 0)
+		close(e->statm_fd);
+	e->stat_fd = e->statm_fd = -1;
+}
+
 void mw_process_reader_free(struct mw_process_reader *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
-	free(r->names);
+	for (i = 0; i < r->nents; i++)
+		drop_fds(r, &r->ents[i]);
+	if (r->loadavg_fd >= 0)
+		close(r->loadavg_fd);
+	free(r->ents);
 	free(r->next);
 	free(r);
 }
 
-/* Last tick's name of this process, by binary search (pids ascending). */
-static const char *cached_name(const struct mw_process_reader *r, uint32_t pid,
-			       uint64_t start_ticks)
+/* Last tick's entry of this pid, by binary search (pids ascending). */
+static struct proc_entry *find_entry(struct mw_process_reader *r, uint32_t pid)
 {
-	size_t lo = 0, hi = r->nnames;
+	size_t lo = 0, hi = r->nents;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (r->names[mid].pid < pid)
+		if (r->ents[mid].pid < pid)
 			lo = mid + 1;
-		else if (r->names[mid].pid > pid)
+		else if (r->ents[mid].pid > pid)
 			hi = mid;
 		else
-			return r->names[mid].start_ticks == start_ticks ? r->names[mid].name : NULL;
+			return &r->ents[mid];
 	}
 	return NULL;
 }
 
-static int name_cmp(const void *a, const void *b)
+static int entry_cmp(const void *a, const void *b)
 {
-	const struct name_entry *x = a, *y = b;
+	const struct proc_entry *x = a, *y = b;
 
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
@@ -143,103 +324,366 @@ static void look_up_name(const struct mw_process_reader *r, const char *pid,
 		mw_proc_cmdline_name(target, (size_t)n, comm, p->name, sizeof(p->name));
 }
 
-static uint32_t count_fds(const struct mw_process_reader *r, const char *pid, bool *ok)
+/* Open fds of a process: st_size of fd/ where the kernel puts the count
+ * there and a directory read proved we may look, else the directory. */
+static void count_fds(struct mw_process_reader *r, struct proc_entry *e, const char *pid)
 {
 	char path[300];
 	DIR *d;
 	struct dirent *de;
 	uint32_t n = 0;
+	struct stat sb;
 
+	r->stats.handle_counts++;
 	snprintf(path, sizeof(path), "%s/%s/fd", r->root, pid);
+	if (e->fd_readable && r->fd_size) {
+		if (stat(path, &sb) == 0 && sb.st_size > 0) {
+			e->last.handles = (uint32_t)sb.st_size;
+			e->last.has_handles = true;
+			return;
+		}
+	}
 	d = opendir(path);
-	*ok = d != NULL;
+	e->last.has_handles = e->fd_readable = d != NULL;
+	e->last.handles = 0;
 	if (!d)
-		return 0;
+		return;
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.')
 			n++;
 	closedir(d);
-	return n;
+	e->last.handles = n;
 }
 
-int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *t,
-			  struct mw_err *err)
+/* The first due time of a cadence: somewhere in the next interval, by
+ * pid, so that processes found together are not all read together. */
+static int64_t first_due(int64_t now, int64_t every, uint32_t pid)
 {
-	DIR *proc = opendir(r->root);
-	struct dirent *de;
-	char path[300], buf[8192];
-	bool sorted = true;
-	uint32_t last_pid = 0;
+	uint32_t h = pid * 2654435761u;
 
-	if (!proc)
-		return mw_error(err, "cannot open %s: %s", r->root, strerror(errno));
+	if (every <= 0)
+		return now;
+	return now + (int64_t)((uint64_t)every * (h >> 16) / 65536u) + 1;
+}
+
+static int64_t next_due(int64_t due, int64_t now, int64_t every)
+{
+	due += every;
+	return due > now ? due : now + every;	/* after a stall: no burst */
+}
+
+/* status of one process into e->last's carried fields.  0; -1 (errno)
+ * when it could not be read; 1 when it made no sense. */
+static int read_status(struct mw_process_reader *r, struct proc_entry *e, const char *pid,
+		       char *buf, size_t size)
+{
+	char path[300];
+	struct mw_err perr;
+
+	r->stats.status_reads++;
+	snprintf(path, sizeof(path), "%s/%s/status", r->root, pid);
+	if (read_file(path, buf, size) < 0)
+		return -1;
+	if (mw_proc_parse_status(buf, &e->last, &perr))
+		return 1;
+	/* kernel threads and zombies have no VmRSS: statm is all zeros */
+	e->has_mm = strstr(buf, "\nVmRSS:") != NULL;
+	return 0;
+}
+
+static ssize_t read_stat(struct mw_process_reader *r, struct proc_entry *e, const char *pid,
+			 char *buf, size_t size)
+{
+	char path[300];
+
+	if (e->stat_fd >= 0)
+		return pread_file(e->stat_fd, buf, size);
+	snprintf(path, sizeof(path), "%s/%s/stat", r->root, pid);
+	return read_file(path, buf, size);
+}
+
+/* statm's resident and shared, in bytes.  0; -1 (errno) unreadable. */
+static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const char *pid,
+		      uint64_t *resident, uint64_t *shared)
+{
+	char path[300], buf[256];
+	uint64_t size;
+	struct mw_err perr;
+	ssize_t n;
+
+	if (e->statm_fd >= 0) {
+		n = pread_file(e->statm_fd, buf, sizeof(buf));
+	} else {
+		snprintf(path, sizeof(path), "%s/%s/statm", r->root, pid);
+		n = read_file(path, buf, sizeof(buf));
+	}
+	if (n < 0)
+		return -1;
+	if (mw_proc_parse_statm(buf, &size, resident, shared, &perr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*resident *= r->page_size;
+	*shared *= r->page_size;
+	return 0;
+}
+
+/* A process seen for the first time (or its pid's new owner): keep
+ * descriptors if there is room, read stat.  0, or -1 (errno). */
+static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const char *pid)
+{
+	char path[300];
+	int fd;
+
+	memset(e, 0, sizeof(*e));
+	e->stat_fd = e->statm_fd = -1;
+	if (r->kept >= r->fd_cap)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/stat", r->root, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		r->fd_cap = r->kept;	/* out of descriptors: by path from now on */
+		return 0;
+	}
+	if (fd < 0)
+		return -1;
+	e->stat_fd = fd;
+	snprintf(path, sizeof(path), "%s/%s/statm", r->root, pid);
+	e->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->statm_fd < 0 && errno == ENOENT)
+		e->no_statm = true;	/* not procfs: status every tick */
+	else if (e->statm_fd < 0 && (errno == EMFILE || errno == ENFILE))
+		r->fd_cap = r->kept + 1;
+	r->kept++;
+	r->stats.opened++;
+	return 0;
+}
+
+/*
+ * One process this tick into p.  old: last tick's entry of this pid or
+ * NULL; e: this tick's (filled).  Returns 0 (p filled), 1 (gone or
+ * unreadable: leave it out), 2 (left out and inaccessible).
+ */
+static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct proc_entry *e,
+		    const char *pid, struct mw_process_info *p, int64_t now)
+{
+	char buf[8192];
+	uint64_t start_ticks = 0, resident = 0, shared = 0;
+	struct mw_err perr;
+	bool fresh = old == NULL;
+	int rc;
+
+	if (old) {
+		*e = *old;
+		old->stat_fd = old->statm_fd = -1;	/* e owns them now */
+		old->taken = true;
+	} else if (open_entry(r, e, pid)) {
+		return errno == EACCES || errno == EPERM ? 2 : 1;
+	}
+	for (;;) {
+		if (read_stat(r, e, pid, buf, sizeof(buf)) < 0) {
+			if (!fresh && (errno == ESRCH || errno == ENOENT)) {
+				/* our process died; the pid listed is another's */
+				drop_fds(r, e);
+				fresh = true;
+				if (open_entry(r, e, pid))
+					return errno == EACCES || errno == EPERM ? 2 : 1;
+				continue;
+			}
+			rc = errno == EACCES || errno == EPERM ? 2 : 1;
+			drop_fds(r, e);
+			return rc;
+		}
+		memset(p, 0, sizeof(*p));
+		if (mw_proc_parse_stat(buf, p, &start_ticks, &perr)) {
+			drop_fds(r, e);
+			return 2;
+		}
+		if (!fresh && start_ticks != e->start_ticks) {
+			/* a new process with the old one's pid (only a
+			 * constructed tree can show this through a kept fd) */
+			drop_fds(r, e);
+			fresh = true;
+			if (open_entry(r, e, pid))
+				return errno == EACCES || errno == EPERM ? 2 : 1;
+			continue;
+		}
+		break;
+	}
+	e->pid = p->pid;
+	e->start_ticks = start_ticks;
+	if (fresh) {
+		/* everything, at once; cadences start spread by pid */
+		e->last = *p;	/* comm as the name, until looked up */
+		rc = read_status(r, e, pid, buf, sizeof(buf));
+		if (rc) {
+			drop_fds(r, e);
+			return rc < 0 && (errno == EACCES || errno == EPERM) ? 2 : 1;
+		}
+		look_up_name(r, pid, &e->last);
+		count_fds(r, e, pid);
+		if (!e->has_mm && e->statm_fd >= 0) {
+			close(e->statm_fd);	/* all zeros: not worth a descriptor */
+			e->statm_fd = -1;
+		}
+		e->status_due_ns = first_due(now, r->status_ns, e->pid);
+		e->handles_due_ns = first_due(now, r->handles_ns, e->pid);
+	} else {
+		if (e->status_due_ns == RESPREAD)
+			e->status_due_ns = first_due(now, r->status_ns, e->pid) - 1;
+		if (e->handles_due_ns == RESPREAD)
+			e->handles_due_ns = first_due(now, r->handles_ns, e->pid) - 1;
+		if (e->no_statm || now >= e->status_due_ns) {
+			rc = read_status(r, e, pid, buf, sizeof(buf));
+			if (rc) {
+				drop_fds(r, e);
+				return rc < 0 && (errno == EACCES || errno == EPERM) ? 2 : 1;
+			}
+			e->status_due_ns = next_due(e->status_due_ns, now, r->status_ns);
+		}
+		if (now >= e->handles_due_ns) {
+			count_fds(r, e, pid);
+			e->handles_due_ns = next_due(e->handles_due_ns, now, r->handles_ns);
+		}
+	}
+	/* this tick's stat figures over the carried ones */
+	e->last.pid = p->pid;
+	e->last.ppid = p->ppid;
+	e->last.page_faults = p->page_faults;
+	e->last.threads = p->threads;
+	e->last.virtual_bytes = p->virtual_bytes;
+	e->last.start_ticks = start_ticks;
+	e->last.start_ms = r->boot_ms + (int64_t)(start_ticks * 1000 / (uint64_t)r->ticks_per_s);
+	if (e->has_mm && !e->no_statm) {
+		if (read_statm(r, e, pid, &resident, &shared)) {
+			if (errno == ENOENT && e->statm_fd < 0 && fresh) {
+				e->no_statm = true;	/* a tree without statm */
+			} else {
+				drop_fds(r, e);
+				return 1;	/* gone since stat */
+			}
+		} else {
+			mw_proc_apply_statm(&e->last, resident, shared);
+		}
+	}
+	*p = e->last;
+	return 0;
+}
+
+/* The last pid handed out in our namespace (/proc/loadavg's last
+ * field).  0, or -1 where it cannot be had. */
+static int last_pid(struct mw_process_reader *r, uint64_t *out)
+{
+	char buf[128], *sp;
+
+	if (r->loadavg_fd < 0 || pread_file(r->loadavg_fd, buf, sizeof(buf)) < 0)
+		return -1;
+	sp = strrchr(buf, ' ');
+	if (!sp || sp[1] < '0' || sp[1] > '9')
+		return -1;
+	*out = strtoull(sp + 1, NULL, 10);
+	return 0;
+}
+
+/* One listed (or known) process into t and r->next. */
+static void visit(struct mw_process_reader *r, struct mw_process_table *t,
+		  struct proc_entry *old, const char *pid, int64_t now, bool *sorted,
+		  uint32_t *prev)
+{
+	struct mw_process_info *p;
+	int rc;
+
+	MW_GROW(r->next, r->next_cap, r->nnext + 1);
+	p = mw_process_table_add(t);
+	rc = read_one(r, old, &r->next[r->nnext], pid, p, now);
+	if (rc) {
+		t->nprocs--;
+		if (rc == 2)
+			t->inaccessible++;
+		return;
+	}
+	r->nnext++;
+	if (p->pid < *prev)
+		*sorted = false;
+	*prev = p->pid;
+}
+
+int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
+			     int64_t now_ns, struct mw_err *err)
+{
+	bool sorted = true, scan = true;
+	uint32_t prev = 0;
+	uint64_t lp = 0;
+	size_t i;
+
+	/* before the readdir: a fork during it shows at the next tick */
+	if (last_pid(r, &lp) == 0) {
+		scan = !r->have_last_pid || lp != r->last_pid || now_ns < r->last_scan_ns ||
+		       now_ns - r->last_scan_ns >= RESCAN_NS;
+		r->last_pid = lp;
+		r->have_last_pid = true;
+	}
 	t->nprocs = 0;
 	t->inaccessible = 0;
 	r->nnext = 0;
-	while ((de = readdir(proc))) {
-		struct mw_process_info *p;
-		struct name_entry *ne;
-		uint64_t start_ticks = 0;
-		struct mw_err perr;
-		const char *known;
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (scan) {
+		DIR *proc = opendir(r->root);
+		struct dirent *de;
 
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/stat", r->root, de->d_name);
-		if (read_file(path, buf, sizeof(buf)) < 0) {
-			if (errno == EACCES || errno == EPERM)
-				t->inaccessible++;
-			continue;	/* gone already: not an error */
+		if (!proc) {
+			r->have_last_pid = false;
+			return mw_error(err, "cannot open %s: %s", r->root, strerror(errno));
 		}
-		p = mw_process_table_add(t);
-		if (mw_proc_parse_stat(buf, p, &start_ticks, &perr)) {
-			t->nprocs--;
-			t->inaccessible++;
-			continue;
+		while ((de = readdir(proc))) {
+			unsigned long pid;
+			char *end;
+
+			if (!isdigit((unsigned char)de->d_name[0]))
+				continue;
+			pid = strtoul(de->d_name, &end, 10);
+			if (*end || pid == 0 || pid > UINT32_MAX)
+				continue;
+			visit(r, t, find_entry(r, (uint32_t)pid), de->d_name, now_ns, &sorted, &prev);
 		}
-		p->start_ticks = start_ticks;
-		p->start_ms = r->boot_ms + (int64_t)(start_ticks * 1000 / (uint64_t)r->ticks_per_s);
-		snprintf(path, sizeof(path), "%s/%s/status", r->root, de->d_name);
-		if (read_file(path, buf, sizeof(buf)) < 0) {
-			if (errno == EACCES || errno == EPERM)
-				t->inaccessible++;
-			t->nprocs--;	/* exited between the two reads */
-			continue;
+		closedir(proc);
+		r->last_scan_ns = now_ns;
+		r->scan_inaccessible = t->inaccessible;
+		r->stats.scanned = true;
+	} else {
+		/* no new pid since: the known processes are all there is */
+		for (i = 0; i < r->nents; i++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%" PRIu32, r->ents[i].pid);
+			visit(r, t, &r->ents[i], pid, now_ns, &sorted, &prev);
 		}
-		if (mw_proc_parse_status(buf, p, &perr)) {
-			t->nprocs--;
-			continue;
-		}
-		known = cached_name(r, p->pid, start_ticks);
-		if (known)
-			snprintf(p->name, sizeof(p->name), "%s", known);
-		else
-			look_up_name(r, de->d_name, p);
-		MW_GROW(r->next, r->next_cap, r->nnext + 1);
-		ne = &r->next[r->nnext++];
-		ne->pid = p->pid;
-		ne->start_ticks = start_ticks;
-		memcpy(ne->name, p->name, sizeof(ne->name));
-		if (p->pid < last_pid)
-			sorted = false;
-		last_pid = p->pid;
-		p->handles = count_fds(r, de->d_name, &p->has_handles);
+		t->inaccessible += r->scan_inaccessible;
 	}
-	closedir(proc);
+	/* processes not listed any more: their descriptors go */
+	for (i = 0; i < r->nents; i++)
+		if (!r->ents[i].taken)
+			drop_fds(r, &r->ents[i]);
 	if (!sorted)
-		qsort(r->next, r->nnext, sizeof(*r->next), name_cmp);
-	{	/* this tick's names become the cache */
-		struct name_entry *tmp = r->names;
-		size_t cap = r->names_cap;
+		qsort(r->next, r->nnext, sizeof(*r->next), entry_cmp);
+	{	/* this tick's entries become the next tick's known ones */
+		struct proc_entry *tmp = r->ents;
+		size_t cap = r->ents_cap;
 
-		r->names = r->next;
-		r->nnames = r->nnext;
-		r->names_cap = r->next_cap;
+		r->ents = r->next;
+		r->nents = r->nnext;
+		r->ents_cap = r->next_cap;
 		r->next = tmp;
 		r->next_cap = cap;
 		r->nnext = 0;
 	}
 	return 0;
+}
+
+int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *t,
+			  struct mw_err *err)
+{
+	return mw_process_table_read_at(r, t, mw_clock_mono_ns(), err);
 }
 
 int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,

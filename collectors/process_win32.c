@@ -12,6 +12,7 @@
 #include <winternl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/xalloc.h"
 
@@ -98,6 +99,34 @@ static int query_processes(struct mw_process_reader *r, ULONG *used, struct mw_e
 	}
 	return mw_error(err, "NtQuerySystemInformation: process list kept outgrowing %lu bytes",
 			(unsigned long)r->size);
+}
+
+void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
+				   int64_t handles_ms)
+{
+	(void)r;
+	(void)status_ms;
+	(void)handles_ms;	/* every figure comes with the one call */
+}
+
+void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs)
+{
+	(void)r;
+	(void)max_procs;
+}
+
+void mw_process_reader_stats(const struct mw_process_reader *r,
+			     struct mw_process_read_stats *out)
+{
+	(void)r;
+	memset(out, 0, sizeof(*out));
+}
+
+int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
+			     int64_t now_ns, struct mw_err *err)
+{
+	(void)now_ns;
+	return mw_process_table_read(r, t, err);
 }
 
 int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *t,

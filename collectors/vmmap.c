@@ -192,7 +192,11 @@ static int vmmap_sample(void *state, struct mw_sample_ctx *ctx)
 	size_t i, ok = 0, wow = 0;
 	struct mw_err why = { "" };
 
-	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
+	/* Nothing to watch: no walk of every process's name (on Linux a
+	 * readdir of /proc and an exe link per process every 10 s). */
+	if (!st->watch.n)
+		st->targets.n = 0;
+	else if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
 	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
 	for (i = 0; i < st->targets.n; i++) {

@@ -213,6 +213,36 @@ void mw_batch_add(struct mw_batch *b, const char *metric,
 	s->ts_ms = ts_ms;
 }
 
+void *mw_batch_alloc(struct mw_batch *b, size_t n)
+{
+	return arena_alloc(b, n ? n : 1);
+}
+
+void mw_batch_add_keyed(struct mw_batch *b, const char *metric,
+			struct mw_label *labels, size_t nlabels,
+			const char *key_tail, size_t key_tail_len,
+			double value, int64_t ts_ms)
+{
+	struct mw_sample *s;
+	size_t mlen = strlen(metric);
+	char *key;
+
+	if (nlabels > MW_MAX_LABELS)
+		abort();	/* a collector bug, as in mw_batch_add */
+	MW_GROW(b->samples, b->samples_cap, b->nsamples + 1);
+	s = &b->samples[b->nsamples++];
+	key = arena_alloc(b, mlen + key_tail_len + 1);
+	memcpy(key, metric, mlen);
+	memcpy(key + mlen, key_tail, key_tail_len);
+	key[mlen + key_tail_len] = '\0';
+	s->metric = metric;
+	s->labels = labels;	/* the caller's: in the arena, or static */
+	s->nlabels = nlabels;
+	s->series_key = key;
+	s->value = value;
+	s->ts_ms = ts_ms;
+}
+
 void mw_batch_add_detail(struct mw_batch *b, const char *kind,
 			 const char *metric, const struct mw_label *labels,
 			 size_t nlabels, int64_t ts_ms,

@@ -74,6 +74,29 @@ void mw_batch_add(struct mw_batch *b, const char *metric,
 		  const struct mw_label *labels, size_t nlabels,
 		  double value, int64_t ts_ms);
 
+/*
+ * The pre-keyed path, for a collector that emits the same series tick
+ * after tick (the process collector: ~14 per process):
+ *
+ *   mw_batch_alloc     room in the batch's arena (lives as long as the
+ *                      batch): for a label array built once per process
+ *                      and shared by its samples
+ *   mw_batch_add_keyed append a sample without copying, sorting or
+ *                      formatting: labels must already be sorted by name,
+ *                      without NULL values, and live as long as the batch
+ *                      (the arena, or static storage); metric must be
+ *                      static (a literal); key_tail is the part of the
+ *                      canonical key after the metric name - `{...}` as
+ *                      mw_series_key_format writes it for these labels,
+ *                      or "" - which the caller formats once and keeps;
+ *                      it is copied (with metric) into the arena.
+ */
+void *mw_batch_alloc(struct mw_batch *b, size_t n);
+void mw_batch_add_keyed(struct mw_batch *b, const char *metric,
+			struct mw_label *labels, size_t nlabels,
+			const char *key_tail, size_t key_tail_len,
+			double value, int64_t ts_ms);
+
 /* Append a detail record; `data` is copied. */
 void mw_batch_add_detail(struct mw_batch *b, const char *kind,
 			 const char *metric, const struct mw_label *labels,

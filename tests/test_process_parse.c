@@ -56,6 +56,48 @@ static void proc_stat_with_awkward_comm(void **state)
 	assert_int_equal(p.virtual_bytes, 987654321);
 }
 
+static void proc_statm_and_its_split(void **state)
+{
+	struct mw_process_info p;
+	struct mw_err err;
+	uint64_t size = 0, res = 0, shared = 0;
+
+	(void)state;
+	assert_int_equal(mw_proc_parse_statm("1000 50 20 10 0 300 0\n", &size, &res, &shared,
+					     &err), 0);
+	assert_true(size == 1000 && res == 50 && shared == 20);
+	assert_int_equal(mw_proc_parse_statm("1000 50\n", &size, &res, &shared, &err), -1);
+	assert_non_null(strstr(err.msg, "statm"));
+	assert_int_equal(mw_proc_parse_statm("", &size, &res, &shared, &err), -1);
+	/* the last status read: hwm 300, anon 120, file 60, shmem 20, swap 4 */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mw_proc_parse_status("Name:\tx\nVmHWM:\t 300 kB\nVmRSS:\t 200 kB\n"
+					      "RssAnon:\t 120 kB\nRssFile:\t 60 kB\n"
+					      "RssShmem:\t 20 kB\nVmSwap:\t 4 kB\n", &p, &err), 0);
+	/* statm now: resident 400 kB, shared 100 kB */
+	mw_proc_apply_statm(&p, 400 * 1024, 100 * 1024);
+	assert_true(p.working_set_bytes == 400 * 1024);
+	assert_true(p.working_set_peak_bytes == 400 * 1024);	/* above VmHWM */
+	assert_true(p.rss_anon_bytes == 300 * 1024 && p.private_ws_bytes == 300 * 1024);
+	assert_true(p.rss_shmem_bytes == 20 * 1024 && p.rss_file_bytes == 80 * 1024);
+	assert_true(p.private_bytes == 304 * 1024);
+	/* shared below the last shmem figure: shmem is cut to it */
+	mw_proc_apply_statm(&p, 100 * 1024, 10 * 1024);
+	assert_true(p.working_set_peak_bytes == 400 * 1024);
+	assert_true(p.rss_shmem_bytes == 10 * 1024 && p.rss_file_bytes == 0);
+	assert_true(p.rss_anon_bytes == 90 * 1024);
+	/* shared above resident (never from the kernel): no underflow */
+	mw_proc_apply_statm(&p, 10 * 1024, 20 * 1024);
+	assert_true(p.rss_anon_bytes == 0 && p.rss_file_bytes + p.rss_shmem_bytes == 10 * 1024);
+	/* an old kernel's status (no kinds): only the totals move */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mw_proc_parse_status("Name:\told\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n", &p,
+					      &err), 0);
+	mw_proc_apply_statm(&p, 16 * 1024, 4 * 1024);
+	assert_true(p.working_set_bytes == 16 * 1024 && !p.has_kinds && !p.has_private_ws);
+	assert_true(p.private_bytes == 12 * 1024);
+}
+
 static void proc_stat_rejects_garbage(void **state)
 {
 	struct mw_process_info p;
@@ -370,6 +412,7 @@ int main(void)
 		cmocka_unit_test(meminfo),
 		cmocka_unit_test(proc_stat_with_awkward_comm),
 		cmocka_unit_test(proc_stat_rejects_garbage),
+		cmocka_unit_test(proc_statm_and_its_split),
 		cmocka_unit_test(proc_status),
 		cmocka_unit_test(proc_status_kinds_and_swap),
 		cmocka_unit_test(smaps_rollup),

@@ -1,0 +1,478 @@
+/* test_process_fds_linux.c - the Linux process reader's kept descriptors
+ * and cadences (process_linux.c):
+ *
+ *   - a descriptor on /proc/PID/stat of a process that died reads nothing
+ *     (ESRCH or 0 bytes), even once a new process has the same pid (made
+ *     with clone3's set_tid where we may; skipped otherwise), and the
+ *     reader opens new ones for the new process;
+ *   - a process that exits has its descriptors closed;
+ *   - with no room for descriptors everything is read by path, the same;
+ *   - our own figures: statm's resident is split exactly (anon + file +
+ *     shmem = working set);
+ *   - on a constructed tree with statm: working set and RssAnon follow
+ *     statm every read, swap and the peak from status only when its
+ *     cadence comes round, the open-fd count on its own cadence;
+ *   - /proc is listed again only when a pid was handed out (loadavg's
+ *     last pid moved) or 10 s passed; a child forked between two reads
+ *     of the real /proc is always found.
+ *
+ * The child processes are this test's own, stopped by pid. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "collectors/process.h"
+
+#define SEC 1000000000LL
+
+static const struct mw_process_info *find(const struct mw_process_table *t, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+/* A child that waits to be killed; ready once it wrote to the pipe. */
+static void child_body(int wfd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	alarm(120);
+	if (write(wfd, "x", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static pid_t start_child(void)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		child_body(p[1]);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void stop_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#ifdef SYS_clone3
+struct clone_args_v1 {	/* the kernel's struct clone_args, CLONE_ARGS_SIZE_VER1 */
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size;
+};
+#endif
+
+/* A child with exactly this pid, or -1 (errno) where that is not allowed. */
+static pid_t start_child_as(pid_t want)
+{
+#ifdef SYS_clone3
+	struct clone_args_v1 a;
+	pid_t tid = want;
+	int p[2];
+	long rc;
+	char c;
+
+	memset(&a, 0, sizeof(a));
+	a.exit_signal = SIGCHLD;
+	a.set_tid = (uint64_t)(uintptr_t)&tid;
+	a.set_tid_size = 1;
+	if (pipe(p))
+		return -1;
+	rc = syscall(SYS_clone3, &a, sizeof(a));
+	if (rc == 0) {
+		close(p[0]);
+		child_body(p[1]);
+	}
+	close(p[1]);
+	if (rc < 0) {
+		int e = errno;
+
+		close(p[0]);
+		errno = e;
+		return -1;
+	}
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return (pid_t)rc;
+#else
+	(void)want;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static uint64_t start_ticks_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	struct mw_process_info p;
+	struct mw_err err;
+	uint64_t st = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_int_equal(mw_proc_parse_stat(buf, &p, &st, &err), 0);
+	return st;
+}
+
+static void dead_process_descriptor_reads_nothing(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	pid_t a = start_child(), b;
+	char path[64], buf[1024];
+	size_t kept;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)a);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	assert_non_null(find(&t, (uint32_t)a));
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.kept > 0);
+	kept = rs.kept;
+	stop_child(a);
+	errno = 0;
+	n = pread(fd, buf, sizeof(buf), 0);
+	assert_true(n == 0 || (n < 0 && errno == ESRCH));
+	/* the same pid for someone else */
+	b = start_child_as(a);
+	if (b < 0) {
+		close(fd);
+		/* without it: the dead one is left out, its descriptors closed */
+		assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+		assert_null(find(&t, (uint32_t)a));
+		mw_process_reader_stats(r, &rs);
+		assert_true(rs.kept < kept);
+		mw_process_table_release(&t);
+		mw_process_reader_free(r);
+		print_message("clone3 set_tid refused (%s): pid reuse not constructed\n",
+			      strerror(errno));
+		skip();
+	}
+	assert_int_equal(b, a);
+	errno = 0;
+	n = pread(fd, buf, sizeof(buf), 0);
+	assert_true(n == 0 || (n < 0 && errno == ESRCH));	/* never the new process */
+	close(fd);
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	assert_non_null(find(&t, (uint32_t)b));
+	assert_true(find(&t, (uint32_t)b)->start_ticks == start_ticks_of(b));
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.opened >= 1);	/* new descriptors for the new process */
+	stop_child(b);
+	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
+	assert_null(find(&t, (uint32_t)b));
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+static void child_forked_between_reads_is_found(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	pid_t kid;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	kid = start_child();
+	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
+	assert_non_null(find(&t, (uint32_t)kid));
+	stop_child(kid);
+	assert_int_equal(mw_process_table_read_at(r, &t, 4 * SEC, &err), 0);
+	assert_null(find(&t, (uint32_t)kid));
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+static void exited_process_descriptors_are_closed(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	pid_t kids[8];
+	size_t i, before;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 8; i++)
+		kids[i] = start_child();
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	before = rs.kept;
+	for (i = 0; i < 8; i++) {
+		assert_non_null(find(&t, (uint32_t)kids[i]));
+		stop_child(kids[i]);
+	}
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	for (i = 0; i < 8; i++)
+		assert_null(find(&t, (uint32_t)kids[i]));
+	mw_process_reader_stats(r, &rs);
+	/* other processes of the machine may come and go meanwhile */
+	assert_true(rs.kept + 8 <= before + rs.opened);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+static void no_room_reads_by_path(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	const struct mw_process_info *p;
+	int round;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	mw_process_reader_set_fd_cap(r, 0);
+	for (round = 1; round <= 2; round++) {
+		assert_int_equal(mw_process_table_read_at(r, &t, round * SEC, &err), 0);
+		mw_process_reader_stats(r, &rs);
+		assert_int_equal(rs.kept, 0);
+		assert_int_equal(rs.opened, 0);
+		p = find(&t, (uint32_t)getpid());
+		assert_non_null(p);
+		assert_true(p->working_set_bytes > 0 && p->threads >= 1 && p->has_kinds);
+		assert_true(p->has_handles && p->handles >= 3);
+	}
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+static void own_resident_split_exactly(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	const struct mw_process_info *p;
+	char *big;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	big = malloc(32 << 20);
+	assert_non_null(big);
+	memset(big, 1, 32 << 20);
+	/* 1 s later: status is not due (10 s), statm is read */
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	p = find(&t, (uint32_t)getpid());
+	assert_non_null(p);
+	assert_true(p->has_kinds);
+	assert_true(p->rss_anon_bytes + p->rss_file_bytes + p->rss_shmem_bytes ==
+		    p->working_set_bytes);
+	assert_true(p->rss_anon_bytes >= 30u << 20);
+	assert_true(p->private_ws_bytes == p->rss_anon_bytes);
+	assert_true(p->working_set_peak_bytes >= p->working_set_bytes);
+	assert_true(p->private_bytes >= p->rss_anon_bytes);
+	free(big);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+}
+
+/* --- cadences on a constructed tree -------------------------------------- */
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");	/* same file rewritten: a kept fd sees it */
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	fclose(f);
+}
+
+static void status_of(uint64_t hwm_kb, uint64_t shmem_kb, uint64_t swap_kb)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "Name:\tx\nVmHWM:\t %llu kB\nVmRSS:\t 200 kB\n"
+		 "RssAnon:\t 120 kB\nRssFile:\t 60 kB\nRssShmem:\t %llu kB\nVmSwap:\t %llu kB\n",
+		 (unsigned long long)hwm_kb, (unsigned long long)shmem_kb,
+		 (unsigned long long)swap_kb);
+	put("10/status", text);
+}
+
+static void statm_of(uint64_t resident_pages, uint64_t shared_pages)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "1000 %llu %llu 10 0 300 0\n",
+		 (unsigned long long)resident_pages, (unsigned long long)shared_pages);
+	put("10/statm", text);
+}
+
+static void cadences_on_a_constructed_tree(void **state)
+{
+	struct mw_process_reader *r;
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	const struct mw_process_info *p;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	char path[512];
+	int64_t now = 100 * SEC;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/mwprocfd.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/10", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/10/fd", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put("10/fd/0", "");
+	put("stat", "cpu 1 2 3\nbtime 1700000000\n");
+	put("10/stat", "10 (x) S 1 1 1 0 -1 0 10 0 2 0 1 1 0 0 20 0 1 0 500 "
+	    "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+	status_of(300, 20, 4);
+	statm_of(50, 20);
+	memset(&t, 0, sizeof(t));
+	r = mw_process_reader_new_at(root);
+	mw_process_reader_set_cadence(r, 10000, 30000);
+	/* first read: everything */
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.handle_counts, 1);
+	p = find(&t, 10);
+	assert_non_null(p);
+	assert_true(p->working_set_bytes == 50 * pg);
+	assert_true(p->rss_anon_bytes == 30 * pg);
+	assert_true(p->rss_file_bytes + p->rss_shmem_bytes == 20 * pg);
+	assert_true(p->swap_bytes == 4096 && p->private_bytes == 30 * pg + 4096);
+	assert_true(p->has_handles && p->handles == 1);
+	/* 1 s later: statm moved, status changed but is not due */
+	statm_of(70, 20);
+	status_of(900, 20, 8);
+	put("10/fd/1", "");
+	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 0);
+	assert_int_equal(rs.handle_counts, 0);
+	p = find(&t, 10);
+	assert_true(p->working_set_bytes == 70 * pg);
+	assert_true(p->rss_anon_bytes == 50 * pg);
+	assert_true(p->private_ws_bytes == 50 * pg);
+	assert_true(p->swap_bytes == 4096);		/* carried */
+	assert_true(p->private_bytes == 50 * pg + 4096);
+	assert_true(p->working_set_peak_bytes >= 70 * pg);
+	assert_true(p->handles == 1);			/* carried */
+	/* past both intervals (the first due time lies somewhere in the
+	 * first interval, spread by pid): status and the fd count are read */
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 31 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.handle_counts, 1);
+	p = find(&t, 10);
+	assert_true(p->swap_bytes == 8192);
+	assert_true(p->working_set_peak_bytes == (900 * 1024 > 70 * pg ? 900 * 1024 : 70 * pg));
+	assert_true(p->working_set_bytes == 70 * pg);	/* still statm's */
+	assert_true(p->handles == 2);
+	/* and not again at the next tick */
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 32 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 0);
+	assert_int_equal(rs.handle_counts, 0);
+	/* cadence 0: every read */
+	mw_process_reader_set_cadence(r, 0, 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 33 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.handle_counts, 1);
+	/* a new pid directory while loadavg's last pid stays: not listed
+	 * (the known processes are read again) until the pid moves */
+	put("loadavg", "0.00 0.00 0.00 1/1 100\n");
+	mw_process_reader_free(r);
+	r = mw_process_reader_new_at(root);
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
+	snprintf(path, sizeof(path), "%s/20", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put("20/stat", "20 (y) S 1 1 1 0 -1 0 10 0 2 0 1 1 0 0 20 0 1 0 600 "
+	    "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+	put("20/status", "Name:\ty\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n");
+	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_false(rs.scanned);
+	assert_non_null(find(&t, 10));
+	assert_null(find(&t, 20));
+	put("loadavg", "0.00 0.00 0.00 1/2 101\n");
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 2 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
+	assert_non_null(find(&t, 20));
+	/* and at least every 10 s regardless */
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 3 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_false(rs.scanned);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 12 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_true(rs.scanned);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dead_process_descriptor_reads_nothing),
+		cmocka_unit_test(child_forked_between_reads_is_found),
+		cmocka_unit_test(exited_process_descriptors_are_closed),
+		cmocka_unit_test(no_room_reads_by_path),
+		cmocka_unit_test(own_resident_split_exactly),
+		cmocka_unit_test(cadences_on_a_constructed_tree),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

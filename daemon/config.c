@@ -17,9 +17,12 @@
 #include <string.h>
 
 #include "collector.h"
+#include "storage/selector.h"
 #include "log.h"
 #include "units.h"
 #include "xalloc.h"
+
+static void write_doc(FILE *f, const char *doc);
 
 enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL, OPT_GROWTH };
 
@@ -298,6 +301,380 @@ static bool parse_bool(const char *v, bool *out)
 	return false;
 }
 
+
+/* ---- [remote_write.NAME] ------------------------------------------------
+ * Sections created by name; each key of this table in each.  Values are
+ * checked when set (a bad URL, label or selector names section.key). */
+enum rw_type { RW_STRING, RW_URL, RW_BOOL, RW_INT, RW_DURATION, RW_MATCH, RW_LABELS };
+
+struct rw_option {
+	const char *key;
+	enum rw_type type;
+	size_t offset;
+	const char *def;
+	int64_t min, max;
+	const char *doc;
+};
+
+#define RWOFF(f) offsetof(struct mw_rw_config, f)
+
+/* The default selection: the watched processes' series (the process,
+ * heap, vmmap and workingset figures of the [daemon] watch list), the
+ * system figures, the leak verdicts and the daemon's own health -- not
+ * every short-lived process of a build agent. */
+#define RW_DEFAULT_MATCH \
+	"watched, {__name__=~\"memwatch_(system|leak|storage|collector)_.*\"}"
+
+static const struct rw_option rw_options[] = {
+	{ "url", RW_URL, RWOFF(url), "", 0, 0,
+	  "Remote-write endpoint (required): http://HOST:PORT/api/v1/write (Prometheus with\n"
+	  "--web.enable-remote-write-receiver, VictoriaMetrics, Mimir, Thanos receive ...)." },
+	{ "bearer_token", RW_STRING, RWOFF(bearer_token), "", 0, 0,
+	  "Sent as 'Authorization: Bearer TOKEN'; empty: none." },
+	{ "bearer_token_file", RW_STRING, RWOFF(bearer_token_file), "", 0, 0,
+	  "File holding the bearer token (read at start, surrounding blanks removed)." },
+	{ "basic_user", RW_STRING, RWOFF(basic_user), "", 0, 0,
+	  "HTTP basic authentication user; empty: none." },
+	{ "basic_password", RW_STRING, RWOFF(basic_password), "", 0, 0,
+	  "HTTP basic authentication password." },
+	{ "ca_file", RW_STRING, RWOFF(ca_file), "", 0, 0,
+	  "PEM file of the CA(s) that sign the receiver's certificate; empty: the system's." },
+	{ "tls_verify", RW_BOOL, RWOFF(tls_verify), "true", 0, 0,
+	  "Verify the receiver's certificate and host name (https)." },
+	{ "match", RW_MATCH, RWOFF(match), RW_DEFAULT_MATCH, 0, 0,
+	  "Series to send: selectors separated by commas (a series matching any is sent);\n"
+	  "'watched' stands for every series of the processes the [daemon] watch list\n"
+	  "selects.  Everything: {__name__=~\".+\"}" },
+	{ "labels", RW_LABELS, RWOFF(labels), "", 0, 0,
+	  "Labels added to every series sent (a series' own label of the same name wins):\n"
+	  "instance=lab-12,lab=soak" },
+	{ "batch_size", RW_INT, RWOFF(batch_size), "2000", 1, 100000,
+	  "Samples per request." },
+	{ "max_age", RW_DURATION, RWOFF(max_age_ms), "0s", 0, 100 * 365 * DAY,
+	  "Points older than this are not sent (after an outage, or for a new destination);\n"
+	  "0s: everything still stored ([storage] retention_raw)." },
+	{ "timeout", RW_DURATION, RWOFF(timeout_ms), "30s", 100, 3600000,
+	  "One request (connect, send, answer) taking longer fails and is retried." },
+	{ "max_backoff", RW_DURATION, RWOFF(max_backoff_ms), "30s", 100, DAY,
+	  "Longest wait between retries of a failed request (doubling from 250ms, jittered)." },
+};
+
+static bool rw_name_ok(const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) > 63)
+		return false;
+	for (p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+int mw_config_split_match(const char *list, int (*fn)(void *arg, const char *item, size_t len),
+			  void *arg)
+{
+	const char *p = list, *start = list;
+	int depth = 0, rc;
+	bool quoted = false;
+
+	for (;; p++) {
+		if (quoted) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				quoted = false;
+			else if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '"')
+			quoted = true;
+		else if (*p == '{')
+			depth++;
+		else if (*p == '}' && depth > 0)
+			depth--;
+		else if ((*p == ',' && depth == 0) || !*p) {
+			const char *a = start, *b = p;
+
+			while (a < b && isspace((unsigned char)*a))
+				a++;
+			while (b > a && isspace((unsigned char)b[-1]))
+				b--;
+			if (b > a && (rc = fn(arg, a, (size_t)(b - a))))
+				return rc;
+			if (!*p)
+				return 0;
+			start = p + 1;
+		}
+	}
+	/* unterminated quote: hand the rest over as one item */
+	while (start < p && isspace((unsigned char)*start))
+		start++;
+	return p > start ? fn(arg, start, (size_t)(p - start)) : 0;
+}
+
+struct match_check {
+	struct mw_err *err;
+	size_t n;
+};
+
+static int check_match_item(void *arg, const char *item, size_t len)
+{
+	struct match_check *mc = arg;
+	struct mw_selector sel;
+	char *text = mw_xstrndup(item, len);
+	int rc = 0;
+
+	mc->n++;
+	if (strcmp(text, "watched")) {
+		if (mw_selector_parse(&sel, text, mc->err))
+			rc = -1;
+		else
+			mw_selector_release(&sel);
+	}
+	free(text);
+	return rc;
+}
+
+static bool label_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || (n >= 2 && s[0] == '_' && s[1] == '_'))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(isalpha((unsigned char)s[i]) || s[i] == '_' ||
+		      (i > 0 && isdigit((unsigned char)s[i]))))
+			return false;
+	return true;
+}
+
+int mw_config_parse_labels(const char *list,
+			   void (*fn)(void *arg, const char *name, size_t nlen,
+				      const char *value, size_t vlen),
+			   void *arg, struct mw_err *err)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		const char *stop = end ? end : p + strlen(p);
+		const char *a = p, *b = stop, *eq;
+
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		while (b > a && isspace((unsigned char)b[-1]))
+			b--;
+		if (b > a) {
+			const char *n1, *v0;
+
+			eq = memchr(a, '=', (size_t)(b - a));
+			if (!eq)
+				return mw_error(err, "'%.*s' is not name=value", (int)(b - a), a);
+			n1 = eq;
+			while (n1 > a && isspace((unsigned char)n1[-1]))
+				n1--;
+			v0 = eq + 1;
+			while (v0 < b && isspace((unsigned char)*v0))
+				v0++;
+			if (!label_name_ok(a, (size_t)(n1 - a)))
+				return mw_error(err, "'%.*s' is not a label name (letters, digits, '_'; "
+						"not starting with a digit or '__')", (int)(n1 - a), a);
+			if (v0 == b)
+				return mw_error(err, "label '%.*s' has an empty value", (int)(n1 - a), a);
+			if (fn)
+				fn(arg, a, (size_t)(n1 - a), v0, (size_t)(b - v0));
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static int rw_set(struct mw_rw_config *rc, const struct rw_option *o, const char *value,
+		  struct mw_err *err)
+{
+	void *f = (char *)rc + o->offset;
+
+	switch (o->type) {
+	case RW_URL:
+		if (*value && strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
+			return mw_error(err, "'%s' is not an http:// or https:// URL", value);
+		if (*value && !value[strncmp(value, "http://", 7) ? 8 : 7])
+			return mw_error(err, "'%s' has no host", value);
+		break;
+	case RW_STRING:
+		break;
+	case RW_BOOL:
+		if (!parse_bool(value, (bool *)f))
+			return mw_error(err, "'%s' is not true or false", value);
+		return 0;
+	case RW_INT: {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(value, &end, 10);
+		if (!*value || *end || errno)
+			return mw_error(err, "'%s' is not a whole number", value);
+		if (v < o->min || v > o->max)
+			return mw_error(err, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
+					value, o->min, o->max);
+		*(int64_t *)f = v;
+		return 0;
+	}
+	case RW_DURATION: {
+		int64_t ms;
+		char lo[32], hi[32];
+
+		if (mw_parse_duration_ms(value, &ms, err))
+			return -1;
+		if (ms < o->min || ms > o->max) {
+			mw_format_duration(lo, sizeof(lo), o->min);
+			mw_format_duration(hi, sizeof(hi), o->max);
+			return mw_error(err, "'%s' is out of range (%s to %s)", value, lo, hi);
+		}
+		*(int64_t *)f = ms;
+		return 0;
+	}
+	case RW_MATCH: {
+		struct match_check mc = { err, 0 };
+
+		if (mw_config_split_match(value, check_match_item, &mc))
+			return -1;
+		if (!mc.n)
+			return mw_error(err, "no selector (the default is '%s')", RW_DEFAULT_MATCH);
+		break;
+	}
+	case RW_LABELS:
+		if (mw_config_parse_labels(value, NULL, NULL, err))
+			return -1;
+		break;
+	}
+	free(*(char **)f);
+	*(char **)f = mw_xstrdup(value);
+	return 0;
+}
+
+static void rw_release_one(struct mw_rw_config *rc)
+{
+	size_t i;
+
+	for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++) {
+		enum rw_type t = rw_options[i].type;
+
+		if (t == RW_STRING || t == RW_URL || t == RW_MATCH || t == RW_LABELS)
+			free(*(char **)((char *)rc + rw_options[i].offset));
+	}
+	free(rc->name);
+}
+
+struct mw_rw_config *mw_config_remote_write(struct mw_config *cfg, const char *name)
+{
+	struct mw_rw_config *rc;
+	size_t i;
+
+	if (!rw_name_ok(name))
+		return NULL;
+	for (i = 0; i < cfg->nremote_write; i++)
+		if (!strcmp(cfg->remote_write[i].name, name))
+			return &cfg->remote_write[i];
+	MW_GROW(cfg->remote_write, cfg->remote_write_cap, cfg->nremote_write + 1);
+	rc = &cfg->remote_write[cfg->nremote_write++];
+	memset(rc, 0, sizeof(*rc));
+	rc->name = mw_xstrdup(name);
+	for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++)
+		if (rw_set(rc, &rw_options[i], rw_options[i].def, NULL))
+			abort();	/* a default that does not parse is a bug */
+	return rc;
+}
+
+static int set_rw_key(struct mw_config *cfg, const char *section, const char *key,
+		      const char *value, struct mw_err *err)
+{
+	struct mw_rw_config *rc = mw_config_remote_write(cfg, section + 13);
+	size_t i;
+
+	if (!rc)
+		return mw_error(err, "bad destination name '%s' (letters, digits, '_', '-')",
+				section + 13);
+	for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++)
+		if (!strcmp(rw_options[i].key, key))
+			return rw_set(rc, &rw_options[i], value, err);
+	return mw_error(err, "unknown key '%s'", key);
+}
+
+static void rw_value_text(const struct mw_rw_config *rc, const struct rw_option *o, char *buf,
+			  size_t size)
+{
+	const void *f = (const char *)rc + o->offset;
+
+	switch (o->type) {
+	case RW_BOOL:
+		snprintf(buf, size, "%s", *(const bool *)f ? "true" : "false");
+		break;
+	case RW_INT:
+		snprintf(buf, size, "%" PRId64, *(const int64_t *)f);
+		break;
+	case RW_DURATION:
+		mw_format_duration(buf, size, *(const int64_t *)f);
+		break;
+	default:
+		snprintf(buf, size, "%s", *(char *const *)f ? *(char *const *)f : "");
+		break;
+	}
+}
+
+/* Configured destinations with their values; with none, the keys as a
+ * commented-out example section. */
+static void rw_write_reference(const struct mw_config *cfg, FILE *f)
+{
+	struct mw_rw_config def;
+	size_t i, j;
+
+	if (!cfg->nremote_write) {
+		fprintf(f, "\n# [remote_write.NAME]: send the stored points to a Prometheus remote-write\n"
+			   "# receiver, one section per destination (none by default), e.g.\n"
+			   "# [remote_write.central]\n");
+		for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++) {
+			fprintf(f, "#\n");
+			write_doc(f, rw_options[i].doc);
+			fprintf(f, "# %s =%s%s\n", rw_options[i].key,
+				*rw_options[i].def || rw_options[i].type == RW_URL ? " " : "",
+				rw_options[i].type == RW_URL ? "http://prometheus.example:9090/api/v1/write"
+							    : rw_options[i].def);
+		}
+		return;
+	}
+	memset(&def, 0, sizeof(def));
+	for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++)
+		if (rw_set(&def, &rw_options[i], rw_options[i].def, NULL))
+			abort();
+	for (j = 0; j < cfg->nremote_write; j++) {
+		const struct mw_rw_config *rc = &cfg->remote_write[j];
+
+		fprintf(f, "\n[remote_write.%s]\n", rc->name);
+		for (i = 0; i < MW_ARRAY_SIZE(rw_options); i++) {
+			const struct rw_option *o = &rw_options[i];
+			char have[1024], dv[1024];
+			const char *v;
+
+			rw_value_text(rc, o, have, sizeof(have));
+			rw_value_text(&def, o, dv, sizeof(dv));
+			/* secrets are not printed */
+			if ((o->offset == RWOFF(bearer_token) || o->offset == RWOFF(basic_password)) &&
+			    *have)
+				v = "(set, not shown)";
+			else
+				v = strcmp(have, dv) ? have : o->def;
+			fprintf(f, "\n");
+			write_doc(f, o->doc);
+			fprintf(f, "%s =%s%s\n", o->key, *v ? " " : "", v);
+		}
+	}
+	rw_release_one(&def);
+}
+
 void mw_config_init(struct mw_config *cfg)
 {
 	size_t i;
@@ -338,6 +715,11 @@ void mw_config_release(struct mw_config *cfg)
 	free(cfg->collectors);
 	cfg->collectors = NULL;
 	cfg->ncollectors = 0;
+	for (i = 0; i < cfg->nremote_write; i++)
+		rw_release_one(&cfg->remote_write[i]);
+	free(cfg->remote_write);
+	cfg->remote_write = NULL;
+	cfg->nremote_write = cfg->remote_write_cap = 0;
 }
 
 struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name)
@@ -417,6 +799,11 @@ int mw_config_set(struct mw_config *cfg, const char *section, const char *key,
 			return mw_error_prefix(err, "%s: [%s] %s", origin, section, key);
 		return 0;
 	}
+	if (!strncmp(section, "remote_write.", 13)) {
+		if (set_rw_key(cfg, section, key, value, err))
+			return mw_error_prefix(err, "%s: [%s] %s", origin, section, key);
+		return 0;
+	}
 	o = find_option(section, key);
 	if (!o)
 		return mw_error(err, "%s: unknown key '%s' in [%s]", origin, key, section);
@@ -475,7 +862,11 @@ int mw_config_load_string(struct mw_config *cfg, const char *name, const char *t
 			else {
 				*close = '\0';
 				sec = trim(s + 1);
-				if (!known_section(sec) &&
+				if (!strncmp(sec, "remote_write.", 13) &&
+				    !mw_config_remote_write(cfg, sec + 13))
+					rc = mw_error(err, "%s:%d: [%s]: bad destination name (letters, "
+						      "digits, '_', '-')", name, lineno, sec);
+				else if (!known_section(sec) && strncmp(sec, "remote_write.", 13) &&
 				    !(strncmp(sec, "collector.", 10) == 0 &&
 				      mw_config_collector(cfg, sec + 10)))
 					rc = mw_error(err, "%s:%d: unknown section [%s]", name, lineno, sec);
@@ -505,6 +896,9 @@ int mw_config_load_string(struct mw_config *cfg, const char *name, const char *t
 		} else if (!strncmp(section, "collector.", 10)) {
 			struct mw_collector_config *cc = mw_config_collector(cfg, section + 10);
 			if (set_collector_key(cc, key, value, name, lineno, err))
+				rc = mw_error_prefix(err, "%s:%d: [%s] %s", name, lineno, section, key);
+		} else if (!strncmp(section, "remote_write.", 13)) {
+			if (set_rw_key(cfg, section, key, value, err))
 				rc = mw_error_prefix(err, "%s:%d: [%s] %s", name, lineno, section, key);
 		} else {
 			const struct option *o = find_option(section, key);
@@ -667,5 +1061,6 @@ void mw_config_write_reference(const struct mw_config *cfg, void *file)
 					semi ? (int)(semi - doc) : 0, semi ? doc : "");
 		}
 	}
+	rw_write_reference(cfg, f);
 	mw_config_release(&defaults);
 }

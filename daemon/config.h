@@ -7,7 +7,9 @@
  * and the option dump all come from it.  `[collector.NAME]` sections take
  * `enabled`, `interval` and the keys the collector itself declares
  * (struct mw_collector.options); those extra keys are kept as strings and
- * validated by the collector's init.
+ * validated by the collector's init.  `[remote_write.NAME]` sections (one
+ * per destination of the forwarder, forward/forwarder.h) take the keys of
+ * their own table in config.c, checked when set.
  *
  * An unknown section or key, a bad value or an unreadable file is an error
  * naming the file, line and key; start-up stops on it.
@@ -37,6 +39,25 @@ struct mw_collector_config {
 	int64_t interval_ms;	/* 0: the [daemon] interval */
 	struct mw_config_extra *extras;
 	size_t nextras, extras_cap;
+};
+
+/* One [remote_write.NAME] section: a Prometheus remote-write destination
+ * the forwarder (forward/forwarder.h) sends stored points to. */
+struct mw_rw_config {
+	char *name;		/* NAME of the section */
+	char *url;		/* http(s)://HOST:PORT/api/v1/write; required */
+	char *bearer_token;	/* "" none */
+	char *bearer_token_file;	/* "" none; read at start, trimmed */
+	char *basic_user;	/* "" none */
+	char *basic_password;
+	char *ca_file;		/* "" the system's trust store */
+	bool tls_verify;
+	char *match;		/* selector list, see config.c */
+	char *labels;		/* extra labels "name=value,name=value" */
+	int64_t batch_size;	/* samples per request */
+	int64_t max_age_ms;	/* 0: [storage] retention_raw */
+	int64_t timeout_ms;	/* one request, connect to answer */
+	int64_t max_backoff_ms;	/* longest wait between retries */
 };
 
 struct mw_config {
@@ -86,6 +107,9 @@ struct mw_config {
 	/* [collector.NAME], one per registered collector, registry order */
 	struct mw_collector_config *collectors;
 	size_t ncollectors;
+	/* [remote_write.NAME], in the order first seen */
+	struct mw_rw_config *remote_write;
+	size_t nremote_write, remote_write_cap;
 };
 
 /* Fill cfg with the defaults of every option and every collector. */
@@ -116,6 +140,22 @@ struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const cha
 /* The interval a collector runs at: its own, else the [daemon] interval. */
 int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collector_config *cc);
 const char *mw_config_extra(const struct mw_collector_config *cc, const char *key);
+
+/* The [remote_write.NAME] section, created with defaults when missing
+ * (NULL when NAME is not a valid name: letters, digits, '_', '-'). */
+struct mw_rw_config *mw_config_remote_write(struct mw_config *cfg, const char *name);
+/* Split a remote_write `match` list at top-level commas (not inside {}
+ * or quotes); calls fn for each trimmed, non-empty item.  Stops and
+ * returns fn's non-zero result. */
+int mw_config_split_match(const char *list, int (*fn)(void *arg, const char *item, size_t len),
+			  void *arg);
+/* Parse a remote_write `labels` list "a=x,b=y" (names as Prometheus
+ * label names, not starting "__").  fn gets each pair; -1 with a message
+ * naming the bad item. */
+int mw_config_parse_labels(const char *list,
+			   void (*fn)(void *arg, const char *name, size_t nlen,
+				      const char *value, size_t vlen),
+			   void *arg, struct mw_err *err);
 
 /* Write the reference INI: every option with its description and cfg's
  * value (a default value spelled as the table spells it, so a default

@@ -3,8 +3,10 @@
  *
  * Threads: the main thread samples (scheduler loop); the storage writer
  * thread owns the write connection; libmicrohttpd's threads serve HTTP
- * through their own read connections.  They share only the writer's
- * bounded queue, the database file and the status table.
+ * through their own read connections; one forwarder thread per
+ * [remote_write.NAME] reads through its own (forward/forwarder.h).  They
+ * share only the writer's bounded queue, the database file and the
+ * status table.
  *
  * On a stop request the loop returns, the web server stops accepting,
  * and the writer flushes everything in flight before we exit 0.
@@ -12,12 +14,14 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "forward/forwarder.h"
 #include "log.h"
 #include "scheduler.h"
 #include "status.h"
 #include "stop.h"
 #include "storage/query.h"
 #include "storage/storage.h"
+#include "web/leak_gauges.h"
 #include "web/web.h"
 
 static void submit(void *arg, struct mw_batch *batch)
@@ -39,6 +43,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 	struct mw_status_table *status = mw_status_new(cfg->ncollectors);
 	struct mw_writer *writer = NULL;
 	struct mw_web *web = NULL;
+	struct mw_forwarder *forwarder = NULL;
 	struct mw_scheduler sched;
 	struct mw_err err = { "" };
 	size_t i, active = 0;
@@ -62,8 +67,23 @@ int mw_cmd_run(const struct mw_config *cfg)
 		return 2;
 	}
 	mw_writer_set_status(writer, status);
+	/* After the writer (the database exists), before the web server (its
+	 * status has the destinations from the first request on). */
+	if (mw_forwarder_start(&forwarder, cfg, status, &err)) {
+		mw_log_error("%s", err.msg);
+		mw_writer_stop(writer);
+		mw_scheduler_release(&sched);
+		mw_status_free(status);
+		mw_stop_finished();
+		return 2;
+	}
+	/* The background leak verdicts are stored too (history, and what
+	 * remote_write sends as memwatch_leak_*). */
+	mw_leak_gauges_set_store(submit, writer);
 	if (mw_web_start(&web, cfg, status, &err)) {
 		mw_log_error("--listen / [web] listen: %s", err.msg);
+		mw_leak_gauges_set_store(NULL, NULL);
+		mw_forwarder_stop(forwarder);
 		mw_writer_stop(writer);
 		mw_scheduler_release(&sched);
 		mw_status_free(status);
@@ -84,7 +104,11 @@ int mw_cmd_run(const struct mw_config *cfg)
 
 	mw_log_info("stopping: writing samples in flight");
 	mw_web_stop(web);
+	mw_leak_gauges_set_store(NULL, NULL);
 	mw_scheduler_release(&sched);
+	/* Before the writer: it must not read a database being closed.  What
+	 * the writer commits last is sent at the next start. */
+	mw_forwarder_stop(forwarder);
 	mw_writer_stop(writer);
 	mw_status_free(status);
 	mw_log_info("memwatchd stopped");

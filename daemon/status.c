@@ -15,7 +15,60 @@ struct mw_status_table {
 	struct mw_collector_status *entries;
 	struct mw_storage_health storage;
 	struct mw_watch_status *watch;	/* allocated on the first set */
+	struct mw_rw_status *rw;	/* remote-write destinations */
+	size_t nrw;
 };
+
+void mw_status_rw_init(struct mw_status_table *t, size_t n)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	free(t->rw);
+	t->rw = n ? mw_xcalloc(n, sizeof(*t->rw)) : NULL;
+	t->nrw = n;
+	pthread_mutex_unlock(&t->lock);
+}
+
+size_t mw_status_rw_count(struct mw_status_table *t)
+{
+	size_t n;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	n = t->nrw;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+void mw_status_rw_set(struct mw_status_table *t, size_t i, const struct mw_rw_status *in)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (i < t->nrw)
+		t->rw[i] = *in;
+	pthread_mutex_unlock(&t->lock);
+}
+
+int64_t mw_rw_status_lag_ms(const struct mw_rw_status *s, int64_t now_ms)
+{
+	if (s->caught_up || !s->oldest_unsent_ms)
+		return s->lag_ms;
+	return now_ms > s->oldest_unsent_ms ? now_ms - s->oldest_unsent_ms : 0;
+}
+
+void mw_status_rw_get(struct mw_status_table *t, size_t i, struct mw_rw_status *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (i < t->nrw)
+		*out = t->rw[i];
+	pthread_mutex_unlock(&t->lock);
+}
 
 void mw_status_set_watch(struct mw_status_table *t, const struct mw_watch_status *in)
 {
@@ -78,6 +131,7 @@ void mw_status_free(struct mw_status_table *t)
 		return;
 	pthread_mutex_destroy(&t->lock);
 	free(t->watch);
+	free(t->rw);
 	free(t->entries);
 	free(t);
 }

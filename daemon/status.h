@@ -71,6 +71,27 @@ struct mw_watch_status {
 	struct mw_watch_status_entry e[MW_WATCH_STATUS_ENTRIES];
 };
 
+/* One remote-write destination's forwarder (forward/forwarder.h),
+ * published after every request and every scan. */
+struct mw_rw_status {
+	char name[64];
+	char url[256];
+	bool up;		/* the last request was accepted (or nothing to send) */
+	bool caught_up;		/* nothing stored is waiting to be sent */
+	int64_t lag_ms;		/* age of the oldest point not yet accepted; 0 caught up */
+	int64_t oldest_unsent_ms;	/* that point's time (0 none) */
+	int64_t last_sent_ms;	/* wall clock of the last accepted request, 0 never */
+	uint64_t points_sent;	/* accepted by the receiver */
+	uint64_t batches_sent;
+	uint64_t retries;	/* requests repeated after 5xx, 429, network */
+	uint64_t batches_skipped;	/* refused for good (4xx), not resent */
+	uint64_t points_skipped;
+	uint64_t pending_series;	/* series with points to send, last scan */
+	int last_status;	/* HTTP status of the last request, 0 none/no answer */
+	int64_t last_error_ms;	/* wall clock of the last error, 0 none */
+	char last_error[512];	/* the receiver's message or the network error */
+};
+
 struct mw_status_table;
 
 struct mw_status_table *mw_status_new(size_t ncollectors);
@@ -89,6 +110,16 @@ void mw_status_get_storage(struct mw_status_table *t, struct mw_storage_health *
 /* The watch list's last resolution (thread-safe; copies ~70 KB). */
 void mw_status_set_watch(struct mw_status_table *t, const struct mw_watch_status *in);
 void mw_status_get_watch(struct mw_status_table *t, struct mw_watch_status *out);
+
+/* Remote-write destinations: set their number once (run.c, before the
+ * forwarders start), then each forwarder replaces its entry. */
+void mw_status_rw_init(struct mw_status_table *t, size_t n);
+size_t mw_status_rw_count(struct mw_status_table *t);
+void mw_status_rw_set(struct mw_status_table *t, size_t i, const struct mw_rw_status *in);
+void mw_status_rw_get(struct mw_status_table *t, size_t i, struct mw_rw_status *out);
+/* The lag as of now_ms: the age of the oldest unsent point keeps growing
+ * while the forwarder waits between retries (it publishes less often). */
+int64_t mw_rw_status_lag_ms(const struct mw_rw_status *s, int64_t now_ms);
 
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);

@@ -63,6 +63,7 @@ NATIVE_PKGS=(
 # to check our snappy blocks against (loaded at run time, never linked).
 TEST_PKGS=(
 	prometheus:promtool chromium:chromium openssl:openssl libsnappy1v5
+	victoria-metrics:victoria-metrics
 )
 WIN64_PKGS=(
 	gcc:gcc make:make

@@ -1,7 +1,7 @@
 /*
- * handlers_status.c - /healthz and /api/v1/collectors: small structured
- * bodies, built with cJSON.  Neither touches storage, so both answer even
- * while the database is unavailable.
+ * handlers_status.c - /healthz, /api/v1/collectors and
+ * /api/v1/remote_write: small structured bodies, built with cJSON.  None
+ * touches storage, so all answer even while the database is unavailable.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +123,65 @@ static void add_watch(cJSON *root, struct mw_status_table *status)
 	free(w);
 }
 
+/* "remote_write": one object per [remote_write.NAME] destination, as its
+ * forwarder last published it (forward/forwarder.h). */
+static void add_remote_write(cJSON *root, struct mw_status_table *status, int64_t now_ms)
+{
+	cJSON *arr = cJSON_AddArrayToObject(root, "remote_write");
+	size_t i, n = mw_status_rw_count(status);
+	struct mw_rw_status st;
+
+	for (i = 0; arr && i < n; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		if (!c)
+			break;
+		mw_status_rw_get(status, i, &st);
+		st.name[sizeof(st.name) - 1] = '\0';
+		st.url[sizeof(st.url) - 1] = '\0';
+		st.last_error[sizeof(st.last_error) - 1] = '\0';
+		cJSON_AddStringToObject(c, "name", st.name);
+		cJSON_AddStringToObject(c, "url", st.url);
+		cJSON_AddBoolToObject(c, "up", st.up);
+		cJSON_AddBoolToObject(c, "caught_up", st.caught_up);
+		cJSON_AddNumberToObject(c, "lag_seconds",
+					(double)mw_rw_status_lag_ms(&st, now_ms) / 1000);
+		if (st.oldest_unsent_ms)
+			cJSON_AddNumberToObject(c, "oldest_unsent_ms", (double)st.oldest_unsent_ms);
+		else
+			cJSON_AddNullToObject(c, "oldest_unsent_ms");
+		cJSON_AddNumberToObject(c, "pending_series", (double)st.pending_series);
+		cJSON_AddNumberToObject(c, "points_sent", (double)st.points_sent);
+		cJSON_AddNumberToObject(c, "batches_sent", (double)st.batches_sent);
+		cJSON_AddNumberToObject(c, "retries", (double)st.retries);
+		cJSON_AddNumberToObject(c, "batches_skipped", (double)st.batches_skipped);
+		cJSON_AddNumberToObject(c, "points_skipped", (double)st.points_skipped);
+		if (st.last_sent_ms)
+			cJSON_AddNumberToObject(c, "last_sent_ms", (double)st.last_sent_ms);
+		else
+			cJSON_AddNullToObject(c, "last_sent_ms");
+		cJSON_AddNumberToObject(c, "last_status", st.last_status);
+		if (st.last_error[0]) {
+			cJSON_AddStringToObject(c, "last_error", st.last_error);
+			cJSON_AddNumberToObject(c, "last_error_ms", (double)st.last_error_ms);
+			cJSON_AddNumberToObject(c, "last_error_age_seconds",
+						(double)(now_ms - st.last_error_ms) / 1000);
+		} else {
+			cJSON_AddNullToObject(c, "last_error");
+		}
+		cJSON_AddItemToArray(arr, c);
+	}
+}
+
+struct MHD_Response *mw_h_remote_write(struct mw_req *r)
+{
+	cJSON *root = cJSON_CreateObject();
+
+	if (root)
+		add_remote_write(root, r->web->status, r->now_ms);
+	return reply_cjson(r, root);
+}
+
 struct MHD_Response *mw_h_collectors(struct mw_req *r)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -162,5 +221,6 @@ struct MHD_Response *mw_h_collectors(struct mw_req *r)
 		cJSON_AddItemToArray(arr, c);
 	}
 	add_watch(root, r->web->status);
+	add_remote_write(root, r->web->status, r->now_ms);
 	return reply_cjson(r, root);
 }

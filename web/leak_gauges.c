@@ -10,6 +10,7 @@
 
 #include "analysis/leak_report.h"
 #include "collectors/watch.h"
+#include "daemon/batch.h"
 #include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
@@ -34,6 +35,15 @@ struct mw_leak_gauges {
 	double last_run_s, last_duration_s;
 };
 
+static void (*store_submit)(void *arg, struct mw_batch *b);
+static void *store_arg;
+
+void mw_leak_gauges_set_store(void (*submit)(void *arg, struct mw_batch *b), void *arg)
+{
+	store_submit = submit;
+	store_arg = arg;
+}
+
 static double num_of(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -57,8 +67,22 @@ static bool watched(struct mw_leak_gauges *g, const cJSON *group)
 	return false;
 }
 
-/* The exposition text of one report's selected groups. */
-static char *gauges_text(struct mw_leak_gauges *g, const cJSON *report)
+/* A gauge sample: into the exposition text and, when storing, the batch. */
+static void gauge(struct mw_jbuf *b, struct mw_batch *batch, int64_t ts, const char *name,
+		  const char *label, const char *value, double v)
+{
+	mw_prom_sample(b, name, label, value, v);
+	if (batch) {
+		struct mw_label l = { label, value };
+
+		mw_batch_add(batch, name, &l, 1, v, ts);
+	}
+}
+
+/* The exposition text of one report's selected groups (and the same
+ * samples into batch when not NULL). */
+static char *gauges_text(struct mw_leak_gauges *g, const cJSON *report, struct mw_batch *batch,
+			 int64_t ts)
 {
 	static const struct {
 		const char *name, *key, *help;
@@ -89,9 +113,9 @@ static char *gauges_text(struct mw_leak_gauges *g, const cJSON *report)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(sel[i], "verdict");
 		const char *vs = cJSON_IsString(v) ? v->valuestring : "";
 
-		mw_prom_sample(&b, "memwatch_leak_verdict", "process",
-			       cJSON_GetObjectItemCaseSensitive(sel[i], "process")->valuestring,
-			       !strcmp(vs, "fail") ? 1 : !strcmp(vs, "pass") ? 0 : 3);
+		gauge(&b, batch, ts, "memwatch_leak_verdict", "process",
+		      cJSON_GetObjectItemCaseSensitive(sel[i], "process")->valuestring,
+		      !strcmp(vs, "fail") ? 1 : !strcmp(vs, "pass") ? 0 : 3);
 	}
 	for (k = 0; k < MW_ARRAY_SIZE(figures); k++) {
 		mw_prom_family(&b, figures[k].name, "gauge", figures[k].help);
@@ -102,8 +126,8 @@ static char *gauges_text(struct mw_leak_gauges *g, const cJSON *report)
 				continue;
 			if (!strcmp(figures[k].key, "onset_ms"))
 				v /= 1000;
-			mw_prom_sample(&b, figures[k].name, "process",
-				       cJSON_GetObjectItemCaseSensitive(sel[i], "process")->valuestring, v);
+			gauge(&b, batch, ts, figures[k].name, "process",
+			      cJSON_GetObjectItemCaseSensitive(sel[i], "process")->valuestring, v);
 		}
 	}
 	{
@@ -111,10 +135,10 @@ static char *gauges_text(struct mw_leak_gauges *g, const cJSON *report)
 
 		mw_prom_family(&b, "memwatch_leak_groups", "gauge",
 			       "Process groups judged in the last background run, by verdict.");
-		mw_prom_sample(&b, "memwatch_leak_groups", "verdict", "fail", num_of(c, "fail"));
-		mw_prom_sample(&b, "memwatch_leak_groups", "verdict", "inconclusive",
-			       num_of(c, "inconclusive"));
-		mw_prom_sample(&b, "memwatch_leak_groups", "verdict", "pass", num_of(c, "pass"));
+		gauge(&b, batch, ts, "memwatch_leak_groups", "verdict", "fail", num_of(c, "fail"));
+		gauge(&b, batch, ts, "memwatch_leak_groups", "verdict", "inconclusive",
+		      num_of(c, "inconclusive"));
+		gauge(&b, batch, ts, "memwatch_leak_groups", "verdict", "pass", num_of(c, "pass"));
 	}
 	free(sel);
 	text = mw_jbuf_detach(&b, &n);
@@ -143,7 +167,12 @@ static void run_once(struct mw_leak_gauges *g, struct mw_reader **reader)
 	q.to_ms = now;
 	q.live_only = true;
 	if (mw_leak_report(*reader, &q, &report, &err) == 0) {
-		text = gauges_text(g, report);
+		void (*submit)(void *, struct mw_batch *) = store_submit;
+		struct mw_batch *batch = submit ? mw_batch_new() : NULL;
+
+		text = gauges_text(g, report, batch, now);
+		if (batch)
+			submit(store_arg, batch);
 		ok = true;
 	} else {
 		mw_log_warn("leak gauges: %s", err.msg);

@@ -7,6 +7,10 @@
  * processes and the [leak] metrics_top first-ranked ones (failing, then
  * fastest growing).  /metrics only copies that text: a scrape never
  * recomputes a verdict, and the cardinality is bounded.
+ *
+ * With a store set (run.c: the writer), each judgement's gauges are also
+ * stored as series, stamped with the judgement's time: a history of the
+ * verdicts, and what the remote-write forwarder sends as memwatch_leak_*.
  */
 #ifndef MW_WEB_LEAK_GAUGES_H
 #define MW_WEB_LEAK_GAUGES_H
@@ -20,6 +24,11 @@ struct mw_leak_gauges;
 struct mw_leak_gauges *mw_leak_gauges_start(const struct mw_config *cfg);
 /* Stop and join it (at most one judgement's time); NULL is fine. */
 void mw_leak_gauges_stop(struct mw_leak_gauges *g);
+/* Where judgements are stored (process-wide; set before the web server
+ * starts, cleared after it stopped).  submit owns the batch. */
+struct mw_batch;
+void mw_leak_gauges_set_store(void (*submit)(void *arg, struct mw_batch *b), void *arg);
+
 /* Append the current gauges (nothing before the first judgement). */
 void mw_leak_gauges_write(struct mw_leak_gauges *g, struct mw_jbuf *b);
 

@@ -5,7 +5,8 @@
  * Live: sampled within the last three intervals of the slowest collector
  * (at least a minute), so an exited process's series stop being exported.
  * No timestamps are written (Prometheus' advice for exporters: the scrape
- * time is the sample time).  Stored `memwatch_collector_*` series are
+ * time is the sample time).  Stored `memwatch_collector_*` (and
+ * `memwatch_leak_*`, stored copies of the leak gauges) series are
  * skipped: the same figures come fresher from the status table.  Each
  * metric family is written once, with HELP and TYPE, its samples together.
  *
@@ -51,6 +52,9 @@ static int cmp_latest(const void *a, const void *b)
 static bool is_health_name(const char *name)
 {
 	return !strncmp(name, "memwatch_collector_", 19) || !strncmp(name, "memwatch_web_", 13) ||
+	       !strncmp(name, "memwatch_remote_write_", 22) ||
+	       /* stored copies of the leak gauges, written below fresher */
+	       !strncmp(name, "memwatch_leak_", 14) ||
 	       !strncmp(name, "memwatch_storage_", 17) || !strcmp(name, "memwatch_up") ||
 	       !strcmp(name, "memwatch_uptime_seconds") || !strcmp(name, "memwatch_build_info");
 }
@@ -154,6 +158,66 @@ static double file_bytes(const char *path)
 
 	return stat(path, &st) ? 0 : (double)st.st_size;
 #endif
+}
+
+/* The forwarders' status ([remote_write.NAME]), one sample per
+ * destination and family. */
+static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "memwatch_remote_write_up", "gauge",
+		  "1 unless the last request to the destination failed (no answer, 5xx, 429, 401 ...)." },
+		{ "memwatch_remote_write_lag_seconds", "gauge",
+		  "Age of the oldest stored point not yet accepted by the destination; 0 when caught up." },
+		{ "memwatch_remote_write_points_sent_total", "counter",
+		  "Points the destination accepted." },
+		{ "memwatch_remote_write_batches_sent_total", "counter",
+		  "Requests the destination accepted." },
+		{ "memwatch_remote_write_retries_total", "counter",
+		  "Requests repeated after a failure (no answer, 5xx, 429, 401 ...)." },
+		{ "memwatch_remote_write_batches_skipped_total", "counter",
+		  "Requests the destination refused for good (4xx: too old, out of order ...); not resent." },
+		{ "memwatch_remote_write_points_skipped_total", "counter",
+		  "Points in those requests." },
+		{ "memwatch_remote_write_pending_series", "gauge",
+		  "Series with points waiting to be sent at the last scan." },
+		{ "memwatch_remote_write_last_sent_timestamp_seconds", "gauge",
+		  "When the destination last accepted a request (0: never)." },
+	};
+	size_t n = mw_status_rw_count(r->web->status), i, k;
+	struct mw_rw_status *st;
+
+	if (!n)
+		return;
+	st = calloc(n, sizeof(*st));
+	if (!st)
+		return;
+	for (i = 0; i < n; i++) {
+		mw_status_rw_get(r->web->status, i, &st[i]);
+		st[i].name[sizeof(st[i].name) - 1] = '\0';
+	}
+	for (k = 0; k < MW_ARRAY_SIZE(fam); k++) {
+		mw_prom_family(b, fam[k].name, fam[k].type, fam[k].help);
+		for (i = 0; i < n; i++) {
+			double v = 0;
+
+			switch (k) {
+			case 0: v = st[i].up; break;
+			case 1: v = (double)mw_rw_status_lag_ms(&st[i], r->now_ms) / 1000; break;
+			case 2: v = (double)st[i].points_sent; break;
+			case 3: v = (double)st[i].batches_sent; break;
+			case 4: v = (double)st[i].retries; break;
+			case 5: v = (double)st[i].batches_skipped; break;
+			case 6: v = (double)st[i].points_skipped; break;
+			case 7: v = (double)st[i].pending_series; break;
+			default: v = (double)st[i].last_sent_ms / 1000; break;
+			}
+			mw_prom_sample(b, fam[k].name, "destination", st[i].name, v);
+		}
+	}
+	free(st);
 }
 
 struct MHD_Response *mw_h_metrics(struct mw_req *r)
@@ -280,6 +344,7 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 		       "[web] header_timeout.");
 	mw_prom_sample(&b, "memwatch_web_slow_clients_closed_total", NULL, NULL,
 		       (double)mw_conn_guard_closed(r->web->guard));
+	write_remote_write(r, &b);
 	mw_leak_gauges_write(r->web->leak_gauges, &b);
 	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
 	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,

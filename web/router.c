@@ -22,6 +22,7 @@ static const struct mw_route routes[] = {
 	{ "/healthz", mw_h_healthz, no_params },
 	{ "/metrics", mw_h_metrics, no_params },
 	{ "/api/v1/collectors", mw_h_collectors, no_params },
+	{ "/api/v1/remote_write", mw_h_remote_write, no_params },
 	{ "/api/v1/series", mw_h_series, series_params },
 	{ "/api/v1/query", mw_h_query, query_params },
 	{ "/api/v1/processes", mw_h_processes, processes_params },

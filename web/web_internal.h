@@ -107,6 +107,7 @@ struct MHD_Response *mw_req_range(struct mw_req *r, int64_t *from, int64_t *to);
 /* --- handlers ----------------------------------------------------------- */
 struct MHD_Response *mw_h_healthz(struct mw_req *r);
 struct MHD_Response *mw_h_collectors(struct mw_req *r);
+struct MHD_Response *mw_h_remote_write(struct mw_req *r);
 struct MHD_Response *mw_h_series(struct mw_req *r);
 struct MHD_Response *mw_h_query(struct mw_req *r);
 struct MHD_Response *mw_h_processes(struct mw_req *r);

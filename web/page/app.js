@@ -54,8 +54,15 @@ async function loadHealth() {
     const h = await getJSON("/healthz");
     const c = await getJSON("/api/v1/collectors");
     const bad = c.collectors.filter((x) => x.enabled && (!x.supported || x.failing));
+    // Remote-write destinations: lag, or why they fail (the error in the tooltip).
+    const rw = (c.remote_write || []).map((d) =>
+      `→ ${d.name}: ` + (!d.up ? "failing" : d.caught_up ? "sent" : `lag ${ms2text(d.lag_seconds * 1000)}`) +
+      (d.batches_skipped ? `, ${d.batches_skipped} batches refused` : ""));
     $("health").textContent = `v${h.version}, up ${Math.round(h.uptime_s / 60)} min, ` +
-      `${c.collectors.length} collectors` + (bad.length ? `, ${bad.length} not working` : "");
+      `${c.collectors.length} collectors` + (bad.length ? `, ${bad.length} not working` : "") +
+      (rw.length ? ", " + rw.join(", ") : "");
+    $("health").title = (c.remote_write || []).filter((d) => d.last_error)
+      .map((d) => `${d.name}: ${d.last_error}`).join("\n");
   } catch (e) { $("health").textContent = "daemon unreachable: " + e.message; }
 }
 

@@ -10,6 +10,13 @@
  *   query:         7 days at 1 Hz to 1,000 buckets; one day raw
  *   small:         one series of 2,000 over the last minute; latest of all
  *   rollup rows:   bytes per 1-minute / 1-hour row (dbstat)
+ *   live hour:     a daemon's hour: 150 processes x the process collector's
+ *                  Linux metric set, 1 s ticks started +-1 ms off their due
+ *                  time, flushed every 5 s, file bytes per point all-in
+ *   2 s processes: processes that live two seconds (2 points per series),
+ *                  file bytes per series created
+ *
+ * `bench_storage live` runs only the last two.
  *
  * Files go to the working directory as bench_storage*.tmp.db and are
  * removed at the end.
@@ -530,14 +537,247 @@ static void bench_query(void)
 	       day_s * 1e3, base_day_s * 1e3, day_s / base_day_s);
 }
 
-int main(void)
+/* ---- a live daemon ------------------------------------------------------ */
+
+/* The process collector's series on Linux (collectors/process.c): labels
+ * process, pid, started; resident_bytes also kind. */
+#define PROC_METRICS 12
+static const char *const proc_metric[PROC_METRICS] = {
+	"memwatch_process_working_set_bytes", "memwatch_process_working_set_peak_bytes",
+	"memwatch_process_private_bytes", "memwatch_process_virtual_bytes",
+	"memwatch_process_threads", "memwatch_process_page_faults_total",
+	"memwatch_process_resident_bytes", "memwatch_process_resident_bytes",
+	"memwatch_process_resident_bytes", "memwatch_process_swap_bytes",
+	"memwatch_process_pss_bytes", "memwatch_process_uss_bytes",
+};
+static const char *const proc_kind[PROC_METRICS] = {
+	[6] = "anon", [7] = "file", [8] = "shmem",
+};
+
+struct proc {
+	int pid;
+	int64_t started;
+	double v[PROC_METRICS];
+};
+
+static void proc_init(struct proc *p, int pid, int64_t started)
+{
+	int m;
+
+	p->pid = pid;
+	p->started = started;
+	for (m = 0; m < PROC_METRICS; m++)
+		p->v[m] = 4096.0 * (double)(1000 + rnd() % 100000);
+	p->v[4] = (double)(1 + rnd() % 32);	/* threads */
+	p->v[5] = (double)(rnd() % 100000);	/* page faults */
+	p->v[9] = 0;				/* swap */
+}
+
+/* One tick of a process: memory moves like realistic_next's kinds. */
+static void proc_step(struct proc *p)
+{
+	uint64_t r = rnd();
+	double d = (p->pid % 3 == 0) ? 4096.0 * (double)((int64_t)(r % 9) - 4)
+		   : (r % 10 == 0 ? 4096.0 : 0);
+
+	p->v[0] += d;			/* working set */
+	if (p->v[0] > p->v[1])
+		p->v[1] = p->v[0];	/* peak */
+	p->v[2] += d;			/* private */
+	if (r % 600 == 0)
+		p->v[3] += 65536.0 * 16;	/* virtual: rare */
+	if (r % 3000 == 1)
+		p->v[4] += 1;		/* threads */
+	p->v[5] += (double)((r >> 8) % 4 == 0 ? (r >> 16) % 50 : 0);	/* faults */
+	p->v[6] += d;			/* anon */
+	if (r % 300 == 2)
+		p->v[7] += 4096;	/* file */
+	if ((r >> 20) % 10 == 0) {	/* pss/uss refreshed every ~10 s */
+		p->v[10] = p->v[0] * 0.75;
+		p->v[11] = p->v[0] * 0.5;
+	}
+}
+
+static void proc_add(struct mw_store *s, const struct proc *p, int64_t ts)
+{
+	char pid[16], started[24], key[256];
+	struct mw_label l[4];
+	int m;
+
+	snprintf(pid, sizeof(pid), "%d", p->pid);
+	snprintf(started, sizeof(started), "%lld", (long long)(p->started / 1000));
+	for (m = 0; m < PROC_METRICS; m++) {
+		size_t n = 3;
+
+		/* sorted by name: kind, pid, process, started */
+		if (proc_kind[m]) {
+			l[0] = (struct mw_label){ "kind", proc_kind[m] };
+			n = 4;
+		}
+		l[n - 3] = (struct mw_label){ "pid", pid };
+		l[n - 2] = (struct mw_label){ "process", "worker" };
+		l[n - 1] = (struct mw_label){ "started", started };
+		mw_series_key_format(key, sizeof(key), proc_metric[m], l, n);
+		mw_store_add(s, key, proc_metric[m], l, n, ts, floor(p->v[m]));
+	}
+}
+
+static int64_t file_bytes(sqlite3 *db)
+{
+	sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	return mw_db_int(db, "PRAGMA page_count") * mw_db_int(db, "PRAGMA page_size");
+}
+
+/* The timestamp of tick k: its due time, started up to 1 ms early or late
+ * (a loaded host), stamped as the daemon stamps it. */
+static int64_t tick_ts(int64_t k)
+{
+	int64_t due = T0 + k * 1000;
+
+	return due + (int64_t)(rnd() % 3) - 1;
+}
+
+static void bench_live_hour(void)
+{
+	enum { PROCS = 150, TICKS = 3600, FLUSH = 5 };
+	static struct proc p[PROCS];
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct base b;
+	int64_t bytes, npoints = (int64_t)PROCS * PROC_METRICS * TICKS;
+	double t, ours, base;
+	int i, k, m;
+
+	for (i = 0; i < PROCS; i++)
+		proc_init(&p[i], 1000 + i, T0 - 86400000LL);
+	t = now_s();
+	for (k = 0; k < TICKS; k++) {
+		int64_t ts = tick_ts(k);
+
+		for (i = 0; i < PROCS; i++) {
+			proc_step(&p[i]);
+			proc_add(s, &p[i], ts);
+		}
+		if (k % FLUSH == FLUSH - 1)
+			store_flush(s);
+	}
+	store_flush(s);
+	t = now_s() - t;
+	bytes = file_bytes(mw_store_db(s));
+	ours = (double)bytes / (double)npoints;
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	base_open(&b, "bench_storage_base.tmp.db");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (k = 0; k < TICKS / 10; k++)
+		for (i = 0; i < PROCS; i++) {
+			proc_step(&p[i]);
+			for (m = 0; m < PROC_METRICS; m++)
+				base_insert(&b, i * PROC_METRICS + m, tick_ts(k), floor(p[i].v[m]));
+		}
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	base = (double)file_bytes(b.db) / ((double)PROCS * PROC_METRICS * (TICKS / 10));
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("live daemon hour (%d processes x %d series, 1 s ticks +-1 ms, flush 5 s): "
+	       "%.2f B/pt file all-in (%.1f MB, %.1f s to write; baseline row table %.2f B/pt, "
+	       "ratio %.3f) target <= 1.5\n", PROCS, PROC_METRICS, ours, (double)bytes / 1e6, t,
+	       base, ours / base);
+}
+
+/* Processes living two seconds: 20 born per tick for 300 ticks, then the
+ * store runs on (a steady process) until they all left memory. */
+static void bench_short_lived(void)
+{
+	enum { BORN = 20, TICKS = 300, LIFE = 2 };
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	struct proc steady, p;
+	struct base b;
+	sqlite3_stmt *ins;
+	int64_t before, bytes, nseries = (int64_t)BORN * TICKS * PROC_METRICS;
+	double ours, base;
+	int i, k, m, age;
+
+	proc_init(&steady, 1, T0 - 86400000LL);
+	for (k = 0; k < 20; k++) {	/* the file as a running daemon has it */
+		proc_add(s, &steady, tick_ts(k));
+		store_flush(s);
+	}
+	before = file_bytes(mw_store_db(s));
+	for (k = 20; k < 20 + TICKS + 720; k++) {
+		int64_t ts = tick_ts(k);
+
+		proc_step(&steady);
+		proc_add(s, &steady, ts);
+		for (age = 0; age < LIFE; age++) {
+			int born = k - age;
+
+			if (born < 20 || born >= 20 + TICKS)
+				continue;
+			for (i = 0; i < BORN; i++) {
+				rng = (uint64_t)(born * BORN + i) * 0x9e3779b97f4a7c15ULL + 1;
+				proc_init(&p, 100000 + born * BORN + i, T0 + (int64_t)born * 1000);
+				proc_add(s, &p, ts);
+			}
+		}
+		if (k % 5 == 4)
+			store_flush(s);
+	}
+	store_flush(s);
+	bytes = file_bytes(mw_store_db(s)) - before;
+	ours = (double)bytes / (double)nseries;
+	mw_store_free(s);
+	rm("bench_storage.tmp.db");
+
+	/* baseline: a plain catalogue (id, unique key text) and the points as rows */
+	base_open(&b, "bench_storage_base.tmp.db");
+	if (mw_db_exec(b.db, "CREATE TABLE s (id INTEGER PRIMARY KEY, key TEXT UNIQUE)", NULL) ||
+	    sqlite3_prepare_v2(b.db, "INSERT INTO s (key) VALUES (?)", -1, &ins, NULL))
+		die_sql(b.db, "baseline");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (k = 0; k < TICKS / 10; k++)
+		for (i = 0; i < BORN; i++)
+			for (m = 0; m < PROC_METRICS; m++) {
+				char key[256], pid[16];
+				int64_t id;
+
+				snprintf(pid, sizeof(pid), "%d", 100000 + k * BORN + i);
+				snprintf(key, sizeof(key), "%s{%s%s%spid=\"%s\",process=\"worker\","
+					 "started=\"%lld\"}", proc_metric[m],
+					 proc_kind[m] ? "kind=\"" : "",
+					 proc_kind[m] ? proc_kind[m] : "", proc_kind[m] ? "\"," : "",
+					 pid, (long long)(T0 / 1000 + k));
+				sqlite3_bind_text(ins, 1, key, -1, SQLITE_TRANSIENT);
+				if (sqlite3_step(ins) != SQLITE_DONE)
+					die_sql(b.db, "baseline");
+				sqlite3_reset(ins);
+				id = sqlite3_last_insert_rowid(b.db);
+				for (age = 0; age < LIFE; age++)
+					base_insert(&b, id, T0 + (k + age) * 1000LL, 4096.0 * (double)id);
+			}
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_finalize(ins);
+	base = (double)file_bytes(b.db) / ((double)(TICKS / 10) * BORN * PROC_METRICS);
+	base_close(&b, "bench_storage_base.tmp.db");
+	printf("2-second processes (%d x %d series, 2 points each): %.0f bytes per series "
+	       "created (baseline key table + point rows %.0f B, ratio %.2f) target <= 150\n",
+	       BORN * TICKS, PROC_METRICS, ours, base, ours / base);
+}
+
+int main(int argc, char **argv)
 {
 	make_keys();
+	if (argc > 1 && !strcmp(argv[1], "live")) {
+		bench_live_hour();
+		bench_short_lived();
+		return 0;
+	}
 	bench_tick();
 	bench_bulk();
 	bench_bytes(1);
 	bench_bytes(0);
 	bench_query();
 	bench_small();
+	bench_live_hour();
+	bench_short_lived();
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "rollup.h"
 #include "schema.h"
 #include "selector.h"
+#include "catalog.h"
 #include "daemon/clock.h"
 #include "daemon/xalloc.h"
 
@@ -56,7 +57,7 @@ enum {
 	RS_CHUNK_RANGE, RS_ROLLUP_1M, RS_ROLLUP_1H, RS_RAW_COUNT,
 	RS_PAST, RS_FIRST_CHUNK,
 	RS_FIND_NAME, RS_FIND_LABEL, RS_FIND_ALL, RS_NAMES, RS_BY_ID, RS_BY_KEY,
-	RS_LATEST_LIVE, RS_LATEST_V4, RS_FIRST_RECORDED,
+	RS_LATEST_LIVE, RS_FIRST_RECORDED,
 	RS_COUNT
 };
 
@@ -65,8 +66,11 @@ static const char chunk_range_sql[] =
 	"ORDER BY min_ts";
 
 /* Series rows with their labels, one row per label (ordered by name). */
-#define SERIES_COLS "SELECT s.id, s.key, s.name, sl.name, sl.value"
-#define WITH_LABELS " LEFT JOIN series_label sl ON sl.series_id = s.id"
+/* Series rows (schema 7, catalog.h): the key column is rebuilt in C. */
+#define SERIES_COLS "SELECT s.id, NULL, m.name, sl.name, sl.value"
+#define WITH_METRIC " JOIN metric m ON m.id = s.metric_id"
+#define WITH_LABELS " LEFT JOIN label_set_member sm ON sm.set_id = s.set_id" \
+	" LEFT JOIN label sl ON sl.id = sm.label_id"
 
 static const char *const rs_sql[RS_COUNT] = {
 	[RS_BEGIN] = "BEGIN",
@@ -88,23 +92,26 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_data WHERE series_id = ? "
 		    "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
-	[RS_FIND_NAME] = SERIES_COLS " FROM series s" WITH_LABELS
-			 " WHERE s.name = ?1 ORDER BY s.id, sl.name",
-	[RS_FIND_LABEL] = SERIES_COLS " FROM series_label f JOIN series s ON s.id = f.series_id"
-			  WITH_LABELS " WHERE f.name = ?1 AND f.value = ?2 ORDER BY s.id, sl.name",
-	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_LABELS " ORDER BY s.id, sl.name",
-	[RS_NAMES] = "SELECT DISTINCT name FROM series ORDER BY name",
-	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_LABELS " WHERE s.id = ?1 ORDER BY sl.name",
-	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_LABELS
-		      " WHERE s.key = ?1 ORDER BY sl.name",
-	[RS_LATEST_LIVE] = SERIES_COLS ", l.ts, l.value FROM series_live v"
-			   " JOIN series s ON s.id = v.series_id"
-			   " JOIN latest l ON l.series_id = v.series_id" WITH_LABELS
+	[RS_FIND_NAME] = SERIES_COLS " FROM metric m JOIN series s ON s.metric_id = m.id"
+			 WITH_LABELS " WHERE m.name = ?1 ORDER BY s.id, sl.name",
+	[RS_FIND_LABEL] = SERIES_COLS " FROM label f"
+			  " JOIN label_set_member fm ON fm.label_id = f.id"
+			  " JOIN series s ON s.set_id = fm.set_id" WITH_METRIC WITH_LABELS
+			  " WHERE f.name = ?1 AND f.value = ?2 ORDER BY s.id, sl.name",
+	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
+			" ORDER BY s.id, sl.name",
+	[RS_NAMES] = "SELECT name FROM metric m WHERE EXISTS"
+		     " (SELECT 1 FROM series s WHERE s.metric_id = m.id) ORDER BY name",
+	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
+		     " WHERE s.id = ?1 ORDER BY sl.name",
+	/* ?1, ?2: the ids mw_catalog_ids found for the parsed key */
+	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
+		      " WHERE s.metric_id = ?1 AND s.set_id = ?2 ORDER BY s.id, sl.name",
+	/* the newest point of a series is its newest chunk's */
+	[RS_LATEST_LIVE] = SERIES_COLS ", c.last_ts, c.last_value FROM series_live v"
+			   " JOIN series s ON s.id = v.series_id" WITH_METRIC
+			   " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
 			   " ORDER BY v.series_id, sl.name",
-	/* a file of schema 4 (not yet opened by a writer of schema 5) */
-	[RS_LATEST_V4] = SERIES_COLS ", l.ts, l.value FROM latest l"
-			 " JOIN series s ON s.id = l.series_id" WITH_LABELS
-			 " ORDER BY l.series_id, sl.name",
 	[RS_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
 };
 
@@ -119,8 +126,8 @@ struct mw_reader {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *st[RS_COUNT];
+	struct mw_catalog cat;	/* series by key (catalog.h) */
 	bool in_tx;
-	bool v5;		/* series_live, series.first_ts */
 	int64_t deadline_ns;	/* 0: none */
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
@@ -207,7 +214,13 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_finalize(st);
-	r->v5 = mw_schema_version(r->db) >= 5;
+	if (mw_schema_version(r->db) < MW_SCHEMA_VERSION) {
+		mw_error(err, "'%s' has schema version %d, older than this memwatch reads "
+			 "(%d); start memwatchd on it once to migrate it", db_path,
+			 mw_schema_version(r->db), MW_SCHEMA_VERSION);
+		goto fail;
+	}
+	mw_catalog_open(&r->cat, r->db);
 	r->path = mw_xstrdup(db_path);
 	*out = r;
 	return 0;
@@ -227,6 +240,7 @@ void mw_reader_free(struct mw_reader *r)
 		sqlite3_finalize(r->st[i]);
 	for (i = 0; i < MW_READER_EXTRA; i++)
 		sqlite3_finalize(r->extra[i]);
+	mw_catalog_close(&r->cat);
 	sqlite3_close(r->db);
 	free(r->path);
 	free(r);
@@ -392,7 +406,7 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 		if (!(first[t] = stmt(r, RS_FIRST_RAW + t, err)) ||
 		    !(last[t] = stmt(r, RS_LAST_RAW + t, err)))
 			return -1;
-	if (r->v5 && !(rec = stmt(r, RS_FIRST_RECORDED, err)))
+	if (!(rec = stmt(r, RS_FIRST_RECORDED, err)))
 		return -1;
 	for (i = 0; i < n; i++) {
 		int64_t lo[3], hi = INT64_MIN;
@@ -460,6 +474,8 @@ static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_select
 				rc = SQLITE_INTERRUPT;
 				break;
 			}
+			cur.info.key = mw_key_text(cur.info.name, cur.info.labels,
+						   cur.info.nlabels);
 			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,
 						      cur.info.nlabels)) {
 				MW_GROW(f->items, f->cap, f->n + 1);
@@ -476,7 +492,6 @@ static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_select
 			have = true;
 			lcap = 0;
 			cur.info.id = id;
-			cur.info.key = col_dup(st, 1);
 			cur.info.name = col_dup(st, 2);
 			cur.info.first_ts = cur.info.last_ts = INT64_MIN;
 			cur.past_ts_ms = INT64_MIN;
@@ -603,14 +618,33 @@ static int load_series(struct mw_reader *r, const struct mw_selector *sel, const
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (id || key) {
-		if (!(st = stmt(r, id ? RS_BY_ID : RS_BY_KEY, err)))
+	if (id) {
+		if (!(st = stmt(r, RS_BY_ID, err)))
 			return -1;
-		if (id)
-			sqlite3_bind_int64(st, 1, *id);
-		else
-			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 1, *id);
 		rc = collect(r, st, NULL, false, &f, err);
+	} else if (key) {
+		int64_t metric_id, set_id;
+		struct mw_key k;
+
+		if (!(st = stmt(r, RS_BY_KEY, err)))
+			return -1;
+		mw_key_parse(&k, key);
+		rc = mw_catalog_ids(&r->cat, k.name, k.labels, k.nlabels, false, &metric_id,
+				    &set_id, err);
+		mw_key_release(&k);
+		if (rc == 0) {
+			sqlite3_bind_int64(st, 1, metric_id);
+			sqlite3_bind_int64(st, 2, set_id);
+			rc = collect(r, st, NULL, false, &f, err);
+			/* an old file's duplicates (one key, two rows): the first */
+			while (f.n > 1)
+				mw_series_info_release(&f.items[--f.n].info);
+		} else if (rc > 0) {
+			rc = 0;		/* not in the catalogue: no such series */
+		} else {
+			r->kind = MW_QERR_STORAGE;
+		}
 	} else if (sel) {
 		rc = select_series(r, sel, &f, err);
 	}
@@ -1083,9 +1117,13 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 	int tier;
 
 	if (step > 0) {
-		/* Explicit: honoured exactly (checked by mw_range_query_check). */
+		/* Explicit: honoured exactly (checked by mw_range_query_check).
+		 * The tier is the coarsest whose buckets fit in a step, also when
+		 * the step is not a multiple of them (90 s reads 1-minute rows,
+		 * not raw points): a stored bucket goes whole into the step that
+		 * holds its start (query.h). */
 		tier = q->tier != MW_TIER_AUTO ? (int)q->tier
-		       : step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
+		       : step >= tier_res[2] ? 2 : step >= tier_res[1] ? 1 : 0;
 	} else {
 		step = auto_step(q->from_ms, q->to_ms, maxp);
 		if (q->tier != MW_TIER_AUTO) {
@@ -1509,7 +1547,7 @@ static int latest(struct mw_reader *r, const char *selector, struct mw_latest_li
 	memset(out, 0, sizeof(*out));
 	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (!(st = stmt(r, r->v5 ? RS_LATEST_LIVE : RS_LATEST_V4, err)) ||
+	if (!(st = stmt(r, RS_LATEST_LIVE, err)) ||
 	    collect(r, st, &sel, true, &f, err)) {
 		found_release(&f);
 		goto out;

@@ -8,6 +8,12 @@
  * large backlog (retention shortened) drains over many calls without ever
  * holding the write lock long.
  *
+ * A series retention has emptied (no chunk, no rollup row left) and that
+ * is not live is removed with it: its series row, and its label set,
+ * labels and metric when no other series uses them (catalog.c).  So a
+ * build agent's file does not keep a catalogue row for every process it
+ * ever saw.
+ *
  * Size: when the pages in use exceed max_db_bytes, the oldest raw chunks
  * (lowest rowid: chunks are inserted in time order) go first, a batch per
  * call; only with no raw chunk left do 1-minute, then 1-hour rollups go.
@@ -16,10 +22,13 @@
  * a few hundred pages are returned per call).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "store_impl.h"
+#include "catalog.h"
 #include "schema.h"
 #include "daemon/log.h"
+#include "daemon/xalloc.h"
 
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */
@@ -28,22 +37,88 @@
 #define SIZE_ROUNDS 16
 #define VACUUM_PAGES 256
 
-static int run(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
+/*
+ * Statements are prepared once, at the first maintenance step, and kept
+ * with the store (freed by mw_store_free): preparing them on every call
+ * was 5 % of the writer's time under series churn.
+ */
+enum {
+	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
+	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
+	RT_COUNT
+};
+
+static const char *const rt_sql[RT_COUNT] = {
+	[RT_IDS] = "SELECT id FROM series WHERE id > ? ORDER BY id LIMIT ?",
+	[RT_CHUNKS] = "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
+		      " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
+	[RT_ROLLUP_1M] = "DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
+			 " (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
+	[RT_ROLLUP_1H] = "DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
+			 " (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
+	/* a series retention has emptied, not live: its catalogue rows go */
+	[RT_EMPTY] = "SELECT NOT EXISTS (SELECT 1 FROM series_live WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM chunk WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_data WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_1h_data WHERE series_id = ?1)",
+	[RT_SIZE_CHUNKS] = "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id"
+			   " LIMIT ?1)",
+	[RT_SIZE_1M] = "DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
+		       " (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
+	[RT_SIZE_1H] = "DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
+		       " (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
+	[RT_PAGES] = "PRAGMA page_count",
+	[RT_FREE] = "PRAGMA freelist_count",
+};
+
+struct mw_retention {
+	sqlite3_stmt *st[RT_COUNT];
+};
+
+static int prepare_all(struct mw_store *s, struct mw_err *err)
+{
+	int i;
+
+	if (s->ret)
+		return 0;
+	s->ret = mw_xcalloc(1, sizeof(*s->ret));
+	for (i = 0; i < RT_COUNT; i++)
+		if (mw_db_prepare(s->db, &s->ret->st[i], rt_sql[i], err)) {
+			mw_retention_free(s);
+			return mw_error_prefix(err, "retention");
+		}
+	return 0;
+}
+
+void mw_retention_free(struct mw_store *s)
+{
+	int i;
+
+	if (!s->ret)
+		return;
+	for (i = 0; i < RT_COUNT; i++)
+		sqlite3_finalize(s->ret->st[i]);
+	free(s->ret);
+	s->ret = NULL;
+}
+
+/* Run a DELETE; rows changed, or -1. */
+static int run(struct mw_store *s, int which, int64_t a, int64_t b, int64_t c,
 	       struct mw_err *err)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = s->ret->st[which];
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return mw_error(err, "cannot prepare retention: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
-	sqlite3_bind_int64(st, 3, c);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, c);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(db));
-	return sqlite3_changes(db);
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	return sqlite3_changes(s->db);
 }
 
 /* The first bucket number whose start is >= ms (rows below it are older). */
@@ -54,55 +129,106 @@ static int64_t bucket_ceil(int64_t ms, int64_t res)
 	return ms % res > 0 ? q + 1 : q;
 }
 
+static bool in_memory(const struct mw_store *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nall; i++)
+		if (s->all[i]->id == id || s->all[i]->tx_id == id)
+			return true;
+	return false;
+}
+
+/* Remove the series' catalogue rows when retention left it nothing. */
+static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_EMPTY];
+	int rc, empty = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		empty = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	if (!empty || in_memory(s, id))
+		return 0;
+	return mw_catalog_remove(&s->cat, id, err);
+}
+
 static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
-	static const char *const rollup_sql[MW_TIERS] = {
-		"DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
-		" (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
-		"DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
-		" (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
-	};
 	const int64_t keep[MW_TIERS] = { s->opt.retention_1m_ms, s->opt.retention_1h_ms };
-	sqlite3_stmt *ids;
-	int64_t id = 0;
+	sqlite3_stmt *ids = s->ret->st[RT_IDS];
+	int64_t id = 0, *todo = NULL;
+	size_t ntodo = 0, cap = 0, i;
 	int n = 0, t, rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM series WHERE id > ? ORDER BY id LIMIT ?",
-			       -1, &ids, NULL) != SQLITE_OK)
-		return mw_error(err, "cannot prepare retention: %s", sqlite3_errmsg(s->db));
+	/* the ids first: the loop deletes from series */
 	sqlite3_bind_int64(ids, 1, s->maintain_cursor);
 	sqlite3_bind_int(ids, 2, STEP_SERIES);
 	while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
-		id = sqlite3_column_int64(ids, 0);
-		n++;
-		if (s->opt.retention_raw_ms > 0 &&
-		    (run(s->db, "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
-			 " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
-			 id, now_ms - s->opt.retention_raw_ms, ROWS_PER_SERIES, err) < 0 ||
-		     run(s->db, "DELETE FROM latest WHERE series_id = ?1 AND ts < ?2",
-			 id, now_ms - s->opt.retention_raw_ms, 0, err) < 0))
-			break;
-		for (t = 0; t < MW_TIERS; t++)
-			if (keep[t] > 0 &&
-			    run(s->db, rollup_sql[t], id,
-				bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
-				BUCKETS_PER_SERIES, err) < 0)
-				break;
-		if (t < MW_TIERS)
-			break;
+		MW_GROW(todo, cap, ntodo + 1);
+		todo[ntodo++] = sqlite3_column_int64(ids, 0);
 	}
-	sqlite3_finalize(ids);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ROW ? -1 : mw_error(err, "cannot list series: %s",
-							 sqlite3_errmsg(s->db));
+	sqlite3_reset(ids);
+	if (rc != SQLITE_DONE) {
+		free(todo);
+		return mw_error(err, "cannot list series: %s", sqlite3_errmsg(s->db));
+	}
+	rc = 0;
+	for (i = 0; i < ntodo && !rc; i++) {
+		bool removed = false;
+
+		id = todo[i];
+		n++;
+		if (s->opt.retention_raw_ms > 0) {
+			int k = run(s, RT_CHUNKS, id, now_ms - s->opt.retention_raw_ms,
+				    ROWS_PER_SERIES, err);
+
+			if (k < 0)
+				rc = -1;
+			removed = k > 0;
+		}
+		for (t = 0; t < MW_TIERS && !rc; t++) {
+			int k = 0;
+
+			if (keep[t] > 0 &&
+			    (k = run(s, t ? RT_ROLLUP_1H : RT_ROLLUP_1M, id,
+				     bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
+				     BUCKETS_PER_SERIES, err)) < 0)
+				rc = -1;
+			removed = removed || k > 0;
+		}
+		/* every visited series, not only those losing rows now: the
+		 * size limit and older versions emptied series too */
+		(void)removed;
+		if (!rc)
+			rc = drop_if_empty(s, id, err);
+	}
+	free(todo);
+	if (rc)
+		return -1;
 	s->maintain_cursor = n < STEP_SERIES ? 0 : id;
 	return 0;
 }
 
+static int64_t pragma(struct mw_store *s, int which)
+{
+	sqlite3_stmt *st = s->ret->st[which];
+	int64_t v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
 static int over_size(struct mw_store *s)
 {
-	int64_t pages = mw_db_int(s->db, "PRAGMA page_count");
-	int64_t freep = mw_db_int(s->db, "PRAGMA freelist_count");
+	int64_t pages = pragma(s, RT_PAGES);
+	int64_t freep = pragma(s, RT_FREE);
 	int64_t psize = mw_db_int(s->db, "PRAGMA page_size");
 
 	return s->opt.max_db_bytes && pages >= 0 && freep >= 0 && psize > 0 &&
@@ -111,17 +237,11 @@ static int over_size(struct mw_store *s)
 
 static int by_size(struct mw_store *s, struct mw_err *err)
 {
-	static const char *const sql[] = {
-		"DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id LIMIT ?1)",
-		"DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
-		" (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
-		"DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
-		" (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
-	};
+	static const int sql[] = { RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
 	int round, rc = 0;
 	size_t i;
 
-	if (!over_size(s)) {
+	if (!s->opt.max_db_bytes || !over_size(s)) {
 		s->size_warned = false;
 		return 0;
 	}
@@ -132,7 +252,7 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 	s->size_warned = true;
 	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
 		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
-			rc = run(s->db, sql[i], SIZE_BATCH, 0, 0, err);
+			rc = run(s, sql[i], SIZE_BATCH, 0, 0, err);
 			if (rc != 0)
 				break;
 		}
@@ -146,15 +266,15 @@ int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
 	int64_t pages, freep;
 
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
+	if (prepare_all(s, err) || mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
 	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) || by_size(s, err) || mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
-	pages = mw_db_int(s->db, "PRAGMA page_count");
-	freep = mw_db_int(s->db, "PRAGMA freelist_count");
+	pages = pragma(s, RT_PAGES);
+	freep = pragma(s, RT_FREE);
 	if (pages > 0 && freep * 4 > pages) {
 		char sql[64];
 

@@ -35,10 +35,7 @@ const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
 	"WHERE series_id = ? AND t = ?"
 
 static const char *const statements[ST_COUNT] = {
-	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms, first_ts) "
-			     "VALUES (?, ?, ?, ?)",
-	[ST_LABEL_INSERT] = "INSERT OR REPLACE INTO series_label (series_id, name, value) "
-			    "VALUES (?, ?, ?)",
+	[ST_SERIES_INSERT] = "INSERT INTO series (metric_id, set_id, first_ts) VALUES (?, ?, ?)",
 	[ST_SERIES_LAST_CHUNK] = "UPDATE series SET last_chunk = ?2 WHERE id = ?1",
 	[ST_CHUNK_INSERT] = "INSERT INTO chunk (series_id, min_ts, max_ts, npoints, data, "
 			    "last_ts, last_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -48,9 +45,8 @@ static const char *const statements[ST_COUNT] = {
 	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
 	[ST_MERGE_1M] = ROLLUP_GET("1m"),
 	[ST_MERGE_1H] = ROLLUP_GET("1h"),
-	[ST_LATEST] = "UPDATE latest SET ts = ?2, value = ?3 WHERE series_id = ?1",
-	[ST_LATEST_INSERT] = "INSERT INTO latest (series_id, ts, value) VALUES (?1, ?2, ?3)",
-	[ST_SERIES_FIND] = "SELECT id, name, first_ts FROM series WHERE key = ?",
+	[ST_SERIES_FIND] = "SELECT id, first_ts FROM series WHERE metric_id = ? AND set_id = ? "
+			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
 	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
@@ -213,9 +209,6 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
-	se->latest_ts = ts_ms;
-	se->latest_value = value;
-	se->latest_dirty = true;
 	for (t = 0; t < MW_TIERS; t++)
 		mw_store_rollup_tier(s, se, t, ts_ms, value);
 }
@@ -375,7 +368,7 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 {
 	size_t i;
 
-	if (mw_series_insert_new(s, mw_clock_wall_ms(), err))
+	if (mw_series_insert_new(s, err))
 		return -1;
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
@@ -415,26 +408,6 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	for (i = 0; i < s->nrollups; i++)
 		if (write_rollup(s, &s->rollups[i], err))
 			return -1;
-	for (i = 0; i < s->nall; i++) {
-		struct mw_series *se = s->all[i];
-		sqlite3_stmt *st = s->st[ST_LATEST];
-
-		int k;
-
-		if (!se->latest_dirty)
-			continue;
-		/* UPDATE, else INSERT: cheaper than an upsert when the row exists */
-		for (k = 0; k < 2; k++) {
-			sqlite3_bind_int64(st, 1, series_id(se));
-			sqlite3_bind_int64(st, 2, se->latest_ts);
-			sqlite3_bind_double(st, 3, se->latest_value);	/* NaN: NULL */
-			if (step_done(s, st, "latest", se->key, err))
-				return -1;
-			if (k == 0 && sqlite3_changes(s->db) > 0)
-				break;
-			st = s->st[ST_LATEST_INSERT];
-		}
-	}
 	return mw_rg_store_write(s, err);
 }
 
@@ -541,7 +514,6 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		}
 		se->open_rowid = se->tx_open_rowid;
 		se->open_flushed = se->open.n;
-		se->latest_dirty = false;
 		se->live_row = !se->evicting;
 	}
 	for (i = 0; i < s->nchunks; i++)
@@ -604,6 +576,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	for (i = 0; i < ST_COUNT; i++)
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;
+	mw_catalog_open(&s->cat, s->db);
 	if (mw_series_load(s, err) || mw_rg_store_open(s, err))
 		goto fail;
 	update_db_bytes(s);
@@ -634,6 +607,8 @@ void mw_store_free(struct mw_store *s)
 	}
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	mw_catalog_close(&s->cat);
+	mw_retention_free(s);
 	mw_rg_store_free(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,

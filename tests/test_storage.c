@@ -705,7 +705,10 @@ static void disk_full(void **state)
 	mw_store_get_stats(s, &st);
 	assert_true(st.dropped_points_total > 0);
 	assert_true(st.pending_points <= 2000 + 40 * 50);
-	assert_int_equal(st.points_total, 1);
+	/* 40 new series may still fit the last pages' free space (schema 7
+	 * series rows are small), so at most the first flush got through */
+	assert_true(st.points_total <= 1 + 1000);
+	assert_int_equal(mw_db_int(db, "SELECT sum(npoints) FROM chunk"), (int64_t)st.points_total);
 
 	assert_int_equal(mw_db_exec(db, "PRAGMA max_page_count = 1000000", &err), 0);
 	flush(s);

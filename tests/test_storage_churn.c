@@ -171,7 +171,7 @@ static void series_comes_back_exactly(void **state)
 	mw_store_free(s);
 
 	s = open_store();
-	assert_int_equal(db_int(s, "SELECT count(*) FROM series WHERE key LIKE '%\"7\"%'"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_label WHERE name = 'pid' AND value = '7'"), 1);
 	mw_store_free(s);
 	r = open_reader();
 	mw_range_query_init(&q, T0, T0 + 3599999);

@@ -108,7 +108,7 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
 		      " WHERE s.metric_id = ?1 AND s.set_id = ?2 ORDER BY s.id, sl.name",
 	/* the newest point of a series is its newest chunk's */
-	[RS_LATEST_LIVE] = SERIES_COLS ", c.last_ts, c.last_value FROM series_live v"
+	[RS_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value FROM series_live v"
 			   " JOIN series s ON s.id = v.series_id" WITH_METRIC
 			   " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
 			   " ORDER BY v.series_id, sl.name",

@@ -21,6 +21,7 @@
  * lets us give them back: when more than a quarter of the file is free,
  * a few hundred pages are returned per call).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,6 +46,7 @@
 enum {
 	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
 	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
+	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H,
 	RT_COUNT
 };
 
@@ -67,6 +69,16 @@ static const char *const rt_sql[RT_COUNT] = {
 		       " (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
 	[RT_SIZE_1H] = "DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
 		       " (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
+	/* the series has raw chunks to expire: ?3 its newest raw point */
+	[RT_EXPIRING] = "SELECT (SELECT max(max_ts) FROM chunk WHERE series_id = ?1)"
+			" FROM chunk WHERE series_id = ?1 AND max_ts < ?2 LIMIT 1",
+	/* the first point, recorded before its chunk goes (series.c) */
+	[RT_FIRST_TS] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk"
+			" WHERE series_id = ?1) WHERE id = ?1 AND first_ts IS NULL",
+	[RT_TAIL_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2"
+			   " ORDER BY id",
+	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
+	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[RT_PAGES] = "PRAGMA page_count",
 	[RT_FREE] = "PRAGMA freelist_count",
 };
@@ -139,6 +151,112 @@ static bool in_memory(const struct mw_store *s, int64_t id)
 	return false;
 }
 
+static int64_t floor_to(int64_t ts, int64_t res)
+{
+	int64_t q = ts / res;
+
+	return (ts % res < 0 ? q - 1 : q) * res;
+}
+
+/*
+ * Before a series that is not in memory loses raw chunks: its buckets
+ * after each tier's newest stored one, which the writer did not write
+ * when the series left memory (store.c, mark_idle), from its remaining
+ * raw points.  The series has been idle for the idle bound and its points
+ * are older than retention_raw, so these buckets are complete.
+ */
+static int roll_up_tail(struct mw_store *s, int64_t id, int64_t newest_raw, struct mw_err *err)
+{
+	struct mw_rollup_acc acc[MW_TIERS];
+	int64_t next[MW_TIERS], from = INT64_MAX;
+	sqlite3_stmt *st;
+	int t, rc = 0, step;
+
+	for (t = 0; t < MW_TIERS; t++) {
+		st = s->ret->st[t ? RT_LAST_1H : RT_LAST_1M];
+		sqlite3_bind_int64(st, 1, id);
+		next[t] = INT64_MIN;
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			next[t] = (sqlite3_column_int64(st, 0) + 1) * mw_rollup_res[t];
+		sqlite3_reset(st);
+		acc[t].bucket = INT64_MIN;
+		if (next[t] < from)
+			from = next[t];
+	}
+	if (from > newest_raw)
+		return 0;	/* rolled up already */
+	st = s->ret->st[RT_TAIL_CHUNKS];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, from);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_chunk_dec d;
+		int64_t ts;
+		double v;
+
+		if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
+				      (size_t)sqlite3_column_bytes(st, 0)))
+			continue;
+		while (!rc && mw_chunk_dec_next(&d, &ts, &v) == 1)
+			for (t = 0; t < MW_TIERS && !rc; t++) {
+				struct mw_rollup_acc *a = &acc[t];
+				int64_t b = floor_to(ts, mw_rollup_res[t]);
+
+				if (ts < next[t] || isnan(v))
+					continue;
+				if (a->bucket != INT64_MIN && b != a->bucket) {
+					/* merge: out-of-order points meet their bucket again */
+					rc = mw_store_write_bucket(s, id, "a series", t, true, a, err);
+					a->bucket = INT64_MIN;
+				}
+				if (a->bucket == INT64_MIN) {
+					a->bucket = b;
+					a->min = a->max = a->sum = a->last = v;
+					a->last_ts = ts;
+					a->count = 1;
+					continue;
+				}
+				a->min = fmin(a->min, v);
+				a->max = fmax(a->max, v);
+				a->sum += v;
+				a->count++;
+				if (ts >= a->last_ts) {
+					a->last = v;
+					a->last_ts = ts;
+				}
+			}
+	}
+	sqlite3_reset(st);
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+		return mw_error(err, "cannot read chunks: %s", sqlite3_errmsg(s->db));
+	for (t = 0; t < MW_TIERS && !rc; t++)
+		if (acc[t].bucket != INT64_MIN)
+			rc = mw_store_write_bucket(s, id, "a series", t, true, &acc[t], err);
+	return rc;
+}
+
+/* Before raw chunks of series id go: its first point and (not in memory)
+ * its buckets not yet rolled up. */
+static int before_expiry(struct mw_store *s, int64_t id, int64_t cutoff, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_EXPIRING];
+	int64_t newest = INT64_MIN;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, cutoff);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		newest = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;	/* nothing expires */
+	if (rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	if (run(s, RT_FIRST_TS, id, 0, 0, err) < 0)
+		return -1;
+	return in_memory(s, id) ? 0 : roll_up_tail(s, id, newest, err);
+}
+
 /* Remove the series' catalogue rows when retention left it nothing. */
 static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
 {
@@ -184,7 +302,8 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 		id = todo[i];
 		n++;
 		if (s->opt.retention_raw_ms > 0) {
-			int k = run(s, RT_CHUNKS, id, now_ms - s->opt.retention_raw_ms,
+			int k = before_expiry(s, id, now_ms - s->opt.retention_raw_ms, err) ? -1 :
+				run(s, RT_CHUNKS, id, now_ms - s->opt.retention_raw_ms,
 				    ROWS_PER_SERIES, err);
 
 			if (k < 0)

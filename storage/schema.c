@@ -151,7 +151,7 @@ static const char v7_tail[] =
 	"CREATE VIEW series_label AS SELECT s.id AS series_id, l.name AS name,"
 	" l.value AS value FROM series s"
 	" JOIN label_set_member m ON m.set_id = s.set_id JOIN label l ON l.id = m.label_id;"
-	"CREATE VIEW latest AS SELECT s.id AS series_id, c.last_ts AS ts,"
+	"CREATE VIEW latest AS SELECT s.id AS series_id, coalesce(c.last_ts, c.max_ts) AS ts,"
 	" c.last_value AS value FROM series s JOIN chunk c ON c.id = s.last_chunk;";
 
 /* 6 -> 7: every series into series7 with its metric id and the label set

@@ -319,7 +319,7 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 	int rc = -1, step;
 
 	memset(&k, 0, sizeof(k));
-	if (mw_db_prepare(s->db, &sel, "SELECT s.id, m.name, s.first_ts, c.last_ts, l.name, l.value"
+	if (mw_db_prepare(s->db, &sel, "SELECT s.id, m.name, s.first_ts, coalesce(c.last_ts, c.max_ts), l.name, l.value"
 			  " FROM series_live v JOIN series s ON s.id = v.series_id"
 			  " JOIN metric m ON m.id = s.metric_id"
 			  " LEFT JOIN chunk c ON c.id = s.last_chunk"

@@ -302,7 +302,10 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	sqlite3_bind_int64(st, 3, max_ts);
 	sqlite3_bind_int64(st, 4, n);
 	sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, last_ts);
+	if (last_ts == max_ts)
+		sqlite3_bind_null(st, 6);	/* the usual case: 1 byte less 6 */
+	else
+		sqlite3_bind_int64(st, 6, last_ts);
 	sqlite3_bind_double(st, 7, last_value);
 	if (*rowid) {
 		sqlite3_bind_int64(st, 8, *rowid);
@@ -324,29 +327,30 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	return step_done(s, st, "series", se->key, err);
 }
 
-/* Write a completed bucket; a late one (the clock stepped back) is
- * merged into the stored row, whose `last` stays. */
-static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
-			struct mw_err *err)
+/* Write a bucket of series id; merge: combine it with the stored row of
+ * the same bucket (a late point: the clock stepped back), whose `last`
+ * stays. */
+int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
+			  const struct mw_rollup_acc *a, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[r->tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
-	int64_t t = r->ts / mw_rollup_res[r->tier], count = r->count;
-	double min = r->min, max = r->max, last = r->last, sum = r->sum;
+	sqlite3_stmt *st = s->st[tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
+	int64_t t = a->bucket / mw_rollup_res[tier], count = a->count;
+	double min = a->min, max = a->max, last = a->last, sum = a->sum;
 
-	if (r->merge) {
-		sqlite3_stmt *get = s->st[r->tier ? ST_MERGE_1H : ST_MERGE_1M];
+	if (merge) {
+		sqlite3_stmt *get = s->st[tier ? ST_MERGE_1H : ST_MERGE_1M];
 		int rc;
 
-		sqlite3_bind_int64(get, 1, series_id(r->series));
+		sqlite3_bind_int64(get, 1, id);
 		sqlite3_bind_int64(get, 2, t);
 		rc = sqlite3_step(get);
 		if (rc == SQLITE_ROW) {
 			int64_t n = sqlite3_column_int64(get, 5);
-			double a, b, l, m;
+			double lo, hi, l, m;
 
-			mw_rollup_column(get, 0, n, &a, &b, &l, &m);
-			min = fmin(min, a);
-			max = fmax(max, b);
+			mw_rollup_column(get, 0, n, &lo, &hi, &l, &m);
+			min = fmin(min, lo);
+			max = fmax(max, hi);
 			last = l;
 			sum += m;
 			count += n;
@@ -354,14 +358,28 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 		sqlite3_reset(get);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return mw_error(err, "cannot read %s of '%s': %s",
-					mw_rollup_table[r->tier], r->series->key,
-					sqlite3_errmsg(s->db));
+					mw_rollup_table[tier], key, sqlite3_errmsg(s->db));
 	}
-	sqlite3_bind_int64(st, 1, series_id(r->series));
+	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, t);
 	mw_rollup_bind(st, 3, min, max, last, sum, count);
 	sqlite3_bind_int64(st, 8, count);
-	return step_done(s, st, mw_rollup_table[r->tier], r->series->key, err);
+	return step_done(s, st, mw_rollup_table[tier], key, err);
+}
+
+static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
+			struct mw_err *err)
+{
+	struct mw_rollup_acc a;
+
+	a.bucket = r->ts;
+	a.min = r->min;
+	a.max = r->max;
+	a.sum = r->sum;
+	a.last = r->last;
+	a.count = r->count;
+	return mw_store_write_bucket(s, series_id(r->series), r->series->key, r->tier,
+				     r->merge, &a, err);
 }
 
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
@@ -450,16 +468,18 @@ static void shed_pending(struct mw_store *s)
 }
 
 /*
- * Series idle for series_idle_ms leave memory with this flush: their
- * buckets in progress are written now (a partial row, rebuilt whole from
- * raw chunks if the series comes back), their open chunk and latest value
- * are written as for every series, and their series_live row is deleted.
- * Nothing is freed before the transaction commits.
+ * Series idle for series_idle_ms leave memory with this flush: their open
+ * chunk is written as for every series, and their series_live row is
+ * deleted.  Their buckets in progress are not written: the raw points
+ * hold them (readers roll up from raw what the tiers lack), and they are
+ * rolled up when retention removes those raw points (retention.c) or
+ * rebuilt when the series comes back; so a process that lived seconds
+ * costs no rollup rows for a week.  Nothing is freed before the
+ * transaction commits.
  */
 static void mark_idle(struct mw_store *s)
 {
 	size_t i;
-	int t;
 
 	if (s->opt.series_idle_ms <= 0 || s->now_ts == INT64_MIN)
 		return;
@@ -470,9 +490,6 @@ static void mark_idle(struct mw_store *s)
 		    (se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms))
 			continue;
 		se->evicting = true;
-		for (t = 0; t < MW_TIERS; t++)
-			if (se->acc[t].bucket != INT64_MIN)
-				emit(s, se, t, false, &se->acc[t]);
 	}
 }
 

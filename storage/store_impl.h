@@ -139,6 +139,10 @@ uint64_t mw_rg_store_pending(const struct mw_store *s);
 /* retention.c */
 void mw_retention_free(struct mw_store *s);
 
+/* store.c: write one bucket (merge: combine with the stored row). */
+int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
+			  const struct mw_rollup_acc *a, struct mw_err *err);
+
 /* store.c: feed a point to one rollup tier's accumulator only. */
 void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
 			  int64_t ts, double v);

@@ -131,8 +131,9 @@ static void idle_series_leave_memory(void **state)
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 1001);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM latest"), 1001);
-	/* their partial buckets were written when they left */
-	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 1000);
+	/* their buckets in progress are not written when they leave: the raw
+	 * points hold them until retention rolls them up */
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 0);
 	mw_store_free(s);
 }
 
@@ -347,6 +348,132 @@ static void first_ts_is_first_point(void **state)
 	mw_reader_free(r);
 }
 
+static struct mw_store *open_store_retention(void)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.self_metrics = false;
+	o.series_idle_ms = IDLE;
+	o.retention_raw_ms = 86400000LL;
+	o.retention_1m_ms = 2 * 86400000LL;
+	o.retention_1h_ms = 3 * 86400000LL;
+	if (mw_store_open(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+static void maintain(struct mw_store *s, int64_t now)
+{
+	struct mw_err err;
+	int i;
+
+	for (i = 0; i < 4; i++)		/* 64 series a step: a few steps */
+		if (mw_store_maintain(s, now, &err))
+			fail_msg("%s", err.msg);
+}
+
+/* One 90 s bucket of pid over [T0, T0 + 90 s) from the 1m tier. */
+static void bucket_of(struct mw_reader *r, int pid, double *min, double *max, double *sum,
+		      double *last)
+{
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	char sel[64];
+	enum mw_agg aggs[4] = { MW_AGG_MIN, MW_AGG_MAX, MW_AGG_AVG, MW_AGG_LAST };
+	double *out[4] = { min, max, sum, last };
+	int a;
+
+	snprintf(sel, sizeof(sel), METRIC "{pid=\"%d\"}", pid);
+	for (a = 0; a < 4; a++) {
+		mw_range_query_init(&q, T0, T0 + 89999);
+		q.step_ms = 60000;
+		q.agg = aggs[a];
+		assert_int_equal(mw_reader_range(r, sel, &q, &res, &err), 0);
+		assert_int_equal(res.nseries, 1);
+		assert_int_equal(res.nt, 2);
+		*out[a] = res.values[0][0];
+		mw_range_result_release(&res);
+	}
+}
+
+/*
+ * Processes that lived seconds: no rollup rows while their raw points
+ * live; retention rolls them up before it removes the raw points (the
+ * same answers), and once the rollups expired too the series leave the
+ * catalogue with their labels.
+ */
+static void retention_rolls_up_then_removes(void **state)
+{
+	struct mw_store *s = open_store_retention();
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	double mn, mx, avg, last, mn2, mx2, avg2, last2;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		add(s, 100 + i, T0 + 1000, 4096.0 * (i + 2));
+		add(s, 100 + i, T0 + 2000, 4096.0 * (i + 1));
+		add(s, 100 + i, T0 + 3000, 4096.0 * (i + 3));
+	}
+	add(s, 1, T0, 1);
+	flush(s);
+	add(s, 1, T0 + 2 * IDLE, 1);	/* the short ones leave memory */
+	flush(s);
+	assert_int_equal(in_memory(s), 1);
+	/* pid 1's completed first minute only */
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 1);
+	r = open_reader();
+	bucket_of(r, 105, &mn, &mx, &avg, &last);
+	mw_reader_free(r);
+	assert_true(mn == 4096.0 * 6 && mx == 4096.0 * 8 && avg == 4096.0 * 7 &&
+		    last == 4096.0 * 8);
+
+	/* a day later: raw expired, rolled up first */
+	add(s, 1, T0 + 86400000LL + 3600000, 1);
+	flush(s);
+	maintain(s, T0 + 86400000LL + 3600000);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
+			 "l.series_id = c.series_id WHERE l.value = '105'"), 0);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 10 + 2);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 10 + 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 11);
+	r = open_reader();
+	bucket_of(r, 105, &mn2, &mx2, &avg2, &last2);
+	assert_true(mn2 == mn && mx2 == mx && avg2 == avg && last2 == last);
+	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, T0 + 1000);	/* recorded before expiry */
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+
+	/* four days later every row of theirs expired: they go */
+	add(s, 1, T0 + 4 * 86400000LL, 1);
+	flush(s);
+	maintain(s, T0 + 4 * 86400000LL);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label_set"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label_set_member"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM metric"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{pid=\"1\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+}
+
 /* A file of schema 4: its series are not all loaded at the first
  * start-up, only those written in the last two hours. */
 static void migration_from_v4(void **state)
@@ -386,6 +513,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
+		cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

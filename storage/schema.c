@@ -385,6 +385,10 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
 		if (v0 > 0)
 			mw_log_info("storage: migrated database to schema version %d", v + 1);
 	}
+	/* the tables migrations replaced leave free pages: give them back (a
+	 * new file too, which ran every step) */
+	if (v0 < target && mw_schema_version(db) == target)
+		sqlite3_exec(db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
 	return 0;
 }
 

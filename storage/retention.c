@@ -46,7 +46,7 @@
 enum {
 	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
 	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
-	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H,
+	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_SIZE_FIRST,
 	RT_COUNT
 };
 
@@ -79,6 +79,9 @@ static const char *const rt_sql[RT_COUNT] = {
 			   " ORDER BY id",
 	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
 	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
+	[RT_SIZE_FIRST] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk c"
+			  " WHERE c.series_id = series.id) WHERE first_ts IS NULL AND id IN"
+			  " (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)",
 	[RT_PAGES] = "PRAGMA page_count",
 	[RT_FREE] = "PRAGMA freelist_count",
 };
@@ -356,7 +359,7 @@ static int over_size(struct mw_store *s)
 
 static int by_size(struct mw_store *s, struct mw_err *err)
 {
-	static const int sql[] = { RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
+	static const int sql[] = { RT_SIZE_FIRST, RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
 	int round, rc = 0;
 	size_t i;
 
@@ -372,6 +375,8 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
 		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
 			rc = run(s, sql[i], SIZE_BATCH, 0, 0, err);
+			if (i == 0 && rc >= 0)
+				continue;	/* first points recorded, not a deletion */
 			if (rc != 0)
 				break;
 		}

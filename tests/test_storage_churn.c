@@ -63,6 +63,18 @@ static struct mw_store *open_store(void)
 	return s;
 }
 
+/* One number from the file, on a connection of its own. */
+static int64_t db_int_path(const char *sql)
+{
+	sqlite3 *db;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	v = mw_db_int(db, sql);
+	sqlite3_close(db);
+	return v;
+}
+
 static struct mw_reader *open_reader(void)
 {
 	struct mw_reader *r;
@@ -313,41 +325,6 @@ static void readers_over_dead_and_live(void **state)
 	mw_store_free(s);
 }
 
-/* "Since when": first_ts is the first point, not the start of the rollup
- * bucket holding it, also once the raw chunks have expired. */
-static void first_ts_is_first_point(void **state)
-{
-	const int64_t start = T0 + 58 * 60000 + 32000;	/* 18:58:32 after 18:00 */
-	struct mw_store *s = open_store();
-	struct mw_reader *r;
-	struct mw_series_list sl;
-	struct mw_err err;
-	int64_t i;
-
-	(void)state;
-	for (i = 0; i < 240; i++)	/* into the next hour */
-		add(s, 3, start + i * 1000, 10);
-	mw_store_free(s);
-	r = open_reader();
-	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
-	assert_int_equal(sl.n, 1);
-	assert_int_equal(sl.items[0].first_ts, start);
-	assert_int_equal(sl.items[0].last_ts, start + 239000);
-	mw_series_list_release(&sl);
-	mw_reader_free(r);
-
-	/* raw points expired: the first stored bucket still holds the first
-	 * point, whose time the series row recorded */
-	s = open_store();
-	assert_int_equal(mw_db_exec(mw_store_db(s), "DELETE FROM chunk", &err), 0);
-	mw_store_free(s);
-	r = open_reader();
-	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
-	assert_int_equal(sl.items[0].first_ts, start);
-	mw_series_list_release(&sl);
-	mw_reader_free(r);
-}
-
 static struct mw_store *open_store_retention(void)
 {
 	struct mw_store_options o;
@@ -374,6 +351,46 @@ static void maintain(struct mw_store *s, int64_t now)
 	for (i = 0; i < 4; i++)		/* 64 series a step: a few steps */
 		if (mw_store_maintain(s, now, &err))
 			fail_msg("%s", err.msg);
+}
+
+/* "Since when": first_ts is the first point, not the start of the rollup
+ * bucket holding it, also once the raw chunks have expired. */
+static void first_ts_is_first_point(void **state)
+{
+	const int64_t start = T0 + 58 * 60000 + 32000;	/* 18:58:32 after 18:00 */
+	struct mw_store *s = open_store();
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	int64_t i;
+
+	(void)state;
+	for (i = 0; i < 240; i++)	/* into the next hour */
+		add(s, 3, start + i * 1000, 10);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, start);
+	assert_int_equal(sl.items[0].last_ts, start + 239000);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+
+	/* raw points expired: the first stored bucket still holds the first
+	 * point, whose time retention recorded before the chunk went */
+	assert_int_equal(db_int_path("SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
+	s = open_store_retention();
+	add(s, 4, start + 86400000LL + 7200000, 1);
+	flush(s);
+	maintain(s, start + 86400000LL + 7200000);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
+			 "l.series_id = c.series_id WHERE l.value = '3'"), 0);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
+	assert_int_equal(sl.items[0].first_ts, start);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
 }
 
 /* One 90 s bucket of pid over [T0, T0 + 90 s) from the 1m tier. */

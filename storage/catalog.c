@@ -121,8 +121,9 @@ static const char *const cat_sql[CAT_COUNT] = {
 			      "VALUES (?1, ?2)",
 	[CAT_SERIES_DELETE] = "DELETE FROM series WHERE id = ?1 RETURNING metric_id, set_id",
 	[CAT_SET_USED] = "SELECT 1 FROM series WHERE set_id = ?1 LIMIT 1",
-	[CAT_SET_MEMBERS] = "SELECT label_id FROM label_set_member WHERE set_id = ?1",
-	[CAT_MEMBERS_DELETE] = "DELETE FROM label_set_member WHERE set_id = ?1",
+	[CAT_SET_MEMBERS] = "SELECT j.value FROM label_set ls,"
+			    " json_each('[' || ls.labels || ']') j WHERE ls.id = ?1",
+	[CAT_MEMBERS_DELETE] = "DELETE FROM label_set_member WHERE label_id = ?1 AND set_id = ?2",
 	[CAT_SET_DELETE] = "DELETE FROM label_set WHERE id = ?1",
 	[CAT_LABEL_USED] = "SELECT 1 FROM label_set_member WHERE label_id = ?1 LIMIT 1",
 	[CAT_LABEL_DELETE] = "DELETE FROM label WHERE id = ?1",
@@ -328,9 +329,21 @@ int mw_catalog_remove(struct mw_catalog *c, int64_t series_id, struct mw_err *er
 	sqlite3_reset(st);
 	rc = rc == SQLITE_DONE ? 0 : mw_error(err, "cannot read a label set: %s",
 					      sqlite3_errmsg(c->db));
+	for (i = 0; i < n && !rc; i++) {
+		sqlite3_stmt *del = st_get(c, CAT_MEMBERS_DELETE, err);
+
+		if (!del)
+			rc = -1;
+		else {
+			sqlite3_bind_int64(del, 1, labels[i]);
+			sqlite3_bind_int64(del, 2, set_id);
+			if (sqlite3_step(del) != SQLITE_DONE)
+				rc = fail(c, del, "delete a label set member", err);
+			sqlite3_reset(del);
+		}
+	}
 	if (!rc)
-		rc = run_id(c, CAT_MEMBERS_DELETE, set_id, err) ||
-		     run_id(c, CAT_SET_DELETE, set_id, err) ? -1 : 0;
+		rc = run_id(c, CAT_SET_DELETE, set_id, err);
 	for (i = 0; i < n && !rc; i++) {
 		int used = exists(c, CAT_LABEL_USED, labels[i], err);
 

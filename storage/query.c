@@ -69,8 +69,9 @@ static const char chunk_range_sql[] =
 /* Series rows (schema 7, catalog.h): the key column is rebuilt in C. */
 #define SERIES_COLS "SELECT s.id, NULL, m.name, sl.name, sl.value"
 #define WITH_METRIC " JOIN metric m ON m.id = s.metric_id"
-#define WITH_LABELS " LEFT JOIN label_set_member sm ON sm.set_id = s.set_id" \
-	" LEFT JOIN label sl ON sl.id = sm.label_id"
+#define WITH_LABELS " LEFT JOIN label_set ls ON ls.id = s.set_id" \
+	" LEFT JOIN json_each('[' || ls.labels || ']') sm" \
+	" LEFT JOIN label sl ON sl.id = sm.value"
 
 static const char *const rs_sql[RS_COUNT] = {
 	[RS_BEGIN] = "BEGIN",

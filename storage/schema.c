@@ -150,7 +150,8 @@ static const char v7_tail[] =
 	/* the old names, for the sqlite3 shell */
 	"CREATE VIEW series_label AS SELECT s.id AS series_id, l.name AS name,"
 	" l.value AS value FROM series s"
-	" JOIN label_set_member m ON m.set_id = s.set_id JOIN label l ON l.id = m.label_id;"
+	" JOIN label_set ls ON ls.id = s.set_id"
+	" JOIN json_each('[' || ls.labels || ']') m JOIN label l ON l.id = m.value;"
 	"CREATE VIEW latest AS SELECT s.id AS series_id, coalesce(c.last_ts, c.max_ts) AS ts,"
 	" c.last_value AS value FROM series s JOIN chunk c ON c.id = s.last_chunk;";
 
@@ -345,10 +346,9 @@ static const struct migration migrations[] = {
 	  " id INTEGER PRIMARY KEY,"
 	  " labels TEXT NOT NULL UNIQUE);"
 	  "CREATE TABLE label_set_member ("
-	  " set_id INTEGER NOT NULL,"
 	  " label_id INTEGER NOT NULL,"
-	  " PRIMARY KEY (set_id, label_id)) WITHOUT ROWID;"
-	  "CREATE INDEX label_set_by_label ON label_set_member(label_id);"
+	  " set_id INTEGER NOT NULL,"
+	  " PRIMARY KEY (label_id, set_id)) WITHOUT ROWID;"
 	  "CREATE TABLE series7 ("
 	  " id INTEGER PRIMARY KEY,"
 	  " metric_id INTEGER NOT NULL,"

@@ -323,8 +323,9 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 			  " FROM series_live v JOIN series s ON s.id = v.series_id"
 			  " JOIN metric m ON m.id = s.metric_id"
 			  " LEFT JOIN chunk c ON c.id = s.last_chunk"
-			  " LEFT JOIN label_set_member sm ON sm.set_id = s.set_id"
-			  " LEFT JOIN label l ON l.id = sm.label_id"
+			  " LEFT JOIN label_set ls ON ls.id = s.set_id"
+			  " LEFT JOIN json_each('[' || ls.labels || ']') sm"
+			  " LEFT JOIN label l ON l.id = sm.value"
 			  " ORDER BY v.series_id, l.name", err))
 		goto out;
 	for (;;) {

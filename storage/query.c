@@ -66,7 +66,11 @@ static const char chunk_range_sql[] =
 	"ORDER BY min_ts";
 
 /* Series rows with their labels, one row per label (ordered by name). */
-/* Series rows (schema 7, catalog.h): the key column is rebuilt in C. */
+/* Series rows (schema 7, catalog.h): the key column is rebuilt in C.
+ * One row per label; a series' rows come together because the label
+ * tables are LEFT JOINed after it (SQLite keeps LEFT JOIN order), so no
+ * ORDER BY (sorting every label row was most of /metrics); collect()
+ * sorts each series' labels. */
 #define SERIES_COLS "SELECT s.id, NULL, m.name, sl.name, sl.value"
 #define WITH_METRIC " JOIN metric m ON m.id = s.metric_id"
 #define WITH_LABELS " LEFT JOIN label_set ls ON ls.id = s.set_id" \
@@ -94,25 +98,24 @@ static const char *const rs_sql[RS_COUNT] = {
 		    "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 	[RS_FIND_NAME] = SERIES_COLS " FROM metric m JOIN series s ON s.metric_id = m.id"
-			 WITH_LABELS " WHERE m.name = ?1 ORDER BY s.id, sl.name",
+			 WITH_LABELS " WHERE m.name = ?1",
 	[RS_FIND_LABEL] = SERIES_COLS " FROM label f"
 			  " JOIN label_set_member fm ON fm.label_id = f.id"
 			  " JOIN series s ON s.set_id = fm.set_id" WITH_METRIC WITH_LABELS
-			  " WHERE f.name = ?1 AND f.value = ?2 ORDER BY s.id, sl.name",
-	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
-			" ORDER BY s.id, sl.name",
+			  " WHERE f.name = ?1 AND f.value = ?2",
+	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS,
 	[RS_NAMES] = "SELECT name FROM metric m WHERE EXISTS"
 		     " (SELECT 1 FROM series s WHERE s.metric_id = m.id) ORDER BY name",
 	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
-		     " WHERE s.id = ?1 ORDER BY sl.name",
+		     " WHERE s.id = ?1",
 	/* ?1, ?2: the ids mw_catalog_ids found for the parsed key */
 	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
-		      " WHERE s.metric_id = ?1 AND s.set_id = ?2 ORDER BY s.id, sl.name",
+		      " WHERE s.metric_id = ?1 AND s.set_id = ?2",
 	/* the newest point of a series is its newest chunk's */
 	[RS_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value FROM series_live v"
 			   " JOIN series s ON s.id = v.series_id" WITH_METRIC
 			   " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
-			   " ORDER BY v.series_id, sl.name",
+			   " ORDER BY v.series_id",
 	[RS_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
 };
 
@@ -444,6 +447,11 @@ static void found_release(struct found *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static int cmp_label_name(const void *a, const void *b)
+{
+	return strcmp(((const struct mw_label *)a)->name, ((const struct mw_label *)b)->name);
+}
+
 static char *col_dup(sqlite3_stmt *st, int col)
 {
 	const char *t = (const char *)sqlite3_column_text(st, col);
@@ -475,6 +483,9 @@ static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_select
 				rc = SQLITE_INTERRUPT;
 				break;
 			}
+			if (cur.info.nlabels > 1)
+				qsort(cur.info.labels, cur.info.nlabels,
+				      sizeof(*cur.info.labels), cmp_label_name);
 			cur.info.key = mw_key_text(cur.info.name, cur.info.labels,
 						   cur.info.nlabels);
 			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,

@@ -288,12 +288,21 @@ struct mw_series *mw_series_get(struct mw_store *s, const char *key)
 	return se;
 }
 
-/* One live series from its rows (one per label): key rebuilt. */
+static int cmp_label(const void *a, const void *b)
+{
+	return strcmp(((const struct mw_label *)a)->name, ((const struct mw_label *)b)->name);
+}
+
+/* One live series from its rows (one per label, any order): key rebuilt. */
 static int load_live(struct mw_store *s, int64_t id, struct mw_key *k, int64_t first_ts,
 		     int64_t seen, struct mw_err *err)
 {
-	char *key = mw_key_text(k->name, k->labels, k->nlabels);
 	struct mw_series *se;
+	char *key;
+
+	if (k->nlabels > 1)
+		qsort(k->labels, k->nlabels, sizeof(*k->labels), cmp_label);
+	key = mw_key_text(k->name, k->labels, k->nlabels);
 
 	if (mw_series_find(s, key)) {
 		free(key);
@@ -326,7 +335,7 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 			  " LEFT JOIN label_set ls ON ls.id = s.set_id"
 			  " LEFT JOIN json_each('[' || ls.labels || ']') sm"
 			  " LEFT JOIN label l ON l.id = sm.value"
-			  " ORDER BY v.series_id, l.name", err))
+			  " ORDER BY v.series_id", err))
 		goto out;
 	for (;;) {
 		int64_t id = 0;

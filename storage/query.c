@@ -57,7 +57,7 @@ enum {
 	RS_CHUNK_RANGE, RS_ROLLUP_1M, RS_ROLLUP_1H, RS_RAW_COUNT,
 	RS_PAST, RS_FIRST_CHUNK,
 	RS_FIND_NAME, RS_FIND_LABEL, RS_FIND_ALL, RS_NAMES, RS_BY_ID, RS_BY_KEY,
-	RS_LATEST_LIVE, RS_FIRST_RECORDED,
+	RS_LATEST_LIVE, RS_FIRST_RECORDED, RS_LABEL,
 	RS_COUNT
 };
 
@@ -66,16 +66,13 @@ static const char chunk_range_sql[] =
 	"ORDER BY min_ts";
 
 /* Series rows with their labels, one row per label (ordered by name). */
-/* Series rows (schema 7, catalog.h): the key column is rebuilt in C.
- * One row per label; a series' rows come together because the label
- * tables are LEFT JOINed after it (SQLite keeps LEFT JOIN order), so no
- * ORDER BY (sorting every label row was most of /metrics); collect()
- * sorts each series' labels. */
-#define SERIES_COLS "SELECT s.id, NULL, m.name, sl.name, sl.value"
+/* Series rows (schema 7, catalog.h): one per series, with its label set's
+ * text ("3,17,18"); collect() resolves the label ids through a cache that
+ * lives for one call (the series of a process share their sets, and a
+ * process name or kind label is shared by many), and rebuilds the key. */
+#define SERIES_COLS "SELECT s.id, s.set_id, m.name, ls.labels"
 #define WITH_METRIC " JOIN metric m ON m.id = s.metric_id"
-#define WITH_LABELS " LEFT JOIN label_set ls ON ls.id = s.set_id" \
-	" LEFT JOIN json_each('[' || ls.labels || ']') sm" \
-	" LEFT JOIN label sl ON sl.id = sm.value"
+#define WITH_LABELS " LEFT JOIN label_set ls ON ls.id = s.set_id"
 
 static const char *const rs_sql[RS_COUNT] = {
 	[RS_BEGIN] = "BEGIN",
@@ -112,11 +109,13 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
 		      " WHERE s.metric_id = ?1 AND s.set_id = ?2",
 	/* the newest point of a series is its newest chunk's */
-	[RS_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value FROM series_live v"
+	[RS_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value"
+			   " FROM series_live v"
 			   " JOIN series s ON s.id = v.series_id" WITH_METRIC
 			   " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
 			   " ORDER BY v.series_id",
 	[RS_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
+	[RS_LABEL] = "SELECT name, value FROM label WHERE id = ?",
 };
 
 /*
@@ -459,75 +458,209 @@ static char *col_dup(sqlite3_stmt *st, int col)
 	return mw_xstrdup(t ? t : "");
 }
 
+/* Label sets and labels resolved during one call (ids are not stable
+ * across transactions: retention may delete a set and SQLite reuse its id). */
+struct id_cache {
+	int64_t *key;		/* 0: empty slot */
+	size_t *val;
+	size_t cap, n;
+};
+
+static size_t *id_slot(struct id_cache *c, int64_t key, bool *found)
+{
+	size_t i, mask;
+
+	if ((c->n + 1) * 2 > c->cap) {
+		struct id_cache big = { NULL, NULL, c->cap ? c->cap * 2 : 256, 0 };
+
+		big.key = mw_xcalloc(big.cap, sizeof(*big.key));
+		big.val = mw_xcalloc(big.cap, sizeof(*big.val));
+		for (i = 0; i < c->cap; i++)
+			if (c->key[i]) {
+				bool f;
+
+				*id_slot(&big, c->key[i], &f) = c->val[i];
+			}
+		free(c->key);
+		free(c->val);
+		*c = big;
+	}
+	mask = c->cap - 1;
+	for (i = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->key[i];
+	     i = (i + 1) & mask)
+		if (c->key[i] == key) {
+			*found = true;
+			return &c->val[i];
+		}
+	c->key[i] = key;
+	c->n++;
+	*found = false;
+	return &c->val[i];
+}
+
+struct label_cache {
+	struct id_cache labels;	/* label id -> index in pairs */
+	struct mw_label *pairs;	/* owned strings */
+	size_t npairs, pairs_cap;
+	struct id_cache sets;	/* set id -> index in set_at */
+	size_t *set_at, nsets, sets_cap;	/* start in members, count follows */
+	size_t *members;	/* indexes into pairs; per set: n, then n indexes */
+	size_t nmembers, members_cap;
+};
+
+static void label_cache_release(struct label_cache *lc)
+{
+	size_t i;
+
+	for (i = 0; i < lc->npairs; i++) {
+		free((char *)lc->pairs[i].name);
+		free((char *)lc->pairs[i].value);
+	}
+	free(lc->pairs);
+	free(lc->labels.key);
+	free(lc->labels.val);
+	free(lc->sets.key);
+	free(lc->sets.val);
+	free(lc->set_at);
+	free(lc->members);
+	memset(lc, 0, sizeof(*lc));
+}
+
+/* Index of label id in lc->pairs; -1 on error (a missing label reads as
+ * an empty one: the catalogue is written in one transaction, so only a
+ * damaged file has none). */
+static int label_of(struct mw_reader *r, struct label_cache *lc, int64_t id, size_t *out,
+		    struct mw_err *err)
+{
+	sqlite3_stmt *st;
+	struct mw_label *l;
+	bool found;
+	size_t *slot = id_slot(&lc->labels, id, &found);
+	int rc;
+
+	if (found) {
+		*out = *slot;
+		return 0;
+	}
+	if (!(st = stmt(r, RS_LABEL, err)))
+		return -1;
+	MW_GROW(lc->pairs, lc->pairs_cap, lc->npairs + 1);
+	l = &lc->pairs[lc->npairs];
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	l->name = col_dup(st, 0);
+	l->value = col_dup(st, 1);
+	if (rc != SQLITE_ROW) {
+		free((char *)l->name);
+		free((char *)l->value);
+		l->name = mw_xstrdup("");
+		l->value = mw_xstrdup("");
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return step_err(r, err);
+	*slot = *out = lc->npairs++;
+	return 0;
+}
+
+/* The labels of set id (text "3,17,18") into info, sorted by name. */
+static int set_labels(struct mw_reader *r, struct label_cache *lc, int64_t id, const char *text,
+		      struct mw_series_info *info, struct mw_err *err)
+{
+	size_t start, n, i;
+	bool found;
+	size_t *slot;
+
+	if (!id || !text)
+		return 0;
+	slot = id_slot(&lc->sets, id, &found);
+	if (!found) {
+		const char *p = text;
+		size_t head;
+
+		MW_GROW(lc->members, lc->members_cap, lc->nmembers + 1);
+		head = lc->nmembers++;
+		lc->members[head] = 0;
+		while (*p) {
+			char *end;
+			long long lid = strtoll(p, &end, 10);
+			size_t at = 0;
+
+			if (end == p)
+				break;
+			if (label_of(r, lc, (int64_t)lid, &at, err))
+				return -1;
+			MW_GROW(lc->members, lc->members_cap, lc->nmembers + 1);
+			lc->members[lc->nmembers++] = at;
+			lc->members[head]++;
+			p = *end == ',' ? end + 1 : end;
+		}
+		*slot = head;
+	}
+	start = *slot;
+	n = lc->members[start];
+	info->labels = mw_xcalloc(n ? n : 1, sizeof(*info->labels));
+	for (i = 0; i < n; i++) {
+		const struct mw_label *l = &lc->pairs[lc->members[start + 1 + i]];
+
+		info->labels[i].name = mw_xstrdup(l->name);
+		info->labels[i].value = mw_xstrdup(l->value);
+	}
+	info->nlabels = n;
+	if (n > 1)
+		qsort(info->labels, n, sizeof(*info->labels), cmp_label_name);
+	return 0;
+}
+
 /*
- * Step st (columns id, key, name, label name, label value [, ts, value],
- * one row per label, rows of a series together) and append each series
- * sel matches (NULL: every one) to f.
+ * Step st (columns id, set id, name, set text [, ts, value], one row per
+ * series) and append each series sel matches (NULL: every one) to f.
  */
 static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_selector *sel,
 		   bool with_value, struct found *f, struct mw_err *err)
 {
-	struct mw_latest cur;
-	size_t lcap = 0;
-	bool have = false;
+	struct label_cache lc;
 	int rc;
 
-	memset(&cur, 0, sizeof(cur));
-	for (;;) {
-		int64_t id;
+	memset(&lc, 0, sizeof(lc));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_latest cur;
 
-		rc = sqlite3_step(st);
-		id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-		if (have && (rc != SQLITE_ROW || id != cur.info.id)) {
-			if (past_deadline(r)) {
-				rc = SQLITE_INTERRUPT;
-				break;
-			}
-			if (cur.info.nlabels > 1)
-				qsort(cur.info.labels, cur.info.nlabels,
-				      sizeof(*cur.info.labels), cmp_label_name);
-			cur.info.key = mw_key_text(cur.info.name, cur.info.labels,
-						   cur.info.nlabels);
-			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,
-						      cur.info.nlabels)) {
-				MW_GROW(f->items, f->cap, f->n + 1);
-				f->items[f->n++] = cur;
-			} else {
-				mw_series_info_release(&cur.info);
-			}
-			memset(&cur, 0, sizeof(cur));
-			have = false;
-		}
-		if (rc != SQLITE_ROW)
+		if (past_deadline(r)) {
+			rc = SQLITE_INTERRUPT;
 			break;
-		if (!have) {
-			have = true;
-			lcap = 0;
-			cur.info.id = id;
-			cur.info.name = col_dup(st, 2);
-			cur.info.first_ts = cur.info.last_ts = INT64_MIN;
-			cur.past_ts_ms = INT64_MIN;
-			cur.past_value = NAN;
-			cur.ts_ms = INT64_MIN;
-			if (with_value) {
-				cur.ts_ms = sqlite3_column_int64(st, 5);
-				cur.value = sqlite3_column_type(st, 6) == SQLITE_NULL
-					    ? NAN : sqlite3_column_double(st, 6);
-				cur.info.last_ts = cur.ts_ms;
-			}
 		}
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-			struct mw_label *l;
-
-			MW_GROW(cur.info.labels, lcap, cur.info.nlabels + 1);
-			l = &cur.info.labels[cur.info.nlabels++];
-			l->name = col_dup(st, 3);
-			l->value = col_dup(st, 4);
+		memset(&cur, 0, sizeof(cur));
+		cur.info.id = sqlite3_column_int64(st, 0);
+		cur.info.name = col_dup(st, 2);
+		cur.info.first_ts = cur.info.last_ts = INT64_MIN;
+		cur.past_ts_ms = INT64_MIN;
+		cur.past_value = NAN;
+		cur.ts_ms = INT64_MIN;
+		if (with_value) {
+			cur.ts_ms = sqlite3_column_int64(st, 4);
+			cur.value = sqlite3_column_type(st, 5) == SQLITE_NULL
+				    ? NAN : sqlite3_column_double(st, 5);
+			cur.info.last_ts = cur.ts_ms;
 		}
+		if (set_labels(r, &lc, sqlite3_column_int64(st, 1),
+			       (const char *)sqlite3_column_text(st, 3), &cur.info, err)) {
+			mw_series_info_release(&cur.info);
+			sqlite3_reset(st);
+			label_cache_release(&lc);
+			return -1;
+		}
+		if (sel && !mw_selector_match(sel, cur.info.name, cur.info.labels,
+					      cur.info.nlabels)) {
+			mw_series_info_release(&cur.info);
+			continue;
+		}
+		cur.info.key = mw_key_text(cur.info.name, cur.info.labels, cur.info.nlabels);
+		MW_GROW(f->items, f->cap, f->n + 1);
+		f->items[f->n++] = cur;
 	}
 	sqlite3_reset(st);
-	if (have)
-		mw_series_info_release(&cur.info);
+	label_cache_release(&lc);
 	return rc == SQLITE_DONE ? 0 : step_err(r, err);	/* step_err: deadline too */
 }
 

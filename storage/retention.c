@@ -47,6 +47,7 @@ enum {
 	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
 	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
 	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_SIZE_FIRST,
+	RT_SIZE_SERIES,
 	RT_COUNT
 };
 
@@ -82,6 +83,10 @@ static const char *const rt_sql[RT_COUNT] = {
 	[RT_SIZE_FIRST] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk c"
 			  " WHERE c.series_id = series.id) WHERE first_ts IS NULL AND id IN"
 			  " (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)",
+	/* the series of the oldest chunks, with their newest raw point */
+	[RT_SIZE_SERIES] = "SELECT series_id, (SELECT max(max_ts) FROM chunk c"
+			   " WHERE c.series_id = o.series_id) FROM (SELECT DISTINCT series_id"
+			   " FROM (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)) o",
 	[RT_PAGES] = "PRAGMA page_count",
 	[RT_FREE] = "PRAGMA freelist_count",
 };
@@ -357,6 +362,29 @@ static int over_size(struct mw_store *s)
 	       (uint64_t)((pages - freep) * psize) > s->opt.max_db_bytes;
 }
 
+/* Before the size limit takes the oldest chunks: roll up what the series
+ * the writer no longer holds have not rolled up (as before_expiry). */
+static int before_size_cut(struct mw_store *s, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_SIZE_SERIES];
+	int64_t ids[SIZE_BATCH], newest[SIZE_BATCH];
+	size_t n = 0, i;
+	int rc;
+
+	sqlite3_bind_int(st, 1, SIZE_BATCH);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < SIZE_BATCH) {
+		ids[n] = sqlite3_column_int64(st, 0);
+		newest[n++] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply max_size: %s", sqlite3_errmsg(s->db));
+	for (i = 0; i < n; i++)
+		if (!in_memory(s, ids[i]) && roll_up_tail(s, ids[i], newest[i], err))
+			return -1;
+	return 0;
+}
+
 static int by_size(struct mw_store *s, struct mw_err *err)
 {
 	static const int sql[] = { RT_SIZE_FIRST, RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
@@ -373,6 +401,8 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 			    (unsigned long long)s->opt.max_db_bytes);
 	s->size_warned = true;
 	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
+		if (before_size_cut(s, err))
+			return -1;
 		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
 			rc = run(s, sql[i], SIZE_BATCH, 0, 0, err);
 			if (i == 0 && rc >= 0)

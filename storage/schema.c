@@ -349,8 +349,10 @@ static const struct migration migrations[] = {
 	  " label_id INTEGER NOT NULL,"
 	  " set_id INTEGER NOT NULL,"
 	  " PRIMARY KEY (label_id, set_id)) WITHOUT ROWID;"
+	  /* AUTOINCREMENT: retention removes series, and an id must never
+	   * name another series later (remote-write cursors, links) */
 	  "CREATE TABLE series7 ("
-	  " id INTEGER PRIMARY KEY,"
+	  " id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	  " metric_id INTEGER NOT NULL,"
 	  " set_id INTEGER NOT NULL,"
 	  " first_ts INTEGER,"

@@ -434,12 +434,12 @@ static void retention_rolls_up_then_removes(void **state)
 	int i;
 
 	(void)state;
+	add(s, 1, T0, 1);	/* id 1; the short ones 2..11 */
 	for (i = 0; i < 10; i++) {
 		add(s, 100 + i, T0 + 1000, 4096.0 * (i + 2));
 		add(s, 100 + i, T0 + 2000, 4096.0 * (i + 1));
 		add(s, 100 + i, T0 + 3000, 4096.0 * (i + 3));
 	}
-	add(s, 1, T0, 1);
 	flush(s);
 	add(s, 1, T0 + 2 * IDLE, 1);	/* the short ones leave memory */
 	flush(s);
@@ -480,6 +480,10 @@ static void retention_rolls_up_then_removes(void **state)
 	assert_int_equal(db_int(s, "SELECT count(*) FROM label_set_member"), 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM metric"), 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
+	/* a new series never takes a removed one's id */
+	add(s, 200, T0 + 4 * 86400000LL, 1);
+	flush(s);
+	assert_int_equal(db_int(s, "SELECT max(id) FROM series"), 12);
 	mw_store_free(s);
 	r = open_reader();
 	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);

@@ -10,7 +10,8 @@
  * the writer's memory, mw_reader_latest time and count, mw_store_open
  * time (start-up) on the file as it is then, and the ratios end/baseline.
  * Time is synthetic (point timestamps 5 s apart), so the store's default
- * idle bound (10 minutes) is reached in 120 ticks.
+ * idle bound (10 minutes) is reached in 120 ticks.  Each tick is a flush
+ * and a retention step, as the writer thread does them.
  *
  *   bench_churn            the benchmark (figures and ratios)
  *   bench_churn --soak     bounded run with TAP output for
@@ -174,6 +175,9 @@ static void tick(struct mw_store *s, const struct params *p, int t)
 	}
 	if (mw_store_flush(s, &err))
 		die("flush", err.msg);
+	/* as the writer thread does after every flush (writer.c) */
+	if (mw_store_maintain(s, ts, &err))
+		die("maintain", err.msg);
 }
 
 /* /metrics: the median of five mw_reader_latest calls of everything. */

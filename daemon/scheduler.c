@@ -31,6 +31,31 @@ int64_t mw_schedule_next(int64_t due_ns, int64_t interval_ns, int64_t now_ns, ui
 	return next;
 }
 
+static int64_t floor_ms(int64_t ns)
+{
+	return ns / NS_PER_MS - (ns % NS_PER_MS < 0);
+}
+
+int64_t mw_tick_stamp(struct mw_tick_clock *c, int64_t due_ns, int64_t interval_ns,
+		      int64_t now_ns, int64_t now_wall_ms)
+{
+	int64_t tol = MW_TICK_TOLERANCE_NS, off = now_wall_ms - floor_ms(now_ns), late;
+
+	if (interval_ns > 0 && interval_ns / 20 < tol)
+		tol = interval_ns / 20;
+	/* The offset wobbles by the clocks' 1 ms granularity: keep the one we
+	 * have unless the wall clock stepped. */
+	if (!c->valid || off - c->offset_ms > tol / NS_PER_MS + 1 ||
+	    c->offset_ms - off > tol / NS_PER_MS + 1) {
+		c->offset_ms = off;
+		c->valid = true;
+	}
+	late = now_ns - due_ns;
+	if (late < 0 || late > tol)
+		return now_wall_ms;
+	return floor_ms(due_ns) + c->offset_ms;
+}
+
 int64_t mw_schedule_backoff(int64_t interval_ns, unsigned failures)
 {
 	int64_t delay = interval_ns;
@@ -161,9 +186,10 @@ int mw_scheduler_sample_one(struct mw_scheduler *s, size_t i, struct mw_batch *b
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.batch = batch;
-	ctx.ts_ms = mw_clock_wall_ms();
-	batch->collector = it->collector->name;
 	t0 = mw_clock_mono_ns();
+	ctx.ts_ms = mw_tick_stamp(&s->clock, it->next_due_ns, it->interval_ns, t0,
+				  mw_clock_wall_ms());
+	batch->collector = it->collector->name;
 	rc = it->collector->sample(it->state, &ctx);
 	t1 = mw_clock_mono_ns();
 	batch->collector = NULL;

@@ -32,8 +32,39 @@ struct mw_scheduled {
 	struct mw_collector_status status;
 };
 
+/*
+ * Tick timestamps.  A tick is stamped with the wall time of its scheduled
+ * due instant, not of the moment it happened to start, when it starts
+ * within MW_TICK_TOLERANCE_NS after that instant: then consecutive ticks of
+ * a collector are exactly one interval apart and the chunk codec stores
+ * each timestamp in one bit (delta-of-delta 0) instead of 5-9 bits for a
+ * +-1 ms wobble.  A tick that starts later than that is stamped when it
+ * started (the reading really is late).  The wall time of a due instant is
+ * its monotonic time plus an offset wall - monotonic that is re-taken
+ * whenever the clocks disagree with it by more than the tolerance (an NTP
+ * step, a suspend), so wall-clock steps are followed.
+ *
+ * Why 25 ms (Prometheus uses 2 ms): Windows wakes timed waits on its
+ * 15.6 ms timer tick, so an idle Windows host starts ticks up to ~16 ms
+ * late as a matter of course; 25 ms covers that and scheduling noise while
+ * erring by at most 2.5 % of a 1 s interval.  For intervals under 500 ms
+ * the tolerance is a twentieth of the interval.
+ */
+#define MW_TICK_TOLERANCE_NS (25LL * 1000000)
+
+struct mw_tick_clock {
+	bool valid;
+	int64_t offset_ms;	/* wall ms - monotonic ms */
+};
+
+/* Pure: the timestamp (wall ms) of a tick due at due_ns (monotonic) that
+ * starts at now_ns (monotonic) when the wall clock reads now_wall_ms. */
+int64_t mw_tick_stamp(struct mw_tick_clock *c, int64_t due_ns, int64_t interval_ns,
+		      int64_t now_ns, int64_t now_wall_ms);
+
 struct mw_scheduler {
 	const struct mw_config *cfg;
+	struct mw_tick_clock clock;	/* tick timestamps (mw_tick_stamp) */
 	struct mw_status_table *status;
 	struct mw_scheduled *items;	/* one per registered collector */
 	size_t nitems;

@@ -62,9 +62,12 @@ static double bitsd(uint64_t u)
 
 /* ---- bit writer ---------------------------------------------------------- */
 
+/* Bytes kept in front of the bits for the header (format + count). */
+#define RESERVE 6
+
 static void put(struct mw_chunk_enc *e, uint64_t v, unsigned n)
 {
-	size_t need = MW_CHUNK_HEADER + (e->nbits + n + 7) / 8;
+	size_t need = RESERVE + (e->nbits + n + 7) / 8;
 
 	if (need > e->cap) {
 		size_t old = e->cap;
@@ -79,7 +82,7 @@ static void put(struct mw_chunk_enc *e, uint64_t v, unsigned n)
 	if (n < 64)
 		v &= (UINT64_C(1) << n) - 1;
 	while (n) {
-		uint8_t *byte = e->buf + MW_CHUNK_HEADER + (e->nbits >> 3);
+		uint8_t *byte = e->buf + RESERVE + (e->nbits >> 3);
 		unsigned room = 8 - (unsigned)(e->nbits & 7);
 		unsigned take = n < room ? n : room;
 		unsigned bits = (unsigned)(v >> (n - take)) & ((1u << take) - 1);
@@ -204,13 +207,26 @@ static void put_float(struct mw_chunk_enc *e, uint64_t v)
 	e->v_prev = v;
 }
 
+/* A number as its 7-bit bit length and that many bits (the first point
+ * of a compact chunk: 49 bits for a timestamp, not 64). */
+static void put_wide(struct mw_chunk_enc *e, uint64_t v)
+{
+	unsigned w = v ? 64 - (unsigned)clz64(v) : 0;
+
+	put(e, w, 7);
+	put(e, v, w);
+}
+
 static void append(struct mw_chunk_enc *e, int64_t ts, double value)
 {
 	uint64_t v = e->is_float ? dbits(value) : (uint64_t)(int64_t)value;
 
 	if (e->n == 0) {
-		put(e, (uint64_t)ts, 64);
-		put(e, v, 64);
+		put_wide(e, zigzag((uint64_t)ts));
+		if (e->is_float)
+			put(e, v, 64);
+		else
+			put_wide(e, zigzag(v));
 		e->t_prev = ts;
 		e->v_prev = v;
 		e->t_first = e->t_min = e->t_max = ts;
@@ -264,15 +280,21 @@ void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value)
 
 const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len)
 {
+	uint8_t head[RESERVE];
+	size_t h = 1;
+	uint32_t n = e->n;
+
 	if (!e->buf)
 		put(e, 0, 0);	/* allocate */
-	e->buf[0] = e->is_float ? MW_CHUNK_FMT_FLOAT : MW_CHUNK_FMT_INT;
-	e->buf[1] = (uint8_t)e->n;
-	e->buf[2] = (uint8_t)(e->n >> 8);
-	e->buf[3] = (uint8_t)(e->n >> 16);
-	e->buf[4] = (uint8_t)(e->n >> 24);
-	*len = MW_CHUNK_HEADER + (e->nbits + 7) / 8;
-	return e->buf;
+	/* format, then the count as a LEB128 varint, just before the bits */
+	head[0] = e->is_float ? MW_CHUNK_FMT_FLOAT_C : MW_CHUNK_FMT_INT_C;
+	do {
+		head[h++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+		n >>= 7;
+	} while (n);
+	memcpy(e->buf + RESERVE - h, head, h);
+	*len = h + (e->nbits + 7) / 8;
+	return e->buf + RESERVE - h;
 }
 
 /* ---- decoder ------------------------------------------------------------- */
@@ -314,30 +336,62 @@ static int prefix(struct mw_chunk_dec *d, int max, int *out)
 	return 0;
 }
 
+/* The header: point count and header length; -1 if invalid. */
+static int64_t header(const uint8_t *p, size_t len, size_t *hlen)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	if (len >= MW_CHUNK_HEADER && (p[0] == MW_CHUNK_FMT_INT || p[0] == MW_CHUNK_FMT_FLOAT)) {
+		*hlen = MW_CHUNK_HEADER;
+		return (int64_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 |
+				 (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24);
+	}
+	if (len < 2 || (p[0] != MW_CHUNK_FMT_INT_C && p[0] != MW_CHUNK_FMT_FLOAT_C))
+		return -1;
+	for (i = 1; i < len && i <= 5; i++) {
+		n |= (uint64_t)(p[i] & 0x7f) << (7 * (i - 1));
+		if (!(p[i] & 0x80)) {
+			*hlen = i + 1;
+			return n <= UINT32_MAX ? (int64_t)n : -1;
+		}
+	}
+	return -1;
+}
+
 int64_t mw_chunk_npoints(const void *blob, size_t len)
 {
-	const uint8_t *p = blob;
+	size_t h;
 
-	if (len < MW_CHUNK_HEADER ||
-	    (p[0] != MW_CHUNK_FMT_INT && p[0] != MW_CHUNK_FMT_FLOAT))
-		return -1;
-	return (int64_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 |
-			 (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24);
+	return header(blob, len, &h);
 }
 
 int mw_chunk_dec_init(struct mw_chunk_dec *d, const void *blob, size_t len)
 {
-	int64_t n = mw_chunk_npoints(blob, len);
+	const uint8_t *p = blob;
+	size_t h = 0;
+	int64_t n = header(p, len, &h);
 
 	memset(d, 0, sizeof(*d));
 	if (n < 0)
 		return -1;
-	d->bits = (const uint8_t *)blob + MW_CHUNK_HEADER;
-	d->nbits = (len - MW_CHUNK_HEADER) * 8;
+	d->bits = p + h;
+	d->nbits = (len - h) * 8;
 	d->n = (uint32_t)n;
-	d->is_float = ((const uint8_t *)blob)[0] == MW_CHUNK_FMT_FLOAT;
+	d->is_float = p[0] == MW_CHUNK_FMT_FLOAT || p[0] == MW_CHUNK_FMT_FLOAT_C;
+	d->compact = p[0] == MW_CHUNK_FMT_INT_C || p[0] == MW_CHUNK_FMT_FLOAT_C;
 	d->lead = -1;
 	return 0;
+}
+
+/* A number written by put_wide. */
+static int get_wide(struct mw_chunk_dec *d, uint64_t *out)
+{
+	uint64_t w;
+
+	if (get(d, 7, &w) || w > 64)
+		return -1;
+	return get(d, (unsigned)w, out);
 }
 
 static const unsigned ts_width[] = { 0, 4, 8, 14, 32, 64 };
@@ -350,7 +404,15 @@ int mw_chunk_dec_next(struct mw_chunk_dec *d, int64_t *ts, double *value)
 
 	if (d->i >= d->n)
 		return 0;
-	if (d->i == 0) {
+	if (d->i == 0 && d->compact) {
+		if (get_wide(d, &u))
+			return -1;
+		d->t = (int64_t)unzigzag(u);
+		if (d->is_float ? get(d, 64, &d->v) : get_wide(d, &u))
+			return -1;
+		if (!d->is_float)
+			d->v = unzigzag(u);
+	} else if (d->i == 0) {
 		if (get(d, 64, &u) || get(d, 64, &d->v))
 			return -1;
 		d->t = (int64_t)u;

@@ -3,13 +3,22 @@
  *
  * Pure code: no SQLite, no I/O, no globals; any thread.
  *
- * A chunk blob is a 5-byte header and an MSB-first bit stream:
+ * A chunk blob is a header and an MSB-first bit stream:
  *
- *   byte 0      format: 0x11 integer values, 0x12 float values
- *   bytes 1-4   number of points, little-endian uint32
- *   bits        point 0: ts as 64 bits, value as 64 bits (int64 two's
+ *   byte 0      format: 0x13 integer values, 0x14 float values (compact,
+ *               written since schema 7); 0x11, 0x12 (read only)
+ *   count       number of points: LEB128 varint (1-5 bytes); for 0x11
+ *               and 0x12 4 bytes little-endian
+ *   bits        point 0: 0x13/0x14: the timestamp zigzagged, as its 7-bit
+ *               bit length and that many bits (49 bits today, not 64);
+ *               an integer value likewise, a float value as 64 bits.
+ *               0x11/0x12: ts as 64 bits, value as 64 bits (int64 two's
  *               complement or IEEE-754 bits)
  *               point i > 0: timestamp code, then value code
+ *
+ * Why compact: a process that lives seconds leaves a 2-point chunk, and
+ * the fixed header and 128-bit first point were most of it (24 bytes ->
+ * about 15).
  *
  * Timestamps: delta-of-delta, computed with wrapping 64-bit arithmetic so
  * equal, decreasing (clock stepped back) and extreme timestamps all round
@@ -49,6 +58,8 @@
 #define MW_CHUNK_HEADER 5
 #define MW_CHUNK_FMT_INT 0x11
 #define MW_CHUNK_FMT_FLOAT 0x12
+#define MW_CHUNK_FMT_INT_C 0x13
+#define MW_CHUNK_FMT_FLOAT_C 0x14
 
 struct mw_chunk_enc {
 	uint8_t *buf;		/* header + bits; the header is filled by _blob() */
@@ -75,7 +86,7 @@ void mw_chunk_enc_reset(struct mw_chunk_enc *e);
 /* Append a point (any timestamp order).  Never fails. */
 void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value);
 /* The blob of the points so far: header patched in, valid until the next
- * append/reset/release.  An empty encoder yields a 5-byte header-only blob. */
+ * append/reset/release.  An empty encoder yields a 2-byte header-only blob. */
 const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
 
 struct mw_chunk_dec {
@@ -83,6 +94,7 @@ struct mw_chunk_dec {
 	size_t nbits, pos;
 	uint32_t n, i;
 	bool is_float;
+	bool compact;		/* 0x13/0x14: first point as put_wide */
 	int64_t t;
 	uint64_t t_delta;
 	uint64_t v;

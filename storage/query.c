@@ -20,6 +20,7 @@
 #include "rollup.h"
 #include "schema.h"
 #include "selector.h"
+#include "catalog.h"
 #include "daemon/clock.h"
 #include "daemon/xalloc.h"
 
@@ -56,7 +57,7 @@ enum {
 	RS_CHUNK_RANGE, RS_ROLLUP_1M, RS_ROLLUP_1H, RS_RAW_COUNT,
 	RS_PAST, RS_FIRST_CHUNK,
 	RS_FIND_NAME, RS_FIND_LABEL, RS_FIND_ALL, RS_NAMES, RS_BY_ID, RS_BY_KEY,
-	RS_LATEST_LIVE, RS_LATEST_V4, RS_FIRST_RECORDED,
+	RS_LATEST_LIVE, RS_FIRST_RECORDED, RS_LABEL,
 	RS_COUNT
 };
 
@@ -65,8 +66,13 @@ static const char chunk_range_sql[] =
 	"ORDER BY min_ts";
 
 /* Series rows with their labels, one row per label (ordered by name). */
-#define SERIES_COLS "SELECT s.id, s.key, s.name, sl.name, sl.value"
-#define WITH_LABELS " LEFT JOIN series_label sl ON sl.series_id = s.id"
+/* Series rows (schema 7, catalog.h): one per series, with its label set's
+ * text ("3,17,18"); collect() resolves the label ids through a cache that
+ * lives for one call (the series of a process share their sets, and a
+ * process name or kind label is shared by many), and rebuilds the key. */
+#define SERIES_COLS "SELECT s.id, s.set_id, m.name, ls.labels"
+#define WITH_METRIC " JOIN metric m ON m.id = s.metric_id"
+#define WITH_LABELS " LEFT JOIN label_set ls ON ls.id = s.set_id"
 
 static const char *const rs_sql[RS_COUNT] = {
 	[RS_BEGIN] = "BEGIN",
@@ -88,24 +94,28 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_data WHERE series_id = ? "
 		    "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[RS_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
-	[RS_FIND_NAME] = SERIES_COLS " FROM series s" WITH_LABELS
-			 " WHERE s.name = ?1 ORDER BY s.id, sl.name",
-	[RS_FIND_LABEL] = SERIES_COLS " FROM series_label f JOIN series s ON s.id = f.series_id"
-			  WITH_LABELS " WHERE f.name = ?1 AND f.value = ?2 ORDER BY s.id, sl.name",
-	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_LABELS " ORDER BY s.id, sl.name",
-	[RS_NAMES] = "SELECT DISTINCT name FROM series ORDER BY name",
-	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_LABELS " WHERE s.id = ?1 ORDER BY sl.name",
-	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_LABELS
-		      " WHERE s.key = ?1 ORDER BY sl.name",
-	[RS_LATEST_LIVE] = SERIES_COLS ", l.ts, l.value FROM series_live v"
-			   " JOIN series s ON s.id = v.series_id"
-			   " JOIN latest l ON l.series_id = v.series_id" WITH_LABELS
-			   " ORDER BY v.series_id, sl.name",
-	/* a file of schema 4 (not yet opened by a writer of schema 5) */
-	[RS_LATEST_V4] = SERIES_COLS ", l.ts, l.value FROM latest l"
-			 " JOIN series s ON s.id = l.series_id" WITH_LABELS
-			 " ORDER BY l.series_id, sl.name",
+	[RS_FIND_NAME] = SERIES_COLS " FROM metric m JOIN series s ON s.metric_id = m.id"
+			 WITH_LABELS " WHERE m.name = ?1",
+	[RS_FIND_LABEL] = SERIES_COLS " FROM label f"
+			  " JOIN label_set_member fm ON fm.label_id = f.id"
+			  " JOIN series s ON s.set_id = fm.set_id" WITH_METRIC WITH_LABELS
+			  " WHERE f.name = ?1 AND f.value = ?2",
+	[RS_FIND_ALL] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS,
+	[RS_NAMES] = "SELECT name FROM metric m WHERE EXISTS"
+		     " (SELECT 1 FROM series s WHERE s.metric_id = m.id) ORDER BY name",
+	[RS_BY_ID] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
+		     " WHERE s.id = ?1",
+	/* ?1, ?2: the ids mw_catalog_ids found for the parsed key */
+	[RS_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
+		      " WHERE s.metric_id = ?1 AND s.set_id = ?2",
+	/* the newest point of a series is its newest chunk's */
+	[RS_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value"
+			   " FROM series_live v"
+			   " JOIN series s ON s.id = v.series_id" WITH_METRIC
+			   " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
+			   " ORDER BY v.series_id",
 	[RS_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
+	[RS_LABEL] = "SELECT name, value FROM label WHERE id = ?",
 };
 
 /*
@@ -119,8 +129,8 @@ struct mw_reader {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *st[RS_COUNT];
+	struct mw_catalog cat;	/* series by key (catalog.h) */
 	bool in_tx;
-	bool v5;		/* series_live, series.first_ts */
 	int64_t deadline_ns;	/* 0: none */
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
@@ -207,7 +217,13 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 		goto fail;
 	}
 	sqlite3_finalize(st);
-	r->v5 = mw_schema_version(r->db) >= 5;
+	if (mw_schema_version(r->db) < MW_SCHEMA_VERSION) {
+		mw_error(err, "'%s' has schema version %d, older than this memwatch reads "
+			 "(%d); start memwatchd on it once to migrate it", db_path,
+			 mw_schema_version(r->db), MW_SCHEMA_VERSION);
+		goto fail;
+	}
+	mw_catalog_open(&r->cat, r->db);
 	r->path = mw_xstrdup(db_path);
 	*out = r;
 	return 0;
@@ -227,6 +243,7 @@ void mw_reader_free(struct mw_reader *r)
 		sqlite3_finalize(r->st[i]);
 	for (i = 0; i < MW_READER_EXTRA; i++)
 		sqlite3_finalize(r->extra[i]);
+	mw_catalog_close(&r->cat);
 	sqlite3_close(r->db);
 	free(r->path);
 	free(r);
@@ -392,7 +409,7 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 		if (!(first[t] = stmt(r, RS_FIRST_RAW + t, err)) ||
 		    !(last[t] = stmt(r, RS_LAST_RAW + t, err)))
 			return -1;
-	if (r->v5 && !(rec = stmt(r, RS_FIRST_RECORDED, err)))
+	if (!(rec = stmt(r, RS_FIRST_RECORDED, err)))
 		return -1;
 	for (i = 0; i < n; i++) {
 		int64_t lo[3], hi = INT64_MIN;
@@ -429,6 +446,11 @@ static void found_release(struct found *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static int cmp_label_name(const void *a, const void *b)
+{
+	return strcmp(((const struct mw_label *)a)->name, ((const struct mw_label *)b)->name);
+}
+
 static char *col_dup(sqlite3_stmt *st, int col)
 {
 	const char *t = (const char *)sqlite3_column_text(st, col);
@@ -436,71 +458,209 @@ static char *col_dup(sqlite3_stmt *st, int col)
 	return mw_xstrdup(t ? t : "");
 }
 
+/* Label sets and labels resolved during one call (ids are not stable
+ * across transactions: retention may delete a set and SQLite reuse its id). */
+struct id_cache {
+	int64_t *key;		/* 0: empty slot */
+	size_t *val;
+	size_t cap, n;
+};
+
+static size_t *id_slot(struct id_cache *c, int64_t key, bool *found)
+{
+	size_t i, mask;
+
+	if ((c->n + 1) * 2 > c->cap) {
+		struct id_cache big = { NULL, NULL, c->cap ? c->cap * 2 : 256, 0 };
+
+		big.key = mw_xcalloc(big.cap, sizeof(*big.key));
+		big.val = mw_xcalloc(big.cap, sizeof(*big.val));
+		for (i = 0; i < c->cap; i++)
+			if (c->key[i]) {
+				bool f;
+
+				*id_slot(&big, c->key[i], &f) = c->val[i];
+			}
+		free(c->key);
+		free(c->val);
+		*c = big;
+	}
+	mask = c->cap - 1;
+	for (i = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->key[i];
+	     i = (i + 1) & mask)
+		if (c->key[i] == key) {
+			*found = true;
+			return &c->val[i];
+		}
+	c->key[i] = key;
+	c->n++;
+	*found = false;
+	return &c->val[i];
+}
+
+struct label_cache {
+	struct id_cache labels;	/* label id -> index in pairs */
+	struct mw_label *pairs;	/* owned strings */
+	size_t npairs, pairs_cap;
+	struct id_cache sets;	/* set id -> index in set_at */
+	size_t *set_at, nsets, sets_cap;	/* start in members, count follows */
+	size_t *members;	/* indexes into pairs; per set: n, then n indexes */
+	size_t nmembers, members_cap;
+};
+
+static void label_cache_release(struct label_cache *lc)
+{
+	size_t i;
+
+	for (i = 0; i < lc->npairs; i++) {
+		free((char *)lc->pairs[i].name);
+		free((char *)lc->pairs[i].value);
+	}
+	free(lc->pairs);
+	free(lc->labels.key);
+	free(lc->labels.val);
+	free(lc->sets.key);
+	free(lc->sets.val);
+	free(lc->set_at);
+	free(lc->members);
+	memset(lc, 0, sizeof(*lc));
+}
+
+/* Index of label id in lc->pairs; -1 on error (a missing label reads as
+ * an empty one: the catalogue is written in one transaction, so only a
+ * damaged file has none). */
+static int label_of(struct mw_reader *r, struct label_cache *lc, int64_t id, size_t *out,
+		    struct mw_err *err)
+{
+	sqlite3_stmt *st;
+	struct mw_label *l;
+	bool found;
+	size_t *slot = id_slot(&lc->labels, id, &found);
+	int rc;
+
+	if (found) {
+		*out = *slot;
+		return 0;
+	}
+	if (!(st = stmt(r, RS_LABEL, err)))
+		return -1;
+	MW_GROW(lc->pairs, lc->pairs_cap, lc->npairs + 1);
+	l = &lc->pairs[lc->npairs];
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	l->name = col_dup(st, 0);
+	l->value = col_dup(st, 1);
+	if (rc != SQLITE_ROW) {
+		free((char *)l->name);
+		free((char *)l->value);
+		l->name = mw_xstrdup("");
+		l->value = mw_xstrdup("");
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return step_err(r, err);
+	*slot = *out = lc->npairs++;
+	return 0;
+}
+
+/* The labels of set id (text "3,17,18") into info, sorted by name. */
+static int set_labels(struct mw_reader *r, struct label_cache *lc, int64_t id, const char *text,
+		      struct mw_series_info *info, struct mw_err *err)
+{
+	size_t start, n, i;
+	bool found;
+	size_t *slot;
+
+	if (!id || !text)
+		return 0;
+	slot = id_slot(&lc->sets, id, &found);
+	if (!found) {
+		const char *p = text;
+		size_t head;
+
+		MW_GROW(lc->members, lc->members_cap, lc->nmembers + 1);
+		head = lc->nmembers++;
+		lc->members[head] = 0;
+		while (*p) {
+			char *end;
+			long long lid = strtoll(p, &end, 10);
+			size_t at = 0;
+
+			if (end == p)
+				break;
+			if (label_of(r, lc, (int64_t)lid, &at, err))
+				return -1;
+			MW_GROW(lc->members, lc->members_cap, lc->nmembers + 1);
+			lc->members[lc->nmembers++] = at;
+			lc->members[head]++;
+			p = *end == ',' ? end + 1 : end;
+		}
+		*slot = head;
+	}
+	start = *slot;
+	n = lc->members[start];
+	info->labels = mw_xcalloc(n ? n : 1, sizeof(*info->labels));
+	for (i = 0; i < n; i++) {
+		const struct mw_label *l = &lc->pairs[lc->members[start + 1 + i]];
+
+		info->labels[i].name = mw_xstrdup(l->name);
+		info->labels[i].value = mw_xstrdup(l->value);
+	}
+	info->nlabels = n;
+	if (n > 1)
+		qsort(info->labels, n, sizeof(*info->labels), cmp_label_name);
+	return 0;
+}
+
 /*
- * Step st (columns id, key, name, label name, label value [, ts, value],
- * one row per label, rows of a series together) and append each series
- * sel matches (NULL: every one) to f.
+ * Step st (columns id, set id, name, set text [, ts, value], one row per
+ * series) and append each series sel matches (NULL: every one) to f.
  */
 static int collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_selector *sel,
 		   bool with_value, struct found *f, struct mw_err *err)
 {
-	struct mw_latest cur;
-	size_t lcap = 0;
-	bool have = false;
+	struct label_cache lc;
 	int rc;
 
-	memset(&cur, 0, sizeof(cur));
-	for (;;) {
-		int64_t id;
+	memset(&lc, 0, sizeof(lc));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_latest cur;
 
-		rc = sqlite3_step(st);
-		id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-		if (have && (rc != SQLITE_ROW || id != cur.info.id)) {
-			if (past_deadline(r)) {
-				rc = SQLITE_INTERRUPT;
-				break;
-			}
-			if (!sel || mw_selector_match(sel, cur.info.name, cur.info.labels,
-						      cur.info.nlabels)) {
-				MW_GROW(f->items, f->cap, f->n + 1);
-				f->items[f->n++] = cur;
-			} else {
-				mw_series_info_release(&cur.info);
-			}
-			memset(&cur, 0, sizeof(cur));
-			have = false;
-		}
-		if (rc != SQLITE_ROW)
+		if (past_deadline(r)) {
+			rc = SQLITE_INTERRUPT;
 			break;
-		if (!have) {
-			have = true;
-			lcap = 0;
-			cur.info.id = id;
-			cur.info.key = col_dup(st, 1);
-			cur.info.name = col_dup(st, 2);
-			cur.info.first_ts = cur.info.last_ts = INT64_MIN;
-			cur.past_ts_ms = INT64_MIN;
-			cur.past_value = NAN;
-			cur.ts_ms = INT64_MIN;
-			if (with_value) {
-				cur.ts_ms = sqlite3_column_int64(st, 5);
-				cur.value = sqlite3_column_type(st, 6) == SQLITE_NULL
-					    ? NAN : sqlite3_column_double(st, 6);
-				cur.info.last_ts = cur.ts_ms;
-			}
 		}
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-			struct mw_label *l;
-
-			MW_GROW(cur.info.labels, lcap, cur.info.nlabels + 1);
-			l = &cur.info.labels[cur.info.nlabels++];
-			l->name = col_dup(st, 3);
-			l->value = col_dup(st, 4);
+		memset(&cur, 0, sizeof(cur));
+		cur.info.id = sqlite3_column_int64(st, 0);
+		cur.info.name = col_dup(st, 2);
+		cur.info.first_ts = cur.info.last_ts = INT64_MIN;
+		cur.past_ts_ms = INT64_MIN;
+		cur.past_value = NAN;
+		cur.ts_ms = INT64_MIN;
+		if (with_value) {
+			cur.ts_ms = sqlite3_column_int64(st, 4);
+			cur.value = sqlite3_column_type(st, 5) == SQLITE_NULL
+				    ? NAN : sqlite3_column_double(st, 5);
+			cur.info.last_ts = cur.ts_ms;
 		}
+		if (set_labels(r, &lc, sqlite3_column_int64(st, 1),
+			       (const char *)sqlite3_column_text(st, 3), &cur.info, err)) {
+			mw_series_info_release(&cur.info);
+			sqlite3_reset(st);
+			label_cache_release(&lc);
+			return -1;
+		}
+		if (sel && !mw_selector_match(sel, cur.info.name, cur.info.labels,
+					      cur.info.nlabels)) {
+			mw_series_info_release(&cur.info);
+			continue;
+		}
+		cur.info.key = mw_key_text(cur.info.name, cur.info.labels, cur.info.nlabels);
+		MW_GROW(f->items, f->cap, f->n + 1);
+		f->items[f->n++] = cur;
 	}
 	sqlite3_reset(st);
-	if (have)
-		mw_series_info_release(&cur.info);
+	label_cache_release(&lc);
 	return rc == SQLITE_DONE ? 0 : step_err(r, err);	/* step_err: deadline too */
 }
 
@@ -603,14 +763,33 @@ static int load_series(struct mw_reader *r, const struct mw_selector *sel, const
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (id || key) {
-		if (!(st = stmt(r, id ? RS_BY_ID : RS_BY_KEY, err)))
+	if (id) {
+		if (!(st = stmt(r, RS_BY_ID, err)))
 			return -1;
-		if (id)
-			sqlite3_bind_int64(st, 1, *id);
-		else
-			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 1, *id);
 		rc = collect(r, st, NULL, false, &f, err);
+	} else if (key) {
+		int64_t metric_id, set_id;
+		struct mw_key k;
+
+		if (!(st = stmt(r, RS_BY_KEY, err)))
+			return -1;
+		mw_key_parse(&k, key);
+		rc = mw_catalog_ids(&r->cat, k.name, k.labels, k.nlabels, false, &metric_id,
+				    &set_id, err);
+		mw_key_release(&k);
+		if (rc == 0) {
+			sqlite3_bind_int64(st, 1, metric_id);
+			sqlite3_bind_int64(st, 2, set_id);
+			rc = collect(r, st, NULL, false, &f, err);
+			/* an old file's duplicates (one key, two rows): the first */
+			while (f.n > 1)
+				mw_series_info_release(&f.items[--f.n].info);
+		} else if (rc > 0) {
+			rc = 0;		/* not in the catalogue: no such series */
+		} else {
+			r->kind = MW_QERR_STORAGE;
+		}
 	} else if (sel) {
 		rc = select_series(r, sel, &f, err);
 	}
@@ -1083,9 +1262,13 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 	int tier;
 
 	if (step > 0) {
-		/* Explicit: honoured exactly (checked by mw_range_query_check). */
+		/* Explicit: honoured exactly (checked by mw_range_query_check).
+		 * The tier is the coarsest whose buckets fit in a step, also when
+		 * the step is not a multiple of them (90 s reads 1-minute rows,
+		 * not raw points): a stored bucket goes whole into the step that
+		 * holds its start (query.h). */
 		tier = q->tier != MW_TIER_AUTO ? (int)q->tier
-		       : step % tier_res[2] == 0 ? 2 : step % tier_res[1] == 0 ? 1 : 0;
+		       : step >= tier_res[2] ? 2 : step >= tier_res[1] ? 1 : 0;
 	} else {
 		step = auto_step(q->from_ms, q->to_ms, maxp);
 		if (q->tier != MW_TIER_AUTO) {
@@ -1509,7 +1692,7 @@ static int latest(struct mw_reader *r, const char *selector, struct mw_latest_li
 	memset(out, 0, sizeof(*out));
 	if (begin_selected(r, selector, &sel, err))
 		return -1;
-	if (!(st = stmt(r, r->v5 ? RS_LATEST_LIVE : RS_LATEST_V4, err)) ||
+	if (!(st = stmt(r, RS_LATEST_LIVE, err)) ||
 	    collect(r, st, &sel, true, &f, err)) {
 		found_release(&f);
 		goto out;

@@ -195,9 +195,16 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
  * width, also points just outside [from_ms, to_ms]).
  *
  * An explicit step (step_ms > 0) is always honoured: the result has
- * exactly that step_ms, read from the coarsest tier whose resolution
- * divides it (raw when none does, or the forced tier, which must divide
- * it).  Buckets whose data that tier no longer holds (retention) are NaN;
+ * exactly that step_ms, read from the coarsest tier whose resolution is
+ * at most the step (raw below a minute; or the forced tier, which must
+ * divide it).  When the step is not a multiple of that resolution (90 s
+ * from 1-minute rows), each stored bucket goes whole into the step bucket
+ * holding its start: a step bucket then aggregates the points of the
+ * tier buckets starting in it (two minutes, then one, for 90 s), and
+ * min, max, sum and count are exact over those points; avg is sum / count
+ * over them and last the last point of the latest of them.  The part not
+ * yet rolled up is read raw, each point into the bucket holding it.
+ * Buckets whose data that tier no longer holds (retention) are NaN;
  * the tier is never switched to a coarser one.  max_points never changes
  * an explicit step: a step giving more than max_points buckets (default
  * for an explicit step: MW_QUERY_MAX_POINTS) is an error, which the web

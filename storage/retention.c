@@ -8,6 +8,12 @@
  * large backlog (retention shortened) drains over many calls without ever
  * holding the write lock long.
  *
+ * A series retention has emptied (no chunk, no rollup row left) and that
+ * is not live is removed with it: its series row, and its label set,
+ * labels and metric when no other series uses them (catalog.c).  So a
+ * build agent's file does not keep a catalogue row for every process it
+ * ever saw.
+ *
  * Size: when the pages in use exceed max_db_bytes, the oldest raw chunks
  * (lowest rowid: chunks are inserted in time order) go first, a batch per
  * call; only with no raw chunk left do 1-minute, then 1-hour rollups go.
@@ -15,11 +21,15 @@
  * lets us give them back: when more than a quarter of the file is free,
  * a few hundred pages are returned per call).
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "store_impl.h"
+#include "catalog.h"
 #include "schema.h"
 #include "daemon/log.h"
+#include "daemon/xalloc.h"
 
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */
@@ -28,22 +38,107 @@
 #define SIZE_ROUNDS 16
 #define VACUUM_PAGES 256
 
-static int run(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
+/*
+ * Statements are prepared once, at the first maintenance step, and kept
+ * with the store (freed by mw_store_free): preparing them on every call
+ * was 5 % of the writer's time under series churn.
+ */
+enum {
+	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
+	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
+	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_SIZE_FIRST,
+	RT_SIZE_SERIES,
+	RT_COUNT
+};
+
+static const char *const rt_sql[RT_COUNT] = {
+	[RT_IDS] = "SELECT id FROM series WHERE id > ? ORDER BY id LIMIT ?",
+	[RT_CHUNKS] = "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
+		      " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
+	[RT_ROLLUP_1M] = "DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
+			 " (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
+	[RT_ROLLUP_1H] = "DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
+			 " (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
+	/* a series retention has emptied, not live: its catalogue rows go */
+	[RT_EMPTY] = "SELECT NOT EXISTS (SELECT 1 FROM series_live WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM chunk WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_data WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_1h_data WHERE series_id = ?1)",
+	[RT_SIZE_CHUNKS] = "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id"
+			   " LIMIT ?1)",
+	[RT_SIZE_1M] = "DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
+		       " (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
+	[RT_SIZE_1H] = "DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
+		       " (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
+	/* the series has raw chunks to expire: ?3 its newest raw point */
+	[RT_EXPIRING] = "SELECT (SELECT max(max_ts) FROM chunk WHERE series_id = ?1)"
+			" FROM chunk WHERE series_id = ?1 AND max_ts < ?2 LIMIT 1",
+	/* the first point, recorded before its chunk goes (series.c) */
+	[RT_FIRST_TS] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk"
+			" WHERE series_id = ?1) WHERE id = ?1 AND first_ts IS NULL",
+	[RT_TAIL_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2"
+			   " ORDER BY id",
+	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
+	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
+	[RT_SIZE_FIRST] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk c"
+			  " WHERE c.series_id = series.id) WHERE first_ts IS NULL AND id IN"
+			  " (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)",
+	/* the series of the oldest chunks, with their newest raw point */
+	[RT_SIZE_SERIES] = "SELECT series_id, (SELECT max(max_ts) FROM chunk c"
+			   " WHERE c.series_id = o.series_id) FROM (SELECT DISTINCT series_id"
+			   " FROM (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)) o",
+	[RT_PAGES] = "PRAGMA page_count",
+	[RT_FREE] = "PRAGMA freelist_count",
+};
+
+struct mw_retention {
+	sqlite3_stmt *st[RT_COUNT];
+};
+
+static int prepare_all(struct mw_store *s, struct mw_err *err)
+{
+	int i;
+
+	if (s->ret)
+		return 0;
+	s->ret = mw_xcalloc(1, sizeof(*s->ret));
+	for (i = 0; i < RT_COUNT; i++)
+		if (mw_db_prepare(s->db, &s->ret->st[i], rt_sql[i], err)) {
+			mw_retention_free(s);
+			return mw_error_prefix(err, "retention");
+		}
+	return 0;
+}
+
+void mw_retention_free(struct mw_store *s)
+{
+	int i;
+
+	if (!s->ret)
+		return;
+	for (i = 0; i < RT_COUNT; i++)
+		sqlite3_finalize(s->ret->st[i]);
+	free(s->ret);
+	s->ret = NULL;
+}
+
+/* Run a DELETE; rows changed, or -1. */
+static int run(struct mw_store *s, int which, int64_t a, int64_t b, int64_t c,
 	       struct mw_err *err)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = s->ret->st[which];
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return mw_error(err, "cannot prepare retention: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
-	sqlite3_bind_int64(st, 3, c);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, c);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(db));
-	return sqlite3_changes(db);
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	return sqlite3_changes(s->db);
 }
 
 /* The first bucket number whose start is >= ms (rows below it are older). */
@@ -54,74 +149,249 @@ static int64_t bucket_ceil(int64_t ms, int64_t res)
 	return ms % res > 0 ? q + 1 : q;
 }
 
+static bool in_memory(const struct mw_store *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nall; i++)
+		if (s->all[i]->id == id || s->all[i]->tx_id == id)
+			return true;
+	return false;
+}
+
+static int64_t floor_to(int64_t ts, int64_t res)
+{
+	int64_t q = ts / res;
+
+	return (ts % res < 0 ? q - 1 : q) * res;
+}
+
+/*
+ * Before a series that is not in memory loses raw chunks: its buckets
+ * after each tier's newest stored one, which the writer did not write
+ * when the series left memory (store.c, mark_idle), from its remaining
+ * raw points.  The series has been idle for the idle bound and its points
+ * are older than retention_raw, so these buckets are complete.
+ */
+static int roll_up_tail(struct mw_store *s, int64_t id, int64_t newest_raw, struct mw_err *err)
+{
+	struct mw_rollup_acc acc[MW_TIERS];
+	int64_t next[MW_TIERS], from = INT64_MAX;
+	sqlite3_stmt *st;
+	int t, rc = 0, step;
+
+	for (t = 0; t < MW_TIERS; t++) {
+		st = s->ret->st[t ? RT_LAST_1H : RT_LAST_1M];
+		sqlite3_bind_int64(st, 1, id);
+		next[t] = INT64_MIN;
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			next[t] = (sqlite3_column_int64(st, 0) + 1) * mw_rollup_res[t];
+		sqlite3_reset(st);
+		acc[t].bucket = INT64_MIN;
+		if (next[t] < from)
+			from = next[t];
+	}
+	if (from > newest_raw)
+		return 0;	/* rolled up already */
+	st = s->ret->st[RT_TAIL_CHUNKS];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, from);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_chunk_dec d;
+		int64_t ts;
+		double v;
+
+		if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
+				      (size_t)sqlite3_column_bytes(st, 0)))
+			continue;
+		while (!rc && mw_chunk_dec_next(&d, &ts, &v) == 1)
+			for (t = 0; t < MW_TIERS && !rc; t++) {
+				struct mw_rollup_acc *a = &acc[t];
+				int64_t b = floor_to(ts, mw_rollup_res[t]);
+
+				if (ts < next[t] || isnan(v))
+					continue;
+				if (a->bucket != INT64_MIN && b != a->bucket) {
+					/* merge: out-of-order points meet their bucket again */
+					rc = mw_store_write_bucket(s, id, "a series", t, true, a, err);
+					a->bucket = INT64_MIN;
+				}
+				if (a->bucket == INT64_MIN) {
+					a->bucket = b;
+					a->min = a->max = a->sum = a->last = v;
+					a->last_ts = ts;
+					a->count = 1;
+					continue;
+				}
+				a->min = fmin(a->min, v);
+				a->max = fmax(a->max, v);
+				a->sum += v;
+				a->count++;
+				if (ts >= a->last_ts) {
+					a->last = v;
+					a->last_ts = ts;
+				}
+			}
+	}
+	sqlite3_reset(st);
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+		return mw_error(err, "cannot read chunks: %s", sqlite3_errmsg(s->db));
+	for (t = 0; t < MW_TIERS && !rc; t++)
+		if (acc[t].bucket != INT64_MIN)
+			rc = mw_store_write_bucket(s, id, "a series", t, true, &acc[t], err);
+	return rc;
+}
+
+/* Before raw chunks of series id go: its first point and (not in memory)
+ * its buckets not yet rolled up. */
+static int before_expiry(struct mw_store *s, int64_t id, int64_t cutoff, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_EXPIRING];
+	int64_t newest = INT64_MIN;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, cutoff);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		newest = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;	/* nothing expires */
+	if (rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	if (run(s, RT_FIRST_TS, id, 0, 0, err) < 0)
+		return -1;
+	return in_memory(s, id) ? 0 : roll_up_tail(s, id, newest, err);
+}
+
+/* Remove the series' catalogue rows when retention left it nothing. */
+static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_EMPTY];
+	int rc, empty = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		empty = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
+	if (!empty || in_memory(s, id))
+		return 0;
+	return mw_catalog_remove(&s->cat, id, err);
+}
+
 static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
-	static const char *const rollup_sql[MW_TIERS] = {
-		"DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
-		" (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
-		"DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
-		" (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
-	};
 	const int64_t keep[MW_TIERS] = { s->opt.retention_1m_ms, s->opt.retention_1h_ms };
-	sqlite3_stmt *ids;
-	int64_t id = 0;
+	sqlite3_stmt *ids = s->ret->st[RT_IDS];
+	int64_t id = 0, *todo = NULL;
+	size_t ntodo = 0, cap = 0, i;
 	int n = 0, t, rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM series WHERE id > ? ORDER BY id LIMIT ?",
-			       -1, &ids, NULL) != SQLITE_OK)
-		return mw_error(err, "cannot prepare retention: %s", sqlite3_errmsg(s->db));
+	/* the ids first: the loop deletes from series */
 	sqlite3_bind_int64(ids, 1, s->maintain_cursor);
 	sqlite3_bind_int(ids, 2, STEP_SERIES);
 	while ((rc = sqlite3_step(ids)) == SQLITE_ROW) {
-		id = sqlite3_column_int64(ids, 0);
-		n++;
-		if (s->opt.retention_raw_ms > 0 &&
-		    (run(s->db, "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk"
-			 " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
-			 id, now_ms - s->opt.retention_raw_ms, ROWS_PER_SERIES, err) < 0 ||
-		     run(s->db, "DELETE FROM latest WHERE series_id = ?1 AND ts < ?2",
-			 id, now_ms - s->opt.retention_raw_ms, 0, err) < 0))
-			break;
-		for (t = 0; t < MW_TIERS; t++)
-			if (keep[t] > 0 &&
-			    run(s->db, rollup_sql[t], id,
-				bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
-				BUCKETS_PER_SERIES, err) < 0)
-				break;
-		if (t < MW_TIERS)
-			break;
+		MW_GROW(todo, cap, ntodo + 1);
+		todo[ntodo++] = sqlite3_column_int64(ids, 0);
 	}
-	sqlite3_finalize(ids);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ROW ? -1 : mw_error(err, "cannot list series: %s",
-							 sqlite3_errmsg(s->db));
+	sqlite3_reset(ids);
+	if (rc != SQLITE_DONE) {
+		free(todo);
+		return mw_error(err, "cannot list series: %s", sqlite3_errmsg(s->db));
+	}
+	rc = 0;
+	for (i = 0; i < ntodo && !rc; i++) {
+		bool removed = false;
+
+		id = todo[i];
+		n++;
+		if (s->opt.retention_raw_ms > 0) {
+			int k = before_expiry(s, id, now_ms - s->opt.retention_raw_ms, err) ? -1 :
+				run(s, RT_CHUNKS, id, now_ms - s->opt.retention_raw_ms,
+				    ROWS_PER_SERIES, err);
+
+			if (k < 0)
+				rc = -1;
+			removed = k > 0;
+		}
+		for (t = 0; t < MW_TIERS && !rc; t++) {
+			int k = 0;
+
+			if (keep[t] > 0 &&
+			    (k = run(s, t ? RT_ROLLUP_1H : RT_ROLLUP_1M, id,
+				     bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
+				     BUCKETS_PER_SERIES, err)) < 0)
+				rc = -1;
+			removed = removed || k > 0;
+		}
+		/* every visited series, not only those losing rows now: the
+		 * size limit and older versions emptied series too */
+		(void)removed;
+		if (!rc)
+			rc = drop_if_empty(s, id, err);
+	}
+	free(todo);
+	if (rc)
+		return -1;
 	s->maintain_cursor = n < STEP_SERIES ? 0 : id;
 	return 0;
 }
 
+static int64_t pragma(struct mw_store *s, int which)
+{
+	sqlite3_stmt *st = s->ret->st[which];
+	int64_t v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
 static int over_size(struct mw_store *s)
 {
-	int64_t pages = mw_db_int(s->db, "PRAGMA page_count");
-	int64_t freep = mw_db_int(s->db, "PRAGMA freelist_count");
+	int64_t pages = pragma(s, RT_PAGES);
+	int64_t freep = pragma(s, RT_FREE);
 	int64_t psize = mw_db_int(s->db, "PRAGMA page_size");
 
 	return s->opt.max_db_bytes && pages >= 0 && freep >= 0 && psize > 0 &&
 	       (uint64_t)((pages - freep) * psize) > s->opt.max_db_bytes;
 }
 
+/* Before the size limit takes the oldest chunks: roll up what the series
+ * the writer no longer holds have not rolled up (as before_expiry). */
+static int before_size_cut(struct mw_store *s, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_SIZE_SERIES];
+	int64_t ids[SIZE_BATCH], newest[SIZE_BATCH];
+	size_t n = 0, i;
+	int rc;
+
+	sqlite3_bind_int(st, 1, SIZE_BATCH);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < SIZE_BATCH) {
+		ids[n] = sqlite3_column_int64(st, 0);
+		newest[n++] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply max_size: %s", sqlite3_errmsg(s->db));
+	for (i = 0; i < n; i++)
+		if (!in_memory(s, ids[i]) && roll_up_tail(s, ids[i], newest[i], err))
+			return -1;
+	return 0;
+}
+
 static int by_size(struct mw_store *s, struct mw_err *err)
 {
-	static const char *const sql[] = {
-		"DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id LIMIT ?1)",
-		"DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
-		" (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
-		"DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
-		" (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
-	};
+	static const int sql[] = { RT_SIZE_FIRST, RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
 	int round, rc = 0;
 	size_t i;
 
-	if (!over_size(s)) {
+	if (!s->opt.max_db_bytes || !over_size(s)) {
 		s->size_warned = false;
 		return 0;
 	}
@@ -131,8 +401,12 @@ static int by_size(struct mw_store *s, struct mw_err *err)
 			    (unsigned long long)s->opt.max_db_bytes);
 	s->size_warned = true;
 	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
+		if (before_size_cut(s, err))
+			return -1;
 		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
-			rc = run(s->db, sql[i], SIZE_BATCH, 0, 0, err);
+			rc = run(s, sql[i], SIZE_BATCH, 0, 0, err);
+			if (i == 0 && rc >= 0)
+				continue;	/* first points recorded, not a deletion */
 			if (rc != 0)
 				break;
 		}
@@ -146,15 +420,15 @@ int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
 	int64_t pages, freep;
 
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
+	if (prepare_all(s, err) || mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
 	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) || by_size(s, err) || mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
-	pages = mw_db_int(s->db, "PRAGMA page_count");
-	freep = mw_db_int(s->db, "PRAGMA freelist_count");
+	pages = pragma(s, RT_PAGES);
+	freep = pragma(s, RT_FREE);
 	if (pages > 0 && freep * 4 > pages) {
 		char sql[64];
 

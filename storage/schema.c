@@ -16,7 +16,9 @@
 #include "daemon/fsutf8.h"
 #include "schema.h"
 #include "codec.h"
+#include "catalog.h"
 #include "daemon/log.h"
+#include "daemon/xalloc.h"
 
 int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err)
 {
@@ -137,6 +139,99 @@ out:
 	" (base * count + sum) / count AS avg, base + last AS last, count," \
 	" base * count + sum AS sum FROM rollup_" tier "_data;"
 
+/* The tail of 6 -> 7, after catalogue_v7 filled series7. */
+static const char v7_tail[] =
+	"DROP TABLE series_label;"
+	"DROP TABLE series;"
+	"DROP TABLE latest;"
+	"ALTER TABLE series7 RENAME TO series;"
+	"CREATE INDEX series_by_metric ON series(metric_id, set_id);"
+	"CREATE INDEX series_by_set ON series(set_id);"
+	/* the old names, for the sqlite3 shell */
+	"CREATE VIEW series_label AS SELECT s.id AS series_id, l.name AS name,"
+	" l.value AS value FROM series s"
+	" JOIN label_set ls ON ls.id = s.set_id"
+	" JOIN json_each('[' || ls.labels || ']') m JOIN label l ON l.id = m.value;"
+	"CREATE VIEW latest AS SELECT s.id AS series_id, coalesce(c.last_ts, c.max_ts) AS ts,"
+	" c.last_value AS value FROM series s JOIN chunk c ON c.id = s.last_chunk;";
+
+/* 6 -> 7: every series into series7 with its metric id and the label set
+ * of its labels (ids in label-name order, as the writer builds them). */
+static int catalogue_v7(sqlite3 *db, struct mw_err *err)
+{
+	struct mw_catalog cat;
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int64_t *ids = NULL, cur = 0, metric = 0, first = 0, last_chunk = 0;
+	bool first_null = true, chunk_null = true, have = false;
+	size_t n = 0, cap = 0;
+	int rc = -1, step;
+
+	mw_catalog_open(&cat, db);
+	if (mw_db_prepare(db, &sel, "SELECT s.id, m.id, s.first_ts, s.last_chunk, l.id"
+			  " FROM series s JOIN metric m ON m.name = s.name"
+			  " LEFT JOIN series_label sl ON sl.series_id = s.id"
+			  " LEFT JOIN label l ON l.name = sl.name AND l.value = sl.value"
+			  " ORDER BY s.id, sl.name", err) ||
+	    mw_db_prepare(db, &ins, "INSERT INTO series7 (id, metric_id, set_id, first_ts,"
+			  " last_chunk) VALUES (?1, ?2, ?3, ?4, ?5)", err))
+		goto out;
+	for (;;) {
+		int64_t id = 0, set_id;
+
+		step = sqlite3_step(sel);
+		if (step == SQLITE_ROW)
+			id = sqlite3_column_int64(sel, 0);
+		if (have && (step != SQLITE_ROW || id != cur)) {
+			if (mw_catalog_set(&cat, ids, n, true, &set_id, err))
+				goto out;
+			sqlite3_bind_int64(ins, 1, cur);
+			sqlite3_bind_int64(ins, 2, metric);
+			sqlite3_bind_int64(ins, 3, set_id);
+			if (first_null)
+				sqlite3_bind_null(ins, 4);
+			else
+				sqlite3_bind_int64(ins, 4, first);
+			if (chunk_null)
+				sqlite3_bind_null(ins, 5);
+			else
+				sqlite3_bind_int64(ins, 5, last_chunk);
+			if (sqlite3_step(ins) != SQLITE_DONE) {
+				mw_error(err, "cannot copy series: %s", sqlite3_errmsg(db));
+				goto out;
+			}
+			sqlite3_reset(ins);
+			have = false;
+			n = 0;
+		}
+		if (step != SQLITE_ROW)
+			break;
+		if (!have) {
+			have = true;
+			cur = id;
+			metric = sqlite3_column_int64(sel, 1);
+			first_null = sqlite3_column_type(sel, 2) == SQLITE_NULL;
+			first = sqlite3_column_int64(sel, 2);
+			chunk_null = sqlite3_column_type(sel, 3) == SQLITE_NULL;
+			last_chunk = sqlite3_column_int64(sel, 3);
+		}
+		if (sqlite3_column_type(sel, 4) != SQLITE_NULL) {
+			MW_GROW(ids, cap, n + 1);
+			ids[n++] = sqlite3_column_int64(sel, 4);
+		}
+	}
+	if (step != SQLITE_DONE) {
+		mw_error(err, "cannot read series: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	rc = mw_db_exec(db, v7_tail, err);
+out:
+	free(ids);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	mw_catalog_close(&cat);
+	return rc;
+}
+
 struct migration {
 	const char *sql;
 	int (*fixup)(sqlite3 *db, struct mw_err *err);
@@ -233,6 +328,39 @@ static const struct migration migrations[] = {
 	  " data BLOB NOT NULL);"
 	  "CREATE INDEX ws_snapshot_by_process ON ws_snapshot(process_id, ts);",
 	  NULL },
+	/* 6 -> 7: the catalogue interned (catalog.h): metric names, label
+	 * pairs and label sets shared by the series of a process; a series
+	 * row is its metric id, label-set id, first point and newest chunk
+	 * (no key text, no unique index on it).  The latest table goes: a
+	 * series' newest point is its newest chunk's last_ts / last_value.
+	 * Views keep the old names series_label and latest for the shell. */
+	{ "CREATE TABLE metric ("
+	  " id INTEGER PRIMARY KEY,"
+	  " name TEXT NOT NULL UNIQUE);"
+	  "CREATE TABLE label ("
+	  " id INTEGER PRIMARY KEY,"
+	  " name TEXT NOT NULL,"
+	  " value TEXT NOT NULL,"
+	  " UNIQUE (name, value));"
+	  "CREATE TABLE label_set ("
+	  " id INTEGER PRIMARY KEY,"
+	  " labels TEXT NOT NULL UNIQUE);"
+	  "CREATE TABLE label_set_member ("
+	  " label_id INTEGER NOT NULL,"
+	  " set_id INTEGER NOT NULL,"
+	  " PRIMARY KEY (label_id, set_id)) WITHOUT ROWID;"
+	  /* AUTOINCREMENT: retention removes series, and an id must never
+	   * name another series later (remote-write cursors, links) */
+	  "CREATE TABLE series7 ("
+	  " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	  " metric_id INTEGER NOT NULL,"
+	  " set_id INTEGER NOT NULL,"
+	  " first_ts INTEGER,"
+	  " last_chunk INTEGER);"
+	  "INSERT INTO metric (name) SELECT DISTINCT name FROM series ORDER BY name;"
+	  "INSERT INTO label (name, value) SELECT DISTINCT name, value FROM series_label"
+	  " ORDER BY name, value;",
+	  catalogue_v7 },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
@@ -259,6 +387,10 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
 		if (v0 > 0)
 			mw_log_info("storage: migrated database to schema version %d", v + 1);
 	}
+	/* the tables migrations replaced leave free pages: give them back (a
+	 * new file too, which ran every step) */
+	if (v0 < target && mw_schema_version(db) == target)
+		sqlite3_exec(db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 #include <sqlite3.h>
 #include "daemon/mwerr.h"
 
-#define MW_SCHEMA_VERSION 6
+#define MW_SCHEMA_VERSION 7
 
 /* Milliseconds SQLite waits on a lock before returning SQLITE_BUSY. */
 #define MW_BUSY_TIMEOUT_MS 5000

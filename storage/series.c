@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "store_impl.h"
+#include "catalog.h"
 #include "schema.h"
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
@@ -97,24 +98,18 @@ static void map_del(struct mw_store *s, struct mw_series *se)
 	}
 }
 
-struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
-				   const struct mw_label *labels, size_t nlabels)
+/* A series in memory from its canonical key and parsed identity (taken). */
+static struct mw_series *create_parsed(struct mw_store *s, char *key, struct mw_key *k)
 {
 	struct mw_series *se = mw_xcalloc(1, sizeof(*se));
-	size_t i;
 	int t;
 
-	se->key = mw_xstrdup(key);
+	se->key = key;
 	se->hash = hash_key(key);
-	se->metric = mw_xstrdup(metric);
-	if (nlabels) {
-		se->labels = mw_xcalloc(nlabels, sizeof(*se->labels));
-		for (i = 0; i < nlabels; i++) {
-			se->labels[i].name = mw_xstrdup(labels[i].name);
-			se->labels[i].value = mw_xstrdup(labels[i].value);
-		}
-		se->nlabels = nlabels;
-	}
+	se->metric = k->name;
+	se->labels = k->labels;
+	se->nlabels = k->nlabels;
+	memset(k, 0, sizeof(*k));
 	mw_chunk_enc_init(&se->open);
 	for (t = 0; t < MW_TIERS; t++)
 		se->acc[t].bucket = INT64_MIN;
@@ -122,6 +117,24 @@ struct mw_series *mw_series_create(struct mw_store *s, const char *key, const ch
 	se->first_ts = INT64_MAX;
 	map_put(s, se);
 	return se;
+}
+
+/*
+ * The series' identity is its key: metric and labels are parsed from it
+ * (catalog.h), so the catalogue always agrees with the key; metric and
+ * labels given by the caller are the same for keys made by
+ * mw_series_key_format (every collector's).
+ */
+struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
+				   const struct mw_label *labels, size_t nlabels)
+{
+	struct mw_key k;
+
+	(void)metric;
+	(void)labels;
+	(void)nlabels;
+	mw_key_parse(&k, key);
+	return create_parsed(s, mw_key_text(k.name, k.labels, k.nlabels), &k);
 }
 
 static void series_free(struct mw_series *se)
@@ -212,77 +225,152 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, struct mw_e
 	return 0;
 }
 
-/* A series from its row: in memory, rollup state rebuilt. */
-static struct mw_series *load_one(struct mw_store *s, int64_t id, const char *key,
-				  const char *name, int64_t first_ts, struct mw_err *err)
+/* A series from its row: in memory (*out, even on failure), rollup state
+ * rebuilt.  -1 when the rebuild failed. */
+static int load_one(struct mw_store *s, int64_t id, char *key, struct mw_key *k,
+		    int64_t first_ts, struct mw_series **out, struct mw_err *err)
 {
-	struct mw_series *se = mw_series_create(s, key, name, NULL, 0);
+	struct mw_series *se = create_parsed(s, key, k);
 
 	se->id = id;
 	se->first_ts = first_ts;
-	if (recover_rollups(s, se, err))
-		return NULL;
-	return se;
+	*out = se;
+	return recover_rollups(s, se, err);
 }
 
 struct mw_series *mw_series_get(struct mw_store *s, const char *key)
 {
 	sqlite3_stmt *st = s->st[ST_SERIES_FIND];
 	struct mw_series *se = mw_series_find(s, key);
+	int64_t metric_id, set_id;
 	struct mw_err err;
+	struct mw_key k;
+	char *canon;
 	int rc;
 
 	if (se)
 		return se;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-
-		se = load_one(s, sqlite3_column_int64(st, 0), key, name ? name : "",
-			      sqlite3_column_type(st, 2) == SQLITE_NULL
-			      ? INT64_MIN : sqlite3_column_int64(st, 2), &err);
-		if (!se)
-			mw_log_warn("storage: %s; its rollup buckets in progress start empty",
-				    err.msg);
-		se = mw_series_find(s, key);
-		s->stats.series_reloaded_total++;
-	} else if (rc != SQLITE_DONE && !s->failing) {
-		/* treated as new: inserting it will fail the flush, and be logged */
-		mw_log_warn("storage: cannot look up series '%s': %s", key,
-			    sqlite3_errmsg(s->db));
+	mw_key_parse(&k, key);
+	canon = mw_key_text(k.name, k.labels, k.nlabels);
+	if (strcmp(canon, key) && (se = mw_series_find(s, canon))) {
+		free(canon);
+		mw_key_release(&k);
+		return se;
 	}
-	sqlite3_reset(st);
+	rc = mw_catalog_ids(&s->cat, k.name, k.labels, k.nlabels, false, &metric_id, &set_id,
+			    &err);
+	if (rc == 0) {
+		sqlite3_bind_int64(st, 1, metric_id);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			int64_t first = sqlite3_column_type(st, 1) == SQLITE_NULL
+					? INT64_MIN : sqlite3_column_int64(st, 1);
+
+			sqlite3_reset(st);
+			if (load_one(s, id, canon, &k, first, &se, &err))
+				mw_log_warn("storage: %s; its rollup buckets in progress start "
+					    "empty", err.msg);
+			canon = NULL;
+			s->stats.series_reloaded_total++;
+		} else if (rc != SQLITE_DONE && !s->failing) {
+			mw_log_warn("storage: cannot look up series '%s': %s", key,
+				    sqlite3_errmsg(s->db));
+		}
+		sqlite3_reset(st);
+	} else if (rc < 0 && !s->failing) {
+		/* treated as new: inserting it will fail the flush, and be logged */
+		mw_log_warn("storage: cannot look up series '%s': %s", key, err.msg);
+	}
+	free(canon);
+	mw_key_release(&k);
 	return se;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	return strcmp(((const struct mw_label *)a)->name, ((const struct mw_label *)b)->name);
+}
+
+/* One live series from its rows (one per label, any order): key rebuilt. */
+static int load_live(struct mw_store *s, int64_t id, struct mw_key *k, int64_t first_ts,
+		     int64_t seen, struct mw_err *err)
+{
+	struct mw_series *se;
+	char *key;
+
+	if (k->nlabels > 1)
+		qsort(k->labels, k->nlabels, sizeof(*k->labels), cmp_label);
+	key = mw_key_text(k->name, k->labels, k->nlabels);
+
+	if (mw_series_find(s, key)) {
+		free(key);
+		mw_key_release(k);
+		return 0;
+	}
+	if (load_one(s, id, key, k, first_ts, &se, err))
+		return -1;
+	se->live_row = true;
+	se->seen = seen;
+	if (seen > s->now_ts)
+		s->now_ts = seen;
+	return 0;
 }
 
 int mw_series_load(struct mw_store *s, struct mw_err *err)
 {
 	sqlite3_stmt *sel = NULL;
+	struct mw_key k;
+	int64_t cur = 0, first = INT64_MIN, seen = INT64_MIN;
+	size_t cap = 0;
+	bool have = false;
 	int rc = -1, step;
 
-	if (mw_db_prepare(s->db, &sel, "SELECT s.id, s.key, s.name, s.first_ts, l.ts "
-			  "FROM series_live v JOIN series s ON s.id = v.series_id "
-			  "LEFT JOIN latest l ON l.series_id = v.series_id", err))
+	memset(&k, 0, sizeof(k));
+	if (mw_db_prepare(s->db, &sel, "SELECT s.id, m.name, s.first_ts, coalesce(c.last_ts, c.max_ts), l.name, l.value"
+			  " FROM series_live v JOIN series s ON s.id = v.series_id"
+			  " JOIN metric m ON m.id = s.metric_id"
+			  " LEFT JOIN chunk c ON c.id = s.last_chunk"
+			  " LEFT JOIN label_set ls ON ls.id = s.set_id"
+			  " LEFT JOIN json_each('[' || ls.labels || ']') sm"
+			  " LEFT JOIN label l ON l.id = sm.value"
+			  " ORDER BY v.series_id", err))
 		goto out;
-	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(sel, 1);
-		const char *name = (const char *)sqlite3_column_text(sel, 2);
-		int64_t seen = sqlite3_column_type(sel, 4) == SQLITE_NULL
-			       ? INT64_MIN : sqlite3_column_int64(sel, 4);
-		struct mw_series *se;
+	for (;;) {
+		int64_t id = 0;
 
-		if (!key || !name || mw_series_find(s, key))
-			continue;
-		se = load_one(s, sqlite3_column_int64(sel, 0), key, name,
-			      sqlite3_column_type(sel, 3) == SQLITE_NULL
-			      ? INT64_MIN : sqlite3_column_int64(sel, 3), err);
-		if (!se)
-			goto out;
-		se->live_row = true;
-		se->seen = seen;
-		if (seen > s->now_ts)
-			s->now_ts = seen;
+		step = sqlite3_step(sel);
+		if (step == SQLITE_ROW)
+			id = sqlite3_column_int64(sel, 0);
+		if (have && (step != SQLITE_ROW || id != cur)) {
+			if (load_live(s, cur, &k, first, seen, err))
+				goto out;
+			have = false;
+		}
+		if (step != SQLITE_ROW)
+			break;
+		if (!have) {
+			const char *name = (const char *)sqlite3_column_text(sel, 1);
+
+			have = true;
+			cur = id;
+			cap = 0;
+			memset(&k, 0, sizeof(k));
+			k.name = mw_xstrdup(name ? name : "");
+			first = sqlite3_column_type(sel, 2) == SQLITE_NULL
+				? INT64_MIN : sqlite3_column_int64(sel, 2);
+			seen = sqlite3_column_type(sel, 3) == SQLITE_NULL
+			       ? INT64_MIN : sqlite3_column_int64(sel, 3);
+		}
+		if (sqlite3_column_type(sel, 4) != SQLITE_NULL) {
+			struct mw_label *l;
+
+			MW_GROW(k.labels, cap, k.nlabels + 1);
+			l = &k.labels[k.nlabels++];
+			l->name = mw_xstrdup((const char *)sqlite3_column_text(sel, 4));
+			l->value = mw_xstrdup((const char *)sqlite3_column_text(sel, 5));
+		}
 	}
 	if (step != SQLITE_DONE) {
 		mw_error(err, "cannot read series: %s", sqlite3_errmsg(s->db));
@@ -290,27 +378,30 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 	}
 	rc = 0;
 out:
+	mw_key_release(&k);
 	sqlite3_finalize(sel);
 	return rc;
 }
 
-int mw_series_insert_new(struct mw_store *s, int64_t now_ms, struct mw_err *err)
+int mw_series_insert_new(struct mw_store *s, struct mw_err *err)
 {
-	sqlite3_stmt *ins = s->st[ST_SERIES_INSERT], *lab = s->st[ST_LABEL_INSERT];
-	size_t i, j;
+	sqlite3_stmt *ins = s->st[ST_SERIES_INSERT];
+	size_t i;
 
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
+		int64_t metric_id, set_id;
 
 		if (se->id)
 			continue;
-		sqlite3_bind_text(ins, 1, se->key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, se->metric, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, now_ms);
-		if (se->first_ts != INT64_MAX)
-			sqlite3_bind_int64(ins, 4, se->first_ts);
-		else
-			sqlite3_bind_null(ins, 4);
+		if (mw_catalog_ids(&s->cat, se->metric, se->labels, se->nlabels, true, &metric_id,
+				   &set_id, err))
+			return mw_error_prefix(err, "series '%s'", se->key);
+		sqlite3_bind_int64(ins, 1, metric_id);
+		sqlite3_bind_int64(ins, 2, set_id);
+		/* NULL: its first chunk's min_ts, recorded by retention before
+		 * that chunk goes (6 bytes less per series) */
+		sqlite3_bind_null(ins, 3);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
 			sqlite3_reset(ins);
 			return mw_error(err, "cannot insert series '%s': %s", se->key,
@@ -318,17 +409,6 @@ int mw_series_insert_new(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 		}
 		sqlite3_reset(ins);
 		se->tx_id = sqlite3_last_insert_rowid(s->db);
-		for (j = 0; j < se->nlabels; j++) {
-			sqlite3_bind_int64(lab, 1, se->tx_id);
-			sqlite3_bind_text(lab, 2, se->labels[j].name, -1, SQLITE_STATIC);
-			sqlite3_bind_text(lab, 3, se->labels[j].value, -1, SQLITE_STATIC);
-			if (sqlite3_step(lab) != SQLITE_DONE) {
-				sqlite3_reset(lab);
-				return mw_error(err, "cannot insert labels of '%s': %s",
-						se->key, sqlite3_errmsg(s->db));
-			}
-			sqlite3_reset(lab);
-		}
 	}
 	return 0;
 }

@@ -35,10 +35,7 @@ const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
 	"WHERE series_id = ? AND t = ?"
 
 static const char *const statements[ST_COUNT] = {
-	[ST_SERIES_INSERT] = "INSERT INTO series (key, name, created_ms, first_ts) "
-			     "VALUES (?, ?, ?, ?)",
-	[ST_LABEL_INSERT] = "INSERT OR REPLACE INTO series_label (series_id, name, value) "
-			    "VALUES (?, ?, ?)",
+	[ST_SERIES_INSERT] = "INSERT INTO series (metric_id, set_id, first_ts) VALUES (?, ?, ?)",
 	[ST_SERIES_LAST_CHUNK] = "UPDATE series SET last_chunk = ?2 WHERE id = ?1",
 	[ST_CHUNK_INSERT] = "INSERT INTO chunk (series_id, min_ts, max_ts, npoints, data, "
 			    "last_ts, last_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -48,9 +45,8 @@ static const char *const statements[ST_COUNT] = {
 	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
 	[ST_MERGE_1M] = ROLLUP_GET("1m"),
 	[ST_MERGE_1H] = ROLLUP_GET("1h"),
-	[ST_LATEST] = "UPDATE latest SET ts = ?2, value = ?3 WHERE series_id = ?1",
-	[ST_LATEST_INSERT] = "INSERT INTO latest (series_id, ts, value) VALUES (?1, ?2, ?3)",
-	[ST_SERIES_FIND] = "SELECT id, name, first_ts FROM series WHERE key = ?",
+	[ST_SERIES_FIND] = "SELECT id, first_ts FROM series WHERE metric_id = ? AND set_id = ? "
+			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
 	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
@@ -213,9 +209,6 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
-	se->latest_ts = ts_ms;
-	se->latest_value = value;
-	se->latest_dirty = true;
 	for (t = 0; t < MW_TIERS; t++)
 		mw_store_rollup_tier(s, se, t, ts_ms, value);
 }
@@ -309,7 +302,10 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	sqlite3_bind_int64(st, 3, max_ts);
 	sqlite3_bind_int64(st, 4, n);
 	sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, last_ts);
+	if (last_ts == max_ts)
+		sqlite3_bind_null(st, 6);	/* the usual case: 1 byte less 6 */
+	else
+		sqlite3_bind_int64(st, 6, last_ts);
 	sqlite3_bind_double(st, 7, last_value);
 	if (*rowid) {
 		sqlite3_bind_int64(st, 8, *rowid);
@@ -331,29 +327,30 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	return step_done(s, st, "series", se->key, err);
 }
 
-/* Write a completed bucket; a late one (the clock stepped back) is
- * merged into the stored row, whose `last` stays. */
-static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
-			struct mw_err *err)
+/* Write a bucket of series id; merge: combine it with the stored row of
+ * the same bucket (a late point: the clock stepped back), whose `last`
+ * stays. */
+int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
+			  const struct mw_rollup_acc *a, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[r->tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
-	int64_t t = r->ts / mw_rollup_res[r->tier], count = r->count;
-	double min = r->min, max = r->max, last = r->last, sum = r->sum;
+	sqlite3_stmt *st = s->st[tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
+	int64_t t = a->bucket / mw_rollup_res[tier], count = a->count;
+	double min = a->min, max = a->max, last = a->last, sum = a->sum;
 
-	if (r->merge) {
-		sqlite3_stmt *get = s->st[r->tier ? ST_MERGE_1H : ST_MERGE_1M];
+	if (merge) {
+		sqlite3_stmt *get = s->st[tier ? ST_MERGE_1H : ST_MERGE_1M];
 		int rc;
 
-		sqlite3_bind_int64(get, 1, series_id(r->series));
+		sqlite3_bind_int64(get, 1, id);
 		sqlite3_bind_int64(get, 2, t);
 		rc = sqlite3_step(get);
 		if (rc == SQLITE_ROW) {
 			int64_t n = sqlite3_column_int64(get, 5);
-			double a, b, l, m;
+			double lo, hi, l, m;
 
-			mw_rollup_column(get, 0, n, &a, &b, &l, &m);
-			min = fmin(min, a);
-			max = fmax(max, b);
+			mw_rollup_column(get, 0, n, &lo, &hi, &l, &m);
+			min = fmin(min, lo);
+			max = fmax(max, hi);
 			last = l;
 			sum += m;
 			count += n;
@@ -361,21 +358,35 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 		sqlite3_reset(get);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return mw_error(err, "cannot read %s of '%s': %s",
-					mw_rollup_table[r->tier], r->series->key,
-					sqlite3_errmsg(s->db));
+					mw_rollup_table[tier], key, sqlite3_errmsg(s->db));
 	}
-	sqlite3_bind_int64(st, 1, series_id(r->series));
+	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, t);
 	mw_rollup_bind(st, 3, min, max, last, sum, count);
 	sqlite3_bind_int64(st, 8, count);
-	return step_done(s, st, mw_rollup_table[r->tier], r->series->key, err);
+	return step_done(s, st, mw_rollup_table[tier], key, err);
+}
+
+static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
+			struct mw_err *err)
+{
+	struct mw_rollup_acc a;
+
+	a.bucket = r->ts;
+	a.min = r->min;
+	a.max = r->max;
+	a.sum = r->sum;
+	a.last = r->last;
+	a.count = r->count;
+	return mw_store_write_bucket(s, series_id(r->series), r->series->key, r->tier,
+				     r->merge, &a, err);
 }
 
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 {
 	size_t i;
 
-	if (mw_series_insert_new(s, mw_clock_wall_ms(), err))
+	if (mw_series_insert_new(s, err))
 		return -1;
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
@@ -415,26 +426,6 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	for (i = 0; i < s->nrollups; i++)
 		if (write_rollup(s, &s->rollups[i], err))
 			return -1;
-	for (i = 0; i < s->nall; i++) {
-		struct mw_series *se = s->all[i];
-		sqlite3_stmt *st = s->st[ST_LATEST];
-
-		int k;
-
-		if (!se->latest_dirty)
-			continue;
-		/* UPDATE, else INSERT: cheaper than an upsert when the row exists */
-		for (k = 0; k < 2; k++) {
-			sqlite3_bind_int64(st, 1, series_id(se));
-			sqlite3_bind_int64(st, 2, se->latest_ts);
-			sqlite3_bind_double(st, 3, se->latest_value);	/* NaN: NULL */
-			if (step_done(s, st, "latest", se->key, err))
-				return -1;
-			if (k == 0 && sqlite3_changes(s->db) > 0)
-				break;
-			st = s->st[ST_LATEST_INSERT];
-		}
-	}
 	return mw_rg_store_write(s, err);
 }
 
@@ -477,16 +468,18 @@ static void shed_pending(struct mw_store *s)
 }
 
 /*
- * Series idle for series_idle_ms leave memory with this flush: their
- * buckets in progress are written now (a partial row, rebuilt whole from
- * raw chunks if the series comes back), their open chunk and latest value
- * are written as for every series, and their series_live row is deleted.
- * Nothing is freed before the transaction commits.
+ * Series idle for series_idle_ms leave memory with this flush: their open
+ * chunk is written as for every series, and their series_live row is
+ * deleted.  Their buckets in progress are not written: the raw points
+ * hold them (readers roll up from raw what the tiers lack), and they are
+ * rolled up when retention removes those raw points (retention.c) or
+ * rebuilt when the series comes back; so a process that lived seconds
+ * costs no rollup rows for a week.  Nothing is freed before the
+ * transaction commits.
  */
 static void mark_idle(struct mw_store *s)
 {
 	size_t i;
-	int t;
 
 	if (s->opt.series_idle_ms <= 0 || s->now_ts == INT64_MIN)
 		return;
@@ -497,9 +490,6 @@ static void mark_idle(struct mw_store *s)
 		    (se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms))
 			continue;
 		se->evicting = true;
-		for (t = 0; t < MW_TIERS; t++)
-			if (se->acc[t].bucket != INT64_MIN)
-				emit(s, se, t, false, &se->acc[t]);
 	}
 }
 
@@ -541,7 +531,6 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		}
 		se->open_rowid = se->tx_open_rowid;
 		se->open_flushed = se->open.n;
-		se->latest_dirty = false;
 		se->live_row = !se->evicting;
 	}
 	for (i = 0; i < s->nchunks; i++)
@@ -604,6 +593,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	for (i = 0; i < ST_COUNT; i++)
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;
+	mw_catalog_open(&s->cat, s->db);
 	if (mw_series_load(s, err) || mw_rg_store_open(s, err))
 		goto fail;
 	update_db_bytes(s);
@@ -634,6 +624,8 @@ void mw_store_free(struct mw_store *s)
 	}
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	mw_catalog_close(&s->cat);
+	mw_retention_free(s);
 	mw_rg_store_free(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,

@@ -7,6 +7,7 @@
 
 #include "store.h"
 #include "codec.h"
+#include "catalog.h"
 
 #define MW_TIERS 2	/* rollup tiers: 1 minute, 1 hour */
 
@@ -21,15 +22,15 @@ struct mw_rollup_acc {
 };
 
 struct mw_series {
-	char *key;
+	char *key;		/* canonical (mw_key_text of metric, labels) */
 	uint64_t hash;		/* of key */
 	size_t slot;		/* index in store->all */
 	int64_t seen;		/* store->now_ts at its newest point */
 	int64_t first_ts;	/* its first point (written with the series row) */
 	bool live_row;		/* its series_live row is committed */
 	bool evicting;		/* leaves memory when the running flush commits */
-	char *metric;
-	struct mw_label *labels;	/* own copies; NULL for series loaded from the db */
+	char *metric;		/* parsed from the key (catalog.h) */
+	struct mw_label *labels;	/* own copies, sorted by name */
 	size_t nlabels;
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
@@ -37,9 +38,6 @@ struct mw_series {
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
 	uint32_t open_flushed;	/* points of the open chunk committed */
-	int64_t latest_ts;	/* the newest point (storage order) ... */
-	double latest_value;
-	bool latest_dirty;	/* ... not yet in the latest table */
 	struct mw_rollup_acc acc[MW_TIERS];
 };
 
@@ -66,7 +64,6 @@ struct mw_pending_rollup {
 
 enum {
 	ST_SERIES_INSERT,
-	ST_LABEL_INSERT,
 	ST_SERIES_LAST_CHUNK,
 	ST_CHUNK_INSERT,
 	ST_CHUNK_UPDATE,
@@ -74,9 +71,7 @@ enum {
 	ST_ROLLUP_1H,
 	ST_MERGE_1M,	/* read the stored row of a late bucket */
 	ST_MERGE_1H,
-	ST_LATEST,
-	ST_LATEST_INSERT,
-	ST_SERIES_FIND,	/* a series not in memory, by key */
+	ST_SERIES_FIND,	/* a series not in memory, by metric and label set */
 	ST_LIVE_INSERT,
 	ST_LIVE_DELETE,
 	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
@@ -91,6 +86,8 @@ struct mw_store {
 	sqlite3 *db;
 	struct mw_dblock *lock;	/* one writer per file (dblock.h) */
 	sqlite3_stmt *st[ST_COUNT];
+	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
+	struct mw_retention *ret;	/* retention.c's statements */
 
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;
@@ -124,7 +121,7 @@ struct mw_series *mw_series_create(struct mw_store *s, const char *key, const ch
 int mw_series_load(struct mw_store *s, struct mw_err *err);
 void mw_series_free_all(struct mw_store *s);
 /* Insert series that have no id yet (inside the flush transaction). */
-int mw_series_insert_new(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+int mw_series_insert_new(struct mw_store *s, struct mw_err *err);
 
 /* regions_store.c: region snapshots, hooked into open, flush, free and
  * maintain. */
@@ -138,6 +135,13 @@ void mw_rg_store_failed(struct mw_store *s);
 /* Retention: whole keyframe groups older than retention_raw. */
 int mw_rg_store_retain(struct mw_store *s, int64_t now_ms, struct mw_err *err);
 uint64_t mw_rg_store_pending(const struct mw_store *s);
+
+/* retention.c */
+void mw_retention_free(struct mw_store *s);
+
+/* store.c: write one bucket (merge: combine with the stored row). */
+int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
+			  const struct mw_rollup_acc *a, struct mw_err *err);
 
 /* store.c: feed a point to one rollup tier's accumulator only. */
 void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,

@@ -58,7 +58,7 @@ static void empty_and_one_point(void **state)
 	double vs[1] = { 42 };
 
 	(void)state;
-	assert_int_equal(round_trip(ts, vs, 0), MW_CHUNK_HEADER);
+	assert_int_equal(round_trip(ts, vs, 0), 2);	/* format, count 0 */
 	round_trip(ts, vs, 1);
 	vs[0] = -0.0;
 	round_trip(ts, vs, 1);
@@ -204,7 +204,7 @@ static void corrupt_input(void **state)
 		mw_chunk_enc_append(&e, (int64_t)(i * 997), (double)(i * i) * 0.37);
 	blob = mw_chunk_enc_blob(&e, &len);
 	assert_true(len < sizeof(copy));
-	for (cut = MW_CHUNK_HEADER; cut < len; cut++) {
+	for (cut = 2; cut < len; cut++) {
 		memcpy(copy, blob, cut);
 		assert_int_equal(mw_chunk_dec_init(&d, copy, cut), 0);
 		while ((rc = mw_chunk_dec_next(&d, &t, &v)) == 1)
@@ -212,6 +212,42 @@ static void corrupt_input(void **state)
 		assert_int_equal(rc, -1);	/* truncated: an error, never a crash */
 	}
 	mw_chunk_enc_release(&e);
+}
+
+/* Blobs of format 0x11 (written before schema 7) still read; the
+ * compact format's 2-point chunk is much smaller than 0x11's. */
+static void old_format_and_compact_size(void **state)
+{
+	/* 0x11: 5 points, T0 + i s, 4096 * (100 + i * i) */
+	static const uint8_t old[] = {
+		0x11, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x8B, 0xCF, 0xD9, 0x33, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x40, 0x00, 0xE1, 0xF4, 0x33, 0x02, 0x66,
+		0x0C, 0xCC, 0x29, 0x98, 0x70,
+	};
+	int64_t ts[2] = { 1699999200000, 1699999201000 }, t;
+	double vs[2] = { 409600, 413696 }, v;
+	struct mw_chunk_dec d;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mw_chunk_npoints(old, sizeof(old)), 5);
+	assert_int_equal(mw_chunk_dec_init(&d, old, sizeof(old)), 0);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
+		assert_int_equal(t, 1699999200000 + (int64_t)i * 1000);
+		assert_true(v == 4096.0 * (double)(100 + i * i));
+	}
+	assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 0);
+	/* header 2 bytes, first point 49 + 27 bits, second 18 + 14: 16 bytes
+	 * (0x11: 5 + 16 + 4 = 25) */
+	assert_int_equal(round_trip(ts, vs, 2), 16);
+	/* negative and huge first points round-trip too */
+	ts[0] = INT64_MIN;
+	vs[0] = -9223372036854775808.0;
+	round_trip(ts, vs, 2);
+	ts[0] = INT64_MAX;
+	vs[0] = 9007199254740992.0;
+	round_trip(ts, vs, 2);
 }
 
 int main(void)
@@ -225,6 +261,7 @@ int main(void)
 		cmocka_unit_test(random_streams),
 		cmocka_unit_test(flat_is_small),
 		cmocka_unit_test(corrupt_input),
+		cmocka_unit_test(old_format_and_compact_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

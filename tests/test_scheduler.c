@@ -37,6 +37,89 @@ static void falling_behind_skips_instead_of_bursting(void **state)
 	assert_int_equal(skipped, 3);
 }
 
+/* Wall clock 1.7e12 ms when the monotonic clock reads 5e9 ns (+0.4 ms, so
+ * the offset is not a whole number of milliseconds). */
+#define WALL0 1700000000000LL
+#define MONO0 (5000LL * MS + 400000)
+
+static int64_t wall_at(int64_t mono_ns, int64_t step_ms)
+{
+	return WALL0 + (mono_ns - MONO0) / MS + step_ms;
+}
+
+static void tick_stamp_is_the_due_time_despite_jitter(void **state)
+{
+	static const int64_t jitter_us[] = { 0, 900, 150, 1000, 20, 999, 3, 24000 };
+	struct mw_tick_clock c = { false, 0 };
+	int64_t prev = 0, d, prevd = 0;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(jitter_us) / sizeof(jitter_us[0]); k++) {
+		int64_t due = MONO0 + (int64_t)k * 1000 * MS;
+		int64_t start = due + jitter_us[k] * 1000;
+		int64_t ts = mw_tick_stamp(&c, due, 1000 * MS, start, wall_at(start, 0));
+
+		if (k > 0) {
+			d = ts - prev;
+			assert_int_equal(d, 1000);	/* exactly one interval */
+			if (k > 1)
+				assert_int_equal(d - prevd, 0);	/* delta-of-delta 0 */
+			prevd = d;
+		}
+		prev = ts;
+	}
+	/* the stamp is the due instant's wall time (within the clocks' 1 ms) */
+	assert_true(prev - wall_at(MONO0 + 7000 * MS, 0) >= -1 &&
+		    prev - wall_at(MONO0 + 7000 * MS, 0) <= 1);
+}
+
+static void late_or_early_tick_is_stamped_when_it_started(void **state)
+{
+	struct mw_tick_clock c = { false, 0 };
+	int64_t due = MONO0, start;
+
+	(void)state;
+	mw_tick_stamp(&c, due, 1000 * MS, due, wall_at(due, 0));
+	/* 26 ms late: beyond the 25 ms tolerance */
+	due += 1000 * MS;
+	start = due + 26 * MS;
+	assert_int_equal(mw_tick_stamp(&c, due, 1000 * MS, start, wall_at(start, 0)),
+			 wall_at(start, 0));
+	/* started before its due time (a test calling sample_one directly) */
+	start = due - 5 * MS;
+	assert_int_equal(mw_tick_stamp(&c, due, 1000 * MS, start, wall_at(start, 0)),
+			 wall_at(start, 0));
+	/* a 100 ms interval: the tolerance is 5 ms */
+	start = due + 6 * MS;
+	assert_int_equal(mw_tick_stamp(&c, due, 100 * MS, start, wall_at(start, 0)),
+			 wall_at(start, 0));
+	start = due + 4 * MS;
+	assert_int_equal(mw_tick_stamp(&c, due, 100 * MS, start, wall_at(start, 0)),
+			 wall_at(due, 0));
+}
+
+static void tick_stamp_follows_wall_clock_steps(void **state)
+{
+	struct mw_tick_clock c = { false, 0 };
+	int64_t due = MONO0, ts0, ts1, ts2;
+
+	(void)state;
+	ts0 = mw_tick_stamp(&c, due, 1000 * MS, due + MS, wall_at(due + MS, 0));
+	/* NTP steps the wall clock 30 s back between two ticks */
+	due += 1000 * MS;
+	ts1 = mw_tick_stamp(&c, due, 1000 * MS, due + MS, wall_at(due + MS, -30000));
+	assert_true(ts1 - (ts0 + 1000 - 30000) >= -1 && ts1 - (ts0 + 1000 - 30000) <= 1);
+	/* and the next tick is regular again from the new offset */
+	due += 1000 * MS;
+	ts2 = mw_tick_stamp(&c, due, 1000 * MS, due + 2 * MS, wall_at(due + 2 * MS, -30000));
+	assert_int_equal(ts2 - ts1, 1000);
+	/* a 3 ms step (within the tolerance) is absorbed: still regular */
+	due += 1000 * MS;
+	assert_int_equal(mw_tick_stamp(&c, due, 1000 * MS, due, wall_at(due, -30003)) - ts2,
+			 1000);
+}
+
 static void backoff_doubles_up_to_a_cap(void **state)
 {
 	(void)state;
@@ -237,6 +320,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(next_due_without_lag),
 		cmocka_unit_test(falling_behind_skips_instead_of_bursting),
+		cmocka_unit_test(tick_stamp_is_the_due_time_despite_jitter),
+		cmocka_unit_test(late_or_early_tick_is_stamped_when_it_started),
+		cmocka_unit_test(tick_stamp_follows_wall_clock_steps),
 		cmocka_unit_test(backoff_doubles_up_to_a_cap),
 		cmocka_unit_test(failures_are_logged_once_and_counted),
 		cmocka_unit_test(bad_option_stops_start_up),

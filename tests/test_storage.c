@@ -305,6 +305,83 @@ static void explicit_step_honoured(void **state)
 	mw_store_free(s);
 }
 
+/*
+ * A step that is not a whole number of minutes (90 s) reads the 1-minute
+ * rows, each going whole into the step bucket holding its start: min,
+ * max, sum and count are exact over those minutes' points.
+ */
+static void step_between_tiers(void **state)
+{
+	static const enum mw_agg aggs[] = { MW_AGG_MIN, MW_AGG_MAX, MW_AGG_AVG, MW_AGG_LAST };
+	struct mw_store *s = open_store(720);
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	double mn[8], mx[8], sum[8], last[8];
+	int64_t cnt[8], i;
+	size_t a, j;
+
+	(void)state;
+	for (j = 0; j < 8; j++) {
+		mn[j] = INFINITY;
+		mx[j] = -INFINITY;
+		sum[j] = 0;
+		cnt[j] = 0;
+	}
+	for (i = 0; i < 600; i++) {	/* 10 minutes, 1 Hz */
+		double v = (double)((i * 7919) % 1000);
+		int64_t ts = T0 + i * 1000;
+		/* its minute's start decides its 90 s bucket */
+		size_t b = (size_t)((ts / 60000 * 60000 - T0) / 90000);
+
+		add(s, "1", ts, v);
+		mn[b] = fmin(mn[b], v);
+		mx[b] = fmax(mx[b], v);
+		sum[b] += v;
+		cnt[b]++;
+		last[b] = v;
+	}
+	mw_store_free(s);	/* every minute rolled up */
+	r = open_reader();
+	for (a = 0; a < 4; a++) {
+		mw_range_query_init(&q, T0, T0 + 600000 - 1);
+		q.step_ms = 90000;
+		q.agg = aggs[a];
+		assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}",
+						 &q, &res, &err), 0);
+		assert_int_equal(res.tier, MW_TIER_1M);
+		assert_int_equal(res.step_ms, 90000);
+		assert_true(res.nt >= 7);
+		for (j = 0; j < res.nt && j < 8; j++) {
+			double want = aggs[a] == MW_AGG_MIN ? mn[j] : aggs[a] == MW_AGG_MAX ? mx[j]
+				      : aggs[a] == MW_AGG_LAST ? last[j] : sum[j] / (double)cnt[j];
+
+			assert_int_equal(res.t[j], T0 + (int64_t)j * 90000);
+			if (!cnt[j])
+				assert_true(isnan(res.values[0][j]));
+			else
+				assert_true(fabs(res.values[0][j] - want) < 1e-9);
+		}
+		mw_range_result_release(&res);
+	}
+	/* 1.5 s: below a minute, raw */
+	mw_range_query_init(&q, T0, T0 + 60000 - 1);
+	q.step_ms = 1500;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.tier, MW_TIER_RAW);
+	mw_range_result_release(&res);
+	/* 90 min: the 1-hour tier */
+	mw_range_query_init(&q, T0, T0 + 3 * 3600000 - 1);
+	q.step_ms = 5400000;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q,
+					 &res, &err), 0);
+	assert_int_equal(res.tier, MW_TIER_1H);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+}
+
 /* Rollup state survives a restart: the bucket in progress is rebuilt. */
 static void rollups_across_restart(void **state)
 {
@@ -705,7 +782,10 @@ static void disk_full(void **state)
 	mw_store_get_stats(s, &st);
 	assert_true(st.dropped_points_total > 0);
 	assert_true(st.pending_points <= 2000 + 40 * 50);
-	assert_int_equal(st.points_total, 1);
+	/* 40 new series may still fit the last pages' free space (schema 7
+	 * series rows are small), so at most the first flush got through */
+	assert_true(st.points_total <= 1 + 1000);
+	assert_int_equal(mw_db_int(db, "SELECT sum(npoints) FROM chunk"), (int64_t)st.points_total);
 
 	assert_int_equal(mw_db_exec(db, "PRAGMA max_page_count = 1000000", &err), 0);
 	flush(s);
@@ -1024,6 +1104,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
+		cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),
 		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),

@@ -63,6 +63,18 @@ static struct mw_store *open_store(void)
 	return s;
 }
 
+/* One number from the file, on a connection of its own. */
+static int64_t db_int_path(const char *sql)
+{
+	sqlite3 *db;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	v = mw_db_int(db, sql);
+	sqlite3_close(db);
+	return v;
+}
+
 static struct mw_reader *open_reader(void)
 {
 	struct mw_reader *r;
@@ -131,8 +143,9 @@ static void idle_series_leave_memory(void **state)
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 1001);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM latest"), 1001);
-	/* their partial buckets were written when they left */
-	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 1000);
+	/* their buckets in progress are not written when they leave: the raw
+	 * points hold them until retention rolls them up */
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 0);
 	mw_store_free(s);
 }
 
@@ -171,7 +184,7 @@ static void series_comes_back_exactly(void **state)
 	mw_store_free(s);
 
 	s = open_store();
-	assert_int_equal(db_int(s, "SELECT count(*) FROM series WHERE key LIKE '%\"7\"%'"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_label WHERE name = 'pid' AND value = '7'"), 1);
 	mw_store_free(s);
 	r = open_reader();
 	mw_range_query_init(&q, T0, T0 + 3599999);
@@ -312,6 +325,34 @@ static void readers_over_dead_and_live(void **state)
 	mw_store_free(s);
 }
 
+static struct mw_store *open_store_retention(void)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.self_metrics = false;
+	o.series_idle_ms = IDLE;
+	o.retention_raw_ms = 86400000LL;
+	o.retention_1m_ms = 2 * 86400000LL;
+	o.retention_1h_ms = 3 * 86400000LL;
+	if (mw_store_open(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+static void maintain(struct mw_store *s, int64_t now)
+{
+	struct mw_err err;
+	int i;
+
+	for (i = 0; i < 4; i++)		/* 64 series a step: a few steps */
+		if (mw_store_maintain(s, now, &err))
+			fail_msg("%s", err.msg);
+}
+
 /* "Since when": first_ts is the first point, not the start of the rollup
  * bucket holding it, also once the raw chunks have expired. */
 static void first_ts_is_first_point(void **state)
@@ -336,13 +377,120 @@ static void first_ts_is_first_point(void **state)
 	mw_reader_free(r);
 
 	/* raw points expired: the first stored bucket still holds the first
-	 * point, whose time the series row recorded */
-	s = open_store();
-	assert_int_equal(mw_db_exec(mw_store_db(s), "DELETE FROM chunk", &err), 0);
+	 * point, whose time retention recorded before the chunk went */
+	assert_int_equal(db_int_path("SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
+	s = open_store_retention();
+	add(s, 4, start + 86400000LL + 7200000, 1);
+	flush(s);
+	maintain(s, start + 86400000LL + 7200000);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
+			 "l.series_id = c.series_id WHERE l.value = '3'"), 0);
 	mw_store_free(s);
 	r = open_reader();
 	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
 	assert_int_equal(sl.items[0].first_ts, start);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+}
+
+/* One 90 s bucket of pid over [T0, T0 + 90 s) from the 1m tier. */
+static void bucket_of(struct mw_reader *r, int pid, double *min, double *max, double *sum,
+		      double *last)
+{
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	char sel[64];
+	enum mw_agg aggs[4] = { MW_AGG_MIN, MW_AGG_MAX, MW_AGG_AVG, MW_AGG_LAST };
+	double *out[4] = { min, max, sum, last };
+	int a;
+
+	snprintf(sel, sizeof(sel), METRIC "{pid=\"%d\"}", pid);
+	for (a = 0; a < 4; a++) {
+		mw_range_query_init(&q, T0, T0 + 89999);
+		q.step_ms = 60000;
+		q.agg = aggs[a];
+		assert_int_equal(mw_reader_range(r, sel, &q, &res, &err), 0);
+		assert_int_equal(res.nseries, 1);
+		assert_int_equal(res.nt, 2);
+		*out[a] = res.values[0][0];
+		mw_range_result_release(&res);
+	}
+}
+
+/*
+ * Processes that lived seconds: no rollup rows while their raw points
+ * live; retention rolls them up before it removes the raw points (the
+ * same answers), and once the rollups expired too the series leave the
+ * catalogue with their labels.
+ */
+static void retention_rolls_up_then_removes(void **state)
+{
+	struct mw_store *s = open_store_retention();
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	double mn, mx, avg, last, mn2, mx2, avg2, last2;
+	int i;
+
+	(void)state;
+	add(s, 1, T0, 1);	/* id 1; the short ones 2..11 */
+	for (i = 0; i < 10; i++) {
+		add(s, 100 + i, T0 + 1000, 4096.0 * (i + 2));
+		add(s, 100 + i, T0 + 2000, 4096.0 * (i + 1));
+		add(s, 100 + i, T0 + 3000, 4096.0 * (i + 3));
+	}
+	flush(s);
+	add(s, 1, T0 + 2 * IDLE, 1);	/* the short ones leave memory */
+	flush(s);
+	assert_int_equal(in_memory(s), 1);
+	/* pid 1's completed first minute only */
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 1);
+	r = open_reader();
+	bucket_of(r, 105, &mn, &mx, &avg, &last);
+	mw_reader_free(r);
+	assert_true(mn == 4096.0 * 6 && mx == 4096.0 * 8 && avg == 4096.0 * 7 &&
+		    last == 4096.0 * 8);
+
+	/* a day later: raw expired, rolled up first */
+	add(s, 1, T0 + 86400000LL + 3600000, 1);
+	flush(s);
+	maintain(s, T0 + 86400000LL + 3600000);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
+			 "l.series_id = c.series_id WHERE l.value = '105'"), 0);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 10 + 2);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 10 + 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 11);
+	r = open_reader();
+	bucket_of(r, 105, &mn2, &mx2, &avg2, &last2);
+	assert_true(mn2 == mn && mx2 == mx && avg2 == avg && last2 == last);
+	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].first_ts, T0 + 1000);	/* recorded before expiry */
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+
+	/* four days later every row of theirs expired: they go */
+	add(s, 1, T0 + 4 * 86400000LL, 1);
+	flush(s);
+	maintain(s, T0 + 4 * 86400000LL);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label_set"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM label_set_member"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM metric"), 1);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 1);
+	/* a new series never takes a removed one's id */
+	add(s, 200, T0 + 4 * 86400000LL, 1);
+	flush(s);
+	assert_int_equal(db_int(s, "SELECT max(id) FROM series"), 12);
+	mw_store_free(s);
+	r = open_reader();
+	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 0);
+	mw_series_list_release(&sl);
+	assert_int_equal(mw_reader_find(r, "{pid=\"1\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
 	mw_series_list_release(&sl);
 	mw_reader_free(r);
 }
@@ -386,6 +534,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
+		cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,6 +154,8 @@ static void series_free(struct mw_series *se)
 
 void mw_series_drop(struct mw_store *s, struct mw_series *se)
 {
+	if (se->order_pos < s->norder && s->order[se->order_pos] == se)
+		s->order[se->order_pos] = NULL;
 	map_del(s, se);
 	s->all[se->slot] = s->all[s->nall - 1];
 	s->all[se->slot]->slot = se->slot;
@@ -178,6 +180,10 @@ void mw_series_free_all(struct mw_store *s)
 	free(s->all);
 	free(s->map);
 	s->all = s->map = NULL;
+	free(s->order);
+	free(s->order_next);
+	s->order = s->order_next = NULL;
+	s->norder = s->norder_next = s->order_cap = s->order_next_cap = 0;
 	s->nall = s->all_cap = s->map_cap = 0;
 }
 

@@ -187,17 +187,19 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	se->open_flushed = 0;
 }
 
-void mw_store_add(struct mw_store *s, const char *key, const char *metric,
-		  const struct mw_label *labels, size_t nlabels,
-		  int64_t ts_ms, double value)
+/* Add one point to se, or to the series of key (found or created) when
+ * se is NULL.  Returns the series. */
+static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, const char *key,
+				   const char *metric, const struct mw_label *labels,
+				   size_t nlabels, int64_t ts_ms, double value)
 {
-	struct mw_series *se;
 	struct mw_chunk_enc *e;
 	int t;
 
 	if (ts_ms > s->now_ts)
 		s->now_ts = ts_ms;
-	se = mw_series_get(s, key);
+	if (!se)
+		se = mw_series_get(s, key);
 	if (!se)
 		se = mw_series_create(s, key, metric, labels, nlabels);
 	se->seen = s->now_ts;
@@ -211,18 +213,50 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 	mw_chunk_enc_append(e, ts_ms, value);
 	for (t = 0; t < MW_TIERS; t++)
 		mw_store_rollup_tier(s, se, t, ts_ms, value);
+	return se;
+}
+
+void mw_store_add(struct mw_store *s, const char *key, const char *metric,
+		  const struct mw_label *labels, size_t nlabels,
+		  int64_t ts_ms, double value)
+{
+	add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
 }
 
 void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 {
-	size_t i;
+	struct mw_series **swap;
+	size_t i, pos = 0, cap;
 
+	MW_GROW(s->order_next, s->order_next_cap, b->nsamples);
+	s->norder_next = 0;
 	for (i = 0; i < b->nsamples; i++) {
 		const struct mw_sample *p = &b->samples[i];
+		struct mw_series *hint = pos < s->norder ? s->order[pos] : NULL, *se;
 
-		mw_store_add(s, p->series_key, p->metric, p->labels, p->nlabels,
-			     p->ts_ms, p->value);
+		if (hint && !strcmp(hint->key, p->series_key)) {
+			se = add_point(s, hint, NULL, NULL, NULL, 0, p->ts_ms, p->value);
+			pos++;
+		} else {
+			se = add_point(s, NULL, p->series_key, p->metric, p->labels, p->nlabels,
+				       p->ts_ms, p->value);
+			/* re-align after a process came or went */
+			if (se->order_pos < s->norder && s->order[se->order_pos] == se)
+				pos = se->order_pos + 1;
+		}
+		se->order_pos = s->norder_next;
+		s->order_next[s->norder_next++] = se;
 	}
+	if (b->nsamples) {	/* batches without samples keep the order */
+		swap = s->order;
+		cap = s->order_cap;
+		s->order = s->order_next;
+		s->order_cap = s->order_next_cap;
+		s->norder = s->norder_next;
+		s->order_next = swap;
+		s->order_next_cap = cap;
+	}
+	s->norder_next = 0;
 	for (i = 0; i < b->ndetails; i++)
 		if (!strcmp(b->details[i].kind, "workingset.regions"))
 			mw_store_add_regions(s, &b->details[i]);

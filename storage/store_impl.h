@@ -34,6 +34,7 @@ struct mw_series {
 	size_t nlabels;
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
+	size_t order_pos;	/* its place in store->order (a hint: check it) */
 	struct mw_chunk_enc open;	/* the open chunk */
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
@@ -92,6 +93,14 @@ struct mw_store {
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;
 	size_t map_cap;
+	/* The series of the last batch, in its sample order.  A tick's batch
+	 * holds mostly the same series in the same order as the one before,
+	 * so mw_store_add_batch first compares a sample's key with the series
+	 * at the same place here (one string compare, no hashing or probing,
+	 * whose cache misses were 12 % of the daemon's CPU at 4,400 series a
+	 * tick).  A dropped series' entry is set to NULL (mw_series_drop). */
+	struct mw_series **order, **order_next;
+	size_t norder, norder_next, order_cap, order_next_cap;
 	struct mw_series **all;
 	size_t nall, all_cap;
 

@@ -164,8 +164,16 @@ int main(void)
 
 	if (stat(DB_PATH, &st) != 0)
 		build(t0);
-	if (mw_reader_open(&r, DB_PATH, &err))
-		die("reader", &err);
+	if (mw_reader_open(&r, DB_PATH, &err)) {
+		/* left by an older memwatch (another schema): build it anew */
+		printf("%s: %s; building it again\n", DB_PATH, err.msg);
+		remove(DB_PATH);
+		remove(DB_PATH "-wal");
+		remove(DB_PATH "-shm");
+		build(t0);
+		if (mw_reader_open(&r, DB_PATH, &err))
+			die("reader", &err);
+	}
 	for (k = 0; k < 3; k++) {
 		base = read_floors(r, t0, to, 3600000);
 		all = judge(r, NULL, t0, to, &fails);

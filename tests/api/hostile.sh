@@ -62,6 +62,19 @@ rss_mb() { awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$main_pid/status"; }
 
 rss0=$(rss_mb)
 avail=memwatch_system_available_bytes
+# the first flush may hold only the process collector's series: wait for
+# the series the checks below query
+avail_stored() {
+	local i
+	for i in $(seq 1 150); do
+		curl -s --max-time 2 "$base/api/v1/series?match=$avail" |
+			python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["series"] else 1)' 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "$avail is stored" avail_stored
 
 # --- huge ranges ------------------------------------------------------------
 check "from=1900, max_points=1: one point, promptly" \

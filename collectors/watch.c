@@ -144,6 +144,16 @@ bool mw_watch_match(const struct mw_watch *w, uint32_t pid, const char *image, u
 	return false;
 }
 
+bool mw_watch_by_name(const struct mw_watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->entries[i].kind == MW_WATCH_NAME)
+			return true;
+	return false;
+}
+
 void mw_targets_add(struct mw_targets *t, uint32_t pid, const char *name, bool self)
 {
 	struct mw_target *x;

@@ -50,6 +50,10 @@ int mw_watch_init(struct mw_watch *w, const char *const *list, size_t n, struct 
 void mw_watch_release(struct mw_watch *w);
 /* Does the list select this process?  self_pid is the daemon's pid. */
 bool mw_watch_match(const struct mw_watch *w, uint32_t pid, const char *image, uint32_t self_pid);
+/* Does the list name images (not only pids and self)?  Without such
+ * entries a process's image name need not be read to know whether it is
+ * selected. */
+bool mw_watch_by_name(const struct mw_watch *w);
 /* Does entry i alone select this process? */
 bool mw_watch_entry_match(const struct mw_watch *w, size_t i, uint32_t pid, const char *image,
 			  uint32_t self_pid);

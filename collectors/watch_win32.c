@@ -12,11 +12,14 @@ uint32_t mw_self_pid(void)
 
 int mw_watch_targets(const struct mw_watch *w, struct mw_targets *out, struct mw_err *err)
 {
-	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	HANDLE snap;
 	PROCESSENTRY32W pe;
 	uint32_t self = mw_self_pid();
 
 	out->n = 0;
+	if (!w->n)	/* an empty list selects nothing: no snapshot */
+		return 0;
+	snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	if (snap == INVALID_HANDLE_VALUE)
 		return mw_error(err, "CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS): Win32 error %lu",
 				GetLastError());

@@ -90,6 +90,34 @@ static void targets_self(void **state)
 	mw_watch_release(&w);
 }
 
+/* An empty list selects nothing (and walks no process list); a list of
+ * pids and self selects those, named, without naming every process. */
+static void targets_without_names(void **state)
+{
+	char me[16];
+	const char *pids[] = { me, "self" }, *named[] = { "x*", "self" };
+	struct mw_watch w = { 0 };
+	struct mw_targets t = { 0 };
+	struct mw_err err;
+
+	(void)state;
+	assert_false(mw_watch_by_name(&w));
+	assert_int_equal(mw_watch_targets(&w, &t, &err), 0);
+	assert_int_equal(t.n, 0);
+	snprintf(me, sizeof(me), "%u", (unsigned)mw_self_pid());
+	assert_int_equal(mw_watch_init(&w, pids, 2, &err), 0);
+	assert_false(mw_watch_by_name(&w));
+	assert_int_equal(mw_watch_targets(&w, &t, &err), 0);
+	assert_int_equal(t.n, 1);	/* one process, selected twice */
+	assert_int_equal(t.t[0].pid, mw_self_pid());
+	assert_true(strlen(t.t[0].name) > 0);
+	mw_watch_release(&w);
+	assert_int_equal(mw_watch_init(&w, named, 2, &err), 0);
+	assert_true(mw_watch_by_name(&w));
+	mw_watch_release(&w);
+	mw_targets_release(&t);
+}
+
 /* Names longer than Linux's 15-character comm, with wildcards as before. */
 static void long_names(void **state)
 {
@@ -489,6 +517,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(matching),
 		cmocka_unit_test(bad_entries),
 		cmocka_unit_test(targets_self),
+		cmocka_unit_test(targets_without_names),
 		cmocka_unit_test(long_names),
 		cmocka_unit_test(report_entries),
 		cmocka_unit_test(unmatched_logged_once),

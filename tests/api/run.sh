@@ -163,21 +163,29 @@ check "processes: a young process has no rate yet (fewer than 5 floors)" getj "/
 	"[p['working_set_rate_bytes_per_hour'] for p in d['processes'] if p['pid']=='$main_pid']==[None]"
 # Seed 40 minutes of per-minute floors (rising 100,000 bytes a minute:
 # 6,000,000 bytes/h) for this daemon's private bytes, older than its live
-# data, straight into the 1-minute rollup table.
+# data, straight into the 1-minute rollup table.  They rise to just below
+# its live value, so the live floors continue the line: with history far
+# above the live value, the 24 h window's 8-minute floors ended in one or
+# two low floors, and whether those tipped the median slope depended on
+# where the minutes fell against the 8-minute grid (failed once).
 seed_history() {
-	local id
+	local id live
 	id=$(curl -sf "$base/api/v1/series?match=memwatch_process_private_bytes%7Bpid%3D%22$main_pid%22%7D" |
 		js 'print(d["series"][0]["id"])') || return 1
-	python3 - "$tmpdir/x.db" "$id" <<'PY'
+	live=$(curl -sf "$base/api/v1/processes?filter=$main_pid" |
+		js "print([p['private_bytes'] for p in d['processes'] if p['pid']=='$main_pid'][0])") || return 1
+	python3 - "$tmpdir/x.db" "$id" "$live" <<'PY'
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], timeout=10)
 sid = int(sys.argv[2])
+live = int(float(sys.argv[3]))
 now_min = int(time.time() * 1000) // 60000
+low = max(live - 100_000 * 43, 0)	# the last seeded minute, 3 min ago, 300 kB below live
 with db:
     for k in range(40):
         t = now_min - 42 + k
         db.execute("INSERT OR REPLACE INTO rollup_1m_data(series_id,t,base,min,max,last,sum,count) VALUES (?,?,?,0,0,0,0,1)",
-                   (sid, t, 50_000_000 + 100_000 * k))
+                   (sid, t, low + 100_000 * k))
 PY
 }
 check "seed 40 minutes of rising floors for the daemon's private bytes" seed_history

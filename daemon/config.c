@@ -195,6 +195,42 @@ static int check_listen(const char *v, struct mw_err *err)
 	return 0;
 }
 
+/* A duration in [min, max] ms into *out; the error names the range. */
+static int parse_duration_in(const char *value, int64_t min, int64_t max, int64_t *out,
+			     struct mw_err *err)
+{
+	int64_t ms;
+	char lo[32], hi[32];
+
+	if (mw_parse_duration_ms(value, &ms, err))
+		return -1;
+	if (ms < min || ms > max) {
+		mw_format_duration(lo, sizeof(lo), min);
+		mw_format_duration(hi, sizeof(hi), max);
+		return mw_error(err, "'%s' is out of range (%s to %s)", value, lo, hi);
+	}
+	*out = ms;
+	return 0;
+}
+
+/* A whole number in [min, max] into *out. */
+static int parse_int_in(const char *value, int64_t min, int64_t max, int64_t *out,
+			struct mw_err *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(value, &end, 10);
+	if (!*value || *end || errno)
+		return mw_error(err, "'%s' is not a whole number", value);
+	if (v < min || v > max)
+		return mw_error(err, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
+				value, min, max);
+	*out = v;
+	return 0;
+}
+
 /* Parse value into the option's field. */
 static int set_option(struct mw_config *cfg, const struct option *o, const char *value,
 		      struct mw_err *err)
@@ -202,20 +238,8 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 	void *f = field(cfg, o);
 
 	switch (o->type) {
-	case OPT_DURATION: {
-		int64_t ms;
-		char lo[32], hi[32];
-
-		if (mw_parse_duration_ms(value, &ms, err))
-			return -1;
-		if (ms < o->min || ms > o->max) {
-			mw_format_duration(lo, sizeof(lo), o->min);
-			mw_format_duration(hi, sizeof(hi), o->max);
-			return mw_error(err, "'%s' is out of range (%s to %s)", value, lo, hi);
-		}
-		*(int64_t *)f = ms;
-		return 0;
-	}
+	case OPT_DURATION:
+		return parse_duration_in(value, o->min, o->max, f, err);
 	case OPT_SIZE: {
 		uint64_t bytes;
 
@@ -230,20 +254,8 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 		*(uint64_t *)f = bytes;
 		return 0;
 	}
-	case OPT_INT: {
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(value, &end, 10);
-		if (!*value || *end || errno)
-			return mw_error(err, "'%s' is not a whole number", value);
-		if (v < o->min || v > o->max)
-			return mw_error(err, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
-					value, o->min, o->max);
-		*(int64_t *)f = v;
-		return 0;
-	}
+	case OPT_INT:
+		return parse_int_in(value, o->min, o->max, f, err);
 	case OPT_STRING:
 		if (o->offset == OFF(db_path) && !*value)
 			return mw_error(err, "the database path is empty");
@@ -509,34 +521,10 @@ static int rw_set(struct mw_rw_config *rc, const struct rw_option *o, const char
 		if (!parse_bool(value, (bool *)f))
 			return mw_error(err, "'%s' is not true or false", value);
 		return 0;
-	case RW_INT: {
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(value, &end, 10);
-		if (!*value || *end || errno)
-			return mw_error(err, "'%s' is not a whole number", value);
-		if (v < o->min || v > o->max)
-			return mw_error(err, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
-					value, o->min, o->max);
-		*(int64_t *)f = v;
-		return 0;
-	}
-	case RW_DURATION: {
-		int64_t ms;
-		char lo[32], hi[32];
-
-		if (mw_parse_duration_ms(value, &ms, err))
-			return -1;
-		if (ms < o->min || ms > o->max) {
-			mw_format_duration(lo, sizeof(lo), o->min);
-			mw_format_duration(hi, sizeof(hi), o->max);
-			return mw_error(err, "'%s' is out of range (%s to %s)", value, lo, hi);
-		}
-		*(int64_t *)f = ms;
-		return 0;
-	}
+	case RW_INT:
+		return parse_int_in(value, o->min, o->max, f, err);
+	case RW_DURATION:
+		return parse_duration_in(value, o->min, o->max, f, err);
 	case RW_MATCH: {
 		struct match_check mc = { err, 0 };
 

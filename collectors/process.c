@@ -455,6 +455,7 @@ struct key_entry {
 	const char *pid_s, *started_s, *name;
 	const char *tail, *kind_tail[3];
 	size_t tail_len, kind_len[3];
+	uint64_t tail_id;	/* of tail; tail_id + 1 + i of kind_tail[i] */
 };
 
 struct process_state {
@@ -475,18 +476,6 @@ struct process_state {
 	struct key_entry *keys, *keys_next;
 	size_t nkeys, keys_cap, nkeys_next, keys_next_cap;
 };
-
-/* "5%", "0.5%", "0": a share of one core in [0, 1]. */
-static int parse_share(const char *text, double *out, struct mw_err *err)
-{
-	char *end;
-	double v = strtod(text, &end);
-
-	if (end == text || (*end && strcmp(end, "%")) || v < 0 || v > 100 || (*end != '%' && v != 0))
-		return mw_error(err, "'%s' is not a share of a core (expected e.g. 5%%, or 0)", text);
-	*out = v / 100.0;
-	return 0;
-}
 
 static int process_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
@@ -509,7 +498,7 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		mw_error_prefix(why, "min_age");
 		return MW_COLLECTOR_ERROR;
 	}
-	if (budget && parse_share(budget, &share, why)) {
+	if (budget && mw_parse_share(budget, &share, why)) {
 		mw_error_prefix(why, "pss_budget");
 		return MW_COLLECTOR_ERROR;
 	}
@@ -712,6 +701,7 @@ static void keys_build(struct key_entry *k, const struct mw_process_info *p)
 	}
 	k->pid = p->pid;
 	k->start_ms = p->start_ms;
+	k->tail_id = mw_batch_tail_ids(4);
 }
 
 static int key_cmp(const void *x, const void *y)
@@ -784,7 +774,8 @@ static void emit(struct mw_batch *b, const struct key_entry *k, const struct mw_
 	struct mw_label *l = mw_batch_alloc(b, 15 * sizeof(*l)), *kl = l + 3;
 	size_t i;
 
-#define ADD(metric, v) mw_batch_add_keyed(b, metric, l, 3, k->tail, k->tail_len, (double)(v), ts)
+#define ADD(metric, v) mw_batch_add_keyed(b, metric, l, 3, k->tail, k->tail_len, k->tail_id, \
+					  (double)(v), ts)
 	l[0].name = "pid";
 	l[0].value = mw_batch_strdup(b, k->pid_s);
 	l[1].name = "process";
@@ -813,7 +804,7 @@ static void emit(struct mw_batch *b, const struct key_entry *k, const struct mw_
 			x[2] = l[1];
 			x[3] = l[2];
 			mw_batch_add_keyed(b, "memwatch_process_resident_bytes", x, 4, k->kind_tail[i],
-					   k->kind_len[i], (double)v[i], ts);
+					   k->kind_len[i], k->tail_id + 1 + i, (double)v[i], ts);
 		}
 	}
 	if (p->has_swap)

@@ -30,6 +30,11 @@ struct mw_sample {
 	size_t nlabels;
 	double value;
 	int64_t ts_ms;		/* wall clock, ms since the Unix epoch */
+	/* mw_batch_add_keyed: the key tail's id (0: none).  The same id and
+	 * the same metric pointer always mean the same series key, so the
+	 * writer can match a sample to last tick's series without comparing
+	 * the key text. */
+	uint64_t tail_id;
 };
 
 /* Detail records: e.g. kind "workingset.regions", key = series key of the
@@ -64,9 +69,13 @@ void mw_batch_init(struct mw_batch *b);
 void mw_batch_release(struct mw_batch *b);
 /* Forget the samples but keep the memory for reuse. */
 void mw_batch_reset(struct mw_batch *b);
-/* Heap-allocated batch and its destructor. */
+/* Heap-allocated batch and its destructor.  Freed batches are kept in a
+ * small pool (their memory too) for the next mw_batch_new(): both are
+ * thread-safe. */
 struct mw_batch *mw_batch_new(void);
 void mw_batch_free(struct mw_batch *b);
+/* Free the pooled batches (at exit, so leak checkers see none). */
+void mw_batch_pool_drain(void);
 
 /* Append one sample.  Labels may be given in any order; NULL values are
  * skipped.  Never fails (allocation failure aborts). */
@@ -90,12 +99,19 @@ void mw_batch_add(struct mw_batch *b, const char *metric,
  *                      mw_series_key_format writes it for these labels,
  *                      or "" - which the caller formats once and keeps;
  *                      it is copied (with metric) into the arena.
+ *                      tail_id names that tail text for as long as the
+ *                      process runs: take it from mw_batch_tail_ids()
+ *                      when formatting the tail, never reuse it for
+ *                      other text (0: no id).
  */
 void *mw_batch_alloc(struct mw_batch *b, size_t n);
 void mw_batch_add_keyed(struct mw_batch *b, const char *metric,
 			struct mw_label *labels, size_t nlabels,
-			const char *key_tail, size_t key_tail_len,
+			const char *key_tail, size_t key_tail_len, uint64_t tail_id,
 			double value, int64_t ts_ms);
+/* n fresh tail ids (never 0, never handed out before); thread-safe.
+ * Returns the first of n consecutive ones. */
+uint64_t mw_batch_tail_ids(unsigned n);
 
 /* Append a detail record; `data` is copied. */
 void mw_batch_add_detail(struct mw_batch *b, const char *kind,

@@ -24,7 +24,8 @@
 
 static void write_doc(FILE *f, const char *doc);
 
-enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL, OPT_GROWTH };
+enum opt_type { OPT_DURATION, OPT_SIZE, OPT_INT, OPT_STRING, OPT_WATCH, OPT_LOGLEVEL, OPT_GROWTH,
+		OPT_SHARE };
 
 struct option {
 	const char *section;
@@ -114,7 +115,14 @@ static const struct option options[] = {
 	  "The daemon judges the last `window` in the background for the\n"
 	  "memwatch_leak_* gauges of /metrics." },
 	{ "leak", "refresh", OPT_DURATION, OFF(leak_refresh_ms), "1m", 1000, DAY,
-	  "How often that background judgement runs." },
+	  "How often that background judgement runs, at the most (see cpu_budget)." },
+	{ "leak", "cpu_budget", OPT_SHARE, OFF(leak_cpu_budget), "0.25%", 0, 0,
+	  "Share of one core the background judgement may take on average: after a\n"
+	  "judgement that took t, the next starts no sooner than t / cpu_budget after\n"
+	  "it began (0: every refresh, whatever it costs).  Judging 1,000 processes\n"
+	  "over a 24 h window takes seconds; memwatch_leak_check_interval_seconds\n"
+	  "says how far apart the judgements are.  /api/v1/leaks, /api/v1/check and\n"
+	  "memwatchd check always judge afresh." },
 	{ "leak", "metrics_top", OPT_INT, OFF(leak_metrics_top), "10", 0, 1000,
 	  "Processes exported as memwatch_leak_* gauges besides the watched ones: the\n"
 	  "failing and fastest-growing first (bounded cardinality)." },
@@ -272,6 +280,8 @@ static int set_option(struct mw_config *cfg, const struct option *o, const char 
 
 		return mw_parse_growth_budget(value, &g->bytes_per_hour, &g->rel_per_hour, err);
 	}
+	case OPT_SHARE:
+		return mw_parse_share(value, (double *)f, err);
 	case OPT_LOGLEVEL: {
 		enum mw_log_level level;
 
@@ -981,6 +991,9 @@ static void value_text(const struct mw_config *cfg, const struct option *o, char
 		mw_format_growth_budget(buf, size, g->bytes_per_hour, g->rel_per_hour);
 		break;
 	}
+	case OPT_SHARE:
+		mw_format_share(buf, size, *(const double *)f);
+		break;
 	}
 }
 

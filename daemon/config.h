@@ -102,7 +102,8 @@ struct mw_config {
 	} leak_max_growth;
 	int64_t leak_horizon_ms;
 	int64_t leak_window_ms;	/* range the background judgement covers */
-	int64_t leak_refresh_ms;	/* how often it runs */
+	int64_t leak_refresh_ms;	/* how often it runs, at most */
+	double leak_cpu_budget;	/* share of a core it may take (0: no limit) */
 	int64_t leak_metrics_top;	/* growers exported besides watched processes */
 	/* [collector.NAME], one per registered collector, registry order */
 	struct mw_collector_config *collectors;

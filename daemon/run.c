@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 
+#include "batch.h"
 #include "commands.h"
 #include "forward/forwarder.h"
 #include "log.h"
@@ -110,6 +111,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 	 * the writer commits last is sent at the next start. */
 	mw_forwarder_stop(forwarder);
 	mw_writer_stop(writer);
+	mw_batch_pool_drain();
 	mw_status_free(status);
 	mw_log_info("memwatchd stopped");
 	/* A console close / logoff handler waits for this before it returns. */

@@ -134,6 +134,26 @@ void mw_format_size(char *buf, size_t size, uint64_t bytes)
 	snprintf(buf, size, "%" PRIu64 "B", bytes);
 }
 
+int mw_parse_share(const char *text, double *out, struct mw_err *err)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end == text || (*end && strcmp(end, "%")) || !(v >= 0 && v <= 100) ||
+	    (*end != '%' && v != 0))
+		return mw_error(err, "'%s' is not a share of a core (expected e.g. 5%%, or 0)", text);
+	*out = v / 100.0;
+	return 0;
+}
+
+void mw_format_share(char *buf, size_t size, double share)
+{
+	if (share == 0)
+		snprintf(buf, size, "0");
+	else
+		snprintf(buf, size, "%g%%", share * 100.0);
+}
+
 /* One rate of a budget: "<size>/<period>" or "<percent>%/<period>". */
 static int parse_one_rate(const char *text, size_t len, double *bph, double *rel,
 			  struct mw_err *err)

@@ -28,6 +28,12 @@ int mw_parse_growth_budget(const char *text, double *bytes_per_hour,
 void mw_format_growth_budget(char *buf, size_t size, double bytes_per_hour,
 			     double rel_per_hour);
 
+/* A share of one core: "5%", "0.25%", or "0" (none); into [0, 1].  -1
+ * and an error naming the text on bad input. */
+int mw_parse_share(const char *text, double *out, struct mw_err *err);
+/* Format a share back ("0.25%", "0"). */
+void mw_format_share(char *buf, size_t size, double share);
+
 /* Format ms back in the largest exact unit ("90s" -> "90s", 60000 -> "1m"). */
 void mw_format_duration(char *buf, size_t size, int64_t ms);
 /* Format bytes in the largest exact unit ("512MB"). */

@@ -198,6 +198,7 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 
 	if (ts_ms > s->now_ts)
 		s->now_ts = ts_ms;
+	s->pending++;
 	if (!se)
 		se = mw_series_get(s, key);
 	if (!se)
@@ -234,7 +235,9 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 		const struct mw_sample *p = &b->samples[i];
 		struct mw_series *hint = pos < s->norder ? s->order[pos] : NULL, *se;
 
-		if (hint && !strcmp(hint->key, p->series_key)) {
+		if (hint && ((p->tail_id && hint->tail_id == p->tail_id &&
+			      hint->tail_metric == p->metric) ||
+			     !strcmp(hint->key, p->series_key))) {
 			se = add_point(s, hint, NULL, NULL, NULL, 0, p->ts_ms, p->value);
 			pos++;
 		} else {
@@ -244,6 +247,8 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 			if (se->order_pos < s->norder && s->order[se->order_pos] == se)
 				pos = se->order_pos + 1;
 		}
+		se->tail_id = p->tail_id;
+		se->tail_metric = p->tail_id ? p->metric : NULL;
 		se->order_pos = s->norder_next;
 		s->order_next[s->norder_next++] = se;
 	}
@@ -265,18 +270,6 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 void mw_store_count_dropped(struct mw_store *s, uint64_t npoints)
 {
 	s->stats.dropped_points_total += npoints;
-}
-
-static uint64_t pending_points(const struct mw_store *s)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < s->nchunks; i++)
-		n += s->chunks[i].n - s->chunks[i].flushed;
-	for (i = 0; i < s->nall; i++)
-		n += s->all[i]->open.n - s->all[i]->open_flushed;
-	return n;
 }
 
 static void self_point(struct mw_store *s, const char *metric, double v, int64_t now_ms)
@@ -416,6 +409,8 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 				     r->merge, &a, err);
 }
 
+static bool is_idle(const struct mw_store *s, const struct mw_series *se);
+
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 {
 	size_t i;
@@ -426,6 +421,8 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 		struct mw_series *se = s->all[i];
 		sqlite3_stmt *st;
 
+		if (!se->evicting && is_idle(s, se))
+			se->evicting = true;
 		if (se->live_row == !se->evicting)
 			continue;
 		st = s->st[se->evicting ? ST_LIVE_DELETE : ST_LIVE_INSERT];
@@ -475,7 +472,7 @@ static void update_db_bytes(struct mw_store *s)
 /* After a failed flush: keep what fits in max_pending_points. */
 static void shed_pending(struct mw_store *s)
 {
-	uint64_t pending = pending_points(s), dropped = 0;
+	uint64_t pending = s->pending, dropped = 0;
 	size_t i, k = 0;
 
 	for (i = 0; i < s->nchunks; i++) {
@@ -497,6 +494,7 @@ static void shed_pending(struct mw_store *s)
 			(s->nrollups - drop) * sizeof(*s->rollups));
 		s->nrollups -= drop;
 	}
+	s->pending -= dropped;
 	s->stats.dropped_points_total += dropped;
 	s->dropped_while_failing += dropped;
 }
@@ -509,22 +507,13 @@ static void shed_pending(struct mw_store *s)
  * rolled up when retention removes those raw points (retention.c) or
  * rebuilt when the series comes back; so a process that lived seconds
  * costs no rollup rows for a week.  Nothing is freed before the
- * transaction commits.
+ * transaction commits.  (write_all marks them, in its pass over every
+ * series: each pass over all series is a cache miss per series.)
  */
-static void mark_idle(struct mw_store *s)
+static bool is_idle(const struct mw_store *s, const struct mw_series *se)
 {
-	size_t i;
-
-	if (s->opt.series_idle_ms <= 0 || s->now_ts == INT64_MIN)
-		return;
-	for (i = 0; i < s->nall; i++) {
-		struct mw_series *se = s->all[i];
-
-		if (!se->id || se->evicting ||
-		    (se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms))
-			continue;
-		se->evicting = true;
-	}
+	return s->opt.series_idle_ms > 0 && s->now_ts != INT64_MIN && se->id &&
+	       !(se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms);
 }
 
 int mw_store_flush(struct mw_store *s, struct mw_err *err)
@@ -534,7 +523,6 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	struct mw_err why;
 	size_t i;
 
-	mark_idle(s);
 	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
 	    mw_db_exec(s->db, "COMMIT", &why)) {
 		if (!sqlite3_get_autocommit(s->db))
@@ -556,27 +544,29 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 			*err = why;
 		return -1;
 	}
-	for (i = 0; i < s->nall; i++) {
+	/* backwards: a dropped series' slot takes the last one, seen already */
+	for (i = s->nall; i-- > 0;) {
 		struct mw_series *se = s->all[i];
 
+		if (se->evicting) {
+			mw_series_drop(s, se);
+			s->stats.series_evicted_total++;
+			continue;
+		}
 		if (se->tx_id) {
 			se->id = se->tx_id;
 			se->tx_id = 0;
 		}
 		se->open_rowid = se->tx_open_rowid;
 		se->open_flushed = se->open.n;
-		se->live_row = !se->evicting;
+		se->live_row = true;
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
 	s->nchunks = 0;
 	s->nrollups = 0;
+	s->pending = 0;
 	mw_rg_store_committed(s);
-	for (i = s->nall; i-- > 0;)
-		if (s->all[i]->evicting) {
-			mw_series_drop(s, s->all[i]);
-			s->stats.series_evicted_total++;
-		}
 	if (s->failing) {
 		mw_log_info("storage: writing to '%s' again; %llu points were dropped "
 			    "meanwhile", s->db_path,
@@ -677,7 +667,7 @@ void mw_store_free(struct mw_store *s)
 void mw_store_get_stats(struct mw_store *s, struct mw_store_stats *out)
 {
 	*out = s->stats;
-	out->pending_points = pending_points(s);
+	out->pending_points = s->pending;
 	out->pending_region_snapshots = mw_rg_store_pending(s);
 }
 

@@ -35,6 +35,10 @@ struct mw_series {
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
 	size_t order_pos;	/* its place in store->order (a hint: check it) */
+	/* Its key as the last sample gave it, when that sample had a tail id
+	 * (batch.h): the same id and metric pointer are the same key. */
+	uint64_t tail_id;
+	const char *tail_metric;
 	struct mw_chunk_enc open;	/* the open chunk */
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
@@ -110,6 +114,11 @@ struct mw_store {
 	size_t nrollups, rollups_cap;
 
 	struct mw_store_stats stats;
+	/* Points accepted and not committed: in closed chunks waiting and in
+	 * the open chunks past open_flushed (counted as they come: summing
+	 * them over every series for each batch's status was a scan of all
+	 * series several times a second). */
+	uint64_t pending;
 	bool failing;		/* last flush failed (logged once) */
 	uint64_t dropped_while_failing;
 	bool size_warned;

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -101,6 +102,47 @@ static void key_format_truncates_safely(void **state)
 	assert_int_equal(strlen(buf), 7);
 }
 
+/* A freed batch goes to the pool and comes back from mw_batch_new() empty
+ * but with its memory; one holding a huge detail is not kept. */
+static void freed_batches_are_recycled(void **state)
+{
+	struct mw_batch *a, *b, *c;
+	struct mw_label l = { "pid", "1" };
+	char *big;
+	int i;
+
+	(void)state;
+	mw_batch_pool_drain();
+	a = mw_batch_new();
+	for (i = 0; i < 5000; i++)
+		mw_batch_add(a, "m", &l, 1, i, i);
+	mw_batch_add_detail(a, "k", "m", &l, 1, 0, "xyz", 3);
+	a->collector = "process";
+	mw_batch_free(a);
+	b = mw_batch_new();
+	assert_ptr_equal(b, a);	/* the pooled one */
+	assert_int_equal(b->nsamples, 0);
+	assert_int_equal(b->ndetails, 0);
+	assert_null(b->collector);
+	assert_true(b->samples_cap >= 5000);
+	mw_batch_add(b, "n", &l, 1, 7, 8);
+	assert_int_equal(b->nsamples, 1);
+	assert_string_equal(b->samples[0].series_key, "n{pid=\"1\"}");
+	c = mw_batch_new();	/* the pool is empty: a new one */
+	assert_ptr_not_equal(c, b);
+	mw_batch_free(b);
+	/* over the pool's bound: freed, not pooled */
+	big = calloc(1, (size_t)40 << 20);
+	assert_non_null(big);
+	mw_batch_add_detail(c, "k", "m", &l, 1, 0, big, (size_t)40 << 20);
+	free(big);
+	mw_batch_free(c);
+	a = mw_batch_new();
+	assert_ptr_equal(a, b);	/* b is the one pooled, c was freed */
+	mw_batch_free(a);
+	mw_batch_pool_drain();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +151,7 @@ int main(void)
 		cmocka_unit_test(inputs_are_copied),
 		cmocka_unit_test(many_samples_and_reset),
 		cmocka_unit_test(key_format_truncates_safely),
+		cmocka_unit_test(freed_batches_are_recycled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,8 +165,8 @@ static void keyed_add_matches_plain_add(void **state)
 	sorted[1] = in[2];
 	sorted[2] = in[0];
 	n = mw_series_key_format(tail, sizeof(tail), "", sorted, 3);
-	mw_batch_add_keyed(&k, "some_metric", sorted, 3, tail, n, 42.5, 1234);
-	mw_batch_add_keyed(&k, "bare_metric", NULL, 0, "", 0, 1, 1);
+	mw_batch_add_keyed(&k, "some_metric", sorted, 3, tail, n, mw_batch_tail_ids(1), 42.5, 1234);
+	mw_batch_add_keyed(&k, "bare_metric", NULL, 0, "", 0, 0, 1, 1);
 	assert_int_equal(k.nsamples, 2);
 	assert_string_equal(k.samples[0].series_key, a.samples[0].series_key);
 	assert_string_equal(k.samples[0].metric, a.samples[0].metric);

@@ -6,6 +6,7 @@
  * is the first point's timestamp.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -621,6 +622,93 @@ static void batch_order_hint_follows_changes(void **state)
 	mw_reader_free(r);
 }
 
+/* The keyed path (mw_batch_add_keyed): each pid's two series share a key
+ * tail and its id, so only the metric tells them apart; a tail formatted
+ * again gets a new id for the same text.  METRIC carries pid * 1000 + k,
+ * METRIC2 its negation: a point matched by tail id alone lands in the
+ * other metric and shows. */
+#define METRIC2 "memwatch_process_virtual_bytes"
+
+static void add_keyed_batch(struct mw_store *s, const int *list, size_t n, int k, bool swap,
+			    const uint64_t *ids)
+{
+	struct mw_batch b;
+	size_t i;
+
+	mw_batch_init(&b);
+	for (i = 0; i < n; i++) {
+		char tail[32], pid_s[16];
+		struct mw_label *l = mw_batch_alloc(&b, sizeof(*l));
+		int len = snprintf(tail, sizeof(tail), "{pid=\"%d\"}", list[i]);
+		double v = list[i] * 1000.0 + k;
+
+		snprintf(pid_s, sizeof(pid_s), "%d", list[i]);
+		l->name = "pid";
+		l->value = mw_batch_strdup(&b, pid_s);
+		if (swap)
+			mw_batch_add_keyed(&b, METRIC2, l, 1, tail, (size_t)len, ids[list[i]], -v,
+					   T0 + k * 1000);
+		mw_batch_add_keyed(&b, METRIC, l, 1, tail, (size_t)len, ids[list[i]], v,
+				   T0 + k * 1000);
+		if (!swap)
+			mw_batch_add_keyed(&b, METRIC2, l, 1, tail, (size_t)len, ids[list[i]], -v,
+					   T0 + k * 1000);
+	}
+	mw_store_add_batch(s, &b);
+	mw_batch_release(&b);
+}
+
+static void keyed_hint_tells_metrics_apart(void **state)
+{
+	static const int b0[] = { 1, 2, 3 }, b1[] = { 2, 3 }, b2[] = { 3, 1, 2 };
+	uint64_t ids[4];
+	struct mw_store *s = open_store();
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	int k = 0, pid, m;
+
+	(void)state;
+	for (pid = 1; pid <= 3; pid++)
+		ids[pid] = mw_batch_tail_ids(1);
+	add_keyed_batch(s, b0, 3, k++, false, ids);
+	add_keyed_batch(s, b0, 3, k++, true, ids);	/* the metrics swap places */
+	add_keyed_batch(s, b0, 3, k++, false, ids);
+	add_keyed_batch(s, b1, 2, k++, false, ids);	/* shifted */
+	ids[2] = mw_batch_tail_ids(1);		/* pid 2's tail formatted again */
+	add_keyed_batch(s, b2, 3, k++, true, ids);	/* reordered and swapped */
+	add_keyed_batch(s, b2, 3, k++, false, ids);
+	flush(s);
+	mw_store_free(s);
+	r = open_reader();
+	for (m = 0; m < 2; m++)
+		for (pid = 1; pid <= 3; pid++) {
+			char sel[96];
+			size_t i, got = 0;
+
+			snprintf(sel, sizeof(sel), "%s{pid=\"%d\"}", m ? METRIC2 : METRIC, pid);
+			mw_range_query_init(&q, T0, T0 + 3599999);
+			q.step_ms = MW_STEP_RAW;
+			if (mw_reader_range(r, sel, &q, &res, &err))
+				fail_msg("%s", err.msg);
+			assert_int_equal(res.nseries, 1);
+			for (i = 0; i < res.nt; i++) {
+				double want = (pid * 1000.0 + (double)((res.t[i] - T0) / 1000)) *
+					      (m ? -1 : 1);
+
+				if (isnan(res.values[0][i]))
+					continue;
+				got++;
+				if (res.values[0][i] != want)
+					fail_msg("%s: %g, not %g", sel, res.values[0][i], want);
+			}
+			assert_int_equal(got, pid == 1 ? 5 : 6);
+			mw_range_result_release(&res);
+		}
+	mw_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +720,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
 		cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
 		cmocka_unit_test_setup_teardown(batch_order_hint_follows_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(keyed_hint_tells_metrics_apart, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,6 +133,36 @@ static void growth_budgets(void **state)
 	}
 }
 
+static void shares(void **state)
+{
+	static const char *const bad[] = { "", "5", "0.25", "%", "abc%", "-1%", "101%", "5%%",
+					   "5 %", "nan%" };
+	double v = -1;
+	struct mw_err err;
+	char buf[32];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mw_parse_share("5%", &v, &err), 0);
+	assert_true(v == 0.05);
+	assert_int_equal(mw_parse_share("0.25%", &v, &err), 0);
+	assert_true(v == 0.0025);
+	assert_int_equal(mw_parse_share("0", &v, &err), 0);
+	assert_true(v == 0);
+	assert_int_equal(mw_parse_share("100%", &v, &err), 0);
+	assert_true(v == 1);
+	mw_format_share(buf, sizeof(buf), 0.0025);
+	assert_string_equal(buf, "0.25%");
+	mw_format_share(buf, sizeof(buf), 0);
+	assert_string_equal(buf, "0");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		if (mw_parse_share(bad[i], &v, &err) == 0)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(err.msg, "share of a core"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +171,7 @@ int main(void)
 		cmocka_unit_test(sizes_parse),
 		cmocka_unit_test(formats_round_trip),
 		cmocka_unit_test(growth_budgets),
+		cmocka_unit_test(shares),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

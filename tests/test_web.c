@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "web/json_out.h"
+#include "web/leak_gauges.h"
 #include "web/metrics.h"
 #include "web/params.h"
 
@@ -214,6 +215,25 @@ static void test_prometheus(void **state)
 	mw_jbuf_release(&b);
 }
 
+/* The background leak judgement's pause: refresh, or long enough that
+ * judging stays within cpu_budget of a core. */
+static void test_leak_pause(void **state)
+{
+	(void)state;
+	/* cheap runs: the refresh */
+	assert_int_equal(mw_leak_gauges_pause_ms(60000, 20, 0.0025), 60000);
+	/* no budget: the refresh, whatever a run costs */
+	assert_int_equal(mw_leak_gauges_pause_ms(60000, 4000, 0), 60000);
+	/* 4 s at 0.25 %: a start every 1600 s, so 1596 s of pause */
+	assert_int_equal(mw_leak_gauges_pause_ms(60000, 4000, 0.0025), 1596000);
+	/* 1 s at 1 %: 99 s */
+	assert_int_equal(mw_leak_gauges_pause_ms(1000, 1000, 0.01), 99000);
+	/* a whole core: back to back, but never under the refresh */
+	assert_int_equal(mw_leak_gauges_pause_ms(1000, 5000, 1.0), 1000);
+	/* a run that took no measurable time */
+	assert_int_equal(mw_leak_gauges_pause_ms(1000, 0, 0.0025), 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_duration_int),
 		cmocka_unit_test(test_time_format),
 		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_leak_pause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

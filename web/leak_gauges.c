@@ -26,14 +26,29 @@ struct mw_leak_gauges {
 	char *db_path;
 	struct mw_leak_params params;
 	int64_t window_ms, refresh_ms;
+	double cpu_budget;
 	size_t top;
 	struct mw_watch watch;
 	bool have_watch;
 	/* Under lock: the text /metrics appends, and the run counters. */
 	char *text;
 	uint64_t runs, failures;
-	double last_run_s, last_duration_s;
+	double last_run_s, last_duration_s, pause_s;
 };
+
+int64_t mw_leak_gauges_pause_ms(int64_t refresh_ms, int64_t run_ms, double cpu_budget)
+{
+	double need;
+
+	if (!(cpu_budget > 0) || run_ms <= 0)
+		return refresh_ms;
+	/* start to start >= run / budget, so the pause after the run is
+	 * that less the run itself */
+	need = (double)run_ms / cpu_budget - (double)run_ms;
+	if (need > (double)INT64_MAX / 2)
+		need = (double)INT64_MAX / 2;
+	return need > (double)refresh_ms ? (int64_t)need : refresh_ms;
+}
 
 static void (*store_submit)(void *arg, struct mw_batch *b);
 static void *store_arg;
@@ -190,6 +205,9 @@ done:
 	}
 	g->last_run_s = (double)now / 1000;
 	g->last_duration_s = (double)(mw_clock_mono_ns() - t0) / 1e9;
+	g->pause_s = (double)mw_leak_gauges_pause_ms(g->refresh_ms,
+						     (mw_clock_mono_ns() - t0) / 1000000,
+						     g->cpu_budget) / 1000;
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -201,16 +219,18 @@ static void *gauges_main(void *arg)
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
 		struct timespec until;
-		int64_t ns;
+		int64_t ns, pause_ms;
 
 		pthread_mutex_unlock(&g->lock);
 		run_once(g, &reader);
 		pthread_mutex_lock(&g->lock);
-		/* Wake up at the refresh time or when told to stop (the wall
-		 * clock is what pthread_cond_timedwait takes). */
+		/* Wake up after the pause (refresh, or longer to keep within
+		 * cpu_budget) or when told to stop (the wall clock is what
+		 * pthread_cond_timedwait takes). */
+		pause_ms = (int64_t)(g->pause_s * 1000);
 		clock_gettime(CLOCK_REALTIME, &until);
-		ns = (int64_t)until.tv_nsec + (g->refresh_ms % 1000) * 1000000;
-		until.tv_sec += (time_t)(g->refresh_ms / 1000 + ns / 1000000000);
+		ns = (int64_t)until.tv_nsec + (pause_ms % 1000) * 1000000;
+		until.tv_sec += (time_t)(pause_ms / 1000 + ns / 1000000000);
 		until.tv_nsec = (long)(ns % 1000000000);
 		while (!g->stopping &&
 		       pthread_cond_timedwait(&g->wake, &g->lock, &until) != ETIMEDOUT)
@@ -235,6 +255,7 @@ struct mw_leak_gauges *mw_leak_gauges_start(const struct mw_config *cfg)
 	g->params.horizon_ms = cfg->leak_horizon_ms;
 	g->window_ms = cfg->leak_window_ms;
 	g->refresh_ms = cfg->leak_refresh_ms;
+	g->cpu_budget = cfg->leak_cpu_budget;
 	g->top = (size_t)cfg->leak_metrics_top;
 	if (cfg->nwatch) {
 		if (mw_watch_init(&g->watch, (const char *const *)cfg->watch, cfg->nwatch, &err) == 0)
@@ -289,5 +310,9 @@ void mw_leak_gauges_write(struct mw_leak_gauges *g, struct mw_jbuf *b)
 	mw_prom_family(b, "memwatch_leak_check_duration_seconds", "gauge",
 		       "Time the last background leak judgement took.");
 	mw_prom_sample(b, "memwatch_leak_check_duration_seconds", NULL, NULL, g->last_duration_s);
+	mw_prom_family(b, "memwatch_leak_check_interval_seconds", "gauge",
+		       "Pause before the next background leak judgement: [leak] refresh, or "
+		       "longer to keep within [leak] cpu_budget.");
+	mw_prom_sample(b, "memwatch_leak_check_interval_seconds", NULL, NULL, g->pause_s);
 	pthread_mutex_unlock(&g->lock);
 }

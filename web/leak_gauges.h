@@ -2,7 +2,8 @@
  * leak_gauges.h - the daemon's background leak judgement for /metrics.
  *
  * A thread of its own, with a reader of its own, judges the last
- * [leak] window every [leak] refresh (analysis/leak_report.c) and keeps
+ * [leak] window every [leak] refresh, or less often when a judgement costs
+ * more than [leak] cpu_budget allows (analysis/leak_report.c), and keeps
  * the exposition text of the memwatch_leak_* gauges for the watched
  * processes and the [leak] metrics_top first-ranked ones (failing, then
  * fastest growing).  /metrics only copies that text: a scrape never
@@ -28,6 +29,12 @@ void mw_leak_gauges_stop(struct mw_leak_gauges *g);
  * starts, cleared after it stopped).  submit owns the batch. */
 struct mw_batch;
 void mw_leak_gauges_set_store(void (*submit)(void *arg, struct mw_batch *b), void *arg);
+
+/* The pause after a judgement that took run_ms: refresh_ms, or longer so
+ * that judging takes at most cpu_budget (a share of one core) on average:
+ * the next judgement starts run_ms / cpu_budget after this one began.
+ * cpu_budget 0: refresh_ms. */
+int64_t mw_leak_gauges_pause_ms(int64_t refresh_ms, int64_t run_ms, double cpu_budget);
 
 /* Append the current gauges (nothing before the first judgement). */
 void mw_leak_gauges_write(struct mw_leak_gauges *g, struct mw_jbuf *b);

@@ -36,7 +36,7 @@ $1"
 enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 
 mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/l.db" --interval 100ms \
-	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.window=1h \
+	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.cpu_budget=0 --set leak.window=1h \
 	--set leak.warmup=3s --set leak.min_duration=20s --watch steady_app,leaky_app \
 	--set collector.workingset.interval=1s --set collector.vmmap.interval=1s
 main_pid=$mw_pid
@@ -142,6 +142,8 @@ check "/metrics: memwatch_leak_verdict{process=\"leaky_app\"} 1 (background refr
 check "/metrics: the watched steady_app is exported with 0" gauge steady_app 0
 check "/metrics: the slope gauge of leaky_app" \
 	bash -c "curl -s '$base/metrics' | grep -q '^memwatch_leak_slope_bytes_per_hour{process=\"leaky_app\"} [0-9]'"
+check "/metrics: with cpu_budget 0 the judgements are the refresh apart (1 s)" \
+	bash -c "curl -s '$base/metrics' | grep -q '^memwatch_leak_check_interval_seconds 1\$'"
 
 check "inconclusive when the warm-up covers the run: exit 3" \
 	expect_rc 3 "$daemon" check --url "$base" --match "$leaky_sel" --warmup 1h

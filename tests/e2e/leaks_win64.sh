@@ -26,7 +26,7 @@ cleanup() {
 trap cleanup EXIT
 
 scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\l.db" \
-	--interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s \
+	--interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s --set leak.cpu_budget=0 \
 	--set leak.warmup=3s --set leak.min_duration=20s >"$dir/log" 2>&1 &
 daemon=$!
 started+=("$daemon")

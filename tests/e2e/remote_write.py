@@ -117,7 +117,7 @@ def stop(p, sig=signal.SIGTERM):
 def mw_config(path, db, port, dests, collectors=True):
     lines = ["[daemon]", "interval = 200ms", "[storage]", "db = " + db,
              "flush_interval = 500ms", "[web]", "listen = 127.0.0.1:%d" % port,
-             "[leak]", "refresh = 1s"]
+             "[leak]", "refresh = 1s", "cpu_budget = 0"]
     for c in ("process", "workingset", "perfcounters", "heap", "vmmap"):
         lines += ["[collector.%s]" % c, "enabled = false"]
     if not collectors:

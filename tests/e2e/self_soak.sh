@@ -29,7 +29,7 @@ cp "$hog" "$dir/churn_child"
 
 port=$(free_port)
 "$daemon" run --listen "127.0.0.1:$port" --db "$dir/s.db" --interval 100ms \
-	--set storage.flush_interval=500ms --set leak.refresh=5s --set storage.series_idle=20s \
+	--set storage.flush_interval=500ms --set leak.refresh=5s --set leak.cpu_budget=0 --set storage.series_idle=20s \
 	--set storage.cache_size=512KB >"$dir/log" 2>&1 &
 dpid=$!
 started+=("$dpid")

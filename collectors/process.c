@@ -421,7 +421,8 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 #define PSS_SLOW_PAUSE_NS 600000000000LL	/* 10 min */
 
 static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval",
-						"status_interval", "handles_interval", NULL };
+						"status_interval", "handles_interval", "stat_interval",
+						NULL };
 static const char *const process_option_docs[] = {
 	"5s ; a process gets series once it has run this long (0: at once); younger "
 	"ones (but memwatchd itself) are skipped and counted "
@@ -435,6 +436,9 @@ static const char *const process_option_docs[] = {
 	"the figures are carried forward in between (0: every tick)",
 	"30s ; Linux: each process's open descriptors (memwatch_process_handles) are "
 	"counted this often, spread over the ticks (0: every tick)",
+	"10s ; Linux: /proc/PID/stat (page faults, threads) is read in every tick where "
+	"the process's statm (virtual size, resident, shared) changed, and at least this "
+	"often where it did not, its figures carried forward in between (0: every tick)",
 	NULL,
 };
 
@@ -486,7 +490,9 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 						    : NULL;
 	const char *handles_every = env && env->self ? mw_config_extra(env->self, "handles_interval")
 						     : NULL;
-	int64_t status_ms = 10000, handles_ms = 30000;
+	const char *stat_every = env && env->self ? mw_config_extra(env->self, "stat_interval")
+						  : NULL;
+	int64_t status_ms = 10000, handles_ms = 30000, stat_ms = 10000;
 	struct process_state *st;
 	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS, every_ms = PSS_INTERVAL_DEFAULT_MS, tick_ms = 0;
 	double share = PSS_BUDGET_DEFAULT;
@@ -520,6 +526,12 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		mw_error_prefix(why, "handles_interval");
 		return MW_COLLECTOR_ERROR;
 	}
+	if (stat_every && !strcmp(stat_every, "0"))
+		stat_ms = 0;
+	else if (stat_every && mw_parse_duration_ms(stat_every, &stat_ms, why)) {
+		mw_error_prefix(why, "stat_interval");
+		return MW_COLLECTOR_ERROR;
+	}
 	if (env && env->self)
 		tick_ms = env->self->interval_ms;
 	if (!tick_ms && env && env->config)
@@ -532,7 +544,7 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 	st->pss_interval_ns = every_ms * 1000000LL;
 	st->tick_ns = tick_ms * 1000000LL;
 	st->reader = mw_process_reader_new();
-	mw_process_reader_set_cadence(st->reader, status_ms, handles_ms);
+	mw_process_reader_set_cadence(st->reader, status_ms, handles_ms, stat_ms);
 	/* A first read proves the platform call works here. */
 	if (mw_process_table_read(st->reader, &st->table, why)) {
 		mw_process_reader_free(st->reader);

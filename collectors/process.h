@@ -85,10 +85,11 @@ int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *
 /* The same at a given monotonic time (tests drive the cadences). */
 int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
 			     int64_t now_ns, struct mw_err *err);
-/* Linux: how often status and the open-fd count are read per process
- * (ms; 0: every read).  Defaults 10 s and 30 s.  No-op elsewhere. */
+/* Linux: how often status and the open-fd count are read per process,
+ * and stat at the least when statm did not move (ms; 0: every read).
+ * Defaults 10 s, 30 s and 10 s.  No-op elsewhere. */
 void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
-				   int64_t handles_ms);
+				   int64_t handles_ms, int64_t stat_ms);
 /* Linux: at most this many processes keep descriptors open (tests; the
  * default follows the descriptor limit).  No-op elsewhere. */
 void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs);
@@ -97,6 +98,8 @@ struct mw_process_read_stats {
 	size_t kept;		/* processes holding descriptors now */
 	size_t opened;		/* processes whose descriptors were opened */
 	size_t status_reads;	/* status files read */
+	size_t stat_reads;	/* stat files read */
+	size_t stat_skipped;	/* processes whose statm had not moved: stat carried */
 	size_t handle_counts;	/* open-fd counts taken */
 	bool scanned;		/* /proc was listed (else: no new pid since) */
 };

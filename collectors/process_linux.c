@@ -13,10 +13,21 @@
  *     that reuses the pid is never read through the old one's descriptors
  *     (tests/test_process_fds_linux.c checks it); its start time differs
  *     too, which is checked on every read.
- *   - Every tick: stat (ppid, page faults, threads, vsize, start time) and
- *     statm (resident, shared).  statm's shared is RssFile + RssShmem and
- *     resident = shared + RssAnon, so the working set, RssAnon, the
- *     private working set and the file+shmem sum are exact every tick.
+ *   - Every tick: statm (size, resident, shared).  statm's shared is
+ *     RssFile + RssShmem and resident = shared + RssAnon, so the working
+ *     set, RssAnon, the private working set, the virtual size and the
+ *     file+shmem sum are exact every tick.
+ *   - stat (ppid, page faults, threads, start time) in the same tick
+ *     whenever statm's text changed, else at least every stat_ms (default
+ *     10 s, spread by pid), its figures carried forward in between.  The
+ *     kernel building stat (it sums every thread's counters under a lock)
+ *     was the largest single cost of a tick; most processes' memory stays
+ *     put from one second to the next, and a fault that maps a page
+ *     changes resident.  What can lag by up to stat_ms is what moves
+ *     without it: faults on pages already counted (copy-on-write,
+ *     refaults after a reclaim seen earlier), threads started on cached
+ *     stacks, a new parent.  Only with kept descriptors (a kept statm can
+ *     only ever read its own process; a path could be a new one's).
  *   - status on its own cadence (status_ms, default 10 s; spread over the
  *     ticks by pid): VmHWM, VmSwap and the split of shared between file
  *     and shmem are carried forward between its reads (mw_proc_apply_statm).
@@ -67,6 +78,7 @@
 #include "daemon/xalloc.h"
 
 #define STATUS_MS_DEFAULT 10000
+#define STAT_MS_DEFAULT 10000
 #define HANDLES_MS_DEFAULT 30000
 #define FD_CAP_MAX 65536	/* processes keeping descriptors, at most */
 #define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
@@ -81,7 +93,9 @@ struct proc_entry {
 	bool has_mm;		/* status had VmRSS (not a kernel thread, zombie) */
 	bool fd_readable;	/* a directory read of fd/ worked once */
 	bool taken;		/* listed again this tick: moved to r->next */
-	int64_t status_due_ns, handles_due_ns;
+	int64_t status_due_ns, handles_due_ns, stat_due_ns;
+	char statm_text[72];	/* statm as last read ("" : none) */
+	uint8_t statm_len;
 	struct mw_process_info last;	/* the figures as of the last tick */
 };
 
@@ -92,7 +106,7 @@ struct mw_process_reader {
 	char root[256];		/* "/proc" */
 	bool real;		/* root is the real /proc */
 	bool fd_size;		/* stat(/proc/PID/fd).st_size is the fd count */
-	int64_t status_ns, handles_ns;	/* cadences; 0: every read */
+	int64_t status_ns, handles_ns, stat_ns;	/* cadences; 0: every read */
 	size_t fd_cap, kept;	/* processes that may / do keep descriptors */
 	struct proc_entry *ents;	/* last tick's, by pid */
 	size_t nents, ents_cap;
@@ -194,6 +208,7 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 	r->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	r->status_ns = STATUS_MS_DEFAULT * 1000000LL;
 	r->handles_ns = HANDLES_MS_DEFAULT * 1000000LL;
+	r->stat_ns = STAT_MS_DEFAULT * 1000000LL;
 	/* Two descriptors per process, in at most half the limit; the rest
 	 * stays for sockets, the database and everything else. */
 	limit = r->real ? raise_fd_limit() : 1024;
@@ -231,14 +246,16 @@ struct mw_process_reader *mw_process_reader_new(void)
 }
 
 void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
-				   int64_t handles_ms)
+				   int64_t handles_ms, int64_t stat_ms)
 {
 	size_t i;
 
 	r->status_ns = status_ms > 0 ? status_ms * 1000000LL : 0;
 	r->handles_ns = handles_ms > 0 ? handles_ms * 1000000LL : 0;
+	r->stat_ns = stat_ms > 0 ? stat_ms * 1000000LL : 0;
 	for (i = 0; i < r->nents; i++)	/* due again, spread anew */
-		r->ents[i].status_due_ns = r->ents[i].handles_due_ns = RESPREAD;
+		r->ents[i].status_due_ns = r->ents[i].handles_due_ns =
+			r->ents[i].stat_due_ns = RESPREAD;
 }
 
 void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs)
@@ -402,16 +419,20 @@ static ssize_t read_stat(struct mw_process_reader *r, struct proc_entry *e, cons
 	return read_file(path, buf, size);
 }
 
-/* statm's resident and shared, in bytes.  0; -1 (errno) unreadable. */
+/* statm's resident and shared, in bytes; its text is kept in e.  pre:
+ * the text already read this tick, or NULL.  0; -1 (errno) unreadable. */
 static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const char *pid,
-		      uint64_t *resident, uint64_t *shared)
+		      const char *pre, uint64_t *resident, uint64_t *shared)
 {
 	char path[300], buf[256];
 	uint64_t size;
 	struct mw_err perr;
 	ssize_t n;
 
-	if (e->statm_fd >= 0) {
+	if (pre) {
+		n = (ssize_t)strlen(pre);
+		memcpy(buf, pre, (size_t)n + 1);
+	} else if (e->statm_fd >= 0) {
 		n = pread_file(e->statm_fd, buf, sizeof(buf));
 	} else {
 		snprintf(path, sizeof(path), "%s/%s/statm", r->root, pid);
@@ -423,6 +444,8 @@ static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const c
 		errno = EINVAL;
 		return -1;
 	}
+	e->statm_len = (size_t)n < sizeof(e->statm_text) ? (uint8_t)n : 0;
+	memcpy(e->statm_text, buf, e->statm_len);
 	*resident *= r->page_size;
 	*shared *= r->page_size;
 	return 0;
@@ -467,10 +490,10 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct proc_entry *e,
 		    const char *pid, struct mw_process_info *p, int64_t now)
 {
-	char buf[8192];
+	char buf[8192], mbuf[256];
 	uint64_t start_ticks = 0, resident = 0, shared = 0;
 	struct mw_err perr;
-	bool fresh = old == NULL;
+	bool fresh = old == NULL, have_statm = false;
 	int rc;
 
 	if (old) {
@@ -480,6 +503,21 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 	} else if (open_entry(r, e, pid)) {
 		return errno == EACCES || errno == EPERM ? 2 : 1;
 	}
+	/* statm first: unchanged, and nothing else due, the rest is carried */
+	if (!fresh && r->stat_ns > 0 && e->stat_fd >= 0 && e->statm_fd >= 0 && e->has_mm &&
+	    !e->no_statm && now < e->stat_due_ns && now < e->status_due_ns &&
+	    now < e->handles_due_ns) {
+		ssize_t n = pread_file(e->statm_fd, mbuf, sizeof(mbuf));
+
+		if (n > 0 && e->statm_len && (size_t)n == e->statm_len &&
+		    !memcmp(mbuf, e->statm_text, (size_t)n)) {
+			r->stats.stat_skipped++;
+			*p = e->last;
+			return 0;
+		}
+		have_statm = n > 0;	/* moved: used below, not read again */
+	}
+	r->stats.stat_reads++;
 	for (;;) {
 		if (read_stat(r, e, pid, buf, sizeof(buf)) < 0) {
 			if (!fresh && (errno == ESRCH || errno == ENOENT)) {
@@ -528,7 +566,12 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 		}
 		e->status_due_ns = first_due(now, r->status_ns, e->pid);
 		e->handles_due_ns = first_due(now, r->handles_ns, e->pid);
+		e->stat_due_ns = first_due(now, r->stat_ns, e->pid);
 	} else {
+		if (e->stat_due_ns == RESPREAD)
+			e->stat_due_ns = first_due(now, r->stat_ns, e->pid) - 1;
+		if (now >= e->stat_due_ns)
+			e->stat_due_ns = next_due(e->stat_due_ns, now, r->stat_ns);
 		if (e->status_due_ns == RESPREAD)
 			e->status_due_ns = first_due(now, r->status_ns, e->pid) - 1;
 		if (e->handles_due_ns == RESPREAD)
@@ -555,7 +598,7 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 	e->last.start_ticks = start_ticks;
 	e->last.start_ms = r->boot_ms + (int64_t)(start_ticks * 1000 / (uint64_t)r->ticks_per_s);
 	if (e->has_mm && !e->no_statm) {
-		if (read_statm(r, e, pid, &resident, &shared)) {
+		if (read_statm(r, e, pid, have_statm && !fresh ? mbuf : NULL, &resident, &shared)) {
 			if (errno == ENOENT && e->statm_fd < 0 && fresh) {
 				e->no_statm = true;	/* a tree without statm */
 			} else {

@@ -102,11 +102,12 @@ static int query_processes(struct mw_process_reader *r, ULONG *used, struct mw_e
 }
 
 void mw_process_reader_set_cadence(struct mw_process_reader *r, int64_t status_ms,
-				   int64_t handles_ms)
+				   int64_t handles_ms, int64_t stat_ms)
 {
 	(void)r;
 	(void)status_ms;
 	(void)handles_ms;	/* every figure comes with the one call */
+	(void)stat_ms;
 }
 
 void mw_process_reader_set_fd_cap(struct mw_process_reader *r, size_t max_procs)

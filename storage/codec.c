@@ -65,6 +65,11 @@ static double bitsd(uint64_t u)
 /* Bytes kept in front of the bits for the header (format + count). */
 #define RESERVE 6
 
+size_t mw_chunk_enc_tail(const struct mw_chunk_enc *e)
+{
+	return RESERVE + (e->nbits >> 3);
+}
+
 static void put(struct mw_chunk_enc *e, uint64_t v, unsigned n)
 {
 	size_t need = RESERVE + (e->nbits + n + 7) / 8;

@@ -78,6 +78,9 @@ struct mw_chunk_enc {
 	double v_last;
 };
 
+/* Offset in e->buf where the next bits go (for prefetching). */
+size_t mw_chunk_enc_tail(const struct mw_chunk_enc *e);
+
 /* Empty encoder; allocates nothing until the first point. */
 void mw_chunk_enc_init(struct mw_chunk_enc *e);
 void mw_chunk_enc_release(struct mw_chunk_enc *e);

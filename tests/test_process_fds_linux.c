@@ -351,6 +351,116 @@ static void statm_of(uint64_t resident_pages, uint64_t shared_pages)
 	put("10/statm", text);
 }
 
+/* stat of pid 10: minflt + majflt page faults, threads */
+static void stat_of(unsigned minflt, unsigned majflt, unsigned threads)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "10 (x) S 1 1 1 0 -1 0 %u 0 %u 0 1 1 0 0 20 0 %u 0 500 "
+		 "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n", minflt, majflt, threads);
+	put("10/stat", text);
+}
+
+/* A tree in root with pid 10 (stat, statm, status, one fd). */
+static void make_tree(void)
+{
+	char path[512];
+
+	snprintf(root, sizeof(root), "%s/mwprocfd.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/10", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/10/fd", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put("10/fd/0", "");
+	put("stat", "cpu 1 2 3\nbtime 1700000000\n");
+	stat_of(10, 2, 1);
+	status_of(300, 20, 4);
+	statm_of(50, 20);
+}
+
+static void remove_tree(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* stat is read when statm moved, else at least every stat_ms; in between
+ * its figures (page faults, threads) are carried. */
+static void stat_follows_statm(void **state)
+{
+	struct mw_process_reader *r;
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	const struct mw_process_info *p;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	int64_t now = 100 * SEC;
+
+	(void)state;
+	make_tree();
+	memset(&t, 0, sizeof(t));
+	r = mw_process_reader_new_at(root);
+	/* status and fd counts out of the way: an hour */
+	mw_process_reader_set_cadence(r, 3600000, 3600000, 10000);
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	p = find(&t, 10);
+	assert_true(p->page_faults == 12 && p->threads == 1);
+	/* stat moved, statm did not: carried */
+	stat_of(50, 2, 3);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 0);
+	assert_int_equal(rs.stat_skipped, 1);
+	p = find(&t, 10);
+	assert_true(p->page_faults == 12 && p->threads == 1);
+	assert_true(p->working_set_bytes == 50 * pg);
+	/* statm moved: stat read in the same tick */
+	statm_of(60, 20);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 2 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	p = find(&t, 10);
+	assert_true(p->page_faults == 52 && p->threads == 3);
+	assert_true(p->working_set_bytes == 60 * pg);
+	/* statm still: carried until the due time, which lies within the
+	 * first interval (spread by pid), then one interval on from there */
+	stat_of(90, 2, 4);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 3 * SEC, &err), 0);
+	p = find(&t, 10);
+	assert_true(p->page_faults == 52);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 21 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	p = find(&t, 10);
+	assert_true(p->page_faults == 92 && p->threads == 4);
+	/* and then not before the next due time (pid 10's due times lie at
+	 * 1.8 s past the 10 s grid from the first read: 21.8 s next) */
+	stat_of(100, 2, 4);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 21 * SEC + SEC / 2, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 0);
+	assert_true(find(&t, 10)->page_faults == 92);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 22 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	assert_true(find(&t, 10)->page_faults == 102);
+	stat_of(110, 2, 4);
+	/* cadence 0: every tick */
+	mw_process_reader_set_cadence(r, 3600000, 3600000, 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 23 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	assert_true(find(&t, 10)->page_faults == 112);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+	remove_tree();
+}
+
 static void cadences_on_a_constructed_tree(void **state)
 {
 	struct mw_process_reader *r;
@@ -363,21 +473,10 @@ static void cadences_on_a_constructed_tree(void **state)
 	int64_t now = 100 * SEC;
 
 	(void)state;
-	snprintf(root, sizeof(root), "%s/mwprocfd.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/10", root);
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/10/fd", root);
-	assert_int_equal(mkdir(path, 0755), 0);
-	put("10/fd/0", "");
-	put("stat", "cpu 1 2 3\nbtime 1700000000\n");
-	put("10/stat", "10 (x) S 1 1 1 0 -1 0 10 0 2 0 1 1 0 0 20 0 1 0 500 "
-	    "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
-	status_of(300, 20, 4);
-	statm_of(50, 20);
+	make_tree();
 	memset(&t, 0, sizeof(t));
 	r = mw_process_reader_new_at(root);
-	mw_process_reader_set_cadence(r, 10000, 30000);
+	mw_process_reader_set_cadence(r, 10000, 30000, 10000);
 	/* first read: everything */
 	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
 	mw_process_reader_stats(r, &rs);
@@ -423,7 +522,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.handle_counts, 0);
 	/* cadence 0: every read */
-	mw_process_reader_set_cadence(r, 0, 0);
+	mw_process_reader_set_cadence(r, 0, 0, 0);
 	assert_int_equal(mw_process_table_read_at(r, &t, now + 33 * SEC, &err), 0);
 	mw_process_reader_stats(r, &rs);
 	assert_int_equal(rs.status_reads, 1);
@@ -460,8 +559,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	assert_true(rs.scanned);
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
-	snprintf(path, sizeof(path), "rm -rf '%s'", root);
-	assert_int_equal(system(path), 0);
+	remove_tree();
 }
 
 int main(void)
@@ -473,6 +571,7 @@ int main(void)
 		cmocka_unit_test(no_room_reads_by_path),
 		cmocka_unit_test(own_resident_split_exactly),
 		cmocka_unit_test(cadences_on_a_constructed_tree),
+		cmocka_unit_test(stat_follows_statm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

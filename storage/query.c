@@ -81,7 +81,10 @@ static const char *const rs_sql[RS_COUNT] = {
 	[RS_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 	[RS_FIRST_1M] = "SELECT min(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
 	[RS_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
-	[RS_LAST_RAW] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?",
+	/* the newest chunk's newest point (an open chunk's max_ts is a bound,
+	 * see store.c; last_ts is NULL when it is max_ts) */
+	[RS_LAST_RAW] = "SELECT coalesce(last_ts, max_ts) FROM chunk WHERE series_id = ? "
+			"ORDER BY max_ts DESC LIMIT 1",
 	[RS_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
 	[RS_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[RS_CHUNK_RANGE] = chunk_range_sql,

@@ -72,6 +72,7 @@ enum {
 	ST_SERIES_LAST_CHUNK,
 	ST_CHUNK_INSERT,
 	ST_CHUNK_UPDATE,
+	ST_OPEN_UPDATE,	/* an open chunk: max_ts (indexed) left as it is */
 	ST_ROLLUP_1M,
 	ST_ROLLUP_1H,
 	ST_MERGE_1M,	/* read the stored row of a late bucket */
@@ -82,6 +83,8 @@ enum {
 	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
 	ST_LAST_1H,
 	ST_RECOVER_CHUNKS,
+	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
+	ST_SET_MAX_TS,
 	ST_COUNT
 };
 
@@ -120,6 +123,7 @@ struct mw_store {
 	 * series several times a second). */
 	uint64_t pending;
 	bool failing;		/* last flush failed (logged once) */
+	bool closing;		/* the last flush: open chunks get their true max_ts */
 	uint64_t dropped_while_failing;
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */

@@ -29,6 +29,10 @@ static void remove_db(void)
 	remove(DB "-wal");
 	remove(DB "-shm");
 	remove(DB ".lock");
+	remove(DB "2");
+	remove(DB "2-wal");
+	remove(DB "2-shm");
+	remove(DB "2.lock");
 }
 
 static int setup(void **state)
@@ -133,6 +137,82 @@ static void raw_round_trip(void **state)
 }
 
 /* A chunk's points are committed on every flush, not only when it closes. */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+
+	remove(to);
+	if (!in)
+		return;	/* no WAL: nothing to copy */
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	fclose(out);
+}
+
+/* An open chunk's row keeps an upper bound as max_ts (its index entry
+ * does not move at each flush) and its newest point in last_ts; readers
+ * see the exact points and times; a store closing, or opening after a
+ * crash, puts the true max_ts. */
+static void open_chunk_row_carries_a_bound(void **state)
+{
+	struct mw_store *s = open_store(720), *s2;
+	struct mw_store_options o;
+	struct mw_reader *r;
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_series_list sl;
+	struct mw_err err;
+	sqlite3 *db;
+	const int64_t bound = T0 + 2 * 3600000 - 1;	/* chunk_duration 2 h */
+
+	(void)state;
+	add(s, "7", T0, 100);
+	flush(s);
+	db = mw_store_db(s);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
+	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0);
+	add(s, "7", T0 + 1000, 200);
+	flush(s);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk"), 1);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
+	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0 + 1000);
+	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 2);
+	r = open_reader();
+	mw_range_query_init(&q, T0, T0 + 3 * 3600000);
+	q.step_ms = MW_STEP_RAW;
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 2);
+	assert_int_equal(res.t[1], T0 + 1000);
+	assert_true(res.values[0][1] == 200);
+	mw_range_result_release(&res);
+	assert_int_equal(mw_reader_find(r, "memwatch_process_private_bytes", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].last_ts, T0 + 1000);
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+	/* a crash now: the files as they are, opened elsewhere */
+	copy_file(DB, DB "2");
+	copy_file(DB "-wal", DB "2-wal");
+	mw_store_options_init(&o);
+	o.db_path = DB "2";
+	o.self_metrics = false;
+	assert_int_equal(mw_store_open(&s2, &o, &err), 0);
+	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT max_ts FROM chunk"), T0 + 1000);
+	mw_store_free(s2);
+	/* a store closing writes the true max_ts itself */
+	mw_store_free(s);
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), T0 + 1000);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk WHERE last_ts IS NOT NULL"), 0);
+	sqlite3_close(db);
+}
+
 static void open_chunk_visible_after_flush(void **state)
 {
 	struct mw_store *s = open_store(720);
@@ -1102,6 +1182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(open_chunk_row_carries_a_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
 		cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),

@@ -134,6 +134,7 @@ struct mw_series *mw_series_create(struct mw_store *s, const char *key, const ch
 	(void)labels;
 	(void)nlabels;
 	mw_key_parse(&k, key);
+	s->unsaved++;
 	return create_parsed(s, mw_key_text(k.name, k.labels, k.nlabels), &k);
 }
 
@@ -394,6 +395,8 @@ int mw_series_insert_new(struct mw_store *s, struct mw_err *err)
 	sqlite3_stmt *ins = s->st[ST_SERIES_INSERT];
 	size_t i;
 
+	if (!s->unsaved)
+		return 0;	/* no pass over every series for nothing */
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
 		int64_t metric_id, set_id;

@@ -151,10 +151,15 @@ void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
 			  int64_t ts, double v)
 {
 	struct mw_rollup_acc *a = &se->acc[tier];
-	int64_t b = floor_to(ts, mw_rollup_res[tier]);
+	int64_t b;
 
 	if (isnan(v))
 		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
+	/* the usual case, the bucket in progress, without a division */
+	if (a->bucket != INT64_MIN && ts >= a->bucket && ts - a->bucket < mw_rollup_res[tier])
+		b = a->bucket;
+	else
+		b = floor_to(ts, mw_rollup_res[tier]);
 	if (a->bucket == INT64_MIN) {
 		acc_start(a, b, ts, v);
 	} else if (b == a->bucket) {
@@ -662,6 +667,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	s->nchunks = 0;
 	s->nrollups = 0;
 	s->pending = 0;
+	s->unsaved = 0;
 	mw_rg_store_committed(s);
 	if (s->failing) {
 		mw_log_info("storage: writing to '%s' again; %llu points were dropped "

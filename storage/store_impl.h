@@ -124,6 +124,7 @@ struct mw_store {
 	uint64_t pending;
 	bool failing;		/* last flush failed (logged once) */
 	bool closing;		/* the last flush: open chunks get their true max_ts */
+	size_t unsaved;		/* series created since the last commit (at most) */
 	uint64_t dropped_while_failing;
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */

@@ -481,57 +481,45 @@ struct process_state {
 	size_t nkeys, keys_cap, nkeys_next, keys_next_cap;
 };
 
+/* Option key of the collector's section as a duration into *ms, which
+ * keeps its default when the key is not set; "0" is 0.  -1 and an error
+ * naming the key on bad input. */
+static int extra_duration(const struct mw_collector_env *env, const char *key, int64_t *ms,
+			  struct mw_err *why)
+{
+	const char *v = env && env->self ? mw_config_extra(env->self, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (!strcmp(v, "0")) {
+		*ms = 0;
+		return 0;
+	}
+	if (mw_parse_duration_ms(v, ms, why))
+		return mw_error_prefix(why, "%s", key);
+	return 0;
+}
+
 static int process_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
-	const char *min_age = env && env->self ? mw_config_extra(env->self, "min_age") : NULL;
 	const char *budget = env && env->self ? mw_config_extra(env->self, "pss_budget") : NULL;
-	const char *every = env && env->self ? mw_config_extra(env->self, "pss_interval") : NULL;
-	const char *status_every = env && env->self ? mw_config_extra(env->self, "status_interval")
-						    : NULL;
-	const char *handles_every = env && env->self ? mw_config_extra(env->self, "handles_interval")
-						     : NULL;
-	const char *stat_every = env && env->self ? mw_config_extra(env->self, "stat_interval")
-						  : NULL;
 	int64_t status_ms = 10000, handles_ms = 30000, stat_ms = 10000;
 	struct process_state *st;
 	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS, every_ms = PSS_INTERVAL_DEFAULT_MS, tick_ms = 0;
 	double share = PSS_BUDGET_DEFAULT;
 	uint64_t a, b;
 
-	if (min_age && !strcmp(min_age, "0"))
-		ms = 0;
-	else if (min_age && mw_parse_duration_ms(min_age, &ms, why)) {
-		mw_error_prefix(why, "min_age");
+	if (extra_duration(env, "min_age", &ms, why))
 		return MW_COLLECTOR_ERROR;
-	}
 	if (budget && mw_parse_share(budget, &share, why)) {
 		mw_error_prefix(why, "pss_budget");
 		return MW_COLLECTOR_ERROR;
 	}
-	if (every && !strcmp(every, "0"))
-		every_ms = 0;
-	else if (every && mw_parse_duration_ms(every, &every_ms, why)) {
-		mw_error_prefix(why, "pss_interval");
+	if (extra_duration(env, "pss_interval", &every_ms, why) ||
+	    extra_duration(env, "status_interval", &status_ms, why) ||
+	    extra_duration(env, "handles_interval", &handles_ms, why) ||
+	    extra_duration(env, "stat_interval", &stat_ms, why))
 		return MW_COLLECTOR_ERROR;
-	}
-	if (status_every && !strcmp(status_every, "0"))
-		status_ms = 0;
-	else if (status_every && mw_parse_duration_ms(status_every, &status_ms, why)) {
-		mw_error_prefix(why, "status_interval");
-		return MW_COLLECTOR_ERROR;
-	}
-	if (handles_every && !strcmp(handles_every, "0"))
-		handles_ms = 0;
-	else if (handles_every && mw_parse_duration_ms(handles_every, &handles_ms, why)) {
-		mw_error_prefix(why, "handles_interval");
-		return MW_COLLECTOR_ERROR;
-	}
-	if (stat_every && !strcmp(stat_every, "0"))
-		stat_ms = 0;
-	else if (stat_every && mw_parse_duration_ms(stat_every, &stat_ms, why)) {
-		mw_error_prefix(why, "stat_interval");
-		return MW_COLLECTOR_ERROR;
-	}
 	if (env && env->self)
 		tick_ms = env->self->interval_ms;
 	if (!tick_ms && env && env->config)

@@ -67,10 +67,13 @@ static const char *const statements[ST_COUNT] = {
 	[ST_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[ST_RECOVER_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ? AND max_ts >= ? "
 			      "ORDER BY id",
-	/* a newest chunk whose max_ts lies past its newest point: an open
-	 * chunk's bound, or (rarely) a point from before a clock step */
-	[ST_BOUNDED_CHUNKS] = "SELECT c.id, c.data FROM series s JOIN chunk c ON c.id = s.last_chunk "
-			      "WHERE c.last_ts IS NOT NULL AND c.max_ts > c.last_ts",
+	/* a live series' newest chunk whose max_ts lies past its newest
+	 * point: an open chunk's bound (only live series can have one: a
+	 * series leaving memory gets its true max_ts in the same commit that
+	 * deletes its live row), or (rarely) a point from before a clock step */
+	[ST_BOUNDED_CHUNKS] = "SELECT c.id, c.data FROM series_live l JOIN series s ON s.id = l.series_id"
+			      " JOIN chunk c ON c.id = s.last_chunk"
+			      " WHERE c.last_ts IS NOT NULL AND c.max_ts > c.last_ts",
 	[ST_SET_MAX_TS] = "UPDATE chunk SET max_ts = ?2 WHERE id = ?1",
 };
 
@@ -461,7 +464,22 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 				     r->merge, &a, err);
 }
 
-static bool is_idle(const struct mw_store *s, const struct mw_series *se);
+/*
+ * Series idle for series_idle_ms leave memory with this flush: their open
+ * chunk is written as for every series, and their series_live row is
+ * deleted.  Their buckets in progress are not written: the raw points
+ * hold them (readers roll up from raw what the tiers lack), and they are
+ * rolled up when retention removes those raw points (retention.c) or
+ * rebuilt when the series comes back; so a process that lived seconds
+ * costs no rollup rows for a week.  Nothing is freed before the
+ * transaction commits.  (write_all marks them, in its pass over every
+ * series: each pass over all series is a cache miss per series.)
+ */
+static bool is_idle(const struct mw_store *s, const struct mw_series *se)
+{
+	return s->opt.series_idle_ms > 0 && s->now_ts != INT64_MIN && se->id &&
+	       !(se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms);
+}
 
 /* No point of the open chunk e can reach this (add_point closes a chunk
  * before a point chunk_duration or more from its first). */
@@ -470,44 +488,6 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
 	int64_t b = e->t_first + s->opt.chunk_duration_ms - 1;
 
 	return b > e->t_max ? b : e->t_max;
-}
-
-/* Chunks a stop or a crash left open get their true max_ts. */
-static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
-{
-	sqlite3_stmt *sel = s->st[ST_BOUNDED_CHUNKS], *set = s->st[ST_SET_MAX_TS];
-	int rc;
-
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
-		return -1;
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		struct mw_chunk_dec d;
-		int64_t ts, max = INT64_MIN;
-		double v;
-
-		if (mw_chunk_dec_init(&d, sqlite3_column_blob(sel, 1),
-				      (size_t)sqlite3_column_bytes(sel, 1)))
-			continue;	/* a damaged chunk: left to the readers */
-		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
-			if (ts > max)
-				max = ts;
-		if (max == INT64_MIN)
-			continue;
-		sqlite3_bind_int64(set, 1, sqlite3_column_int64(sel, 0));
-		sqlite3_bind_int64(set, 2, max);
-		if (sqlite3_step(set) != SQLITE_DONE)
-			rc = SQLITE_ERROR;
-		sqlite3_reset(set);
-		if (rc == SQLITE_ERROR)
-			break;
-	}
-	sqlite3_reset(sel);
-	if (rc != SQLITE_DONE) {
-		mw_error(err, "cannot close the chunks left open: %s", sqlite3_errmsg(s->db));
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
-	return mw_db_exec(s->db, "COMMIT", err);
 }
 
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
@@ -600,23 +580,6 @@ static void shed_pending(struct mw_store *s)
 	s->dropped_while_failing += dropped;
 }
 
-/*
- * Series idle for series_idle_ms leave memory with this flush: their open
- * chunk is written as for every series, and their series_live row is
- * deleted.  Their buckets in progress are not written: the raw points
- * hold them (readers roll up from raw what the tiers lack), and they are
- * rolled up when retention removes those raw points (retention.c) or
- * rebuilt when the series comes back; so a process that lived seconds
- * costs no rollup rows for a week.  Nothing is freed before the
- * transaction commits.  (write_all marks them, in its pass over every
- * series: each pass over all series is a cache miss per series.)
- */
-static bool is_idle(const struct mw_store *s, const struct mw_series *se)
-{
-	return s->opt.series_idle_ms > 0 && s->now_ts != INT64_MIN && se->id &&
-	       !(se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms);
-}
-
 int mw_store_flush(struct mw_store *s, struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
@@ -684,6 +647,44 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
+
+/* Chunks a stop or a crash left open get their true max_ts. */
+static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
+{
+	sqlite3_stmt *sel = s->st[ST_BOUNDED_CHUNKS], *set = s->st[ST_SET_MAX_TS];
+	int rc;
+
+	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
+		return -1;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		struct mw_chunk_dec d;
+		int64_t ts, max = INT64_MIN;
+		double v;
+
+		if (mw_chunk_dec_init(&d, sqlite3_column_blob(sel, 1),
+				      (size_t)sqlite3_column_bytes(sel, 1)))
+			continue;	/* a damaged chunk: left to the readers */
+		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
+			if (ts > max)
+				max = ts;
+		if (max == INT64_MIN)
+			continue;
+		sqlite3_bind_int64(set, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int64(set, 2, max);
+		if (sqlite3_step(set) != SQLITE_DONE)
+			rc = SQLITE_ERROR;
+		sqlite3_reset(set);
+		if (rc == SQLITE_ERROR)
+			break;
+	}
+	sqlite3_reset(sel);
+	if (rc != SQLITE_DONE) {
+		mw_error(err, "cannot close the chunks left open: %s", sqlite3_errmsg(s->db));
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return mw_db_exec(s->db, "COMMIT", err);
+}
 
 int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		  struct mw_err *err)

@@ -30,30 +30,11 @@
 #include "forward/rw_wire.h"
 #include "forward/select.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define DB "test_forward.tmp.db"
 
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
+MW_TEST_DB_FIXTURES(DB)
 
 /* ---- outcome and backoff ---------------------------------------------- */
 

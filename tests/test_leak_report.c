@@ -19,6 +19,7 @@
 #include "analysis/leak_report.h"
 #include "storage/query.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define T0 1763683200000LL	/* a whole day */
 #define DB "test_leak_report.tmp.db"
@@ -33,14 +34,6 @@ static double noise(double sd)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * 2 * sd;
-}
-
-static void rm_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
 }
 
 static void add_proc(struct mw_store *s, const char *metric, const char *process, const char *pid,
@@ -68,7 +61,7 @@ static int setup(void **state)
 	int64_t i, n = (int64_t)HOURS * 3600000 / STEP;
 
 	(void)state;
-	rm_db();
+	mw_test_db_remove(DB);
 	mw_store_options_init(&o);
 	o.db_path = DB;
 	o.self_metrics = false;
@@ -116,7 +109,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	rm_db();
+	mw_test_db_remove(DB);
 	return 0;
 }
 

@@ -17,31 +17,12 @@
 #include "storage/regions.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define T0 1700000000000LL
 #define DB "test_regions.tmp.db"
 
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
+MW_TEST_DB_FIXTURES(DB)
 
 /* ---- random evolving snapshots ---------------------------------------- */
 

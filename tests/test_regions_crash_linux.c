@@ -29,19 +29,12 @@
 #include "storage/query.h"
 #include "storage/regions.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define DB "test_regions_crash.tmp.db"
 #define NPROC 3
 #define NREG 80
 #define T0 1700000000000LL
-
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
 
 static uint32_t h(uint64_t a, uint64_t b)
 {
@@ -223,7 +216,7 @@ static void killed_at_random(void **state)
 		seed = (unsigned)strtoul(env, NULL, 10);
 	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
 	srand(seed);
-	remove_db();
+	mw_test_db_remove(DB);
 	for (round = 0; round < 20; round++) {
 		int fds[2], status, reports = 1 + rand() % 6, i;
 		int64_t upto = committed, from = committed;
@@ -246,7 +239,7 @@ static void killed_at_random(void **state)
 		committed = verify(from, upto);
 		assert_true(committed >= upto);
 	}
-	remove_db();
+	mw_test_db_remove(DB);
 }
 
 int main(void)

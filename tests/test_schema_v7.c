@@ -21,6 +21,7 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define DB "test_schema_v7.tmp.db"
 #define T0 1699999200000LL
@@ -70,27 +71,7 @@ static const char *const examples[] = {
 	" FROM ws_process p JOIN ws_snapshot s ON s.process_id = p.id GROUP BY p.id",
 };
 
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
+MW_TEST_DB_FIXTURES(DB)
 
 static struct mw_store *open_store(void)
 {

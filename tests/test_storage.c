@@ -19,20 +19,15 @@
 #include "daemon/batch.h"
 #include "daemon/clock.h"
 #include "daemon/config.h"
+#include "tests/support/test_db.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage.tmp.db"
 
 static void remove_db(void)
 {
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-	remove(DB "2");
-	remove(DB "2-wal");
-	remove(DB "2-shm");
-	remove(DB "2.lock");
+	mw_test_db_remove(DB);
+	mw_test_db_remove(DB "2");	/* a copy, opened as after a crash */
 }
 
 static int setup(void **state)

@@ -21,33 +21,14 @@
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "daemon/batch.h"
+#include "tests/support/test_db.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage_churn.tmp.db"
 #define IDLE 60000		/* the stores' series idle bound here */
 #define METRIC "memwatch_process_private_bytes"
 
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	remove_db();
-	return 0;
-}
+MW_TEST_DB_FIXTURES(DB)
 
 static struct mw_store *open_store(void)
 {

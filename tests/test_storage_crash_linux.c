@@ -26,18 +26,11 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define DB "test_storage_crash.tmp.db"
 #define NSERIES 20
 #define T0 1699999200000LL
-
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
 
 /* Point k of series j: deterministic so the parent can check values. */
 static double value_of(int j, int64_t k)
@@ -147,7 +140,7 @@ static void killed_at_random(void **state)
 		seed = (unsigned)strtoul(env, NULL, 10);
 	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
 	srand(seed);
-	remove_db();
+	mw_test_db_remove(DB);
 	for (round = 0; round < 30; round++) {
 		int fds[2], status, reports = 1 + rand() % 6, i;
 		int64_t upto = committed;
@@ -174,7 +167,7 @@ static void killed_at_random(void **state)
 		assert_true(committed >= upto);
 		/* All series hold the same count: a flush is one transaction. */
 	}
-	remove_db();
+	mw_test_db_remove(DB);
 }
 
 int main(void)

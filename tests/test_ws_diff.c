@@ -13,17 +13,10 @@
 #include "daemon/xalloc.h"
 #include "storage/query.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 #define T0 1700000000000LL
 #define DB "test_ws_diff.tmp.db"
-
-static void remove_db(void)
-{
-	remove(DB);
-	remove(DB "-wal");
-	remove(DB "-shm");
-	remove(DB ".lock");
-}
 
 static void reg(struct mw_ws_result *r, uint64_t base, int cat, const char *owner,
 		uint32_t priv, uint32_t shareable, uint32_t shared)
@@ -124,7 +117,7 @@ static void report_from_db(void **state)
 	char *text;
 
 	(void)state;
-	remove_db();
+	mw_test_db_remove(DB);
 	build(&a, &b);
 	mw_store_options_init(&o);
 	o.db_path = DB;
@@ -197,7 +190,7 @@ static void report_from_db(void **state)
 	mw_reader_free(r);
 	mw_ws_result_release(&a);
 	mw_ws_result_release(&b);
-	remove_db();
+	mw_test_db_remove(DB);
 }
 
 int main(void)

@@ -1,0 +1,28 @@
+/*
+ * test_db.h - a test's scratch database file: removed before and after
+ * each test, with the files SQLite and the store keep beside it (-wal,
+ * -shm, .lock), so no run sees what an earlier one left.
+ */
+#ifndef MW_TESTS_SUPPORT_TEST_DB_H
+#define MW_TESTS_SUPPORT_TEST_DB_H
+
+/* Remove path and its -wal, -shm and .lock files (missing ones are fine). */
+void mw_test_db_remove(const char *path);
+
+/* cmocka fixtures named setup and teardown: each test starts and leaves
+ * with no database at path. */
+#define MW_TEST_DB_FIXTURES(path)                          \
+	static int setup(void **state)                     \
+	{                                                  \
+		(void)state;                               \
+		mw_test_db_remove(path);                   \
+		return 0;                                  \
+	}                                                  \
+	static int teardown(void **state)                  \
+	{                                                  \
+		(void)state;                               \
+		mw_test_db_remove(path);                   \
+		return 0;                                  \
+	}
+
+#endif

@@ -35,6 +35,7 @@
 #include "storage/store.h"
 #include "daemon/batch.h"
 #include "daemon/clock.h"
+#include "tests/support/test_db.h"
 
 #define DB "bench_churn.tmp.db"
 #define T0 1699999200000LL
@@ -63,17 +64,6 @@ struct figures {
 static int tap_n, tap_failed;
 static bool soak;
 
-static void rm(const char *path)
-{
-	char buf[256];
-
-	remove(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	remove(buf);
-}
-
 static double now_ms(void)
 {
 	return (double)mw_clock_mono_ns() / 1e6;
@@ -101,7 +91,7 @@ static void die(const char *what, const char *msg)
 	fprintf(stderr, "bench_churn: %s: %s\n", what, msg);
 	if (soak)
 		printf("not ok %d - %s: %s\n1..%d\n", tap_n + 1, what, msg, tap_n + 1);
-	rm(DB);
+	mw_test_db_remove(DB);
 	exit(1);
 }
 
@@ -259,7 +249,7 @@ int main(int argc, char **argv)
 		p.churn = 40;
 		p.ticks = 1300;
 	}
-	rm(DB);
+	mw_test_db_remove(DB);
 	s = open_store(NULL);
 	for (t = 0; t < p.warmup; t++)
 		tick(s, &p, t);
@@ -305,6 +295,6 @@ int main(int argc, char **argv)
 		printf("1..%d\n", tap_n);
 	}
 	mw_store_free(s);
-	rm(DB);
+	mw_test_db_remove(DB);
 	return tap_failed ? 1 : 0;
 }

@@ -27,6 +27,7 @@
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "daemon/clock.h"
+#include "tests/support/test_db.h"
 
 #define T0 1795255200000LL
 #define COLS 100
@@ -44,17 +45,6 @@ static uint64_t rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static void rm(const char *path)
-{
-	char buf[256];
-
-	remove(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	remove(buf);
 }
 
 static double now_s(void)
@@ -171,7 +161,7 @@ static double run_import(const char *path, bool store, uint64_t expect)
 	double t;
 
 	if (store) {
-		rm(DB_PATH);
+		mw_test_db_remove(DB_PATH);
 		mw_store_options_init(&o);
 		o.db_path = DB_PATH;
 		o.self_metrics = false;
@@ -197,7 +187,7 @@ static double run_baseline(uint64_t n)
 	uint64_t i;
 	double t;
 
-	rm(BASE_PATH);
+	mw_test_db_remove(BASE_PATH);
 	if (sqlite3_open(BASE_PATH, &db) != SQLITE_OK ||
 	    mw_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
 		       "CREATE TABLE p (series_id INTEGER, ts INTEGER, value REAL)", &err) ||
@@ -219,7 +209,7 @@ static double run_baseline(uint64_t n)
 	t = now_s() - t;
 	sqlite3_finalize(ins);
 	sqlite3_close(db);
-	rm(BASE_PATH);
+	mw_test_db_remove(BASE_PATH);
 	return (double)n / t;
 }
 
@@ -255,6 +245,6 @@ int main(void)
 	       csv_import >= 1e6 ? "met" : "NOT met", json_import >= 1e6 ? "met" : "NOT met");
 	remove(CSV_PATH);
 	remove(JSON_PATH);
-	rm(DB_PATH);
+	mw_test_db_remove(DB_PATH);
 	return 0;
 }

@@ -53,6 +53,7 @@
 #include "daemon/config.h"
 #include "daemon/xalloc.h"
 #include "storage/store.h"
+#include "tests/support/test_db.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -209,17 +210,6 @@ static void store_flush(struct mw_store *s)
 		fprintf(stderr, "bench_process: %s\n", err.msg);
 		exit(1);
 	}
-}
-
-static void rm_db(const char *path)
-{
-	char buf[600];
-
-	remove(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	remove(buf);
 }
 
 /* The old process.c emission: mw_batch_add per sample. */
@@ -412,7 +402,7 @@ int main(void)
 		}
 		shared = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 		mw_store_free(store);
-		rm_db(db);
+		mw_test_db_remove(db);
 	}
 	mw_collector_process.fini(st);
 	mw_config_release(&cfg);

@@ -34,6 +34,7 @@
 #include "storage/store.h"
 #include "daemon/clock.h"
 #include "daemon/scheduler.h"
+#include "tests/support/test_db.h"
 
 #define T0 1699999200000LL
 #define TICK_SERIES 2000
@@ -46,17 +47,6 @@ static uint64_t rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static void rm(const char *path)
-{
-	char buf[256];
-
-	remove(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	remove(buf);
 }
 
 static double now_s(void)
@@ -81,7 +71,7 @@ static void base_open(struct base *b, const char *path)
 {
 	struct mw_err err;
 
-	rm(path);
+	mw_test_db_remove(path);
 	if (sqlite3_open(path, &b->db) != SQLITE_OK ||
 	    mw_db_exec(b->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
 		       "CREATE TABLE p (series_id INTEGER, ts INTEGER, value REAL)", &err) ||
@@ -103,7 +93,7 @@ static void base_close(struct base *b, const char *path)
 {
 	sqlite3_finalize(b->ins);
 	sqlite3_close(b->db);
-	rm(path);
+	mw_test_db_remove(path);
 }
 
 static int64_t used_bytes(sqlite3 *db)
@@ -154,7 +144,7 @@ static struct mw_store *store_open(const char *path)
 	struct mw_store *s;
 	struct mw_err err;
 
-	rm(path);
+	mw_test_db_remove(path);
 	mw_store_options_init(&o);
 	o.db_path = path;
 	o.self_metrics = false;
@@ -210,7 +200,7 @@ static void bench_tick(void)
 	}
 	ours = (now_s() - t) / TICKS;
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	base_open(&b, "bench_storage_base.tmp.db");
 	t = now_s();
@@ -247,7 +237,7 @@ static void bench_bulk(void)
 	store_flush(s);
 	ours = (double)SERIES * TICKS / (now_s() - t);
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	base_open(&b, "bench_storage_base.tmp.db");
 	t = now_s();
@@ -301,7 +291,7 @@ static void bench_bytes(int realistic)
 		       "%.2f x\n", table_bytes_per_row(mw_store_db(s), "rollup_1m") * 90 * 1440 /
 		       (raw * 7 * 86400));
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	base_open(&b, "bench_storage_base.tmp.db");
 	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
@@ -400,9 +390,9 @@ static void bench_small(void)
 	l_s = (now_s() - t) / LATEST;
 	mw_reader_free(r);
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
-	rm("bench_storage_base.tmp.db");
+	mw_test_db_remove("bench_storage_base.tmp.db");
 	if (sqlite3_open("bench_storage_base.tmp.db", &b.db) != SQLITE_OK ||
 	    mw_db_exec(b.db, "PRAGMA journal_mode = WAL; CREATE TABLE p (series_id INTEGER, "
 		       "ts INTEGER, value REAL, PRIMARY KEY (series_id, ts)) WITHOUT ROWID", &err) ||
@@ -511,7 +501,7 @@ static void bench_query(void)
 	}
 	day_s = (now_s() - t) / rounds;
 	mw_reader_free(r);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	v = 1e8;
 	base_open(&b, "bench_storage_base.tmp.db");
@@ -691,7 +681,7 @@ static void bench_live_hour(bool start_stamps)
 	bytes = file_bytes(mw_store_db(s));
 	ours = (double)bytes / (double)npoints;
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	base_open(&b, "bench_storage_base.tmp.db");
 	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
@@ -757,7 +747,7 @@ static void bench_short_lived(void)
 	ours = (double)bytes / (double)nseries;
 	ours_used = (double)used / (double)nseries;
 	mw_store_free(s);
-	rm("bench_storage.tmp.db");
+	mw_test_db_remove("bench_storage.tmp.db");
 
 	/* baseline: a plain catalogue (id, unique key text) and the points as rows */
 	base_open(&b, "bench_storage_base.tmp.db");

@@ -11,9 +11,11 @@
  * point + chunk_duration, which no point of it can reach) and its newest
  * point in last_ts: max_ts is indexed (series_id, max_ts), and changing
  * it on every flush rewrote an index entry per series per flush - 58 % of
- * the flush's SQLite time with a day of chunks per series.  The bound is
- * set when the row is inserted and the true max_ts when the chunk closes,
- * so each chunk moves in the index twice in its life.  Readers select
+ * the flush's SQLite time with a day of chunks per series.  The row's
+ * first two writes have the true max_ts (no last_ts: a series that lives
+ * seconds costs no more), the bound comes with its third and the true
+ * max_ts again when the chunk closes, so each chunk moves in the index
+ * four times in its life (write_open).  Readers select
  * chunks by max_ts >= from (a superset with the bound) and filter points
  * by time; the newest point is coalesce(last_ts, max_ts) as before.  A
  * chunk left open by a stop or a crash gets its true max_ts at the next
@@ -211,6 +213,7 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	c->last_value = se->open.v_last;
 	mw_chunk_enc_reset(&se->open);
 	se->open_rowid = 0;
+	se->open_writes = 0;
 	se->open_flushed = 0;
 }
 
@@ -371,12 +374,13 @@ static int step_done(struct mw_store *s, sqlite3_stmt *st, const char *what,
 }
 
 /* Write one chunk: rewrite its row, or insert it; *rowid is updated.
- * open: max_ts is the open chunk's bound, kept in a row that exists. */
-static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid, bool open,
+ * keep: the row has max_ts already (an open chunk's bound): not written
+ * again, so its index entry stays put. */
+static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid, bool keep,
 		       const uint8_t *data, size_t len, uint32_t n, int64_t min_ts,
 		       int64_t max_ts, int64_t last_ts, double last_value, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[!*rowid ? ST_CHUNK_INSERT : open ? ST_OPEN_UPDATE
+	sqlite3_stmt *st = s->st[!*rowid ? ST_CHUNK_INSERT : keep ? ST_OPEN_UPDATE
 								  : ST_CHUNK_UPDATE];
 
 	sqlite3_bind_int64(st, 1, series_id(se));
@@ -397,7 +401,7 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 			return 0;
 		/* the row was removed (size limit): insert it again */
 		*rowid = 0;
-		return write_chunk(s, se, rowid, open, data, len, n, min_ts, max_ts, last_ts,
+		return write_chunk(s, se, rowid, keep, data, len, n, min_ts, max_ts, last_ts,
 				   last_value, err);
 	}
 	if (step_done(s, st, "chunk", se->key, err))
@@ -490,6 +494,44 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
 	return b > e->t_max ? b : e->t_max;
 }
 
+/*
+ * The open chunk of se, if it has points not written or its row still
+ * carries the bound and the chunk is done with (its series leaving memory,
+ * the store closing).  Its first OPEN_BOUND_FROM - 1 writes put the true
+ * max_ts (a series that lives seconds never has a last_ts, nor a row that
+ * shrinks when it leaves); the next puts the bound (its index entry moves
+ * once more); the writes after it leave max_ts alone; the last puts the
+ * true max_ts.
+ */
+#define OPEN_BOUND_FROM 3
+
+static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points,
+		      struct mw_err *err)
+{
+	bool last = se->evicting || s->closing;
+	bool bounded = se->open_writes >= OPEN_BOUND_FROM;
+	int64_t max = se->open.t_max;
+	const uint8_t *blob;
+	size_t len;
+
+	se->tx_open_rowid = se->open_rowid;
+	se->tx_open_writes = se->open_writes;
+	if (se->open.n == se->open_flushed && !(last && bounded))
+		return 0;
+	if (se->tx_open_writes < OPEN_BOUND_FROM)
+		se->tx_open_writes++;
+	if (last)
+		se->tx_open_writes = 0;	/* true max_ts: no bound to put right */
+	else if (se->tx_open_writes >= OPEN_BOUND_FROM)
+		max = open_bound(s, &se->open);
+	blob = mw_chunk_enc_blob(&se->open, &len);
+	if (write_chunk(s, se, &se->tx_open_rowid, !last && bounded, blob, len, se->open.n,
+			se->open.t_min, max, se->open.t_last, se->open.v_last, err))
+		return -1;
+	*points += se->open.n - se->open_flushed;
+	return 0;
+}
+
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 {
 	size_t i;
@@ -509,9 +551,6 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	}
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
-		const uint8_t *blob;
-		size_t len;
-		bool last;
 
 		if (!se->evicting && is_idle(s, se))
 			se->evicting = true;
@@ -522,18 +561,8 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 			if (step_done(s, st, "series_live", se->key, err))
 				return -1;
 		}
-		se->tx_open_rowid = se->open_rowid;
-		/* a series leaving memory, or the store closing: the chunk is
-		 * done with, its row gets the true max_ts */
-		last = se->evicting || s->closing;
-		if (se->open.n == se->open_flushed && !(last && se->open_rowid))
-			continue;
-		blob = mw_chunk_enc_blob(&se->open, &len);
-		if (write_chunk(s, se, &se->tx_open_rowid, !last, blob, len, se->open.n,
-				se->open.t_min, last ? se->open.t_max : open_bound(s, &se->open),
-				se->open.t_last, se->open.v_last, err))
+		if (write_open(s, se, points, err))
 			return -1;
-		*points += se->open.n - se->open_flushed;
 	}
 	for (i = 0; i < s->nrollups; i++)
 		if (write_rollup(s, &s->rollups[i], err))
@@ -622,6 +651,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 			se->tx_id = 0;
 		}
 		se->open_rowid = se->tx_open_rowid;
+		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
 		se->live_row = true;
 	}

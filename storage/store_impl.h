@@ -42,6 +42,8 @@ struct mw_series {
 	struct mw_chunk_enc open;	/* the open chunk */
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
+	uint8_t open_writes;	/* of its row, up to OPEN_BOUND_FROM (store.c) */
+	uint8_t tx_open_writes;
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	struct mw_rollup_acc acc[MW_TIERS];
 };

@@ -149,10 +149,11 @@ static void copy_file(const char *from, const char *to)
 	fclose(out);
 }
 
-/* An open chunk's row keeps an upper bound as max_ts (its index entry
- * does not move at each flush) and its newest point in last_ts; readers
- * see the exact points and times; a store closing, or opening after a
- * crash, puts the true max_ts. */
+/* An open chunk's row has its true max_ts and no last_ts for its first
+ * two writes (what a series that lives seconds costs), then keeps an
+ * upper bound as max_ts (its index entry does not move at each flush) and its newest
+ * point in last_ts; readers see the exact points and times; a store
+ * closing, or opening after a crash, puts the true max_ts. */
 static void open_chunk_row_carries_a_bound(void **state)
 {
 	struct mw_store *s = open_store(720), *s2;
@@ -169,22 +170,30 @@ static void open_chunk_row_carries_a_bound(void **state)
 	add(s, "7", T0, 100);
 	flush(s);
 	db = mw_store_db(s);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), T0);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk WHERE last_ts IS NULL"), 1);
+	add(s, "7", T0 + 250, 125);
+	flush(s);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), T0 + 250);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk WHERE last_ts IS NULL"), 1);
+	add(s, "7", T0 + 500, 150);
+	flush(s);
 	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
-	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0);
+	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0 + 500);
 	add(s, "7", T0 + 1000, 200);
 	flush(s);
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk"), 1);
 	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
 	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0 + 1000);
-	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 2);
+	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 4);
 	r = open_reader();
 	mw_range_query_init(&q, T0, T0 + 3 * 3600000);
 	q.step_ms = MW_STEP_RAW;
 	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
 	assert_int_equal(res.nseries, 1);
-	assert_int_equal(res.nt, 2);
-	assert_int_equal(res.t[1], T0 + 1000);
-	assert_true(res.values[0][1] == 200);
+	assert_int_equal(res.nt, 4);
+	assert_int_equal(res.t[3], T0 + 1000);
+	assert_true(res.values[0][3] == 200);
 	mw_range_result_release(&res);
 	assert_int_equal(mw_reader_find(r, "memwatch_process_private_bytes", &sl, &err), 0);
 	assert_int_equal(sl.n, 1);

@@ -412,6 +412,12 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
  * credit lasts.  A read costs its measured time (an overrun makes the
  * credit negative and is paid back by later ticks).  A process whose read
  * took longer than PSS_SLOW_NS is not read again for PSS_SLOW_PAUSE_NS.
+ * A process whose resident set (statm's resident and shared) is what it
+ * was at its last read is not read again until PSS_UNCHANGED_EVERY
+ * intervals have passed since that read: its own pages are the same, so
+ * its PSS and USS can move only by other processes mapping or unmapping
+ * pages it shares (most processes of a machine sit still most of the time;
+ * at 1,000 processes the reads were a tenth of the daemon's CPU).
  * Between reads the last figures are reported again.
  */
 #define PROCESS_MIN_AGE_DEFAULT_MS 5000
@@ -419,6 +425,7 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 #define PSS_INTERVAL_DEFAULT_MS 60000
 #define PSS_SLOW_NS 50000000LL		/* 50 ms */
 #define PSS_SLOW_PAUSE_NS 600000000000LL	/* 10 min */
+#define PSS_UNCHANGED_EVERY 5	/* intervals between reads of a still process */
 
 static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval",
 						"status_interval", "handles_interval", "stat_interval",
@@ -430,10 +437,12 @@ static const char *const process_option_docs[] = {
 	"5% ; Linux: share of one core spent reading PSS/USS (smaps_rollup), spread "
 	"over ticks round-robin (0: never read them); a process whose read took over "
 	"50 ms is left out for 10 minutes",
-	"60s ; Linux: each process's PSS/USS is read at most this often",
+	"60s ; Linux: each process's PSS/USS is read at most this often; one whose resident "
+	"memory has not moved since its last read is read again only after 5 times this",
 	"10s ; Linux: each process's /proc/PID/status (peak working set, swap, the "
-	"file/shmem split of resident memory) is read this often, spread over the ticks; "
-	"the figures are carried forward in between (0: every tick)",
+	"file/shmem split of resident memory) is read this often, spread over the ticks, "
+	"and where statm has not moved since its last read only every sixth time; the "
+	"figures are carried forward in between (0: every tick)",
 	"30s ; Linux: each process's open descriptors (memwatch_process_handles) are "
 	"counted this often, spread over the ticks (0: every tick)",
 	"10s ; Linux: /proc/PID/stat (page faults, threads) is read in every tick where "
@@ -446,6 +455,8 @@ struct pss_entry {
 	uint32_t pid;
 	int64_t start_ms;
 	int64_t due_ns;		/* monotonic: next read not before */
+	int64_t read_ns;	/* monotonic: its last read */
+	uint64_t ws_at_read, anon_at_read;	/* resident set as of that read */
 	uint64_t pss, uss;
 	bool has;
 	size_t ti;		/* index in this tick's table */
@@ -571,6 +582,16 @@ static const struct pss_entry *pss_find(const struct pss_entry *v, size_t n, uin
 }
 
 /* This tick's PSS reads (see above); fills the table's pss fields. */
+/* Due, but its figures still hold: read before, resident set as it was
+ * then, and not PSS_UNCHANGED_EVERY intervals ago. */
+static bool pss_still_current(const struct pss_entry *e, const struct mw_process_info *p,
+			      int64_t now_ns, int64_t interval_ns)
+{
+	return e->has && p->working_set_bytes == e->ws_at_read &&
+	       p->rss_anon_bytes == e->anon_at_read &&
+	       now_ns - e->read_ns < PSS_UNCHANGED_EVERY * interval_ns;
+}
+
 static void pss_tick(struct process_state *st, int64_t now_ns)
 {
 	struct mw_process_pss_stats *o = &st->last;
@@ -612,6 +633,11 @@ static void pss_tick(struct process_state *st, int64_t now_ns)
 
 		if (e->due_ns > now_ns)
 			continue;
+		if (pss_still_current(e, &st->table.procs[e->ti], now_ns, st->pss_interval_ns)) {
+			e->due_ns = now_ns + st->pss_interval_ns;
+			o->unchanged++;
+			continue;
+		}
 		if (st->credit_ns <= 0) {
 			o->waiting++;
 			continue;
@@ -619,6 +645,9 @@ static void pss_tick(struct process_state *st, int64_t now_ns)
 		t0 = mw_clock_mono_ns();
 		e->has = mw_process_pss_read(st->reader, e->pid, &e->pss, &e->uss) == 0;
 		took = mw_clock_mono_ns() - t0;
+		e->read_ns = now_ns;
+		e->ws_at_read = st->table.procs[e->ti].working_set_bytes;
+		e->anon_at_read = st->table.procs[e->ti].rss_anon_bytes;
 		st->credit_ns -= took;
 		o->read++;
 		o->spent_ns += took;
@@ -875,10 +904,10 @@ static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx)
 	ctx->mode[0] = '\0';
 	if (st->pss_on)
 		len = (size_t)snprintf(ctx->mode, sizeof(ctx->mode),
-				       "pss %g%%: %zu read %.1f ms, %zu waiting, %zu slow-skipped",
-				       st->pss_share * 100, st->last.read,
-				       (double)st->last.spent_ns / 1e6, st->last.waiting,
-				       st->last.paused);
+				       "pss %g%%: %zu read %.1f ms, %zu unchanged, %zu waiting, "
+				       "%zu slow", st->pss_share * 100, st->last.read,
+				       (double)st->last.spent_ns / 1e6, st->last.unchanged,
+				       st->last.waiting, st->last.paused);
 	if (st->min_age_ms > 0 && len + 2 < sizeof(ctx->mode))
 		snprintf(ctx->mode + len, sizeof(ctx->mode) - len, "%smin_age %llds: %llu young "
 			 "skipped", len ? "; " : "", (long long)st->min_age_ms / 1000,

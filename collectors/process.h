@@ -98,6 +98,7 @@ struct mw_process_read_stats {
 	size_t kept;		/* processes holding descriptors now */
 	size_t opened;		/* processes whose descriptors were opened */
 	size_t status_reads;	/* status files read */
+	size_t status_still;	/* status due, put off: statm as at its last read */
 	size_t stat_reads;	/* stat files read */
 	size_t stat_skipped;	/* processes whose statm had not moved: stat carried */
 	size_t handle_counts;	/* open-fd counts taken */
@@ -114,6 +115,7 @@ int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss
 /* What the process collector's PSS reads cost on its last tick. */
 struct mw_process_pss_stats {
 	size_t read;		/* smaps_rollup files read */
+	size_t unchanged;	/* due, but their resident set did not move */
 	size_t waiting;		/* due, but the budget ran out */
 	size_t paused;		/* left out for a while: their read was slow */
 	size_t slow;		/* reads this tick over the slow limit */

@@ -5,8 +5,9 @@
  * ~65 us per process (issue 14): the kernel formats all of status (~50
  * lines) when we need six, and each open walks /proc/PID/... again.  So:
  *
- *   - Each process known by pid + start time keeps two descriptors open
- *     across ticks, on /proc/PID/stat and /proc/PID/statm, re-read with
+ *   - Each process known by pid + start time keeps descriptors open
+ *     across ticks, on /proc/PID/stat, /proc/PID/statm and (from its first
+ *     status read) /proc/PID/status, re-read with
  *     pread(fd, ..., 0) (procfs formats the file anew on a read at offset
  *     0).  Such a descriptor is bound to the process, not to the number: a
  *     dead process's reads fail (ESRCH) or give 0 bytes, so a new process
@@ -31,6 +32,13 @@
  *   - status on its own cadence (status_ms, default 10 s; spread over the
  *     ticks by pid): VmHWM, VmSwap and the split of shared between file
  *     and shmem are carried forward between its reads (mw_proc_apply_statm).
+ *     Through its kept descriptor it costs one pread, not a path walk, an
+ *     open and a close.  A process whose statm text is what it was at its
+ *     last status read is still: its status is read again only after
+ *     STATUS_STILL_EVERY intervals (the kernel building status costs ~12 us,
+ *     four statm reads; most processes sit still).  What can lag: a peak
+ *     reached and given back between two reads that ends where it began,
+ *     swap freed by unmapping swapped-out pages.
  *   - The open-fd count (handles) on its own cadence (handles_ms, default
  *     30 s, spread likewise): st_size of /proc/PID/fd (Linux 6.2+ puts the
  *     count there) once a directory read proved we may look, else the
@@ -44,7 +52,7 @@
  *     inaccessible count of the last readdir is carried in between.
  *   - Where statm is missing (a constructed tree) status is read every
  *     tick, the old way.
- *   - At most fd_cap processes keep descriptors (two each, in half the
+ *   - At most fd_cap processes keep descriptors (three each, in half the
  *     descriptor limit less 256; the soft limit is raised toward the hard
  *     one, to 262144 at most, on the real /proc); beyond that, or once an
  *     open fails with EMFILE, processes are read by path (open, read,
@@ -81,14 +89,16 @@
 #define STAT_MS_DEFAULT 10000
 #define HANDLES_MS_DEFAULT 30000
 #define FD_CAP_MAX 65536	/* processes keeping descriptors, at most */
+#define FDS_PER_PROC 3		/* stat, statm, status */
 #define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
 #define RESCAN_NS (10 * 1000000000LL)	/* a readdir of /proc at least this often */
+#define STATUS_STILL_EVERY 6	/* status intervals between reads of a still process */
 
 /* One process known by pid + start time, carried between ticks. */
 struct proc_entry {
 	uint32_t pid;
 	uint64_t start_ticks;
-	int stat_fd, statm_fd;	/* -1: not kept (read by path) */
+	int stat_fd, statm_fd, status_fd;	/* -1: not kept (read by path) */
 	bool no_statm;		/* statm missing: status every tick */
 	bool has_mm;		/* status had VmRSS (not a kernel thread, zombie) */
 	bool fd_readable;	/* a directory read of fd/ worked once */
@@ -96,6 +106,8 @@ struct proc_entry {
 	int64_t status_due_ns, handles_due_ns, stat_due_ns;
 	char statm_text[72];	/* statm as last read ("" : none) */
 	uint8_t statm_len;
+	uint64_t statm_at_status;	/* hash of statm at the last status read; 0: none */
+	int64_t status_read_ns;	/* when that was */
 	struct mw_process_info last;	/* the figures as of the last tick */
 };
 
@@ -120,6 +132,14 @@ struct mw_process_reader {
 	int64_t last_scan_ns;
 	uint64_t scan_inaccessible;	/* the last readdir's */
 };
+
+/* root/PID/name into buf (a path under the /proc tree read). */
+static const char *proc_path(const struct mw_process_reader *r, const char *pid,
+			     const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s/%s", r->root, pid, name);
+	return buf;
+}
 
 /* Read a small /proc file whole.  Returns bytes read or -1 (errno set). */
 static ssize_t read_file(const char *path, char *buf, size_t size)
@@ -181,14 +201,15 @@ static size_t raise_fd_limit(void)
 	if (rl.rlim_cur != RLIM_INFINITY && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
 		/* enough for FD_CAP_MAX processes, no more: children and
 		 * libraries that walk every possible descriptor inherit it */
-		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 4 * FD_CAP_MAX
-				      ? 4 * FD_CAP_MAX : rl.rlim_max;
+		rlim_t want = rl.rlim_max == RLIM_INFINITY ||
+					      rl.rlim_max > 2 * FDS_PER_PROC * FD_CAP_MAX
+				      ? 2 * FDS_PER_PROC * FD_CAP_MAX : rl.rlim_max;
 		struct rlimit nl = { want, rl.rlim_max };
 
 		if (want > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &nl) == 0)
 			rl.rlim_cur = want;
 	}
-	return rl.rlim_cur == RLIM_INFINITY ? 4 * FD_CAP_MAX : (size_t)rl.rlim_cur;
+	return rl.rlim_cur == RLIM_INFINITY ? 2 * FDS_PER_PROC * FD_CAP_MAX : (size_t)rl.rlim_cur;
 }
 
 struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
@@ -209,10 +230,10 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 	r->status_ns = STATUS_MS_DEFAULT * 1000000LL;
 	r->handles_ns = HANDLES_MS_DEFAULT * 1000000LL;
 	r->stat_ns = STAT_MS_DEFAULT * 1000000LL;
-	/* Two descriptors per process, in at most half the limit; the rest
+	/* Three descriptors per process, in at most half the limit; the rest
 	 * stays for sockets, the database and everything else. */
 	limit = r->real ? raise_fd_limit() : 1024;
-	r->fd_cap = limit > 512 ? (limit / 2 - 128) / 2 : 0;
+	r->fd_cap = limit > 512 ? (limit / 2 - 128) / FDS_PER_PROC : 0;
 	if (r->fd_cap > FD_CAP_MAX)
 		r->fd_cap = FD_CAP_MAX;
 	/* Linux 6.2+ reports a process's open descriptors as the size of
@@ -271,13 +292,15 @@ void mw_process_reader_stats(const struct mw_process_reader *r, struct mw_proces
 
 static void drop_fds(struct mw_process_reader *r, struct proc_entry *e)
 {
-	if (e->stat_fd >= 0 || e->statm_fd >= 0)
+	if (e->stat_fd >= 0 || e->statm_fd >= 0 || e->status_fd >= 0)
 		r->kept--;
 	if (e->stat_fd >= 0)
 		close(e->stat_fd);
 	if (e->statm_fd >= 0)
 		close(e->statm_fd);
-	e->stat_fd = e->statm_fd = -1;
+	if (e->status_fd >= 0)
+		close(e->status_fd);
+	e->stat_fd = e->statm_fd = e->status_fd = -1;
 }
 
 void mw_process_reader_free(struct mw_process_reader *r)
@@ -327,7 +350,7 @@ static void look_up_name(const struct mw_process_reader *r, const char *pid,
 	char path[300], target[4096], comm[sizeof(p->name)];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s/exe", r->root, pid);
+	proc_path(r, pid, "exe", path, sizeof(path));
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n > 0) {
 		target[n] = '\0';
@@ -335,7 +358,7 @@ static void look_up_name(const struct mw_process_reader *r, const char *pid,
 			return;
 	}
 	snprintf(comm, sizeof(comm), "%s", p->name);
-	snprintf(path, sizeof(path), "%s/%s/cmdline", r->root, pid);
+	proc_path(r, pid, "cmdline", path, sizeof(path));
 	n = read_file(path, target, sizeof(target));
 	if (n > 0)
 		mw_proc_cmdline_name(target, (size_t)n, comm, p->name, sizeof(p->name));
@@ -352,7 +375,7 @@ static void count_fds(struct mw_process_reader *r, struct proc_entry *e, const c
 	struct stat sb;
 
 	r->stats.handle_counts++;
-	snprintf(path, sizeof(path), "%s/%s/fd", r->root, pid);
+	proc_path(r, pid, "fd", path, sizeof(path));
 	if (e->fd_readable && r->fd_size) {
 		if (stat(path, &sb) == 0 && sb.st_size > 0) {
 			e->last.handles = (uint32_t)sb.st_size;
@@ -398,8 +421,18 @@ static int read_status(struct mw_process_reader *r, struct proc_entry *e, const 
 	struct mw_err perr;
 
 	r->stats.status_reads++;
-	snprintf(path, sizeof(path), "%s/%s/status", r->root, pid);
-	if (read_file(path, buf, size) < 0)
+	if (e->status_fd < 0 && e->stat_fd >= 0) {
+		/* a process that keeps descriptors keeps this one too */
+		proc_path(r, pid, "status", path, sizeof(path));
+		e->status_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (e->status_fd < 0 && (errno == EMFILE || errno == ENFILE))
+			r->fd_cap = r->kept;	/* none for the processes to come */
+		else if (e->status_fd < 0)
+			return -1;
+	}
+	if (e->status_fd >= 0 ? pread_file(e->status_fd, buf, size) < 0
+			      : read_file(proc_path(r, pid, "status", path, sizeof(path)), buf,
+					  size) < 0)
 		return -1;
 	if (mw_proc_parse_status(buf, &e->last, &perr))
 		return 1;
@@ -415,8 +448,28 @@ static ssize_t read_stat(struct mw_process_reader *r, struct proc_entry *e, cons
 
 	if (e->stat_fd >= 0)
 		return pread_file(e->stat_fd, buf, size);
-	snprintf(path, sizeof(path), "%s/%s/stat", r->root, pid);
+	proc_path(r, pid, "stat", path, sizeof(path));
 	return read_file(path, buf, size);
+}
+
+/* FNV-1a of a statm text, never 0. */
+static uint64_t statm_hash(const char *text, size_t len)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+	return h | 1;
+}
+
+/* status is due for e, whose statm this tick is text: still as it was at
+ * the last status read, and that not STATUS_STILL_EVERY intervals ago. */
+static bool status_still(const struct mw_process_reader *r, const struct proc_entry *e,
+			 const char *text, size_t len, int64_t now)
+{
+	return e->statm_at_status && now - e->status_read_ns < STATUS_STILL_EVERY * r->status_ns &&
+	       statm_hash(text, len) == e->statm_at_status;
 }
 
 /* statm's resident and shared, in bytes; its text is kept in e.  pre:
@@ -435,7 +488,7 @@ static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const c
 	} else if (e->statm_fd >= 0) {
 		n = pread_file(e->statm_fd, buf, sizeof(buf));
 	} else {
-		snprintf(path, sizeof(path), "%s/%s/statm", r->root, pid);
+		proc_path(r, pid, "statm", path, sizeof(path));
 		n = read_file(path, buf, sizeof(buf));
 	}
 	if (n < 0)
@@ -459,10 +512,10 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 	int fd;
 
 	memset(e, 0, sizeof(*e));
-	e->stat_fd = e->statm_fd = -1;
+	e->stat_fd = e->statm_fd = e->status_fd = -1;
 	if (r->kept >= r->fd_cap)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/stat", r->root, pid);
+	proc_path(r, pid, "stat", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 		r->fd_cap = r->kept;	/* out of descriptors: by path from now on */
@@ -471,7 +524,7 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 	if (fd < 0)
 		return -1;
 	e->stat_fd = fd;
-	snprintf(path, sizeof(path), "%s/%s/statm", r->root, pid);
+	proc_path(r, pid, "statm", path, sizeof(path));
 	e->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (e->statm_fd < 0 && errno == ENOENT)
 		e->no_statm = true;	/* not procfs: status every tick */
@@ -493,29 +546,34 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 	char buf[8192], mbuf[256];
 	uint64_t start_ticks = 0, resident = 0, shared = 0;
 	struct mw_err perr;
-	bool fresh = old == NULL, have_statm = false;
+	bool fresh = old == NULL, have_statm = false, status_read = false;
 	int rc;
 
 	if (old) {
 		*e = *old;
-		old->stat_fd = old->statm_fd = -1;	/* e owns them now */
+		old->stat_fd = old->statm_fd = old->status_fd = -1;	/* e owns them now */
 		old->taken = true;
 	} else if (open_entry(r, e, pid)) {
 		return errno == EACCES || errno == EPERM ? 2 : 1;
 	}
-	/* statm first: unchanged, and nothing else due, the rest is carried */
-	if (!fresh && r->stat_ns > 0 && e->stat_fd >= 0 && e->statm_fd >= 0 && e->has_mm &&
-	    !e->no_statm && now < e->stat_due_ns && now < e->status_due_ns &&
-	    now < e->handles_due_ns) {
+	/* statm first: status of a still process put off; statm unchanged
+	 * and nothing else due, the rest is carried */
+	if (!fresh && e->stat_fd >= 0 && e->statm_fd >= 0 && e->has_mm && !e->no_statm) {
 		ssize_t n = pread_file(e->statm_fd, mbuf, sizeof(mbuf));
 
-		if (n > 0 && e->statm_len && (size_t)n == e->statm_len &&
-		    !memcmp(mbuf, e->statm_text, (size_t)n)) {
+		have_statm = n > 0;	/* used below, not read again */
+		if (have_statm && now >= e->status_due_ns && e->status_due_ns != RESPREAD &&
+		    status_still(r, e, mbuf, (size_t)n, now)) {
+			e->status_due_ns = next_due(e->status_due_ns, now, r->status_ns);
+			r->stats.status_still++;
+		}
+		if (have_statm && r->stat_ns > 0 && now < e->stat_due_ns &&
+		    now < e->status_due_ns && now < e->handles_due_ns && e->statm_len &&
+		    (size_t)n == e->statm_len && !memcmp(mbuf, e->statm_text, (size_t)n)) {
 			r->stats.stat_skipped++;
 			*p = e->last;
 			return 0;
 		}
-		have_statm = n > 0;	/* moved: used below, not read again */
 	}
 	r->stats.stat_reads++;
 	for (;;) {
@@ -558,6 +616,7 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 			drop_fds(r, e);
 			return rc < 0 && (errno == EACCES || errno == EPERM) ? 2 : 1;
 		}
+		status_read = true;
 		look_up_name(r, pid, &e->last);
 		count_fds(r, e, pid);
 		if (!e->has_mm && e->statm_fd >= 0) {
@@ -583,6 +642,7 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 				return rc < 0 && (errno == EACCES || errno == EPERM) ? 2 : 1;
 			}
 			e->status_due_ns = next_due(e->status_due_ns, now, r->status_ns);
+			status_read = true;
 		}
 		if (now >= e->handles_due_ns) {
 			count_fds(r, e, pid);
@@ -607,6 +667,11 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 			}
 		} else {
 			mw_proc_apply_statm(&e->last, resident, shared);
+			if (status_read) {
+				e->statm_at_status = e->statm_len ? statm_hash(e->statm_text,
+									      e->statm_len) : 0;
+				e->status_read_ns = now;
+			}
 		}
 	}
 	*p = e->last;

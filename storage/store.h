@@ -70,6 +70,7 @@ struct mw_store_stats {
 	uint64_t series_reloaded_total;	/* found again in the database */
 	uint64_t flushes;
 	uint64_t failed_flushes;
+	uint64_t checkpoints;	/* WAL checkpoints run (store.c: wal_committed) */
 	int64_t db_bytes;	/* pages in use times page size */
 	int64_t last_flush_ns;
 	uint64_t region_snapshots_total;	/* region snapshots committed */

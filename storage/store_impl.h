@@ -131,6 +131,7 @@ struct mw_store {
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
+	int commits_since_checkpoint;	/* see wal_committed (store.c) */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 };
 

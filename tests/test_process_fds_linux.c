@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -315,6 +316,63 @@ static void own_resident_split_exactly(void **state)
 	mw_process_reader_free(r);
 }
 
+/* Descriptors of ours open on /proc/PID/status; the last one in *fd. */
+static int status_fds_of(pid_t pid, int *fd)
+{
+	char want[64], path[64], target[128];
+	int i, n = 0;
+	ssize_t len;
+
+	snprintf(want, sizeof(want), "/proc/%d/status", (int)pid);
+	for (i = 0; i < 4096; i++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", i);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (!strcmp(target, want)) {
+			n++;
+			*fd = i;
+		}
+	}
+	return n;
+}
+
+static void status_read_through_kept_descriptor(void **state)
+{
+	struct mw_process_reader *r = mw_process_reader_new();
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	const struct mw_process_info *p;
+	uint64_t resident;
+	int fd = -1, again = -1;
+	char *big;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	mw_process_reader_set_cadence(r, 0, 30000, 10000);	/* status every tick */
+	assert_int_equal(status_fds_of(getpid(), &fd), 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
+	p = find(&t, (uint32_t)getpid());
+	assert_non_null(p);
+	resident = p->working_set_bytes;
+	assert_int_equal(status_fds_of(getpid(), &fd), 1);	/* kept, once */
+	/* a peak that only status shows: grown and given back before the tick */
+	big = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(big != MAP_FAILED);
+	memset(big, 1, 64 << 20);
+	assert_int_equal(munmap(big, 64 << 20), 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
+	p = find(&t, (uint32_t)getpid());
+	assert_non_null(p);
+	assert_true(p->working_set_peak_bytes >= resident + (60u << 20));
+	assert_int_equal(status_fds_of(getpid(), &again), 1);	/* the same one */
+	assert_int_equal(again, fd);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+	assert_int_equal(status_fds_of(getpid(), &fd), 0);	/* closed with the reader */
+}
+
 /* --- cadences on a constructed tree -------------------------------------- */
 
 static char root[256];
@@ -461,6 +519,60 @@ static void stat_follows_statm(void **state)
 	remove_tree();
 }
 
+/* status of a process whose statm sits still is put off, up to six
+ * intervals; once statm moves it is read when due again. */
+static void status_follows_statm(void **state)
+{
+	struct mw_process_reader *r;
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	struct mw_err err = { "" };
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	int64_t now = 100 * SEC;
+
+	(void)state;
+	make_tree();
+	memset(&t, 0, sizeof(t));
+	r = mw_process_reader_new_at(root);
+	mw_process_reader_set_cadence(r, 10000, 3600000, 3600000);
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_true(find(&t, 10)->swap_bytes == 4096);
+	/* status moved, statm did not: due (within 10 s) but put off */
+	status_of(900, 20, 8);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 11 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 0);
+	assert_int_equal(rs.status_still, 1);
+	assert_true(find(&t, 10)->swap_bytes == 4096);	/* carried */
+	/* six intervals after its read: read however still */
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 61 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.status_still, 0);
+	assert_true(find(&t, 10)->swap_bytes == 8192);
+	/* statm moved: read at its next due time, not put off */
+	status_of(900, 20, 16);
+	statm_of(80, 20);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 72 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.status_still, 0);
+	assert_true(find(&t, 10)->swap_bytes == 16384);
+	assert_true(find(&t, 10)->working_set_bytes == 80 * pg);
+	/* cadence 0: every tick, still or not */
+	mw_process_reader_set_cadence(r, 0, 3600000, 3600000);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 73 * SEC, &err), 0);
+	assert_int_equal(mw_process_table_read_at(r, &t, now + 74 * SEC, &err), 0);
+	mw_process_reader_stats(r, &rs);
+	assert_int_equal(rs.status_reads, 1);
+	assert_int_equal(rs.status_still, 0);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+	remove_tree();
+}
+
 static void cadences_on_a_constructed_tree(void **state)
 {
 	struct mw_process_reader *r;
@@ -570,8 +682,10 @@ int main(void)
 		cmocka_unit_test(exited_process_descriptors_are_closed),
 		cmocka_unit_test(no_room_reads_by_path),
 		cmocka_unit_test(own_resident_split_exactly),
+		cmocka_unit_test(status_read_through_kept_descriptor),
 		cmocka_unit_test(cadences_on_a_constructed_tree),
 		cmocka_unit_test(stat_follows_statm),
+		cmocka_unit_test(status_follows_statm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

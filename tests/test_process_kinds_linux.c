@@ -9,10 +9,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -205,7 +207,8 @@ static void *collector_new(struct mw_config *cfg, const char *budget, const char
 	return st;
 }
 
-static void tick(void *st, struct run *out)
+/* A tick now, or at monotonic time at_ns (> 0). */
+static void tick_at(void *st, struct run *out, int64_t at_ns)
 {
 	struct mw_sample_ctx ctx;
 	struct mw_batch b;
@@ -215,7 +218,8 @@ static void tick(void *st, struct run *out)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.ts_ms = mw_clock_wall_ms();
 	ctx.batch = &b;
-	assert_int_equal(mw_collector_process.sample(st, &ctx), MW_COLLECTOR_OK);
+	assert_int_equal(at_ns > 0 ? mw_process_sample_at(st, &ctx, at_ns)
+				   : mw_collector_process.sample(st, &ctx), MW_COLLECTOR_OK);
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < b.nsamples; i++) {
 		out->pss_series += !strcmp(b.samples[i].metric, "memwatch_process_pss_bytes");
@@ -234,11 +238,26 @@ static void tick(void *st, struct run *out)
 	mw_batch_release(&b);
 }
 
+static void tick(void *st, struct run *out)
+{
+	tick_at(st, out, 0);
+}
+
 static size_t mode_read(const struct run *r)
 {
 	const char *p = strstr(r->mode, "%: ");
 
 	return p ? (size_t)strtoul(p + 3, NULL, 10) : (size_t)-1;
+}
+
+/* The figure before " unchanged" in the mode line. */
+static size_t mode_unchanged(const struct run *r)
+{
+	const char *p = strstr(r->mode, " unchanged");
+
+	while (p && p > r->mode && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p ? (size_t)strtoul(p, NULL, 10) : 0;
 }
 
 /* processes listed in b but not in a (started in between) */
@@ -300,6 +319,51 @@ static void pss_budget(void **state)
 	mw_config_release(&cfg);
 }
 
+/* A process whose resident set sits still is read at most every fifth
+ * interval; one that moved, every interval. */
+static void pss_of_still_process_read_less_often(void **state)
+{
+	static struct run a, b, c;
+	struct mw_config cfg;
+	const int64_t sec = 1000000000LL;
+	int ready[2], status;
+	pid_t kid;
+	void *st;
+	char c1;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {		/* still: a sleeping child */
+		c1 = 1;
+		if (write(ready[1], &c1, 1) == 1)
+			pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c1, 1), 1);	/* it runs; what it maps is mapped */
+	close(ready[0]);
+	close(ready[1]);
+	st = collector_new(&cfg, "100%", "1s");
+	tick_at(st, &a, 100 * sec);	/* everything read */
+	/* 1.5 intervals later, all due: the child (at least) sat still */
+	tick_at(st, &b, 100 * sec + 3 * sec / 2);
+	print_message("# %s\n# %s\n", a.mode, b.mode);
+	assert_true(mode_read(&a) >= 2);
+	assert_true(mode_unchanged(&b) >= 1);
+	assert_true(b.pss_series + 2 >= a.pss_series);	/* figures still reported */
+	/* 6.5 intervals after the first read: nothing read then is skipped
+	 * any more, only what was read at the second tick can be */
+	tick_at(st, &c, 100 * sec + 13 * sec / 2);
+	print_message("# %s\n", c.mode);
+	assert_true(mode_unchanged(&c) <= mode_read(&b));
+	assert_true(mode_read(&c) + mode_unchanged(&c) >= mode_unchanged(&b));
+	mw_collector_process.fini(st);
+	mw_config_release(&cfg);
+	kill(kid, SIGKILL);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+}
+
 static void pss_options_declared_and_checked(void **state)
 {
 	static const char *const bad[] = { "5", "-1%", "101%", "lots", "5%%" };
@@ -337,6 +401,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(constructed_tree, setup_tree, teardown_tree),
 		cmocka_unit_test(pss_budget),
+		cmocka_unit_test(pss_of_still_process_read_less_often),
 		cmocka_unit_test(pss_options_declared_and_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

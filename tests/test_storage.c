@@ -154,6 +154,30 @@ static void copy_file(const char *from, const char *to)
  * upper bound as max_ts (its index entry does not move at each flush) and its newest
  * point in last_ts; readers see the exact points and times; a store
  * closing, or opening after a crash, puts the true max_ts. */
+/* The WAL is checkpointed after every eighth commit (store.c: wal_committed),
+ * not after every 1,000 pages as SQLite's default does. */
+static void wal_checkpointed_every_eighth_commit(void **state)
+{
+	struct mw_store *s = open_store(720);
+	struct mw_store_stats st;
+	uint64_t before;
+	int i;
+
+	(void)state;
+	mw_store_get_stats(s, &st);
+	before = st.checkpoints;
+	for (i = 0; i < 16; i++) {
+		add(s, "7", T0 + i * 1000, 100 + i);
+		flush(s);
+		mw_store_get_stats(s, &st);
+		if (i == 7)
+			assert_int_equal(st.checkpoints, before + 1);
+	}
+	assert_int_equal(st.checkpoints, before + 2);
+	assert_int_equal(mw_db_int(mw_store_db(s), "SELECT npoints FROM chunk"), 16);
+	mw_store_free(s);
+}
+
 static void open_chunk_row_carries_a_bound(void **state)
 {
 	struct mw_store *s = open_store(720), *s2;
@@ -1187,6 +1211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_chunk_row_carries_a_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(wal_checkpointed_every_eighth_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
 		cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),

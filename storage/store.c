@@ -268,11 +268,15 @@ static void prefetch_series(const struct mw_store *s, size_t pos)
 	const struct mw_series *far, *near;
 
 	if (pos + PREFETCH_AHEAD < s->norder && (far = s->order[pos + PREFETCH_AHEAD])) {
-		__builtin_prefetch(far);
-		__builtin_prefetch((const char *)far + 64);
-		__builtin_prefetch(&far->open);
-		__builtin_prefetch(&far->acc[0]);
-		__builtin_prefetch(&far->acc[1]);
+		/* a point touches nearly all of it (key check, chunk encoder,
+		 * both rollup tiers): every line, the last included (a heap
+		 * block is 16-byte aligned, so it may spill into one more) */
+		const char *at = (const char *)far;
+		size_t off;
+
+		for (off = 0; off < sizeof(*far); off += 64)
+			__builtin_prefetch(at + off);
+		__builtin_prefetch(at + sizeof(*far) - 1);
 	}
 	if (pos + PREFETCH_AHEAD / 2 < s->norder && (near = s->order[pos + PREFETCH_AHEAD / 2]) &&
 	    near->open.buf)

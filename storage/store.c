@@ -263,21 +263,25 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
  */
 #define PREFETCH_AHEAD 8
 
+/* Every cache line of se, the last included (a heap block is 16-byte
+ * aligned, so it may spill into one more): a point touches nearly all of
+ * it (key check, chunk encoder, both rollup tiers), a flush most. */
+static void prefetch_whole(const struct mw_series *se)
+{
+	const char *at = (const char *)se;
+	size_t off;
+
+	for (off = 0; off < sizeof(*se); off += 64)
+		__builtin_prefetch(at + off);
+	__builtin_prefetch(at + sizeof(*se) - 1);
+}
+
 static void prefetch_series(const struct mw_store *s, size_t pos)
 {
 	const struct mw_series *far, *near;
 
-	if (pos + PREFETCH_AHEAD < s->norder && (far = s->order[pos + PREFETCH_AHEAD])) {
-		/* a point touches nearly all of it (key check, chunk encoder,
-		 * both rollup tiers): every line, the last included (a heap
-		 * block is 16-byte aligned, so it may spill into one more) */
-		const char *at = (const char *)far;
-		size_t off;
-
-		for (off = 0; off < sizeof(*far); off += 64)
-			__builtin_prefetch(at + off);
-		__builtin_prefetch(at + sizeof(*far) - 1);
-	}
+	if (pos + PREFETCH_AHEAD < s->norder && (far = s->order[pos + PREFETCH_AHEAD]))
+		prefetch_whole(far);
 	if (pos + PREFETCH_AHEAD / 2 < s->norder && (near = s->order[pos + PREFETCH_AHEAD / 2]) &&
 	    near->open.buf)
 		__builtin_prefetch(near->open.buf + mw_chunk_enc_tail(&near->open), 1);
@@ -556,6 +560,8 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
 
+		if (i + PREFETCH_AHEAD < s->nall)
+			prefetch_whole(s->all[i + PREFETCH_AHEAD]);
 		if (!se->evicting && is_idle(s, se))
 			se->evicting = true;
 		if (se->live_row != !se->evicting) {
@@ -645,6 +651,8 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	for (i = s->nall; i-- > 0;) {
 		struct mw_series *se = s->all[i];
 
+		if (i >= PREFETCH_AHEAD)
+			prefetch_whole(s->all[i - PREFETCH_AHEAD]);
 		if (se->evicting) {
 			mw_series_drop(s, se);
 			s->stats.series_evicted_total++;

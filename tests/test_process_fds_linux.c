@@ -447,31 +447,49 @@ static void remove_tree(void)
 
 /* stat is read when statm moved, else at least every stat_ms; in between
  * its figures (page faults, threads) are carried. */
+/* A reader on a freshly made tree with these cadences (ms). */
+static struct mw_process_reader *tree_reader(struct mw_process_table *t, int64_t status_ms,
+					     int64_t handles_ms, int64_t stat_ms)
+{
+	struct mw_process_reader *r;
+
+	make_tree();
+	memset(t, 0, sizeof(*t));
+	r = mw_process_reader_new_at(root);
+	mw_process_reader_set_cadence(r, status_ms, handles_ms, stat_ms);
+	return r;
+}
+
+/* One read of the constructed tree at time at, and its counts. */
+static void read_tree(struct mw_process_reader *r, struct mw_process_table *t, int64_t at,
+		      struct mw_process_read_stats *rs)
+{
+	struct mw_err err = { "" };
+
+	if (mw_process_table_read_at(r, t, at, &err))
+		fail_msg("%s", err.msg);
+	mw_process_reader_stats(r, rs);
+}
+
 static void stat_follows_statm(void **state)
 {
 	struct mw_process_reader *r;
 	struct mw_process_table t;
 	struct mw_process_read_stats rs;
-	struct mw_err err = { "" };
 	const struct mw_process_info *p;
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int64_t now = 100 * SEC;
 
 	(void)state;
-	make_tree();
-	memset(&t, 0, sizeof(t));
-	r = mw_process_reader_new_at(root);
 	/* status and fd counts out of the way: an hour */
-	mw_process_reader_set_cadence(r, 3600000, 3600000, 10000);
-	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	r = tree_reader(&t, 3600000, 3600000, 10000);
+	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.stat_reads, 1);
 	p = find(&t, 10);
 	assert_true(p->page_faults == 12 && p->threads == 1);
 	/* stat moved, statm did not: carried */
 	stat_of(50, 2, 3);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + SEC, &rs);
 	assert_int_equal(rs.stat_reads, 0);
 	assert_int_equal(rs.stat_skipped, 1);
 	p = find(&t, 10);
@@ -479,8 +497,7 @@ static void stat_follows_statm(void **state)
 	assert_true(p->working_set_bytes == 50 * pg);
 	/* statm moved: stat read in the same tick */
 	statm_of(60, 20);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 2 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 2 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
 	p = find(&t, 10);
 	assert_true(p->page_faults == 52 && p->threads == 3);
@@ -488,30 +505,26 @@ static void stat_follows_statm(void **state)
 	/* statm still: carried until the due time, which lies within the
 	 * first interval (spread by pid), then one interval on from there */
 	stat_of(90, 2, 4);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 3 * SEC, &err), 0);
+	read_tree(r, &t, now + 3 * SEC, &rs);
 	p = find(&t, 10);
 	assert_true(p->page_faults == 52);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 21 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 21 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
 	p = find(&t, 10);
 	assert_true(p->page_faults == 92 && p->threads == 4);
 	/* and then not before the next due time (pid 10's due times lie at
 	 * 1.8 s past the 10 s grid from the first read: 21.8 s next) */
 	stat_of(100, 2, 4);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 21 * SEC + SEC / 2, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 21 * SEC + SEC / 2, &rs);
 	assert_int_equal(rs.stat_reads, 0);
 	assert_true(find(&t, 10)->page_faults == 92);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 22 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 22 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
 	assert_true(find(&t, 10)->page_faults == 102);
 	stat_of(110, 2, 4);
 	/* cadence 0: every tick */
 	mw_process_reader_set_cadence(r, 3600000, 3600000, 0);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 23 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 23 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
 	assert_true(find(&t, 10)->page_faults == 112);
 	mw_process_table_release(&t);
@@ -526,46 +539,37 @@ static void status_follows_statm(void **state)
 	struct mw_process_reader *r;
 	struct mw_process_table t;
 	struct mw_process_read_stats rs;
-	struct mw_err err = { "" };
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int64_t now = 100 * SEC;
 
 	(void)state;
-	make_tree();
-	memset(&t, 0, sizeof(t));
-	r = mw_process_reader_new_at(root);
-	mw_process_reader_set_cadence(r, 10000, 3600000, 3600000);
-	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	r = tree_reader(&t, 10000, 3600000, 3600000);
+	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_true(find(&t, 10)->swap_bytes == 4096);
 	/* status moved, statm did not: due (within 10 s) but put off */
 	status_of(900, 20, 8);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 11 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 11 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.status_still, 1);
 	assert_true(find(&t, 10)->swap_bytes == 4096);	/* carried */
 	/* six intervals after its read: read however still */
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 61 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 61 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.status_still, 0);
 	assert_true(find(&t, 10)->swap_bytes == 8192);
 	/* statm moved: read at its next due time, not put off */
 	status_of(900, 20, 16);
 	statm_of(80, 20);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 72 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 72 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.status_still, 0);
 	assert_true(find(&t, 10)->swap_bytes == 16384);
 	assert_true(find(&t, 10)->working_set_bytes == 80 * pg);
 	/* cadence 0: every tick, still or not */
 	mw_process_reader_set_cadence(r, 0, 3600000, 3600000);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 73 * SEC, &err), 0);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 74 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 73 * SEC, &rs);
+	read_tree(r, &t, now + 74 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.status_still, 0);
 	mw_process_table_release(&t);
@@ -578,20 +582,15 @@ static void cadences_on_a_constructed_tree(void **state)
 	struct mw_process_reader *r;
 	struct mw_process_table t;
 	struct mw_process_read_stats rs;
-	struct mw_err err = { "" };
 	const struct mw_process_info *p;
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	char path[512];
 	int64_t now = 100 * SEC;
 
 	(void)state;
-	make_tree();
-	memset(&t, 0, sizeof(t));
-	r = mw_process_reader_new_at(root);
-	mw_process_reader_set_cadence(r, 10000, 30000, 10000);
+	r = tree_reader(&t, 10000, 30000, 10000);
 	/* first read: everything */
-	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
 	p = find(&t, 10);
@@ -605,8 +604,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	statm_of(70, 20);
 	status_of(900, 20, 8);
 	put("10/fd/1", "");
-	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + SEC, &rs);
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.handle_counts, 0);
 	p = find(&t, 10);
@@ -619,8 +617,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	assert_true(p->handles == 1);			/* carried */
 	/* past both intervals (the first due time lies somewhere in the
 	 * first interval, spread by pid): status and the fd count are read */
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 31 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 31 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
 	p = find(&t, 10);
@@ -629,14 +626,12 @@ static void cadences_on_a_constructed_tree(void **state)
 	assert_true(p->working_set_bytes == 70 * pg);	/* still statm's */
 	assert_true(p->handles == 2);
 	/* and not again at the next tick */
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 32 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 32 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.handle_counts, 0);
 	/* cadence 0: every read */
 	mw_process_reader_set_cadence(r, 0, 0, 0);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 33 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 33 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
 	/* a new pid directory while loadavg's last pid stays: not listed
@@ -644,30 +639,25 @@ static void cadences_on_a_constructed_tree(void **state)
 	put("loadavg", "0.00 0.00 0.00 1/1 100\n");
 	mw_process_reader_free(r);
 	r = mw_process_reader_new_at(root);
-	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now, &rs);
 	assert_true(rs.scanned);
 	snprintf(path, sizeof(path), "%s/20", root);
 	assert_int_equal(mkdir(path, 0755), 0);
 	put("20/stat", "20 (y) S 1 1 1 0 -1 0 10 0 2 0 1 1 0 0 20 0 1 0 600 "
 	    "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
 	put("20/status", "Name:\ty\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n");
-	assert_int_equal(mw_process_table_read_at(r, &t, now + SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + SEC, &rs);
 	assert_false(rs.scanned);
 	assert_non_null(find(&t, 10));
 	assert_null(find(&t, 20));
 	put("loadavg", "0.00 0.00 0.00 1/2 101\n");
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 2 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 2 * SEC, &rs);
 	assert_true(rs.scanned);
 	assert_non_null(find(&t, 20));
 	/* and at least every 10 s regardless */
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 3 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 3 * SEC, &rs);
 	assert_false(rs.scanned);
-	assert_int_equal(mw_process_table_read_at(r, &t, now + 12 * SEC, &err), 0);
-	mw_process_reader_stats(r, &rs);
+	read_tree(r, &t, now + 12 * SEC, &rs);
 	assert_true(rs.scanned);
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);

@@ -18,6 +18,8 @@
 
 #include "analysis/leak_report.h"
 #include "daemon/clock.h"
+#include "daemon/config.h"
+#include "daemon/units.h"
 #include "storage/query.h"
 #include "storage/store.h"
 
@@ -192,16 +194,21 @@ int main(void)
 	{
 		/* The daemon's background judgement ([leak] window = 24h, on
 		 * 5-minute floors from the 1-minute rollups), and the pause
-		 * [leak] cpu_budget (default 0.25 % of a core) puts after it. */
+		 * the default [leak] cpu_budget puts after it. */
+		struct mw_config cfg;
 		double day = 1e9, d;
 		int fails_day = 0;
+		char share[32];
 
+		mw_config_init(&cfg);
+		mw_format_share(share, sizeof(share), cfg.leak_cpu_budget);
 		for (k = 0; k < 3; k++)
 			if ((d = judge(r, NULL, to - 86400000, to, &fails_day)) < day)
 				day = d;
 		printf("background judgement, %d processes over the last 24 h: %.3f s; at [leak] "
-		       "cpu_budget 0.25%% one every %.0f s (refresh 1m: %.2f%% of a core)\n",
-		       NPROC, day, day / 0.0025, day / 60 * 100);
+		       "cpu_budget %s one every %.0f s (refresh 1m: %.2f%% of a core)\n",
+		       NPROC, day, share, day / cfg.leak_cpu_budget, day / 60 * 100);
+		mw_config_release(&cfg);
 	}
 	printf("judge one process: %.1f ms (target <= 20 ms), %s\n", best_one * 1e3,
 	       fails_one == 1 ? "fail (it leaks)" : "NOT failed");

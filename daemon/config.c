@@ -116,7 +116,7 @@ static const struct option options[] = {
 	  "memwatch_leak_* gauges of /metrics." },
 	{ "leak", "refresh", OPT_DURATION, OFF(leak_refresh_ms), "1m", 1000, DAY,
 	  "How often that background judgement runs, at the most (see cpu_budget)." },
-	{ "leak", "cpu_budget", OPT_SHARE, OFF(leak_cpu_budget), "0.25%", 0, 0,
+	{ "leak", "cpu_budget", OPT_SHARE, OFF(leak_cpu_budget), "0.1%", 0, 0,
 	  "Share of one core the background judgement may take on average: after a\n"
 	  "judgement that took t, the next starts no sooner than t / cpu_budget after\n"
 	  "it began (0: every refresh, whatever it costs).  Judging 1,000 processes\n"

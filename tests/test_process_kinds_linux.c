@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -327,15 +328,23 @@ static void pss_of_still_process_read_less_often(void **state)
 	struct mw_config cfg;
 	const int64_t sec = 1000000000LL;
 	int ready[2], status;
-	pid_t kid;
+	pid_t parent, kid;
 	void *st;
 	char c1;
 
 	(void)state;
 	assert_int_equal(pipe(ready), 0);
+	parent = getpid();
 	kid = fork();
 	assert_true(kid >= 0);
 	if (kid == 0) {		/* still: a sleeping child */
+		/* it dies with the test, even one that failed before killing
+		 * it, and holds no pipe of the test runner's open */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		dup2(ready[1], STDOUT_FILENO);
+		dup2(ready[1], STDERR_FILENO);
 		c1 = 1;
 		if (write(ready[1], &c1, 1) == 1)
 			pause();

@@ -36,6 +36,7 @@
 #include "analysis/leak.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,20 @@ static void ts_from_pairs(double *s, size_t m, size_t n, double f, double z,
 	if (out->hi < out->slope)
 		out->hi = out->slope;
 	out->ok = 1;
+}
+
+/* ts_fit_work of n points would be ok: three of them, and a pair with
+ * distinct times. */
+static bool fit_possible(const double *x, size_t n)
+{
+	size_t i;
+
+	if (n < 3)
+		return false;
+	for (i = 1; i < n; i++)
+		if (x[i] != x[0])
+			return true;
+	return false;
 }
 
 /* Theil-Sen with a caller's work array of n(n-1)/2 doubles. */
@@ -818,9 +833,10 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		m = reduce(w->x, w->y, n, w->a, rx, ry);
 	}
 
-	/* Preliminary fit, then the models whose residuals give the factor. */
-	ts_fit_work(rx, ry, m, 1.0, Z95, w->pairs, &full);
-	if (!full.ok) {
+	/* The fit needs the factor the models below give; first only what
+	 * it needs to be possible: three points, two times (a preliminary
+	 * Theil-Sen fit here, thrown away, was a third of the judging) */
+	if (!fit_possible(rx, m)) {
 		snprintf(out->reason, sizeof(out->reason), "too little data after warm-up: %zu points", m);
 		return;
 	}

@@ -64,6 +64,49 @@ static void theil_sen_ci_and_outliers(void **state)
 	assert_true(fabs(b - 3.0) < 0.5);
 }
 
+static int cmp_slope(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The slope is the median of the pairwise slopes, exactly, and the
+ * interval's ends are pairwise slopes too: with ties (small integer
+ * values), even and odd pair counts, the selection of several ranks at
+ * once must give what sorting gives. */
+static void theil_sen_is_the_median_of_pair_slopes(void **state)
+{
+	static double x[60], y[60], slopes[60 * 59 / 2];
+	struct lc_rng r = { 99 };
+	size_t n, i, j, m;
+
+	(void)state;
+	for (n = 3; n <= 60; n += 1) {
+		double b, lo, hi, med;
+		int lo_found = 0, hi_found = 0;
+
+		for (i = 0; i < n; i++) {
+			x[i] = (double)i * 1000.0;
+			y[i] = (double)(int)(4.0 * fabs(lc_normal(&r))) + (n % 3 ? 0.5 * (double)i : 0.0);
+		}
+		for (i = 0, m = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				slopes[m++] = (y[j] - y[i]) / (x[j] - x[i]);
+		qsort(slopes, m, sizeof(*slopes), cmp_slope);
+		med = m % 2 ? slopes[m / 2] : (slopes[m / 2 - 1] + slopes[m / 2]) / 2.0;
+		assert_int_equal(mw_theil_sen(x, y, n, (double)n / (1.0 + (double)(n % 4)), &b, &lo,
+					      &hi), 0);
+		assert_true(b == med);
+		assert_true(lo <= b && b <= hi);
+		for (i = 0; i < m; i++) {
+			lo_found |= slopes[i] == lo;
+			hi_found |= slopes[i] == hi;
+		}
+		assert_true((lo_found || lo == b) && (hi_found || hi == b));
+	}
+}
+
 static enum mw_verdict judge_shape(struct lc_shape *s, size_t n, struct mw_leak_result *res)
 {
 	struct mw_leak_params p;
@@ -351,6 +394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(theil_sen_exact_line),
 		cmocka_unit_test(theil_sen_ci_and_outliers),
+		cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
 		cmocka_unit_test(basic_shapes),
 		cmocka_unit_test(onset_position),
 		cmocka_unit_test(group_growing_workers),

@@ -526,9 +526,10 @@ static void add_batch(struct mw_store *s, const int *list, size_t n, int k)
 	mw_batch_release(&b);
 }
 
-/* Every raw point of pid's series has value pid * 1000 + its tick, and
- * there are `want` of them. */
-static void check_series(struct mw_reader *r, int pid, size_t want)
+/* Every raw point of pid's series of metric has value sign * (pid * 1000
+ * + its tick), and there are `want` of them. */
+static void check_metric_series(struct mw_reader *r, const char *metric, double sign, int pid,
+				size_t want)
 {
 	struct mw_range_query q;
 	struct mw_range_result res;
@@ -536,7 +537,7 @@ static void check_series(struct mw_reader *r, int pid, size_t want)
 	char sel[96];
 	size_t i, got = 0;
 
-	snprintf(sel, sizeof(sel), METRIC "{pid=\"%d\"}", pid);
+	snprintf(sel, sizeof(sel), "%s{pid=\"%d\"}", metric, pid);
 	mw_range_query_init(&q, T0, T0 + 3599999);
 	q.step_ms = MW_STEP_RAW;
 	if (mw_reader_range(r, sel, &q, &res, &err))
@@ -548,11 +549,16 @@ static void check_series(struct mw_reader *r, int pid, size_t want)
 		if (isnan(res.values[0][i]))
 			continue;
 		got++;
-		if (res.values[0][i] != pid * 1000.0 + (double)k)
-			fail_msg("pid %d tick %lld: %g", pid, (long long)k, res.values[0][i]);
+		if (res.values[0][i] != sign * (pid * 1000.0 + (double)k))
+			fail_msg("%s tick %lld: %g", sel, (long long)k, res.values[0][i]);
 	}
 	assert_int_equal(got, want);
 	mw_range_result_release(&res);
+}
+
+static void check_series(struct mw_reader *r, int pid, size_t want)
+{
+	check_metric_series(r, METRIC, 1.0, pid, want);
 }
 
 /* mw_store_add_batch takes a sample's series from the same place in the
@@ -645,9 +651,6 @@ static void keyed_hint_tells_metrics_apart(void **state)
 	uint64_t ids[4];
 	struct mw_store *s = open_store();
 	struct mw_reader *r;
-	struct mw_range_query q;
-	struct mw_range_result res;
-	struct mw_err err;
 	int k = 0, pid, m;
 
 	(void)state;
@@ -664,29 +667,9 @@ static void keyed_hint_tells_metrics_apart(void **state)
 	mw_store_free(s);
 	r = open_reader();
 	for (m = 0; m < 2; m++)
-		for (pid = 1; pid <= 3; pid++) {
-			char sel[96];
-			size_t i, got = 0;
-
-			snprintf(sel, sizeof(sel), "%s{pid=\"%d\"}", m ? METRIC2 : METRIC, pid);
-			mw_range_query_init(&q, T0, T0 + 3599999);
-			q.step_ms = MW_STEP_RAW;
-			if (mw_reader_range(r, sel, &q, &res, &err))
-				fail_msg("%s", err.msg);
-			assert_int_equal(res.nseries, 1);
-			for (i = 0; i < res.nt; i++) {
-				double want = (pid * 1000.0 + (double)((res.t[i] - T0) / 1000)) *
-					      (m ? -1 : 1);
-
-				if (isnan(res.values[0][i]))
-					continue;
-				got++;
-				if (res.values[0][i] != want)
-					fail_msg("%s: %g, not %g", sel, res.values[0][i], want);
-			}
-			assert_int_equal(got, pid == 1 ? 5 : 6);
-			mw_range_result_release(&res);
-		}
+		for (pid = 1; pid <= 3; pid++)
+			check_metric_series(r, m ? METRIC2 : METRIC, m ? -1.0 : 1.0, pid,
+					    pid == 1 ? 5 : 6);
 	mw_reader_free(r);
 }
 

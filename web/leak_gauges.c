@@ -206,7 +206,7 @@ done:
 	g->last_run_s = (double)now / 1000;
 	g->last_duration_s = (double)(mw_clock_mono_ns() - t0) / 1e9;
 	g->pause_s = (double)mw_leak_gauges_pause_ms(g->refresh_ms,
-						     (mw_clock_mono_ns() - t0) / 1000000,
+						     (int64_t)(g->last_duration_s * 1000),
 						     g->cpu_budget) / 1000;
 	pthread_mutex_unlock(&g->lock);
 }

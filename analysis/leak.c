@@ -120,6 +120,8 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->budget_bytes_per_hour = 64.0 * 1024.0;
 	p->budget_rel_per_hour = 0.0;
 	p->horizon_ms = 24 * 3600000LL;
+	p->count_unit = NULL;
+	p->budget_count_per_hour = 10.0;
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -632,14 +634,41 @@ static void fmt_duration(char *buf, size_t len, double ms)
 		snprintf(buf, len, "%lldd %lldh", min / 1440, (min % 1440) / 60);
 }
 
-/* UTC "HH:MM" of an epoch in ms (also right for negative times). */
+/* "2026-11-25 22:55:07 UTC", the one time format people read (CLI, page,
+ * reasons); civil date from days (Howard Hinnant's algorithm), so no
+ * gmtime and no time zone is involved. */
 static void fmt_utc(char *buf, size_t len, int64_t t_ms)
 {
-	int64_t day = 86400000, ms = t_ms % day;
+	int64_t day_ms = 86400000, days = t_ms / day_ms, ms = t_ms % day_ms, z, era, doe, yoe, y,
+		doy, mp, d, m;
 
-	if (ms < 0)
-		ms += day;
-	snprintf(buf, len, "%02d:%02d", (int)(ms / 3600000), (int)((ms / 60000) % 60));
+	if (ms < 0) {
+		ms += day_ms;
+		days--;
+	}
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	snprintf(buf, len, "%04lld-%02lld-%02lld %02d:%02d:%02d UTC", (long long)y, (long long)m,
+		 (long long)d, (int)(ms / 3600000), (int)((ms / 60000) % 60), (int)((ms / 1000) % 60));
+}
+
+/* An amount of what the trace counts: bytes, or "360 handles". */
+static void fmt_amount(char *buf, size_t len, double v, const struct mw_leak_params *p)
+{
+	if (!p->count_unit)
+		fmt_bytes(buf, len, v);
+	else if (!isfinite(v))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%.*f %s", fabs(v) < 10 && v != floor(v) ? 1 : 0, v, p->count_unit);
 }
 
 /* ---- the judgement ------------------------------------------------------ */
@@ -685,6 +714,9 @@ static void params_sane(const struct mw_leak_params *in, struct mw_leak_params *
 		p->budget_rel_per_hour = in->budget_rel_per_hour;
 	if (in->horizon_ms >= 0)
 		p->horizon_ms = in->horizon_ms;
+	p->count_unit = in->count_unit;
+	if (in->budget_count_per_hour >= 0.0 && isfinite(in->budget_count_per_hour))
+		p->budget_count_per_hour = in->budget_count_per_hour;
 }
 
 /* Reduce a deep sawtooth to one floor per cycle (each starting at a
@@ -826,7 +858,8 @@ static void work_free(struct work *w)
 }
 
 static void judge_points(struct work *w, size_t n, const struct mw_leak_params *p,
-			 int64_t judged_from, double span_ms, struct mw_leak_result *out)
+			 int64_t judged_from, double span_ms, struct mw_leak_result *out,
+			 int *saw_out, double *budget_out)
 {
 	double *rx = w->rx, *ry = w->ry, *wy = w->c;
 	size_t m, i, k_on = 0, t0i;
@@ -834,7 +867,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	struct ts_fit full, seg, tail;
 	double f, f_line, f_hinge, f_quad, f_plat, S, varS, z, b_seg, hinge_sse;
 	double level, budget, x_onset = 0.0, tail_from;
-	char s1[32], s2[32], s3[32], s4[32];
+	char s1[32], s2[32], s3[32];
 	int has_onset = 0;
 
 	m = cycle_floors(w->x, w->y, n, w->a, rx, ry, n);
@@ -974,11 +1007,14 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	out->growth_bytes = seg.slope * (span_ms - (has_onset ? x_onset : 0.0));
 	out->projected_bytes = seg.slope > 0 ? seg.slope * (double)p->horizon_ms : 0.0;
 
-	budget = p->budget_bytes_per_hour;
-	if (p->budget_rel_per_hour > 0 && isfinite(level) && level * p->budget_rel_per_hour > budget)
+	budget = p->count_unit ? p->budget_count_per_hour : p->budget_bytes_per_hour;
+	if (!p->count_unit && p->budget_rel_per_hour > 0 && isfinite(level) &&
+	    level * p->budget_rel_per_hour > budget)
 		budget = level * p->budget_rel_per_hour;
+	*budget_out = budget;
+	*saw_out = saw;
 
-	fmt_bytes(s1, sizeof(s1), out->slope_bph);
+	fmt_amount(s1, sizeof(s1), out->slope_bph, p);
 	/* After an onset the rise is tested on its own segment too: the flat
 	 * hours before it make the one-line residuals look autocorrelated.
 	 * The whole span must still lean upwards (z > 2), as a guard against
@@ -995,10 +1031,15 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			out->p_value = erfc(fabs(z) / sqrt(2.0));
 		}
 	}
+	/* A pass carries no growth or projection: a reader (or a dashboard
+	 * summing projections) must not see a leak-like figure beside it;
+	 * the slope stays, it is the estimate the fit line draws. */
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
-		snprintf(out->reason, sizeof(out->reason), "flat: %s/h over %s%s, no steady trend (p %.2g)",
-			 s1, (fmt_duration(s2, sizeof(s2), span_ms), s2), saw ? " of sawtooth floors" : "",
+		out->growth_bytes = NAN;
+		out->projected_bytes = 0.0;
+		snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)",
+			 (fmt_duration(s2, sizeof(s2), span_ms), s2), saw ? " of sawtooth floors" : "",
 			 out->p_value);
 		return;
 	}
@@ -1006,7 +1047,9 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		double tail_ms = rx[m - 1] - tail_from;
 
 		out->verdict = MW_VERDICT_PASS;
-		fmt_bytes(s3, sizeof(s3), ry[m - 1] - ry[0]);
+		out->growth_bytes = NAN;
+		out->projected_bytes = 0.0;
+		fmt_amount(s3, sizeof(s3), ry[m - 1] - ry[0], p);
 		fmt_duration(s2, sizeof(s2), tail_ms);
 		if (rx[0] <= 0 && tail_from > 0)
 			snprintf(out->reason, sizeof(out->reason),
@@ -1015,28 +1058,105 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			snprintf(out->reason, sizeof(out->reason), "stopped rising: flat over the last %s", s2);
 		return;
 	}
-	fmt_bytes(s3, sizeof(s3), budget);
+	fmt_amount(s3, sizeof(s3), budget, p);
 	if (!(out->slope_bph > budget)) {
 		out->verdict = MW_VERDICT_PASS;
+		out->projected_bytes = 0.0;
 		snprintf(out->reason, sizeof(out->reason), "rising %s/h, within the budget of %s/h", s1, s3);
 		return;
 	}
 	out->verdict = MW_VERDICT_FAIL;
-	fmt_bytes(s4, sizeof(s4), out->growth_bytes);
-	if (has_onset) {
-		fmt_utc(s2, sizeof(s2), out->onset_ms);
-		snprintf(out->reason, sizeof(out->reason),
-			 "rising %s/h since %s UTC, steady to the end (%s, budget %s/h)%s",
-			 s1, s2, s4, s3, saw ? ", sawtooth floors" : "");
-	} else {
-		/* Rising from the start: "since when" is as early as we can
-		 * vouch for, the end of the warm-up. */
-		out->onset_ms = judged_from;
-		fmt_utc(s2, sizeof(s2), judged_from);
-		snprintf(out->reason, sizeof(out->reason),
-			 "rising %s/h since %s UTC (end of warm-up), steady to the end (%s, budget %s/h)%s",
-			 s1, s2, s4, s3, saw ? ", sawtooth floors" : "");
+}
+
+/* The fail's reason, once the onset is known. */
+static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params *p, int saw,
+			double budget)
+{
+	char s1[32], s2[40], s3[32], s4[32];
+
+	fmt_amount(s1, sizeof(s1), out->slope_bph, p);
+	fmt_amount(s3, sizeof(s3), budget, p);
+	fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
+	fmt_utc(s2, sizeof(s2), out->onset_ms);
+	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
+		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
+		 saw ? ", sawtooth floors" : "");
+}
+
+/*
+ * The change point where the floors start to climb, over the whole trace
+ * including the warm-up (the warm-up is not judged, but growth that
+ * starts in it or right after it is dated where it starts, not at the end
+ * of the warm-up): a hinge (flat, then a line) by least squares on
+ * winsorized block medians, kept when the part before it is flat (its
+ * Theil-Sen slope under a quarter of the part after).  x is ms since the
+ * first point; returns the onset's x, or 0 with *at_start when the floors
+ * climbed from the start.
+ */
+static double change_point(const double *x, const double *y, size_t n, int *at_start)
+{
+	struct work w;
+	size_t m, kmax, k, i;
+	double sse, onset = 0.0;
+	struct ts_fit pre, post;
+
+	*at_start = 1;
+	if (n < 16 || work_alloc(&w, n) < 0) {
+		if (n >= 16)
+			work_free(&w);
+		return 0.0;
 	}
+	memcpy(w.x, x, n * sizeof(*x));
+	memcpy(w.y, y, n * sizeof(*y));
+	m = reduce(w.x, w.y, n, w.a, w.rx, w.ry);
+	winsorize(w.ry, m, w.c, w.a);
+	kmax = m - (m / 10 > 8 ? m / 10 : 8);
+	if (m >= 16 && kmax >= 4) {
+		k = hinge_search(w.rx, w.c, m, kmax, w.b, &sse);
+		if (k >= 4) {
+			ts_fit_work(w.rx, w.c, k + 1, 1.0, Z95, w.pairs, &pre);
+			ts_fit_work(w.rx + k, w.c + k, m - k, 1.0, Z95, w.pairs, &post);
+			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope) {
+				/* the hinge sits on a block median's time; the
+				 * first block after it whose median leaves the
+				 * flat level is no earlier */
+				*at_start = 0;
+				onset = w.rx[k];
+			}
+		}
+	}
+	(void)i;
+	work_free(&w);
+	return onset;
+}
+
+/* A failing trace's onset from its change point over every point from
+ * the first (warm-up included), its growth since then, and its reason. */
+static void date_onset(const struct mw_trace *tr, size_t first, size_t last,
+		       const struct mw_leak_params *p, struct mw_leak_result *out, int saw,
+		       double budget)
+{
+	size_t i, n = 0;
+	double *x = malloc((last - first + 1) * sizeof(*x));
+	double *y = malloc((last - first + 1) * sizeof(*y));
+	double on = 0.0;
+	int at_start = 1;
+
+	if (x && y) {
+		for (i = first; i <= last; i++)
+			if (valid_value(tr->v[i])) {
+				x[n] = (double)(i - first) * (double)tr->step_ms;
+				y[n] = tr->v[i];
+				n++;
+			}
+		on = change_point(x, y, n, &at_start);
+	}
+	free(x);
+	free(y);
+	out->onset_at_start = at_start;
+	out->onset_ms = out->first_ms + (at_start ? 0 : (int64_t)on);
+	out->growth_bytes = out->slope_bph * (double)(out->last_ms - out->onset_ms) / HOUR_MS;
+	fail_reason(out, p, saw, budget);
 }
 
 void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
@@ -1048,6 +1168,8 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 	double span_ms;
 	struct work w;
 	char s1[32], s2[32];
+	int saw = 0;
+	double budget = 0.0;
 
 	if (!out)
 		return;
@@ -1144,179 +1266,219 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 			return;
 		}
 	}
-	judge_points(&w, nv, &p, out->judged_from_ms, span_ms, out);
+	judge_points(&w, nv, &p, out->judged_from_ms, span_ms, out, &saw, &budget);
 	work_free(&w);
+	if (out->verdict == MW_VERDICT_FAIL)
+		date_onset(tr, first, last, &p, out, saw, budget);
 }
 
 /* ---- groups ------------------------------------------------------------- */
+
+/* The common axis must stay a small multiple of the data (a trace far in
+ * the future must not make the total allocate gigabytes). */
+#define GROUP_MAX_BUCKETS 10000000
+
+void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,
+			 int64_t step_ms, size_t nb)
+{
+	memset(g, 0, sizeof(*g));
+	params_sane(p, &g->params);
+	g->t0_ms = t0_ms;
+	g->step_ms = step_ms;
+	g->nb = nb;
+	g->best = -1;
+	if (step_ms > 0 && nb > 0 && nb <= GROUP_MAX_BUCKETS) {
+		g->sum = calloc(nb, sizeof(*g->sum));
+		g->alive = calloc(nb, sizeof(*g->alive));
+		g->valid = calloc(nb, sizeof(*g->valid));
+		if (!g->sum || !g->alive || !g->valid) {
+			free(g->sum);
+			free(g->alive);
+			free(g->valid);
+			g->sum = NULL;
+			g->alive = g->valid = NULL;
+		}
+	}
+}
+
+void mw_leak_group_count(struct mw_leak_group *g, int ended)
+{
+	g->ninc++;
+	g->ninconclusive++;
+	if (ended)
+		g->nended++;
+}
+
+void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struct mw_leak_result *out)
+{
+	struct mw_leak_result tmp, *r = out ? out : &tmp;
+	size_t first, last, j;
+	int64_t off, end;
+	double lastv = NAN;
+
+	mw_leak_judge(tr, &g->params, r);
+	g->ninc++;
+	if (r->verdict == MW_VERDICT_FAIL) {
+		if (g->nfail == 0 || r->slope_bph > g->best_r.slope_bph) {
+			g->best_r = *r;
+			g->best = (long)(g->ninc - 1);
+		}
+		g->nfail++;
+	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
+		g->ninconclusive++;
+	}
+	if (!tr || !tr->v || tr->n == 0)
+		return;
+	if (tr->step_ms != g->step_ms) {
+		g->axis_bad = 1;
+		return;
+	}
+	for (first = 0; first < tr->n && !valid_value(tr->v[first]); first++)
+		;
+	if (first == tr->n)
+		return;
+	for (last = tr->n - 1; !valid_value(tr->v[last]); last--)
+		;
+	/* ended: its last point is more than a bucket before the axis ends */
+	if (tr->t0_ms / tr->step_ms + (int64_t)last + 2 <
+	    g->t0_ms / g->step_ms + (int64_t)g->nb)
+		g->nended++;
+	if (!g->sum)
+		return;
+	/* rounded to the common axis */
+	if (tr->t0_ms < g->t0_ms - g->step_ms * (int64_t)GROUP_MAX_BUCKETS ||
+	    tr->t0_ms > g->t0_ms + g->step_ms * (int64_t)GROUP_MAX_BUCKETS) {
+		g->axis_bad = 1;
+		return;
+	}
+	off = (tr->t0_ms - g->t0_ms + g->step_ms / 2) / g->step_ms;
+	end = (int64_t)g->nb;
+	for (j = first; j <= last; j++) {
+		int64_t b = off + (int64_t)j;
+
+		if (valid_value(tr->v[j]))
+			lastv = tr->v[j];
+		if (b < 0)
+			continue;
+		if (b >= end)
+			break;
+		if (valid_value(tr->v[j]))
+			g->valid[b]++;
+		/* a gap inside an incarnation keeps its last floor */
+		if (isfinite(lastv)) {
+			g->sum[b] += lastv;
+			g->alive[b]++;
+		}
+	}
+}
+
+void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out)
+{
+	struct mw_leak_result total;
+	char tmp[MW_LEAK_REASON_MAX];
+	size_t b;
+
+	memset(out, 0, sizeof(*out));
+	result_reset(&out->r);
+	out->deciding_incarnation = -1;
+	result_reset(&total);
+	/* The total is judged only while no incarnation ended: workers added
+	 * one by one that never exit accumulate, while a name whose
+	 * instances come and go (shells, compilers, a build agent's sleep)
+	 * has a total that follows how many happen to be alive, no leak. */
+	if (g->ninc == 0)
+		snprintf(total.reason, sizeof(total.reason), "no incarnations");
+	else if (g->nended > 0)
+		snprintf(total.reason, sizeof(total.reason), "%zu of them ended", g->nended);
+	else if (g->axis_bad)
+		snprintf(total.reason, sizeof(total.reason), "incarnations on different steps or times");
+	else if (!g->sum)
+		snprintf(total.reason, sizeof(total.reason), "no common time axis for the total");
+	else {
+		struct mw_trace tt;
+
+		for (b = 0; b < g->nb; b++)
+			if (!g->alive[b] || !g->valid[b])
+				g->sum[b] = NAN;
+		tt.t0_ms = g->t0_ms;
+		tt.step_ms = g->step_ms;
+		tt.v = g->sum;
+		tt.n = g->nb;
+		mw_leak_judge(&tt, &g->params, &total);
+	}
+	out->total_failed = total.verdict == MW_VERDICT_FAIL;
+	if (g->nfail > 0) {
+		out->r = g->best_r;
+		out->deciding_incarnation = (int)g->best;
+		snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc,
+			 out->r.reason);
+		memcpy(out->r.reason, tmp, sizeof(tmp));
+	} else {
+		out->r = total;
+		if (total.verdict == MW_VERDICT_FAIL) {
+			snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s",
+				 g->ninc, total.reason);
+		} else if (g->ninconclusive == g->ninc &&
+			   (g->nended > 0 || total.verdict == MW_VERDICT_INCONCLUSIVE)) {
+			out->r.verdict = MW_VERDICT_INCONCLUSIVE;
+			if (g->ninc == 1)
+				snprintf(tmp, sizeof(tmp), "%s", total.reason);
+			else
+				snprintf(tmp, sizeof(tmp), "%zu incarnations, none judged (%s)", g->ninc,
+					 total.reason);
+		} else {
+			/* no figure of a total that was not judged, or passed */
+			out->r.verdict = MW_VERDICT_PASS;
+			out->r.growth_bytes = NAN;
+			out->r.projected_bytes = 0.0;
+			if (g->nended > 0) {
+				out->r.slope_bph = out->r.slope_lo_bph = out->r.slope_hi_bph = NAN;
+				snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing", g->ninc);
+			} else {
+				snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing; total: %s",
+					 g->ninc, total.reason);
+			}
+		}
+		memcpy(out->r.reason, tmp, sizeof(tmp));
+	}
+	free(g->sum);
+	free(g->alive);
+	free(g->valid);
+	g->sum = NULL;
+	g->alive = g->valid = NULL;
+}
 
 void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
 			 const struct mw_leak_params *p,
 			 struct mw_leak_result *inc_out,
 			 struct mw_leak_group_result *group_out)
 {
-	struct mw_leak_result total;
-	struct mw_trace tt;
-	size_t i, nfail = 0, ninc_inc = 0, best = 0;
+	struct mw_leak_group g;
 	int64_t step = 0, tmin = INT64_MAX, tmax = INT64_MIN;
-	double *sum = NULL, *carry = NULL;
-	int ok = 1;
+	size_t i, nb = 0;
 
 	if (!group_out)
 		return;
-	memset(group_out, 0, sizeof(*group_out));
-	result_reset(&group_out->r);
-	group_out->deciding_incarnation = -1;
-	result_reset(&total);
-	if (!inc || ninc == 0) {
-		snprintf(group_out->r.reason, sizeof(group_out->r.reason), "no incarnations");
-		return;
-	}
-	for (i = 0; i < ninc; i++) {
-		struct mw_leak_result tmp, *r = inc_out ? &inc_out[i] : &tmp;
-
-		mw_leak_judge(&inc[i], p, r);
-		if (r->verdict == MW_VERDICT_FAIL) {
-			if (nfail == 0 || r->slope_bph > (inc_out ? inc_out[best].slope_bph : 0))
-				best = i;
-			nfail++;
-		} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
-			ninc_inc++;
-		}
-		if (!inc[i].v || inc[i].n == 0)
+	for (i = 0; inc && i < ninc; i++) {
+		if (!inc[i].v || inc[i].n == 0 || inc[i].step_ms <= 0)
 			continue;
-		if (inc[i].step_ms <= 0 || (step && inc[i].step_ms != step))
-			ok = 0;
-		else
+		if (!step)
 			step = inc[i].step_ms;
+		if (inc[i].t0_ms < tmin)
+			tmin = inc[i].t0_ms;
+		if (inc[i].n < (size_t)GROUP_MAX_BUCKETS && inc[i].t0_ms < INT64_MAX / 4 &&
+		    inc[i].t0_ms > INT64_MIN / 4 &&
+		    inc[i].t0_ms + (int64_t)inc[i].n * inc[i].step_ms > tmax)
+			tmax = inc[i].t0_ms + (int64_t)inc[i].n * inc[i].step_ms;
 	}
-	if (!inc_out && nfail > 0) {
-		/* without inc_out the steepest is found again */
-		double bs = -INFINITY;
-
-		for (i = 0; i < ninc; i++) {
-			struct mw_leak_result tmp;
-
-			mw_leak_judge(&inc[i], p, &tmp);
-			if (tmp.verdict == MW_VERDICT_FAIL && tmp.slope_bph > bs) {
-				bs = tmp.slope_bph;
-				best = i;
-			}
-		}
-	}
-	/* The total: sum of the incarnations alive in each bucket. */
-	if (ok && step > 0) {
-		for (i = 0; i < ninc; i++) {
-			int64_t end;
-
-			if (!inc[i].v || inc[i].n == 0)
-				continue;
-			if (inc[i].t0_ms < tmin)
-				tmin = inc[i].t0_ms;
-			if (inc[i].n > (size_t)(INT64_MAX / 4 / step) ||
-			    inc[i].t0_ms > INT64_MAX / 4 || inc[i].t0_ms < INT64_MIN / 4) {
-				ok = 0;
-				break;
-			}
-			end = inc[i].t0_ms + (int64_t)inc[i].n * step;
-			if (end > tmax)
-				tmax = end;
-		}
-	}
-	if (ok && step > 0 && tmax > tmin) {
-		size_t nb = (size_t)((tmax - tmin + step - 1) / step), tot_n = 0;
-
-		for (i = 0; i < ninc; i++)
-			tot_n += inc[i].v ? inc[i].n : 0;
-		if (nb > 4 * tot_n + 16 || nb > 50000000)
-			ok = 0;
-		else {
-			sum = calloc(nb, sizeof(*sum));
-			carry = calloc(nb, sizeof(*carry));	/* valid count per bucket */
-		}
-		if (ok && sum && carry) {
-			size_t b;
-			unsigned char *alive = calloc(nb, 1);
-
-			for (i = 0; alive && i < ninc; i++) {
-				size_t first, last, off, j;
-				double lastv = NAN;
-
-				if (!inc[i].v || inc[i].n == 0)
-					continue;
-				for (first = 0; first < inc[i].n && !valid_value(inc[i].v[first]); first++)
-					;
-				if (first == inc[i].n)
-					continue;
-				for (last = inc[i].n - 1; !valid_value(inc[i].v[last]); last--)
-					;
-				/* rounded to the common axis */
-				off = (size_t)((inc[i].t0_ms - tmin + step / 2) / step);
-				for (j = first; j <= last && off + j < nb; j++) {
-					if (valid_value(inc[i].v[j])) {
-						lastv = inc[i].v[j];
-						carry[off + j] += 1.0;
-					}
-					/* a gap inside an incarnation keeps its last floor */
-					sum[off + j] += lastv;
-					alive[off + j] = 1;
-				}
-			}
-			for (b = 0; alive && b < nb; b++)
-				if (!alive[b] || carry[b] == 0.0)
-					sum[b] = NAN;
-			if (alive) {
-				tt.t0_ms = tmin;
-				tt.step_ms = step;
-				tt.v = sum;
-				tt.n = nb;
-				mw_leak_judge(&tt, p, &total);
-			} else {
-				snprintf(total.reason, sizeof(total.reason), "out of memory");
-			}
-			free(alive);
-		} else if (ok) {
-			snprintf(total.reason, sizeof(total.reason), "out of memory");
-		}
-	} else {
-		snprintf(total.reason, sizeof(total.reason), "no common time axis for the total");
-	}
-	free(sum);
-	free(carry);
-	if (!ok)
-		snprintf(total.reason, sizeof(total.reason), "incarnations on different steps or times");
-
-	group_out->total_failed = total.verdict == MW_VERDICT_FAIL;
-	if (nfail > 0) {
-		if (inc_out)
-			group_out->r = inc_out[best];
-		else
-			mw_leak_judge(&inc[best], p, &group_out->r);
-		group_out->deciding_incarnation = (int)best;
-		{
-			char tmp[MW_LEAK_REASON_MAX];
-
-			snprintf(tmp, sizeof(tmp), "incarnation %zu of %zu: %s", best + 1, ninc,
-				 group_out->r.reason);
-			memcpy(group_out->r.reason, tmp, sizeof(tmp));
-		}
-		return;
-	}
-	group_out->r = total;
-	group_out->deciding_incarnation = -1;
-	{
-		char tmp[MW_LEAK_REASON_MAX];
-
-		if (total.verdict == MW_VERDICT_FAIL) {
-			snprintf(tmp, sizeof(tmp), "group total of %zu incarnations: %s", ninc, total.reason);
-		} else if (ninc_inc == ninc && total.verdict == MW_VERDICT_INCONCLUSIVE) {
-			snprintf(tmp, sizeof(tmp), "%zu incarnations, none judged; total: %s", ninc, total.reason);
-		} else {
-			group_out->r.verdict = MW_VERDICT_PASS;
-			snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing; total: %s", ninc, total.reason);
-		}
-		memcpy(group_out->r.reason, tmp, sizeof(tmp));
-	}
+	if (step > 0 && tmax > tmin && (tmax - tmin) / step < GROUP_MAX_BUCKETS)
+		nb = (size_t)((tmax - tmin + step - 1) / step);
+	mw_leak_group_begin(&g, p, nb ? tmin : 0, step, nb);
+	for (i = 0; inc && i < ninc; i++)
+		mw_leak_group_add(&g, &inc[i], inc_out ? &inc_out[i] : NULL);
+	mw_leak_group_end(&g, group_out);
+	if (!inc || ninc == 0)
+		snprintf(group_out->r.reason, sizeof(group_out->r.reason), "no incarnations");
 }
 
 /* ---- kinds -------------------------------------------------------------- */

@@ -29,7 +29,9 @@
  * the floors are reduced to block medians before Theil-Sen; a fail needs
  * the corrected trend at p < 0.001 with Sen's lower bound above zero, the
  * last third (at least 30 min) still climbing at half the slope or more,
- * and the slope over the budget.  Onset times in reasons are UTC "HH:MM".
+ * and the slope over the budget.  The onset of a fail is the change point
+ * over the whole trace, warm-up included; times in reasons are UTC
+ * "2026-11-25 22:55:07 UTC".
  *
  * Defaults (mw_leak_params_init): warm-up 10 min, minimum judged duration
  * 20 min, coverage 0.8, budget 64 KiB/h absolute, relative off, horizon
@@ -65,6 +67,11 @@ struct mw_leak_params {
 	double budget_bytes_per_hour;	/* absolute growth budget (64 KiB/h) */
 	double budget_rel_per_hour;	/* relative to the level, 0.01 = 1 %/h (0: none) */
 	int64_t horizon_ms;		/* projection horizon (24h) */
+	/* What the trace counts: NULL for bytes, else the plural name of
+	 * the things counted ("handles", "threads"): the reasons say
+	 * "rising 360 handles/h" and the budget is budget_count_per_hour. */
+	const char *count_unit;
+	double budget_count_per_hour;	/* budget of a count (10 /h) */
 };
 
 /* The documented defaults (README, config/memwatch.ini). */
@@ -94,6 +101,9 @@ struct mw_leak_result {
 	double projected_bytes;		/* slope x horizon (0 when not growing) */
 	double level_bytes;		/* fitted floor at the end of the judged span */
 	int64_t onset_ms;		/* since when it grows; INT64_MIN: none */
+	/* The growth was already under way at the first point of the trace
+	 * (onset_ms is then that point): "rising since the start". */
+	int onset_at_start;
 	int64_t first_ms, last_ms;	/* first and last bucket with data */
 	int64_t judged_from_ms;		/* after the warm-up; INT64_MIN: nothing judged */
 	double coverage;		/* fraction of judged buckets with data */
@@ -119,13 +129,14 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *p,
  * Fills inc_out[i] for each and group_out for the group:
  *   - fail when any incarnation fails, or when the group's total (the sum
  *     of the incarnations alive in each bucket, judged without a per-
- *     incarnation warm-up) keeps growing (a worker added every 20 minutes
- *     that never exits);
- *   - else inconclusive when every incarnation and the total are
- *     inconclusive, else pass.
+ *     incarnation warm-up) keeps growing while none of them ended (a
+ *     worker added every 20 minutes that never exits); a total that
+ *     follows how many instances come and go (shells, compilers) is not
+ *     judged;
+ *   - else inconclusive when every incarnation is inconclusive and the
+ *     total is too, or not judged; else pass.
  * The group's figures are those of the failing incarnation with the
- * steepest slope, else those of the total.  group_total_used is set
- * when the total decided the verdict.
+ * steepest slope, else those of the total.
  */
 struct mw_leak_group_result {
 	struct mw_leak_result r;
@@ -137,6 +148,33 @@ void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
 			 const struct mw_leak_params *p,
 			 struct mw_leak_result *inc_out,
 			 struct mw_leak_group_result *group_out);
+
+/*
+ * The same, one incarnation at a time, so a group of tens of thousands of
+ * incarnations (a build agent's `sleep`) is judged in memory bounded by
+ * one trace and the axis: begin with the common axis (t0, step, nb
+ * buckets), add each incarnation (judged into out, may be NULL) or count
+ * one that was not read (too short to judge; ended: it ended before the
+ * axis did), end into the group's result (frees what begin took).
+ */
+struct mw_leak_group {
+	struct mw_leak_params params;
+	int64_t t0_ms, step_ms;
+	size_t nb;
+	double *sum;			/* the total per bucket */
+	uint32_t *alive, *valid;	/* incarnations alive / with a floor */
+	size_t ninc, nfail, ninconclusive, nended;
+	int axis_bad;
+	long best;			/* steepest failing incarnation, -1: none */
+	struct mw_leak_result best_r;
+};
+
+void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,
+			 int64_t step_ms, size_t nb);
+void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr,
+		       struct mw_leak_result *out);
+void mw_leak_group_count(struct mw_leak_group *g, int ended);
+void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out);
 
 /*
  * Which kind of memory carries the growth: given the floors of each kind

@@ -1303,6 +1303,7 @@ void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p
 
 void mw_leak_group_count(struct mw_leak_group *g, int ended)
 {
+	g->counted_only++;
 	g->ninc++;
 	g->ninconclusive++;
 	if (ended)
@@ -1317,6 +1318,8 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 	double lastv = NAN;
 
 	mw_leak_judge(tr, &g->params, r);
+	if (g->ninc == 0)
+		g->first_r = *r;
 	g->ninc++;
 	if (r->verdict == MW_VERDICT_FAIL) {
 		if (g->nfail == 0 || r->slope_bph > g->best_r.slope_bph) {
@@ -1407,7 +1410,11 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 		mw_leak_judge(&tt, &g->params, &total);
 	}
 	out->total_failed = total.verdict == MW_VERDICT_FAIL;
-	if (g->nfail > 0) {
+	if (g->ninc == 1 && g->ninconclusive + g->nfail < 2 && !g->counted_only) {
+		/* one incarnation: no group to speak of */
+		out->r = g->first_r;
+		out->deciding_incarnation = g->nfail ? 0 : -1;
+	} else if (g->nfail > 0) {
 		out->r = g->best_r;
 		out->deciding_incarnation = (int)g->best;
 		snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc,
@@ -1420,12 +1427,18 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 				 g->ninc, total.reason);
 		} else if (g->ninconclusive == g->ninc &&
 			   (g->nended > 0 || total.verdict == MW_VERDICT_INCONCLUSIVE)) {
+			char w[32], d[32];
+
 			out->r.verdict = MW_VERDICT_INCONCLUSIVE;
-			if (g->ninc == 1)
-				snprintf(tmp, sizeof(tmp), "%s", total.reason);
+			fmt_duration(w, sizeof(w), (double)g->params.warmup_ms);
+			fmt_duration(d, sizeof(d), (double)g->params.min_duration_ms);
+			if (g->nended > 0)
+				snprintf(tmp, sizeof(tmp),
+					 "%zu incarnations, none lived long enough to judge (warm-up %s + %s)",
+					 g->ninc, w, d);
 			else
-				snprintf(tmp, sizeof(tmp), "%zu incarnations, none judged (%s)", g->ninc,
-					 total.reason);
+				snprintf(tmp, sizeof(tmp), "%zu incarnations, none judged yet; total: %s",
+					 g->ninc, total.reason);
 		} else {
 			/* no figure of a total that was not judged, or passed */
 			out->r.verdict = MW_VERDICT_PASS;

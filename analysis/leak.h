@@ -167,6 +167,8 @@ struct mw_leak_group {
 	int axis_bad;
 	long best;			/* steepest failing incarnation, -1: none */
 	struct mw_leak_result best_r;
+	struct mw_leak_result first_r;	/* the first one added (a group of one) */
+	size_t counted_only;		/* counted, not read */
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/watch.h"
 #include "daemon/units.h"
 #include "daemon/xalloc.h"
 #include "leak_report.h"
@@ -38,6 +39,8 @@ void mw_leak_query_release(struct mw_leak_query *q)
 {
 	free(q->match);
 	q->match = NULL;
+	free(q->process);
+	q->process = NULL;
 }
 
 int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *value,
@@ -52,6 +55,21 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
 	}
 	if (!value || !*value)
 		return mw_error(err, "empty value");
+	if (!strcmp(name, "process")) {
+		free(q->process);
+		q->process = mw_xstrdup(value);
+		return 0;
+	}
+	if (!strcmp(name, "max_count_growth")) {
+		char *end;
+		double v2 = strtod(value, &end);
+
+		if (end != value && (!strcmp(end, "/h") || !*end) && v2 >= 0 && isfinite(v2)) {
+			q->params.budget_count_per_hour = v2;
+			return 0;
+		}
+		return mw_error(err, "'%s' is not a count per hour (e.g. 10/h)", value);
+	}
 	if (!strcmp(name, "from"))
 		return mw_param_time(value, now_ms, &q->from_ms, err);
 	if (!strcmp(name, "to"))
@@ -132,15 +150,6 @@ static const char *group_of(const struct mw_series_info *s)
 {
 	const char *p = label_of(s, "process");
 	return p ? p : s->key;
-}
-
-static int cmp_by_group(const void *a, const void *b)
-{
-	const struct mw_series_info *x = *(const struct mw_series_info *const *)a;
-	const struct mw_series_info *y = *(const struct mw_series_info *const *)b;
-	int c = strcmp(group_of(x), group_of(y));
-
-	return c ? c : (x->id < y->id ? -1 : x->id > y->id);
 }
 
 /* Turn series i of a bucketed result into a trace without its leading and
@@ -237,22 +246,35 @@ struct kind_source {
 	const char *const *map;	/* pairs: label value, kind; NULL-terminated */
 };
 
+/*
+ * The kinds a fail names, one vocabulary for CLI, JSON, page and
+ * /metrics (README, "Leak verdicts"): heap, stack, private_data (other
+ * private memory), static_data, image, mapped (mapped files), shared
+ * (shared memory: Linux shmem/memfd, Windows shareable pages), other;
+ * private when private memory grew but no finer source says where;
+ * handles and threads for the counts.
+ *
+ * Resident pages (the working set) first: a leak that grows inside a
+ * mapping reserved in advance shows in what is resident, not in the
+ * mapping sizes.  Then the heap bar (Windows: committed bytes by heap
+ * walk; Linux: "heap" is the brk heap), then the committed address space.
+ */
+static const char *const ws_map[] = {
+	"image", "image", "mapped_file", "mapped", "shareable", "shared", "heap", "heap",
+	"stack", "stack", "private_data", "private_data", "other", "other", NULL,
+};
 static const char *const breakdown_map[] = {
-	"heap_used", "heap", "heap_free", "heap", "stack_committed", "stack",
+	"heap_used", "heap", "heap_free", "heap", "heap", "heap", "stack_committed", "stack",
 	"image", "image", "static_data", "static_data", "private_other", "private_data",
 	"mapped", "mapped", NULL,
 };
 static const char *const vm_map[] = {
 	"image", "image", "mapped", "mapped", "private", "private_data", NULL,
 };
-static const char *const ws_map[] = {
-	"image", "image", "mapped_file", "mapped", "shareable", "mapped", "heap", "heap",
-	"stack", "stack", "private_data", "private_data", "other", "other", NULL,
-};
 static const struct kind_source kind_sources[] = {
+	{ "memwatch_workingset_bytes", "", "category", ws_map },
 	{ "memwatch_heap_breakdown_bytes", "", "kind", breakdown_map },
 	{ "memwatch_vm_bytes", ",state=\"committed\"", "type", vm_map },
-	{ "memwatch_workingset_bytes", "", "category", ws_map },
 };
 
 static const char *map_kind(const char *const *map, const char *v)
@@ -294,7 +316,7 @@ static void add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const 
 		double *sums[16], shares[16];
 		struct mw_trace traces[16];
 		size_t nk = 0, i, j, k;
-		int best;
+		int best = -1;
 
 		snprintf(sel, sizeof(sel), "%s{pid=\"", src->metric);
 		quote_value(sel, sizeof(sel), pid);
@@ -338,9 +360,14 @@ static void add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const 
 			traces[k].n = res.nt;
 		}
 		best = nk ? mw_leak_kind(traces, nk, r, shares) : -1;
-		if (nk) {
+		/* the first source that names the kind; else the first with
+		 * series at all, whose figures still say what grew */
+		if (nk && (best >= 0 || !cJSON_GetObjectItemCaseSensitive(o, "kind_source"))) {
 			cJSON *kinds;
 
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "kind");
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "kind_source");
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "kinds_bytes_per_hour");
 			add_str(o, "kind", best >= 0 ? names[best] : NULL);
 			cJSON_AddStringToObject(o, "kind_source", src->metric);
 			kinds = cJSON_AddObjectToObject(o, "kinds_bytes_per_hour");
@@ -350,18 +377,238 @@ static void add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const 
 		for (k = 0; k < nk; k++)
 			free(sums[k]);
 		mw_range_result_release(&res);
-		if (nk)
+		if (best >= 0)
 			return;
 	}
-	cJSON_AddNullToObject(o, "kind");
+	if (!cJSON_GetObjectItemCaseSensitive(o, "kind"))
+		cJSON_AddNullToObject(o, "kind");
 }
 
-/* ---- judging ---------------------------------------------------------------- */
+/* ---- what is judged ------------------------------------------------------ */
+
+/*
+ * The aspects of a process judged by default: all of its memory, and the
+ * things it holds by count.  Each is one per-process series; a group's
+ * verdict is the worst of its aspects', and a fail names the aspect (for
+ * private memory, the finer kind when a watched process has the series
+ * to tell).  Windows has no per-process shared or mapped-file series: its
+ * private bytes (commit charge) are judged with handles and threads.
+ */
+struct aspect {
+	const char *name;	/* JSON key, and the kind a fail names */
+	const char *selector;
+	const char *unit;	/* NULL: bytes, else what is counted */
+};
+
+static const struct aspect default_aspects[] = {
+	{ "private", "memwatch_process_private_bytes", NULL },
+	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL },
+	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL },
+	{ "handles", "memwatch_process_handles", "handles" },
+	{ "threads", "memwatch_process_threads", "threads" },
+};
+#define NASPECTS MW_ARRAY_SIZE(default_aspects)
+
+/* The unit of a user's selector: a count for the count metrics. */
+static const char *unit_of_selector(const char *sel)
+{
+	if (!strncmp(sel, "memwatch_process_handles", 24))
+		return "handles";
+	if (!strncmp(sel, "memwatch_process_threads", 24))
+		return "threads";
+	return NULL;
+}
+
+/* One series selected for judging. */
+struct entry {
+	const char *group;
+	unsigned aspect;
+	struct mw_series_info *s;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+
+	if (c)
+		return c;
+	if (x->aspect != y->aspect)
+		return x->aspect < y->aspect ? -1 : 1;
+	return x->s->id < y->s->id ? -1 : x->s->id > y->s->id;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ---- one aspect of one group --------------------------------------------- */
+
+struct listed {
+	const struct mw_series_info *s;
+	struct mw_leak_result r;
+	int rank;
+};
+
+struct aspect_result {
+	bool present;
+	struct mw_leak_group_result g;
+	const struct mw_series_info *deciding;	/* the failing incarnation's series */
+	struct listed *list;			/* the top MAX_LISTED_INCARNATIONS */
+	size_t nlisted, ninc;
+	double max_value;			/* largest floor read; -1: none */
+};
+
+static int listed_before(const struct listed *a, const struct listed *b)
+{
+	double sa = isnan(a->r.slope_bph) ? -INFINITY : a->r.slope_bph;
+	double sb = isnan(b->r.slope_bph) ? -INFINITY : b->r.slope_bph;
+
+	if (a->rank != b->rank)
+		return a->rank > b->rank;
+	if (sa != sb)
+		return sa > sb;
+	return a->s->id < b->s->id;
+}
+
+/* Keep the best MAX_LISTED_INCARNATIONS, in order (insertion: the list is short). */
+static void list_insert(struct aspect_result *ar, const struct mw_series_info *s,
+			const struct mw_leak_result *r)
+{
+	struct listed item = { s, *r, mw_verdict_rank(r->verdict) };
+	size_t i;
+
+	if (ar->nlisted == MAX_LISTED_INCARNATIONS &&
+	    !listed_before(&item, &ar->list[ar->nlisted - 1]))
+		return;
+	if (ar->nlisted < MAX_LISTED_INCARNATIONS)
+		ar->nlisted++;
+	for (i = ar->nlisted - 1; i > 0 && listed_before(&item, &ar->list[i - 1]); i--)
+		ar->list[i] = ar->list[i - 1];
+	ar->list[i] = item;
+}
+
+/* Values read at once: a group of any size is read this many at a time. */
+#define CHUNK_VALUES 1000000
+
+/*
+ * Judge one aspect of one group: the series sel[0..n).  Incarnations too
+ * short to be judged are only counted, not read, when the group's total
+ * will not be judged either (one of them ended): a build agent's `sleep`
+ * with 25,000 incarnations costs a count, not 25,000 reads.
+ */
+static int judge_aspect(struct mw_reader *reader, struct entry *sel, size_t n,
+			const struct mw_leak_params *params, int64_t from, int64_t to,
+			int64_t step, struct aspect_result *ar, struct mw_err *err)
+{
+	int64_t judgeable = params->warmup_ms + params->min_duration_ms - step;
+	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
+	int64_t *ids = NULL;
+	struct entry **readable = NULL;
+	struct mw_leak_group g;
+	bool any_ended = false;
+	int rc = -1;
+
+	memset(ar, 0, sizeof(*ar));
+	ar->present = true;
+	ar->max_value = -1;
+	ar->list = mw_xcalloc(MAX_LISTED_INCARNATIONS, sizeof(*ar->list));
+	ar->ninc = n;
+	for (i = 0; i < n; i++)
+		if (sel[i].s->last_ts < to - 2 * step)
+			any_ended = true;
+	mw_leak_group_begin(&g, params, from - from % step, step, nb);
+	readable = mw_xcalloc(n, sizeof(*readable));
+	nids = 0;
+	for (i = 0; i < n; i++) {
+		const struct mw_series_info *s = sel[i].s;
+		int64_t a = s->first_ts > from ? s->first_ts : from;
+		int64_t b = s->last_ts < to ? s->last_ts : to;
+
+		if (any_ended && n > 8 && b - a < judgeable) {
+			struct mw_leak_result r;
+			char d[32];
+
+			mw_leak_group_count(&g, s->last_ts < to - 2 * step);
+			memset(&r, 0, sizeof(r));
+			r.verdict = MW_VERDICT_INCONCLUSIVE;
+			r.slope_bph = r.slope_lo_bph = r.slope_hi_bph = NAN;
+			r.growth_bytes = r.level_bytes = r.p_value = r.fit_value0 = NAN;
+			r.onset_ms = r.judged_from_ms = r.fit_t0_ms = INT64_MIN;
+			r.first_ms = a;
+			r.last_ms = b;
+			mw_format_duration(d, sizeof(d), b - a);
+			snprintf(r.reason, sizeof(r.reason), "too little data: lived %s in the range", d);
+			list_insert(ar, s, &r);
+			continue;
+		}
+		readable[nids++] = &sel[i];
+	}
+	chunk = nb ? CHUNK_VALUES / nb : 1;
+	if (chunk < 1)
+		chunk = 1;
+	ids = mw_xcalloc(chunk, sizeof(*ids));
+	for (i = 0; i < nids; i += chunk) {
+		struct mw_range_query rq;
+		struct mw_range_result res = { 0 };
+		size_t m = nids - i < chunk ? nids - i : chunk;
+
+		for (j = 0; j < m; j++)
+			ids[j] = readable[i + j]->s->id;
+		mw_range_query_init(&rq, from, to);
+		rq.step_ms = step;
+		rq.agg = MW_AGG_MIN;
+		if (mw_reader_range_ids(reader, ids, m, &rq, &res, err)) {
+			mw_range_result_release(&res);
+			mw_leak_group_end(&g, &ar->g);
+			goto out;
+		}
+		for (j = 0; j < m && j < res.nseries; j++) {
+			struct mw_trace tr;
+			struct mw_leak_result r;
+			size_t k;
+
+			trace_of(&res, j, &tr);
+			for (k = 0; k < tr.n; k++)
+				if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
+					ar->max_value = tr.v[k];
+			/* An incarnation that ended before the range did: its
+			 * last bucket may hold the teardown (memory released on
+			 * exit), a dip that is no part of its trend. */
+			if (tr.n > 2 && res.nt &&
+			    tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res.t[res.nt - 1])
+				tr.n--;
+			mw_leak_group_add(&g, &tr, &r);
+			if (r.verdict == MW_VERDICT_FAIL && g.best == (long)(g.ninc - 1))
+				ar->deciding = readable[i + j]->s;
+			list_insert(ar, readable[i + j]->s, &r);
+		}
+		mw_range_result_release(&res);
+	}
+	mw_leak_group_end(&g, &ar->g);
+	if (ar->g.deciding_incarnation < 0)
+		ar->deciding = NULL;
+	rc = 0;
+out:
+	free(ids);
+	free(readable);
+	return rc;
+}
+
+static void aspect_result_release(struct aspect_result *ar)
+{
+	free(ar->list);
+	ar->list = NULL;
+}
+
+/* ---- one group ------------------------------------------------------------- */
 
 struct judged_group {
 	cJSON *json;
 	enum mw_verdict verdict;
 	double slope;
+	bool watched;
 };
 
 static int cmp_judged(const void *a, const void *b)
@@ -371,118 +618,156 @@ static int cmp_judged(const void *a, const void *b)
 	double sx = isnan(x->slope) ? -INFINITY : x->slope;
 	double sy = isnan(y->slope) ? -INFINITY : y->slope;
 
+	/* failures first, then the watched processes (the soak's subject),
+	 * then the steepest */
+	if (rx != ry && (rx == 2 || ry == 2))
+		return ry - rx;
+	if (x->watched != y->watched)
+		return x->watched ? -1 : 1;
 	if (rx != ry)
 		return ry - rx;
 	return sx < sy ? 1 : sx > sy ? -1 : 0;
 }
 
-struct inc_order {
-	size_t i;
-	int rank;
-	double slope;
-};
-
-static int cmp_inc(const void *a, const void *b)
+static void add_aspect_summary(cJSON *aspects, const char *name, const char *unit,
+			       const struct aspect_result *ar)
 {
-	const struct inc_order *x = a, *y = b;
-	double sx = isnan(x->slope) ? -INFINITY : x->slope;
-	double sy = isnan(y->slope) ? -INFINITY : y->slope;
+	cJSON *o = cJSON_AddObjectToObject(aspects, name);
+	const struct mw_leak_result *r = &ar->g.r;
 
-	if (x->rank != y->rank)
-		return y->rank - x->rank;
-	if (sx != sy)
-		return sx < sy ? 1 : -1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	cJSON_AddStringToObject(o, "verdict", mw_verdict_name(r->verdict));
+	cJSON_AddStringToObject(o, "unit", unit ? unit : "bytes");
+	add_num(o, "slope_per_hour", r->slope_bph);
+	add_ts(o, "onset_ms", r->onset_ms);
+	add_num(o, "growth", r->growth_bytes);
+	add_num(o, "level", r->level_bytes);
+	cJSON_AddStringToObject(o, "reason", r->reason);
 }
 
-/* Judge one group (the series sel[0..n), all of one process name). */
-static int judge_group(struct mw_reader *reader, struct mw_series_info *const *sel, size_t n,
+/* Judge one group (the entries e[0..n), all of one process name, sorted
+ * by aspect); *excluded when it has no memory at all (a kernel thread, a
+ * zombie). */
+static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
+		       const struct aspect *aspects, size_t naspects,
 		       const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
-		       struct judged_group *out, struct mw_err *err)
+		       bool watched, struct judged_group *out, bool *excluded, struct mw_err *err)
 {
-	struct mw_range_query rq;
-	struct mw_range_result res = { 0 };
-	int64_t *ids = mw_xmalloc(n * sizeof(*ids));
-	struct mw_trace *traces = mw_xcalloc(n, sizeof(*traces));
-	struct mw_leak_result *inc = mw_xcalloc(n, sizeof(*inc));
-	struct inc_order *order = mw_xcalloc(n, sizeof(*order));
-	struct mw_leak_group_result g;
-	cJSON *o, *arr;
-	size_t i, listed;
+	struct aspect_result ar[NASPECTS];
+	size_t i, j, a, deciding = naspects;
+	double max_bytes = -1;
+	bool any_bytes = false;
+	cJSON *o, *arr, *asp;
+	const struct aspect_result *d;
 	int rc = -1;
 
-	for (i = 0; i < n; i++)
-		ids[i] = sel[i]->id;
-	mw_range_query_init(&rq, from, to);
-	rq.step_ms = step;
-	rq.agg = MW_AGG_MIN;
-	if (mw_reader_range_ids(reader, ids, n, &rq, &res, err))
-		goto out;
-	for (i = 0; i < n; i++) {
-		trace_of(&res, i, &traces[i]);
-		/* An incarnation that ended before the range did: its last
-		 * bucket may hold the teardown (memory released on exit), a dip
-		 * that is no part of its trend. */
-		if (traces[i].n > 2 && res.nt &&
-		    traces[i].t0_ms + (int64_t)(traces[i].n - 1) * traces[i].step_ms < res.t[res.nt - 1])
-			traces[i].n--;
+	memset(ar, 0, sizeof(ar));
+	*excluded = false;
+	for (i = 0; i < n; i = j) {
+		struct mw_leak_params params = q->params;
+
+		for (j = i + 1; j < n && e[j].aspect == e[i].aspect; j++)
+			;
+		a = e[i].aspect;
+		params.count_unit = aspects[a].unit;
+		if (judge_aspect(reader, e + i, j - i, &params, from, to, step, &ar[a], err))
+			goto out;
+		if (!aspects[a].unit) {
+			any_bytes = true;
+			if (ar[a].max_value > max_bytes)
+				max_bytes = ar[a].max_value;
+		}
 	}
-	memset(&g, 0, sizeof(g));
-	mw_leak_judge_group(traces, n, &q->params, inc, &g);
+	if (any_bytes && max_bytes == 0) {
+		*excluded = true;
+		rc = 0;
+		goto out;
+	}
+	/* The deciding aspect: the first that fails (private memory first,
+	 * counts last), else the first judged. */
+	for (a = 0; a < naspects; a++)
+		if (ar[a].present && ar[a].g.r.verdict == MW_VERDICT_FAIL) {
+			deciding = a;
+			break;
+		}
+	for (a = 0; deciding == naspects && a < naspects; a++)
+		if (ar[a].present)
+			deciding = a;
+	if (deciding == naspects) {
+		*excluded = true;
+		rc = 0;
+		goto out;
+	}
+	d = &ar[deciding];
 
 	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "process", group_of(&res.series[0]));
-	add_result(o, &g.r, &q->params);
-	if (g.deciding_incarnation >= 0 && (size_t)g.deciding_incarnation < n) {
-		const struct mw_series_info *s = &res.series[g.deciding_incarnation];
+	cJSON_AddStringToObject(o, "process", e[0].group);
+	cJSON_AddBoolToObject(o, "watched", watched);
+	add_result(o, &d->g.r, &q->params);
+	{
+		/* one verdict: fail when an aspect fails, pass when one
+		 * passes, inconclusive when none could be judged */
+		enum mw_verdict v = MW_VERDICT_INCONCLUSIVE;
 
-		cJSON_AddStringToObject(o, "series", s->key);
-		cJSON_AddNumberToObject(o, "series_id", (double)s->id);
+		for (a = 0; a < naspects; a++) {
+			if (!ar[a].present)
+				continue;
+			if (ar[a].g.r.verdict == MW_VERDICT_FAIL)
+				v = MW_VERDICT_FAIL;
+			else if (ar[a].g.r.verdict == MW_VERDICT_PASS && v != MW_VERDICT_FAIL)
+				v = MW_VERDICT_PASS;
+		}
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "verdict",
+						      cJSON_CreateString(mw_verdict_name(v)));
+		out->verdict = v;
+	}
+	cJSON_AddStringToObject(o, "aspect", aspects[deciding].name);
+	cJSON_AddStringToObject(o, "unit", aspects[deciding].unit ? aspects[deciding].unit : "bytes");
+	if (d->deciding) {
+		cJSON_AddStringToObject(o, "series", d->deciding->key);
+		cJSON_AddNumberToObject(o, "series_id", (double)d->deciding->id);
 	} else {
 		cJSON_AddNullToObject(o, "series");
 		cJSON_AddNullToObject(o, "series_id");
 	}
-	cJSON_AddBoolToObject(o, "total_growing", g.total_failed != 0);
-	add_fit(o, &g.r);
-	if (g.r.verdict == MW_VERDICT_FAIL && g.deciding_incarnation >= 0 &&
-	    (size_t)g.deciding_incarnation < n)
-		add_kind(o, reader, label_of(&res.series[g.deciding_incarnation], "pid"),
-			 label_of(&res.series[g.deciding_incarnation], "process"), &g.r,
-			 from, to, step);
-	else
+	cJSON_AddBoolToObject(o, "total_growing", d->g.total_failed != 0);
+	add_fit(o, &d->g.r);
+	if (out->verdict == MW_VERDICT_FAIL && d->deciding && !aspects[deciding].unit &&
+	    !strcmp(aspects[deciding].name, "private")) {
+		add_kind(o, reader, label_of(d->deciding, "pid"), label_of(d->deciding, "process"),
+			 &d->g.r, from, to, step);
+		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")))
+			cJSON_ReplaceItemInObjectCaseSensitive(o, "kind", cJSON_CreateString("private"));
+	} else if (out->verdict == MW_VERDICT_FAIL) {
+		cJSON_AddStringToObject(o, "kind", aspects[deciding].name);
+	} else {
 		cJSON_AddNullToObject(o, "kind");
-
-	for (i = 0; i < n; i++) {
-		order[i].i = i;
-		order[i].rank = mw_verdict_rank(inc[i].verdict);
-		order[i].slope = inc[i].slope_bph;
 	}
-	qsort(order, n, sizeof(*order), cmp_inc);
-	cJSON_AddNumberToObject(o, "incarnations_total", (double)n);
+	asp = cJSON_AddObjectToObject(o, "aspects");
+	for (a = 0; a < naspects; a++)
+		if (ar[a].present)
+			add_aspect_summary(asp, aspects[a].name, aspects[a].unit, &ar[a]);
+
+	cJSON_AddNumberToObject(o, "incarnations_total", (double)d->ninc);
 	arr = cJSON_AddArrayToObject(o, "incarnations");
-	listed = n < MAX_LISTED_INCARNATIONS ? n : MAX_LISTED_INCARNATIONS;
-	for (i = 0; i < listed; i++) {
-		const struct mw_series_info *s = &res.series[order[i].i];
+	for (i = 0; i < d->nlisted; i++) {
+		const struct mw_series_info *s = d->list[i].s;
 		cJSON *io = cJSON_CreateObject();
 
 		add_str(io, "pid", label_of(s, "pid"));
 		add_str(io, "started", label_of(s, "started"));
 		cJSON_AddStringToObject(io, "series", s->key);
 		cJSON_AddNumberToObject(io, "series_id", (double)s->id);
-		add_result(io, &inc[order[i].i], &q->params);
-		add_fit(io, &inc[order[i].i]);
+		add_result(io, &d->list[i].r, &q->params);
+		add_fit(io, &d->list[i].r);
 		cJSON_AddItemToArray(arr, io);
 	}
 	out->json = o;
-	out->verdict = g.r.verdict;
-	out->slope = g.r.slope_bph;
+	out->slope = d->g.r.slope_bph;
+	out->watched = watched;
 	rc = 0;
 out:
-	mw_range_result_release(&res);
-	free(ids);
-	free(traces);
-	free(inc);
-	free(order);
+	for (a = 0; a < naspects; a++)
+		aspect_result_release(&ar[a]);
 	return rc;
 }
 
@@ -499,76 +784,183 @@ static void add_params(cJSON *report, const struct mw_leak_query *q)
 	mw_format_growth_budget(buf, sizeof(buf), q->params.budget_bytes_per_hour,
 				q->params.budget_rel_per_hour);
 	cJSON_AddStringToObject(p, "max_growth", buf);
+	cJSON_AddNumberToObject(p, "max_count_growth_per_hour", q->params.budget_count_per_hour);
 	cJSON_AddNumberToObject(p, "horizon_ms", (double)q->params.horizon_ms);
 	cJSON_AddBoolToObject(p, "inconclusive_passes", q->inconclusive_passes);
+}
+
+/* The series of one selector, the live ones only when q says so. */
+static int find_series(struct mw_reader *reader, const char *sel, bool live_only, int64_t from_ms,
+		       struct mw_series_list *list, struct mw_err *err)
+{
+	struct mw_latest_list live = { 0 };
+	size_t i;
+
+	if (!live_only)
+		return mw_reader_find(reader, sel, list, err);
+	/* The live series only: one pass over the live table, then each
+	 * one's first point by its id (an indexed read). */
+	if (mw_reader_latest(reader, sel, &live, err))
+		return -1;
+	list->items = mw_xcalloc(live.n ? live.n : 1, sizeof(*list->items));
+	for (i = 0; i < live.n; i++) {
+		struct mw_series_info one;
+
+		if (mw_reader_series_by_id(reader, live.items[i].info.id, &one, NULL) == 0) {
+			list->items[i] = one;
+		} else {
+			/* take the live list's strings over */
+			list->items[i] = live.items[i].info;
+			memset(&live.items[i].info, 0, sizeof(live.items[i].info));
+		}
+		if (list->items[i].first_ts == INT64_MIN)
+			list->items[i].first_ts = from_ms != INT64_MIN ? from_ms : live.items[i].ts_ms;
+		if (list->items[i].last_ts == INT64_MIN || list->items[i].last_ts < live.items[i].ts_ms)
+			list->items[i].last_ts = live.items[i].ts_ms;
+	}
+	list->n = live.n;
+	mw_latest_list_release(&live);
+	return 0;
+}
+
+/* The process names that have a watched process's series (their
+ * working set, heap or address space is sampled): sorted, owned. */
+static void watched_names(struct mw_reader *reader, char ***out, size_t *nout)
+{
+	static const char *const sels[] = {
+		"memwatch_workingset_bytes", "memwatch_heap_breakdown_bytes", "memwatch_vm_regions",
+	};
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, k, w;
+
+	for (k = 0; k < MW_ARRAY_SIZE(sels); k++) {
+		struct mw_series_list l = { 0 };
+
+		if (mw_reader_find(reader, sels[k], &l, NULL) == 0)
+			for (i = 0; i < l.n; i++) {
+				const char *p = label_of(&l.items[i], "process");
+
+				if (!p)
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 16;
+					names = mw_xrealloc(names, cap * sizeof(*names));
+				}
+				names[n++] = mw_xstrdup(p);
+			}
+		mw_series_list_release(&l);
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0, w = 0; i < n; i++) {
+		if (w && !strcmp(names[w - 1], names[i])) {
+			free(names[i]);
+			continue;
+		}
+		names[w++] = names[i];
+	}
+	*out = names;
+	*nout = w;
 }
 
 int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 		   cJSON **out, struct mw_err *err)
 {
-	const char *match = q->match ? q->match : MW_LEAK_DEFAULT_MATCH;
-	struct mw_series_list list = { 0 };
-	struct mw_latest_list live = { 0 };
-	struct mw_series_info **sel = NULL;
+	struct aspect user = { "private", NULL, NULL };
+	const struct aspect *aspects = default_aspects;
+	size_t naspects = NASPECTS;
+	struct mw_series_list lists[NASPECTS];
+	struct entry *ent = NULL;
 	struct judged_group *groups = NULL;
-	size_t nsel = 0, ngroups = 0, i, j, counts[4] = { 0 };
-	int64_t first = INT64_MAX, last = INT64_MIN, from, to, step = 0;
+	char **watched = NULL;
+	size_t nwatched = 0, nent = 0, cap = 0, ngroups = 0, nexcluded = 0, nmatched = 0, i, j, a;
+	size_t counts[4] = { 0 };
+	int64_t first = INT64_MAX, last = INT64_MIN, from, to, step = 0, ready = INT64_MAX;
 	enum mw_verdict overall;
 	cJSON *report, *arr, *c;
 	int rc = -1;
 
 	*out = NULL;
-	if (q->live_only) {
-		/* The live series only: one pass over the live table, then
-		 * each one's first point by its id (an indexed read). */
-		if (mw_reader_latest(reader, match, &live, err)) {
-			mw_error_prefix(err, "match");
-			return -1;
-		}
-		list.items = mw_xcalloc(live.n ? live.n : 1, sizeof(*list.items));
-		for (i = 0; i < live.n; i++) {
-			struct mw_series_info one;
-
-			list.items[i] = live.items[i].info;
-			if (mw_reader_series_by_id(reader, live.items[i].info.id, &one, NULL) == 0) {
-				list.items[i].first_ts = one.first_ts;
-				mw_series_info_release(&one);
-			}
-			if (list.items[i].first_ts == INT64_MIN)
-				list.items[i].first_ts = q->from_ms != INT64_MIN ? q->from_ms :
-							 live.items[i].ts_ms;
-			if (list.items[i].last_ts == INT64_MIN)
-				list.items[i].last_ts = live.items[i].ts_ms;
-		}
-		list.n = live.n;
-	} else if (mw_reader_find(reader, match, &list, err)) {
-		mw_error_prefix(err, "match");
-		return -1;
+	memset(lists, 0, sizeof(lists));
+	if (q->match) {
+		user.selector = q->match;
+		user.unit = unit_of_selector(q->match);
+		user.name = user.unit ? user.unit : "selected";
+		aspects = &user;
+		naspects = 1;
 	}
-	/* The series with data in the range. */
-	sel = mw_xcalloc(list.n ? list.n : 1, sizeof(*sel));
-	for (i = 0; i < list.n; i++) {
-		struct mw_series_info *s = &list.items[i];
+	for (a = 0; a < naspects; a++) {
+		if (find_series(reader, aspects[a].selector, q->live_only, q->from_ms, &lists[a], err)) {
+			mw_error_prefix(err, "match");
+			goto out;
+		}
+		nmatched += lists[a].n;
+		for (i = 0; i < lists[a].n; i++) {
+			struct mw_series_info *s = &lists[a].items[i];
+			const char *g = group_of(s);
 
-		if (s->first_ts == INT64_MIN || s->last_ts < q->from_ms || s->first_ts > q->to_ms)
-			continue;
-		sel[nsel++] = s;
-		if (s->first_ts < first)
-			first = s->first_ts;
-		if (s->last_ts > last)
-			last = s->last_ts;
+			if (s->first_ts == INT64_MIN || s->last_ts < q->from_ms || s->first_ts > q->to_ms)
+				continue;
+			if (q->process && !mw_image_name_match(q->process, g))
+				continue;
+			if (nent == cap) {
+				cap = cap ? 2 * cap : 256;
+				ent = mw_xrealloc(ent, cap * sizeof(*ent));
+			}
+			ent[nent].group = g;
+			ent[nent].aspect = (unsigned)a;
+			ent[nent].s = s;
+			nent++;
+			if (s->first_ts < first)
+				first = s->first_ts;
+			if (s->last_ts > last)
+				last = s->last_ts;
+		}
+	}
+	/* A gate that selects nothing must not go green: a misspelt process
+	 * or selector is the caller's error, not an empty pass. */
+	if (!q->live_only && nmatched == 0) {
+		mw_error(err, "match: no series match '%s'", q->match ? q->match : MW_LEAK_DEFAULT_MATCH);
+		goto out;
+	}
+	if (!q->live_only && q->process && nent == 0) {
+		mw_error(err, "process: no process named '%s' has data in the range", q->process);
+		goto out;
 	}
 	from = q->from_ms > first ? q->from_ms : first;
 	to = q->to_ms < last ? q->to_ms : last;
-	if (nsel && to >= from) {
+	if (nent && to >= from) {
 		step = choose_step(to - from);
-		qsort(sel, nsel, sizeof(*sel), cmp_by_group);
-		groups = mw_xcalloc(nsel, sizeof(*groups));
-		for (i = 0; i < nsel; i = j) {
-			for (j = i + 1; j < nsel && !strcmp(group_of(sel[i]), group_of(sel[j])); j++)
+		qsort(ent, nent, sizeof(*ent), cmp_entry);
+		watched_names(reader, &watched, &nwatched);
+		groups = mw_xcalloc(nent, sizeof(*groups));
+		for (i = 0; i < nent; i = j) {
+			bool excluded, w;
+
+			for (j = i + 1; j < nent && !strcmp(ent[i].group, ent[j].group); j++)
 				;
-			if (judge_group(reader, sel + i, j - i, q, from, to, step, &groups[ngroups], err))
+			w = nwatched && bsearch(&ent[i].group, watched, nwatched, sizeof(*watched), cmp_str);
+			if (judge_group(reader, ent + i, j - i, aspects, naspects, q, from, to, step, w,
+					&groups[ngroups], &excluded, err))
 				goto out;
+			if (excluded) {
+				nexcluded++;
+				continue;
+			}
+			if (groups[ngroups].verdict == MW_VERDICT_INCONCLUSIVE) {
+				/* when this group's first verdict can come: its
+				 * longest-lived incarnation still alive, after the
+				 * warm-up and the minimum duration */
+				size_t k;
+
+				for (k = i; k < j; k++) {
+					int64_t at = ent[k].s->first_ts + q->params.warmup_ms +
+						     q->params.min_duration_ms;
+
+					if (ent[k].s->last_ts >= to - 2 * step && at > to && at < ready)
+						ready = at;
+				}
+			}
 			ngroups++;
 		}
 		qsort(groups, ngroups, sizeof(*groups), cmp_judged);
@@ -579,7 +971,7 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 	/* One failing group fails the whole; a report where nothing could be
 	 * judged is inconclusive; otherwise the groups that could be judged
 	 * passed (processes too short-lived to judge do not hold a soak test
-	 * hostage: select the process under test with match to be strict). */
+	 * hostage: select the process under test with process= to be strict). */
 	if (counts[MW_VERDICT_FAIL])
 		overall = MW_VERDICT_FAIL;
 	else if (counts[MW_VERDICT_PASS])
@@ -590,17 +982,22 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 	report = cJSON_CreateObject();
 	cJSON_AddStringToObject(report, "verdict", mw_verdict_name(overall));
 	if (ngroups == 0)
-		cJSON_AddStringToObject(report, "reason", nsel || list.n ?
+		cJSON_AddStringToObject(report, "reason", nent || nmatched ?
 					"no data in the range" : "no series match");
-	add_ts(report, "from_ms", nsel && to >= from ? from : q->from_ms);
-	add_ts(report, "to_ms", nsel && to >= from ? to : q->to_ms);
+	else if (overall == MW_VERDICT_INCONCLUSIVE && ready != INT64_MAX)
+		cJSON_AddStringToObject(report, "reason", "too little data yet: warm-up and minimum duration not over");
+	add_ts(report, "first_verdicts_ms", overall == MW_VERDICT_INCONCLUSIVE ? ready : INT64_MIN);
+	add_ts(report, "from_ms", nent && to >= from ? from : q->from_ms);
+	add_ts(report, "to_ms", nent && to >= from ? to : q->to_ms);
 	cJSON_AddNumberToObject(report, "step_ms", (double)step);
-	cJSON_AddStringToObject(report, "match", match);
+	cJSON_AddStringToObject(report, "match", q->match ? q->match : "all");
+	add_str(report, "process", q->process);
 	add_params(report, q);
 	c = cJSON_AddObjectToObject(report, "counts");
 	cJSON_AddNumberToObject(c, "pass", (double)counts[MW_VERDICT_PASS]);
 	cJSON_AddNumberToObject(c, "fail", (double)counts[MW_VERDICT_FAIL]);
 	cJSON_AddNumberToObject(c, "inconclusive", (double)counts[MW_VERDICT_INCONCLUSIVE]);
+	cJSON_AddNumberToObject(c, "excluded", (double)nexcluded);
 	cJSON_AddNumberToObject(report, "groups_total", (double)ngroups);
 	arr = cJSON_AddArrayToObject(report, "groups");
 	for (i = 0; i < ngroups; i++) {
@@ -617,14 +1014,12 @@ out:
 	for (i = 0; i < ngroups; i++)
 		cJSON_Delete(groups[i].json);
 	free(groups);
-	free(sel);
-	if (q->live_only) {
-		/* the items borrow the live list's strings */
-		free(list.items);
-		mw_latest_list_release(&live);
-	} else {
-		mw_series_list_release(&list);
-	}
+	free(ent);
+	for (i = 0; i < nwatched; i++)
+		free(watched[i]);
+	free(watched);
+	for (a = 0; a < naspects; a++)
+		mw_series_list_release(&lists[a]);
 	return rc;
 }
 
@@ -671,7 +1066,8 @@ static void fmt_bytes(char *buf, size_t size, double v)
 	snprintf(buf, size, "%s%.*f %s", v < 0 ? "-" : "", u && a < 10 ? 1 : 0, a, units[u]);
 }
 
-/* UTC "2026-11-21 10:42" (the same on every machine and in CI logs). */
+/* UTC "2026-11-21 10:42:07" (the same on every machine and in CI logs;
+ * the header says UTC). */
 static void fmt_time(char *buf, size_t size, double ms)
 {
 	time_t t;
@@ -687,7 +1083,33 @@ static void fmt_time(char *buf, size_t size, double ms)
 #else
 	gmtime_r(&t, &tm);
 #endif
-	strftime(buf, size, "%Y-%m-%d %H:%M", &tm);
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+#define TABLE_WIDTH 120
+#define REASON_INDENT 9
+
+/* The reason under its row, indented and folded at spaces to the width. */
+static void print_reason(FILE *f, const char *reason)
+{
+	size_t room = TABLE_WIDTH - REASON_INDENT, len = strlen(reason);
+
+	while (len > 0) {
+		size_t n = len, cut;
+
+		if (n > room) {
+			for (cut = room; cut > 0 && reason[cut] != ' '; cut--)
+				;
+			n = cut ? cut : room;
+		}
+		fprintf(f, "%*s%.*s\n", REASON_INDENT, "", (int)n, reason);
+		reason += n;
+		len -= n;
+		while (*reason == ' ') {
+			reason++;
+			len--;
+		}
+	}
 }
 
 void mw_leak_report_print(const cJSON *report, FILE *f)
@@ -695,38 +1117,63 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(report, "groups");
 	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(report, "counts");
 	const cJSON *g;
-	char from[32], to[32];
+	char from[32], to[32], ready[32];
+	double excluded = num_of(counts, "excluded");
+	bool any_watched = false;
 
 	fmt_time(from, sizeof(from), num_of(report, "from_ms"));
 	fmt_time(to, sizeof(to), num_of(report, "to_ms"));
-	fprintf(f, "%s: %s from %s to %s UTC", str_of(report, "verdict", "?"),
-		str_of(report, "match", ""), from, to);
+	fprintf(f, "%s: %s%s%s from %s to %s UTC", str_of(report, "verdict", "?"),
+		str_of(report, "process", NULL) ? "process " : "",
+		str_of(report, "process", NULL) ? str_of(report, "process", "") : "",
+		str_of(report, "process", NULL) ? "" : "every process", from, to);
 	if (counts)
-		fprintf(f, " (%.0f fail, %.0f inconclusive, %.0f pass)",
-			num_of(counts, "fail"), num_of(counts, "inconclusive"),
-			num_of(counts, "pass"));
+		fprintf(f, "\n  %.0f fail, %.0f inconclusive, %.0f pass", num_of(counts, "fail"),
+			num_of(counts, "inconclusive"), num_of(counts, "pass"));
+	if (isfinite(excluded) && excluded > 0)
+		fprintf(f, "; %.0f without memory (kernel threads) left out", excluded);
 	fputc('\n', f);
 	if (str_of(report, "reason", NULL))
 		fprintf(f, "%s\n", str_of(report, "reason", ""));
+	if (isfinite(num_of(report, "first_verdicts_ms"))) {
+		double in = (num_of(report, "first_verdicts_ms") - num_of(report, "to_ms")) / 60000;
+
+		fmt_time(ready, sizeof(ready), num_of(report, "first_verdicts_ms"));
+		fprintf(f, "first verdicts at %s UTC (%.0f min after the newest data)\n", ready,
+			in > 0 ? ceil(in) : 0);
+	}
 	if (!cJSON_GetArraySize(groups))
 		return;
-	fprintf(f, "\n%-12s  %-24s  %14s  %12s  %-16s  %10s  %-12s  %s\n", "VERDICT", "PROCESS",
-		"SLOPE/h", "+/- /h", "SINCE (UTC)", "GROWTH", "KIND", "REASON");
+	/* 7+2+26+2+12+2+12+2+19+2+12 = 98 columns, the reason below */
+	fprintf(f, "\n%-7s  %-26s  %-12s  %12s  %-19s  %12s\n", "VERDICT", "PROCESS", "KIND",
+		"RATE/h", "SINCE (UTC)", "GROWTH");
 	cJSON_ArrayForEach(g, groups) {
-		const cJSON *ci = cJSON_GetObjectItemCaseSensitive(g, "slope_ci_bytes_per_hour");
-		char slope[32], half[32], since[32], growth[32];
-		double lo = NAN, hi = NAN;
+		const char *unit = str_of(g, "unit", "bytes");
+		char rate[32], since[32], growth[32], name[40];
+		double slope = num_of(g, "slope_bytes_per_hour"), gr = num_of(g, "growth_bytes");
+		bool fail = !strcmp(str_of(g, "verdict", ""), "fail");
+		const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "watched");
 
-		if (cJSON_GetArraySize(ci) == 2) {
-			lo = cJSON_GetArrayItem(ci, 0)->valuedouble;
-			hi = cJSON_GetArrayItem(ci, 1)->valuedouble;
+		/* a pass shows a rate only when it is within the budget (it
+		 * then has a growth): no leak-like figure beside a pass */
+		if (!fail && !isfinite(gr))
+			slope = NAN;
+		if (strcmp(unit, "bytes")) {
+			snprintf(rate, sizeof(rate), isfinite(slope) ? "%+.0f" : "-", slope);
+			snprintf(growth, sizeof(growth), isfinite(gr) ? "%+.0f" : "-", gr);
+		} else {
+			fmt_bytes(rate, sizeof(rate), slope);
+			fmt_bytes(growth, sizeof(growth), gr);
 		}
-		fmt_bytes(slope, sizeof(slope), num_of(g, "slope_bytes_per_hour"));
-		fmt_bytes(half, sizeof(half), (hi - lo) / 2);
-		fmt_time(since, sizeof(since), num_of(g, "onset_ms"));
-		fmt_bytes(growth, sizeof(growth), num_of(g, "growth_bytes"));
-		fprintf(f, "%-12s  %-24.24s  %14s  %12s  %-16s  %10s  %-12s  %s\n",
-			str_of(g, "verdict", "?"), str_of(g, "process", "?"), slope, half, since,
-			growth, str_of(g, "kind", "-"), str_of(g, "reason", ""));
+		fmt_time(since, sizeof(since), fail ? num_of(g, "onset_ms") : NAN);
+		if (cJSON_IsTrue(w))
+			any_watched = true;
+		snprintf(name, sizeof(name), "%s%.24s", cJSON_IsTrue(w) ? "*" : "",
+			 str_of(g, "process", "?"));
+		fprintf(f, "%-7s  %-26s  %-12.12s  %12s  %-19s  %12s\n", str_of(g, "verdict", "?"), name,
+			str_of(g, "kind", "-"), rate, since, growth);
+		print_reason(f, str_of(g, "reason", ""));
 	}
+	if (any_watched)
+		fprintf(f, "\n* watched process\n");
 }

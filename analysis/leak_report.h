@@ -25,10 +25,14 @@
 
 struct mw_reader;
 
-#define MW_LEAK_DEFAULT_MATCH "memwatch_process_private_bytes"
+/* What the report says it judged when no selector was given: every
+ * process's private memory, shared memory, mapped files, handles and
+ * threads (leak_report.c, default_aspects). */
+#define MW_LEAK_DEFAULT_MATCH "all"
 
 struct mw_leak_query {
-	char *match;		/* selector (owned); NULL: MW_LEAK_DEFAULT_MATCH */
+	char *match;		/* selector (owned); NULL: all of a process's memory */
+	char *process;		/* image name pattern (owned), * and ?; NULL: all */
 	int64_t from_ms;	/* INT64_MIN: from the first stored point */
 	int64_t to_ms;		/* INT64_MAX: to the last stored point */
 	struct mw_leak_params params;
@@ -46,8 +50,9 @@ void mw_leak_query_release(struct mw_leak_query *q);
 
 /*
  * Set one option by name, as the command line (`--warmup 5m`) and the
- * query string (`warmup=5m`) write it: match, from, to, warmup,
- * min_duration, max_growth, horizon, limit, inconclusive (pass|fail).
+ * query string (`warmup=5m`) write it: match, process, from, to, warmup,
+ * min_duration, max_growth, max_count_growth, horizon, limit,
+ * inconclusive (pass|fail).
  * Times are parsed relative to now_ms.  1 when name is not an option,
  * -1 with a message (not naming the option; the caller does) on a bad
  * value, 0 when set.
@@ -58,9 +63,10 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
 /*
  * Judge the series selected by q and build the report (see README,
  * "Leak verdicts", for its shape).  0 and *out (the caller's, cJSON_Delete
- * it); -1 with a message when the selector does not parse (message starts
- * "match: ") or storage cannot be read; no matching series is not an
- * error: an inconclusive report that says so.
+ * it); -1 with a message when the selector does not parse or matches no
+ * series (message starts "match: "), when process matches no process
+ * with data in the range ("process: "), or storage cannot be read.  With
+ * live_only nothing matching is an empty report, not an error.
  */
 int mw_leak_report(struct mw_reader *r, const struct mw_leak_query *q,
 		   cJSON **out, struct mw_err *err);

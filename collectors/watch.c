@@ -97,7 +97,7 @@ const char *mw_path_basename(const char *path)
 	return b;
 }
 
-static bool name_match(const char *pattern, const char *image)
+bool mw_image_name_match(const char *pattern, const char *image)
 {
 	const char *base = mw_path_basename(image);
 	size_t n = strlen(base);
@@ -123,7 +123,7 @@ static bool entry_match(const struct mw_watch_entry *e, uint32_t pid, const char
 	case MW_WATCH_PID:
 		return pid == e->pid;
 	case MW_WATCH_NAME:
-		return image && name_match(e->pattern, image);
+		return image && mw_image_name_match(e->pattern, image);
 	}
 	return false;
 }

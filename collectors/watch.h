@@ -59,6 +59,9 @@ bool mw_watch_entry_match(const struct mw_watch *w, size_t i, uint32_t pid, cons
 			  uint32_t self_pid);
 /* Glob with * and ?, ASCII case-insensitive. */
 bool mw_wildcard_match(const char *pattern, const char *text);
+/* An image name against a watch-list name pattern: case-insensitive, * and
+ * ?, the basename of a path, "notepad" selects "notepad.exe". */
+bool mw_image_name_match(const char *pattern, const char *image);
 /* The base name of a path ("C:\x\y.exe" -> "y.exe", "/usr/bin/z" -> "z"). */
 const char *mw_path_basename(const char *path);
 

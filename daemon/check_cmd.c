@@ -18,8 +18,9 @@
 #include "storage/query.h"
 
 static const char check_usage[] =
-	"usage: memwatchd check [--db PATH | --url URL] [--match SELECTOR] [--from T] [--to T]\n"
-	"                       [--warmup D] [--min-duration D] [--max-growth RATE] [--horizon D]\n"
+	"usage: memwatchd check [--db PATH | --url URL] [--process NAME] [--match SELECTOR]\n"
+	"                       [--from T] [--to T] [--warmup D] [--min-duration D]\n"
+	"                       [--max-growth RATE] [--max-count-growth N/h] [--horizon D]\n"
 	"                       [--limit N] [--inconclusive pass|fail] [--token TOKEN] [--json]\n"
 	"\n"
 	"Judge whether processes leak: pass, fail or inconclusive per process (image name),\n"
@@ -28,11 +29,16 @@ static const char check_usage[] =
 	"\n"
 	"  --db PATH          database file to judge (memwatch.db)\n"
 	"  --url URL          ask a running daemon instead (http://HOST:PORT)\n"
-	"  --match SELECTOR   series to judge (memwatch_process_private_bytes)\n"
+	"  --process NAME     judge only this process (image name, * and ? wildcards);\n"
+	"                     matching nothing is an error (exit 2)\n"
+	"  --match SELECTOR   judge only these series (default: all of each process's memory:\n"
+	"                     private, shared, mapped files, and handles and threads as counts);\n"
+	"                     matching nothing is an error (exit 2)\n"
 	"  --from T, --to T   range: ms, RFC 3339 or relative (-24h); default all stored data\n"
 	"  --warmup D         not judged at the start of each process (10m)\n"
 	"  --min-duration D   judged time needed for a verdict (20m)\n"
 	"  --max-growth RATE  growth budget: 1MB/h, 2%/h or both: 1MB/h,2%/h (64KB/h)\n"
+	"  --max-count-growth N/h  budget of handles and threads (10/h)\n"
 	"  --horizon D        projection horizon for the projected growth (24h)\n"
 	"  --limit N          list at most N processes (all)\n"
 	"  --token TOKEN      bearer token for --url (or MEMWATCH_TOKEN)\n"
@@ -46,6 +52,7 @@ static const struct {
 	{ "--warmup", "warmup" }, { "--min-duration", "min_duration" },
 	{ "--max-growth", "max_growth" }, { "--horizon", "horizon" },
 	{ "--limit", "limit" }, { "--inconclusive", "inconclusive" },
+	{ "--process", "process" }, { "--max-count-growth", "max_count_growth" },
 };
 
 struct check_args {

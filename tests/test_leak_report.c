@@ -4,7 +4,10 @@
  * the report read back as JSON.  Clear-cut shapes only (the detector's own
  * corpus is test_leak_corpus.c): a steady 10 MB/h leak whose growth is in
  * the heap, a flat process, a worker added every 20 minutes that never
- * exits, a process too short to judge.
+ * exits, a process too short to judge; a shared-memory leak with flat
+ * private bytes, a handle leak, a Linux heap leak inside a mapping whose
+ * size does not change, a kernel thread, a build agent's 15,000 `sleep`s
+ * and shells of which more are alive at the end.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +96,57 @@ static int setup(void **state)
 			add_proc(s, "memwatch_process_private_bytes", "worker.exe", pid, "started", pid,
 				 ts, 30e6 + noise(100e3));
 		}
+		/* shm.exe: private flat, shared memory (memfd) 5 MB/h */
+		add_proc(s, "memwatch_process_private_bytes", "shm.exe", "50", "started", "100",
+			 ts, 20e6 + noise(50e3));
+		add_proc(s, "memwatch_process_resident_bytes", "shm.exe", "50", "kind", "shmem",
+			 ts, 1e6 + 5e6 * h + noise(20e3));
+		add_proc(s, "memwatch_process_resident_bytes", "shm.exe", "50", "kind", "file",
+			 ts, 4e6);
+		/* fdleak: flat memory, 100 more handles an hour */
+		add_proc(s, "memwatch_process_private_bytes", "fdleak", "60", "started", "100",
+			 ts, 30e6 + noise(50e3));
+		add_proc(s, "memwatch_process_handles", "fdleak", "60", "started", "100",
+			 ts, floor(50 + 100 * h));
+		add_proc(s, "memwatch_process_handles", "flat.exe", "20", "started", "100", ts, 80);
+		/* lheap: a glibc heap leak on Linux: the heap mapping's size
+		 * (the bar) stays, its resident pages (working set) grow */
+		add_proc(s, "memwatch_process_private_bytes", "lheap", "70", "started", "100",
+			 ts, 10e6 + 8e6 * h + noise(30e3));
+		add_proc(s, "memwatch_heap_breakdown_bytes", "lheap", "70", "kind", "heap", ts, 200e6);
+		add_proc(s, "memwatch_heap_breakdown_bytes", "lheap", "70", "kind", "private_other",
+			 ts, 5e6);
+		add_proc(s, "memwatch_workingset_bytes", "lheap", "70", "category", "heap",
+			 ts, 2e6 + 8e6 * h + noise(30e3));
+		add_proc(s, "memwatch_workingset_bytes", "lheap", "70", "category", "private_data",
+			 ts, 3e6 + noise(30e3));
+		/* kthreadd: no memory at all */
+		add_proc(s, "memwatch_process_private_bytes", "kthreadd", "2", "started", "1", ts, 0);
+		/* sleep: a build agent's, 14 new ones every 10 s, each seen twice */
+		for (w = 0; w < 14; w++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", (int)(100000 + i * 14 + w));
+			add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started", pid, ts,
+				 100e3);
+			if (i > 0) {
+				snprintf(pid, sizeof(pid), "%d", (int)(100000 + (i - 1) * 14 + w));
+				add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started", pid,
+					 ts, 100e3);
+			}
+		}
+		/* sh: shells living an hour, one every 10 minutes, then one a
+		 * minute for the last hour: more of them alive at the end */
+		for (w = 0; w < 200; w++) {
+			double start = w < 12 ? w / 6.0 : 2.0 + (w - 12) / 60.0;
+			char pid[16];
+
+			if (h < start || h >= start + 1.0)
+				continue;
+			snprintf(pid, sizeof(pid), "%d", 5000 + w);
+			add_proc(s, "memwatch_process_private_bytes", "sh", pid, "started", pid, ts,
+				 5e6 + noise(20e3));
+		}
 		/* short.exe: the first five minutes only */
 		if (i * STEP < 300000)
 			add_proc(s, "memwatch_process_private_bytes", "short.exe", "40", "started", "100",
@@ -113,7 +167,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static cJSON *report_for(const char *match, size_t limit)
+/* The report over [T0, to], or NULL with the error in err_out. */
+static cJSON *report_until(const char *match, const char *process, size_t limit, int64_t to,
+			   char *err_out)
 {
 	struct mw_reader *r;
 	struct mw_leak_query q;
@@ -123,14 +179,23 @@ static cJSON *report_for(const char *match, size_t limit)
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 	mw_leak_query_init(&q);
 	q.match = match ? strdup(match) : NULL;
+	q.process = process ? strdup(process) : NULL;
 	q.limit = limit;
 	q.from_ms = T0;
-	q.to_ms = T0 + (int64_t)HOURS * 3600000;
-	if (mw_leak_report(r, &q, &rep, &err))
-		fail_msg("report: %s", err.msg);
+	q.to_ms = to;
+	if (mw_leak_report(r, &q, &rep, &err)) {
+		if (!err_out)
+			fail_msg("report: %s", err.msg);
+		strcpy(err_out, err.msg);
+	}
 	mw_leak_query_release(&q);
 	mw_reader_free(r);
 	return rep;
+}
+
+static cJSON *report_for(const char *match, size_t limit)
+{
+	return report_until(match, NULL, limit, T0 + (int64_t)HOURS * 3600000, NULL);
 }
 
 static const cJSON *group(const cJSON *rep, const char *process)
@@ -163,10 +228,14 @@ static void verdicts_per_group(void **state)
 
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
-	assert_int_equal((int)num(rep, "groups_total"), 4);
-	/* ranked: the failing groups first */
+	/* kthreadd has no memory: left out, and counted */
+	assert_int_equal((int)num(rep, "groups_total"), 9);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
+	/* ranked: the failing groups first, the watched ones (with a working
+	 * set or heap bar) first among them */
 	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rep, "groups"), 0);
 	assert_string_equal(str(first, "verdict"), "fail");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(first, "watched")));
 
 	g = group(rep, "leaky.exe");
 	assert_string_equal(str(g, "verdict"), "fail");
@@ -194,6 +263,56 @@ static void verdicts_per_group(void **state)
 	g = group(rep, "short.exe");
 	assert_string_equal(str(g, "verdict"), "inconclusive");
 	assert_true(strlen(str(g, "reason")) > 0);
+
+	/* shared memory grows, private bytes stay: the group fails on it */
+	g = group(rep, "shm.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "aspect"), "shared");
+	assert_string_equal(str(g, "kind"), "shared");
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 5e6) < 1e6);
+	assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(g, "aspects"), "private"), "verdict"), "pass");
+
+	/* handles are counted, with their own budget (10/h) */
+	g = group(rep, "fdleak");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "kind"), "handles");
+	assert_string_equal(str(g, "unit"), "handles");
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 100) < 10);
+	assert_non_null(strstr(str(g, "reason"), "handles/h"));
+
+	/* the heap named from resident pages, not the heap mapping's size */
+	g = group(rep, "lheap");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "kind"), "heap");
+	assert_string_equal(str(g, "kind_source"), "memwatch_workingset_bytes");
+
+	/* 15,000 short-lived incarnations: judged, counted, none read */
+	g = group(rep, "sleep");
+	assert_string_not_equal(str(g, "verdict"), "fail");
+	assert_true(num(g, "incarnations_total") > 15000);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "incarnations")) <= 50);
+
+	/* more shells alive at the end is no leak */
+	g = group(rep, "sh");
+	assert_string_equal(str(g, "verdict"), "pass");
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "total_growing")));
+
+	/* a pass carries no projection */
+	g = group(rep, "flat.exe");
+	assert_true(num(g, "projected_bytes") == 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(g, "growth_bytes")));
+	cJSON_Delete(rep);
+}
+
+static void warm_up_says_when(void **state)
+{
+	cJSON *rep = report_until(NULL, NULL, 0, T0 + 15 * 60000, NULL);
+
+	(void)state;
+	assert_string_equal(str(rep, "verdict"), "inconclusive");
+	/* processes seen from T0: warm-up 10 min + 20 min judged */
+	assert_true(num(rep, "first_verdicts_ms") == (double)(T0 + 30 * 60000));
 	cJSON_Delete(rep);
 }
 
@@ -207,8 +326,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 4);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 2);
+	assert_int_equal((int)num(rep, "groups_total"), 9);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 5);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
@@ -221,10 +340,18 @@ static void limit_and_match(void **state)
 	assert_int_equal(mw_leak_report_verdict(rep, true), MW_VERDICT_PASS);
 	cJSON_Delete(rep);
 
-	rep = report_for("no_such_metric", 0);
-	assert_string_equal(str(rep, "verdict"), "inconclusive");
-	assert_string_equal(str(rep, "reason"), "no series match");
-	cJSON_Delete(rep);
+	/* a gate that selects nothing is an error, not an empty pass */
+	{
+		char msg[256] = "";
+
+		assert_null(report_until("no_such_metric", NULL, 0, T0 + 3600000, msg));
+		assert_string_equal(msg, "match: no series match 'no_such_metric'");
+		assert_null(report_until(NULL, "leaky.ex", 0, T0 + 3600000, msg));
+		assert_memory_equal(msg, "process: ", 9);
+		rep = report_until(NULL, "LEAKY*", 0, T0 + 3 * 3600000, msg);
+		assert_int_equal((int)num(rep, "groups_total"), 1);
+		cJSON_Delete(rep);
+	}
 
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 	mw_leak_query_init(&q);
@@ -273,9 +400,19 @@ static void table(void **state)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	fclose(f);
-	assert_memory_equal(buf, "fail: memwatch_process_private_bytes", 36);
+	assert_memory_equal(buf, "fail: every process from 2025-11-21 00:00:00 to", 47);
 	assert_non_null(strstr(buf, "leaky.exe"));
 	assert_non_null(strstr(buf, "heap"));
+	/* every line fits 120 columns */
+	{
+		const char *l = buf, *nl;
+
+		for (; *l; l = nl + 1) {
+			nl = strchr(l, '\n');
+			assert_non_null(nl);
+			assert_true(nl - l <= 120);
+		}
+	}
 	cJSON_Delete(rep);
 }
 
@@ -285,6 +422,7 @@ int main(void)
 		cmocka_unit_test(verdicts_per_group),
 		cmocka_unit_test(limit_and_match),
 		cmocka_unit_test(options),
+		cmocka_unit_test(warm_up_says_when),
 		cmocka_unit_test(table),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,8 +2,9 @@
  * leaks.c - GET /api/v1/leaks and /api/v1/check: the leak report of
  * analysis/leak_report.c over HTTP.  /api/v1/leaks always answers 200
  * with the report; /api/v1/check answers the same body with a status a
- * build agent's `curl -f` acts on: 200 pass, 412 fail, 409 inconclusive
- * (200 with inconclusive=pass).
+ * build agent's `curl --fail-with-body` acts on: 200 pass, 412 fail, 409
+ * inconclusive (200 with inconclusive=pass), and 400 with a JSON error
+ * when match or process selects nothing, also with inconclusive=pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 /* The query parameters that are leak options (router.c lists them). */
 static const char *const leak_options[] = {
 	"match", "from", "to", "warmup", "min_duration", "max_growth", "horizon", "limit",
-	"inconclusive",
+	"inconclusive", "process", "max_count_growth",
 };
 
 static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
@@ -49,12 +50,19 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 		goto out;
 	if (mw_leak_report(reader, &q, &report, &err)) {
 		struct mw_err bare;
+		const char *what = "match", *msg = err.msg;
 
 		/* mw_reply_storage_error names the parameter itself, and tells
-		 * a bad selector (400) from a deadline or a storage fault (503) */
-		snprintf(bare.msg, sizeof(bare.msg), "%s",
-			 strncmp(err.msg, "match: ", 7) ? err.msg : err.msg + 7);
-		resp = mw_reply_storage_error(r, reader, "match", &bare);
+		 * a bad or empty selection (400) from a deadline or a storage
+		 * fault (503) */
+		if (!strncmp(msg, "match: ", 7)) {
+			msg += 7;
+		} else if (!strncmp(msg, "process: ", 9)) {
+			what = "process";
+			msg += 9;
+		}
+		snprintf(bare.msg, sizeof(bare.msg), "%s", msg);
+		resp = mw_reply_storage_error(r, reader, what, &bare);
 		mw_req_reader_put(r, reader);
 		goto out;
 	}

@@ -13,7 +13,7 @@ static const char *const series_params[] = { "match", NULL };
 static const char *const query_params[] = { "match", "from", "to", "step", "agg", "max_points", "top", NULL };
 static const char *const processes_params[] = { "sort", "limit", "offset", "filter", "window", NULL };
 static const char *const leak_params[] = { "match", "from", "to", "warmup", "min_duration",
-	"max_growth", "horizon", "limit", "inconclusive", NULL };
+	"max_growth", "horizon", "limit", "inconclusive", "process", "max_count_growth", NULL };
 static const char *const export_params[] = { "match", "from", "to", "format", NULL };
 static const char *const diff_params[] = { "pid", "process", "from", "to", "limit", NULL };
 static const char *const regions_params[] = { "pid", "process", "at", NULL };

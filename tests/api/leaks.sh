@@ -58,7 +58,8 @@ judged() {
 		a=$?
 		"$daemon" check --url "$base" --match "$steady_sel" "${cli_opts[@]}" >/dev/null 2>&1
 		b=$?
-		[ "$a" != 3 ] && [ "$b" != 3 ] && return 0
+		# 3: not judged yet; 2: no series yet (selecting nothing is an error)
+		[ "$a" != 3 ] && [ "$b" != 3 ] && [ "$a" != 2 ] && [ "$b" != 2 ] && return 0
 		sleep 0.5
 	done
 	echo "still inconclusive: leaky $a, steady $b"
@@ -75,7 +76,7 @@ expect_rc() {
 }
 check "check --url fails the leaking process (exit 1)" \
 	expect_rc 1 "$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}"
-check "its table names it and says fail" grep -Eq '^fail +leaky_app' "$tmpdir/cmd.out"
+check "its table names it and says fail" grep -Eq '^fail +\*?leaky_app' "$tmpdir/cmd.out"
 check "check --url passes the plateauing process (exit 0)" \
 	expect_rc 0 "$daemon" check --url "$base" --match "$steady_sel" "${cli_opts[@]}"
 check "curl -f /api/v1/check fails on the leak" \
@@ -162,8 +163,17 @@ check "bad match: 400 naming it" expect_error 400 match "$base/api/v1/leaks?matc
 check "bad inconclusive: 400 naming it" expect_error 400 inconclusive "$base/api/v1/check?inconclusive=maybe"
 check "from after to: 400" expect_error 400 from "$base/api/v1/leaks?from=now&to=-1h"
 check "unknown parameter: 400" expect_error 400 bogus "$base/api/v1/leaks?bogus=1"
-check "no matching series: inconclusive, says so" bash -c \
-	"curl -s '$base/api/v1/leaks?match=nothing_here' | grep -q '\"reason\":\"no series match\"'"
+check "no matching series: 400 naming match" expect_error 400 "no series match" \
+	"$base/api/v1/leaks?match=nothing_here"
+check "... /api/v1/check too, even with inconclusive=pass" expect_error 400 "no series match" \
+	"$base/api/v1/check?match=nothing_here&inconclusive=pass"
+check "a misspelt process: 400 naming process" expect_error 400 "process: no process named" \
+	"$base/api/v1/check?process=leaky_ap&inconclusive=pass"
+check "check: a misspelt process is an input error (2), also with --inconclusive pass" \
+	expect_rc 2 "$daemon" check --url "$base" --process leaky_ap --inconclusive pass
+check "check --db: a selector matching nothing is an input error (2)" \
+	expect_rc 2 "$daemon" check --db "$tmpdir/l.db" --match nothing_here --inconclusive pass
+check "... naming what matched nothing" grep -q "no series match 'nothing_here'" "$tmpdir/cmd.out"
 
 check "check: unknown option is a usage error (2)" expect_rc 2 "$daemon" check --bogus 1
 check "check: bad --max-growth names it (2)" expect_rc 2 "$daemon" check --max-growth fast

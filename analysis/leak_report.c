@@ -609,6 +609,7 @@ struct judged_group {
 	enum mw_verdict verdict;
 	double slope;
 	bool watched;
+	struct mw_leak_verdict v;	/* the same, as a structure */
 };
 
 static int cmp_judged(const void *a, const void *b)
@@ -764,6 +765,24 @@ static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
 	out->json = o;
 	out->slope = d->g.r.slope_bph;
 	out->watched = watched;
+	{
+		struct mw_leak_verdict *v = &out->v;
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
+
+		memset(v, 0, sizeof(*v));
+		snprintf(v->process, sizeof(v->process), "%s", e[0].group);
+		v->watched = watched;
+		v->verdict = (int)out->verdict;
+		snprintf(v->aspect, sizeof(v->aspect), "%s", aspects[deciding].name);
+		snprintf(v->unit, sizeof(v->unit), "%s",
+			 aspects[deciding].unit ? aspects[deciding].unit : "bytes");
+		if (cJSON_IsString(k))
+			snprintf(v->kind, sizeof(v->kind), "%s", k->valuestring);
+		v->slope_per_hour = d->g.r.slope_bph;
+		v->growth = d->g.r.growth_bytes;
+		v->projected = d->g.r.projected_bytes;
+		v->onset_ms = d->g.r.onset_ms;
+	}
 	rc = 0;
 out:
 	for (a = 0; a < naspects; a++)
@@ -866,6 +885,12 @@ static void watched_names(struct mw_reader *reader, char ***out, size_t *nout)
 int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 		   cJSON **out, struct mw_err *err)
 {
+	return mw_leak_report_verdicts(reader, q, out, NULL, err);
+}
+
+int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query *q,
+			    cJSON **out, struct mw_leak_status *verdicts, struct mw_err *err)
+{
 	struct aspect user = { "private", NULL, NULL };
 	const struct aspect *aspects = default_aspects;
 	size_t naspects = NASPECTS;
@@ -919,7 +944,7 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 	}
 	/* A gate that selects nothing must not go green: a misspelt process
 	 * or selector is the caller's error, not an empty pass. */
-	if (!q->live_only && nmatched == 0) {
+	if (!q->live_only && q->match && nmatched == 0) {
 		mw_error(err, "match: no series match '%s'", q->match ? q->match : MW_LEAK_DEFAULT_MATCH);
 		goto out;
 	}
@@ -968,6 +993,14 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 
 	for (i = 0; i < ngroups; i++)
 		counts[groups[i].verdict]++;
+	if (verdicts) {
+		memset(verdicts, 0, sizeof(*verdicts));
+		verdicts->v = mw_xcalloc(ngroups ? ngroups : 1, sizeof(*verdicts->v));
+		for (i = 0; i < ngroups; i++)
+			verdicts->v[i] = groups[i].v;
+		verdicts->n = ngroups;
+		memcpy(verdicts->counts, counts, sizeof(counts));
+	}
 	/* One failing group fails the whole; a report where nothing could be
 	 * judged is inconclusive; otherwise the groups that could be judged
 	 * passed (processes too short-lived to judge do not hold a soak test

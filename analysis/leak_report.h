@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "daemon/mwerr.h"
+#include "daemon/status.h"
 #include "leak.h"
 
 struct mw_reader;
@@ -70,6 +71,12 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
  */
 int mw_leak_report(struct mw_reader *r, const struct mw_leak_query *q,
 		   cJSON **out, struct mw_err *err);
+
+/* The same, and every group's verdict as a structure in ranked order
+ * (verdicts->v, n and counts; release with mw_leak_status_release): what
+ * the daemon's background judgement publishes and stores. */
+int mw_leak_report_verdicts(struct mw_reader *r, const struct mw_leak_query *q,
+			    cJSON **out, struct mw_leak_status *verdicts, struct mw_err *err);
 
 /* The overall verdict of a report ("verdict"), MW_VERDICT_INCONCLUSIVE
  * when missing; with inconclusive_passes, inconclusive counts as pass. */

@@ -16,13 +16,13 @@
 #include "batch.h"
 #include "commands.h"
 #include "forward/forwarder.h"
+#include "leak_judge.h"
 #include "log.h"
 #include "scheduler.h"
 #include "status.h"
 #include "stop.h"
 #include "storage/query.h"
 #include "storage/storage.h"
-#include "web/leak_gauges.h"
 #include "web/web.h"
 
 static void submit(void *arg, struct mw_batch *batch)
@@ -44,6 +44,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 	struct mw_status_table *status = mw_status_new(cfg->ncollectors);
 	struct mw_writer *writer = NULL;
 	struct mw_web *web = NULL;
+	struct mw_leak_judge *judge = NULL;
 	struct mw_forwarder *forwarder = NULL;
 	struct mw_scheduler sched;
 	struct mw_err err = { "" };
@@ -78,12 +79,14 @@ int mw_cmd_run(const struct mw_config *cfg)
 		mw_stop_finished();
 		return 2;
 	}
-	/* The background leak verdicts are stored too (history, and what
-	 * remote_write sends as memwatch_leak_*). */
-	mw_leak_gauges_set_store(submit, writer);
+	/* The background leak judgement, a service of its own whether the
+	 * web server is on or off: its verdicts go to the status board
+	 * (/metrics) and are stored (history, and what remote_write sends
+	 * as memwatch_leak_*). */
+	judge = mw_leak_judge_start(cfg, status, submit, writer);
 	if (mw_web_start(&web, cfg, status, &err)) {
 		mw_log_error("--listen / [web] listen: %s", err.msg);
-		mw_leak_gauges_set_store(NULL, NULL);
+		mw_leak_judge_stop(judge);
 		mw_forwarder_stop(forwarder);
 		mw_writer_stop(writer);
 		mw_scheduler_release(&sched);
@@ -105,7 +108,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 
 	mw_log_info("stopping: writing samples in flight");
 	mw_web_stop(web);
-	mw_leak_gauges_set_store(NULL, NULL);
+	mw_leak_judge_stop(judge);
 	mw_scheduler_release(&sched);
 	/* Before the writer: it must not read a database being closed.  What
 	 * the writer commits last is sent at the next start. */

@@ -17,7 +17,48 @@ struct mw_status_table {
 	struct mw_watch_status *watch;	/* allocated on the first set */
 	struct mw_rw_status *rw;	/* remote-write destinations */
 	size_t nrw;
+	struct mw_leak_status leaks;
 };
+
+static void leak_status_copy(struct mw_leak_status *dst, const struct mw_leak_status *src)
+{
+	*dst = *src;
+	dst->v = src->n ? mw_xmalloc(src->n * sizeof(*dst->v)) : NULL;
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+}
+
+void mw_leak_status_release(struct mw_leak_status *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+void mw_status_set_leaks(struct mw_status_table *t, const struct mw_leak_status *in)
+{
+	struct mw_leak_status copy, old;
+
+	if (!t)
+		return;
+	leak_status_copy(&copy, in);
+	pthread_mutex_lock(&t->lock);
+	old = t->leaks;
+	t->leaks = copy;
+	t->leaks.known = true;
+	pthread_mutex_unlock(&t->lock);
+	mw_leak_status_release(&old);
+}
+
+void mw_status_get_leaks(struct mw_status_table *t, struct mw_leak_status *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	leak_status_copy(out, &t->leaks);
+	pthread_mutex_unlock(&t->lock);
+}
 
 void mw_status_rw_init(struct mw_status_table *t, size_t n)
 {
@@ -132,6 +173,7 @@ void mw_status_free(struct mw_status_table *t)
 	pthread_mutex_destroy(&t->lock);
 	free(t->watch);
 	free(t->rw);
+	mw_leak_status_release(&t->leaks);
 	free(t->entries);
 	free(t);
 }

@@ -92,6 +92,31 @@ struct mw_rw_status {
 	char last_error[512];	/* the receiver's message or the network error */
 };
 
+/* The background leak judgement (daemon/leak_judge.c), published after
+ * each run for /metrics: the verdicts of the groups it keeps (watched ones
+ * and the [leak] metrics_top first-ranked), as plain structures. */
+struct mw_leak_verdict {
+	char process[128];
+	bool watched;
+	int verdict;		/* enum mw_verdict: 0 pass, 1 fail, 3 inconclusive */
+	char aspect[16];	/* what decided: private, shared, mapped, handles, threads */
+	char unit[16];		/* bytes, handles, threads */
+	char kind[24];		/* the kind that grew ("" unless failing) */
+	double slope_per_hour;	/* in unit per hour; NaN when none */
+	double growth;		/* NaN when none */
+	double projected;
+	int64_t onset_ms;	/* INT64_MIN: none */
+};
+
+struct mw_leak_status {
+	bool known;		/* the judge published at least once */
+	uint64_t runs, failures;
+	double last_run_s, last_duration_s, pause_s;
+	size_t counts[4];	/* groups by verdict (index: enum mw_verdict) */
+	size_t n;		/* verdicts */
+	struct mw_leak_verdict *v;	/* owned by the copy */
+};
+
 struct mw_status_table;
 
 struct mw_status_table *mw_status_new(size_t ncollectors);
@@ -120,6 +145,12 @@ void mw_status_rw_get(struct mw_status_table *t, size_t i, struct mw_rw_status *
 /* The lag as of now_ms: the age of the oldest unsent point keeps growing
  * while the forwarder waits between retries (it publishes less often). */
 int64_t mw_rw_status_lag_ms(const struct mw_rw_status *s, int64_t now_ms);
+
+/* The leak judgement (thread-safe; both copy the verdicts: release the
+ * copy get made with mw_leak_status_release). */
+void mw_status_set_leaks(struct mw_status_table *t, const struct mw_leak_status *in);
+void mw_status_get_leaks(struct mw_status_table *t, struct mw_leak_status *out);
+void mw_leak_status_release(struct mw_leak_status *s);
 
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "web/json_out.h"
-#include "web/leak_gauges.h"
+#include "daemon/leak_judge.h"
 #include "web/metrics.h"
 #include "web/params.h"
 
@@ -221,17 +221,17 @@ static void test_leak_pause(void **state)
 {
 	(void)state;
 	/* cheap runs: the refresh */
-	assert_int_equal(mw_leak_gauges_pause_ms(60000, 20, 0.0025), 60000);
+	assert_int_equal(mw_leak_judge_pause_ms(60000, 20, 0.0025), 60000);
 	/* no budget: the refresh, whatever a run costs */
-	assert_int_equal(mw_leak_gauges_pause_ms(60000, 4000, 0), 60000);
+	assert_int_equal(mw_leak_judge_pause_ms(60000, 4000, 0), 60000);
 	/* 4 s at 0.25 %: a start every 1600 s, so 1596 s of pause */
-	assert_int_equal(mw_leak_gauges_pause_ms(60000, 4000, 0.0025), 1596000);
+	assert_int_equal(mw_leak_judge_pause_ms(60000, 4000, 0.0025), 1596000);
 	/* 1 s at 1 %: 99 s */
-	assert_int_equal(mw_leak_gauges_pause_ms(1000, 1000, 0.01), 99000);
+	assert_int_equal(mw_leak_judge_pause_ms(1000, 1000, 0.01), 99000);
 	/* a whole core: back to back, but never under the refresh */
-	assert_int_equal(mw_leak_gauges_pause_ms(1000, 5000, 1.0), 1000);
+	assert_int_equal(mw_leak_judge_pause_ms(1000, 5000, 1.0), 1000);
 	/* a run that took no measurable time */
-	assert_int_equal(mw_leak_gauges_pause_ms(1000, 0, 0.0025), 1000);
+	assert_int_equal(mw_leak_judge_pause_ms(1000, 0, 0.0025), 1000);
 }
 
 int main(void)

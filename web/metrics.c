@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "conn_guard.h"
-#include "leak_gauges.h"
+#include "daemon/leak_gauges.h"
 #include "metrics.h"
 #include "readers.h"
 #include "storage/query.h"
@@ -162,6 +162,37 @@ static double file_bytes(const char *path)
 
 /* The forwarders' status ([remote_write.NAME]), one sample per
  * destination and family. */
+/* The gauge walk's text sink. */
+static void text_family(void *arg, const char *name, const char *type, const char *help)
+{
+	mw_prom_family(arg, name, type, help);
+}
+
+static void text_sample(void *arg, const char *name, const char *l1, const char *v1,
+			const char *l2, const char *v2, double value)
+{
+	const char *kv[4] = { l1, v1, l2, v2 };
+
+	mw_prom_sample_labels(arg, name, kv, l2 ? 2 : l1 ? 1 : 0, value);
+}
+
+/* The background leak judgement's last verdicts, as the judge published
+ * them (nothing before its first run). */
+static void write_leak_gauges(struct mw_req *r, struct mw_jbuf *b)
+{
+	struct mw_leak_status s;
+	struct mw_leak_gauge_sink sink = { text_family, text_sample, b };
+
+	if (!r->web->status)
+		return;
+	mw_status_get_leaks(r->web->status, &s);
+	if (s.known) {
+		mw_leak_gauges_walk(&s, &sink);
+		mw_leak_gauges_walk_runs(&s, &sink);
+	}
+	mw_leak_status_release(&s);
+}
+
 static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 {
 	static const struct {
@@ -345,7 +376,7 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 	mw_prom_sample(&b, "memwatch_web_slow_clients_closed_total", NULL, NULL,
 		       (double)mw_conn_guard_closed(r->web->guard));
 	write_remote_write(r, &b);
-	mw_leak_gauges_write(r->web->leak_gauges, &b);
+	write_leak_gauges(r, &b);
 	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
 	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,
 		       r->web->status ? (double)(r->now_ms - mw_status_started_ms(r->web->status)) / 1000

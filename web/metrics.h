@@ -13,6 +13,9 @@ void mw_prom_family(struct mw_jbuf *b, const char *name, const char *type, const
  * (\\ \" \n), invalid UTF-8 replaced by U+FFFD. */
 void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
 		    const char *value, double v);
+/* The same with nlabels labels: kv holds name, value pairs. */
+void mw_prom_sample_labels(struct mw_jbuf *b, const char *name, const char *const *kv,
+			   size_t nlabels, double v);
 /* Append s (a series key already in exposition form) with invalid UTF-8
  * replaced by U+FFFD. */
 void mw_prom_utf8(struct mw_jbuf *b, const char *s);

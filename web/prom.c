@@ -51,16 +51,17 @@ static void value_line_end(struct mw_jbuf *b, double v)
 	mw_j_char(b, '\n');
 }
 
-void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
-		    const char *value, double v)
+void mw_prom_sample_labels(struct mw_jbuf *b, const char *name, const char *const *kv,
+			   size_t nlabels, double v)
 {
 	struct mw_jbuf esc;
 	const char *p;
+	size_t i;
 
 	mw_j_lit(b, name);
-	if (label) {
+	for (i = 0; i < nlabels; i++) {
 		mw_jbuf_init(&esc);
-		for (p = value; *p; p++) {
+		for (p = kv[2 * i + 1]; *p; p++) {
 			if (*p == '\\' || *p == '"')
 				mw_j_char(&esc, '\\');
 			if (*p == '\n')
@@ -68,14 +69,24 @@ void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
 			else
 				mw_j_char(&esc, *p);
 		}
-		mw_j_char(b, '{');
-		mw_j_lit(b, label);
+		mw_j_char(b, i ? ',' : '{');
+		mw_j_lit(b, kv[2 * i]);
 		mw_j_lit(b, "=\"");
 		mw_prom_utf8(b, esc.p);
-		mw_j_lit(b, "\"}");
+		mw_j_char(b, '"');
 		mw_jbuf_release(&esc);
 	}
+	if (nlabels)
+		mw_j_char(b, '}');
 	value_line_end(b, v);
+}
+
+void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
+		    const char *value, double v)
+{
+	const char *kv[2] = { label, value };
+
+	mw_prom_sample_labels(b, name, kv, label ? 1 : 0, v);
 }
 
 const char *mw_prom_type(const char *name)

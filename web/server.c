@@ -34,7 +34,6 @@
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
 #include "conn_guard.h"
-#include "leak_gauges.h"
 #include "params.h"
 #include "readers.h"
 #include "web_internal.h"
@@ -404,7 +403,6 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	}
 	info = MHD_get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	web->port = info ? (int)info->port : 0;
-	web->leak_gauges = mw_leak_gauges_start(cfg);
 	*out = web;
 	return 0;
 }
@@ -420,7 +418,6 @@ void mw_web_stop(struct mw_web *web)
 		return;
 	if (web->daemon)
 		MHD_stop_daemon(web->daemon);
-	mw_leak_gauges_stop(web->leak_gauges);
 	mw_conn_guard_stop(web->guard);
 	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);

@@ -24,7 +24,6 @@
 #include "web.h"
 
 struct mw_reader_pool;
-struct mw_leak_gauges;
 struct mw_conn_guard;
 
 /* HTTP status codes we count for /metrics. */
@@ -41,7 +40,6 @@ struct mw_web {
 	size_t max_request_bytes;
 	int port;
 	struct mw_leak_params leak_params;	/* [leak] defaults of /api/v1/leaks */
-	struct mw_leak_gauges *leak_gauges;	/* NULL: none (tests) */
 	struct mw_conn_guard *guard;	/* slow request heads (conn_guard.h) */
 	atomic_uint_fast64_t requests[MW_WEB_NCODES + 1];	/* last: other */
 };

@@ -47,14 +47,15 @@ leaky=$(enc 'memwatch_process_private_bytes{process="leaky_app.exe"}')
 steady=$(enc 'memwatch_process_private_bytes{process="steady_app.exe"}')
 opts="warmup=3s&min_duration=20s"
 code() { curl -s -o "$dir/body" -w '%{http_code}' -m 30 "$base/api/v1/check?match=$1&$opts"; }
-# Poll (bounded) until both are judged (409 is inconclusive).
+# Poll (bounded) until both are judged (409 is inconclusive, 400 no series
+# yet: selecting nothing is an error).
 for _ in $(seq 1 150); do
 	a=$(code "$leaky")
 	b=$(code "$steady")
-	[ "$a" != 409 ] && [ "$b" != 409 ] && break
+	[ "$a" != 409 ] && [ "$b" != 409 ] && [ "$a" != 400 ] && [ "$b" != 400 ] && break
 	sleep 1
 done
-check "both judged within the bound (leaky $a, steady $b)" "[ '$a' != 409 ] && [ '$b' != 409 ]"
+check "both judged within the bound (leaky $a, steady $b)" "[ '$a' != 409 ] && [ '$b' != 409 ] && [ '$a' != 400 ] && [ '$b' != 400 ]"
 check "curl -f /api/v1/check fails the leaking process" \
 	"! curl -sf -m 30 '$base/api/v1/check?match=$leaky&$opts' >/dev/null && [ \"\$(code '$leaky')\" = 412 ]"
 check "curl -f /api/v1/check passes the plateauing process" \

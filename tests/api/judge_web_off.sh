@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# judge_web_off.sh DAEMON - the leak judgement is a daemon service, not a
+# part of the web server: with [web] listen = off a leaking helper's
+# verdict (memwatch_leak_verdict 1) and its kind (memwatch_leak_kind) are
+# stored as series, read back from the file with `check --db --json`.
+# Warm-up and minimum duration are shortened to seconds.  Helper and daemon
+# are ours, stopped by PID.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+daemon=$(cd "$(dirname "${1:?usage: judge_web_off.sh DAEMON}")" && pwd)/$(basename "$1")
+. "$here/lib.sh"
+
+hog=$root/build/native/helpers/memhog
+if [ ! -x "$hog" ] || ! command -v python3 >/dev/null; then
+	skip "memhog helper (or python3) missing"
+	finish
+	exit 0
+fi
+cp "$hog" "$tmpdir/leaky_off"
+db=$tmpdir/off.db
+
+mw_start off --listen off --db "$db" --interval 100ms --set storage.flush_interval=200ms \
+	--set leak.refresh=1s --set leak.cpu_budget=0 --set leak.window=1h \
+	--set leak.warmup=2s --set leak.min_duration=10s --watch leaky_off
+off_pid=$mw_pid
+# 256 KiB every 100 ms for a minute at most
+"$tmpdir/leaky_off" 256 100 0 60 >"$tmpdir/leaky.out" 2>&1 &
+pids+=("$!")
+
+# stored_verdict: the stored memwatch_leak_verdict of leaky_off, as the
+# level `check` reads from the file (1: fail); bounded poll.
+stored_verdict() {
+	local i
+	for i in $(seq 1 120); do
+		if "$daemon" check --db "$db" --match 'memwatch_leak_verdict{process="leaky_off"}' \
+			--warmup 0s --min-duration 0s --json >"$tmpdir/v.json" 2>/dev/null ||
+			[ $? != 2 ]; then
+			python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+sys.exit(0 if any(g["level_bytes"] == 1 or g.get("aspects",{}).get("selected",{}).get("level") == 1
+                  for g in d["groups"]) else 1)' "$tmpdir/v.json" && return 0
+		fi
+		sleep 0.5
+	done
+	cat "$tmpdir/v.json" 2>/dev/null
+	return 1
+}
+check "web off: the leak verdict (fail) is stored as memwatch_leak_verdict" stored_verdict
+check "... and its kind as memwatch_leak_kind" bash -c \
+	"'$daemon' check --db '$db' --match 'memwatch_leak_kind{process=\"leaky_off\"}' --json | grep -q '\"process\":\"leaky_off\"'"
+check "daemon stops with status 0" mw_stop "$off_pid"
+check "the log says the web server is off" grep -q "web server off" "$tmpdir/off.log"
+finish

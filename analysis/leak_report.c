@@ -1120,7 +1120,7 @@ static void fmt_time(char *buf, size_t size, double ms)
 }
 
 #define TABLE_WIDTH 120
-#define REASON_INDENT 9
+#define REASON_INDENT 14
 
 /* The reason under its row, indented and folded at spaces to the width. */
 static void print_reason(FILE *f, const char *reason)
@@ -1177,8 +1177,8 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 	}
 	if (!cJSON_GetArraySize(groups))
 		return;
-	/* 7+2+26+2+12+2+12+2+19+2+12 = 98 columns, the reason below */
-	fprintf(f, "\n%-7s  %-26s  %-12s  %12s  %-19s  %12s\n", "VERDICT", "PROCESS", "KIND",
+	/* 12+2+26+2+12+2+10+2+19+2+10 = 99 columns, the reason below */
+	fprintf(f, "\n%-12s  %-26s  %-12s  %10s  %-19s  %10s\n", "VERDICT", "PROCESS", "KIND",
 		"RATE/h", "SINCE (UTC)", "GROWTH");
 	cJSON_ArrayForEach(g, groups) {
 		const char *unit = str_of(g, "unit", "bytes");
@@ -1187,10 +1187,12 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 		bool fail = !strcmp(str_of(g, "verdict", ""), "fail");
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "watched");
 
-		/* a pass shows a rate only when it is within the budget (it
-		 * then has a growth): no leak-like figure beside a pass */
-		if (!fail && !isfinite(gr))
+		/* a pass shows a rate only when it rises within the budget:
+		 * no leak-like figure beside a pass */
+		if (!fail && !(isfinite(gr) && gr > 0)) {
 			slope = NAN;
+			gr = NAN;
+		}
 		if (strcmp(unit, "bytes")) {
 			snprintf(rate, sizeof(rate), isfinite(slope) ? "%+.0f" : "-", slope);
 			snprintf(growth, sizeof(growth), isfinite(gr) ? "%+.0f" : "-", gr);
@@ -1203,7 +1205,7 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 			any_watched = true;
 		snprintf(name, sizeof(name), "%s%.24s", cJSON_IsTrue(w) ? "*" : "",
 			 str_of(g, "process", "?"));
-		fprintf(f, "%-7s  %-26s  %-12.12s  %12s  %-19s  %12s\n", str_of(g, "verdict", "?"), name,
+		fprintf(f, "%-12s  %-26s  %-12.12s  %10s  %-19s  %10s\n", str_of(g, "verdict", "?"), name,
 			str_of(g, "kind", "-"), rate, since, growth);
 		print_reason(f, str_of(g, "reason", ""));
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "analysis/leak.h"
@@ -185,6 +186,94 @@ static void onset_position(void **state)
 	/* T0 + 4h is 02:13 UTC: the reason names it, whatever the local zone */
 	assert_non_null(strstr(res.reason, "UTC"));
 	assert_true(res.fit_t0_ms == res.onset_ms);
+}
+
+/* 50 minutes at 5 s: flat at 40 MiB (noise 30 KiB) until onset_min, then
+ * 20 MiB/h. */
+static void late_trace(double *v, size_t n, double onset_min, uint64_t seed)
+{
+	struct lc_rng r = { seed };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double t_min = (double)i * 5.0 / 60.0;
+
+		v[i] = 40 * LC_MIB + 30e3 * lc_normal(&r) +
+		       (t_min > onset_min ? 20 * LC_MIB * (t_min - onset_min) / 60.0 : 0.0);
+	}
+}
+
+/* Growth that starts three minutes after the warm-up is dated where it
+ * starts (the hinge inside the judged range cannot see it: too close to
+ * its start), within two minutes; growth from the first sample says so. */
+static void onset_is_the_change_point(void **state)
+{
+	static double v[600];
+	struct mw_trace tr = { T0, 5000, v, 600 };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	uint64_t seed;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (seed = 1; seed <= 5; seed++) {
+		late_trace(v, 600, 13.0, seed);
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+		assert_false(res.onset_at_start);
+		assert_true(llabs((long long)(res.onset_ms - (T0 + 13 * LC_MIN))) <= 2 * LC_MIN);
+		assert_null(strstr(res.reason, "warm-up"));
+	}
+	late_trace(v, 600, 0.0, 9);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+	assert_true(res.onset_at_start);
+	assert_true(res.onset_ms == T0);
+	assert_non_null(strstr(res.reason, "since the start, 2023-11-14 22:13:20 UTC"));
+	/* a pass carries no growth and no projection */
+	{
+		size_t i;
+
+		for (i = 0; i < 600; i++)
+			v[i] = 40 * LC_MIB + (i % 7) * 4096.0;
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_PASS);
+		assert_true(isnan(res.growth_bytes));
+		assert_true(res.projected_bytes == 0.0);
+		assert_null(strstr(res.reason, "/h"));
+	}
+}
+
+/* Handles are counted: judged against the count budget, in their unit. */
+static void counts_have_their_own_budget(void **state)
+{
+	static double v[600];
+	struct mw_trace tr = { T0, 5000, v, 600 };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	p.count_unit = "handles";
+	/* one more handle every 10 s: 360 an hour */
+	for (i = 0; i < 600; i++)
+		v[i] = 40.0 + (double)(i / 2);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+	assert_non_null(strstr(res.reason, "360 handles/h"));
+	assert_non_null(strstr(res.reason, "budget 10 handles/h"));
+	/* one every 10 minutes is within it */
+	for (i = 0; i < 600; i++)
+		v[i] = 40.0 + (double)(i / 120);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
+	/* in bytes, the same 360 an hour is far below 64 KiB/h */
+	p.count_unit = NULL;
+	for (i = 0; i < 600; i++)
+		v[i] = 40.0 + (double)(i / 2);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
 }
 
 static void group_growing_workers(void **state)
@@ -398,6 +487,8 @@ int main(void)
 		cmocka_unit_test(basic_shapes),
 		cmocka_unit_test(onset_position),
 		cmocka_unit_test(group_growing_workers),
+		cmocka_unit_test(onset_is_the_change_point),
+		cmocka_unit_test(counts_have_their_own_budget),
 		cmocka_unit_test(kind_selection),
 		cmocka_unit_test(short_steady_leak_with_beat),
 		cmocka_unit_test(bad_input),

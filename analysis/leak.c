@@ -857,6 +857,110 @@ static void work_free(struct work *w)
 	free(w->c);
 }
 
+/* The least-squares non-decreasing fit of y[0..n) (pool adjacent
+ * violators): blocks of equal fitted value, merged while one is above the
+ * next.  val and cnt are the caller's (n each). */
+static void isotonic(const double *y, size_t n, double *fit, double *val, size_t *cnt)
+{
+	size_t nb = 0, i, j, k;
+
+	for (i = 0; i < n; i++) {
+		val[nb] = y[i];
+		cnt[nb] = 1;
+		nb++;
+		while (nb > 1 && val[nb - 2] > val[nb - 1]) {
+			double c = (double)cnt[nb - 2] + (double)cnt[nb - 1];
+
+			val[nb - 2] = (val[nb - 2] * (double)cnt[nb - 2] +
+				       val[nb - 1] * (double)cnt[nb - 1]) / c;
+			cnt[nb - 2] += cnt[nb - 1];
+			nb--;
+		}
+	}
+	for (i = 0, k = 0; i < nb; i++)
+		for (j = 0; j < cnt[i]; j++)
+			fit[k++] = val[i];
+}
+
+/*
+ * A ratchet: floors that go up in a few separate steps and never come back
+ * down, the steps spread over the span and still coming at its end, as a
+ * leak that grows in bursts (a batch of requests every few minutes whose
+ * memory is kept) looks over a short span.  The trend test cannot see it
+ * there: two or three steps are residuals as autocorrelated as a wander.
+ * What tells it from a one-time load or a cache that filled: at least two
+ * steps, none given back, no gap (start to first step, between steps, last
+ * step to the end) over 60 % of the span, and the last gap no longer than
+ * one and a half times the longest before it.  *rate_out is the steps'
+ * rise per ms over the span.
+ */
+#define RATCHET_JUMP_SIGMA 8.0
+#define RATCHET_MIN_STEPS 2
+#define RATCHET_MAX_GAP 0.6
+static int ratchet(const double *x, const double *y, size_t n, double span_ms, double min_jump,
+		   double *scratch, double *rate_out)
+{
+	double med, sd, thr, up = 0.0, down = 0.0, t_prev, gap_max = 0.0, suffix;
+	double ev_t[64], ev_before[64], ev_h[64];
+	size_t i, k = 0, j;
+
+	*rate_out = 0.0;
+	if (n < 16 || !(span_ms > 0))
+		return 0;
+	for (i = 1; i < n; i++)
+		scratch[i - 1] = y[i] - y[i - 1];
+	med = median_inplace(scratch, n - 1);
+	for (i = 1; i < n; i++)
+		scratch[i - 1] = fabs(y[i] - y[i - 1] - med);
+	sd = 1.4826 * median_inplace(scratch, n - 1);
+	thr = RATCHET_JUMP_SIGMA * sd > min_jump ? RATCHET_JUMP_SIGMA * sd : min_jump;
+	for (i = 1; i < n; i++) {
+		double d = y[i] - y[i - 1];
+
+		if (d < -thr) {
+			down += -d;
+		} else if (d > thr) {
+			up += d;
+			/* a burst over neighbouring buckets is one step */
+			if (k > 0 && x[i] - ev_t[k - 1] <= 3.0 * (x[1] - x[0]) + 1e-9) {
+				ev_h[k - 1] += d;
+				continue;
+			}
+			if (k == 64)
+				return 0;
+			ev_t[k] = x[i];
+			ev_before[k] = y[i - 1];
+			ev_h[k] = d;
+			k++;
+		}
+	}
+	if (k < RATCHET_MIN_STEPS || down > 0.1 * up)
+		return 0;
+	/* none given back: after each step the floor never falls to half of it */
+	suffix = INFINITY;
+	for (i = n, j = k; i-- > 0;) {
+		if (y[i] < suffix)
+			suffix = y[i];
+		while (j > 0 && x[i] <= ev_t[j - 1]) {
+			j--;
+			if (x[i] == ev_t[j] && suffix < ev_before[j] + 0.5 * ev_h[j])
+				return 0;
+		}
+	}
+	/* spread over the span, and still coming */
+	t_prev = x[0];
+	for (j = 0; j < k; j++) {
+		if (ev_t[j] - t_prev > gap_max)
+			gap_max = ev_t[j] - t_prev;
+		t_prev = ev_t[j];
+	}
+	if (gap_max > RATCHET_MAX_GAP * span_ms || x[n - 1] - t_prev > RATCHET_MAX_GAP * span_ms ||
+	    x[n - 1] - t_prev > 1.5 * gap_max)
+		return 0;
+	*rate_out = (up - down) / span_ms;
+	return 1;
+}
+
 static void judge_points(struct work *w, size_t n, const struct mw_leak_params *p,
 			 int64_t judged_from, double span_ms, struct mw_leak_result *out,
 			 int *saw_out, double *budget_out)
@@ -868,8 +972,11 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	double f, f_line, f_hinge, f_quad, f_plat, S, varS, z, b_seg, hinge_sse;
 	double level, budget, x_onset = 0.0, tail_from;
 	char s1[32], s2[32], s3[32];
-	int has_onset = 0;
+	int has_onset = 0, ratchets;
+	double ratchet_rate;
 
+	ratchets = ratchet(w->x, w->y, n, span_ms, p->count_unit ? 0.5 : 16384.0, w->a,
+			   &ratchet_rate);
 	m = cycle_floors(w->x, w->y, n, w->a, rx, ry, n);
 	if (m > 0) {
 		saw = 1;
@@ -959,6 +1066,46 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		lo = select_kth(w->a, m, m / 10);
 		hi = select_kth(w->a, m, m - 1 - m / 10);
 		dominant = full.slope * (rx[m - 1] - rx[0]) > DOMINANT_RATIO * (hi - lo);
+		/* The same around the best non-decreasing fit: growth that
+		 * slows but never stops, in steps or smoothly, with a hash
+		 * table doubling now and then (an interning table, a cache
+		 * without a cap), is far from a line and from a parabola, yet
+		 * rises ten times beyond its spread around its own monotone
+		 * shape; noise and a wander go down as often as up and do
+		 * not.  The tail check below still passes one that stopped. */
+		if (!dominant) {
+			size_t *cnt = malloc(m * sizeof(*cnt));
+			double *val = malloc(m * sizeof(*val));
+
+			if (cnt && val) {
+				isotonic(wy, m, w->b, val, cnt);
+				for (i = 0; i < m; i++)
+					w->a[i] = wy[i] - w->b[i];
+				lo = select_kth(w->a, m, m / 10);
+				hi = select_kth(w->a, m, m - 1 - m / 10);
+				dominant = w->b[m - 1] - w->b[0] > DOMINANT_RATIO * (hi - lo) &&
+					   full.slope * (rx[m - 1] - rx[0]) > 0.5 * (w->b[m - 1] - w->b[0]);
+			}
+			free(cnt);
+			free(val);
+		}
+		/* The same around a curve: growth that slows but never stops
+		 * (an interning table, a cache without a cap) is far from a
+		 * line yet rises ten times beyond its spread around a parabola
+		 * that climbs over the whole span; a wander does neither. */
+		if (!dominant) {
+			double q0, q1, q2;
+
+			quad_residuals(rx, wy, m, w->a);
+			q0 = wy[0] - w->a[0];
+			q1 = wy[m - 2] - w->a[m - 2];
+			q2 = wy[m - 1] - w->a[m - 1];
+			if (q2 > q1 && q1 > q0 && wy[m / 2] - w->a[m / 2] > q0) {
+				lo = select_kth(w->a, m, m / 10);
+				hi = select_kth(w->a, m, m - 1 - m / 10);
+				dominant = q2 - q0 > DOMINANT_RATIO * (hi - lo);
+			}
+		}
 	}
 
 	/* Onset: the hinge is kept when the part before it is flat. */
@@ -1034,6 +1181,29 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	/* A pass carries no growth or projection: a reader (or a dashboard
 	 * summing projections) must not see a leak-like figure beside it;
 	 * the slope stays, it is the estimate the fit line draws. */
+	/* Steps that are kept decide where the trend test and the tail
+	 * cannot (a few bursts in a short span); the rate is the steps' rise
+	 * over the span. */
+	if (ratchets && !((dominant || (z > TREND_Z && full.lo > 0)) &&
+			  tail.ok && tail.lo > 0 && tail.slope >= TAIL_RATIO * b_seg)) {
+		double r = ratchet_rate * HOUR_MS;
+
+		dominant = 1;
+		tail.ok = 1;
+		tail.lo = tail.slope = b_seg = r / HOUR_MS;
+		out->slope_bph = r;
+		if (!(out->slope_lo_bph <= r))
+			out->slope_lo_bph = r;
+		if (!(out->slope_hi_bph >= r))
+			out->slope_hi_bph = r;
+		out->growth_bytes = r * span_ms / HOUR_MS;
+		out->projected_bytes = r * (double)p->horizon_ms / HOUR_MS;
+		out->fit_t0_ms = judged_from;
+		out->fit_value0 = w->y[0];
+		out->level_bytes = w->y[n - 1];
+		*saw_out = saw | 2;
+		fmt_amount(s1, sizeof(s1), out->slope_bph, p);
+	}
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
 		out->growth_bytes = NAN;
@@ -1044,7 +1214,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		return;
 	}
 	if (!(tail.ok && tail.lo > 0 && tail.slope >= TAIL_RATIO * b_seg)) {
-		double tail_ms = rx[m - 1] - tail_from;
+		double tail_ms = rx[m - 1] - (tail_from > rx[0] ? tail_from : rx[0]);
 
 		out->verdict = MW_VERDICT_PASS;
 		out->growth_bytes = NAN;
@@ -1080,7 +1250,7 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 	fmt_utc(s2, sizeof(s2), out->onset_ms);
 	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
 		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
-		 saw ? ", sawtooth floors" : "");
+		 saw & 2 ? ", in steps never given back" : saw ? ", sawtooth floors" : "");
 }
 
 /*
@@ -1375,6 +1545,22 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 	}
 }
 
+/* The total can only accumulate instances when more are alive at the
+ * end than at the start: with the same ones throughout, each is judged on
+ * its own (their sum is no more a leak than they are). */
+static int more_alive_at_end(const struct mw_leak_group *g)
+{
+	size_t b, first = g->nb, last = g->nb;
+
+	for (b = 0; b < g->nb; b++)
+		if (g->alive[b]) {
+			if (first == g->nb)
+				first = b;
+			last = b;
+		}
+	return first < g->nb && g->alive[last] > g->alive[first];
+}
+
 void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out)
 {
 	struct mw_leak_result total;
@@ -1397,6 +1583,8 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 		snprintf(total.reason, sizeof(total.reason), "incarnations on different steps or times");
 	else if (!g->sum)
 		snprintf(total.reason, sizeof(total.reason), "no common time axis for the total");
+	else if (!more_alive_at_end(g))
+		snprintf(total.reason, sizeof(total.reason), "the same %zu throughout", g->ninc);
 	else {
 		struct mw_trace tt;
 

@@ -1499,6 +1499,12 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 		g->nfail++;
 	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
 		g->ninconclusive++;
+		if (r->first_ms != INT64_MIN && r->last_ms != INT64_MIN &&
+		    (!g->have_longest ||
+		     r->last_ms - r->first_ms > g->longest_r.last_ms - g->longest_r.first_ms)) {
+			g->longest_r = *r;
+			g->have_longest = 1;
+		}
 	}
 	if (!tr || !tr->v || tr->n == 0)
 		return;
@@ -1620,7 +1626,11 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 			out->r.verdict = MW_VERDICT_INCONCLUSIVE;
 			fmt_duration(w, sizeof(w), (double)g->params.warmup_ms);
 			fmt_duration(d, sizeof(d), (double)g->params.min_duration_ms);
-			if (g->nended > 0)
+			if (g->have_longest && g->longest_r.last_ms >= g->t0_ms + (int64_t)(g->nb - 2) * g->step_ms)
+				/* the longest still runs: it says what is missing */
+				snprintf(tmp, sizeof(tmp), "%zu incarnations, the longest: %s", g->ninc,
+					 g->longest_r.reason);
+			else if (g->nended > 0)
 				snprintf(tmp, sizeof(tmp),
 					 "%zu incarnations, none lived long enough to judge (warm-up %s + %s)",
 					 g->ninc, w, d);

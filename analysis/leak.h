@@ -168,6 +168,8 @@ struct mw_leak_group {
 	long best;			/* steepest failing incarnation, -1: none */
 	struct mw_leak_result best_r;
 	struct mw_leak_result first_r;	/* the first one added (a group of one) */
+	struct mw_leak_result longest_r;	/* the inconclusive one with most data */
+	int have_longest;
 	size_t counted_only;		/* counted, not read */
 };
 

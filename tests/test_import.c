@@ -17,11 +17,11 @@
 
 #include "daemon/commands.h"
 #include "import/import.h"
+#include "storage/export.h"
 #include "storage/query.h"
 #include "storage/store.h"
-#include "web/json_out.h"
-#include "web/params.h"
-#include "web/web_internal.h"
+#include "daemon/json_out.h"
+#include "daemon/params.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -498,123 +498,37 @@ static void json_errors(void **state)
 	assert_non_null(strstr(err.msg, "series 1 (m{a=\"b\"}), point 2"));
 }
 
-/* ---- export, exactly as web/export.c writes it, then import ------------------- */
+/* ---- export (storage/export.c, as the web and the command write it), then import */
 
-static void csv_cell(struct mw_jbuf *b, const char *s)
+/* Write the export of every series of db to path, in small pieces. */
+static void export_file(const char *db, const char *path, enum mw_export_format fmt)
 {
-	const char *q;
+	struct mw_reader *r = open_reader(db);
+	struct mw_export *x;
+	struct mw_err err;
+	const char *p;
+	size_t n;
+	FILE *f = fopen(path, "wb");
+	int rc;
 
-	mw_j_char(b, '"');
-	while ((q = strchr(s, '"'))) {
-		mw_j_raw(b, s, (size_t)(q - s) + 1);
-		mw_j_char(b, '"');
-		s = q + 1;
-	}
-	mw_j_lit(b, s);
-	mw_j_char(b, '"');
+	assert_non_null(f);
+	assert_int_equal(mw_export_open(&x, r, "", 0, INT64_MIN, INT64_MAX, fmt, &err), 0);
+	while ((rc = mw_export_next(x, 700, &p, &n, &err)) == 1)
+		assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(rc, 0);
+	assert_int_equal(fclose(f), 0);
+	mw_export_free(x);
+	mw_reader_free(r);
 }
 
-/* produce_csv() of web/export.c: merged by timestamp, "" for no point. */
 static void export_csv(const char *db, const char *path)
 {
-	struct mw_reader *r = open_reader(db);
-	struct mw_series_list list;
-	struct mw_raw_iter *it[8];
-	int64_t head_ts[8];
-	double head_v[8];
-	int has[8];
-	struct mw_jbuf b;
-	struct mw_err err;
-	char num[40], tbuf[40];
-	size_t i;
-
-	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
-	assert_true(list.n <= 8);
-	mw_jbuf_init(&b);
-	mw_j_lit(&b, "\"(PDH-CSV 4.0) (UTC)(0)\"");
-	for (i = 0; i < list.n; i++) {
-		mw_j_char(&b, ',');
-		csv_cell(&b, list.items[i].key);
-		assert_int_equal(mw_raw_iter_open(&it[i], r, list.items[i].id, INT64_MIN, INT64_MAX,
-						  &err), 0);
-		has[i] = mw_raw_iter_next(it[i], &head_ts[i], &head_v[i], &err) == 1;
-	}
-	mw_j_lit(&b, "\r\n");
-	for (;;) {
-		int64_t t = INT64_MAX;
-		int any = 0;
-
-		for (i = 0; i < list.n; i++) {
-			if (has[i] && head_ts[i] < t)
-				t = head_ts[i];
-			any |= has[i];
-		}
-		if (!any)
-			break;
-		mw_fmt_time_utc(tbuf, t);
-		mw_j_char(&b, '"');
-		mw_j_lit(&b, tbuf);
-		mw_j_char(&b, '"');
-		for (i = 0; i < list.n; i++) {
-			mw_j_lit(&b, ",\"");
-			if (has[i] && head_ts[i] == t) {
-				mw_j_raw(&b, num, mw_fmt_double(num, head_v[i]));
-				has[i] = mw_raw_iter_next(it[i], &head_ts[i], &head_v[i], &err) == 1;
-			}
-			mw_j_char(&b, '"');
-		}
-		mw_j_lit(&b, "\r\n");
-	}
-	write_file(path, b.p, b.len);
-	for (i = 0; i < list.n; i++)
-		mw_raw_iter_free(it[i]);
-	mw_jbuf_release(&b);
-	mw_series_list_release(&list);
-	mw_reader_free(r);
+	export_file(db, path, MW_EXPORT_CSV);
 }
 
-/* produce_json() of web/export.c. */
 static void export_json(const char *db, const char *path)
 {
-	struct mw_reader *r = open_reader(db);
-	struct mw_series_list list;
-	struct mw_raw_iter *it;
-	struct mw_jbuf b;
-	struct mw_err err;
-	int64_t ts;
-	double v;
-	size_t i;
-	int first;
-
-	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
-	mw_jbuf_init(&b);
-	mw_j_lit(&b, "{\"series\":[");
-	for (i = 0; i < list.n; i++) {
-		assert_int_equal(mw_raw_iter_open(&it, r, list.items[i].id, INT64_MIN, INT64_MAX,
-						  &err), 0);
-		if (i)
-			mw_j_char(&b, ',');
-		mw_j_series_head(&b, &list.items[i]);
-		mw_j_lit(&b, ",\"points\":[");
-		first = 1;
-		while (mw_raw_iter_next(it, &ts, &v, &err) == 1) {
-			if (!first)
-				mw_j_char(&b, ',');
-			first = 0;
-			mw_j_char(&b, '[');
-			mw_j_int(&b, ts);
-			mw_j_char(&b, ',');
-			mw_j_double(&b, v);
-			mw_j_char(&b, ']');
-		}
-		mw_j_lit(&b, "]}");
-		mw_raw_iter_free(it);
-	}
-	mw_j_lit(&b, "]}\n");
-	write_file(path, b.p, b.len);
-	mw_jbuf_release(&b);
-	mw_series_list_release(&list);
-	mw_reader_free(r);
+	export_file(db, path, MW_EXPORT_JSON);
 }
 
 static const double odd_values[] = {

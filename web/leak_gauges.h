@@ -17,7 +17,7 @@
 #define MW_WEB_LEAK_GAUGES_H
 
 #include "daemon/config.h"
-#include "json_out.h"
+#include "daemon/json_out.h"
 
 struct mw_leak_gauges;
 

@@ -35,7 +35,7 @@
 #include "daemon/xalloc.h"
 #include "conn_guard.h"
 #include "leak_gauges.h"
-#include "params.h"
+#include "daemon/params.h"
 #include "readers.h"
 #include "web_internal.h"
 

@@ -110,6 +110,14 @@ void mw_store_count_dropped_regions(struct mw_store *s, uint64_t nsnapshots);
 /* Append the store's own metrics (memwatch_storage_*) stamped now_ms. */
 void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms);
 
+/* Everything handed to the store's owner up to wall-clock time ms has
+ * been added: the next flush records ms in the file (table writer_mark),
+ * which readers report as how far the file is complete (export.h).  The
+ * writer thread calls it with the time it took its queue; a store whose
+ * owner never calls it (import, tests) writes no mark.  A mark never
+ * moves back. */
+void mw_store_mark_complete(struct mw_store *s, int64_t ms);
+
 /* Write what is pending.  0 on success; -1 when the database refused
  * (message in err; the store keeps running, see above). */
 int mw_store_flush(struct mw_store *s, struct mw_err *err);

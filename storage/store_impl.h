@@ -87,6 +87,7 @@ enum {
 	ST_RECOVER_CHUNKS,
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
+	ST_MARK,	/* writer_mark: how far the file is complete */
 	ST_COUNT
 };
 
@@ -131,6 +132,7 @@ struct mw_store {
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
+	int64_t mark_ms;	/* mw_store_mark_complete (INT64_MIN: none) */
 	int commits_since_checkpoint;	/* see wal_committed (store.c) */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 };

@@ -3,6 +3,7 @@
  * (storage/export.h writes them, as CSV or JSON), streamed through a
  * libmicrohttpd callback response in constant memory.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #define EXPORT_MAX_SERIES 2000
 #define EXPORT_BLOCK 65536
 #define EXPORT_TIMEOUT_FACTOR 12
+#define EXPORT_FLUSH_WAIT_MS 5000
 
 struct export {
 	struct mw_web *web;
@@ -70,7 +72,8 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 	const char *match = mw_req_arg(r, "match"), *fmt = mw_req_arg(r, "format");
 	enum mw_export_format format = MW_EXPORT_CSV;
 	struct export *e;
-	int64_t timeout_ms, from, to;
+	int64_t timeout_ms, from, to, mark;
+	char num[32];
 
 	if (!match)
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: required (a series selector)");
@@ -84,6 +87,21 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 	e->web = r->web;
 	if (!(e->reader = mw_req_reader(r, &resp)))
 		goto fail;
+	/* Up to now (or a time the file is not complete to yet): have the
+	 * writer commit what it holds first, so the export has every point
+	 * taken before the request instead of stopping at the last periodic
+	 * flush.  If that fails or takes too long, the export says how far it
+	 * is complete (complete_to_ms, from the mark read below). */
+	if (mw_reader_complete_to(e->reader, &mark, &err)) {
+		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
+				      err.msg);
+		goto fail;
+	}
+	if (to > mark) {
+		timeout_ms = mw_pool_timeout(r->web->pool);
+		mw_status_flush(r->web->status, timeout_ms > 0 && timeout_ms < EXPORT_FLUSH_WAIT_MS ?
+				timeout_ms : EXPORT_FLUSH_WAIT_MS);
+	}
 	if (mw_export_open(&e->x, e->reader, match, EXPORT_MAX_SERIES, from, to, format, &err)) {
 		resp = mw_reply_storage_error(r, e->reader, "match", &err);
 		goto fail;
@@ -107,6 +125,10 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 				format == MW_EXPORT_CSV ? "text/csv; charset=utf-8" :
 				"application/json");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if ((mark = mw_export_complete_to(e->x)) != INT64_MIN) {
+		snprintf(num, sizeof(num), "%lld", (long long)mark);
+		MHD_add_response_header(resp, "X-Complete-To-Ms", num);
+	}
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (format == MW_EXPORT_CSV)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION,

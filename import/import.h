@@ -197,6 +197,8 @@ struct mw_import_result {
 	struct mw_import_stats st;
 	int bias_min;		/* CSV */
 	char zone[64];		/* CSV */
+	uint64_t already_stored;	/* points the store had already (skip_stored,
+				 * store.h): read, not stored again */
 	bool stopped;		/* a bad line or a store error ended it early */
 	uint64_t stop_line;	/* the bad line (0: none or not a line) */
 };

@@ -259,7 +259,31 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		  const struct mw_label *labels, size_t nlabels,
 		  int64_t ts_ms, double value)
 {
-	add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+	struct mw_series *se;
+	int rc;
+
+	if (!s->opt.skip_stored) {
+		add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+		return;
+	}
+	se = mw_series_get(s, key);
+	rc = se ? mw_dedupe_check(s, se, ts_ms) : 0;
+	if (rc == 1) {
+		/* a flush may drop idle series from memory: find it again */
+		if (mw_store_flush(s, NULL) == 0)
+			se = mw_series_get(s, key);
+		rc = se && !s->failing ? mw_dedupe_check(s, se, ts_ms) : 0;
+	}
+	if (rc == 2) {
+		s->stats.skipped_points_total++;
+		return;
+	}
+	if (!se) {
+		se = add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+		mw_dedupe_added(s, se, ts_ms);
+		return;
+	}
+	add_point(s, se, key, metric, labels, nlabels, ts_ms, value);
 }
 
 /*
@@ -679,6 +703,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
 		se->live_row = true;
+		mw_dedupe_committed(se);
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
@@ -841,6 +866,7 @@ void mw_store_free(struct mw_store *s)
 	mw_catalog_close(&s->cat);
 	mw_retention_free(s);
 	mw_rg_store_free(s);
+	mw_dedupe_close(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,
 			     sqlite3_errmsg(s->db));

@@ -650,6 +650,148 @@ static void roundtrip_json(void **state)
 	assert_same_points(DB, DB2, 1);
 }
 
+/* ---- the same points twice: stored once (store option skip_stored) ------------- */
+
+/* Points of every series of db; *sum gets the sum of their values. */
+static uint64_t count_points(const char *db, double *sum)
+{
+	struct mw_reader *r = open_reader(db);
+	struct mw_series_list list;
+	struct mw_raw_iter *it;
+	struct mw_err err;
+	uint64_t n = 0;
+	int64_t ts;
+	double v;
+	size_t i;
+
+	if (sum)
+		*sum = 0;
+	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
+	for (i = 0; i < list.n; i++) {
+		assert_int_equal(mw_raw_iter_open(&it, r, list.items[i].id, INT64_MIN, INT64_MAX,
+						  &err), 0);
+		while (mw_raw_iter_next(it, &ts, &v, &err) == 1) {
+			n++;
+			if (sum && !isnan(v))
+				*sum += v;
+		}
+		mw_raw_iter_free(it);
+	}
+	mw_series_list_release(&list);
+	mw_reader_free(r);
+	return n;
+}
+
+static int import_cmd(const char *db, const char *a, const char *b)
+{
+	char *argv[] = { (char *)"import", (char *)"--db", (char *)db, (char *)a, (char *)b, NULL };
+
+	return mw_cmd_import(b ? 5 : 4, argv);
+}
+
+/* An exported file imported twice, and its other format on top: the
+ * point count stays.  The source has a clock step back (timestamps out of
+ * order in storage) and NaN / infinities. */
+static void import_twice(void **state)
+{
+	uint64_t n;
+
+	(void)state;
+	fill_source();
+	export_json(DB, TMP_JSON);
+	export_csv(DB, TMP_CSV);
+	n = count_points(DB, NULL);
+	assert_int_equal(n, 400 + 134 + NODD * 3);
+	assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_int_equal(import_cmd(DB2, TMP_CSV, TMP_JSON), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_same_points(DB, DB2, 1);
+	/* and into the database they came from */
+	assert_int_equal(import_cmd(DB, TMP_CSV, NULL), 0);
+	assert_int_equal(count_points(DB, NULL), n);
+}
+
+/* JSON of two series with a point a second for i in [lo, hi), value v. */
+static void write_range(const char *path, int lo, int hi, double v)
+{
+	FILE *f = fopen(path, "wb");
+	int k, i;
+
+	assert_non_null(f);
+	fputs("{\"series\":[", f);
+	for (k = 0; k < 2; k++) {
+		fprintf(f, "%s{\"name\":\"mw_test_%c\",\"labels\":{\"k\":\"1\"},\"points\":[",
+			k ? "," : "", 'a' + k);
+		for (i = lo; i < hi; i++)
+			fprintf(f, "%s[%lld,%.17g]", i > lo ? "," : "", (long long)(T0 + i * 1000LL),
+				v + k);
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+}
+
+/* The 1-minute average of mw_test_a at minute m (from T0). */
+static double minute_avg(const char *db, int m)
+{
+	struct mw_reader *r = open_reader(db);
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	double v;
+
+	mw_range_query_init(&q, T0 + m * 60000LL, T0 + m * 60000LL + 59999);
+	q.step_ms = 60000;
+	q.tier = MW_TIER_1M;
+	if (mw_reader_range(r, "mw_test_a", &q, &res, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 1);
+	v = res.values[0][0];
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+	return v;
+}
+
+/* Overlapping recordings (several chunks each): the overlap is stored once,
+ * with the first value, in the raw points and in the rollups. */
+static void import_overlap(void **state)
+{
+	double sum;
+
+	(void)state;
+	write_range(TMP_JSON, 0, 2000, 100);
+	write_range(TMP_CSV, 1000, 3000, 200);	/* JSON, whatever the name */
+	assert_int_equal(import_cmd(DB2, TMP_JSON, TMP_CSV), 0);
+	assert_int_equal(count_points(DB2, &sum), 2 * 3000);
+	assert_true(sum == 2000 * 100 + 2000 * 101 + 1000 * 200 + 1000 * 201);
+	assert_true(minute_avg(DB2, 20) == 100);	/* [1200 s, 1260 s): in both */
+	assert_true(minute_avg(DB2, 40) == 200);	/* only in the second */
+	/* the other way round, into a fresh file: the later part first */
+	rm_db(DB2);
+	assert_int_equal(import_cmd(DB2, TMP_CSV, TMP_JSON), 0);
+	assert_int_equal(count_points(DB2, &sum), 2 * 3000);
+	assert_true(sum == 1000 * 100 + 1000 * 101 + 2000 * 200 + 2000 * 201);
+	assert_true(minute_avg(DB2, 20) == 200);
+	/* a file holding a series twice: its points once */
+	rm_db(DB2);
+	{
+		static const char twice[] =
+			"{\"series\":[{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
+			"[[1763719200000,1],[1763719201000,2]]},"
+			"{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
+			"[[1763719200000,1],[1763719201000,2],[1763719202000,3]]}]}";
+
+		write_file(TMP_JSON, twice, sizeof(twice) - 1);
+		assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+		assert_int_equal(count_points(DB2, &sum), 3);
+		assert_true(sum == 6);
+	}
+}
+
 /* ---- typeperf / relog samples ----------------------------------------------------- */
 
 /* The points of one series as "ts=v ts=v ..." */
@@ -919,6 +1061,8 @@ int main(void)
 		cmocka_unit_test(json_errors),
 		cmocka_unit_test_setup_teardown(roundtrip_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
 		cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
 		cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),

@@ -792,6 +792,58 @@ static void import_overlap(void **state)
 	}
 }
 
+/* The writer's completeness mark: none in an imported file; else the
+ * newest mark committed, in the reader and at the head of the JSON. */
+static void complete_mark(void **state)
+{
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_err err;
+	int64_t mark;
+	char head[64], want[64];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	fill_source();
+	r = open_reader(DB);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == INT64_MIN);
+	mw_reader_free(r);
+	export_json(DB, TMP_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	assert_true(!strncmp(head, "{\"series\":[", 11));
+
+	s = open_store(DB);
+	mw_store_mark_complete(s, T0 + 5000);
+	mw_store_mark_complete(s, T0 + 4000);	/* never back */
+	mw_store_add(s, "mw_test_x", "mw_test_x", NULL, 0, T0 + 4500, 1);
+	assert_int_equal(mw_store_flush(s, &err), 0);
+	r = open_reader(DB);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 5000);
+	mw_store_mark_complete(s, T0 + 9000);	/* in memory until a flush */
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 5000);
+	mw_store_free(s);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 9000);
+	mw_reader_free(r);
+	export_json(DB, TMP_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	snprintf(want, sizeof(want), "{\"complete_to_ms\":%lld,\"series\":[",
+		 (long long)(T0 + 9000));
+	assert_true(!strncmp(head, want, strlen(want)));
+}
+
 /* ---- typeperf / relog samples ----------------------------------------------------- */
 
 /* The points of one series as "ts=v ts=v ..." */
@@ -1063,6 +1115,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
+		cmocka_unit_test_setup_teardown(complete_mark, setup, teardown),
 		cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
 		cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),

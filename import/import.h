@@ -204,6 +204,8 @@ struct mw_import_result {
 };
 
 /* Import one file into the store (NULL: parse only, for benchmarks).
+ * With a store opened with skip_stored (store.h; the command does), the
+ * points it held already are not stored again: res->already_stored.
  * Points are committed every flush_points and at the end; on a bad line
  * the points before it are committed and -1 is returned with
  * "PATH:LINE: what was wrong" in err (res says how far it got).  A store

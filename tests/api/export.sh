@@ -151,6 +151,18 @@ PY
 }
 check "export CSV -> import -> export: the same CSV" roundtrip csv
 check "export JSON -> import -> export: the same series and points" roundtrip json
+# importing the same files again, and the other format of the same points:
+# nothing is added (the file's export does not change)
+reimport() {
+	local db2=$tmpdir/back-json.db
+	cli_exit 0 export --db "$db2" --format json || return 1
+	cp "$tmpdir/out" "$tmpdir/before.json"
+	cli_exit 0 import --db "$db2" "$tmpdir/rt.json" "$tmpdir/rt.csv" || return 1
+	grep -q "points already stored" "$tmpdir/out" || { echo "no count of stored points"; cat "$tmpdir/out"; return 1; }
+	cli_exit 0 export --db "$db2" --format json || return 1
+	cmp "$tmpdir/out" "$tmpdir/before.json"
+}
+check "import the same points again (JSON and CSV): nothing added" reimport
 
 check "daemon stops cleanly" mw_stop "$main_pid"
 

@@ -19,7 +19,7 @@
 #include "daemon/xalloc.h"
 #include "leak_report.h"
 #include "storage/query.h"
-#include "web/params.h"
+#include "daemon/params.h"
 
 /* Buckets per judged range: enough for the statistics, few enough that
  * Theil-Sen's pairwise slopes stay cheap. */

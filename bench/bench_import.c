@@ -9,7 +9,10 @@
  *                 transaction per million rows, WAL, synchronous = FULL (as
  *                 bench_storage's baseline)
  *   import:       mw_import_file into a fresh store (compressed chunks,
- *                 rollups, commits every million points and at the end)
+ *                 rollups, commits every million points and at the end),
+ *                 skipping stored points as the command does (skip_stored)
+ *   again:        the same file once more into that store: every point is
+ *                 stored already and is looked up (storage/dedupe.c)
  *
  * Inputs, generated first: a typeperf-shaped CSV (100 counter columns:
  * 24 processes x 4 counters, 3 Memory gauges, one perf value; values as
@@ -152,8 +155,10 @@ static uint64_t make_json(void)
 	return points;
 }
 
-static double run_import(const char *path, bool store, uint64_t expect)
+/* mode 0: parse only; 1: into a fresh store; 2: into the store left by 1. */
+static double run_import(const char *path, int mode, uint64_t expect)
 {
+	bool store = mode > 0;
 	struct mw_store_options o;
 	struct mw_store *s = NULL;
 	struct mw_import_result res;
@@ -161,11 +166,13 @@ static double run_import(const char *path, bool store, uint64_t expect)
 	double t;
 
 	if (store) {
-		mw_test_db_remove(DB_PATH);
+		if (mode == 1)
+			mw_test_db_remove(DB_PATH);
 		mw_store_options_init(&o);
 		o.db_path = DB_PATH;
 		o.self_metrics = false;
 		o.retention_raw_ms = 0;
+		o.skip_stored = true;
 		if (mw_store_open(&s, &o, &err))
 			die(err.msg);
 	}
@@ -176,6 +183,8 @@ static double run_import(const char *path, bool store, uint64_t expect)
 	t = now_s() - t;
 	if (res.st.points != expect)
 		die("point count differs");
+	if (res.already_stored != (mode == 2 ? expect : 0))
+		die("points already stored: count differs");
 	return (double)expect / t;
 }
 
@@ -222,14 +231,17 @@ int main(void)
 {
 	uint64_t ncsv = make_csv(), njson = make_json();
 	double csv_parse = 0, csv_import = 0, json_parse = 0, json_import = 0, base = 0;
+	double csv_again = 0, json_again = 0;
 	int k;
 
 	/* best of two runs each: the machine is shared */
 	for (k = 0; k < 2; k++) {
-		csv_parse = best(csv_parse, run_import(CSV_PATH, false, ncsv));
-		csv_import = best(csv_import, run_import(CSV_PATH, true, ncsv));
-		json_parse = best(json_parse, run_import(JSON_PATH, false, njson));
-		json_import = best(json_import, run_import(JSON_PATH, true, njson));
+		csv_parse = best(csv_parse, run_import(CSV_PATH, 0, ncsv));
+		csv_import = best(csv_import, run_import(CSV_PATH, 1, ncsv));
+		csv_again = best(csv_again, run_import(CSV_PATH, 2, ncsv));
+		json_parse = best(json_parse, run_import(JSON_PATH, 0, njson));
+		json_import = best(json_import, run_import(JSON_PATH, 1, njson));
+		json_again = best(json_again, run_import(JSON_PATH, 2, njson));
 		base = best(base, run_baseline(ncsv));
 	}
 	printf("bench_import: %llu CSV points (100 typeperf columns), %llu JSON points "
@@ -238,9 +250,13 @@ int main(void)
 	printf("  typeperf CSV  parse only       %10.0f points/s\n", csv_parse);
 	printf("  typeperf CSV  import           %10.0f points/s   %.2fx baseline, "
 	       "%.2fx parse only\n", csv_import, csv_import / base, csv_import / csv_parse);
+	printf("  typeperf CSV  again (all stored) %8.0f points/s   %.2fx import\n", csv_again,
+	       csv_again / csv_import);
 	printf("  memwatch JSON parse only       %10.0f points/s\n", json_parse);
 	printf("  memwatch JSON import           %10.0f points/s   %.2fx baseline, "
 	       "%.2fx parse only\n", json_import, json_import / base, json_import / json_parse);
+	printf("  memwatch JSON again (all stored) %8.0f points/s   %.2fx import\n", json_again,
+	       json_again / json_import);
 	printf("  target 1,000,000 points/s: CSV %s, JSON %s\n",
 	       csv_import >= 1e6 ? "met" : "NOT met", json_import >= 1e6 ? "met" : "NOT met");
 	remove(CSV_PATH);

@@ -23,6 +23,8 @@ int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_
 /* Try to run as a Windows service (started by the SCM).  Returns 1 when it
  * ran as one (and *exit_code is set), 0 when this is a console start. */
 int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code);
+/* export_cmd.c: stored points to stdout as CSV or JSON (argv[0] "export"). */
+int mw_cmd_export(int argc, char **argv);
 /* import/import_cmd.c: load exports and typeperf CSV (argv[0] "import"). */
 int mw_cmd_import(int argc, char **argv);
 

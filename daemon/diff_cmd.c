@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "http_client.h"
 #include "storage/query.h"
-#include "web/params.h"
+#include "daemon/params.h"
 
 static const char diff_usage[] =
 	"usage: memwatchd diff [--db PATH | --url URL] (--pid P | --process NAME)\n"

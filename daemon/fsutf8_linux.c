@@ -11,3 +11,7 @@ void mw_utf8_argv(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 }
+
+void mw_stdout_binary(void)
+{
+}

@@ -2,6 +2,8 @@
 #include "fsutf8.h"
 
 #include <windows.h>
+#include <fcntl.h>
+#include <io.h>
 #include <shellapi.h>
 #include <stdlib.h>
 
@@ -57,4 +59,10 @@ void mw_utf8_argv(int *argc, char ***argv)
 	LocalFree(wargv);
 	*argc = n;
 	*argv = out;
+}
+
+void mw_stdout_binary(void)
+{
+	fflush(stdout);
+	_setmode(_fileno(stdout), _O_BINARY);
 }

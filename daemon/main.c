@@ -31,6 +31,9 @@ static const char usage[] =
 	"  perfdata decode DIR [--json]  decode such a recording (on any platform)\n"
 	"  diff [OPTIONS]       what changed in a process's working set between two times\n"
 	"                       (see memwatchd diff --help)\n"
+	"  export [--db PATH] [--match SELECTOR] [--from T] [--to T] [--format csv|json]\n"
+	"                       stored points to stdout, as /api/v1/export writes them\n"
+	"                       (see memwatchd export --help)\n"
 	"  import [--db PATH] [--skip-bad] FILE...  load /api/v1/export files, typeperf/relog CSV\n"
 	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
 	"  service uninstall    remove the Windows service\n"
@@ -193,9 +196,11 @@ int main(int argc, char **argv)
 	/* UTF-8 arguments on Windows too (paths outside the ANSI code page). */
 	mw_utf8_argv(&argc, &argv);
 
-	/* check, diff and import have a help of their own (and their own options). */
+	/* check, diff, export and import have a help of their own (and their
+	 * own options). */
 	for (i = 1; i < argc && !(argc > 1 && (!strcmp(argv[1], "check") ||
 					      !strcmp(argv[1], "diff") ||
+					      !strcmp(argv[1], "export") ||
 					      !strcmp(argv[1], "import"))); i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			print_usage(stdout);
@@ -226,6 +231,8 @@ int main(int argc, char **argv)
 		return mw_cmd_counters(argc - 1, argv + 1);
 	if (!strcmp(cmd, "perfdata"))
 		return mw_cmd_perfdata(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return mw_cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "import"))
 		return mw_cmd_import(argc - 1, argv + 1);
 	if (!strcmp(cmd, "service")) {

@@ -30,6 +30,11 @@ static void submit(void *arg, struct mw_batch *batch)
 	mw_writer_submit(arg, batch);
 }
 
+static int flush_writer(void *arg, int64_t timeout_ms)
+{
+	return mw_writer_flush_wait(arg, timeout_ms);
+}
+
 static void (*ready_hook)(void *);
 static void *ready_arg;
 
@@ -69,6 +74,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 		return 2;
 	}
 	mw_writer_set_status(writer, status);
+	mw_status_set_flush(status, flush_writer, writer);
 	/* After the writer (the database exists), before the web server (its
 	 * status has the destinations from the first request on). */
 	if (mw_forwarder_start(&forwarder, cfg, status, &err)) {
@@ -109,6 +115,7 @@ int mw_cmd_run(const struct mw_config *cfg)
 	mw_log_info("stopping: writing samples in flight");
 	mw_web_stop(web);
 	mw_leak_judge_stop(judge);
+	mw_status_set_flush(status, NULL, NULL);
 	mw_scheduler_release(&sched);
 	/* Before the writer: it must not read a database being closed.  What
 	 * the writer commits last is sent at the next start. */

@@ -18,6 +18,8 @@ struct mw_status_table {
 	struct mw_rw_status *rw;	/* remote-write destinations */
 	size_t nrw;
 	struct mw_leak_status leaks;
+	mw_flush_fn flush;	/* the writer's flush on request, or NULL */
+	void *flush_arg;
 };
 
 static void leak_status_copy(struct mw_leak_status *dst, const struct mw_leak_status *src)
@@ -58,6 +60,32 @@ void mw_status_get_leaks(struct mw_status_table *t, struct mw_leak_status *out)
 	pthread_mutex_lock(&t->lock);
 	leak_status_copy(out, &t->leaks);
 	pthread_mutex_unlock(&t->lock);
+}
+
+
+void mw_status_set_flush(struct mw_status_table *t, mw_flush_fn fn, void *arg)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->flush = fn;
+	t->flush_arg = arg;
+	pthread_mutex_unlock(&t->lock);
+}
+
+int mw_status_flush(struct mw_status_table *t, int64_t timeout_ms)
+{
+	mw_flush_fn fn;
+	void *arg;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	fn = t->flush;
+	arg = t->flush_arg;
+	pthread_mutex_unlock(&t->lock);
+	/* outside the lock: the flush may take a while */
+	return fn ? fn(arg, timeout_ms) : 0;
 }
 
 void mw_status_rw_init(struct mw_status_table *t, size_t n)

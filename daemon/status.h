@@ -152,6 +152,15 @@ void mw_status_set_leaks(struct mw_status_table *t, const struct mw_leak_status 
 void mw_status_get_leaks(struct mw_status_table *t, struct mw_leak_status *out);
 void mw_leak_status_release(struct mw_leak_status *s);
 
+/* The storage writer's flush on request, for a reader that must see
+ * everything the writer holds (GET /api/v1/export up to now): run.c sets
+ * it while the writer runs (and clears it before stopping the writer,
+ * after the web server).  fn commits everything handed to the writer and
+ * returns 0, or -1 when that failed or took over timeout_ms.
+ * mw_status_flush calls it (outside the table's lock); 0 when none is set. */
+typedef int (*mw_flush_fn)(void *arg, int64_t timeout_ms);
+void mw_status_set_flush(struct mw_status_table *t, mw_flush_fn fn, void *arg);
+int mw_status_flush(struct mw_status_table *t, int64_t timeout_ms);
 /* Daemon start time, for uptime. */
 int64_t mw_status_started_ms(const struct mw_status_table *t);
 

@@ -197,11 +197,15 @@ struct mw_import_result {
 	struct mw_import_stats st;
 	int bias_min;		/* CSV */
 	char zone[64];		/* CSV */
+	uint64_t already_stored;	/* points the store had already (skip_stored,
+				 * store.h): read, not stored again */
 	bool stopped;		/* a bad line or a store error ended it early */
 	uint64_t stop_line;	/* the bad line (0: none or not a line) */
 };
 
 /* Import one file into the store (NULL: parse only, for benchmarks).
+ * With a store opened with skip_stored (store.h; the command does), the
+ * points it held already are not stored again: res->already_stored.
  * Points are committed every flush_points and at the end; on a bad line
  * the points before it are committed and -1 is returned with
  * "PATH:LINE: what was wrong" in err (res says how far it got).  A store

@@ -8,7 +8,9 @@
  * retention like sampled ones; they are committed every flush_points and
  * at the end of each file.  At a bad line the points before it are
  * committed and the file stops there (CSV with --skip-bad: the row is
- * reported and left out, the rest imported).
+ * reported and left out, the rest imported).  The command's store skips
+ * points stored already (skip_stored, storage/dedupe.c): importing a file
+ * twice, or files that overlap, stores each point once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -177,10 +179,13 @@ int mw_import_file(struct mw_store *store, const char *path,
 	char *buf = NULL;
 	uint64_t flush_points, lineno = 0;
 	struct mw_err why = { "" };
+	struct mw_store_stats before, after;
 	int rc = -1;
 
 	if (!o)
 		o = &defaults;
+	if (store)
+		mw_store_get_stats(store, &before);
 	flush_points = o->flush_points ? o->flush_points : DEFAULT_FLUSH_POINTS;
 	memset(res, 0, sizeof(*res));
 	stats_init(&res->st);
@@ -329,6 +334,10 @@ done:
 		snprintf(res->zone, sizeof(res->zone), "%s", csv.zone);
 	}
 out:
+	if (store) {
+		mw_store_get_stats(store, &after);
+		res->already_stored = after.skipped_points_total - before.skipped_points_total;
+	}
 	mw_json_import_free(json);
 	mw_csv_import_release(&csv);
 	if (r->f)
@@ -366,7 +375,8 @@ static const char import_usage[] =
 	"Load recordings into the database: memwatch's own /api/v1/export (CSV or\n"
 	"JSON) and typeperf/relog CSV (\"(PDH-CSV 4.0) (ZONE)(BIAS)\" header).  The\n"
 	"format is read from the content.  Stop the daemon writing to the same\n"
-	"database first, or import into another file with --db.\n"
+	"database first, or import into another file with --db.  A point the database\n"
+	"holds already (same series, same time) is kept once, as first stored.\n"
 	"\n"
 	"  --db PATH       database file (memwatch.db, or [storage] db of --config)\n"
 	"  --config FILE   take [storage] settings (db, retention, chunks) from FILE\n"
@@ -393,10 +403,13 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 	if (res->format == MW_IMPORT_CSV)
 		fprintf(f, ", zone \"%s\" (bias %d min)", res->zone, res->bias_min);
 	fprintf(f, ": %llu points in %llu series, %s .. %s, %llu empty cells, "
-		"%llu lines skipped%s\n",
+		"%llu lines skipped",
 		(unsigned long long)st->points, (unsigned long long)st->series, from, to,
-		(unsigned long long)st->gaps, (unsigned long long)st->skipped_lines,
-		res->stopped ? "" : ", complete");
+		(unsigned long long)st->gaps, (unsigned long long)st->skipped_lines);
+	if (res->already_stored)
+		fprintf(f, ", %llu points already stored (kept once)",
+			(unsigned long long)res->already_stored);
+	fprintf(f, "%s\n", res->stopped ? "" : ", complete");
 	if (res->stopped && res->stop_line && res->format == MW_IMPORT_CSV)
 		fprintf(f, "%s: stopped at line %llu: the points of the lines above were imported "
 			"and committed, nothing from line %llu on\n", path,
@@ -467,6 +480,7 @@ int mw_cmd_import(int argc, char **argv)
 	}
 	mw_store_options_from_config(&so, &cfg);
 	so.self_metrics = false;
+	so.skip_stored = true;	/* the same recording twice stores it once */
 	if (mw_store_open(&store, &so, &err)) {
 		fprintf(stderr, "memwatchd import: %s\n", err.msg);
 		mw_config_release(&cfg);

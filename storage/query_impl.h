@@ -17,7 +17,8 @@ int mw_reader_fail(struct mw_reader *r, struct mw_err *err);
 void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind);
 /* A statement kept by the reader in slot (< MW_READER_EXTRA; each caller
  * its own slots, always with the same sql), reset and unbound; NULL with
- * a message.  Freed with the reader: never finalize it. */
+ * a message.  Freed with the reader: never finalize it.  Slots 0-4:
+ * regions_query.c; 5-6: export.c. */
 #define MW_READER_EXTRA 8
 sqlite3_stmt *mw_reader_stmt(struct mw_reader *r, int slot, const char *sql, struct mw_err *err);
 /* Count a finished query (started at t0, mw_clock_mono_ns). */

@@ -13,6 +13,7 @@
 #ifndef MW_SCHEMA_H
 #define MW_SCHEMA_H
 
+#include <stdint.h>
 #include <sqlite3.h>
 #include "daemon/mwerr.h"
 

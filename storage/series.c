@@ -150,6 +150,7 @@ static void series_free(struct mw_series *se)
 	free(se->key);
 	free(se->metric);
 	mw_chunk_enc_release(&se->open);
+	mw_dedupe_free(se->dd);
 	free(se);
 }
 

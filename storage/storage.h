@@ -31,6 +31,11 @@ void mw_writer_submit(struct mw_writer *w, struct mw_batch *batch);
  * the attempt failed).  For tests and orderly shutdown; any thread. */
 void mw_writer_flush_sync(struct mw_writer *w);
 
+/* The same, waiting at most timeout_ms: 0 when everything submitted
+ * before the call is committed, -1 when the flush failed or did not end
+ * in time (it still happens).  Any thread (the web's export). */
+int mw_writer_flush_wait(struct mw_writer *w, int64_t timeout_ms);
+
 struct mw_store_stats;
 /* The store's counters as of the writer's last round (see store.h). */
 void mw_writer_get_stats(struct mw_writer *w, struct mw_store_stats *out);

@@ -77,7 +77,15 @@ static const char *const statements[ST_COUNT] = {
 			      " JOIN chunk c ON c.id = s.last_chunk"
 			      " WHERE c.last_ts IS NOT NULL AND c.max_ts > c.last_ts",
 	[ST_SET_MAX_TS] = "UPDATE chunk SET max_ts = ?2 WHERE id = ?1",
+	[ST_MARK] = "INSERT OR REPLACE INTO writer_mark (id, complete_to_ms) VALUES (1, ?)",
 };
+
+/* Not part of the versioned schema (SCHEMA.md, "Completeness mark"): a
+ * file without it is complete. */
+static const char mark_table_sql[] =
+	"CREATE TABLE IF NOT EXISTS writer_mark ("
+	" id INTEGER PRIMARY KEY CHECK (id = 1),"
+	" complete_to_ms INTEGER NOT NULL)";
 
 void mw_store_options_init(struct mw_store_options *o)
 {
@@ -251,7 +259,31 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 		  const struct mw_label *labels, size_t nlabels,
 		  int64_t ts_ms, double value)
 {
-	add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+	struct mw_series *se;
+	int rc;
+
+	if (!s->opt.skip_stored) {
+		add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+		return;
+	}
+	se = mw_series_get(s, key);
+	rc = se ? mw_dedupe_check(s, se, ts_ms) : 0;
+	if (rc == 1) {
+		/* a flush may drop idle series from memory: find it again */
+		if (mw_store_flush(s, NULL) == 0)
+			se = mw_series_get(s, key);
+		rc = se && !s->failing ? mw_dedupe_check(s, se, ts_ms) : 0;
+	}
+	if (rc == 2) {
+		s->stats.skipped_points_total++;
+		return;
+	}
+	if (!se) {
+		se = add_point(s, NULL, key, metric, labels, nlabels, ts_ms, value);
+		mw_dedupe_added(s, se, ts_ms);
+		return;
+	}
+	add_point(s, se, key, metric, labels, nlabels, ts_ms, value);
 }
 
 /*
@@ -577,6 +609,11 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 	for (i = 0; i < s->nrollups; i++)
 		if (write_rollup(s, &s->rollups[i], err))
 			return -1;
+	if (s->mark_ms != INT64_MIN) {
+		sqlite3_bind_int64(s->st[ST_MARK], 1, s->mark_ms);
+		if (step_done(s, s->st[ST_MARK], "writer_mark", s->db_path, err))
+			return -1;
+	}
 	return mw_rg_store_write(s, err);
 }
 
@@ -666,6 +703,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
 		se->live_row = true;
+		mw_dedupe_committed(se);
 	}
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
@@ -787,6 +825,9 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 	}
 	sqlite3_wal_hook(s->db, wal_committed, s);	/* instead of the autocheckpoint */
+	s->mark_ms = INT64_MIN;
+	if (mw_db_exec(s->db, mark_table_sql, err))
+		goto fail;
 	for (i = 0; i < ST_COUNT; i++)
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;
@@ -825,6 +866,7 @@ void mw_store_free(struct mw_store *s)
 	mw_catalog_close(&s->cat);
 	mw_retention_free(s);
 	mw_rg_store_free(s);
+	mw_dedupe_close(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)
 		mw_log_error("storage: cannot close '%s': %s", s->db_path,
 			     sqlite3_errmsg(s->db));
@@ -836,6 +878,12 @@ void mw_store_free(struct mw_store *s)
 	mw_series_free_all(s);
 	free(s->db_path);
 	free(s);
+}
+
+void mw_store_mark_complete(struct mw_store *s, int64_t ms)
+{
+	if (s->mark_ms == INT64_MIN || ms > s->mark_ms)
+		s->mark_ms = ms;
 }
 
 void mw_store_get_stats(struct mw_store *s, struct mw_store_stats *out)

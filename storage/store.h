@@ -52,6 +52,14 @@ struct mw_store_options {
 	 * beyond that the oldest pending snapshots are dropped and counted. */
 	int64_t regions_keyframe_every;
 	uint64_t max_pending_region_bytes;
+	/* Imports: a point whose series has a point at that timestamp
+	 * already (stored, or added before) is not added again, and counted
+	 * in skipped_points_total; importing a recording twice, or one that
+	 * overlaps what is stored, stores each point once (the first value
+	 * wins).  Costs a look at the stored chunks only where the points
+	 * overlap them (storage/dedupe.c).  Off for sampling: after a clock
+	 * step back, a new sample may well repeat a stored timestamp. */
+	bool skip_stored;
 };
 
 #define MW_STORE_SERIES_IDLE_MS (10 * 60000)
@@ -64,6 +72,7 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 struct mw_store_stats {
 	uint64_t points_total;	/* points committed to the database */
 	uint64_t dropped_points_total;	/* points given up: queue full, disk */
+	uint64_t skipped_points_total;	/* skip_stored: stored already, not added */
 	uint64_t pending_points;	/* accepted, not yet committed */
 	uint64_t series;	/* series held in memory (live) */
 	uint64_t series_evicted_total;	/* dropped from memory when idle */
@@ -109,6 +118,14 @@ void mw_store_count_dropped_regions(struct mw_store *s, uint64_t nsnapshots);
 
 /* Append the store's own metrics (memwatch_storage_*) stamped now_ms. */
 void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms);
+
+/* Everything handed to the store's owner up to wall-clock time ms has
+ * been added: the next flush records ms in the file (table writer_mark),
+ * which readers report as how far the file is complete (export.h).  The
+ * writer thread calls it with the time it took its queue; a store whose
+ * owner never calls it (import, tests) writes no mark.  A mark never
+ * moves back. */
+void mw_store_mark_complete(struct mw_store *s, int64_t ms);
 
 /* Write what is pending.  0 on success; -1 when the database refused
  * (message in err; the store keeps running, see above). */

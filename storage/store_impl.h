@@ -46,6 +46,7 @@ struct mw_series {
 	uint8_t tx_open_writes;
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	struct mw_rollup_acc acc[MW_TIERS];
+	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
 };
 
 /* A closed chunk waiting for the next flush. */
@@ -87,6 +88,7 @@ enum {
 	ST_RECOVER_CHUNKS,
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
+	ST_MARK,	/* writer_mark: how far the file is complete */
 	ST_COUNT
 };
 
@@ -131,8 +133,10 @@ struct mw_store {
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
+	int64_t mark_ms;	/* mw_store_mark_complete (INT64_MIN: none) */
 	int commits_since_checkpoint;	/* see wal_committed (store.c) */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
+	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
 };
 
 /* series.c */
@@ -161,6 +165,18 @@ void mw_rg_store_failed(struct mw_store *s);
 /* Retention: whole keyframe groups older than retention_raw. */
 int mw_rg_store_retain(struct mw_store *s, int64_t now_ms, struct mw_err *err);
 uint64_t mw_rg_store_pending(const struct mw_store *s);
+
+/* dedupe.c: skip_stored.  mw_dedupe_check: 0 the point at ts is new, 2 it
+ * is stored already, 1 it may be among the points not committed yet
+ * (flush, then ask again).  After a 0 the caller adds the point; after
+ * adding a point without asking (a series new to the store),
+ * mw_dedupe_added.  mw_dedupe_committed for every series after a commit. */
+struct mw_dedupe;
+int mw_dedupe_check(struct mw_store *s, struct mw_series *se, int64_t ts);
+void mw_dedupe_added(struct mw_store *s, struct mw_series *se, int64_t ts);
+void mw_dedupe_committed(struct mw_series *se);
+void mw_dedupe_free(struct mw_dedupe *d);
+void mw_dedupe_close(struct mw_store *s);
 
 /* retention.c */
 void mw_retention_free(struct mw_store *s);

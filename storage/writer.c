@@ -38,6 +38,7 @@ struct mw_writer {
 	uint64_t dropped;	/* points dropped by submit, not yet counted */
 	uint64_t dropped_details;	/* region snapshots likewise */
 	uint64_t flush_requests, flushes_done;
+	bool flush_ok;		/* the flush that served flushes_done committed */
 	bool stopping;
 	struct mw_store_stats stats;	/* the store's, as of the last round */
 	struct mw_status_table *status;	/* NULL: publish nowhere */
@@ -122,7 +123,7 @@ static void *writer_main(void *arg)
 		uint64_t dropped, dropped_details, req;
 		struct mw_store_stats st;
 		bool stop;
-		int64_t now = mw_clock_mono_ns() / 1000000;
+		int64_t now = mw_clock_mono_ns() / 1000000, taken_ms;
 
 		if (!w->count && !w->stopping && w->flush_requests == w->flushes_done &&
 		    now < next) {
@@ -143,6 +144,8 @@ static void *writer_main(void *arg)
 		w->dropped_details = 0;
 		req = w->flush_requests;
 		stop = w->stopping;
+		/* every batch submitted before now is taken */
+		taken_ms = mw_clock_wall_ms();
 		pthread_mutex_unlock(&w->lock);
 
 		for (i = 0; i < n; i++) {
@@ -152,6 +155,7 @@ static void *writer_main(void *arg)
 		mw_store_count_dropped(w->store, dropped);
 		mw_store_count_dropped_regions(w->store, dropped_details);
 		now = mw_clock_mono_ns() / 1000000;
+		mw_store_mark_complete(w->store, taken_ms);
 		if (stop || now >= next || req != w->flushes_done || (n && !w->flushed_data)) {
 			flush_now(w);
 			next = now + w->flush_interval_ms;
@@ -166,6 +170,7 @@ static void *writer_main(void *arg)
 		w->stats = st;
 		if (req != w->flushes_done) {
 			w->flushes_done = req;
+			w->flush_ok = !w->failing;
 			pthread_cond_broadcast(&w->done);
 		}
 		if (stop && !w->count)
@@ -242,6 +247,23 @@ void mw_writer_flush_sync(struct mw_writer *w)
 	while (w->flushes_done < ticket)
 		pthread_cond_wait(&w->done, &w->lock);
 	pthread_mutex_unlock(&w->lock);
+}
+
+int mw_writer_flush_wait(struct mw_writer *w, int64_t timeout_ms)
+{
+	struct timespec ts;
+	uint64_t ticket;
+	int rc = 0;
+
+	abs_deadline(&ts, timeout_ms);
+	pthread_mutex_lock(&w->lock);
+	ticket = ++w->flush_requests;
+	pthread_cond_signal(&w->wake);
+	while (w->flushes_done < ticket && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w->done, &w->lock, &ts);
+	rc = w->flushes_done >= ticket && w->flush_ok ? 0 : -1;
+	pthread_mutex_unlock(&w->lock);
+	return rc;
 }
 
 void mw_writer_get_stats(struct mw_writer *w, struct mw_store_stats *out)

@@ -17,11 +17,11 @@
 
 #include "daemon/commands.h"
 #include "import/import.h"
+#include "storage/export.h"
 #include "storage/query.h"
 #include "storage/store.h"
-#include "web/json_out.h"
-#include "web/params.h"
-#include "web/web_internal.h"
+#include "daemon/json_out.h"
+#include "daemon/params.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -498,123 +498,37 @@ static void json_errors(void **state)
 	assert_non_null(strstr(err.msg, "series 1 (m{a=\"b\"}), point 2"));
 }
 
-/* ---- export, exactly as web/export.c writes it, then import ------------------- */
+/* ---- export (storage/export.c, as the web and the command write it), then import */
 
-static void csv_cell(struct mw_jbuf *b, const char *s)
+/* Write the export of every series of db to path, in small pieces. */
+static void export_file(const char *db, const char *path, enum mw_export_format fmt)
 {
-	const char *q;
+	struct mw_reader *r = open_reader(db);
+	struct mw_export *x;
+	struct mw_err err;
+	const char *p;
+	size_t n;
+	FILE *f = fopen(path, "wb");
+	int rc;
 
-	mw_j_char(b, '"');
-	while ((q = strchr(s, '"'))) {
-		mw_j_raw(b, s, (size_t)(q - s) + 1);
-		mw_j_char(b, '"');
-		s = q + 1;
-	}
-	mw_j_lit(b, s);
-	mw_j_char(b, '"');
+	assert_non_null(f);
+	assert_int_equal(mw_export_open(&x, r, "", 0, INT64_MIN, INT64_MAX, fmt, &err), 0);
+	while ((rc = mw_export_next(x, 700, &p, &n, &err)) == 1)
+		assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(rc, 0);
+	assert_int_equal(fclose(f), 0);
+	mw_export_free(x);
+	mw_reader_free(r);
 }
 
-/* produce_csv() of web/export.c: merged by timestamp, "" for no point. */
 static void export_csv(const char *db, const char *path)
 {
-	struct mw_reader *r = open_reader(db);
-	struct mw_series_list list;
-	struct mw_raw_iter *it[8];
-	int64_t head_ts[8];
-	double head_v[8];
-	int has[8];
-	struct mw_jbuf b;
-	struct mw_err err;
-	char num[40], tbuf[40];
-	size_t i;
-
-	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
-	assert_true(list.n <= 8);
-	mw_jbuf_init(&b);
-	mw_j_lit(&b, "\"(PDH-CSV 4.0) (UTC)(0)\"");
-	for (i = 0; i < list.n; i++) {
-		mw_j_char(&b, ',');
-		csv_cell(&b, list.items[i].key);
-		assert_int_equal(mw_raw_iter_open(&it[i], r, list.items[i].id, INT64_MIN, INT64_MAX,
-						  &err), 0);
-		has[i] = mw_raw_iter_next(it[i], &head_ts[i], &head_v[i], &err) == 1;
-	}
-	mw_j_lit(&b, "\r\n");
-	for (;;) {
-		int64_t t = INT64_MAX;
-		int any = 0;
-
-		for (i = 0; i < list.n; i++) {
-			if (has[i] && head_ts[i] < t)
-				t = head_ts[i];
-			any |= has[i];
-		}
-		if (!any)
-			break;
-		mw_fmt_time_utc(tbuf, t);
-		mw_j_char(&b, '"');
-		mw_j_lit(&b, tbuf);
-		mw_j_char(&b, '"');
-		for (i = 0; i < list.n; i++) {
-			mw_j_lit(&b, ",\"");
-			if (has[i] && head_ts[i] == t) {
-				mw_j_raw(&b, num, mw_fmt_double(num, head_v[i]));
-				has[i] = mw_raw_iter_next(it[i], &head_ts[i], &head_v[i], &err) == 1;
-			}
-			mw_j_char(&b, '"');
-		}
-		mw_j_lit(&b, "\r\n");
-	}
-	write_file(path, b.p, b.len);
-	for (i = 0; i < list.n; i++)
-		mw_raw_iter_free(it[i]);
-	mw_jbuf_release(&b);
-	mw_series_list_release(&list);
-	mw_reader_free(r);
+	export_file(db, path, MW_EXPORT_CSV);
 }
 
-/* produce_json() of web/export.c. */
 static void export_json(const char *db, const char *path)
 {
-	struct mw_reader *r = open_reader(db);
-	struct mw_series_list list;
-	struct mw_raw_iter *it;
-	struct mw_jbuf b;
-	struct mw_err err;
-	int64_t ts;
-	double v;
-	size_t i;
-	int first;
-
-	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
-	mw_jbuf_init(&b);
-	mw_j_lit(&b, "{\"series\":[");
-	for (i = 0; i < list.n; i++) {
-		assert_int_equal(mw_raw_iter_open(&it, r, list.items[i].id, INT64_MIN, INT64_MAX,
-						  &err), 0);
-		if (i)
-			mw_j_char(&b, ',');
-		mw_j_series_head(&b, &list.items[i]);
-		mw_j_lit(&b, ",\"points\":[");
-		first = 1;
-		while (mw_raw_iter_next(it, &ts, &v, &err) == 1) {
-			if (!first)
-				mw_j_char(&b, ',');
-			first = 0;
-			mw_j_char(&b, '[');
-			mw_j_int(&b, ts);
-			mw_j_char(&b, ',');
-			mw_j_double(&b, v);
-			mw_j_char(&b, ']');
-		}
-		mw_j_lit(&b, "]}");
-		mw_raw_iter_free(it);
-	}
-	mw_j_lit(&b, "]}\n");
-	write_file(path, b.p, b.len);
-	mw_jbuf_release(&b);
-	mw_series_list_release(&list);
-	mw_reader_free(r);
+	export_file(db, path, MW_EXPORT_JSON);
 }
 
 static const double odd_values[] = {
@@ -734,6 +648,200 @@ static void roundtrip_json(void **state)
 	assert_int_equal(res.st.points, 400 + 134 + NODD * 3);
 	assert_int_equal(res.st.series, 3);
 	assert_same_points(DB, DB2, 1);
+}
+
+/* ---- the same points twice: stored once (store option skip_stored) ------------- */
+
+/* Points of every series of db; *sum gets the sum of their values. */
+static uint64_t count_points(const char *db, double *sum)
+{
+	struct mw_reader *r = open_reader(db);
+	struct mw_series_list list;
+	struct mw_raw_iter *it;
+	struct mw_err err;
+	uint64_t n = 0;
+	int64_t ts;
+	double v;
+	size_t i;
+
+	if (sum)
+		*sum = 0;
+	assert_int_equal(mw_reader_find(r, "", &list, &err), 0);
+	for (i = 0; i < list.n; i++) {
+		assert_int_equal(mw_raw_iter_open(&it, r, list.items[i].id, INT64_MIN, INT64_MAX,
+						  &err), 0);
+		while (mw_raw_iter_next(it, &ts, &v, &err) == 1) {
+			n++;
+			if (sum && !isnan(v))
+				*sum += v;
+		}
+		mw_raw_iter_free(it);
+	}
+	mw_series_list_release(&list);
+	mw_reader_free(r);
+	return n;
+}
+
+static int import_cmd(const char *db, const char *a, const char *b)
+{
+	char *argv[] = { (char *)"import", (char *)"--db", (char *)db, (char *)a, (char *)b, NULL };
+
+	return mw_cmd_import(b ? 5 : 4, argv);
+}
+
+/* An exported file imported twice, and its other format on top: the
+ * point count stays.  The source has a clock step back (timestamps out of
+ * order in storage) and NaN / infinities. */
+static void import_twice(void **state)
+{
+	uint64_t n;
+
+	(void)state;
+	fill_source();
+	export_json(DB, TMP_JSON);
+	export_csv(DB, TMP_CSV);
+	n = count_points(DB, NULL);
+	assert_int_equal(n, 400 + 134 + NODD * 3);
+	assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_int_equal(import_cmd(DB2, TMP_CSV, TMP_JSON), 0);
+	assert_int_equal(count_points(DB2, NULL), n);
+	assert_same_points(DB, DB2, 1);
+	/* and into the database they came from */
+	assert_int_equal(import_cmd(DB, TMP_CSV, NULL), 0);
+	assert_int_equal(count_points(DB, NULL), n);
+}
+
+/* JSON of two series with a point a second for i in [lo, hi), value v. */
+static void write_range(const char *path, int lo, int hi, double v)
+{
+	FILE *f = fopen(path, "wb");
+	int k, i;
+
+	assert_non_null(f);
+	fputs("{\"series\":[", f);
+	for (k = 0; k < 2; k++) {
+		fprintf(f, "%s{\"name\":\"mw_test_%c\",\"labels\":{\"k\":\"1\"},\"points\":[",
+			k ? "," : "", 'a' + k);
+		for (i = lo; i < hi; i++)
+			fprintf(f, "%s[%lld,%.17g]", i > lo ? "," : "", (long long)(T0 + i * 1000LL),
+				v + k);
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+}
+
+/* The 1-minute average of mw_test_a at minute m (from T0). */
+static double minute_avg(const char *db, int m)
+{
+	struct mw_reader *r = open_reader(db);
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_err err;
+	double v;
+
+	mw_range_query_init(&q, T0 + m * 60000LL, T0 + m * 60000LL + 59999);
+	q.step_ms = 60000;
+	q.tier = MW_TIER_1M;
+	if (mw_reader_range(r, "mw_test_a", &q, &res, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 1);
+	v = res.values[0][0];
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+	return v;
+}
+
+/* Overlapping recordings (several chunks each): the overlap is stored once,
+ * with the first value, in the raw points and in the rollups. */
+static void import_overlap(void **state)
+{
+	double sum;
+
+	(void)state;
+	write_range(TMP_JSON, 0, 2000, 100);
+	write_range(TMP_CSV, 1000, 3000, 200);	/* JSON, whatever the name */
+	assert_int_equal(import_cmd(DB2, TMP_JSON, TMP_CSV), 0);
+	assert_int_equal(count_points(DB2, &sum), 2 * 3000);
+	assert_true(sum == 2000 * 100 + 2000 * 101 + 1000 * 200 + 1000 * 201);
+	assert_true(minute_avg(DB2, 20) == 100);	/* [1200 s, 1260 s): in both */
+	assert_true(minute_avg(DB2, 40) == 200);	/* only in the second */
+	/* the other way round, into a fresh file: the later part first */
+	rm_db(DB2);
+	assert_int_equal(import_cmd(DB2, TMP_CSV, TMP_JSON), 0);
+	assert_int_equal(count_points(DB2, &sum), 2 * 3000);
+	assert_true(sum == 1000 * 100 + 1000 * 101 + 2000 * 200 + 2000 * 201);
+	assert_true(minute_avg(DB2, 20) == 200);
+	/* a file holding a series twice: its points once */
+	rm_db(DB2);
+	{
+		static const char twice[] =
+			"{\"series\":[{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
+			"[[1763719200000,1],[1763719201000,2]]},"
+			"{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
+			"[[1763719200000,1],[1763719201000,2],[1763719202000,3]]}]}";
+
+		write_file(TMP_JSON, twice, sizeof(twice) - 1);
+		assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
+		assert_int_equal(count_points(DB2, &sum), 3);
+		assert_true(sum == 6);
+	}
+}
+
+/* The writer's completeness mark: none in an imported file; else the
+ * newest mark committed, in the reader and at the head of the JSON. */
+static void complete_mark(void **state)
+{
+	struct mw_store *s;
+	struct mw_reader *r;
+	struct mw_err err;
+	int64_t mark;
+	char head[64], want[64];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	fill_source();
+	r = open_reader(DB);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == INT64_MIN);
+	mw_reader_free(r);
+	export_json(DB, TMP_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	assert_true(!strncmp(head, "{\"series\":[", 11));
+
+	s = open_store(DB);
+	mw_store_mark_complete(s, T0 + 5000);
+	mw_store_mark_complete(s, T0 + 4000);	/* never back */
+	mw_store_add(s, "mw_test_x", "mw_test_x", NULL, 0, T0 + 4500, 1);
+	assert_int_equal(mw_store_flush(s, &err), 0);
+	r = open_reader(DB);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 5000);
+	mw_store_mark_complete(s, T0 + 9000);	/* in memory until a flush */
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 5000);
+	mw_store_free(s);
+	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
+	assert_true(mark == T0 + 9000);
+	mw_reader_free(r);
+	export_json(DB, TMP_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	snprintf(want, sizeof(want), "{\"complete_to_ms\":%lld,\"series\":[",
+		 (long long)(T0 + 9000));
+	assert_true(!strncmp(head, want, strlen(want)));
 }
 
 /* ---- typeperf / relog samples ----------------------------------------------------- */
@@ -1005,6 +1113,9 @@ int main(void)
 		cmocka_unit_test(json_errors),
 		cmocka_unit_test_setup_teardown(roundtrip_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
+		cmocka_unit_test_setup_teardown(complete_mark, setup, teardown),
 		cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
 		cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),

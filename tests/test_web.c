@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "web/json_out.h"
+#include "daemon/json_out.h"
 #include "daemon/leak_judge.h"
 #include "web/metrics.h"
-#include "web/params.h"
+#include "daemon/params.h"
 
 static void test_json_strings(void **state)
 {

@@ -13,8 +13,9 @@
 
 #include "analysis/leak.h"
 #include "daemon/xalloc.h"
-#include "params.h"
+#include "daemon/params.h"
 #include "readers.h"
+#include "storage/export.h"
 #include "storage/query.h"
 #include "web_internal.h"
 
@@ -72,24 +73,6 @@ struct MHD_Response *mw_reply_storage_error(struct mw_req *r, struct mw_reader *
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "%s: %s", what, err->msg);
 	return mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
 			      err->msg);
-}
-
-void mw_j_series_head(struct mw_jbuf *b, const struct mw_series_info *s)
-{
-	size_t i;
-
-	mw_j_lit(b, "{\"id\":");
-	mw_j_int(b, s->id);
-	mw_j_lit(b, ",\"name\":");
-	mw_j_str(b, s->name);
-	mw_j_lit(b, ",\"labels\":{");
-	for (i = 0; i < s->nlabels; i++) {
-		if (i)
-			mw_j_char(b, ',');
-		mw_j_key(b, s->labels[i].name);
-		mw_j_str(b, s->labels[i].value);
-	}
-	mw_j_char(b, '}');
 }
 
 struct MHD_Response *mw_req_range(struct mw_req *r, int64_t *from, int64_t *to)

@@ -34,7 +34,7 @@
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
 #include "conn_guard.h"
-#include "params.h"
+#include "daemon/params.h"
 #include "readers.h"
 #include "web_internal.h"
 

@@ -20,7 +20,7 @@
 #include "analysis/leak.h"
 #include "daemon/mwerr.h"
 #include "daemon/status.h"
-#include "json_out.h"
+#include "daemon/json_out.h"
 #include "web.h"
 
 struct mw_reader_pool;
@@ -97,8 +97,6 @@ void mw_req_reader_put(struct mw_req *r, struct mw_reader *reader);
  * is at fault (the reader still answers a trivial query), 503 otherwise. */
 struct MHD_Response *mw_reply_storage_error(struct mw_req *r, struct mw_reader *reader,
 					    const char *what, const struct mw_err *err);
-/* {"id":…,"name":…,"labels":{…}} without the closing brace. */
-void mw_j_series_head(struct mw_jbuf *b, const struct mw_series_info *s);
 /* Parse from/to (defaults: -1h and now); 400 response on bad input. */
 struct MHD_Response *mw_req_range(struct mw_req *r, int64_t *from, int64_t *to);
 

@@ -11,8 +11,8 @@
  * (xalloc).  The writer does not track commas: callers write them.
  * Any thread may use its own buffer.
  */
-#ifndef MW_WEB_JSON_OUT_H
-#define MW_WEB_JSON_OUT_H
+#ifndef MW_JSON_OUT_H
+#define MW_JSON_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>

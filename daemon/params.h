@@ -1,12 +1,13 @@
 /*
- * params.h - parsing and validating query-string values.
+ * params.h - parsing and validating query-string and command-line values
+ * (times, durations, integers), shared by web/ and the commands.
  *
  * Pure functions (no MHD), so tests drive them directly.  Each returns 0
  * on success and -1 on bad input after writing a short reason into err
  * (the caller prefixes the parameter's name).  Thread-safe.
  */
-#ifndef MW_WEB_PARAMS_H
-#define MW_WEB_PARAMS_H
+#ifndef MW_PARAMS_H
+#define MW_PARAMS_H
 
 #include <stdint.h>
 #include "daemon/mwerr.h"

@@ -1,5 +1,5 @@
 /* json_out.c - see json_out.h. */
-#include "json_out.h"
+#include "daemon/json_out.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* params.c - see params.h. */
-#include "params.h"
+#include "daemon/params.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "json_out.h"
+#include "daemon/json_out.h"
 
 int mw_param_check(const char *s, size_t n, size_t max, struct mw_err *err)
 {

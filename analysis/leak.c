@@ -883,6 +883,26 @@ static void isotonic(const double *y, size_t n, double *fit, double *val, size_t
 }
 
 /*
+ * The two shortcuts below (a monotone rise, a ratchet) decide on shape
+ * where the autocorrelation-corrected test needs more time; they are kept
+ * for growth fast against the process's own size, SHORTCUT_REL_PER_HOUR of
+ * its level an hour or more: an allocator's creep (fragmentation of a
+ * capped cache, arenas settling: a few % an hour, slowing) is monotone too,
+ * and must wait for the full test.
+ */
+#define SHORTCUT_REL_PER_HOUR 0.10
+/* Settling: the last third's rate under this share of the first third's. */
+#define SETTLING_RATIO 0.5
+static int fast_relative(double rise, double level, double span_ms)
+{
+	if (!(span_ms > 0) || !(rise > 0))
+		return 0;
+	if (!(level > 0))
+		return 1;
+	return rise / level / (span_ms / HOUR_MS) >= SHORTCUT_REL_PER_HOUR;
+}
+
+/*
  * A ratchet: floors that go up in a few separate steps and never come back
  * down, the steps spread over the span and still coming at its end, as a
  * leak that grows in bursts (a batch of requests every few minutes whose
@@ -955,7 +975,7 @@ static int ratchet(const double *x, const double *y, size_t n, double span_ms, d
 		t_prev = ev_t[j];
 	}
 	if (gap_max > RATCHET_MAX_GAP * span_ms || x[n - 1] - t_prev > RATCHET_MAX_GAP * span_ms ||
-	    x[n - 1] - t_prev > 1.5 * gap_max)
+	    x[n - 1] - t_prev > 1.5 * gap_max || !fast_relative(up - down, y[0], span_ms))
 		return 0;
 	*rate_out = (up - down) / span_ms;
 	return 1;
@@ -1084,7 +1104,8 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 				lo = select_kth(w->a, m, m / 10);
 				hi = select_kth(w->a, m, m - 1 - m / 10);
 				dominant = w->b[m - 1] - w->b[0] > DOMINANT_RATIO * (hi - lo) &&
-					   full.slope * (rx[m - 1] - rx[0]) > 0.5 * (w->b[m - 1] - w->b[0]);
+					   full.slope * (rx[m - 1] - rx[0]) > 0.5 * (w->b[m - 1] - w->b[0]) &&
+					   fast_relative(w->b[m - 1] - w->b[0], w->b[0], rx[m - 1] - rx[0]);
 			}
 			free(cnt);
 			free(val);
@@ -1103,7 +1124,8 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			if (q2 > q1 && q1 > q0 && wy[m / 2] - w->a[m / 2] > q0) {
 				lo = select_kth(w->a, m, m / 10);
 				hi = select_kth(w->a, m, m - 1 - m / 10);
-				dominant = q2 - q0 > DOMINANT_RATIO * (hi - lo);
+				dominant = q2 - q0 > DOMINANT_RATIO * (hi - lo) &&
+					   fast_relative(q2 - q0, q0, rx[m - 1] - rx[0]);
 			}
 		}
 	}
@@ -1206,6 +1228,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	}
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
+		out->onset_ms = INT64_MIN;
 		out->growth_bytes = NAN;
 		out->projected_bytes = 0.0;
 		snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)",
@@ -1217,6 +1240,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		double tail_ms = rx[m - 1] - (tail_from > rx[0] ? tail_from : rx[0]);
 
 		out->verdict = MW_VERDICT_PASS;
+		out->onset_ms = INT64_MIN;
 		out->growth_bytes = NAN;
 		out->projected_bytes = 0.0;
 		fmt_amount(s3, sizeof(s3), ry[m - 1] - ry[0], p);
@@ -1228,9 +1252,34 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			snprintf(out->reason, sizeof(out->reason), "stopped rising: flat over the last %s", s2);
 		return;
 	}
+	/* Settling: growth that slows to under half its rate within the
+	 * span while small against the process (an allocator's creep after a
+	 * cache reached its cap, arenas settling) is not a leak; growth fast
+	 * against the process is one however it slows (an interning table
+	 * that never stops).  Not for steps: a ratchet's thirds are steps. */
+	if (!(*saw_out & 2) && m >= 15 &&
+	    !fast_relative(out->slope_bph * span_ms / HOUR_MS, ry[0], span_ms)) {
+		struct ts_fit head, last;
+		size_t third = m / 3;
+
+		ts_fit_work(rx, ry, third, 1.0, Z95, w->pairs, &head);
+		ts_fit_work(rx + m - third, ry + m - third, third, 1.0, Z95, w->pairs, &last);
+		if (head.ok && last.ok && head.slope > 0 && last.slope < SETTLING_RATIO * head.slope) {
+			out->verdict = MW_VERDICT_PASS;
+			out->onset_ms = INT64_MIN;
+			out->growth_bytes = NAN;
+			out->projected_bytes = 0.0;
+			fmt_amount(s2, sizeof(s2), last.slope * HOUR_MS, p);
+			snprintf(out->reason, sizeof(out->reason),
+				 "settling: slowed to %s/h, %.0f %% of its rate in the first third", s2,
+				 100.0 * last.slope / head.slope);
+			return;
+		}
+	}
 	fmt_amount(s3, sizeof(s3), budget, p);
 	if (!(out->slope_bph > budget)) {
 		out->verdict = MW_VERDICT_PASS;
+		out->onset_ms = INT64_MIN;
 		out->projected_bytes = 0.0;
 		snprintf(out->reason, sizeof(out->reason), "rising %s/h, within the budget of %s/h", s1, s3);
 		return;

@@ -883,9 +883,10 @@ static void isotonic(const double *y, size_t n, double *fit, double *val, size_t
 }
 
 /*
- * The two shortcuts below (a monotone rise, a ratchet) decide on shape
- * where the autocorrelation-corrected test needs more time; they are kept
- * for growth fast against the process's own size, SHORTCUT_REL_PER_HOUR of
+ * The shape shortcuts (a rise ten times its spread around a monotone fit
+ * or a climbing parabola) decide where the autocorrelation-corrected test
+ * needs more time; they are kept for growth fast against the process's
+ * own size, SHORTCUT_REL_PER_HOUR of
  * its level an hour or more: an allocator's creep (fragmentation of a
  * capped cache, arenas settling: a few % an hour, slowing) is monotone too,
  * and must wait for the full test.
@@ -902,85 +903,6 @@ static int fast_relative(double rise, double level, double span_ms)
 	return rise / level / (span_ms / HOUR_MS) >= SHORTCUT_REL_PER_HOUR;
 }
 
-/*
- * A ratchet: floors that go up in a few separate steps and never come back
- * down, the steps spread over the span and still coming at its end, as a
- * leak that grows in bursts (a batch of requests every few minutes whose
- * memory is kept) looks over a short span.  The trend test cannot see it
- * there: two or three steps are residuals as autocorrelated as a wander.
- * What tells it from a one-time load or a cache that filled: at least two
- * steps, none given back, no gap (start to first step, between steps, last
- * step to the end) over 60 % of the span, and the last gap no longer than
- * one and a half times the longest before it.  *rate_out is the steps'
- * rise per ms over the span.
- */
-#define RATCHET_JUMP_SIGMA 8.0
-#define RATCHET_MIN_STEPS 2
-#define RATCHET_MAX_GAP 0.6
-static int ratchet(const double *x, const double *y, size_t n, double span_ms, double min_jump,
-		   double *scratch, double *rate_out)
-{
-	double med, sd, thr, up = 0.0, down = 0.0, t_prev, gap_max = 0.0, suffix;
-	double ev_t[64], ev_before[64], ev_h[64];
-	size_t i, k = 0, j;
-
-	*rate_out = 0.0;
-	if (n < 16 || !(span_ms > 0))
-		return 0;
-	for (i = 1; i < n; i++)
-		scratch[i - 1] = y[i] - y[i - 1];
-	med = median_inplace(scratch, n - 1);
-	for (i = 1; i < n; i++)
-		scratch[i - 1] = fabs(y[i] - y[i - 1] - med);
-	sd = 1.4826 * median_inplace(scratch, n - 1);
-	thr = RATCHET_JUMP_SIGMA * sd > min_jump ? RATCHET_JUMP_SIGMA * sd : min_jump;
-	for (i = 1; i < n; i++) {
-		double d = y[i] - y[i - 1];
-
-		if (d < -thr) {
-			down += -d;
-		} else if (d > thr) {
-			up += d;
-			/* a burst over neighbouring buckets is one step */
-			if (k > 0 && x[i] - ev_t[k - 1] <= 3.0 * (x[1] - x[0]) + 1e-9) {
-				ev_h[k - 1] += d;
-				continue;
-			}
-			if (k == 64)
-				return 0;
-			ev_t[k] = x[i];
-			ev_before[k] = y[i - 1];
-			ev_h[k] = d;
-			k++;
-		}
-	}
-	if (k < RATCHET_MIN_STEPS || down > 0.1 * up)
-		return 0;
-	/* none given back: after each step the floor never falls to half of it */
-	suffix = INFINITY;
-	for (i = n, j = k; i-- > 0;) {
-		if (y[i] < suffix)
-			suffix = y[i];
-		while (j > 0 && x[i] <= ev_t[j - 1]) {
-			j--;
-			if (x[i] == ev_t[j] && suffix < ev_before[j] + 0.5 * ev_h[j])
-				return 0;
-		}
-	}
-	/* spread over the span, and still coming */
-	t_prev = x[0];
-	for (j = 0; j < k; j++) {
-		if (ev_t[j] - t_prev > gap_max)
-			gap_max = ev_t[j] - t_prev;
-		t_prev = ev_t[j];
-	}
-	if (gap_max > RATCHET_MAX_GAP * span_ms || x[n - 1] - t_prev > RATCHET_MAX_GAP * span_ms ||
-	    x[n - 1] - t_prev > 1.5 * gap_max || !fast_relative(up - down, y[0], span_ms))
-		return 0;
-	*rate_out = (up - down) / span_ms;
-	return 1;
-}
-
 static void judge_points(struct work *w, size_t n, const struct mw_leak_params *p,
 			 int64_t judged_from, double span_ms, struct mw_leak_result *out,
 			 int *saw_out, double *budget_out)
@@ -992,11 +914,8 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	double f, f_line, f_hinge, f_quad, f_plat, S, varS, z, b_seg, hinge_sse;
 	double level, budget, x_onset = 0.0, tail_from;
 	char s1[32], s2[32], s3[32];
-	int has_onset = 0, ratchets;
-	double ratchet_rate;
+	int has_onset = 0;
 
-	ratchets = ratchet(w->x, w->y, n, span_ms, p->count_unit ? 0.5 : 16384.0, w->a,
-			   &ratchet_rate);
 	m = cycle_floors(w->x, w->y, n, w->a, rx, ry, n);
 	if (m > 0) {
 		saw = 1;
@@ -1203,29 +1122,6 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	/* A pass carries no growth or projection: a reader (or a dashboard
 	 * summing projections) must not see a leak-like figure beside it;
 	 * the slope stays, it is the estimate the fit line draws. */
-	/* Steps that are kept decide where the trend test and the tail
-	 * cannot (a few bursts in a short span); the rate is the steps' rise
-	 * over the span. */
-	if (ratchets && !((dominant || (z > TREND_Z && full.lo > 0)) &&
-			  tail.ok && tail.lo > 0 && tail.slope >= TAIL_RATIO * b_seg)) {
-		double r = ratchet_rate * HOUR_MS;
-
-		dominant = 1;
-		tail.ok = 1;
-		tail.lo = tail.slope = b_seg = r / HOUR_MS;
-		out->slope_bph = r;
-		if (!(out->slope_lo_bph <= r))
-			out->slope_lo_bph = r;
-		if (!(out->slope_hi_bph >= r))
-			out->slope_hi_bph = r;
-		out->growth_bytes = r * span_ms / HOUR_MS;
-		out->projected_bytes = r * (double)p->horizon_ms / HOUR_MS;
-		out->fit_t0_ms = judged_from;
-		out->fit_value0 = w->y[0];
-		out->level_bytes = w->y[n - 1];
-		*saw_out = saw | 2;
-		fmt_amount(s1, sizeof(s1), out->slope_bph, p);
-	}
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
 		out->onset_ms = INT64_MIN;
@@ -1256,8 +1152,8 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	 * span while small against the process (an allocator's creep after a
 	 * cache reached its cap, arenas settling) is not a leak; growth fast
 	 * against the process is one however it slows (an interning table
-	 * that never stops).  Not for steps: a ratchet's thirds are steps. */
-	if (!(*saw_out & 2) && m >= 15 &&
+	 * that never stops). */
+	if (m >= 15 &&
 	    !fast_relative(out->slope_bph * span_ms / HOUR_MS, ry[0], span_ms)) {
 		struct ts_fit head, last;
 		size_t third = m / 3;
@@ -1299,7 +1195,7 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 	fmt_utc(s2, sizeof(s2), out->onset_ms);
 	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
 		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
-		 saw & 2 ? ", in steps never given back" : saw ? ", sawtooth floors" : "");
+		 saw ? ", sawtooth floors" : "");
 }
 
 /*

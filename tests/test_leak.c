@@ -276,6 +276,56 @@ static void counts_have_their_own_budget(void **state)
 	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
 }
 
+/* Real shapes over the shortest span the defaults judge (31 minutes at
+ * 5 s): a leak in bursts every 7 minutes and growth that slows but never
+ * stops, fast against the process (both decided by the rise around their
+ * monotone fit), an allocator's creep that settles after a cache reached
+ * its cap (settling), and a one-time load. */
+static void shapes_of_real_programs(void **state)
+{
+	static double v[372];
+	struct mw_trace tr = { T0, 5000, v, 372 };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	struct lc_rng r = { 5 };
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (i = 0; i < 372; i++) {
+		double t = (double)i * 5.0 / 60.0;	/* minutes */
+
+		v[i] = 8 * LC_MIB + 1.2 * LC_MIB * floor((t + 3.0) / 7.0) + 4096.0 * (double)(i % 3);
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+	assert_true(res.slope_bph > 7 * LC_MIB && res.slope_bph < 14 * LC_MIB);
+
+	for (i = 0; i < 372; i++) {
+		double t = (double)i * 5.0 / 60.0;
+
+		v[i] = 3 * LC_MIB + 20 * LC_MIB * sqrt(t / 60.0) + 20e3 * lc_normal(&r) +
+		       (t > 17 ? 4 * LC_MIB : 0.0);	/* the table doubles */
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+
+	for (i = 0; i < 372; i++) {
+		double t = (double)i * 5.0 / 60.0;
+
+		v[i] = 30 * LC_MIB + 1.0 * LC_MIB * (1.0 - 2.0 / sqrt(t + 4.0)) + 2e3 * lc_normal(&r);
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	if (!strstr(res.reason, "settling"))
+		fail_msg("%s", res.reason);
+
+	for (i = 0; i < 372; i++)
+		v[i] = 50 * LC_MIB + (i > 180 ? 40 * LC_MIB : 0.0) + 8192.0 * (double)(i % 2);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -488,6 +538,7 @@ int main(void)
 		cmocka_unit_test(onset_position),
 		cmocka_unit_test(group_growing_workers),
 		cmocka_unit_test(onset_is_the_change_point),
+		cmocka_unit_test(shapes_of_real_programs),
 		cmocka_unit_test(counts_have_their_own_budget),
 		cmocka_unit_test(kind_selection),
 		cmocka_unit_test(short_steady_leak_with_beat),

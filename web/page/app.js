@@ -273,6 +273,8 @@ function utcTicks(u, splits, axisIdx, space, incr) {
   });
 }
 const timeAxis = () => ({ space: 80, size: 56, values: utcTicks });
+// Room on the right for half a tick label ("23:35 UTC") at the last tick.
+const TIME_PADDING = [null, 36, null, null];
 const timeLegend = (u, v) => (v === null || v === undefined ? "–" : clock(v * 1000));
 
 // uPlot plugin: a dashed vertical line at the leak's onset.
@@ -290,7 +292,11 @@ function onsetPlugin() {
         c.beginPath(); c.moveTo(x, u.bbox.top); c.lineTo(x, u.bbox.top + u.bbox.height); c.stroke();
         c.setLineDash([]); c.fillStyle = "#b3261e";
         c.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-        c.fillText("onset " + clock(g.onset_ms), x + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+        c.textAlign = "left"; c.textBaseline = "alphabetic";
+        // Right of the line, or left of it where the label would leave the plot.
+        const label = "onset " + clock(g.onset_ms), w = c.measureText(label).width, pad = 4 * devicePixelRatio;
+        const lx = x + pad + w <= u.bbox.left + u.bbox.width ? x + pad : Math.max(u.bbox.left, x - pad - w);
+        c.fillText(label, lx, u.bbox.top + 12 * devicePixelRatio);
         c.restore();
       }],
     },
@@ -345,7 +351,7 @@ async function loadChart() {
     width: $("chart").clientWidth || 800, height: 320,
     cursor: { drag: { x: true, y: false } },
     scales: { x: { time: true } },
-    tzDate: tzUTC,
+    tzDate: tzUTC, padding: TIME_PADDING,
     axes: [timeAxis(), { size: 90, values: (u, v) => v.map((x) => isBytes ? bytes(x, 1) : x) }],
     series: [{ value: timeLegend }, ...specs.map((sp) => ({ ...sp, value: (u, v) => isBytes ? bytes(v) : (v ?? "–") }))],
     plugins: [onsetPlugin()],
@@ -657,7 +663,7 @@ async function loadWorkingSet(fresh) {
     width: box.clientWidth || 800, height: 260,
     cursor: { drag: { x: true, y: false, setScale: false } },
     scales: { x: { time: true }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.05 : 1] } },
-    tzDate: tzUTC,
+    tzDate: tzUTC, padding: TIME_PADDING,
     axes: [timeAxis(), { size: 80, values: (u, v) => v.map((x) => bytes(x, 0)) }],
     series: [{ value: timeLegend },
       ...order.map((i) => ({

@@ -50,20 +50,36 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       url: location.href,
     };
   })()`;
-  const settle = async () => { await sleep(3500); };
+  // The panels once they all name pid (the diff and the map load last), or
+  // as they are after ~12 s: on a busy machine no fixed sleep is enough.
+  const settle = async (pid, first) => {
+    await sleep(first);
+    const want = new RegExp(`pid="?${pid}\\b`);
+    let v;
+    for (let i = 0; i < 48; i++) {
+      v = await ev(panels);
+      if (v && ["chart", "breakdown", "ws", "diff", "vm", "regions"].every((k) => v[k] && want.test(v[k])) &&
+          [v.diff_title, v.map_title].every((t) => (t || "").includes(`pid ${pid}`))) break;
+      await sleep(250);
+    }
+    return v;
+  };
+  // Rows exist once the leaks and the processes have loaded.
+  const waitFor = async (expr) => { for (let i = 0; i < 60 && !(await ev(`!!(${expr})`)); i++) await sleep(250); };
   await send("Page.enable");
   await send("Page.navigate", { url });
-  await sleep(5000);
-  out("open", await ev(panels));
-  out("leak", (await click(leakRow("leaky.exe"))) ? (await settle(), await ev(panels)) : "no leak row for leaky.exe");
-  out("table", (await click(procRow("5151"))) ? (await settle(), await ev(panels)) : "no table row for pid 5151");
-  out("leak2", (await click(leakRow("leaky.exe"))) ? (await settle(), await ev(panels)) : "no leak row for leaky.exe");
+  await waitFor(leakRow("leaky.exe"));
+  await waitFor(procRow("5151"));
+  out("open", await settle("5151", 1000));
+  out("leak", (await click(leakRow("leaky.exe"))) ? await settle("4242", 1000) : "no leak row for leaky.exe");
+  out("table", (await click(procRow("5151"))) ? await settle("5151", 1000) : "no table row for pid 5151");
+  out("leak2", (await click(leakRow("leaky.exe"))) ? await settle("4242", 1000) : "no leak row for leaky.exe");
   const again = await ev("location.href");
   await send("Page.navigate", { url: "about:blank" });
   await sleep(300);
   await send("Page.navigate", { url: again });
-  await sleep(6000);
-  out("reload", await ev(panels));
+  await waitFor(leakRow("leaky.exe"));
+  out("reload", await settle("4242", 1500));
   // The times shown: legend (cursor in the middle), axis ticks, leak and diff texts.
   out("times", await ev(`(() => {
     const legend = (u) => {

@@ -421,7 +421,9 @@ function leakRow(g, from, to) {
   const slope = el("td", { class: "num" }, g.slope_bytes_per_hour === null || g.slope_bytes_per_hour === undefined
     ? "–" : `${mibPerHour(g.slope_bytes_per_hour)}${half !== null ? " ± " + mibPerHour(half) : ""} MiB/h`);
   if (half !== null) slope.title = `95 % interval ${mibPerHour(ci[0])} … ${mibPerHour(ci[1])} MiB/h`;
-  const since = el("td", {}, g.onset_ms ? `${clock(g.onset_ms)} (${ago(g.onset_ms)})` : "–");
+  // The time, then how long ago (on a second line where the column is narrow).
+  const since = el("td", { class: "since" }, g.onset_ms ? "" : "–");
+  if (g.onset_ms) since.append(el("span", { class: "nw" }, clock(g.onset_ms)), " ", el("span", { class: "nw" }, `(${ago(g.onset_ms)})`));
   const inc = g.incarnations && g.incarnations.length > 1 ? ` ×${g.incarnations.length}` : "";
   const proc = el("td", {}, (g.process || "?") + inc);
   if (inc) proc.title = g.incarnations.map((x) => `pid ${x.pid}: ${x.verdict}, ${x.reason || ""}`).join("\n");

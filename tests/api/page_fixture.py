@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""page_fixture.py - data for the page tests of the MemDiff chart and the
-address-space map (tests/api/chromium.sh, tests/api/page_map.sh).
+"""page_fixture.py - data for the page tests of the MemDiff chart, the
+address-space map and the selected process (tests/api/chromium.sh,
+tests/api/page_map.sh, tests/api/page_select.sh).
 
   page_fixture.py export FILE [--two]
       write a /api/v1/export JSON file (for `memwatchd import`) with 20 min
@@ -14,8 +15,9 @@ address-space map (tests/api/chromium.sh, tests/api/page_map.sh).
 
   page_fixture.py proxy PORT UPSTREAM_PORT
       a loopback HTTP proxy to the daemon that answers /api/v1/diff and
-      /api/v1/regions itself with JSON of the documented shapes (a stand-in
-      until the daemon has them) and passes everything else through.
+      /api/v1/regions itself with JSON of the documented shapes for the
+      watched pids 4242 and 5151 (a stand-in until the daemon has them; 404
+      for any other pid) and passes everything else through.
       Requests it answered are appended to $PROXY_LOG when set.
 """
 import json, os, sys, time, urllib.request, urllib.parse

@@ -100,6 +100,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       tz: Intl.DateTimeFormat().resolvedOptions().timeZone,
     };
   })()`));
+  // The page's own section links scroll; the hash keeps the selection.
+  out("nav", (await click(`document.querySelector('nav a[href="#map-section"]')`)) ? (await sleep(500), await ev("location.hash")) : "no map link");
   await ev(`document.getElementById("chart-section").scrollIntoView({ block: "start" })`);
   await sleep(300);
   const shot = await send("Page.captureScreenshot", { format: "png" });

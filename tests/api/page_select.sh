@@ -119,5 +119,9 @@ print("browser in", t["tz"], "; legend", t["chart"]["shown"], "; ticks", t["char
 PY
 }
 check "times shown in UTC in one format (browser in Asia/Kolkata)" times
+check "the page's 'map' link scrolls and keeps pid=4242 in the URL" python3 -c '
+import json, re, sys
+s = {d["step"]: d["v"] for d in map(json.loads, open(sys.argv[1]))}
+assert re.search(r"[#&]pid=4242(&|$)", s.get("nav") or ""), s.get("nav")' "$tmpdir/steps.json"
 check "daemon stops with status 0" mw_stop "$main_pid"
 finish

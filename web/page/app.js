@@ -265,7 +265,7 @@ function utcTicks(u, splits, axisIdx, space, incr) {
   let prev = null;
   return splits.map((v) => {
     if (v === null || v === undefined) return null;
-    const ms = v * 1000, day = utcDay(ms);
+    const ms = Math.round(v * 1000), day = utcDay(ms);
     if (incr >= 86400) { prev = day; return day; }
     const t = utcTime(ms, incr < 60 || ms % 60000 !== 0) + " UTC", first = day !== prev;
     prev = day;

@@ -2,7 +2,9 @@
  * diff_cmd.c - `memwatchd diff`: what changed in a process's working set
  * between two times, from a database file (--db) or a running daemon
  * (--url, GET /api/v1/diff), as a table or JSON (the same JSON either
- * way: analysis/ws_diff.c builds it on both sides).
+ * way: analysis/ws_diff.c builds it on both sides).  The table shows the
+ * two moments as times are shown everywhere, "YYYY-MM-DD HH:MM:SS UTC"
+ * (mw_fmt_time_human); the JSON keeps t1_ms and t2_ms.
  * Exit status: 0, or 2 on a usage or input error (nothing found too).
  */
 #include <stdio.h>
@@ -24,14 +26,15 @@ static const char diff_usage[] =
 	"category and sharing at both times and the change, then the regions that are\n"
 	"new, gone, grown or shrunk, largest change first, with their owner (module,\n"
 	"mapped file, heap, stack).  Needs the workingset collector's region snapshots.\n"
-	"Exit status 0, 2 on a usage or input error.\n"
+	"Times are shown in UTC.  Exit status 0, 2 on a usage or input error.\n"
 	"\n"
 	"  --db PATH        database file (memwatch.db)\n"
 	"  --url URL        ask a running daemon instead (http://HOST:PORT)\n"
 	"  --pid P          the process id\n"
 	"  --process NAME   the image name (with no --pid: its newest process)\n"
-	"  --from T, --to T ms, RFC 3339 or relative (-1h); default the first and the\n"
-	"                   last snapshot; each snaps to the nearest snapshot in range\n"
+	"  --from T, --to T ms, RFC 3339, relative (-1h) or as printed (\"2025-11-21\n"
+	"                   23:40:00 UTC\"); default the first and the last snapshot;\n"
+	"                   each snaps to the nearest snapshot in range\n"
 	"  --limit N        list at most N regions (all)\n"
 	"  --token TOKEN    bearer token for --url (or MEMWATCH_TOKEN)\n"
 	"  --json           the report as JSON (the shape of GET /api/v1/diff)\n";

@@ -123,12 +123,15 @@ int64_t mw_days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-size_t mw_fmt_time_utc(char *buf, int64_t ms)
+/* The UTC calendar date of ms since the epoch, and the ms into that day. */
+static void civil_from_ms(int64_t ms, int64_t *year, unsigned *month, unsigned *day,
+			  int64_t *rem_ms)
 {
 	int64_t z, days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
-	int64_t rem = ms - days * 86400000, era, y;
+	int64_t era, y;
 	unsigned doe, yoe, doy, mp, d, m;
 
+	*rem_ms = ms - days * 86400000;
 	z = days + 719468;
 	era = (z >= 0 ? z : z - 146096) / 146097;
 	doe = (unsigned)(z - era * 146097);
@@ -138,11 +141,34 @@ size_t mw_fmt_time_utc(char *buf, int64_t ms)
 	mp = (5 * doy + 2) / 153;
 	d = doy - (153 * mp + 2) / 5 + 1;
 	m = mp < 10 ? mp + 3 : mp - 9;
-	y += m <= 2;
+	*year = y + (m <= 2);
+	*month = m;
+	*day = d;
+}
+
+size_t mw_fmt_time_utc(char *buf, int64_t ms)
+{
+	int64_t y, rem;
+	unsigned m, d;
+
+	civil_from_ms(ms, &y, &m, &d, &rem);
 	return (size_t)snprintf(buf, 32, "%02u/%02u/%04lld %02u:%02u:%02u.%03u",
 				m, d, (long long)y, (unsigned)(rem / 3600000),
 				(unsigned)(rem / 60000 % 60), (unsigned)(rem / 1000 % 60),
 				(unsigned)(rem % 1000));
+}
+
+size_t mw_fmt_time_human(char *buf, size_t size, int64_t ms)
+{
+	int64_t y, rem;
+	unsigned m, d;
+	int n;
+
+	civil_from_ms(ms, &y, &m, &d, &rem);
+	n = snprintf(buf, size, "%04lld-%02u-%02u %02u:%02u:%02u UTC", (long long)y, m, d,
+		     (unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
+		     (unsigned)(rem / 1000 % 60));
+	return n < 0 ? 0 : (size_t)n;
 }
 
 /* Exactly n digits at *p. */
@@ -200,6 +226,8 @@ static int rfc3339(const char *s, int64_t *out)
 	ms = ((mw_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + sec * 1000 + frac;
 	if (*p == 'Z' || *p == 'z') {
 		p++;
+	} else if (!strcmp(p, " UTC")) {
+		p += 4;	/* as mw_fmt_time_human prints it: a shown time pastes back */
 	} else if (*p == '+' || *p == '-') {
 		sign = *p++ == '-' ? -1 : 1;
 		if (fixed(&p, 2, &oh) || *p++ != ':' || fixed(&p, 2, &om) || oh > 23 || om > 59)
@@ -247,5 +275,6 @@ int mw_param_time(const char *s, int64_t now_ms, int64_t *out, struct mw_err *er
 		return 0;
 	}
 bad:
-	return mw_error(err, "is not a time (ms since the epoch, RFC 3339, now, -1h, now-15m)");
+	return mw_error(err, "is not a time (ms since the epoch, RFC 3339, "
+			"YYYY-MM-DD HH:MM:SS UTC, now, -1h, now-15m)");
 }

@@ -34,5 +34,10 @@ int64_t mw_days_from_civil(int64_t y, unsigned m, unsigned d);
 /* Format ms since the epoch as typeperf does, "MM/DD/YYYY hh:mm:ss.mmm"
  * (UTC), into buf (at least 32 bytes); return the length. */
 size_t mw_fmt_time_utc(char *buf, int64_t ms);
+/* Format ms since the epoch as times are shown to people everywhere (the
+ * page, the CLI), "YYYY-MM-DD HH:MM:SS UTC" (seconds truncated), into buf of
+ * size bytes (32 hold any date); return the length it needed. */
+#define MW_TIME_HUMAN_MAX 32
+size_t mw_fmt_time_human(char *buf, size_t size, int64_t ms);
 
 #endif

@@ -143,12 +143,29 @@ static void test_time(void **state)
 	assert_true(t == 0);
 	assert_int_equal(mw_param_time("2024-02-29T00:00:00Z", now, &t, &err), 0);
 	assert_true(t == 1709164800000LL);
+	/* the shown format (mw_fmt_time_human) reads back */
+	assert_int_equal(mw_param_time("2025-11-21 23:40:00 UTC", now, &t, &err), 0);
+	assert_true(t == now);
+	{
+		char buf[MW_TIME_HUMAN_MAX];
+
+		assert_int_equal((int)mw_fmt_time_human(buf, sizeof(buf), now + 999), 23);
+		assert_string_equal(buf, "2025-11-21 23:40:00 UTC");
+		mw_fmt_time_human(buf, sizeof(buf), 0);
+		assert_string_equal(buf, "1970-01-01 00:00:00 UTC");
+		mw_fmt_time_human(buf, sizeof(buf), 1709164800000LL + 86399000);
+		assert_string_equal(buf, "2024-02-29 23:59:59 UTC");
+		mw_fmt_time_human(buf, sizeof(buf), -1000);
+		assert_string_equal(buf, "1969-12-31 23:59:59 UTC");
+	}
 
 	static const char *const bad[] = {
 		"", "abc", "-1x", "1h", "now-", "now-h", "+1h", "nowx", "-", "2025-02-29T00:00:00Z",
 		"2025-13-01T00:00:00Z", "2025-11-21T24:00:00Z", "2025-11-21T23:40:00",
 		"2025-11-21T23:40:00+2:00", "2025-11-21", "2025-11-21T23:40:00.Z",
 		"99999999999999999999", "-99999999999999999w", "12.5", " 1", "1 ",
+		"2025-11-21 23:40:00 UTC ", "2025-11-21 23:40:00 utc", "2025-11-21 23:40:00UTC",
+		"2025-11-21 23:40 UTC",
 	};
 	size_t i;
 

@@ -193,11 +193,44 @@ static void report_from_db(void **state)
 	mw_test_db_remove(DB);
 }
 
+/* The table (memwatchd diff without --json) shows the moments as people
+ * read them everywhere, "YYYY-MM-DD HH:MM:SS UTC", not epoch ms; the JSON
+ * keeps its ms fields. */
+static void print_times(void **state)
+{
+	cJSON *rep = cJSON_Parse("{\"pid\":\"4242\",\"process\":\"leaky.exe\","
+				 "\"t1_ms\":1700000000000,\"t2_ms\":1700000612500,"
+				 "\"totals\":{},\"regions_total\":0,\"regions\":[]}");
+	const char *path = "test_ws_diff.tmp.txt";
+	char line[256] = "", all[4096];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(rep);
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	mw_ws_diff_print(rep, f);
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	rewind(f);
+	n = fread(all, 1, sizeof(all) - 1, f);
+	all[n] = '\0';
+	fclose(f);
+	remove(path);
+	printf("%s", all);
+	assert_string_equal(line, "pid 4242 (leaky.exe): 2023-11-14 22:13:20 UTC -> "
+			    "2023-11-14 22:23:32 UTC (612.5 s)\n");
+	assert_null(strstr(all, "1700000"));
+	cJSON_Delete(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(diff_constructed),
 		cmocka_unit_test(report_from_db),
+		cmocka_unit_test(print_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,7 +152,8 @@ elif what == "stacked":
     print(m.group(1), "categories stacked")
 elif what == "diff":
     s = section("ws-section")
-    assert re.search(r'snapped to \d\d:\d\d:\d\d and \d\d:\d\d:\d\d', s), "no snapped times"
+    utc = r'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC'
+    assert re.search(r'snapped to %s and %s' % (utc, utc), s), "no snapped times (UTC)"
     tot = re.search(r'<table id="diff-totals".*?</table>', s, re.S)
     assert tot and len(re.findall(r"<tr", tot.group(0))) >= 8, "totals table lacks categories"
     body = re.search(r'<table id="diff-regions".*?<tbody>(.*?)</tbody>', s, re.S)

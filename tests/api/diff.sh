@@ -84,6 +84,18 @@ import json,sys
 d=json.load(sys.stdin)
 assert d[\"regions\"] and all(set(r[\"resident\"])=={\"private\",\"shareable\",\"shared\"} for r in d[\"regions\"])'"
 	check "memwatchd diff --url prints a table" cli_exit 0 --url "$base" --pid "$snap"
+	# Times for people: UTC, "YYYY-MM-DD HH:MM:SS UTC", not epoch ms (--json keeps the ms).
+	utc='[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} UTC'
+	check "... its moments in UTC, YYYY-MM-DD HH:MM:SS UTC" \
+		grep -Eq "^pid $snap \(.*\): $utc -> $utc \([0-9.]+ s\)\$" "$tmpdir/cli.out"
+	check "... and no epoch milliseconds" sh -c '! grep -Eq "[0-9]{13}" "$1"' sh "$tmpdir/cli.out"
+	check "memwatchd diff --url --json keeps t1_ms and t2_ms" sh -c \
+		'"$1" diff --url "$2" --pid "$3" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"t1_ms\"]>1e12 and d[\"t2_ms\"]>=d[\"t1_ms\"]"' \
+		sh "$daemon" "$base" "$snap"
+	# A shown time pastes back as --from (seconds truncated: at or before the snapshot).
+	t1=$(sed -En "1s/^pid [^:]*: ($utc) -> .*/\1/p" "$tmpdir/cli.out")
+	check "a printed time reads back as --from '$t1'" cli_exit 0 --url "$base" --pid "$snap" --from "$t1"
+	check "... the same first snapshot" grep -Fq ": $t1 -> " "$tmpdir/cli.out"
 else
 	skip "no working-set region snapshots on this platform yet (collector not merged)"
 fi

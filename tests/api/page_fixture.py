@@ -1,23 +1,35 @@
 #!/usr/bin/env python3
-"""page_fixture.py - data for the page tests of the MemDiff chart and the
-address-space map (tests/api/chromium.sh, tests/api/page_map.sh).
+"""page_fixture.py - data for the page tests of the MemDiff chart, the
+address-space map and the selected process (tests/api/chromium.sh,
+tests/api/page_map.sh, tests/api/page_select.sh).
 
-  page_fixture.py export FILE
+  page_fixture.py export FILE [--two]
       write a /api/v1/export JSON file (for `memwatchd import`) with 20 min
       of memwatch_workingset_bytes{pid="4242",category,sharing} (heap
       growing) and the memwatch_vm_* series of the watched process
-      leaky.exe, pid 4242, ending now.
+      leaky.exe, pid 4242, ending now.  With --two (tests/api/page_select.sh)
+      also a second watched process, bloat.exe, pid 5151, and 55 min of
+      memwatch_process_{private,working_set}_bytes of both and of an idle
+      steady.exe, pid 6262: bloat.exe leaks fastest (the worst leak),
+      leaky.exe leaks too, steady.exe is flat.
 
   page_fixture.py proxy PORT UPSTREAM_PORT
       a loopback HTTP proxy to the daemon that answers /api/v1/diff and
-      /api/v1/regions itself with JSON of the documented shapes (a stand-in
-      until the daemon has them) and passes everything else through.
+      /api/v1/regions itself with JSON of the documented shapes for the
+      watched pids 4242 and 5151 (a stand-in until the daemon has them; 404
+      for any other pid) and passes everything else through.
       Requests it answered are appended to $PROXY_LOG when set.
 """
 import json, os, sys, time, urllib.request, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PID, NAME = "4242", "leaky.exe"
+# The watched processes the proxy answers diff and regions for.
+NAMES = {PID: NAME, "5151": "bloat.exe"}
+# --two: process series (pid, name, started, private bytes at minute m).
+PROCS = [("4242", "leaky.exe", "1764000000000", lambda m: 80 * MiB + m * 0.5 * MiB),
+         ("5151", "bloat.exe", "1764000100000", lambda m: 120 * MiB + m * 1.5 * MiB),
+         ("6262", "steady.exe", "1764000200000", lambda m: 30 * MiB + (m % 3) * 4096)]
 CATS = ["image", "mapped_file", "shareable", "heap", "stack", "private_data", "other"]
 SHARING = ["private", "shareable", "shared"]
 STEP_MS, POINTS = 10000, 120
@@ -38,10 +50,26 @@ def ws_at(i):
     }
 
 
-def export(path):
+def export(path, two=False):
     now = int(time.time() * 1000) // 1000 * 1000
     t0 = now - (POINTS - 1) * STEP_MS
     ts = [t0 + i * STEP_MS for i in range(POINTS)]
+    series = []
+    for pid, name in (NAMES.items() if two else [(PID, NAME)]):
+        series += watched(pid, name, ts)
+    if two:
+        pts = [now - (659 - i) * 5000 for i in range(660)]	# 55 min at 5 s
+        for pid, name, started, f in PROCS:
+            for metric, extra in (("private", 0), ("working_set", 20 * MiB)):
+                series.append({"name": "memwatch_process_%s_bytes" % metric,
+                               "labels": {"pid": pid, "process": name, "started": started},
+                               "points": [[t, f((t - pts[0]) / 60000) + extra] for t in pts]})
+    with open(path, "w") as f:
+        json.dump({"series": series}, f)
+
+
+def watched(PID, NAME, ts):
+    """The working-set and memwatch_vm_* series of one watched process."""
     series = []
     for c in CATS:
         for s in SHARING:
@@ -63,8 +91,7 @@ def export(path):
                     ("memwatch_vm_regions", lambda i: 612 + i // 10)):
         series.append({"name": name, "labels": {"pid": PID, "process": NAME},
                        "points": [[t, f(i)] for i, t in enumerate(ts)]})
-    with open(path, "w") as f:
-        json.dump({"series": series}, f)
+    return series
 
 
 # A Windows x64 layout: stacks and heaps low, mapped files, modules high.
@@ -103,7 +130,7 @@ def regions_at(grown):
     return r
 
 
-def diff(q):
+def diff(q, pid=PID, name=NAME):
     fr, to = int(q.get("from", ["0"])[0]), int(q.get("to", ["0"])[0])
     snap = lambda t: t // STEP_MS * STEP_MS + 3000
     t1, t2 = snap(fr), snap(to)
@@ -128,7 +155,7 @@ def diff(q):
                     "delta": {s: (y["resident"][s] if y else 0) - (x["resident"][s] if x else 0) for s in SHARING}})
     out.sort(key=lambda r: -abs(r["delta_bytes"]))
     limit = int(q.get("limit", ["50"])[0])
-    return {"pid": PID, "process": NAME, "from_ms": fr, "to_ms": to, "t1_ms": t1, "t2_ms": t2, "page_size": 4096,
+    return {"pid": pid, "process": name, "from_ms": fr, "to_ms": to, "t1_ms": t1, "t2_ms": t2, "page_size": 4096,
             "categories": CATS, "sharing": SHARING, "totals": {"t1": T1, "t2": T2, "change": change},
             "regions_total": len(out), "regions": out[:limit]}
 
@@ -153,13 +180,14 @@ def proxy(port, upstream):
                 if os.environ.get("PROXY_LOG"):
                     with open(os.environ["PROXY_LOG"], "a") as f:
                         f.write(self.path + "\n")
-                if q.get("pid", [""])[0] != PID:
+                pid = q.get("pid", [""])[0]
+                if pid not in NAMES:
                     return self.reply(404, b'{"error":"no region snapshots of this pid"}')
                 if u.path == "/api/v1/diff":
-                    d = diff(q)
+                    d = diff(q, pid, NAMES[pid])
                 else:
                     at = int(q.get("at", ["0"])[0] or 0)
-                    d = {"pid": PID, "process": NAME, "t_ms": at // STEP_MS * STEP_MS, "page_size": 4096,
+                    d = {"pid": pid, "process": NAMES[pid], "t_ms": at // STEP_MS * STEP_MS, "page_size": 4096,
                          "regions": regions_at(1)}
                 return self.reply(200, json.dumps(d).encode())
             try:
@@ -173,7 +201,7 @@ def proxy(port, upstream):
 
 if __name__ == "__main__":
     if sys.argv[1] == "export":
-        export(sys.argv[2])
+        export(sys.argv[2], "--two" in sys.argv[3:])
     elif sys.argv[1] == "proxy":
         proxy(int(sys.argv[2]), int(sys.argv[3]))
     else:

@@ -10,6 +10,7 @@ const state = {
   sort: "private_bytes", pid: null, started: null, name: null, plot: null, zoomed: false,
   offset: 0, pageSize: 100, filter: "", leak: null, leaksTo: null,
   wsPlot: null, wsRaw: null, t1: null, t2: null, snap1: null, snap2: null, diffBases: null,
+  sel: null, selBy: null, chartSel: null, picked: false,
 };
 const TOP = 20;	// a selector matching more series draws the TOP fastest growers
 
@@ -113,7 +114,7 @@ async function loadProcesses() {
       rateCell(p.private_rate_bytes_per_hour, p), rateCell(p.working_set_rate_bytes_per_hour, p),
       el("td", { class: "num" }, bytes(p.virtual_bytes)),
       el("td", { class: "num" }, p.handles ?? "–"), el("td", { class: "num" }, p.threads ?? "–"));
-    tr.addEventListener("click", () => selectProcess(p));
+    tr.addEventListener("click", () => choose({ pid: p.pid, started: p.started, process: p.process }, { by: "user" }));
     tb.append(tr);
   }
   // The header says what the rates cover: the window, or less when the
@@ -129,32 +130,99 @@ async function loadProcesses() {
   for (const th of document.querySelectorAll("th.sortable"))
     th.classList.toggle("sorted", th.dataset.sort === state.sort);
   markOverflow();
-  if (!state.pid && !HASH.get("pid") && data.processes.length) {
-    // Prefer a watched process: only those have a breakdown and a map.
+  if (!state.sel && !LINKED && data.processes.length) {
+    // Nothing chosen yet: the details show a watched process (only those
+    // have a breakdown and a map); the chart stays on the system until a
+    // process is chosen (or the worst leak is, by loadLeaks).
     const watched = await getJSON("/api/v1/series?match=memwatch_vm_bytes").then(
       (d) => new Set(d.series.map((s) => s.labels.pid)), () => new Set());
-    selectProcess(data.processes.find((p) => watched.has(p.pid)) || data.processes[0], true);
+    const p = data.processes.find((x) => watched.has(x.pid)) || data.processes[0];
+    if (!state.sel) choose({ pid: p.pid, started: p.started, process: p.process }, { by: "table-default", chart: false });
   }
 }
 
-function selectProcess(p, quiet) {
-  if (p.pid !== state.pid) {
+// ---- the selected process ------------------------------------------------------
+// One choice drives every panel.  state.sel = {pid, started, process, series}
+// is the process chosen in the Leaks panel or the process table (series: the
+// leak series the chart draws with its fitted trend, or null for the
+// process's private and working-set bytes); the chart, the breakdown, the
+// working set over time, the diff and the map all read it, and choose()
+// refreshes them all.  The URL's hash carries it
+// (#pid=P&started=S&process=NAME[&series=KEY][&t1=MS&t2=MS]), so a reload or
+// a shared link opens on the same process (and the same picked moments).
+// selBy says who chose: "user", "link", "leak-default" (the page opened on
+// the worst leak) or "table-default" (nothing failing: a watched process for
+// the details, the chart left on the system).
+const LINKED = new URLSearchParams(location.hash.replace(/^#/, "")).has("pid");
+
+function processChartSelector(sel) {
+  return `{__name__=~"memwatch_process_(private|working_set)_bytes", pid=${quote(sel.pid)}` +
+    (sel.started ? `, started=${quote(sel.started)}` : "") + "}";
+}
+
+function who() { return state.sel ? `${state.name} (pid ${state.pid})` : ""; }
+
+function choose(sel, how = {}) {
+  const started = sel.started === undefined || sel.started === "" ? null : sel.started;
+  const changed = !state.sel || state.sel.pid !== String(sel.pid) || (state.sel.started !== null && started !== null && state.sel.started !== started);
+  if (changed) {
     state.t1 = state.t2 = state.snap1 = state.snap2 = null;
-    state.diffBases = null;
+    state.diffBases = null; state.picked = false;
+    state.diffSeq = (state.diffSeq || 0) + 1;	// an answer in flight is for the old process
     $("diff").replaceChildren(el("p", { class: "muted" }, "Pick two moments on the chart above."));
     $("diff-summary").textContent = "";
+    $("diff-json").setAttribute("href", "#");
+    if (state.wsPlot) { state.wsPlot.destroy(); state.wsPlot = null; }
+    $("ws-chart").removeAttribute("data-drawn");
   }
-  state.pid = p.pid; state.started = p.started; state.name = p.process;
-  for (const tr of $("processes").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.pid === p.pid);
-  $("detail-proc").textContent = `${p.process} (pid ${p.pid})`;
-  if (!quiet) {
-    $("selector").value = `{__name__=~"memwatch_process_(private|working_set)_bytes", pid=${quote(p.pid)}, started=${quote(p.started)}}`;
+  state.sel = { pid: String(sel.pid), started, process: sel.process || null, series: sel.series || null };
+  state.selBy = how.by || "user";
+  state.pid = state.sel.pid; state.started = started; state.name = state.sel.process || "pid " + state.pid;
+  state.leak = sel.series ? (how.group || state.leaks?.find((g) => g.series === sel.series) || null) : null;
+  for (const id of ["detail-proc", "ws-proc", "diff-proc"]) $(id).textContent = who();
+  for (const tr of $("processes").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.pid === state.pid);
+  markLeakRow();
+  if (how.chart === false) state.chartSel = null;
+  else {
+    state.chartSel = sel.series || processChartSelector(state.sel);
+    $("selector").value = state.chartSel;
+    $("agg").value = sel.series ? "min" : "max";	// a leak's fit is of the floors
     state.zoomed = false;
-    state.leak = null;
-    markLeakRow();
     loadChart();
   }
+  chartTitle();
   loadDetail();
+  if (state.selBy === "user" || state.selBy === "link") writeHash();
+}
+
+// The chart names the process while it draws the selection's series.
+function chartTitle() {
+  $("chart-proc").textContent = state.sel && state.chartSel && $("selector").value.trim() === state.chartSel ? who() : "";
+}
+
+function writeHash() {
+  const h = new URLSearchParams(), s = state.sel;
+  if (s) {
+    h.set("pid", s.pid);
+    if (s.started) h.set("started", s.started);
+    if (s.process) h.set("process", s.process);
+    if (s.series) h.set("series", s.series);
+  }
+  if (state.picked && state.t1 !== null && state.t2 !== null) { h.set("t1", state.t1); h.set("t2", state.t2); }
+  if (document.body.dataset.show) h.set("show", document.body.dataset.show);
+  const text = "#" + h.toString();
+  if (location.hash !== text) history.replaceState(null, "", text);
+}
+
+// The selection a leak group stands for: its deciding incarnation.
+function keyLabels(key) {
+  const out = {};
+  for (const m of String(key || "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) out[m[1]] = m[2].replace(/\\(.)/g, "$1");
+  return out;
+}
+function leakSel(g) {
+  const inc = (g.incarnations || []).find((x) => x.series === g.series) || {}, l = keyLabels(g.series);
+  return { pid: inc.pid ?? l.pid, started: inc.started ?? l.started ?? null, process: g.process ?? l.process, series: g.series };
 }
 
 // ---- chart -----------------------------------------------------------------
@@ -174,11 +242,40 @@ function seriesLabel(s) {
 
 const PALETTE = ["#2f6fdb", "#d6604d", "#4daf4a", "#8c6bb1", "#e6ab02", "#17becf", "#7f7f7f"];
 
-function localTime(ms) {
-  const d = new Date(ms), now = new Date();
-  const hm = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return d.toDateString() === now.toDateString() ? hm : d.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + hm;
+// ---- times ------------------------------------------------------------------
+// One format wherever a time is shown, the CLI's too: UTC,
+// "YYYY-MM-DD HH:MM:SS UTC"; axis ticks, where only a time of day fits,
+// "HH:MM UTC" with the date under the first tick and where it changes.
+const pad2 = (n) => String(n).padStart(2, "0");
+function utcDay(ms) {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
 }
+function utcTime(ms, secs) {
+  const d = new Date(ms);
+  return pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + (secs ? ":" + pad2(d.getUTCSeconds()) : "");
+}
+function clock(ms) {
+  return ms === null || ms === undefined || !Number.isFinite(Number(ms)) ? "–" : `${utcDay(ms)} ${utcTime(ms, true)} UTC`;
+}
+// uPlot in UTC: ticks placed on UTC boundaries (tzDate), labelled by utcTicks,
+// and the legend's time in the one format.
+const tzUTC = (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
+function utcTicks(u, splits, axisIdx, space, incr) {
+  let prev = null;
+  return splits.map((v) => {
+    if (v === null || v === undefined) return null;
+    const ms = Math.round(v * 1000), day = utcDay(ms);
+    if (incr >= 86400) { prev = day; return day; }
+    const t = utcTime(ms, incr < 60 || ms % 60000 !== 0) + " UTC", first = day !== prev;
+    prev = day;
+    return first ? t + "\n" + day : t;
+  });
+}
+const timeAxis = () => ({ space: 80, size: 56, values: utcTicks });
+// Room on the right for half a tick label ("23:35 UTC") at the last tick.
+const TIME_PADDING = [null, 36, null, null];
+const timeLegend = (u, v) => (v === null || v === undefined ? "–" : clock(v * 1000));
 
 // uPlot plugin: a dashed vertical line at the leak's onset.
 function onsetPlugin() {
@@ -195,7 +292,11 @@ function onsetPlugin() {
         c.beginPath(); c.moveTo(x, u.bbox.top); c.lineTo(x, u.bbox.top + u.bbox.height); c.stroke();
         c.setLineDash([]); c.fillStyle = "#b3261e";
         c.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-        c.fillText("onset " + localTime(g.onset_ms), x + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+        c.textAlign = "left"; c.textBaseline = "alphabetic";
+        // Right of the line, or left of it where the label would leave the plot.
+        const label = "onset " + clock(g.onset_ms), w = c.measureText(label).width, pad = 4 * devicePixelRatio;
+        const lx = x + pad + w <= u.bbox.left + u.bbox.width ? x + pad : Math.max(u.bbox.left, x - pad - w);
+        c.fillText(label, lx, u.bbox.top + 12 * devicePixelRatio);
         c.restore();
       }],
     },
@@ -211,6 +312,7 @@ function trendValues(g, t) {
 }
 
 async function loadChart() {
+  chartTitle();
   const url = queryURL();
   $("chart-json").href = url;
   let d;
@@ -235,7 +337,7 @@ async function loadChart() {
     specs.push({ label: `fitted trend ${rate(g.fit.slope_bytes_per_hour)}`, stroke: "#b3261e", width: 2, dash: [8, 5], spanGaps: true });
     if (g.onset_ms !== null && g.onset_ms !== undefined) {
       data.push(d.t.map(() => null));
-      specs.push({ label: `onset ${localTime(g.onset_ms)}`, stroke: "#b3261e", dash: [6, 4], width: 1.5 });
+      specs.push({ label: `onset ${clock(g.onset_ms)}`, stroke: "#b3261e", dash: [6, 4], width: 1.5 });
     }
   }
   const key = d.series.map((s) => s.id).join(",") + (trend ? "|trend" + g.series_id + ":" + specs.length : "");
@@ -249,8 +351,9 @@ async function loadChart() {
     width: $("chart").clientWidth || 800, height: 320,
     cursor: { drag: { x: true, y: false } },
     scales: { x: { time: true } },
-    axes: [{}, { size: 90, values: (u, v) => v.map((x) => isBytes ? bytes(x, 1) : x) }],
-    series: [{}, ...specs.map((sp) => ({ ...sp, value: (u, v) => isBytes ? bytes(v) : (v ?? "–") }))],
+    tzDate: tzUTC, padding: TIME_PADDING,
+    axes: [timeAxis(), { size: 90, values: (u, v) => v.map((x) => isBytes ? bytes(x, 1) : x) }],
+    series: [{ value: timeLegend }, ...specs.map((sp) => ({ ...sp, value: (u, v) => isBytes ? bytes(v) : (v ?? "–") }))],
     plugins: [onsetPlugin()],
     hooks: { setSelect: [(u) => { if (u.select.width > 0) state.zoomed = true; }] },
   };
@@ -298,31 +401,29 @@ async function loadSpark(cell, g, from, to) {
   } catch (e) { cell.title = e.message; }
 }
 
+// The leak rows of the selected process are marked.
 function markLeakRow() {
   for (const tr of $("leaks-table").tBodies[0].rows)
-    tr.classList.toggle("selected", !!state.leak && tr.dataset.series === state.leak.series);
+    tr.classList.toggle("selected", !!state.sel && tr.dataset.pid === state.pid);
 }
 
 function selectLeak(g, quiet) {
-  state.leak = g;
-  markLeakRow();
-  $("selector").value = g.series;
-  $("agg").value = "min";	// the fit is of the floors
-  state.zoomed = false;
-  loadChart();
+  choose(leakSel(g), { by: quiet ? "leak-default" : "user", group: g });
   if (!quiet) $("chart-section").scrollIntoView({ block: "nearest" });
 }
 
 function leakRow(g, from, to) {
   const tr = el("tr");
   tr.dataset.series = g.series || "";
+  if (g.series) tr.dataset.pid = leakSel(g).pid || "";
   const ci = g.slope_ci_bytes_per_hour;
   const half = Array.isArray(ci) && ci[0] !== null && ci[1] !== null ? (ci[1] - ci[0]) / 2 : null;
   const slope = el("td", { class: "num" }, g.slope_bytes_per_hour === null || g.slope_bytes_per_hour === undefined
     ? "–" : `${mibPerHour(g.slope_bytes_per_hour)}${half !== null ? " ± " + mibPerHour(half) : ""} MiB/h`);
   if (half !== null) slope.title = `95 % interval ${mibPerHour(ci[0])} … ${mibPerHour(ci[1])} MiB/h`;
-  const since = el("td", {}, g.onset_ms ? `${localTime(g.onset_ms)} (${ago(g.onset_ms)})` : "–");
-  if (g.onset_ms) since.title = new Date(g.onset_ms).toString();
+  // The time, then how long ago (on a second line where the column is narrow).
+  const since = el("td", { class: "since" }, g.onset_ms ? "" : "–");
+  if (g.onset_ms) since.append(el("span", { class: "nw" }, clock(g.onset_ms)), " ", el("span", { class: "nw" }, `(${ago(g.onset_ms)})`));
   const inc = g.incarnations && g.incarnations.length > 1 ? ` ×${g.incarnations.length}` : "";
   const proc = el("td", {}, (g.process || "?") + inc);
   if (inc) proc.title = g.incarnations.map((x) => `pid ${x.pid}: ${x.verdict}, ${x.reason || ""}`).join("\n");
@@ -361,7 +462,7 @@ async function loadLeaks() {
   badge.textContent = d.verdict || "";
   const c = d.counts || {};
   const range = $("range").selectedOptions[0].textContent;
-  const when = d.from_ms && d.to_ms ? `${localTime(d.from_ms)} – ${localTime(d.to_ms)}` : range;
+  const when = d.from_ms && d.to_ms ? `${clock(d.from_ms)} – ${clock(d.to_ms)}` : range;
   $("leaks-summary").textContent = `${num(c.fail || 0)} fail, ${num(c.inconclusive || 0)} inconclusive, ` +
     `${num(c.pass || 0)} pass of ${num(d.groups_total ?? d.groups.length)} processes; ${when} (${range})` +
     (d.groups_total > d.groups.length ? `; first ${d.groups.length} listed` : "");
@@ -372,16 +473,22 @@ async function loadLeaks() {
   table.hidden = !d.groups.length;
   msg.hidden = !!d.groups.length;
   msg.textContent = d.groups.length ? "" : "No process series in this range.";
-  if (!state.leakShown && !state.leak && d.groups.length && d.groups[0].verdict === "fail" && d.groups[0].series) {
-    // The page opens on the worst leak: draw it with its trend.
-    state.leakShown = true;
+  state.leaks = d.groups;
+  const first = !state.leakShown;
+  state.leakShown = true;
+  if (first && !LINKED && (!state.sel || state.selBy === "table-default") &&
+      d.groups.length && d.groups[0].verdict === "fail" && d.groups[0].series) {
+    // Nothing chosen yet: the page opens on the worst leak, every panel on it.
     selectLeak(d.groups[0], true);
-  } else if (state.leak) {
-    // Keep the drawn leak's fit current.
-    const same = d.groups.find((g) => g.series === state.leak.series);
+  } else if (state.sel && state.sel.series) {
+    // Keep the drawn leak's fit current (and draw it once the verdicts
+    // arrive after a link named the series).
+    const same = d.groups.find((g) => g.series === state.sel.series);
+    const had = state.leak;
     if (same) state.leak = same;
-    markLeakRow();
+    if (same && !had && $("selector").value.trim() === same.series) loadChart();
   }
+  markLeakRow();
 }
 
 // ---- breakdown and address space ---------------------------------------------
@@ -407,8 +514,11 @@ async function loadDetail() {
   $("breakdown-json").href = bUrl;
   const bar = $("breakdown"), legend = $("breakdown-legend");
   bar.replaceChildren(); legend.replaceChildren();
+  const pid = state.pid;
   try {
-    const kinds = latestByLabel(await getJSON(bUrl), "kind");
+    const got = await getJSON(bUrl);
+    if (pid !== state.pid) return;
+    const kinds = latestByLabel(got, "kind");
     delete kinds.all;
     // The bar is committed memory; reserved stack is address space only,
     // so it is listed but not drawn.
@@ -423,6 +533,7 @@ async function loadDetail() {
       legend.append(item);
     }
   } catch (e) {
+    if (pid !== state.pid) return;
     legend.append(el("span", { class: "muted" }, "No breakdown for this process yet (" + e.message +
       "); add it to the watch list: [daemon] watch = " + state.name));
   }
@@ -442,11 +553,6 @@ const CAT_COLOR = Object.fromEntries(CATS);
 const catName = (c) => String(c).replace(/_/g, " ");
 const DIFF_LIMIT = 50;
 
-function clock(ms) {
-  const d = new Date(ms), now = new Date();
-  const t = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-  return d.toDateString() === now.toDateString() ? t : d.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + t;
-}
 
 // uPlot plugin: the picked moments T1 and T2 (solid), the span between them
 // shaded, and the moments the diff snapped to (dashed) when they differ.
@@ -486,9 +592,11 @@ function picksPlugin() {
   };
 }
 
-function setPicks(t1, t2) {
+function setPicks(t1, t2, byUser) {
   if (t1 !== null && t2 !== null && t2 < t1) [t1, t2] = [t2, t1];
   state.t1 = t1; state.t2 = t2; state.snap1 = null; state.snap2 = null;
+  state.picked = !!byUser;
+  if (byUser) writeHash();
   if (state.wsPlot) state.wsPlot.redraw(false);
   if (t1 !== null && t2 !== null) {
     $("ws-hint").textContent = `T1 ${clock(t1)}, T2 ${clock(t2)}: click to start a new pair, or drag across a span`;
@@ -557,8 +665,9 @@ async function loadWorkingSet(fresh) {
     width: box.clientWidth || 800, height: 260,
     cursor: { drag: { x: true, y: false, setScale: false } },
     scales: { x: { time: true }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.05 : 1] } },
-    axes: [{}, { size: 80, values: (u, v) => v.map((x) => bytes(x, 0)) }],
-    series: [{ value: (u, v) => (v === null ? "–" : clock(v * 1000)) },
+    tzDate: tzUTC, padding: TIME_PADDING,
+    axes: [timeAxis(), { size: 80, values: (u, v) => v.map((x) => bytes(x, 0)) }],
+    series: [{ value: timeLegend },
       ...order.map((i) => ({
         label: catName(cats[i][0]), stroke: cats[i][1], fill: cats[i][1], width: 1, points: { show: false },
         value: (u, v, si, idx) => (idx === null || idx === undefined || !state.wsRaw[si] ? "–" : bytes(state.wsRaw[si][idx])),
@@ -571,7 +680,7 @@ async function loadWorkingSet(fresh) {
         const b = Math.round(u.posToVal(u.select.left + u.select.width, "x") * 1000);
         state.dragged = Date.now();
         u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
-        setPicks(a, b);
+        setPicks(a, b, true);
       }],
     },
   };
@@ -582,10 +691,10 @@ async function loadWorkingSet(fresh) {
   u.over.addEventListener("click", () => {
     if (Date.now() - (state.dragged || 0) < 300 || u.cursor.left < 0) return;
     const t = Math.round(u.posToVal(u.cursor.left, "x") * 1000);
-    if (state.t1 !== null && state.t2 === null) setPicks(state.t1, t);
-    else setPicks(t, null);
+    if (state.t1 !== null && state.t2 === null) setPicks(state.t1, t, true);
+    else setPicks(t, null, true);
   });
-  u.over.addEventListener("dblclick", () => { setPicks(null, null); loadWorkingSet(); });
+  u.over.addEventListener("dblclick", () => { setPicks(null, null, true); loadWorkingSet(); });
 }
 
 function diffError(e) {
@@ -616,17 +725,17 @@ async function loadDiff() {
     d = await getJSON(url);
     if (!d || !Array.isArray(d.regions) || !d.totals) throw new Error("unexpected answer");
   } catch (e) {
-    if (seq !== state.diffSeq) return;
+    if (seq !== state.diffSeq || pid !== state.pid) return;
     sum.textContent = "";
     out.replaceChildren(el("p", { class: "note", id: "diff-error" }, diffError(e)));
     return;
   }
-  if (seq !== state.diffSeq) return;
+  if (seq !== state.diffSeq || pid !== state.pid) return;
   state.snap1 = d.t1_ms ?? null; state.snap2 = d.t2_ms ?? null;
   if (state.wsPlot) state.wsPlot.redraw(false);
   const sharing = d.sharing || ["private", "shareable", "shared"];
   const cats = d.categories || CATS.map((c) => c[0]);
-  sum.textContent = `${d.process || "pid " + d.pid}: snapped to ${clock(d.t1_ms)} and ${clock(d.t2_ms)}` +
+  sum.textContent = `${d.process || "?"} (pid ${d.pid ?? pid}): snapped to ${clock(d.t1_ms)} and ${clock(d.t2_ms)}` +
     ` (asked ${clock(d.from_ms ?? t1)} and ${clock(d.to_ms ?? t2)}), ${ms2text(d.t2_ms - d.t1_ms)} apart`;
   // Totals per category: T1, T2, change, and the change by sharing class.
   const tt = el("table", { id: "diff-totals", class: "fit" });
@@ -854,26 +963,29 @@ function markOverflow() {
 }
 
 // ---- deep links --------------------------------------------------------------
-// #pid=P opens on that process (a watched one needs no live row), with
-// &t1=MS&t2=MS the diff of those moments.
-const HASH = new URLSearchParams(location.hash.replace(/^#/, ""));
-
-async function openFromHash() {
-  const pid = HASH.get("pid");
+// #pid=P[&started=S&process=NAME&series=KEY] opens on that process (a watched
+// one needs no live row), with &t1=MS&t2=MS the diff of those moments;
+// choose() writes the same hash.  &show=diff or &show=map: that panel alone
+// (for screenshots and links).
+async function applyHash() {
+  const h = new URLSearchParams(location.hash.replace(/^#/, ""));
+  if (/^(diff|map)$/.test(h.get("show") || "")) document.body.dataset.show = h.get("show");
+  const pid = h.get("pid");
   if (!pid) return;
-  let name = null;
-  try {
-    const d = await getJSON("/api/v1/series?match=" +
-      encodeURIComponent(`{__name__=~"memwatch_(workingset|vm|process_private)_bytes", pid=${quote(pid)}}`));
-    name = d.series.length ? d.series[0].labels.process : null;
-  } catch (e) { /* the panels say what is missing */ }
-  selectProcess({ pid, process: name || "pid " + pid, started: null }, true);
-  const t1 = Number(HASH.get("t1")), t2 = Number(HASH.get("t2"));
-  if (t1 > 0 && t2 > 0) setPicks(t1, t2);
+  let name = h.get("process"), started = h.get("started");
+  if (!name) {
+    try {
+      const d = await getJSON("/api/v1/series?match=" +
+        encodeURIComponent(`{__name__=~"memwatch_(workingset|vm|process_private)_bytes", pid=${quote(pid)}}`));
+      const s = d.series.find((x) => x.labels.started) || d.series[0];
+      name = s ? s.labels.process : null;
+      started = started || (s && s.labels.started) || null;
+    } catch (e) { /* the panels say what is missing */ }
+  }
+  const t1 = Number(h.get("t1")), t2 = Number(h.get("t2"));
+  choose({ pid, process: name || null, started, series: h.get("series") }, { by: "link" });
+  if (t1 > 0 && t2 > 0) setPicks(t1, t2, true);
 }
-
-// &show=diff or &show=map: that panel alone (for screenshots and links).
-if (/^(diff|map)$/.test(HASH.get("show") || "")) document.body.dataset.show = HASH.get("show");
 
 // ---- wiring ----------------------------------------------------------------
 for (const th of document.querySelectorAll("th.sortable"))
@@ -886,7 +998,12 @@ $("proc-filter").addEventListener("input", () => {
 $("proc-window").addEventListener("change", () => loadProcesses());
 $("proc-prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.pageSize); loadProcesses(); });
 $("proc-next").addEventListener("click", () => { state.offset += state.pageSize; loadProcesses(); });
-$("selector").addEventListener("change", () => { state.zoomed = false; state.leak = null; markLeakRow(); loadChart(); });
+$("selector").addEventListener("change", () => { state.zoomed = false; state.leak = null; loadChart(); });
+// A hash typed or pasted into the address bar chooses too; the page's own
+// links scroll without replacing the hash that holds the selection.
+window.addEventListener("hashchange", () => { if (new URLSearchParams(location.hash.replace(/^#/, "")).has("pid")) applyHash(); });
+for (const a of document.querySelectorAll('nav a[href^="#"]'))
+  a.addEventListener("click", (e) => { e.preventDefault(); $(a.getAttribute("href").slice(1))?.scrollIntoView(); });
 $("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); loadWorkingSet(); });
 $("leaks-match").addEventListener("change", () => loadLeaks());
 $("agg").addEventListener("change", () => loadChart());
@@ -897,7 +1014,7 @@ window.addEventListener("resize", () => {
 });
 
 loadHealth();
-openFromHash();
+applyHash();
 loadLeaks();
 loadProcesses();
 loadChart();

@@ -885,13 +885,16 @@ static void isotonic(const double *y, size_t n, double *fit, double *val, size_t
 /*
  * The shape shortcuts (a rise ten times its spread around a monotone fit
  * or a climbing parabola) decide where the autocorrelation-corrected test
- * needs more time; they are kept for growth fast against the process's
- * own size, SHORTCUT_REL_PER_HOUR of
+ * needs more time; they are kept for spans of 15 minutes or more and
+ * growth fast against the process's own size, SHORTCUT_REL_PER_HOUR of
  * its level an hour or more: an allocator's creep (fragmentation of a
  * capped cache, arenas settling: a few % an hour, slowing) is monotone too,
  * and must wait for the full test.
  */
 #define SHORTCUT_REL_PER_HOUR 0.10
+/* ... and over a judged span this long at least: over a few minutes an
+ * allocator settling after start-up is as monotone as a leak. */
+#define SHORTCUT_MIN_SPAN_MS (15 * 60000.0)
 /* Settling: the last third's rate under this share of the first third's. */
 #define SETTLING_RATIO 0.5
 static int fast_relative(double rise, double level, double span_ms)
@@ -901,6 +904,11 @@ static int fast_relative(double rise, double level, double span_ms)
 	if (!(level > 0))
 		return 1;
 	return rise / level / (span_ms / HOUR_MS) >= SHORTCUT_REL_PER_HOUR;
+}
+
+static int shortcut_allowed(double rise, double level, double span_ms)
+{
+	return span_ms >= SHORTCUT_MIN_SPAN_MS && fast_relative(rise, level, span_ms);
 }
 
 static void judge_points(struct work *w, size_t n, const struct mw_leak_params *p,
@@ -1024,7 +1032,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 				hi = select_kth(w->a, m, m - 1 - m / 10);
 				dominant = w->b[m - 1] - w->b[0] > DOMINANT_RATIO * (hi - lo) &&
 					   full.slope * (rx[m - 1] - rx[0]) > 0.5 * (w->b[m - 1] - w->b[0]) &&
-					   fast_relative(w->b[m - 1] - w->b[0], w->b[0], rx[m - 1] - rx[0]);
+					   shortcut_allowed(w->b[m - 1] - w->b[0], w->b[0], rx[m - 1] - rx[0]);
 			}
 			free(cnt);
 			free(val);
@@ -1044,7 +1052,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 				lo = select_kth(w->a, m, m / 10);
 				hi = select_kth(w->a, m, m - 1 - m / 10);
 				dominant = q2 - q0 > DOMINANT_RATIO * (hi - lo) &&
-					   fast_relative(q2 - q0, q0, rx[m - 1] - rx[0]);
+					   shortcut_allowed(q2 - q0, q0, rx[m - 1] - rx[0]);
 			}
 		}
 	}

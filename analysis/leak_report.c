@@ -400,6 +400,8 @@ struct aspect {
 	const char *unit;	/* NULL: bytes, else what is counted */
 };
 
+#define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
+
 static const struct aspect default_aspects[] = {
 	{ "private", "memwatch_process_private_bytes", NULL },
 	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL },
@@ -417,6 +419,14 @@ static const char *unit_of_selector(const char *sel)
 	if (!strncmp(sel, "memwatch_process_threads", 24))
 		return "threads";
 	return NULL;
+}
+
+/* A selector of private bytes (with or without label matchers). */
+static bool is_private_selector(const char *sel)
+{
+	size_t n = strlen(MW_PRIVATE_METRIC);
+
+	return !strncmp(sel, MW_PRIVATE_METRIC, n) && (sel[n] == '\0' || sel[n] == '{');
 }
 
 /* One series selected for judging. */
@@ -733,12 +743,15 @@ static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
 	cJSON_AddBoolToObject(o, "total_growing", d->g.total_failed != 0);
 	add_fit(o, &d->g.r);
 	if (out->verdict == MW_VERDICT_FAIL && d->deciding && !aspects[deciding].unit &&
-	    !strcmp(aspects[deciding].name, "private")) {
+	    (!strcmp(aspects[deciding].name, "private") || !strcmp(aspects[deciding].name, "selected"))) {
+		/* private memory (or a selector of the user's): the finer
+		 * kind where the process has the series to tell */
 		add_kind(o, reader, label_of(d->deciding, "pid"), label_of(d->deciding, "process"),
 			 &d->g.r, from, to, step);
-		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")))
+		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")) &&
+		    !strcmp(aspects[deciding].name, "private"))
 			cJSON_ReplaceItemInObjectCaseSensitive(o, "kind", cJSON_CreateString("private"));
-	} else if (out->verdict == MW_VERDICT_FAIL) {
+	} else if (out->verdict == MW_VERDICT_FAIL && strcmp(aspects[deciding].name, "selected")) {
 		cJSON_AddStringToObject(o, "kind", aspects[deciding].name);
 	} else {
 		cJSON_AddNullToObject(o, "kind");
@@ -910,7 +923,7 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	if (q->match) {
 		user.selector = q->match;
 		user.unit = unit_of_selector(q->match);
-		user.name = user.unit ? user.unit : "selected";
+		user.name = user.unit ? user.unit : is_private_selector(q->match) ? "private" : "selected";
 		aspects = &user;
 		naspects = 1;
 	}

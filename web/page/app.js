@@ -440,9 +440,11 @@ function leakRow(g, from, to) {
 }
 
 async function loadLeaks() {
-  const match = $("leaks-match").value.trim() || "memwatch_process_private_bytes";
-  const url = "/api/v1/leaks?match=" + encodeURIComponent(match) + "&from=" + encodeURIComponent(rangeFrom()) +
-    "&to=now&limit=" + LEAK_LIMIT;
+  // Empty: the daemon judges all of each process's memory (private,
+  // shared, mapped files, handles, threads).
+  const match = $("leaks-match").value.trim();
+  const url = "/api/v1/leaks?" + (match ? "match=" + encodeURIComponent(match) + "&" : "") +
+    "from=" + encodeURIComponent(rangeFrom()) + "&to=now&limit=" + LEAK_LIMIT;
   $("leaks-json").href = url;
   const msg = $("leaks-msg"), table = $("leaks-table"), badge = $("leaks-verdict");
   let d;
@@ -465,7 +467,8 @@ async function loadLeaks() {
   const when = d.from_ms && d.to_ms ? `${clock(d.from_ms)} – ${clock(d.to_ms)}` : range;
   $("leaks-summary").textContent = `${num(c.fail || 0)} fail, ${num(c.inconclusive || 0)} inconclusive, ` +
     `${num(c.pass || 0)} pass of ${num(d.groups_total ?? d.groups.length)} processes; ${when} (${range})` +
-    (d.groups_total > d.groups.length ? `; first ${d.groups.length} listed` : "");
+    (d.groups_total > d.groups.length ? `; first ${d.groups.length} listed` : "") +
+    (d.first_verdicts_ms ? `; warming up: first verdicts at ${clock(d.first_verdicts_ms)}` : "");
   const tb = table.tBodies[0];
   tb.replaceChildren();
   const from = d.from_ms ?? encodeURIComponent(rangeFrom()), to = d.to_ms ?? "now";

@@ -418,9 +418,15 @@ function leakRow(g, from, to) {
   if (g.series) tr.dataset.pid = leakSel(g).pid || "";
   const ci = g.slope_ci_bytes_per_hour;
   const half = Array.isArray(ci) && ci[0] !== null && ci[1] !== null ? (ci[1] - ci[0]) / 2 : null;
-  const slope = el("td", { class: "num" }, g.slope_bytes_per_hour === null || g.slope_bytes_per_hour === undefined
-    ? "–" : `${mibPerHour(g.slope_bytes_per_hour)}${half !== null ? " ± " + mibPerHour(half) : ""} MiB/h`);
-  if (half !== null) slope.title = `95 % interval ${mibPerHour(ci[0])} … ${mibPerHour(ci[1])} MiB/h`;
+  // A pass shows a rate only when it rises within the budget (it then has
+  // a growth): no leak-like figure beside a pass.  Counts (handles,
+  // threads) in their own unit.
+  const counted = g.unit && g.unit !== "bytes";
+  const shown = g.verdict === "fail" || (g.growth_bytes !== null && g.growth_bytes > 0);
+  const slope = el("td", { class: "num" }, !shown || g.slope_bytes_per_hour === null || g.slope_bytes_per_hour === undefined
+    ? "–" : counted ? `${Math.round(g.slope_bytes_per_hour)} ${g.unit}/h`
+    : `${mibPerHour(g.slope_bytes_per_hour)}${half !== null ? " ± " + mibPerHour(half) : ""} MiB/h`);
+  if (shown && !counted && half !== null) slope.title = `95 % interval ${mibPerHour(ci[0])} … ${mibPerHour(ci[1])} MiB/h`;
   // The time, then how long ago (on a second line where the column is narrow).
   const since = el("td", { class: "since" }, g.onset_ms ? "" : "–");
   if (g.onset_ms) since.append(el("span", { class: "nw" }, clock(g.onset_ms)), " ", el("span", { class: "nw" }, `(${ago(g.onset_ms)})`));
@@ -429,7 +435,8 @@ function leakRow(g, from, to) {
   if (inc) proc.title = g.incarnations.map((x) => `pid ${x.pid}: ${x.verdict}, ${x.reason || ""}`).join("\n");
   const spark = el("td", { class: "spark-cell" });
   tr.append(el("td", {}, ""), proc, slope, since,
-    el("td", { class: "num" }, g.growth_bytes === null || g.growth_bytes === undefined ? "–" : (g.growth_bytes > 0 ? "+" : "") + bytes(g.growth_bytes)),
+    el("td", { class: "num" }, !shown || g.growth_bytes === null || g.growth_bytes === undefined ? "–"
+      : (g.growth_bytes > 0 ? "+" : "") + (counted ? `${Math.round(g.growth_bytes)} ${g.unit}` : bytes(g.growth_bytes))),
     el("td", {}, g.kind || "–"), el("td", { class: "reason" }, g.reason || ""), spark);
   tr.cells[0].append(el("span", { class: "badge " + g.verdict }, g.verdict));
   if (g.series) {

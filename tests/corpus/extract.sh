@@ -1,9 +1,9 @@
 #!/bin/sh
 # Turns a recording made by record.sh into the test data of
 # tests/test_leak_real.c (tests/data/leak_real/):
-#   rec.json.xz   memwatch's own JSON export of every per-process series of
+#   rec.json.gz   memwatch's own JSON export of every per-process series of
 #                 the workloads (all metrics but the daemon's memwatch_leak_*
-#                 gauges), from the daemon's start to its stop;
+#                 gauges), from the daemon's start to its stop (gzip: essential on Debian);
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
@@ -33,7 +33,7 @@ curl -sfG "$URL/api/v1/export" --data-urlencode 'match={__name__!~"memwatch_leak
     --data-urlencode "from=$FROM" --data-urlencode "to=$TO" --data-urlencode format=json \
     -o "$REC/export.json"
 [ -n "$DPID" ] && kill "$DPID" && wait "$DPID" || true
-xz -9e -T1 -c "$REC/export.json" >"$DST/rec.json.xz"
+gzip -9n -c "$REC/export.json" >"$DST/rec.json.gz"
 
 # process,class,start_ms,onset_ms (since its start, or none),kinds,design bytes (or fds)/h,unit
 {

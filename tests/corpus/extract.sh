@@ -29,7 +29,11 @@ if [ -z "$URL" ]; then
     URL=http://127.0.0.1:18432
     sleep 3
 fi
-curl -sfG "$URL/api/v1/export" --data-urlencode 'match={__name__!~"memwatch_leak_.*",process=~"(lk|ok)_.*"}' \
+# only the pids record.sh started (another program run under a workload's
+# name meanwhile, e.g. a try of a changed workload, stays out)
+PIDS=$(awk '$1 ~ /^(lk|ok)_/ {printf "%s%s", sep, $2; sep = "|"}' "$REC/starts.txt")
+curl -sfG "$URL/api/v1/export" \
+    --data-urlencode "match={__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_.*\",pid=~\"$PIDS\"}" \
     --data-urlencode "from=$FROM" --data-urlencode "to=$TO" --data-urlencode format=json \
     -o "$REC/export.json"
 [ -n "$DPID" ] && kill "$DPID" && wait "$DPID" || true

@@ -42,7 +42,9 @@
  *      inconclusive;
  *   E  the kind named for every failed leak is the label's;
  *   F  a pass shows no leak-like rate or projection (slope within the
- *      budget, no projection).
+ *      budget, no projection);
+ *   G  a leak growing from its start is not dated to the end of the
+ *      warm-up: its onset is the start (within 2 min) or none.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,20 +77,29 @@
 #define MIB (1024.0 * 1024.0)
 
 /* ---- known failures today: remove a name when its fix lands ---------------- */
-/* A: not-leaks that fail at some end time */
-static const char *const KNOWN_A[] = { NULL };
+/* A: not-leaks that fail at some end time.  ok_cache's live data is capped
+ * at 30 MiB, but its private bytes keep creeping ~1 MiB/h after the cap
+ * (glibc fragmentation under FIFO eviction of 256 B-8 KiB blocks): labelled
+ * a not-leak by construction; whether a judge should fail it is for the
+ * lead to decide (drop it here, or relabel it in labels.csv). */
+static const char *const KNOWN_A[] = { "ok_cache", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min */
-static const char *const KNOWN_B[] = { "lk_shm", "lk_fds", "lk_bursty", "lk_node",
-				       "lk_slowing", NULL };
-/* C: lk_late's onset */
-static const char *const KNOWN_C[] = { "lk_late", NULL };
+static const char *const KNOWN_B[] = { "lk_shm", "lk_fds", "lk_node", "lk_slowing", NULL };
+/* C: lk_late's onset (passes today only because the end of the warm-up,
+ * which is what is reported, is 1.9 min before the true onset at 12 min) */
+static const char *const KNOWN_C[] = { NULL };
 /* D: not inconclusive at 25 min */
 static const char *const KNOWN_D[] = { NULL };
 /* E: failed leaks whose kind is not the label's */
 static const char *const KNOWN_E[] = { "lk_heap", "lk_bursty", "lk_late", "lk_slow",
 				       "lk_slowing", NULL };
 /* F: passes that read like leaks */
-static const char *const KNOWN_F[] = { "ok_batch", NULL };
+static const char *const KNOWN_F[] = { "lk_slowing", "lk_node", "ok_churn", "ok_arenas",
+				       "ok_node_gc", "ok_redis", NULL };
+/* G: leaks growing from their start, failed with an onset other than the
+ * start (within 2 min) or none: today's onset is the end of the warm-up */
+static const char *const KNOWN_G[] = { "lk_heap", "lk_mmap", "lk_stacks", "lk_bursty",
+				       "lk_slow", "lk_slowing", "lk_python", NULL };
 
 static int known(const char *const *list, const char *name)
 {
@@ -330,7 +341,8 @@ static void read_raw(struct mw_reader *r, const char *process, struct pts *p)
 static int ls(const struct pts *p, int64_t t, int64_t win, double *slope, double *at_t,
 	      double *last)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0, den;
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0, den, y0 = NAN;
+	int consty = 1;
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
@@ -340,6 +352,9 @@ static int ls(const struct pts *p, int64_t t, int64_t win, double *slope, double
 			continue;
 		x = (double)(p->t[i] - t) / 1000.0;
 		y = p->v[i];
+		if (isnan(y0))
+			y0 = y;
+		consty &= y == y0;
 		sx += x;
 		sy += y;
 		sxx += x * x;
@@ -352,7 +367,9 @@ static int ls(const struct pts *p, int64_t t, int64_t win, double *slope, double
 	den = k * sxx - sx * sx;
 	if (den == 0)
 		return 0;
-	*slope = (k * sxy - sx * sy) / den;
+	/* a constant window has slope 0 exactly (Prometheus checks for it too;
+	 * rounding would otherwise make it a tiny positive or negative) */
+	*slope = consty ? 0 : (k * sxy - sx * sy) / den;
 	*at_t = (sy - *slope * sx) / k;
 	return 1;
 }
@@ -509,6 +526,14 @@ static void end_name(char *b, size_t n, int e)
 		snprintf(b, n, "%dm", END_MIN[e]);
 }
 
+static const char *ename(int e)
+{
+	static char b[NE][8];
+
+	end_name(b[e], sizeof(b[e]), e);
+	return b[e];
+}
+
 static void print_table(void)
 {
 	size_t w;
@@ -645,7 +670,7 @@ static void real_corpus(void **state)
 		/* every workload was recorded and judged at every end time */
 		for (e = 0; e < NE; e++)
 			if (!C[w][e].have)
-				fail_msg("%s: no group at end %d", x->name, e);
+				fail_msg("%s: no group at %s", x->name, ename(e));
 		/* D: inconclusive before warm-up + minimum duration */
 		ok = C[w][0].verdict == MW_VERDICT_INCONCLUSIVE;
 		snprintf(what, sizeof(what), "at 25 min %s, not inconclusive (%s)",
@@ -661,7 +686,7 @@ static void real_corpus(void **state)
 			     (!isnan(c->projected) && c->projected > 0))) {
 				ok = 0;
 				snprintf(what, sizeof(what),
-					 "pass at end %d with slope %.0f B/h, projection %.0f B (%s)", e,
+					 "pass at %s with slope %.0f B/h, projection %.0f B (%s)", ename(e),
 					 c->slope, c->projected, c->reason);
 			}
 		}
@@ -672,8 +697,9 @@ static void real_corpus(void **state)
 			for (e = 0; e < NE; e++)
 				if (C[w][e].verdict == MW_VERDICT_FAIL) {
 					ok = 0;
-					snprintf(what, sizeof(what), "fails at end %d: %s", e,
+					snprintf(what, sizeof(what), "fails at %s: %s", ename(e),
 						 C[w][e].reason);
+					break;
 				}
 			expect(ok, "A", KNOWN_A, x->name, what);
 			continue;
@@ -685,8 +711,8 @@ static void real_corpus(void **state)
 				if ((END_MIN[e] < 0 || END_MIN[e] >= 31) &&
 				    C[w][e].verdict != MW_VERDICT_FAIL) {
 					ok = 0;
-					snprintf(what, sizeof(what), "%s at end %d (%s)",
-						 mw_verdict_name(C[w][e].verdict), e, C[w][e].reason);
+					snprintf(what, sizeof(what), "%s at %s (%s)",
+						 mw_verdict_name(C[w][e].verdict), ename(e), C[w][e].reason);
 					break;
 				}
 			expect(ok, "B", KNOWN_B, x->name, what);
@@ -701,20 +727,38 @@ static void real_corpus(void **state)
 				if (c->verdict == MW_VERDICT_FAIL &&
 				    (c->onset == INT64_MIN || llabs(c->onset - truth) > 2 * MIN_MS)) {
 					ok = 0;
-					snprintf(what, sizeof(what), "onset %+.1f min off at end %d",
+					snprintf(what, sizeof(what), "onset %+.1f min off at %s",
 						 c->onset == INT64_MIN ? NAN :
-						 (double)(c->onset - truth) / MIN_MS, e);
+						 (double)(c->onset - truth) / MIN_MS, ename(e));
 				}
 			}
 			expect(ok, "C", KNOWN_C, x->name, what);
+		}
+		/* G: growth under way from the start is not dated to the end of the
+		 * warm-up: the onset is the start (within 2 min) or none */
+		if (x->onset_ms == 0) {
+			ok = 1;
+			for (e = 0; e < NE; e++) {
+				const struct cell *c = &C[w][e];
+
+				if (c->verdict == MW_VERDICT_FAIL && c->onset != INT64_MIN &&
+				    llabs(c->onset - x->start_ms) > 2 * MIN_MS) {
+					ok = 0;
+					snprintf(what, sizeof(what),
+						 "onset %.1f min after the start at %s (%s)",
+						 (double)(c->onset - x->start_ms) / MIN_MS, ename(e), c->reason);
+					break;
+				}
+			}
+			expect(ok, "G", KNOWN_G, x->name, what);
 		}
 		/* E: the kind of every failed leak */
 		ok = 1;
 		for (e = 0; e < NE; e++)
 			if (C[w][e].verdict == MW_VERDICT_FAIL && !kind_ok(x, C[w][e].kind)) {
 				ok = 0;
-				snprintf(what, sizeof(what), "kind \"%s\" at end %d, label %s",
-					 C[w][e].kind, e, x->kinds);
+				snprintf(what, sizeof(what), "kind \"%s\" at %s, label %s",
+					 C[w][e].kind, ename(e), x->kinds);
 			}
 		expect(ok, "E", KNOWN_E, x->name, what);
 	}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# Turns a recording made by record.sh into the test data of
+# tests/test_leak_real.c (tests/data/leak_real/):
+#   rec.json.gz   memwatch's own JSON export of every per-process series of
+#                 the workloads (all metrics but the daemon's memwatch_leak_*
+#                 gauges), from the daemon's start to its stop (gzip: essential on Debian);
+#   labels.csv    class, start, onset, kind(s), design rate per workload;
+#   counters.csv  the leak counters the workloads logged once a minute.
+# Usage: tests/corpus/extract.sh RECDIR [URL]
+# Without URL a daemon is started on a copy of RECDIR/rec.db (port 18432,
+# nothing watched) and stopped by pid afterwards.
+set -eu
+REC=${1:?usage: extract.sh RECDIR [URL]}
+URL=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+DST=$ROOT/tests/data/leak_real
+mkdir -p "$DST"
+FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
+TO=$(awk '$1 == "memwatchd-stopped" {print $3}' "$REC/starts.txt")
+[ -n "$TO" ] || TO=$(date +%s%3N)
+DPID=
+if [ -z "$URL" ]; then
+    rm -rf "$REC/export"; mkdir -p "$REC/export"
+    cp "$REC/rec.db" "$REC/export/rec.db"
+    "$ROOT/build/native/memwatchd" run --interval 1h --db "$REC/export/rec.db" \
+        --listen 127.0.0.1:18432 --watch "" >"$REC/export/daemon.log" 2>&1 &
+    DPID=$!
+    URL=http://127.0.0.1:18432
+    sleep 3
+fi
+# only the pids record.sh started (another program run under a workload's
+# name meanwhile, e.g. a try of a changed workload, stays out)
+PIDS=$(awk '$1 ~ /^(lk|ok)_/ {printf "%s%s", sep, $2; sep = "|"}' "$REC/starts.txt")
+curl -sfG "$URL/api/v1/export" \
+    --data-urlencode "match={__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_.*\",pid=~\"$PIDS\"}" \
+    --data-urlencode "from=$FROM" --data-urlencode "to=$TO" --data-urlencode format=json \
+    -o "$REC/export.json"
+[ -n "$DPID" ] && kill "$DPID" && wait "$DPID" || true
+gzip -9n -c "$REC/export.json" >"$DST/rec.json.gz"
+
+# process,class,start_ms,onset_ms (since its start, or none),kinds,design bytes (or fds)/h,unit
+{
+    echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
+    while read -r n cls onset kinds rate unit; do
+        s=$(awk -v n="$n" '$1 == n {print $3}' "$REC/starts.txt")
+        echo "$n,$cls,$s,$onset,$kinds,$rate,$unit"
+    done <<'LABELS'
+lk_heap leak none heap 20971520 bytes
+lk_mmap leak none private_data 10485760 bytes
+lk_stacks leak none stack 2949120 bytes
+lk_shm leak none shmem|shared 10485760 bytes
+lk_bursty leak none heap 10485760 bytes
+lk_late leak 720000 heap 15728640 bytes
+lk_slow leak none heap 1048576 bytes
+lk_slowing leak none heap 0 bytes
+lk_fds leak none fds|handles 360 fds
+lk_python leak none private_data|heap 15728640 bytes
+lk_node leak none private_data|heap 20971520 bytes
+ok_churn not-leak none - 0 bytes
+ok_cache not-leak none - 0 bytes
+ok_batch not-leak none - 0 bytes
+ok_arenas not-leak none - 0 bytes
+ok_onetime not-leak none - 0 bytes
+ok_idle not-leak none - 0 bytes
+ok_python_gc not-leak none - 0 bytes
+ok_node_gc not-leak none - 0 bytes
+ok_redis not-leak none - 0 bytes
+ok_memcached not-leak none - 0 bytes
+LABELS
+} >"$DST/labels.csv"
+
+# process,elapsed_ms,leaked
+{
+    echo "process,elapsed_ms,leaked"
+    for f in "$REC"/logs/*.log; do
+        n=$(basename "$f" .log)
+        # lk_stacks logs 64 KiB per thread; what stayed resident per exited,
+        # never-joined thread is STACK_RESIDENT (8 KiB in /proc/PID/smaps
+        # during the recording: glibc drops the rest of the stack at exit)
+        awk -v n="$n" -v sr="${STACK_RESIDENT:-8192}" 'NF == 2 {
+            v = $2; if (n == "lk_stacks") v = v / 65536 * sr
+            printf "%s,%s,%.0f\n", n, $1, v }' "$f"
+    done
+} >"$DST/counters.csv"
+ls -l "$DST"

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Records the real-process leak corpus: starts memwatchd (1 s interval,
+# watching lk_* and ok_*), then every workload under its own executable
+# name, lets them run DURATION seconds, and stops everything it started by
+# pid.  Usage: tests/corpus/record.sh OUTDIR [DURATION_S]   (default 3300)
+# OUTDIR gets rec.db, bin/, logs/<name>.log (leak counters), starts.txt
+# ("name pid epoch_ms" per workload) and the daemon's log.
+set -eu
+OUT=${1:?usage: record.sh OUTDIR [DURATION_S]}
+DUR=${2:-3300}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+mkdir -p "$OUT/bin" "$OUT/logs"
+BIN=$OUT/bin
+export CORPUS_LOG=$OUT/logs
+PIDS=""
+
+cc -O1 -g -Wall -o "$BIN/workload" "$HERE/workload.c" -lpthread -lm
+for n in lk_heap lk_mmap lk_stacks lk_shm lk_bursty lk_late lk_slow lk_slowing lk_fds \
+         ok_churn ok_cache ok_batch ok_arenas ok_onetime ok_idle; do
+    cp "$BIN/workload" "$BIN/$n"
+done
+PY=$(readlink -f /usr/bin/python3)
+cp "$PY" "$BIN/lk_python"; cp "$PY" "$BIN/ok_python_gc"
+cp "$(readlink -f /usr/bin/node)" "$BIN/lk_node"; cp "$(readlink -f /usr/bin/node)" "$BIN/ok_node_gc"
+cp "$(readlink -f /usr/bin/redis-server)" "$BIN/ok_redis"
+cp "$(readlink -f /usr/bin/memcached)" "$BIN/ok_memcached"
+
+stop_all() {
+    for p in $PIDS; do kill "$p" 2>/dev/null || true; done
+    sleep 2
+    for p in $PIDS; do kill -9 "$p" 2>/dev/null || true; done
+}
+trap 'stop_all' EXIT INT TERM
+
+"$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:18431 \
+    --watch "lk_*,ok_*" >"$OUT/daemon.log" 2>&1 &
+DPID=$!
+echo "memwatchd $DPID $(date +%s%3N)" >"$OUT/starts.txt"
+sleep 5
+
+start() { # name, command...
+    n=$1; shift
+    "$@" >"$OUT/logs/$n.out" 2>&1 &
+    PIDS="$! $PIDS"
+    echo "$n $! $(date +%s%3N)" >>"$OUT/starts.txt"
+}
+for n in lk_heap lk_mmap lk_stacks lk_shm lk_bursty lk_late lk_slow lk_slowing lk_fds \
+         ok_churn ok_cache ok_batch ok_arenas ok_onetime ok_idle; do
+    start $n "$BIN/$n"
+done
+start lk_python "$BIN/lk_python" "$HERE/pyleak.py" leak
+start ok_python_gc "$BIN/ok_python_gc" "$HERE/pyleak.py"
+start lk_node "$BIN/lk_node" --expose-gc "$HERE/nodeleak.js" leak
+start ok_node_gc "$BIN/ok_node_gc" --expose-gc "$HERE/nodeleak.js"
+start ok_redis "$BIN/ok_redis" --port 16379 --bind 127.0.0.1 --save "" --appendonly no --daemonize no
+start ok_memcached "$BIN/ok_memcached" -u root -p 16211 -l 127.0.0.1 -m 64 -U 0
+sleep 2
+start feed_redis python3 "$HERE/feed.py" redis 16379
+start feed_memcached python3 "$HERE/feed.py" memcached 16211
+
+sleep "$DUR"
+stop_all
+PIDS=""
+sleep 3   # the daemon records the exits
+kill "$DPID" 2>/dev/null || true
+wait "$DPID" 2>/dev/null || true
+echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"

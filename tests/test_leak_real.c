@@ -1,0 +1,788 @@
+/* test_leak_real.c - the leak verdicts scored on REAL processes recorded
+ * by memwatch itself (issue 20, "Evidence").
+ *
+ * tests/data/leak_real/ holds:
+ *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
+ *                 every per-process series of the workloads of
+ *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
+ *                 and memcached fed by feed.py), recorded together by
+ *                 tests/corpus/record.sh under `memwatchd run --interval 1s
+ *                 --watch "lk_*,ok_*"`;
+ *   labels.csv    per workload: class (leak / not-leak) by construction,
+ *                 start time, true onset, the kind(s) of memory the leak
+ *                 is in, the design rate;
+ *   counters.csv  what each leak really leaked, logged by the workload
+ *                 once a minute (bytes, or fds for lk_fds): the true rate
+ *                 over any span is read from here.
+ *
+ * The recording is decompressed (gzip -dc: gzip is an essential package),
+ * imported into a scratch database with the real import code and judged by
+ * mw_leak_report with the DEFAULT options, only `to` moved: 25, 30, 31,
+ * 35, 40, 45, 50 minutes after the workloads started, and the end.
+ * Printed: per workload the verdicts by end time, the first end time from which a leak fails on every later check, false fails,
+ * onset error, kind, slope / true rate; beside it the same data judged by
+ * two usual Prometheus rules computed here on the raw private bytes:
+ *   (a) deriv(private_bytes[30m]) > 0  for: 20m
+ *       (least-squares slope over the trailing 30 min > 0 at every 1-min
+ *       evaluation of the last 20 min);
+ *   (b) predict_linear(private_bytes[1h], 24h) - private_bytes > 100 MiB
+ *       for: 10m   (the 24-hour projection 100 MiB above the current value
+ *       at every 1-min evaluation of the last 10 min).
+ *
+ * Assertions (issue 20's targets), each group behind a list of workloads
+ * known to fail it today (KNOWN_*), so the lead can shorten the lists as
+ * fixes land; -DLEAK_REAL_STRICT ignores the lists.  A workload on a list
+ * that passes is printed ("now passes: remove it from KNOWN_...").
+ *   A  no fail on any not-leak at any end time;
+ *   B  every leak of >= 1 MB/h fails at every end time >= 31 min (the
+ *      defaults' warm-up + minimum duration is 30 min; 1 min of slack for
+ *      the workloads' start after the recording's and bucket alignment);
+ *   C  lk_late's onset within 2 min of the truth whenever it fails;
+ *   D  before warm-up + minimum duration (25 min) every group is
+ *      inconclusive;
+ *   E  the kind named for every failed leak is the label's;
+ *   F  a pass shows no leak-like rate or projection (slope within the
+ *      budget, no projection);
+ *   G  a leak growing from its start is not dated to the end of the
+ *      warm-up: its onset is the start (within 2 min) or none.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include "analysis/leak_report.h"
+#include "import/import.h"
+#include "storage/query.h"
+#include "storage/store.h"
+#include "tests/support/test_db.h"
+
+#ifndef _WIN32	/* recorded on Linux and decompressed with gzip: the native run covers it */
+
+#define DATA "tests/data/leak_real/"
+#define REC DATA "rec.json.gz"
+#define LABELS DATA "labels.csv"
+#define COUNTERS DATA "counters.csv"
+#define DB "test_leak_real.tmp.db"
+#define TMP_JSON "test_leak_real.tmp.json"
+#define BASE_METRIC "memwatch_process_private_bytes"
+
+#define MIN_MS 60000LL
+#define HOUR_MS 3600000LL
+#define MIB (1024.0 * 1024.0)
+
+/* ---- known failures today: remove a name when its fix lands ---------------- */
+/* A: not-leaks that fail at some end time.  ok_cache's live data is capped
+ * at 30 MiB, but its private bytes keep creeping ~1 MiB/h after the cap
+ * (glibc fragmentation under FIFO eviction of 256 B-8 KiB blocks): labelled
+ * a not-leak by construction; whether a judge should fail it is for the
+ * lead to decide (drop it here, or relabel it in labels.csv). */
+static const char *const KNOWN_A[] = { "ok_cache", NULL };
+/* B: leaks >= 1 MB/h not failed at every end time >= 31 min */
+static const char *const KNOWN_B[] = { "lk_shm", "lk_fds", "lk_node", "lk_slowing", NULL };
+/* C: lk_late's onset (passes today only because the end of the warm-up,
+ * which is what is reported, is 1.9 min before the true onset at 12 min) */
+static const char *const KNOWN_C[] = { NULL };
+/* D: not inconclusive at 25 min */
+static const char *const KNOWN_D[] = { NULL };
+/* E: failed leaks whose kind is not the label's */
+static const char *const KNOWN_E[] = { "lk_heap", "lk_bursty", "lk_late", "lk_slow",
+				       "lk_slowing", NULL };
+/* F: passes that read like leaks */
+static const char *const KNOWN_F[] = { "lk_slowing", "lk_node", "ok_churn", "ok_arenas",
+				       "ok_node_gc", "ok_redis", NULL };
+/* G: leaks growing from their start, failed with an onset other than the
+ * start (within 2 min) or none: today's onset is the end of the warm-up */
+static const char *const KNOWN_G[] = { "lk_heap", "lk_mmap", "lk_stacks", "lk_bursty",
+				       "lk_slow", "lk_slowing", "lk_python", NULL };
+
+static int known(const char *const *list, const char *name)
+{
+#ifdef LEAK_REAL_STRICT
+	(void)list;
+	(void)name;
+	return 0;
+#else
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return 1;
+	return 0;
+#endif
+}
+
+/* ---- labels and counters ----------------------------------------------------- */
+
+#define MAXW 40
+#define MAXC 200
+
+struct wl {
+	char name[32];
+	int leak;
+	int64_t start_ms;	/* epoch ms the workload started */
+	int64_t onset_ms;	/* since its start; 0: from the start */
+	char kinds[64];		/* accepted kinds, '|'-separated */
+	double design_bph;
+	int is_count;		/* the leak is of fds: counters count fds */
+	/* counters: leaked amount at elapsed ms */
+	int64_t ce[MAXC];
+	double cv[MAXC];
+	size_t nc;
+};
+
+static struct wl W[MAXW];
+static size_t NW;
+
+#define NE 8
+static const int END_MIN[NE] = { 25, 30, 31, 35, 40, 45, 50, -1 };	/* -1: the end */
+static int64_t T0, TEND;	/* first workload start; last stored point */
+
+struct cell {
+	int have;
+	int verdict;	/* enum mw_verdict */
+	double slope, projected;
+	int64_t onset;	/* epoch ms, INT64_MIN none */
+	char kind[32];
+	char reason[200];
+	int base_a, base_b;	/* baseline rules fire */
+};
+static struct cell C[MAXW][NE];
+
+static void load_labels(void)
+{
+	FILE *f = fopen(LABELS, "r");
+	char line[512];
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct wl *w;
+		char cls[16], onset[32], unit[16];
+		long long start;
+
+		if (line[0] == '#' || !strncmp(line, "process,", 8))
+			continue;
+		assert_true(NW < MAXW);
+		w = &W[NW];
+		memset(w, 0, sizeof(*w));
+		if (sscanf(line, "%31[^,],%15[^,],%lld,%31[^,],%63[^,],%lf,%15[^,\n]", w->name, cls,
+			   &start, onset, w->kinds, &w->design_bph, unit) != 7)
+			fail_msg("%s: bad line: %s", LABELS, line);
+		w->leak = !strcmp(cls, "leak");
+		w->start_ms = start;
+		w->onset_ms = strcmp(onset, "none") ? atoll(onset) : 0;
+		w->is_count = !strcmp(unit, "fds");
+		NW++;
+	}
+	fclose(f);
+	f = fopen(COUNTERS, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char name[32];
+		long long e;
+		double v;
+		size_t i;
+
+		if (sscanf(line, "%31[^,],%lld,%lf", name, &e, &v) != 3)
+			continue;
+		for (i = 0; i < NW; i++)
+			if (!strcmp(W[i].name, name) && W[i].nc < MAXC) {
+				W[i].ce[W[i].nc] = e;
+				W[i].cv[W[i].nc] = v;
+				W[i].nc++;
+			}
+	}
+	fclose(f);
+}
+
+/* What workload w had leaked at elapsed ms e (linear between log lines). */
+static double leaked_at(const struct wl *w, int64_t e)
+{
+	size_t i;
+
+	if (!w->nc)
+		return NAN;
+	if (e <= w->ce[0])
+		return w->cv[0];
+	for (i = 1; i < w->nc; i++)
+		if (e <= w->ce[i])
+			return w->cv[i - 1] + (w->cv[i] - w->cv[i - 1]) *
+						      (double)(e - w->ce[i - 1]) /
+						      (double)(w->ce[i] - w->ce[i - 1]);
+	/* past the last line (logged up to a minute before the end): the last
+	 * minute's rate, for at most 2 minutes */
+	i = w->nc - 1;
+	if (i > 0 && e - w->ce[i] <= 2 * MIN_MS)
+		return w->cv[i] + (w->cv[i] - w->cv[i - 1]) * (double)(e - w->ce[i]) /
+					  (double)(w->ce[i] - w->ce[i - 1]);
+	return w->cv[i];
+}
+
+/* The true mean rate per hour over what the judge sees with the default
+ * warm-up: from max(10 min, onset) to the end time (epoch ms). */
+static double true_rate(const struct wl *w, int64_t end)
+{
+	int64_t from = 10 * MIN_MS, to = end - w->start_ms;
+
+	if (w->onset_ms > from)
+		from = w->onset_ms;
+	if (to <= from)
+		return NAN;
+	return (leaked_at(w, to) - leaked_at(w, from)) / ((double)(to - from) / (double)HOUR_MS);
+}
+
+/* ---- import ------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_import_result res;
+	struct mw_err err;
+	FILE *in, *out;
+	char buf[65536];
+	size_t n;
+
+	(void)state;
+	mw_test_db_remove(DB);
+	remove(TMP_JSON);
+	in = popen("gzip -dc " REC, "r");
+	if (!in)
+		return -1;
+	out = fopen(TMP_JSON, "wb");
+	if (!out) {
+		pclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	fclose(out);
+	if (pclose(in) != 0) {
+		fprintf(stderr, "gzip -dc %s failed\n", REC);
+		return -1;
+	}
+	mw_store_options_init(&o);
+	o.db_path = DB;
+	o.self_metrics = false;
+	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	if (mw_import_file(s, TMP_JSON, NULL, &res, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		mw_store_free(s);
+		return -1;
+	}
+	mw_store_free(s);
+	remove(TMP_JSON);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mw_test_db_remove(DB);
+	remove(TMP_JSON);
+	return 0;
+}
+
+/* ---- baseline: Prometheus rules on the raw private bytes ------------------ */
+
+struct pts {
+	int64_t *t;
+	double *v;
+	size_t n;
+};
+
+static void read_raw(struct mw_reader *r, const char *process, struct pts *p)
+{
+	struct mw_series_list list = { 0 };
+	struct mw_err err;
+	char sel[128];
+	size_t i, cap = 0;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(sel, sizeof(sel), BASE_METRIC "{process=\"%s\"}", process);
+	if (mw_reader_find(r, sel, &list, &err))
+		fail_msg("%s", err.msg);
+	for (i = 0; i < list.n; i++) {
+		struct mw_raw_iter *it;
+		int64_t ts;
+		double v;
+		int rc;
+
+		if (mw_raw_iter_open(&it, r, list.items[i].id, INT64_MIN, INT64_MAX, &err))
+			fail_msg("%s", err.msg);
+		while ((rc = mw_raw_iter_next(it, &ts, &v, &err)) == 1) {
+			if (p->n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				p->t = realloc(p->t, cap * sizeof(*p->t));
+				p->v = realloc(p->v, cap * sizeof(*p->v));
+				assert_non_null(p->t);
+				assert_non_null(p->v);
+			}
+			p->t[p->n] = ts;
+			p->v[p->n] = v;
+			p->n++;
+		}
+		assert_int_not_equal(rc, -1);
+		mw_raw_iter_free(it);
+	}
+	mw_series_list_release(&list);
+}
+
+/* Least-squares slope (per second) and the value predicted at t over the
+ * points in (t - win, t]; 0 with fewer than 2 points. */
+static int ls(const struct pts *p, int64_t t, int64_t win, double *slope, double *at_t,
+	      double *last)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0, den, y0 = NAN;
+	int consty = 1;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		double x, y;
+
+		if (p->t[i] <= t - win || p->t[i] > t)
+			continue;
+		x = (double)(p->t[i] - t) / 1000.0;
+		y = p->v[i];
+		if (isnan(y0))
+			y0 = y;
+		consty &= y == y0;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		k++;
+		*last = y;
+	}
+	if (k < 2)
+		return 0;
+	den = k * sxx - sx * sx;
+	if (den == 0)
+		return 0;
+	/* a constant window has slope 0 exactly (Prometheus checks for it too;
+	 * rounding would otherwise make it a tiny positive or negative) */
+	*slope = consty ? 0 : (k * sxy - sx * sy) / den;
+	*at_t = (sy - *slope * sx) / k;
+	return 1;
+}
+
+/* (a) deriv(x[30m]) > 0 for 20m; (b) predict_linear(x[1h], 24h) - x > 100 MiB
+ * for 10m; evaluated every minute up to end. */
+static void baseline(const struct pts *p, int64_t end, int *a, int *b)
+{
+	int64_t t;
+
+	*a = *b = p->n > 0;
+	for (t = end - 20 * MIN_MS; t <= end; t += MIN_MS) {
+		double s, at, last = NAN;
+
+		if (!ls(p, t, 30 * MIN_MS, &s, &at, &last) || !(s > 0))
+			*a = 0;
+	}
+	for (t = end - 10 * MIN_MS; t <= end; t += MIN_MS) {
+		double s, at, last = NAN;
+
+		if (!ls(p, t, HOUR_MS, &s, &at, &last) || !(at + s * 86400.0 - last > 100 * MIB))
+			*b = 0;
+	}
+}
+
+/* ---- judging ------------------------------------------------------------------ */
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(x) ? x->valuestring : "";
+}
+
+static int64_t end_ms(int e)
+{
+	return END_MIN[e] < 0 ? TEND : T0 + END_MIN[e] * MIN_MS;
+}
+
+static void judge_all(struct mw_reader *r)
+{
+	size_t w;
+	int e;
+
+	for (e = 0; e < NE; e++) {
+		struct mw_leak_query q;
+		struct mw_err err;
+		cJSON *rep = NULL;
+		const cJSON *g, *groups;
+
+		mw_leak_query_init(&q);
+		q.to_ms = end_ms(e);
+		if (mw_leak_report(r, &q, &rep, &err))
+			fail_msg("report to %d min: %s", END_MIN[e], err.msg);
+		groups = cJSON_GetObjectItemCaseSensitive(rep, "groups");
+		cJSON_ArrayForEach(g, groups) {
+			const char *proc = str(g, "process"), *v = str(g, "verdict");
+			double on = num(g, "onset_ms");
+
+			for (w = 0; w < NW; w++) {
+				struct cell *c = &C[w][e];
+
+				if (strcmp(W[w].name, proc))
+					continue;
+				/* the first group of the name (the worst: groups are ranked) */
+				if (c->have)
+					break;
+				c->have = 1;
+				c->verdict = !strcmp(v, "fail") ? MW_VERDICT_FAIL :
+					     !strcmp(v, "pass") ? MW_VERDICT_PASS :
+								  MW_VERDICT_INCONCLUSIVE;
+				c->slope = num(g, "slope_bytes_per_hour");
+				c->projected = num(g, "projected_bytes");
+				c->onset = isnan(on) ? INT64_MIN : (int64_t)on;
+				snprintf(c->kind, sizeof(c->kind), "%s", str(g, "kind"));
+				snprintf(c->reason, sizeof(c->reason), "%s", str(g, "reason"));
+			}
+		}
+		cJSON_Delete(rep);
+		mw_leak_query_release(&q);
+	}
+	for (w = 0; w < NW; w++) {
+		struct pts p;
+
+		read_raw(r, W[w].name, &p);
+		for (e = 0; e < NE; e++)
+			baseline(&p, end_ms(e), &C[w][e].base_a, &C[w][e].base_b);
+		free(p.t);
+		free(p.v);
+	}
+}
+
+static int kind_ok(const struct wl *w, const char *kind)
+{
+	char buf[64], *save = NULL, *k;
+
+	if (!*kind)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", w->kinds);
+	for (k = strtok_r(buf, "|", &save); k; k = strtok_r(NULL, "|", &save))
+		if (!strcmp(k, kind))
+			return 1;
+	return 0;
+}
+
+static char vchar(const struct cell *c)
+{
+	if (!c->have)
+		return '-';
+	return c->verdict == MW_VERDICT_FAIL ? 'F' : c->verdict == MW_VERDICT_PASS ? 'p' : 'i';
+}
+
+static void fmt_rate(char *b, size_t n, double bph, int is_count)
+{
+	if (isnan(bph))
+		snprintf(b, n, "-");
+	else if (is_count)
+		snprintf(b, n, "%.0f/h", bph);
+	else
+		snprintf(b, n, "%.2fMi/h", bph / MIB);
+}
+
+/* First end time index from which every later check fails (NE: never). */
+static int fails_from(size_t w, int rule)
+{
+	int e, first = NE;
+
+	for (e = NE - 1; e >= 0; e--) {
+		const struct cell *c = &C[w][e];
+		int f = rule == 0 ? c->have && c->verdict == MW_VERDICT_FAIL :
+			rule == 1 ? c->base_a : c->base_b;
+
+		if (!f)
+			break;
+		first = e;
+	}
+	return first;
+}
+
+static void end_name(char *b, size_t n, int e)
+{
+	if (e >= NE)
+		snprintf(b, n, "never");
+	else if (END_MIN[e] < 0)
+		snprintf(b, n, "end");
+	else
+		snprintf(b, n, "%dm", END_MIN[e]);
+}
+
+static const char *ename(int e)
+{
+	static char b[NE][8];
+
+	end_name(b[e], sizeof(b[e]), e);
+	return b[e];
+}
+
+static void print_table(void)
+{
+	size_t w;
+	int e;
+
+	printf("\nreal-process corpus: %zu workloads recorded %.1f min at 1 s; memwatch with its"
+	       " defaults; baselines on " BASE_METRIC "\n", NW, (double)(TEND - T0) / MIN_MS);
+	printf("verdicts by end time (");
+	for (e = 0; e < NE; e++) {
+		char b[16];
+
+		end_name(b, sizeof(b), e);
+		printf("%s%s", e ? " " : "", b);
+	}
+	printf("): F fail, p pass, i inconclusive; baselines: F fires, . not\n");
+	printf("%-13s %-4s %-9s %-8s %-6s %-9s %-14s %-5s %-8s %-6s %-8s %-6s\n", "WORKLOAD", "CLS",
+	       "TRUE", "MEMWATCH", "FAILS", "ONSETERR", "KIND", "SL/TR", "DERIV(a)", "FROM",
+	       "PRED(b)", "FROM");
+	for (w = 0; w < NW; w++) {
+		const struct wl *x = &W[w];
+		char vs[NE + 1], as[NE + 1], bs[NE + 1], tr[16], ff[16], fa[16], fb[16],
+			onerr[16] = "-", kind[32] = "-", ratio[16] = "-";
+		const struct cell *lc = &C[w][NE - 1];
+
+		for (e = 0; e < NE; e++) {
+			vs[e] = vchar(&C[w][e]);
+			as[e] = C[w][e].base_a ? 'F' : '.';
+			bs[e] = C[w][e].base_b ? 'F' : '.';
+		}
+		vs[NE] = as[NE] = bs[NE] = '\0';
+		fmt_rate(tr, sizeof(tr), x->leak ? true_rate(x, TEND) : 0, x->is_count);
+		end_name(ff, sizeof(ff), fails_from(w, 0));
+		end_name(fa, sizeof(fa), fails_from(w, 1));
+		end_name(fb, sizeof(fb), fails_from(w, 2));
+		if (!x->leak)
+			snprintf(ff, sizeof(ff), "-");
+		if (x->leak && lc->have && lc->verdict == MW_VERDICT_FAIL) {
+			double t = true_rate(x, TEND);
+
+			if (lc->onset != INT64_MIN)
+				snprintf(onerr, sizeof(onerr), "%+.1fm",
+					 (double)(lc->onset - (x->start_ms + x->onset_ms)) / MIN_MS);
+			snprintf(kind, sizeof(kind), "%s%s", lc->kind[0] ? lc->kind : "(none)",
+				 kind_ok(x, lc->kind) ? "" : "*");
+			if (t > 0 && !isnan(lc->slope))
+				snprintf(ratio, sizeof(ratio), "%.2f", lc->slope / t);
+		}
+		printf("%-13s %-4s %-9s %-8s %-6s %-9s %-14s %-5s %-8s %-6s %-8s %-6s\n", x->name,
+		       x->leak ? "leak" : "ok", tr, vs, ff, onerr, kind, ratio, as,
+		       x->leak ? fa : "-", bs, x->leak ? fb : "-");
+	}
+	printf("TRUE: what the workload leaked per hour from the end of the warm-up (or its"
+	       " onset) to the end; FAILS: first end time from which every later check fails;"
+	       " ONSETERR, KIND (* not the label's), SL/TR (slope / true rate): at the end;"
+	       " FROM: first end time from which the rule fires at every later one\n");
+	printf("slope / true rate by end time (failed leaks; '-' not failed):\n");
+	for (w = 0; w < NW; w++) {
+		if (!W[w].leak)
+			continue;
+		printf("  %-13s", W[w].name);
+		for (e = 0; e < NE; e++) {
+			const struct cell *c = &C[w][e];
+			double t = true_rate(&W[w], end_ms(e));
+
+			if (c->verdict == MW_VERDICT_FAIL && t > 0 && !isnan(c->slope))
+				printf(" %5.2f", c->slope / t);
+			else
+				printf(" %5s", "-");
+		}
+		printf("\n");
+	}
+	printf("reasons at the end:\n");
+	for (w = 0; w < NW; w++)
+		printf("  %-13s %s: %s\n", W[w].name, mw_verdict_name(C[w][NE - 1].verdict),
+		       C[w][NE - 1].reason);
+	fflush(stdout);
+}
+
+/* ---- the test ----------------------------------------------------------------- */
+
+static int nfails;
+
+static void expect(int ok, const char *group, const char *const *list, const char *name,
+		   const char *what)
+{
+	if (known(list, name)) {
+		if (ok)
+			printf("  %s %s: now passes: remove it from KNOWN_%s\n", group, name, group);
+		else
+			printf("  %s %s: known failing: %s\n", group, name, what);
+		return;
+	}
+	if (!ok) {
+		printf("  %s %s: FAILED: %s\n", group, name, what);
+		nfails++;
+	}
+}
+
+static void real_corpus(void **state)
+{
+	struct mw_reader *r;
+	struct mw_err err;
+	struct mw_series_list list = { 0 };
+	size_t w, i;
+	int e;
+
+	(void)state;
+	load_labels();
+	assert_true(NW >= 20);
+	T0 = INT64_MAX;
+	for (w = 0; w < NW; w++)
+		if (W[w].start_ms < T0)
+			T0 = W[w].start_ms;
+	if (mw_reader_open(&r, DB, &err))
+		fail_msg("%s", err.msg);
+	if (mw_reader_find(r, BASE_METRIC, &list, &err))
+		fail_msg("%s", err.msg);
+	TEND = INT64_MIN;
+	for (i = 0; i < list.n; i++)
+		if (list.items[i].last_ts > TEND)
+			TEND = list.items[i].last_ts;
+	mw_series_list_release(&list);
+	judge_all(r);
+	mw_reader_free(r);
+	print_table();
+	assert_true(TEND > T0 + 50 * MIN_MS);
+
+	printf("assertions (issue 20):\n");
+	for (w = 0; w < NW; w++) {
+		const struct wl *x = &W[w];
+		char what[256];
+		int ok;
+
+		/* every workload was recorded and judged at every end time */
+		for (e = 0; e < NE; e++)
+			if (!C[w][e].have)
+				fail_msg("%s: no group at %s", x->name, ename(e));
+		/* D: inconclusive before warm-up + minimum duration */
+		ok = C[w][0].verdict == MW_VERDICT_INCONCLUSIVE;
+		snprintf(what, sizeof(what), "at 25 min %s, not inconclusive (%s)",
+			 mw_verdict_name(C[w][0].verdict), C[w][0].reason);
+		expect(ok, "D", KNOWN_D, x->name, what);
+		/* F: passes do not read like leaks */
+		ok = 1;
+		for (e = 0; e < NE; e++) {
+			const struct cell *c = &C[w][e];
+
+			if (c->verdict == MW_VERDICT_PASS &&
+			    ((!isnan(c->slope) && c->slope > 64 * 1024) ||
+			     (!isnan(c->projected) && c->projected > 0))) {
+				ok = 0;
+				snprintf(what, sizeof(what),
+					 "pass at %s with slope %.0f B/h, projection %.0f B (%s)", ename(e),
+					 c->slope, c->projected, c->reason);
+			}
+		}
+		expect(ok, "F", KNOWN_F, x->name, what);
+		if (!x->leak) {
+			/* A: no false fail */
+			ok = 1;
+			for (e = 0; e < NE; e++)
+				if (C[w][e].verdict == MW_VERDICT_FAIL) {
+					ok = 0;
+					snprintf(what, sizeof(what), "fails at %s: %s", ename(e),
+						 C[w][e].reason);
+					break;
+				}
+			expect(ok, "A", KNOWN_A, x->name, what);
+			continue;
+		}
+		/* B: leaks of >= 1 MB/h fail from 31 min on */
+		if (x->is_count || true_rate(x, TEND) >= 1e6) {
+			ok = 1;
+			for (e = 0; e < NE; e++)
+				if ((END_MIN[e] < 0 || END_MIN[e] >= 31) &&
+				    C[w][e].verdict != MW_VERDICT_FAIL) {
+					ok = 0;
+					snprintf(what, sizeof(what), "%s at %s (%s)",
+						 mw_verdict_name(C[w][e].verdict), ename(e), C[w][e].reason);
+					break;
+				}
+			expect(ok, "B", KNOWN_B, x->name, what);
+		}
+		/* C: the onset of a late leak within 2 min of the truth */
+		if (x->onset_ms > 0) {
+			ok = 1;
+			for (e = 0; e < NE; e++) {
+				const struct cell *c = &C[w][e];
+				int64_t truth = x->start_ms + x->onset_ms;
+
+				if (c->verdict == MW_VERDICT_FAIL &&
+				    (c->onset == INT64_MIN || llabs(c->onset - truth) > 2 * MIN_MS)) {
+					ok = 0;
+					snprintf(what, sizeof(what), "onset %+.1f min off at %s",
+						 c->onset == INT64_MIN ? NAN :
+						 (double)(c->onset - truth) / MIN_MS, ename(e));
+				}
+			}
+			expect(ok, "C", KNOWN_C, x->name, what);
+		}
+		/* G: growth under way from the start is not dated to the end of the
+		 * warm-up: the onset is the start (within 2 min) or none */
+		if (x->onset_ms == 0) {
+			ok = 1;
+			for (e = 0; e < NE; e++) {
+				const struct cell *c = &C[w][e];
+
+				if (c->verdict == MW_VERDICT_FAIL && c->onset != INT64_MIN &&
+				    llabs(c->onset - x->start_ms) > 2 * MIN_MS) {
+					ok = 0;
+					snprintf(what, sizeof(what),
+						 "onset %.1f min after the start at %s (%s)",
+						 (double)(c->onset - x->start_ms) / MIN_MS, ename(e), c->reason);
+					break;
+				}
+			}
+			expect(ok, "G", KNOWN_G, x->name, what);
+		}
+		/* E: the kind of every failed leak */
+		ok = 1;
+		for (e = 0; e < NE; e++)
+			if (C[w][e].verdict == MW_VERDICT_FAIL && !kind_ok(x, C[w][e].kind)) {
+				ok = 0;
+				snprintf(what, sizeof(what), "kind \"%s\" at %s, label %s",
+					 C[w][e].kind, ename(e), x->kinds);
+			}
+		expect(ok, "E", KNOWN_E, x->name, what);
+	}
+	fflush(stdout);
+	if (nfails)
+		fail_msg("%d assertion(s) failed (see above)", nfails);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(real_corpus, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+int main(void)
+{
+	return 0;
+}
+
+#endif

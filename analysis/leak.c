@@ -911,6 +911,18 @@ static int shortcut_allowed(double rise, double level, double span_ms)
 	return span_ms >= SHORTCUT_MIN_SPAN_MS && fast_relative(rise, level, span_ms);
 }
 
+/* A pass that does not rise carries no leak-like figure: no rate, growth,
+ * projection or onset (a build agent reading the JSON, a dashboard summing
+ * rates, must not see one beside a pass); a rise within the budget keeps
+ * its rate, that is its point. */
+static void no_rate(struct mw_leak_result *out)
+{
+	out->slope_bph = out->slope_lo_bph = out->slope_hi_bph = NAN;
+	out->onset_ms = INT64_MIN;
+	out->growth_bytes = NAN;
+	out->projected_bytes = 0.0;
+}
+
 static void judge_points(struct work *w, size_t n, const struct mw_leak_params *p,
 			 int64_t judged_from, double span_ms, struct mw_leak_result *out,
 			 int *saw_out, double *budget_out)
@@ -1132,7 +1144,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 	 * the slope stays, it is the estimate the fit line draws. */
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
-		out->onset_ms = INT64_MIN;
+		no_rate(out);
 		out->growth_bytes = NAN;
 		out->projected_bytes = 0.0;
 		snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)",
@@ -1144,9 +1156,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		double tail_ms = rx[m - 1] - (tail_from > rx[0] ? tail_from : rx[0]);
 
 		out->verdict = MW_VERDICT_PASS;
-		out->onset_ms = INT64_MIN;
-		out->growth_bytes = NAN;
-		out->projected_bytes = 0.0;
+		no_rate(out);
 		fmt_amount(s3, sizeof(s3), ry[m - 1] - ry[0], p);
 		fmt_duration(s2, sizeof(s2), tail_ms);
 		if (rx[0] <= 0 && tail_from > 0)
@@ -1170,9 +1180,7 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 		ts_fit_work(rx + m - third, ry + m - third, third, 1.0, Z95, w->pairs, &last);
 		if (head.ok && last.ok && head.slope > 0 && last.slope < SETTLING_RATIO * head.slope) {
 			out->verdict = MW_VERDICT_PASS;
-			out->onset_ms = INT64_MIN;
-			out->growth_bytes = NAN;
-			out->projected_bytes = 0.0;
+			no_rate(out);
 			fmt_amount(s2, sizeof(s2), last.slope * HOUR_MS, p);
 			snprintf(out->reason, sizeof(out->reason),
 				 "settling: slowed to %s/h, %.0f %% of its rate in the first third", s2,
@@ -1239,7 +1247,10 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 		if (k >= 4) {
 			ts_fit_work(w.rx, w.c, k + 1, 1.0, Z95, w.pairs, &pre);
 			ts_fit_work(w.rx + k, w.c + k, m - k, 1.0, Z95, w.pairs, &post);
-			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope) {
+			/* a hinge in the first tenth is start-up, not an onset:
+			 * "since the start" */
+			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
+			    w.rx[k] - w.rx[0] >= 0.1 * (w.rx[m - 1] - w.rx[0])) {
 				/* the hinge sits on a block median's time; the
 				 * first block after it whose median leaves the
 				 * flat level is no earlier */

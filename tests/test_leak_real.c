@@ -80,28 +80,28 @@
 
 /* ---- known failures today: remove a name when its fix lands ---------------- */
 /* A: not-leaks that fail at some end time.  ok_cache's live data is capped
- * at 30 MiB, but its private bytes keep creeping ~1 MiB/h after the cap
- * (glibc fragmentation under FIFO eviction of 256 B-8 KiB blocks): labelled
- * a not-leak by construction; whether a judge should fail it is for the
- * lead to decide (drop it here, or relabel it in labels.csv). */
+ * at 30 MiB, but its private bytes keep growing after the cap, 1.0-1.2
+ * MiB/h and no longer slowing from 35 minutes on (glibc fragmentation under
+ * FIFO eviction of 256 B-8 KiB blocks): it passes as settling at 31 and 35
+ * minutes and fails from 40.  From outside, memory that grows steadily for
+ * 45 minutes is what a leak looks like; kept as a known failure rather than
+ * relabelled, so the table keeps showing it. */
 static const char *const KNOWN_A[] = { "ok_cache", NULL };
-/* B: leaks >= 1 MB/h not failed at every end time >= 31 min */
-static const char *const KNOWN_B[] = { "lk_shm", "lk_fds", "lk_node", "lk_slowing", NULL };
-/* C: lk_late's onset (passes today only because the end of the warm-up,
- * which is what is reported, is 1.9 min before the true onset at 12 min) */
+/* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
+ * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
+ * floors wander 80-330 MB: no end time within the recording shows it. */
+static const char *const KNOWN_B[] = { "lk_node", NULL };
+/* C: lk_late's onset within 2 min of the truth */
 static const char *const KNOWN_C[] = { NULL };
 /* D: not inconclusive at 25 min */
 static const char *const KNOWN_D[] = { NULL };
 /* E: failed leaks whose kind is not the label's */
-static const char *const KNOWN_E[] = { "lk_heap", "lk_bursty", "lk_late", "lk_slow",
-				       "lk_slowing", NULL };
+static const char *const KNOWN_E[] = { NULL };
 /* F: passes that read like leaks */
-static const char *const KNOWN_F[] = { "lk_slowing", "lk_node", "ok_churn", "ok_arenas",
-				       "ok_node_gc", "ok_redis", NULL };
+static const char *const KNOWN_F[] = { NULL };
 /* G: leaks growing from their start, failed with an onset other than the
- * start (within 2 min) or none: today's onset is the end of the warm-up */
-static const char *const KNOWN_G[] = { "lk_heap", "lk_mmap", "lk_stacks", "lk_bursty",
-				       "lk_slow", "lk_slowing", "lk_python", NULL };
+ * start (within 2 min) or none */
+static const char *const KNOWN_G[] = { NULL };
 
 static int known(const char *const *list, const char *name)
 {

@@ -391,8 +391,8 @@ static void add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const 
  * things it holds by count.  Each is one per-process series; a group's
  * verdict is the worst of its aspects', and a fail names the aspect (for
  * private memory, the finer kind when a watched process has the series
- * to tell).  Windows has no per-process shared or mapped-file series: its
- * private bytes (commit charge) are judged with handles and threads.
+ * to tell).  Windows has shared memory as the shareable part of the
+ * working set (images and mapped files in it too), no mapped-file series.
  */
 struct aspect {
 	const char *name;	/* JSON key, and the kind a fail names */
@@ -405,6 +405,9 @@ struct aspect {
 static const struct aspect default_aspects[] = {
 	{ "private", "memwatch_process_private_bytes", NULL },
 	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL },
+	/* Windows: the shareable pages resident, where a pagefile-backed
+	 * section (CreateFileMapping without a file) that grows shows */
+	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL },
 	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL },
 	{ "handles", "memwatch_process_handles", "handles" },
 	{ "threads", "memwatch_process_threads", "threads" },

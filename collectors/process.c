@@ -367,6 +367,10 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 			 * working set is a kernel that does not fill it (Wine). */
 			p->private_ws_bytes = rd64(e + MW_SPI_PRIVATE_WS);
 			p->has_private_ws = p->private_ws_bytes > 0 || p->working_set_bytes == 0;
+			p->has_shareable_ws = p->has_private_ws &&
+					      p->working_set_bytes >= p->private_ws_bytes;
+			p->shareable_ws_bytes = p->has_shareable_ws ?
+						p->working_set_bytes - p->private_ws_bytes : 0;
 			name_len = rd16(e + MW_SPI_NAME_LEN);
 			name_ptr = rd64(e + MW_SPI_NAME_BUF);
 			if (name_len == 0 || name_ptr == 0) {
@@ -821,6 +825,8 @@ static void emit(struct mw_batch *b, const struct key_entry *k, const struct mw_
 	ADD("memwatch_process_page_faults_total", p->page_faults);
 	if (p->has_private_ws)
 		ADD("memwatch_process_private_working_set_bytes", p->private_ws_bytes);
+	if (p->has_shareable_ws)
+		ADD("memwatch_process_shareable_working_set_bytes", p->shareable_ws_bytes);
 	if (p->has_kinds) {
 		const uint64_t v[3] = { p->rss_anon_bytes, p->rss_file_bytes, p->rss_shmem_bytes };
 

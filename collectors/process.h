@@ -54,6 +54,12 @@ struct mw_process_info {
 	 * "Memory (private working set)"); Linux RssAnon. */
 	uint64_t private_ws_bytes;
 	bool has_private_ws;
+	/* Windows: the working set less its private part, the shareable
+	 * pages resident (images, mapped files, pagefile-backed sections):
+	 * where a shared-memory leak shows (has_shareable_ws with
+	 * has_private_ws; Linux has RssShmem by kind instead). */
+	uint64_t shareable_ws_bytes;
+	bool has_shareable_ws;
 	/* PSS / USS (Linux smaps_rollup), filled by the collector from its
 	 * budgeted reads; has_pss false: not read (yet). */
 	uint64_t pss_bytes, uss_bytes;

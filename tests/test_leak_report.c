@@ -5,7 +5,7 @@
  * corpus is test_leak_corpus.c): a steady 10 MB/h leak whose growth is in
  * the heap, a flat process, a worker added every 20 minutes that never
  * exits, a process too short to judge; a shared-memory leak with flat
- * private bytes, a handle leak, a Linux heap leak inside a mapping whose
+ * private bytes (Linux shmem, a Windows section), a handle leak, a Linux heap leak inside a mapping whose
  * size does not change, a kernel thread, a build agent's 15,000 `sleep`s
  * and shells of which more are alive at the end.
  */
@@ -103,6 +103,12 @@ static int setup(void **state)
 			 ts, 1e6 + 5e6 * h + noise(20e3));
 		add_proc(s, "memwatch_process_resident_bytes", "shm.exe", "50", "kind", "file",
 			 ts, 4e6);
+		/* section.exe (Windows): commit flat, a pagefile-backed
+		 * section mapped and touched grows its shareable working set */
+		add_proc(s, "memwatch_process_private_bytes", "section.exe", "80", "started", "100",
+			 ts, 25e6 + noise(50e3));
+		add_proc(s, "memwatch_process_shareable_working_set_bytes", "section.exe", "80",
+			 "started", "100", ts, 9e6 + 4e6 * h + noise(20e3));
 		/* fdleak: flat memory, 100 more handles an hour */
 		add_proc(s, "memwatch_process_private_bytes", "fdleak", "60", "started", "100",
 			 ts, 30e6 + noise(50e3));
@@ -229,7 +235,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 9);
+	assert_int_equal((int)num(rep, "groups_total"), 10);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -272,6 +278,12 @@ static void verdicts_per_group(void **state)
 	assert_true(fabs(num(g, "slope_bytes_per_hour") - 5e6) < 1e6);
 	assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(g, "aspects"), "private"), "verdict"), "pass");
+
+	/* Windows: a pagefile-backed section's growth is shared memory */
+	g = group(rep, "section.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "kind"), "shared");
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 4e6) < 1e6);
 
 	/* handles are counted, with their own budget (10/h) */
 	g = group(rep, "fdleak");
@@ -326,8 +338,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 9);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 5);
+	assert_int_equal((int)num(rep, "groups_total"), 10);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 6);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);

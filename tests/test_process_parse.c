@@ -337,6 +337,9 @@ static void spi_parses_a_constructed_table(void **state)
 	/* WorkingSetPrivateSize (Task Manager's private working set) */
 	assert_true(t.procs[2].has_private_ws);
 	assert_int_equal(t.procs[2].private_ws_bytes, 5u << 18);
+	/* the shareable rest of the working set (shared memory shows there) */
+	assert_true(t.procs[2].has_shareable_ws);
+	assert_int_equal(t.procs[2].shareable_ws_bytes, (5u << 20) - (5u << 18));
 	/* a kernel that leaves it 0 beside a working set (Wine): absent */
 	{
 		size_t off = len - ((MW_SPI_SIZE + 64 + 2 * 9 + 2 + 7) & ~(size_t)7);
@@ -344,6 +347,7 @@ static void spi_parses_a_constructed_table(void **state)
 		wr64(buf + off + MW_SPI_PRIVATE_WS, 0);
 		assert_int_equal(mw_spi_parse(buf, len, BASE, &t, &err), 0);
 		assert_false(t.procs[2].has_private_ws);
+		assert_false(t.procs[2].has_shareable_ws);
 		/* no figures by kind, swap or PSS on Windows */
 		assert_false(t.procs[2].has_kinds);
 		assert_false(t.procs[2].has_swap);

@@ -2,8 +2,9 @@
  * leak.c - leak verdicts over traces of per-bucket floors (see leak.h).
  *
  * Owner: the detector work (analysis/leak.c, analysis/leak.h and their
- * tests).  Pure: libc + libm, no globals with state, allocation bounded by
- * the input size, deterministic (no clock, no locale, no time zone).
+ * tests).  Pure: libc, libm and the base library's time format
+ * (daemon/params.h), no globals with state, allocation bounded by the
+ * input size, deterministic (no clock, no locale, no time zone).
  *
  * Why the steps are what they are:
  *   - floors, not raw samples: a floor ignores short spikes and the upper
@@ -34,6 +35,7 @@
  *     grows enough to matter".
  */
 #include "analysis/leak.h"
+#include "daemon/params.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -634,32 +636,6 @@ static void fmt_duration(char *buf, size_t len, double ms)
 		snprintf(buf, len, "%lldd %lldh", min / 1440, (min % 1440) / 60);
 }
 
-/* "2026-11-25 22:55:07 UTC", the one time format people read (CLI, page,
- * reasons); civil date from days (Howard Hinnant's algorithm), so no
- * gmtime and no time zone is involved. */
-static void fmt_utc(char *buf, size_t len, int64_t t_ms)
-{
-	int64_t day_ms = 86400000, days = t_ms / day_ms, ms = t_ms % day_ms, z, era, doe, yoe, y,
-		doy, mp, d, m;
-
-	if (ms < 0) {
-		ms += day_ms;
-		days--;
-	}
-	z = days + 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y += m <= 2;
-	snprintf(buf, len, "%04lld-%02lld-%02lld %02d:%02d:%02d UTC", (long long)y, (long long)m,
-		 (long long)d, (int)(ms / 3600000), (int)((ms / 60000) % 60), (int)((ms / 1000) % 60));
-}
-
 /* An amount of what the trace counts: bytes, or "360 handles". */
 static void fmt_amount(char *buf, size_t len, double v, const struct mw_leak_params *p)
 {
@@ -1208,7 +1184,7 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 	fmt_amount(s1, sizeof(s1), out->slope_bph, p);
 	fmt_amount(s3, sizeof(s3), budget, p);
 	fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
-	fmt_utc(s2, sizeof(s2), out->onset_ms);
+	mw_fmt_time_human(s2, sizeof(s2), out->onset_ms);
 	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
 		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
 		 saw ? ", sawtooth floors" : "");

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "collectors/watch.h"
+#include "daemon/config.h"
 #include "daemon/units.h"
 #include "daemon/xalloc.h"
 #include "leak_report.h"
@@ -33,6 +34,16 @@ void mw_leak_query_init(struct mw_leak_query *q)
 	q->from_ms = INT64_MIN;
 	q->to_ms = INT64_MAX;
 	mw_leak_params_init(&q->params);
+}
+
+void mw_leak_params_from_config(struct mw_leak_params *p, const struct mw_config *cfg)
+{
+	mw_leak_params_init(p);
+	p->warmup_ms = cfg->leak_warmup_ms;
+	p->min_duration_ms = cfg->leak_min_duration_ms;
+	p->budget_bytes_per_hour = cfg->leak_max_growth.bytes_per_hour;
+	p->budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
+	p->horizon_ms = cfg->leak_horizon_ms;
 }
 
 void mw_leak_query_release(struct mw_leak_query *q)

@@ -47,6 +47,10 @@ struct mw_leak_query {
 };
 
 void mw_leak_query_init(struct mw_leak_query *q);
+/* The [leak] section's defaults (warm-up, minimum duration, budget,
+ * horizon) over mw_leak_params_init's: the judge's and the API's. */
+struct mw_config;
+void mw_leak_params_from_config(struct mw_leak_params *p, const struct mw_config *cfg);
 void mw_leak_query_release(struct mw_leak_query *q);
 
 /*

@@ -213,12 +213,7 @@ struct mw_leak_judge *mw_leak_judge_start(const struct mw_config *cfg, struct mw
 	j->status = status;
 	j->submit = submit;
 	j->submit_arg = arg;
-	mw_leak_params_init(&j->params);
-	j->params.warmup_ms = cfg->leak_warmup_ms;
-	j->params.min_duration_ms = cfg->leak_min_duration_ms;
-	j->params.budget_bytes_per_hour = cfg->leak_max_growth.bytes_per_hour;
-	j->params.budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
-	j->params.horizon_ms = cfg->leak_horizon_ms;
+	mw_leak_params_from_config(&j->params, cfg);
 	j->window_ms = cfg->leak_window_ms;
 	j->refresh_ms = cfg->leak_refresh_ms;
 	j->cpu_budget = cfg->leak_cpu_budget;

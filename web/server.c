@@ -34,6 +34,7 @@
 #include "daemon/log.h"
 #include "daemon/xalloc.h"
 #include "conn_guard.h"
+#include "analysis/leak_report.h"
 #include "daemon/params.h"
 #include "readers.h"
 #include "web_internal.h"
@@ -359,12 +360,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
 	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
 	mw_pool_set_timeout(web->pool, cfg->web_query_timeout_ms);
-	mw_leak_params_init(&web->leak_params);
-	web->leak_params.warmup_ms = cfg->leak_warmup_ms;
-	web->leak_params.min_duration_ms = cfg->leak_min_duration_ms;
-	web->leak_params.budget_bytes_per_hour = cfg->leak_max_growth.bytes_per_hour;
-	web->leak_params.budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
-	web->leak_params.horizon_ms = cfg->leak_horizon_ms;
+	mw_leak_params_from_config(&web->leak_params, cfg);
 	threads = (unsigned int)(cfg->web_threads > 0 ? cfg->web_threads : 1);
 	timeout_s = (unsigned int)((cfg->web_timeout_ms + 999) / 1000);
 	/* Room for the request head up to the guard's limit, and for MHD's

@@ -137,7 +137,7 @@ elif what == "diff":
     body = re.search(r'<table id="diff-regions".*?<tbody>(.*?)</tbody>', s, re.S)
     rows = re.findall(r"<tr", body.group(1) if body else "")
     assert len(rows) >= 3 and "libz.so" in body.group(1), "diff rows: %d" % len(rows)
-    assert re.search(r'snapped to \d\d:\d\d:\d\d and \d\d:\d\d:\d\d', s), "no snapped times"
+    assert re.search(r'snapped to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC and \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC', s), "no snapped times"
 elif what == "map":
     s = section("map-section")
     blocks = len(re.findall(r'<div class="blk', s))

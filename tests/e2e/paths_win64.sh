@@ -14,7 +14,7 @@ trap 'rm -rf "$d"' EXIT
 mkdir -p "$d/dïr ü"
 w="Z:${d//\//\\}\\dïr ü"
 printf '[leak]\nwarmup = 7m\n' >"$d/dïr ü/cönf.ini"
-printf '"(PDH-CSV 4.0) (UTC)(0)","\\\\\\\\H\\\\Memory\\\\Available Bytes"\n"11/22/2026 10:00:00.000","100"\n"11/22/2026 10:00:01.000","200"\n' \
+printf '"(PDH-CSV 4.0) (UTC)(0)","\\\\H\\Memory\\Available Bytes"\n"11/22/2026 10:00:00.000","100"\n"11/22/2026 10:00:01.000","200"\n' \
 	>"$d/dïr ü/ïn.csv"
 out=$(scripts/wine-run.sh "$exe" config --config "$w\\cönf.ini" 2>&1)
 check "config --config reads a file in a non-ASCII folder" "echo \"\$out\" | tr -d '\\r' | grep -qx 'warmup = 7m'"

@@ -21,6 +21,7 @@
 #include "daemon/clock.h"
 #include "daemon/commands.h"
 #include "daemon/config.h"
+#include "daemon/params.h"
 #include "daemon/units.h"
 #include "daemon/xalloc.h"
 #include "storage/store.h"
@@ -349,26 +350,6 @@ out:
 
 /* ---- the command ---------------------------------------------------------------- */
 
-static void fmt_time(char *buf, size_t size, int64_t ms)
-{
-	int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
-	int64_t rem = ms - days * 86400000, z = days + 719468, era, y;
-	unsigned doe, yoe, doy, mp, d, m;
-
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = (int64_t)yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y += m <= 2;
-	snprintf(buf, size, "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ", (long long)y, m, d,
-		 (unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
-		 (unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
-}
-
 static const char import_usage[] =
 	"usage: memwatchd import [--db PATH] [--config FILE] [--skip-bad] FILE...\n"
 	"\n"
@@ -394,8 +375,8 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 	char from[40] = "-", to[40] = "-";
 
 	if (st->points) {
-		fmt_time(from, sizeof(from), st->first_ts);
-		fmt_time(to, sizeof(to), st->last_ts);
+		mw_fmt_time_human(from, sizeof(from), st->first_ts);
+		mw_fmt_time_human(to, sizeof(to), st->last_ts);
 	}
 	fprintf(f, "%s: %s%s", path,
 		res->format == MW_IMPORT_JSON ? "memwatch JSON" : "PDH CSV",

@@ -21,6 +21,8 @@ check "config --config reads a file in a non-ASCII folder" "echo \"\$out\" | tr 
 scripts/wine-run.sh "$exe" import --db "$w\\ü.db" "$w\\ïn.csv" >"$d/imp.out" 2>&1
 rc=$?
 check "import reads ïn.csv and writes ü.db (exit $rc)" "[ $rc -eq 0 ] && grep -q '2 points' '$d/imp.out'"
+check "its summary gives the span in the one time format" \
+	"grep -q '2026-11-22 10:00:00 UTC .. 2026-11-22 10:00:01 UTC' '$d/imp.out'"
 check "the database is where it was asked, under its own name" "[ -s \"$d/dïr ü/ü.db\" ]"
 check "the lock file went with the process" "[ ! -e \"$d/dïr ü/ü.db.lock\" ]"
 scripts/wine-run.sh "$exe" check --db "$w\\ü.db" --match memwatch_system_available_bytes --json >"$d/chk.out" 2>&1

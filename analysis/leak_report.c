@@ -44,6 +44,7 @@ void mw_leak_params_from_config(struct mw_leak_params *p, const struct mw_config
 	p->budget_bytes_per_hour = cfg->leak_max_growth.bytes_per_hour;
 	p->budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
 	p->horizon_ms = cfg->leak_horizon_ms;
+	p->budget_count_per_hour = (double)cfg->leak_max_count_growth;
 }
 
 void mw_leak_query_release(struct mw_leak_query *q)

@@ -109,6 +109,9 @@ static const struct option options[] = {
 	{ "leak", "max_growth", OPT_GROWTH, OFF(leak_max_growth), "64KB/h", 0, 0,
 	  "Growth budget: a process growing faster, steadily, fails.  Absolute (1MB/h),\n"
 	  "relative to its size (2%/h) or both (1MB/h,2%/h: it must exceed both)." },
+	{ "leak", "max_count_growth", OPT_INT, OFF(leak_max_count_growth), "10", 0, 1000000,
+	  "Growth budget of the counts judged beside memory, handles (Linux: open fds)\n"
+	  "and threads, per hour: a process holding more, steadily, fails." },
 	{ "leak", "horizon", OPT_DURATION, OFF(leak_horizon_ms), "24h", 60000, 3650 * DAY,
 	  "Horizon of the projected growth (slope x horizon) in the verdicts." },
 	{ "leak", "window", OPT_DURATION, OFF(leak_window_ms), "24h", 60000, 3650 * DAY,

@@ -100,6 +100,7 @@ struct mw_config {
 		double bytes_per_hour;
 		double rel_per_hour;
 	} leak_max_growth;
+	int64_t leak_max_count_growth;	/* handles and threads per hour */
 	int64_t leak_horizon_ms;
 	int64_t leak_window_ms;	/* range the background judgement covers */
 	int64_t leak_refresh_ms;	/* how often it runs, at most */

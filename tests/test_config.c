@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "daemon/collector.h"
+#include "analysis/leak_report.h"
 #include "daemon/config.h"
 
 static void defaults(void **state)
@@ -139,6 +140,16 @@ static void set_from_command_line(void **state)
 	assert_non_null(strstr(err.msg, "soon"));
 	assert_int_equal(mw_config_set(&c, "collector.nope", "enabled", "true", "--set", &err), -1);
 	assert_non_null(strstr(err.msg, "nope"));
+	/* the count budget of the leak verdicts reaches their parameters */
+	{
+		struct mw_leak_params p;
+
+		assert_int_equal(c.leak_max_count_growth, 10);
+		assert_int_equal(mw_config_set(&c, "leak", "max_count_growth", "50", "--set", &err), 0);
+		mw_leak_params_from_config(&p, &c);
+		assert_true(p.budget_count_per_hour == 50.0);
+		assert_int_equal(mw_config_set(&c, "leak", "max_count_growth", "-1", "--set", &err), -1);
+	}
 	mw_config_release(&c);
 }
 

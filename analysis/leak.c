@@ -1115,14 +1115,9 @@ static void judge_points(struct work *w, size_t n, const struct mw_leak_params *
 			out->p_value = erfc(fabs(z) / sqrt(2.0));
 		}
 	}
-	/* A pass carries no growth or projection: a reader (or a dashboard
-	 * summing projections) must not see a leak-like figure beside it;
-	 * the slope stays, it is the estimate the fit line draws. */
 	if (!dominant && !(z > TREND_Z && full.lo > 0)) {
 		out->verdict = MW_VERDICT_PASS;
 		no_rate(out);
-		out->growth_bytes = NAN;
-		out->projected_bytes = 0.0;
 		snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)",
 			 (fmt_duration(s2, sizeof(s2), span_ms), s2), saw ? " of sawtooth floors" : "",
 			 out->p_value);
@@ -1203,14 +1198,15 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 static double change_point(const double *x, const double *y, size_t n, int *at_start)
 {
 	struct work w;
-	size_t m, kmax, k, i;
+	size_t m, kmax, k;
 	double sse, onset = 0.0;
 	struct ts_fit pre, post;
 
 	*at_start = 1;
-	if (n < 16 || work_alloc(&w, n) < 0) {
-		if (n >= 16)
-			work_free(&w);
+	if (n < 16)
+		return 0.0;
+	if (work_alloc(&w, n) < 0) {
+		work_free(&w);
 		return 0.0;
 	}
 	memcpy(w.x, x, n * sizeof(*x));
@@ -1227,15 +1223,11 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 			 * "since the start" */
 			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
 			    w.rx[k] - w.rx[0] >= 0.1 * (w.rx[m - 1] - w.rx[0])) {
-				/* the hinge sits on a block median's time; the
-				 * first block after it whose median leaves the
-				 * flat level is no earlier */
 				*at_start = 0;
 				onset = w.rx[k];
 			}
 		}
 	}
-	(void)i;
 	work_free(&w);
 	return onset;
 }
@@ -1411,13 +1403,23 @@ void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p
 	}
 }
 
-void mw_leak_group_count(struct mw_leak_group *g, int ended)
+void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last_ms, int ended,
+			 struct mw_leak_result *out)
 {
+	char d[32];
+
 	g->counted_only++;
 	g->ninc++;
 	g->ninconclusive++;
 	if (ended)
 		g->nended++;
+	if (!out)
+		return;
+	result_reset(out);
+	out->first_ms = first_ms;
+	out->last_ms = last_ms;
+	fmt_duration(d, sizeof(d), (double)(last_ms - first_ms));
+	snprintf(out->reason, sizeof(out->reason), "too little data: lived %s in the range", d);
 }
 
 void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struct mw_leak_result *out)

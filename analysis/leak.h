@@ -155,7 +155,9 @@ void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
  * one trace and the axis: begin with the common axis (t0, step, nb
  * buckets), add each incarnation (judged into out, may be NULL) or count
  * one that was not read (too short to judge; ended: it ended before the
- * axis did), end into the group's result (frees what begin took).
+ * axis did; out, may be NULL, gets its inconclusive result, seen from
+ * first_ms to last_ms), end into the group's result (frees what begin
+ * took).
  */
 struct mw_leak_group {
 	struct mw_leak_params params;
@@ -177,7 +179,8 @@ void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p
 			 int64_t step_ms, size_t nb);
 void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr,
 		       struct mw_leak_result *out);
-void mw_leak_group_count(struct mw_leak_group *g, int ended);
+void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last_ms, int ended,
+			 struct mw_leak_result *out);
 void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out);
 
 /*

@@ -407,22 +407,24 @@ static void add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const 
  * working set (images and mapped files in it too), no mapped-file series.
  */
 struct aspect {
-	const char *name;	/* JSON key, and the kind a fail names */
+	const char *name;	/* JSON key */
 	const char *selector;
 	const char *unit;	/* NULL: bytes, else what is counted */
+	bool refine;		/* a fail looks for the finer kind (kind_sources) */
+	const char *kind;	/* the kind a fail names otherwise; NULL: none */
 };
 
 #define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
 
 static const struct aspect default_aspects[] = {
-	{ "private", "memwatch_process_private_bytes", NULL },
-	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL },
+	{ "private", "memwatch_process_private_bytes", NULL, true, "private" },
+	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared" },
 	/* Windows: the shareable pages resident, where a pagefile-backed
 	 * section (CreateFileMapping without a file) that grows shows */
-	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL },
-	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL },
-	{ "handles", "memwatch_process_handles", "handles" },
-	{ "threads", "memwatch_process_threads", "threads" },
+	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared" },
+	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped" },
+	{ "handles", "memwatch_process_handles", "handles", false, "handles" },
+	{ "threads", "memwatch_process_threads", "threads", false, "threads" },
 };
 #define NASPECTS MW_ARRAY_SIZE(default_aspects)
 
@@ -514,6 +516,12 @@ static void list_insert(struct aspect_result *ar, const struct mw_series_info *s
 	ar->list[i] = item;
 }
 
+/* The series' process ended before the range did (two buckets' slack). */
+static bool ended_before(const struct mw_series_info *s, int64_t to, int64_t step)
+{
+	return s->last_ts < to - 2 * step;
+}
+
 /* Values read at once: a group of any size is read this many at a time. */
 #define CHUNK_VALUES 1000000
 
@@ -541,7 +549,7 @@ static int judge_aspect(struct mw_reader *reader, struct entry *sel, size_t n,
 	ar->list = mw_xcalloc(MAX_LISTED_INCARNATIONS, sizeof(*ar->list));
 	ar->ninc = n;
 	for (i = 0; i < n; i++)
-		if (sel[i].s->last_ts < to - 2 * step)
+		if (ended_before(sel[i].s, to, step))
 			any_ended = true;
 	mw_leak_group_begin(&g, params, from - from % step, step, nb);
 	readable = mw_xcalloc(n, sizeof(*readable));
@@ -553,18 +561,8 @@ static int judge_aspect(struct mw_reader *reader, struct entry *sel, size_t n,
 
 		if (any_ended && n > 8 && b - a < judgeable) {
 			struct mw_leak_result r;
-			char d[32];
 
-			mw_leak_group_count(&g, s->last_ts < to - 2 * step);
-			memset(&r, 0, sizeof(r));
-			r.verdict = MW_VERDICT_INCONCLUSIVE;
-			r.slope_bph = r.slope_lo_bph = r.slope_hi_bph = NAN;
-			r.growth_bytes = r.level_bytes = r.p_value = r.fit_value0 = NAN;
-			r.onset_ms = r.judged_from_ms = r.fit_t0_ms = INT64_MIN;
-			r.first_ms = a;
-			r.last_ms = b;
-			mw_format_duration(d, sizeof(d), b - a);
-			snprintf(r.reason, sizeof(r.reason), "too little data: lived %s in the range", d);
+			mw_leak_group_count(&g, a, b, ended_before(s, to, step), &r);
 			list_insert(ar, s, &r);
 			continue;
 		}
@@ -708,16 +706,24 @@ static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
 		rc = 0;
 		goto out;
 	}
-	/* The deciding aspect: the first that fails (private memory first,
-	 * counts last), else the first judged. */
+	/* One verdict: fail when an aspect fails, pass when one passes,
+	 * inconclusive when none could be judged; its figures and reason are
+	 * those of the first aspect (private memory first, counts last) with
+	 * that verdict, so no reason contradicts it. */
+	out->verdict = MW_VERDICT_INCONCLUSIVE;
+	for (a = 0; a < naspects; a++) {
+		if (!ar[a].present)
+			continue;
+		if (ar[a].g.r.verdict == MW_VERDICT_FAIL)
+			out->verdict = MW_VERDICT_FAIL;
+		else if (ar[a].g.r.verdict == MW_VERDICT_PASS && out->verdict != MW_VERDICT_FAIL)
+			out->verdict = MW_VERDICT_PASS;
+	}
 	for (a = 0; a < naspects; a++)
-		if (ar[a].present && ar[a].g.r.verdict == MW_VERDICT_FAIL) {
+		if (ar[a].present && ar[a].g.r.verdict == out->verdict) {
 			deciding = a;
 			break;
 		}
-	for (a = 0; deciding == naspects && a < naspects; a++)
-		if (ar[a].present)
-			deciding = a;
 	if (deciding == naspects) {
 		*excluded = true;
 		rc = 0;
@@ -729,23 +735,6 @@ static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
 	cJSON_AddStringToObject(o, "process", e[0].group);
 	cJSON_AddBoolToObject(o, "watched", watched);
 	add_result(o, &d->g.r, &q->params);
-	{
-		/* one verdict: fail when an aspect fails, pass when one
-		 * passes, inconclusive when none could be judged */
-		enum mw_verdict v = MW_VERDICT_INCONCLUSIVE;
-
-		for (a = 0; a < naspects; a++) {
-			if (!ar[a].present)
-				continue;
-			if (ar[a].g.r.verdict == MW_VERDICT_FAIL)
-				v = MW_VERDICT_FAIL;
-			else if (ar[a].g.r.verdict == MW_VERDICT_PASS && v != MW_VERDICT_FAIL)
-				v = MW_VERDICT_PASS;
-		}
-		cJSON_ReplaceItemInObjectCaseSensitive(o, "verdict",
-						      cJSON_CreateString(mw_verdict_name(v)));
-		out->verdict = v;
-	}
 	cJSON_AddStringToObject(o, "aspect", aspects[deciding].name);
 	cJSON_AddStringToObject(o, "unit", aspects[deciding].unit ? aspects[deciding].unit : "bytes");
 	if (d->deciding) {
@@ -757,17 +746,15 @@ static int judge_group(struct mw_reader *reader, struct entry *e, size_t n,
 	}
 	cJSON_AddBoolToObject(o, "total_growing", d->g.total_failed != 0);
 	add_fit(o, &d->g.r);
-	if (out->verdict == MW_VERDICT_FAIL && d->deciding && !aspects[deciding].unit &&
-	    (!strcmp(aspects[deciding].name, "private") || !strcmp(aspects[deciding].name, "selected"))) {
-		/* private memory (or a selector of the user's): the finer
-		 * kind where the process has the series to tell */
+	if (out->verdict == MW_VERDICT_FAIL && d->deciding && aspects[deciding].refine) {
+		/* the finer kind where the process has the series to tell */
 		add_kind(o, reader, label_of(d->deciding, "pid"), label_of(d->deciding, "process"),
 			 &d->g.r, from, to, step);
-		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")) &&
-		    !strcmp(aspects[deciding].name, "private"))
-			cJSON_ReplaceItemInObjectCaseSensitive(o, "kind", cJSON_CreateString("private"));
-	} else if (out->verdict == MW_VERDICT_FAIL && strcmp(aspects[deciding].name, "selected")) {
-		cJSON_AddStringToObject(o, "kind", aspects[deciding].name);
+		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")) && aspects[deciding].kind)
+			cJSON_ReplaceItemInObjectCaseSensitive(o, "kind",
+							      cJSON_CreateString(aspects[deciding].kind));
+	} else if (out->verdict == MW_VERDICT_FAIL && aspects[deciding].kind) {
+		cJSON_AddStringToObject(o, "kind", aspects[deciding].kind);
 	} else {
 		cJSON_AddNullToObject(o, "kind");
 	}
@@ -919,7 +906,7 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query *q,
 			    cJSON **out, struct mw_leak_status *verdicts, struct mw_err *err)
 {
-	struct aspect user = { "private", NULL, NULL };
+	struct aspect user = { "selected", NULL, NULL, true, NULL };
 	const struct aspect *aspects = default_aspects;
 	size_t naspects = NASPECTS;
 	struct mw_series_list lists[NASPECTS];
@@ -937,8 +924,15 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	memset(lists, 0, sizeof(lists));
 	if (q->match) {
 		user.selector = q->match;
+		/* the user's series: counts are judged as counts, private
+		 * bytes as the default judges them, anything else without a
+		 * kind it cannot tell */
 		user.unit = unit_of_selector(q->match);
-		user.name = user.unit ? user.unit : is_private_selector(q->match) ? "private" : "selected";
+		if (user.unit)
+			user = (struct aspect){ user.unit, q->match, user.unit, false, user.unit };
+		else if (is_private_selector(q->match))
+			user = default_aspects[0];
+		user.selector = q->match;
 		aspects = &user;
 		naspects = 1;
 	}

@@ -240,7 +240,6 @@ static double true_rate(const struct wl *w, int64_t end)
 
 static int setup(void **state)
 {
-	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_import_result res;
 	struct mw_err err;
@@ -249,7 +248,6 @@ static int setup(void **state)
 	size_t n;
 
 	(void)state;
-	mw_test_db_remove(DB);
 	remove(TMP_JSON);
 	in = popen("gzip -dc " REC, "r");
 	if (!in)
@@ -267,14 +265,8 @@ static int setup(void **state)
 		fprintf(stderr, "gzip -dc %s failed\n", REC);
 		return -1;
 	}
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
-	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (!(s = mw_test_store_open(DB)))
 		return -1;
-	}
 	if (mw_import_file(s, TMP_JSON, NULL, &res, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		mw_store_free(s);

@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+#include "daemon/mwerr.h"
+#include "storage/store.h"
+
 void mw_test_db_remove(const char *path)
 {
 	static const char *const beside[] = { "", "-wal", "-shm", ".lock" };
@@ -13,4 +16,22 @@ void mw_test_db_remove(const char *path)
 		snprintf(name, sizeof(name), "%s%s", path, beside[i]);
 		remove(name);
 	}
+}
+
+struct mw_store *mw_test_store_open(const char *path)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+
+	mw_test_db_remove(path);
+	mw_store_options_init(&o);
+	o.db_path = path;
+	o.self_metrics = false;
+	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		return NULL;
+	}
+	return s;
 }

@@ -9,6 +9,12 @@
 /* Remove path and its -wal, -shm and .lock files (missing ones are fine). */
 void mw_test_db_remove(const char *path);
 
+/* A store on a fresh scratch database at path (removed first), without
+ * self metrics and retention, so it holds exactly what the test writes;
+ * NULL with the reason on stderr. */
+struct mw_store;
+struct mw_store *mw_test_store_open(const char *path);
+
 /* cmocka fixtures named setup and teardown: each test starts and leaves
  * with no database at path. */
 #define MW_TEST_DB_FIXTURES(path)                          \

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "daemon/json_out.h"
+#include "daemon/leak_gauges.h"
 #include "daemon/leak_judge.h"
 #include "web/metrics.h"
 #include "daemon/params.h"
@@ -251,6 +252,54 @@ static void test_leak_pause(void **state)
 	assert_int_equal(mw_leak_judge_pause_ms(1000, 0, 0.0025), 1000);
 }
 
+static void text_family(void *arg, const char *name, const char *type, const char *help)
+{
+	mw_prom_family(arg, name, type, help);
+}
+
+static void text_sample(void *arg, const char *name, const char *l1, const char *v1,
+			const char *l2, const char *v2, double value)
+{
+	const char *kv[4] = { l1, v1, l2, v2 };
+
+	mw_prom_sample_labels(arg, name, kv, l2 ? 2 : l1 ? 1 : 0, value);
+}
+
+/* The leak gauges of a published judgement: a group decided by a count
+ * has its rate in the count family with its unit, never as bytes; a
+ * failing group's kind is a series of its own; a pass has no rate. */
+static void test_leak_gauges(void **state)
+{
+	struct mw_leak_verdict v[3] = {
+		{ .process = "leaky", .verdict = 1, .aspect = "private", .unit = "bytes",
+		  .kind = "heap", .slope_per_hour = 1048576, .growth = 2097152,
+		  .projected = 25165824, .onset_ms = 1700000000000LL },
+		{ .process = "fdleak", .verdict = 1, .aspect = "handles", .unit = "handles",
+		  .kind = "handles", .slope_per_hour = 360, .growth = 180, .projected = 8640,
+		  .onset_ms = 1700000000000LL },
+		{ .process = "flat", .verdict = 0, .aspect = "private", .unit = "bytes",
+		  .slope_per_hour = NAN, .growth = NAN, .projected = 0, .onset_ms = INT64_MIN },
+	};
+	struct mw_leak_status st = { .known = true, .counts = { 1, 2, 0, 0 }, .n = 3, .v = v };
+	struct mw_jbuf b;
+	struct mw_leak_gauge_sink sink = { text_family, text_sample, &b };
+
+	(void)state;
+	mw_jbuf_init(&b);
+	mw_leak_gauges_walk(&st, &sink);
+	assert_non_null(strstr(b.p, "memwatch_leak_verdict{process=\"fdleak\"} 1\n"));
+	assert_non_null(strstr(b.p, "memwatch_leak_slope_bytes_per_hour{process=\"leaky\"} 1048576\n"));
+	assert_null(strstr(b.p, "memwatch_leak_slope_bytes_per_hour{process=\"fdleak\"}"));
+	assert_null(strstr(b.p, "memwatch_leak_growth_bytes{process=\"fdleak\"}"));
+	assert_non_null(strstr(b.p, "memwatch_leak_count_slope_per_hour{process=\"fdleak\",unit=\"handles\"} 360\n"));
+	assert_non_null(strstr(b.p, "memwatch_leak_kind{kind=\"handles\",process=\"fdleak\"} 1\n"));
+	assert_non_null(strstr(b.p, "memwatch_leak_kind{kind=\"heap\",process=\"leaky\"} 1\n"));
+	assert_null(strstr(b.p, "memwatch_leak_slope_bytes_per_hour{process=\"flat\"}"));
+	assert_null(strstr(b.p, "memwatch_leak_onset_timestamp_seconds{process=\"flat\"}"));
+	assert_non_null(strstr(b.p, "memwatch_leak_groups{verdict=\"fail\"} 2\n"));
+	mw_jbuf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_time_format),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_leak_pause),
+		cmocka_unit_test(test_leak_gauges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

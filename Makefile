@@ -12,10 +12,10 @@
 # Sources are found by directory; platform files are picked by name:
 # NAME_linux.c only on Linux, NAME_win32.c only on Windows.  Tests are
 # tests/test_NAME.c (both), tests/test_NAME_linux.c, tests/test_NAME_win32.c,
-# each one cmocka program linked with everything but daemon/main.c.
+# each one cmocka program linked with everything but app/main.c.
 
 VERSION := 0.1.0
-SRC_DIRS := daemon collectors storage analysis import web forward
+SRC_DIRS := base core collectors storage analysis import web forward app
 HOST_OS := $(shell uname -s)
 ifneq (,$(findstring MINGW,$(HOST_OS))$(findstring MSYS,$(HOST_OS)))
 NATIVE_PLATFORM := win32
@@ -67,7 +67,7 @@ else
 NATIVE_SRC := $(LINUX_SRC)
 endif
 GEN_SRC := $(GENERATED)/page_assets.c
-MAIN_SRC := daemon/main.c
+MAIN_SRC := app/main.c
 
 ALL_TESTS := $(sort $(wildcard tests/test_*.c))
 NATIVE_TESTS := $(filter-out %_win32.c,$(ALL_TESTS))

@@ -3,7 +3,7 @@
  *
  * Owner: the detector work (analysis/leak.c, analysis/leak.h and their
  * tests).  Pure: libc, libm and the base library's time format
- * (daemon/params.h), no globals with state, allocation bounded by the
+ * (core/params.h), no globals with state, allocation bounded by the
  * input size, deterministic (no clock, no locale, no time zone).
  *
  * Why the steps are what they are:
@@ -35,7 +35,7 @@
  *     grows enough to matter".
  */
 #include "analysis/leak.h"
-#include "daemon/params.h"
+#include "core/params.h"
 
 #include <math.h>
 #include <stdbool.h>

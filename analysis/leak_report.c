@@ -14,13 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/watch.h"
-#include "daemon/config.h"
-#include "daemon/units.h"
-#include "daemon/xalloc.h"
+#include "core/watch.h"
+#include "core/config.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 #include "leak_report.h"
 #include "storage/query.h"
-#include "daemon/params.h"
+#include "core/params.h"
 
 /* Buckets per judged range: enough for the statistics, few enough that
  * Theil-Sen's pairwise slopes stay cheap. */

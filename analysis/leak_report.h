@@ -20,8 +20,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "daemon/mwerr.h"
-#include "daemon/status.h"
+#include "base/mwerr.h"
+#include "core/status.h"
 #include "leak.h"
 
 struct mw_reader;

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "ws_diff.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
-#include "daemon/params.h"
+#include "core/params.h"
 
 const char *const mw_ws_change_names[4] = { "new", "gone", "grown", "shrunk" };
 const char *const mw_ws_owner_kind_names[5] = { "unknown", "module", "file", "heap", "stack" };

@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "collectors/workingset.h"
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 enum mw_ws_change { MW_WS_NEW, MW_WS_GONE, MW_WS_GROWN, MW_WS_SHRUNK };
 extern const char *const mw_ws_change_names[4];

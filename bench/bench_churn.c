@@ -33,8 +33,8 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
-#include "daemon/batch.h"
-#include "daemon/clock.h"
+#include "core/batch.h"
+#include "base/clock.h"
 #include "tests/support/test_db.h"
 
 #define DB "bench_churn.tmp.db"

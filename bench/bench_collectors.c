@@ -12,7 +12,7 @@
 #include "tests/support/perfdata_build.h"
 #include "collectors/vmmap.h"
 #include "collectors/workingset.h"
-#include "daemon/clock.h"
+#include "base/clock.h"
 
 static double now_ms(void)
 {

@@ -29,7 +29,7 @@
 #include "import/import.h"
 #include "storage/schema.h"
 #include "storage/store.h"
-#include "daemon/clock.h"
+#include "base/clock.h"
 #include "tests/support/test_db.h"
 
 #define T0 1795255200000LL

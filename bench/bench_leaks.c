@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 
 #include "analysis/leak_report.h"
-#include "daemon/clock.h"
-#include "daemon/config.h"
-#include "daemon/units.h"
+#include "base/clock.h"
+#include "core/config.h"
+#include "base/units.h"
 #include "storage/query.h"
 #include "storage/store.h"
 

@@ -47,11 +47,11 @@
 #include <unistd.h>
 
 #include "collectors/process.h"
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/config.h"
-#include "daemon/xalloc.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "core/config.h"
+#include "base/xalloc.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
 

@@ -18,9 +18,9 @@
 #include <sqlite3.h>
 
 #include "collectors/workingset.h"
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"

@@ -29,11 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
-#include "daemon/status.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/config.h"
+#include "base/log.h"
+#include "core/status.h"
 #include "forward/forwarder.h"
 #include "storage/store.h"
 #include "tests/test_web_client.h"

@@ -25,7 +25,7 @@
 #include <dlfcn.h>
 #endif
 
-#include "daemon/clock.h"
+#include "base/clock.h"
 #include "forward/rw_wire.h"
 
 #define ROUNDS 15

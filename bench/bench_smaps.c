@@ -20,8 +20,8 @@
 #include "collectors/smaps.h"
 #include "collectors/vmmap.h"
 #include "collectors/workingset.h"
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 
 #define MAPPINGS 40000
 #define ROUNDS 5

@@ -32,8 +32,8 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
-#include "daemon/clock.h"
-#include "daemon/scheduler.h"
+#include "base/clock.h"
+#include "core/scheduler.h"
 #include "tests/support/test_db.h"
 
 #define T0 1699999200000LL

@@ -20,9 +20,9 @@
 
 #include <microhttpd.h>
 
-#include "daemon/batch.h"
-#include "daemon/config.h"
-#include "daemon/status.h"
+#include "core/batch.h"
+#include "core/config.h"
+#include "core/status.h"
 #include "storage/storage.h"
 #include "tests/test_web_client.h"
 #include "web/web.h"

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "core/config.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "process.h"
-#include "watch.h"
+#include "core/watch.h"
 
 void mw_heap_account(struct mw_heap_totals *t, uint32_t flags, uint64_t cb, uint32_t overhead,
 		     uint64_t region_committed, uint64_t region_uncommitted)

@@ -63,8 +63,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/collector.h"
-#include "daemon/mwerr.h"
+#include "core/collector.h"
+#include "base/mwerr.h"
 #include "smaps.h"
 #include "vmmap.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "procmaps.h"
 
 struct mw_heap_reader {

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 #include "peb.h"
 
 _Static_assert(PROCESS_HEAP_ENTRY_BUSY == MW_HEAP_ENTRY_BUSY, "busy");

@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "vmmap.h"
 
 #define MW_PEB64_PROCESS_HEAP 0x30

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 typedef NTSTATUS(NTAPI *qip_fn)(HANDLE, PROCESSINFOCLASS, PVOID, ULONG, PULONG);
 

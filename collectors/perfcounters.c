@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "perfdata.h"
 
 #define MAX_CANDIDATES 4

@@ -21,7 +21,7 @@
 #ifndef MW_COLLECTORS_PERFCOUNTERS_H
 #define MW_COLLECTORS_PERFCOUNTERS_H
 
-#include "daemon/collector.h"
+#include "core/collector.h"
 
 extern const struct mw_collector mw_collector_perfcounters;
 

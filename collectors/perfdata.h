@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 /* --- winperf.h layout (x64), checked against the SDK in perfdata_win32.c -- */
 #define MW_PDB_SIGNATURE 0		/* WCHAR[4] "PERF" */

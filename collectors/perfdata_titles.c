@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 void mw_perf_titles_release(struct mw_perf_titles *t)
 {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 /* UTF-16LE, n code units (stops at a NUL), appended to a growing pool as
  * NUL-terminated UTF-8; unpaired surrogates become U+FFFD.  Returns the

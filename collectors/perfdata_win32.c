@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 _Static_assert(offsetof(PERF_DATA_BLOCK, TotalByteLength) == MW_PDB_TOTAL_LENGTH, "pdb total");
 _Static_assert(offsetof(PERF_DATA_BLOCK, NumObjectTypes) == MW_PDB_NUM_OBJECTS, "pdb nobj");

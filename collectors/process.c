@@ -3,18 +3,18 @@
  * behind both platforms' process tables.
  */
 #include "process.h"
-#include "watch.h"
+#include "core/watch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/log.h"
-#include "daemon/units.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "base/log.h"
+#include "base/units.h"
+#include "base/xalloc.h"
 
 void mw_process_table_release(struct mw_process_table *t)
 {

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 #define MW_PROCESS_NAME_MAX 128
 

@@ -82,8 +82,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 
 #define STATUS_MS_DEFAULT 10000
 #define STAT_MS_DEFAULT 10000

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 /* Our offsets (process.h) must match the SDK's structure. */
 _Static_assert(offsetof(SYSTEM_PROCESS_INFORMATION, ImageName) == MW_SPI_NAME_LEN, "ImageName");

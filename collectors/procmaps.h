@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "smaps.h"
 
 #define MW_PROCMAPS_FRESH_MS 1000

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 
 struct entry {
 	uint32_t pid;

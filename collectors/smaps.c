@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 #define ARENA_SIZE (64ULL << 20)	/* glibc HEAP_MAX_SIZE, 64-bit */
 #define GUARD_MAX (1ULL << 20)		/* largest thread stack guard taken as one */

@@ -48,7 +48,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "vmmap.h"
 #include "workingset.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/collector.h"
+#include "core/collector.h"
 
 /* Find "Key:   123 kB" and return bytes. */
 static int meminfo_field(const char *text, const char *key, uint64_t *out)

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 struct mw_system_memory {
 	uint64_t physical_bytes;	/* installed RAM the OS manages */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/xalloc.h"
-#include "watch.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "base/xalloc.h"
+#include "core/watch.h"
 
 const char *const mw_vm_state_names[MW_VM_NSTATES] = { "committed", "reserved", "free" };
 const char *const mw_vm_type_names[MW_VM_NTYPES] = { "image", "mapped", "private", "none" };

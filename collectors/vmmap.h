@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 enum mw_vm_state { MW_VM_COMMIT, MW_VM_RESERVE, MW_VM_FREE, MW_VM_NSTATES };
 enum mw_vm_type { MW_VM_IMAGE, MW_VM_MAPPED, MW_VM_PRIVATE, MW_VM_NONE, MW_VM_NTYPES };

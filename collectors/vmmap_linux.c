@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "procmaps.h"
 #include "smaps.h"
 

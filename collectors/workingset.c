@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/xalloc.h"
-#include "watch.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "base/xalloc.h"
+#include "core/watch.h"
 
 const char *const mw_ws_category_names[MW_WS_NCATEGORIES] = {
 	"image", "mapped_file", "shareable", "heap", "stack", "private_data", "other",

@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/collector.h"
-#include "daemon/mwerr.h"
+#include "core/collector.h"
+#include "base/mwerr.h"
 #include "vmmap.h"
 
 extern const struct mw_collector mw_collector_workingset;

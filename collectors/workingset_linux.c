@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "procmaps.h"
 #include "smaps.h"
 

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "peb.h"
 
 #define EX_CHUNK 4096

@@ -4,7 +4,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 #define CURSOR_BUSY_MS 10000
 

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 struct mw_rw_cursor;
 

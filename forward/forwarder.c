@@ -11,11 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/watch.h"
-#include "daemon/clock.h"
-#include "daemon/fsutf8.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "core/watch.h"
+#include "base/clock.h"
+#include "base/fsutf8.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "forward/backoff.h"
 #include "forward/cursor.h"
 #include "forward/rw_batch.h"

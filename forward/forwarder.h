@@ -25,7 +25,7 @@
  * answer and endpoint errors (401, 403, 404 ...) retry the same batch with
  * backoff and jitter (backoff.h), the cursor staying; other 4xx log the
  * receiver's message, count the batch as skipped and advance.  Status per
- * destination goes to the status table (daemon/status.h).
+ * destination goes to the status table (core/status.h).
  *
  * Owned by the forwarder (forward/).
  */
@@ -34,9 +34,9 @@
 
 #include <stddef.h>
 
-#include "daemon/config.h"
-#include "daemon/mwerr.h"
-#include "daemon/status.h"
+#include "core/config.h"
+#include "base/mwerr.h"
+#include "core/status.h"
 
 struct mw_forwarder;
 

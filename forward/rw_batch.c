@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 void mw_rw_batch_init(struct mw_rw_batch *b, size_t cap)
 {

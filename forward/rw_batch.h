@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/batch.h"
+#include "core/batch.h"
 #include "forward/cursor.h"
 #include "forward/rw_wire.h"
 

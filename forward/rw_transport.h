@@ -26,7 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 struct mw_rw_endpoint {
 	const char *url;		/* http:// or https:// ... /api/v1/write */

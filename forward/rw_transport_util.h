@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "forward/rw_transport.h"
 
 struct mw_rw_url {

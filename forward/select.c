@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
-#include "daemon/xalloc.h"
-#include "storage/selector.h"
+#include "core/config.h"
+#include "base/xalloc.h"
+#include "core/selector.h"
 
 static void add(struct mw_rw_select *s, char *sel, bool watched)
 {

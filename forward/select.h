@@ -1,6 +1,6 @@
 /*
  * select.h - which stored series a remote-write destination sends: its
- * `match` list (daemon/config.c) turned into selectors for the reader
+ * `match` list (core/config.c) turned into selectors for the reader
  * (storage/query.h), with the keyword `watched` expanded from the
  * [daemon] watch list.
  *
@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "collectors/watch.h"
-#include "daemon/mwerr.h"
+#include "core/watch.h"
+#include "base/mwerr.h"
 #include "storage/query.h"
 
 struct mw_rw_select {

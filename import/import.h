@@ -44,7 +44,7 @@
  *
  * Errors: a file stops at its first bad line ("PATH:LINE: what"), the
  * points before it committed; CSV rows are all or nothing.  The command
- * (daemon/commands.h, mw_cmd_import) exits 0, 2 for usage or input errors
+ * (app/commands.h, mw_cmd_import) exits 0, 2 for usage or input errors
  * (also when --skip-bad left lines out), 1 when the database refuses.
  */
 #ifndef MW_IMPORT_H
@@ -54,8 +54,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "daemon/batch.h"
-#include "daemon/mwerr.h"
+#include "core/batch.h"
+#include "base/mwerr.h"
 
 struct mw_store;
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "import_internal.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 #define MAX_DEPTH 64
 #define MAX_TOKEN (1u << 20)

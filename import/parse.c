@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "import_internal.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 /* ---- detection ------------------------------------------------------------- */
 

@@ -20,7 +20,7 @@ build() {
 }
 
 build perfdata collectors/perfdata_walk.c collectors/perfdata_titles.c \
-	collectors/perfdata_calc.c collectors/perfdata_select.c collectors/perfdata_json.c daemon/xalloc.c daemon/mwerr.c -lm
+	collectors/perfdata_calc.c collectors/perfdata_select.c collectors/perfdata_json.c base/xalloc.c base/mwerr.c -lm
 
 for t in perfdata; do
 	mkdir -p "$out/corpus/$t"

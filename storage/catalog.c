@@ -14,7 +14,7 @@
 
 #include "catalog.h"
 #include "schema.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 /* ---- keys ------------------------------------------------------------------ */
 

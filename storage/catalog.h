@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "daemon/batch.h"
-#include "daemon/mwerr.h"
+#include "core/batch.h"
+#include "base/mwerr.h"
 
 /* A series' identity from its key: name and labels sorted by name. */
 struct mw_key {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "codec.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 static uint64_t zigzag(uint64_t v)
 {

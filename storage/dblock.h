@@ -14,7 +14,7 @@
 #ifndef MW_DBLOCK_H
 #define MW_DBLOCK_H
 
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 struct mw_dblock;
 

@@ -9,7 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 struct mw_dblock {
 	int fd;

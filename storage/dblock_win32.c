@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 struct mw_dblock {
 	HANDLE h;

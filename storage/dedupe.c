@@ -29,7 +29,7 @@
 
 #include "schema.h"
 #include "store_impl.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 struct mw_dedupe {
 	int64_t stored_max;

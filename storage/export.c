@@ -9,9 +9,9 @@
 
 #include "export.h"
 #include "query_impl.h"
-#include "daemon/json_out.h"
-#include "daemon/params.h"
-#include "daemon/xalloc.h"
+#include "base/json_out.h"
+#include "core/params.h"
+#include "base/xalloc.h"
 
 struct mw_export {
 	struct mw_reader *reader;

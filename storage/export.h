@@ -3,7 +3,7 @@
  * CSV or JSON in pieces of bounded size (constant memory: it grows with
  * the number of series, never with the points).  The one writer of
  * GET /api/v1/export (web/export.c streams its pieces) and of
- * `memwatchd export` (daemon/export_cmd.c writes them to stdout);
+ * `memwatchd export` (app/export_cmd.c writes them to stdout);
  * `memwatchd import` reads both formats back (import/import.h).
  *
  * CSV is typeperf's shape, so it opens in a spreadsheet like a perfmon
@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "query.h"
 
 enum mw_export_format {

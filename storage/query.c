@@ -19,10 +19,10 @@
 #include "codec.h"
 #include "rollup.h"
 #include "schema.h"
-#include "selector.h"
+#include "core/selector.h"
 #include "catalog.h"
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 
 #define READER_BUSY_MS 2000
 

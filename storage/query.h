@@ -19,7 +19,7 @@
  * Data model (see storage/SCHEMA.md): a series is a metric name plus a
  * label set; its canonical key is the Prometheus exposition form
  * `name{a="x",b="y"}` (labels sorted, values escaped, as
- * mw_series_key_format() in daemon/batch.h writes it).  A series has an
+ * mw_series_key_format() in core/batch.h writes it).  A series has an
  * integer id, stable for the life of the database.  Points are
  * (ts_ms, double value); ts_ms is wall-clock milliseconds since the epoch.
  * Three tiers hold them: raw points, 1-minute and 1-hour rollups
@@ -43,8 +43,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../daemon/batch.h"
-#include "../daemon/mwerr.h"
+#include "core/batch.h"
+#include "base/mwerr.h"
 
 struct mw_reader;
 
@@ -62,7 +62,7 @@ void mw_reader_free(struct mw_reader *r);
 
 /*
  * A deadline for every call made on the reader from now on, on the
- * monotonic clock (mw_clock_mono_ns(), daemon/clock.h); 0: none (the
+ * monotonic clock (mw_clock_mono_ns(), base/clock.h); 0: none (the
  * default).  A call still running at the deadline stops (SQLite's
  * progress handler interrupts the statement; the reader's own loops over
  * series, buckets and points check it too), releases its read transaction

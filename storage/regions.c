@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "regions.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 
 void mw_rg_buf_release(struct mw_rg_buf *b)
 {

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "collectors/workingset.h"
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 #define MW_RG_KEYFRAME 0x01	/* blob format bytes, version 1 */
 #define MW_RG_DELTA 0x02

@@ -11,8 +11,8 @@
 
 #include "query_impl.h"
 #include "regions.h"
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 
 void mw_ws_process_list_release(struct mw_ws_process_list *list)
 {

@@ -22,8 +22,8 @@
 #include "store_impl.h"
 #include "regions.h"
 #include "schema.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 enum {
 	RG_PROC_FIND, RG_PROC_INSERT, RG_OWNER_FIND, RG_OWNER_INSERT, RG_SNAP_INSERT,

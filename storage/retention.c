@@ -28,8 +28,8 @@
 #include "store_impl.h"
 #include "catalog.h"
 #include "schema.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/fsutf8.h"
+#include "base/fsutf8.h"
 #include "schema.h"
 #include "codec.h"
 #include "catalog.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err)
 {

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 #define MW_SCHEMA_VERSION 7
 

@@ -20,8 +20,8 @@
 #include "store_impl.h"
 #include "catalog.h"
 #include "schema.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 static uint64_t hash_key(const char *key)
 {

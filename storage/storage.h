@@ -14,9 +14,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../daemon/batch.h"
-#include "../daemon/config.h"
-#include "../daemon/mwerr.h"
+#include "core/batch.h"
+#include "core/config.h"
+#include "base/mwerr.h"
 
 struct mw_writer;
 

@@ -36,9 +36,9 @@
 #include "schema.h"
 #include "dblock.h"
 #include "query.h"
-#include "daemon/clock.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 const int64_t mw_rollup_res[MW_TIERS] = { 60000, 3600000 };
 const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };

@@ -26,9 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "daemon/batch.h"
-#include "daemon/config.h"
-#include "daemon/mwerr.h"
+#include "core/batch.h"
+#include "core/config.h"
+#include "base/mwerr.h"
 
 struct mw_store_options {
 	const char *db_path;

@@ -21,10 +21,10 @@
 
 #include "storage.h"
 #include "store.h"
-#include "daemon/clock.h"
-#include "daemon/log.h"
-#include "daemon/status.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "core/status.h"
+#include "base/xalloc.h"
 
 struct mw_writer {
 	struct mw_store *store;

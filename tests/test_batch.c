@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/batch.h"
+#include "core/batch.h"
 
 static void keys_are_canonical(void **state)
 {

@@ -42,10 +42,10 @@
 #include "collectors/perfdata.h"
 #include "collectors/process.h"
 #include "collectors/vmmap.h"
-#include "collectors/watch.h"
+#include "core/watch.h"
 #include "collectors/workingset.h"
-#include "daemon/batch.h"
-#include "daemon/xalloc.h"
+#include "core/batch.h"
+#include "base/xalloc.h"
 
 #define LEAK_MIB 4
 

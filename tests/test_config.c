@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/collector.h"
+#include "core/collector.h"
 #include "analysis/leak_report.h"
-#include "daemon/config.h"
+#include "core/config.h"
 
 static void defaults(void **state)
 {

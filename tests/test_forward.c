@@ -18,10 +18,10 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/config.h"
-#include "daemon/status.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/config.h"
+#include "core/status.h"
 #include "forward/backoff.h"
 #include "forward/cursor.h"
 #include "forward/forwarder.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/http_client.h"
+#include "app/http_client.h"
 
 static void urls_parse(void **state)
 {

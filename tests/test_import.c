@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/commands.h"
+#include "app/commands.h"
 #include "import/import.h"
 #include "storage/export.h"
 #include "storage/query.h"
 #include "storage/store.h"
-#include "daemon/json_out.h"
-#include "daemon/params.h"
+#include "base/json_out.h"
+#include "core/params.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"

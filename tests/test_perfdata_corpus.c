@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "tests/support/perfdata_build.h"
-#include "collectors/perfdata_cmd.h"
+#include "app/perfdata_cmd.h"
 #include "fuzz/fuzz_perfdata.c"
 
 #define DIR_PATH "fuzz/corpus/perfdata"

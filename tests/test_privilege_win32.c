@@ -7,7 +7,7 @@
 #include <windows.h>
 #include <cmocka.h>
 
-#include "daemon/privilege.h"
+#include "base/privilege.h"
 
 static int debug_privilege_enabled(void)
 {

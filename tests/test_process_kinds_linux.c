@@ -20,10 +20,10 @@
 #include <cmocka.h>
 
 #include "collectors/process.h"
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/config.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "core/config.h"
 
 extern const struct mw_collector mw_collector_process;
 

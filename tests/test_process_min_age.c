@@ -19,10 +19,10 @@
 #define own_pid() ((unsigned long)getpid())
 #endif
 
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/collector.h"
-#include "daemon/config.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/collector.h"
+#include "core/config.h"
 
 extern const struct mw_collector mw_collector_process;
 

@@ -11,8 +11,8 @@
 #include <sqlite3.h>
 
 #include "collectors/workingset.h"
-#include "daemon/batch.h"
-#include "daemon/xalloc.h"
+#include "core/batch.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
 #include "storage/regions.h"
 #include "storage/schema.h"

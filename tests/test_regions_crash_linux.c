@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 
 #include "collectors/workingset.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
 #include "storage/regions.h"
 #include "storage/store.h"

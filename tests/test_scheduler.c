@@ -8,10 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/collector.h"
-#include "daemon/log.h"
-#include "daemon/scheduler.h"
-#include "daemon/stop.h"
+#include "core/collector.h"
+#include "base/log.h"
+#include "core/scheduler.h"
+#include "base/stop.h"
 
 #define MS 1000000LL
 

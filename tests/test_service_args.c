@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/service_args.h"
+#include "app/service_args.h"
 
 /* GetFullPathName as if the current folder were C:\cwd. */
 static int fake_abspath(const char *in, char *out, size_t size)

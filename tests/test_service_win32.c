@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <windows.h>
 
-#include "daemon/stop.h"
+#include "base/stop.h"
 
 BOOL WINAPI mw_stop_console_ctrl(DWORD type);
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/stop.h"
+#include "base/stop.h"
 
 enum { C_C = 0, C_BREAK = 1, C_CLOSE = 2, C_LOGOFF = 5, C_SHUTDOWN = 6 };
 

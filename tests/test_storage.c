@@ -16,9 +16,9 @@
 #include "storage/schema.h"
 #include "storage/storage.h"
 #include "storage/store.h"
-#include "daemon/batch.h"
-#include "daemon/clock.h"
-#include "daemon/config.h"
+#include "core/batch.h"
+#include "base/clock.h"
+#include "core/config.h"
 #include "tests/support/test_db.h"
 
 #define T0 1699999200000LL	/* a whole hour */

@@ -20,7 +20,7 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
-#include "daemon/batch.h"
+#include "core/batch.h"
 #include "tests/support/test_db.h"
 
 #define T0 1699999200000LL	/* a whole hour */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "storage/selector.h"
+#include "core/selector.h"
 
 static bool re(const char *pattern, const char *text)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/units.h"
+#include "base/units.h"
 
 static void durations_parse(void **state)
 {

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "collectors/vmmap.h"
-#include "collectors/watch.h"
+#include "core/watch.h"
 
 #define K 0x1000ULL
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #endif
 
-#include "collectors/watch.h"
+#include "core/watch.h"
 
 static void wildcards(void **state)
 {

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/json_out.h"
-#include "daemon/leak_gauges.h"
-#include "daemon/leak_judge.h"
+#include "base/json_out.h"
+#include "core/leak_gauges.h"
+#include "app/leak_judge.h"
 #include "web/metrics.h"
-#include "daemon/params.h"
+#include "core/params.h"
 
 static void test_json_strings(void **state)
 {

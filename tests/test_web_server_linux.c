@@ -12,8 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "daemon/config.h"
-#include "daemon/status.h"
+#include "core/config.h"
+#include "core/status.h"
 #include "test_web_client.h"
 #include "web/web.h"
 

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "analysis/ws_diff.h"
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"

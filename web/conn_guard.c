@@ -15,9 +15,9 @@
 #define SHUT_BOTH SHUT_RDWR
 #endif
 
-#include "daemon/clock.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 /* How often the sweep runs: the timeout is kept to within this. */
 #define SWEEP_MS 500

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/ws_diff.h"
-#include "daemon/params.h"
+#include "core/params.h"
 #include "storage/query.h"
 #include "web_internal.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/clock.h"
+#include "base/clock.h"
 #include "readers.h"
 #include "storage/export.h"
 #include "storage/query.h"

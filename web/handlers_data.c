@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "analysis/leak.h"
-#include "daemon/xalloc.h"
-#include "daemon/params.h"
+#include "base/xalloc.h"
+#include "core/params.h"
 #include "readers.h"
 #include "storage/export.h"
 #include "storage/query.h"

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "daemon/clock.h"
+#include "base/clock.h"
 #include "web_internal.h"
 
 #ifndef MW_VERSION

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "conn_guard.h"
-#include "daemon/leak_gauges.h"
+#include "core/leak_gauges.h"
 #include "metrics.h"
 #include "readers.h"
 #include "storage/query.h"

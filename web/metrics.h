@@ -5,7 +5,7 @@
 #ifndef MW_WEB_METRICS_H
 #define MW_WEB_METRICS_H
 
-#include "daemon/json_out.h"
+#include "base/json_out.h"
 
 /* "# HELP name text\n# TYPE name type\n" (help escaped: \\ and \n). */
 void mw_prom_family(struct mw_jbuf *b, const char *name, const char *type, const char *help);

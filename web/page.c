@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "page_assets.h"
 #include "web_internal.h"
 

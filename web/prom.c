@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 void mw_prom_utf8(struct mw_jbuf *b, const char *s)
 {

@@ -5,8 +5,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "daemon/clock.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
 #include "storage/query.h"
 
 struct mw_reader_pool {

@@ -17,7 +17,7 @@
 #define MW_WEB_READERS_H
 
 #include <stddef.h>
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 
 struct mw_reader_pool;
 struct mw_reader;

@@ -30,12 +30,12 @@
 #include <sys/socket.h>
 #endif
 
-#include "daemon/clock.h"
-#include "daemon/log.h"
-#include "daemon/xalloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 #include "conn_guard.h"
 #include "analysis/leak_report.h"
-#include "daemon/params.h"
+#include "core/params.h"
 #include "readers.h"
 #include "web_internal.h"
 

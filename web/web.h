@@ -8,9 +8,9 @@
 #ifndef MW_WEB_H
 #define MW_WEB_H
 
-#include "../daemon/config.h"
-#include "../daemon/mwerr.h"
-#include "../daemon/status.h"
+#include "core/config.h"
+#include "base/mwerr.h"
+#include "core/status.h"
 
 struct mw_web;
 

@@ -18,9 +18,9 @@
 #include <microhttpd.h>
 
 #include "analysis/leak.h"
-#include "daemon/mwerr.h"
-#include "daemon/status.h"
-#include "daemon/json_out.h"
+#include "base/mwerr.h"
+#include "core/status.h"
+#include "base/json_out.h"
 #include "web.h"
 
 struct mw_reader_pool;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/xalloc.h"
+#include "base/xalloc.h"
 #include "collectors/perfdata.h"
 
 static void put(struct mw_pdbb *b, size_t at, const void *p, size_t n)

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "daemon/mwerr.h"
+#include "base/mwerr.h"
 #include "storage/store.h"
 
 void mw_test_db_remove(const char *path)

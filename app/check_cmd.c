@@ -1,0 +1,211 @@
+/*
+ * check_cmd.c - `memwatchd check`: the leak verdict for a soak test, from
+ * a database file (--db) or a running daemon (--url), as a table or JSON.
+ * Exit status: 0 pass, 1 fail, 3 inconclusive, 2 usage or input error.
+ *
+ * Both ways produce the same report (analysis/leak_report.c builds it;
+ * over --url the daemon builds it and we print what it sent), so a build
+ * agent sees the same verdict whichever it uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/leak_report.h"
+#include "base/clock.h"
+#include "commands.h"
+#include "http_client.h"
+#include "storage/query.h"
+
+static const char check_usage[] =
+	"usage: memwatchd check [--db PATH | --url URL] [--process NAME] [--match SELECTOR]\n"
+	"                       [--from T] [--to T] [--warmup D] [--min-duration D]\n"
+	"                       [--max-growth RATE] [--max-count-growth N/h] [--horizon D]\n"
+	"                       [--limit N] [--inconclusive pass|fail] [--token TOKEN] [--json]\n"
+	"\n"
+	"Judge whether processes leak: pass, fail or inconclusive per process (image name),\n"
+	"with the growth rate, since when, and which kind of memory.  Exit status 0 pass,\n"
+	"1 fail, 3 inconclusive (0 with --inconclusive pass), 2 usage or input error.\n"
+	"\n"
+	"  --db PATH          database file to judge (memwatch.db)\n"
+	"  --url URL          ask a running daemon instead (http://HOST:PORT)\n"
+	"  --process NAME     judge only this process (image name, * and ? wildcards);\n"
+	"                     matching nothing is an error (exit 2)\n"
+	"  --match SELECTOR   judge only these series (default: all of each process's memory:\n"
+	"                     private, shared, mapped files, and handles and threads as counts);\n"
+	"                     matching nothing is an error (exit 2)\n"
+	"  --from T, --to T   range: ms, RFC 3339 or relative (-24h); default all stored data\n"
+	"  --warmup D         not judged at the start of each process (10m)\n"
+	"  --min-duration D   judged time needed for a verdict (20m)\n"
+	"  --max-growth RATE  growth budget: 1MB/h, 2%/h or both: 1MB/h,2%/h (64KB/h)\n"
+	"  --max-count-growth N/h  budget of handles and threads (10/h)\n"
+	"  --horizon D        projection horizon for the projected growth (24h)\n"
+	"  --limit N          list at most N processes (all)\n"
+	"  --token TOKEN      bearer token for --url (or MEMWATCH_TOKEN)\n"
+	"  --json             the report as JSON (the shape of GET /api/v1/leaks)\n";
+
+/* Options taken by mw_leak_query_set, with their command-line spelling. */
+static const struct {
+	const char *flag, *name;
+} query_flags[] = {
+	{ "--match", "match" }, { "--from", "from" }, { "--to", "to" },
+	{ "--warmup", "warmup" }, { "--min-duration", "min_duration" },
+	{ "--max-growth", "max_growth" }, { "--horizon", "horizon" },
+	{ "--limit", "limit" }, { "--inconclusive", "inconclusive" },
+	{ "--process", "process" }, { "--max-count-growth", "max_count_growth" },
+};
+
+struct check_args {
+	const char *db, *url, *token;
+	const char *raw[MW_ARRAY_SIZE(query_flags)];	/* as given, for --url */
+	bool json;
+	struct mw_leak_query q;
+};
+
+static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_ms)
+{
+	struct mw_err err = { "" };
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *v = NULL, *eq = strchr(arg, '=');
+		size_t flen = eq ? (size_t)(eq - arg) : strlen(arg), k;
+		int found = 0;
+
+		if (!strcmp(arg, "--json")) {
+			a->json = true;
+			continue;
+		}
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(check_usage, stdout);
+			return 1;
+		}
+		if (strncmp(arg, "--", 2)) {
+			fprintf(stderr, "memwatchd check: unexpected argument '%s'\n", arg);
+			return 2;
+		}
+		if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc)
+			v = argv[++i];
+		else {
+			fprintf(stderr, "memwatchd check: %s needs a value\n", arg);
+			return 2;
+		}
+		if (flen == 4 && !strncmp(arg, "--db", 4)) {
+			a->db = v;
+			continue;
+		}
+		if (flen == 5 && !strncmp(arg, "--url", 5)) {
+			a->url = v;
+			continue;
+		}
+		if (flen == 7 && !strncmp(arg, "--token", 7)) {
+			a->token = v;
+			continue;
+		}
+		for (k = 0; k < MW_ARRAY_SIZE(query_flags); k++) {
+			if (strlen(query_flags[k].flag) != flen ||
+			    strncmp(arg, query_flags[k].flag, flen))
+				continue;
+			found = 1;
+			if (mw_leak_query_set(&a->q, query_flags[k].name, v, now_ms, &err)) {
+				fprintf(stderr, "memwatchd check: %s: %s\n", query_flags[k].flag, err.msg);
+				return 2;
+			}
+			a->raw[k] = v;
+		}
+		if (!found) {
+			fprintf(stderr, "memwatchd check: unknown option '%.*s' (see memwatchd check --help)\n",
+				(int)flen, arg);
+			return 2;
+		}
+	}
+	if (a->db && a->url) {
+		fprintf(stderr, "memwatchd check: give --db or --url, not both\n");
+		return 2;
+	}
+	if (!a->token)
+		a->token = getenv("MEMWATCH_TOKEN");
+	return 0;
+}
+
+/* The report from the daemon at a->url; the options go as they were
+ * written, so relative times are the daemon's "now". */
+static cJSON *report_from_url(const struct check_args *a)
+{
+	struct mw_err err = { "" };
+	char path[8192] = "/api/v1/leaks";
+	size_t k;
+	int first = 1;
+	cJSON *report;
+
+	for (k = 0; k < MW_ARRAY_SIZE(query_flags); k++) {
+		if (!a->raw[k])
+			continue;
+		strcat(path, first ? "?" : "&");
+		first = 0;
+		if (mw_url_encode_append(path, sizeof(path), query_flags[k].name) ||
+		    strlen(path) + 2 >= sizeof(path) || !strcat(path, "=") ||
+		    mw_url_encode_append(path, sizeof(path), a->raw[k])) {
+			fprintf(stderr, "memwatchd check: %s is too long\n", query_flags[k].flag);
+			return NULL;
+		}
+	}
+	report = mw_http_get_json(a->url, path, a->token, "verdict", "a leak report", &err);
+	if (!report)
+		fprintf(stderr, "memwatchd check: --url: %s\n", err.msg);
+	return report;
+}
+
+static cJSON *report_from_db(const struct check_args *a)
+{
+	struct mw_err err = { "" };
+	struct mw_reader *reader = NULL;
+	const char *db = a->db ? a->db : "memwatch.db";
+	cJSON *report = NULL;
+
+	if (mw_reader_open(&reader, db, &err)) {
+		fprintf(stderr, "memwatchd check: --db: %s\n", err.msg);
+		return NULL;
+	}
+	if (mw_leak_report(reader, &a->q, &report, &err)) {
+		fprintf(stderr, "memwatchd check: %s\n", err.msg);
+		report = NULL;
+	}
+	mw_reader_free(reader);
+	return report;
+}
+
+int mw_cmd_check(int argc, char **argv)
+{
+	struct check_args a;
+	cJSON *report;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	mw_leak_query_init(&a.q);
+	rc = parse_args(&a, argc, argv, mw_clock_wall_ms());
+	if (rc) {
+		mw_leak_query_release(&a.q);
+		return rc == 1 ? 0 : rc;
+	}
+	report = a.url ? report_from_url(&a) : report_from_db(&a);
+	if (!report) {
+		mw_leak_query_release(&a.q);
+		return 2;
+	}
+	if (a.json) {
+		char *text = cJSON_PrintUnformatted(report);
+
+		puts(text);
+		free(text);
+	} else {
+		mw_leak_report_print(report, stdout);
+	}
+	rc = (int)mw_leak_report_verdict(report, a.q.inconclusive_passes);
+	cJSON_Delete(report);
+	mw_leak_query_release(&a.q);
+	fflush(stdout);
+	return rc;
+}

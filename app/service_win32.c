@@ -1,0 +1,492 @@
+/*
+ * service_win32.c - the Windows service: install/uninstall through the
+ * SCM, running under it, and the Event Log.
+ *
+ * `service install [OPTIONS]` registers "memwatch" to start automatically
+ * as LocalSystem with the command line `"EXE" run OPTIONS` (service_args.c
+ * decides the paths: a service starts in System32), and the Event Log
+ * source "memwatch".  When the SCM starts the process,
+ * StartServiceCtrlDispatcher succeeds and the daemon runs as a service;
+ * from a console it fails at once with ERROR_FAILED_SERVICE_CONTROLLER_CONNECT
+ * and we run as a console program.
+ *
+ * Status protocol: the ServiceMain thread alone calls SetServiceStatus.
+ * mw_cmd_run runs on a worker thread; the control handler only requests
+ * the stop and wakes the ServiceMain thread, which reports START_PENDING
+ * and STOP_PENDING with a checkpoint every second, RUNNING once storage
+ * and web are up (mw_run_set_ready_hook), and STOPPED with
+ * ERROR_SERVICE_SPECIFIC_ERROR + the exit code (1 or 2) when the daemon
+ * failed.
+ */
+#include <windows.h>
+#include <shellapi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "base/log.h"
+#include "service_args.h"
+#include "base/stop.h"
+
+#define SERVICE_NAME L"memwatch"
+#define SERVICE_DISPLAY L"memwatch memory monitor"
+#define EVENT_SOURCE L"memwatch"
+#define EVENTLOG_KEY L"SYSTEM\\CurrentControlSet\\Services\\EventLog\\Application\\memwatch"
+/* No message table of our own: EventCreate.exe's holds "%1" for every ID
+ * from 1 to 1000 (it is what `eventcreate /SO memwatch` itself registers),
+ * so Event Viewer shows our text as is. */
+#define EVENT_MESSAGE_FILE L"%SystemRoot%\\System32\\EventCreate.exe"
+#define EVENT_ID_INFO 1
+#define EVENT_ID_WARN 2
+#define EVENT_ID_ERROR 3
+#define START_WAIT_HINT 10000
+#define STOP_WAIT_HINT 30000
+#define CMDLINE_MAX 32767	/* CreateProcess's limit, in wide characters */
+
+static SERVICE_STATUS_HANDLE service_handle;
+static const struct mw_config *service_cfg;
+static int service_exit_code;
+static HANDLE event_source;
+static HANDLE wake_event;	/* auto-reset: the handler or the ready hook signals */
+static volatile LONG ready_flag, stop_flag;
+
+static void eventlog_sink(enum mw_log_level level, const char *line)
+{
+	WORD type = level == MW_LOG_ERROR ? EVENTLOG_ERROR_TYPE :
+		    level == MW_LOG_WARN ? EVENTLOG_WARNING_TYPE : EVENTLOG_INFORMATION_TYPE;
+	DWORD id = level == MW_LOG_ERROR ? EVENT_ID_ERROR :
+		   level == MW_LOG_WARN ? EVENT_ID_WARN : EVENT_ID_INFO;
+	WCHAR wline[1100];
+	LPCWSTR strings[1] = { wline };
+
+	/* Errors, and the start/stop lines, go to the Event Log; the rest
+	 * would flood it. */
+	if (!event_source)
+		return;
+	if (level != MW_LOG_ERROR && !strstr(line, "started") && !strstr(line, "stopped"))
+		return;
+	if (!MultiByteToWideChar(CP_UTF8, 0, line, -1, wline, (int)MW_ARRAY_SIZE(wline)) &&
+	    !MultiByteToWideChar(CP_ACP, 0, line, -1, wline, (int)MW_ARRAY_SIZE(wline)))
+		return;
+	ReportEventW(event_source, type, 0, id, NULL, 1, 0, strings, NULL);
+}
+
+static void set_status(DWORD state, DWORD checkpoint, int exit_code)
+{
+	SERVICE_STATUS st;
+
+	memset(&st, 0, sizeof(st));
+	st.dwServiceType = SERVICE_WIN32_OWN_PROCESS;
+	st.dwCurrentState = state;
+	st.dwControlsAccepted = state == SERVICE_RUNNING ?
+		SERVICE_ACCEPT_STOP | SERVICE_ACCEPT_SHUTDOWN | SERVICE_ACCEPT_PRESHUTDOWN : 0;
+	st.dwWin32ExitCode = exit_code ? ERROR_SERVICE_SPECIFIC_ERROR : NO_ERROR;
+	st.dwServiceSpecificExitCode = (DWORD)exit_code;
+	st.dwCheckPoint = state == SERVICE_START_PENDING || state == SERVICE_STOP_PENDING ?
+		checkpoint : 0;
+	st.dwWaitHint = state == SERVICE_START_PENDING ? START_WAIT_HINT :
+			state == SERVICE_STOP_PENDING ? STOP_WAIT_HINT : 0;
+	SetServiceStatus(service_handle, &st);
+}
+
+/* Runs on the dispatcher's thread: only signal, never report. */
+static DWORD WINAPI control_handler(DWORD control, DWORD type, LPVOID data, LPVOID ctx)
+{
+	(void)type;
+	(void)data;
+	(void)ctx;
+	switch (control) {
+	case SERVICE_CONTROL_STOP:
+	case SERVICE_CONTROL_PRESHUTDOWN:
+	case SERVICE_CONTROL_SHUTDOWN:
+		InterlockedExchange(&stop_flag, 1);
+		mw_stop_request();
+		SetEvent(wake_event);
+		return NO_ERROR;
+	case SERVICE_CONTROL_INTERROGATE:
+		return NO_ERROR;
+	default:
+		return ERROR_CALL_NOT_IMPLEMENTED;
+	}
+}
+
+static void on_ready(void *arg)
+{
+	(void)arg;
+	InterlockedExchange(&ready_flag, 1);
+	SetEvent(wake_event);
+}
+
+static DWORD WINAPI run_thread(LPVOID arg)
+{
+	(void)arg;
+	service_exit_code = mw_cmd_run(service_cfg);
+	return 0;
+}
+
+static void WINAPI service_main(DWORD argc, LPWSTR *argv)
+{
+	DWORD state = SERVICE_START_PENDING, checkpoint = 1;
+	HANDLE worker, waits[2];
+
+	(void)argc;
+	(void)argv;
+	mw_stop_set_service_mode(true);
+	wake_event = CreateEventW(NULL, FALSE, FALSE, NULL);
+	service_handle = RegisterServiceCtrlHandlerExW(SERVICE_NAME, control_handler, NULL);
+	if (!service_handle || !wake_event) {
+		service_exit_code = 1;
+		return;
+	}
+	set_status(SERVICE_START_PENDING, checkpoint, 0);
+	event_source = RegisterEventSourceW(NULL, EVENT_SOURCE);
+	mw_log_set_sink(eventlog_sink);
+	mw_run_set_ready_hook(on_ready, NULL);
+	worker = CreateThread(NULL, 0, run_thread, NULL, 0, NULL);
+	if (!worker) {
+		mw_log_error("service: cannot start the daemon thread: error %lu", GetLastError());
+		service_exit_code = 1;
+	} else {
+		waits[0] = worker;
+		waits[1] = wake_event;
+		for (;;) {
+			DWORD w = WaitForMultipleObjects(2, waits, FALSE, 1000);
+
+			if (w == WAIT_OBJECT_0 || w == WAIT_FAILED)
+				break;	/* mw_cmd_run returned */
+			if (InterlockedCompareExchange(&stop_flag, 0, 0) &&
+			    state != SERVICE_STOP_PENDING) {
+				state = SERVICE_STOP_PENDING;
+				checkpoint = 1;
+			} else if (InterlockedCompareExchange(&ready_flag, 0, 0) &&
+				   state == SERVICE_START_PENDING) {
+				state = SERVICE_RUNNING;
+			} else if (state != SERVICE_RUNNING) {
+				checkpoint++;	/* still making progress */
+			} else {
+				continue;
+			}
+			set_status(state, checkpoint, 0);
+		}
+		WaitForSingleObject(worker, INFINITE);
+		CloseHandle(worker);
+	}
+	mw_run_set_ready_hook(NULL, NULL);
+	mw_log_set_sink(NULL);
+	if (event_source)
+		DeregisterEventSource(event_source);
+	event_source = NULL;
+	set_status(SERVICE_STOPPED, 0, service_exit_code);
+}
+
+int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code)
+{
+	SERVICE_TABLE_ENTRYW table[] = {
+		{ (LPWSTR)SERVICE_NAME, service_main },
+		{ NULL, NULL },
+	};
+
+	/* A console program has a console; a service has none.  Checking
+	 * first saves the dispatcher's connection attempt on every start. */
+	if (GetConsoleWindow() != NULL || GetStdHandle(STD_INPUT_HANDLE) != NULL)
+		return 0;
+	service_cfg = cfg;
+	if (!StartServiceCtrlDispatcherW(table))
+		return 0;	/* ERROR_FAILED_SERVICE_CONTROLLER_CONNECT: console */
+	*exit_code = service_exit_code;
+	return 1;
+}
+
+/* --- install ------------------------------------------------------------ */
+
+/* UTF-8 <-> UTF-16 with the length checked: NULL when it does not fit. */
+static char *to_utf8(const WCHAR *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	char *s;
+
+	if (n <= 0 || !(s = malloc((size_t)n)))
+		return NULL;
+	if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static WCHAR *to_wide(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+	WCHAR *w;
+
+	if (n <= 0 || !(w = malloc((size_t)n * sizeof(WCHAR))))
+		return NULL;
+	if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n)) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* GetFullPathNameW on UTF-8 paths; -1 when the result does not fit. */
+static int full_path(const char *in, char *out, size_t size)
+{
+	WCHAR *win = to_wide(in), *wout;
+	DWORD n;
+	char *u;
+	int rc = -1;
+
+	if (!win)
+		return -1;
+	n = GetFullPathNameW(win, 0, NULL, NULL);
+	if (n && (wout = malloc((size_t)n * sizeof(WCHAR)))) {
+		DWORD got = GetFullPathNameW(win, n, wout, NULL);
+		if (got && got < n && (u = to_utf8(wout))) {
+			if (strlen(u) < size) {
+				strcpy(out, u);
+				rc = 0;
+			}
+			free(u);
+		}
+		free(wout);
+	}
+	free(win);
+	return rc;
+}
+
+/* The full path of this executable, however long. */
+static WCHAR *own_path(void)
+{
+	DWORD size = MAX_PATH, n;
+	WCHAR *w = NULL;
+
+	for (;;) {
+		WCHAR *grown = realloc(w, size * sizeof(WCHAR));
+		if (!grown) {
+			free(w);
+			return NULL;
+		}
+		w = grown;
+		n = GetModuleFileNameW(NULL, w, size);
+		if (n == 0) {
+			free(w);
+			return NULL;
+		}
+		if (n < size)
+			return w;	/* not truncated */
+		if (size >= 32768) {
+			free(w);
+			SetLastError(ERROR_FILENAME_EXCED_RANGE);
+			return NULL;
+		}
+		size *= 2;
+	}
+}
+
+/* Read [storage] db and [daemon] log_file from the config file, opened by
+ * its wide-character name.  *db stays NULL when the file sets none. */
+static int read_config_paths(const char *path, char **db, char **log_file)
+{
+	WCHAR *wpath = to_wide(path);
+	struct mw_config cfg;
+	struct mw_err err = { "" };
+	FILE *f = wpath ? _wfopen(wpath, L"rb") : NULL;
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	free(wpath);
+	if (!f) {
+		fprintf(stderr, "memwatchd: cannot read config file '%s'\n", path);
+		return -1;
+	}
+	for (;;) {
+		if (len + 4097 > cap) {
+			char *g = realloc(text, cap = len + 65536);
+			if (!g) {
+				free(text);
+				fclose(f);
+				return -1;
+			}
+			text = g;
+		}
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	fclose(f);
+	text[len] = '\0';
+	mw_config_init(&cfg);
+	free(cfg.db_path);
+	cfg.db_path = NULL;	/* NULL afterwards: the file sets no database */
+	rc = mw_config_load_string(&cfg, path, text, &err);
+	free(text);
+	if (rc) {
+		fprintf(stderr, "memwatchd: %s\n", err.msg);
+		mw_config_release(&cfg);
+		return -1;
+	}
+	*db = cfg.db_path ? _strdup(cfg.db_path) : NULL;
+	*log_file = cfg.log_file && *cfg.log_file ? _strdup(cfg.log_file) : NULL;
+	mw_config_release(&cfg);
+	return 0;
+}
+
+static int register_event_source(void)
+{
+	HKEY key;
+	DWORD types = EVENTLOG_ERROR_TYPE | EVENTLOG_WARNING_TYPE | EVENTLOG_INFORMATION_TYPE;
+	LONG e = RegCreateKeyExW(HKEY_LOCAL_MACHINE, EVENTLOG_KEY, 0, NULL, 0, KEY_SET_VALUE,
+				 NULL, &key, NULL);
+
+	if (e != ERROR_SUCCESS) {
+		fprintf(stderr, "memwatchd: cannot register the Event Log source 'memwatch': "
+				"error %ld\n", e);
+		return -1;
+	}
+	e = RegSetValueExW(key, L"EventMessageFile", 0, REG_EXPAND_SZ,
+			   (const BYTE *)EVENT_MESSAGE_FILE, sizeof(EVENT_MESSAGE_FILE));
+	if (e == ERROR_SUCCESS)
+		e = RegSetValueExW(key, L"TypesSupported", 0, REG_DWORD, (const BYTE *)&types,
+				   sizeof(types));
+	RegCloseKey(key);
+	if (e != ERROR_SUCCESS) {
+		fprintf(stderr, "memwatchd: cannot register the Event Log source 'memwatch': "
+				"error %ld\n", e);
+		return -1;
+	}
+	return 0;
+}
+
+static int install(const char *const *ansi_args, int nargs)
+{
+	static char cmd[CMDLINE_MAX * 3 + 1];
+	struct mw_service_install in;
+	struct mw_err err = { "" };
+	WCHAR *wexe = NULL, *wcmd = NULL, **wargv;
+	char **args = NULL, *exe = NULL, *config_db = NULL, *config_log = NULL;
+	const char *config;
+	SC_HANDLE scm = NULL, svc = NULL;
+	int wargc = 0, i, rc = 1;
+
+	/* The run options as typed, in UTF-16: argv is in the ANSI code page,
+	 * which cannot hold every folder name. */
+	wargv = CommandLineToArgvW(GetCommandLineW(), &wargc);
+	args = calloc((size_t)nargs + 1, sizeof(*args));
+	if (!args)
+		goto out;
+	for (i = 0; i < nargs; i++) {
+		args[i] = wargv && wargc == nargs + 3 ? to_utf8(wargv[i + 3]) : _strdup(ansi_args[i]);
+		if (!args[i])
+			goto out;
+	}
+	if (!(wexe = own_path()) || !(exe = to_utf8(wexe))) {
+		fprintf(stderr, "memwatchd: cannot find own path: error %lu\n", GetLastError());
+		goto out;
+	}
+	config = mw_service_config_arg((const char *const *)args, nargs);
+	if (config && read_config_paths(config, &config_db, &config_log))
+		goto out;
+	in.exe = exe;
+	in.args = (const char *const *)args;
+	in.nargs = nargs;
+	in.config_db = config_db;
+	in.config_log = config_log;
+	in.abspath = full_path;
+	if (mw_service_cmdline(&in, cmd, sizeof(cmd), &err)) {
+		fprintf(stderr, "memwatchd: service install: %s\n", err.msg);
+		goto out;
+	}
+	if (!(wcmd = to_wide(cmd)) || wcslen(wcmd) >= CMDLINE_MAX) {
+		fprintf(stderr, "memwatchd: service install: the command line is longer than "
+				"%d characters\n", CMDLINE_MAX - 1);
+		goto out;
+	}
+	scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CREATE_SERVICE);
+	if (!scm) {
+		fprintf(stderr, "memwatchd: cannot open the service manager: error %lu "
+				"(run as Administrator)\n", GetLastError());
+		goto out;
+	}
+	svc = CreateServiceW(scm, SERVICE_NAME, SERVICE_DISPLAY, SERVICE_ALL_ACCESS,
+			     SERVICE_WIN32_OWN_PROCESS, SERVICE_AUTO_START, SERVICE_ERROR_NORMAL,
+			     wcmd, NULL, NULL, NULL, NULL, NULL);
+	if (!svc) {
+		DWORD e = GetLastError();
+		fprintf(stderr, "memwatchd: cannot create service 'memwatch': error %lu%s\n", e,
+			e == ERROR_SERVICE_EXISTS ? " (already installed; uninstall first)" : "");
+		goto out;
+	}
+	if (register_event_source()) {
+		DeleteService(svc);
+		goto out;
+	}
+	printf("installed service 'memwatch': %s\nstart it with: sc start memwatch\n", cmd);
+	rc = 0;
+out:
+	if (svc)
+		CloseServiceHandle(svc);
+	if (scm)
+		CloseServiceHandle(scm);
+	if (args)
+		for (i = 0; i < nargs; i++)
+			free(args[i]);
+	free(args);
+	if (wargv)
+		LocalFree(wargv);
+	free(wexe);
+	free(exe);
+	free(wcmd);
+	free(config_db);
+	free(config_log);
+	return rc;
+}
+
+static int uninstall(void)
+{
+	SC_HANDLE scm, svc;
+	SERVICE_STATUS st;
+	LONG e;
+
+	scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT);
+	if (!scm) {
+		fprintf(stderr, "memwatchd: cannot open the service manager: error %lu\n",
+			GetLastError());
+		return 1;
+	}
+	svc = OpenServiceW(scm, SERVICE_NAME, SERVICE_STOP | DELETE | SERVICE_QUERY_STATUS);
+	if (!svc) {
+		fprintf(stderr, "memwatchd: no service 'memwatch': error %lu\n", GetLastError());
+		CloseServiceHandle(scm);
+		return 1;
+	}
+	ControlService(svc, SERVICE_CONTROL_STOP, &st);
+	if (!DeleteService(svc)) {
+		fprintf(stderr, "memwatchd: cannot delete service 'memwatch': error %lu\n",
+			GetLastError());
+		CloseServiceHandle(svc);
+		CloseServiceHandle(scm);
+		return 1;
+	}
+	e = RegDeleteKeyW(HKEY_LOCAL_MACHINE, EVENTLOG_KEY);
+	if (e != ERROR_SUCCESS && e != ERROR_FILE_NOT_FOUND)
+		fprintf(stderr, "memwatchd: cannot remove the Event Log source 'memwatch': "
+				"error %ld\n", e);
+	printf("removed service 'memwatch'\n");
+	CloseServiceHandle(svc);
+	CloseServiceHandle(scm);
+	return 0;
+}
+
+int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_args)
+{
+	(void)argc;
+	if (!strcmp(argv[0], "install"))
+		return install(run_args, nrun_args);
+	if (!strcmp(argv[0], "uninstall"))
+		return uninstall();
+	fprintf(stderr, "memwatchd: unknown service command '%s' (install, uninstall)\n", argv[0]);
+	return 2;
+}

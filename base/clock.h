@@ -1,0 +1,17 @@
+/*
+ * clock.h - the two clocks (platform code in clock_linux.c, clock_win32.c).
+ *
+ * Scheduling uses the monotonic clock so a wall-clock step never bursts or
+ * stalls sampling; samples are stamped with the wall clock.
+ */
+#ifndef MW_BASE_CLOCK_H
+#define MW_BASE_CLOCK_H
+
+#include <stdint.h>
+
+/* Milliseconds since the Unix epoch. */
+int64_t mw_clock_wall_ms(void);
+/* Monotonic nanoseconds from an arbitrary origin. */
+int64_t mw_clock_mono_ns(void);
+
+#endif

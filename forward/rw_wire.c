@@ -35,36 +35,6 @@
 #define TAG_SAMPLE_VALUE 0x09	/* Sample.value = 1, fixed64 */
 #define TAG_SAMPLE_TS 0x10	/* Sample.timestamp = 2, varint */
 
-void mw_rw_buf_release(struct mw_rw_buf *b)
-{
-	free(b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
-}
-
-int mw_rw_buf_reserve(struct mw_rw_buf *b, size_t cap, struct mw_err *err)
-{
-	size_t ncap;
-	unsigned char *p;
-
-	if (cap <= b->cap && b->data)
-		return 0;
-	ncap = b->cap ? b->cap : 4096;
-	while (ncap < cap) {
-		if (ncap > SIZE_MAX / 2) {
-			ncap = cap;
-			break;
-		}
-		ncap *= 2;
-	}
-	p = realloc(b->data, ncap);
-	if (!p)
-		return mw_error(err, "out of memory for a %zu-byte remote-write buffer", ncap);
-	b->data = p;
-	b->cap = ncap;
-	return 0;
-}
-
 static inline size_t varint_len(uint64_t v)
 {
 	size_t n = 1;

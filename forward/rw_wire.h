@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/mwerr.h"
+#include "forward/rw_buf.h"
+#include "forward/snappy.h"
 
 struct mw_rw_label {
 	const char *name;
@@ -38,18 +40,6 @@ struct mw_rw_series {
 	size_t nsamples;
 };
 
-/* A growable byte buffer the encoder reuses between batches. */
-struct mw_rw_buf {
-	unsigned char *data;
-	size_t len, cap;
-};
-
-void mw_rw_buf_release(struct mw_rw_buf *b);
-
-/* Make room for at least `cap` bytes (keeps the contents).  -1 with a
- * message when out of memory. */
-int mw_rw_buf_reserve(struct mw_rw_buf *b, size_t cap, struct mw_err *err);
-
 /* Encode the WriteRequest for `n` series into `pb` (replacing its
  * contents), then snappy-compress it into `out` (replacing its contents).
  * 0, or -1 with a message naming the series and label (a series without
@@ -62,13 +52,5 @@ int mw_rw_encode(const struct mw_rw_series *series, size_t n, struct mw_rw_buf *
 /* The protobuf part alone (into `pb`), for tests and benchmarks. */
 int mw_rw_encode_protobuf(const struct mw_rw_series *series, size_t n, struct mw_rw_buf *pb,
 			  struct mw_err *err);
-
-/* Snappy block compression of in[0..len) into `out`; and its inverse
- * (tests, and reading a receiver's compressed answer if ever needed).
- * -1 with a message on a malformed block. */
-int mw_rw_snappy_compress(const unsigned char *in, size_t len, struct mw_rw_buf *out,
-			  struct mw_err *err);
-int mw_rw_snappy_uncompress(const unsigned char *in, size_t len, struct mw_rw_buf *out,
-			    struct mw_err *err);
 
 #endif

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/rw_wire.h"
+#include "forward/snappy.h"
 
 #define FRAGMENT (1u << 16)
 #define HASH_BITS_MAX 14

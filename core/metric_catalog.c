@@ -8,11 +8,11 @@
 
 #include <string.h>
 
-/* Label sets shared by whole families of series. */
+/* Label sets shared by whole families of series (braced: an entry's labels). */
 #define NO_LABELS { NULL }
-#define PROC { "pid", "process", "started", NULL }
-#define COLL { "collector", NULL }
-#define DEST { "destination", NULL }
+#define PROC_L { "pid", "process", "started", NULL }
+#define COLLECTOR_L { "collector", NULL }
+#define DEST_L { "destination", NULL }
 #define CODE_L { "code", NULL }
 #define PROCESS_L { "process", NULL }
 #define PROCESS_UNIT_L { "process", "unit", NULL }
@@ -20,12 +20,17 @@
 #define VERDICT_L { "verdict", NULL }
 #define VERSION_L { "version", NULL }
 /* for DETAIL: the labels of a watched process's own series */
-#define PID_L "pid", "process"
+#define WATCHED_L "pid", "process"
 
-/* Type, unit, where and forwarding, in the combinations that occur. */
+/* Type, unit, labels, where and forwarding, in the combinations that
+ * occur: the system figures and the process table (stored; every system
+ * series forwarded, a process's when it is watched); DETAIL, a watched
+ * process's series of the detail collectors; HEALTH, the daemon's own
+ * figures, forwarded by default when stored; SCRAPE_ONLY, written by
+ * /metrics from live state, never stored so never forwarded. */
 #define SYS_GAUGE MW_METRIC_GAUGE, "bytes", NO_LABELS, MW_METRIC_STORED, MW_METRIC_FWD_ALWAYS
-#define PROC_BYTES MW_METRIC_GAUGE, "bytes", PROC, MW_METRIC_STORED, MW_METRIC_FWD_WATCHED
-#define PROC_COUNT(type) type, "1", PROC, MW_METRIC_STORED, MW_METRIC_FWD_WATCHED
+#define PROC_BYTES MW_METRIC_GAUGE, "bytes", PROC_L, MW_METRIC_STORED, MW_METRIC_FWD_WATCHED
+#define PROC_COUNT(type) type, "1", PROC_L, MW_METRIC_STORED, MW_METRIC_FWD_WATCHED
 #define DETAIL(unit, ...) MW_METRIC_GAUGE, unit, { __VA_ARGS__, NULL }, MW_METRIC_STORED, \
 	MW_METRIC_FWD_WATCHED
 #define BOTH (MW_METRIC_STORED | MW_METRIC_SCRAPED)
@@ -73,7 +78,7 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_PROCESS_USS_BYTES] = { "memwatch_process_uss_bytes", PROC_BYTES,
 		"Unique set size of the process, read on a time budget (Linux)." },
 	[MW_M_COLLECTOR_YOUNG_SKIPPED_TOTAL] = { "memwatch_collector_young_skipped_total",
-		HEALTH(MW_METRIC_COUNTER, "1", COLL, MW_METRIC_STORED),
+		HEALTH(MW_METRIC_COUNTER, "1", COLLECTOR_L, MW_METRIC_STORED),
 		"Processes left out because they were younger than [collector.process] min_age." },
 
 	[MW_M_WORKINGSET_BYTES] = { "memwatch_workingset_bytes",
@@ -98,11 +103,11 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 
 	[MW_M_VM_BYTES] = { "memwatch_vm_bytes", DETAIL("bytes", "pid", "process", "state", "type"),
 		"Address space of a watched process by state and type." },
-	[MW_M_VM_LARGEST_FREE_BYTES] = { "memwatch_vm_largest_free_bytes", DETAIL("bytes", PID_L),
+	[MW_M_VM_LARGEST_FREE_BYTES] = { "memwatch_vm_largest_free_bytes", DETAIL("bytes", WATCHED_L),
 		"Largest free block of a watched process's address space." },
-	[MW_M_VM_FREE_BLOCKS] = { "memwatch_vm_free_blocks", DETAIL("1", PID_L),
+	[MW_M_VM_FREE_BLOCKS] = { "memwatch_vm_free_blocks", DETAIL("1", WATCHED_L),
 		"Free blocks in a watched process's address space." },
-	[MW_M_VM_REGIONS] = { "memwatch_vm_regions", DETAIL("1", PID_L),
+	[MW_M_VM_REGIONS] = { "memwatch_vm_regions", DETAIL("1", WATCHED_L),
 		"Regions in a watched process's address space." },
 
 	[MW_M_PERF_VALUE] = { "memwatch_perf_value", MW_METRIC_GAUGE, "varies",
@@ -112,19 +117,19 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		{ "query", NULL }, MW_METRIC_STORED, MW_METRIC_FWD_NONE,
 		"Malformed objects skipped in the last performance data snapshot." },
 
-	[MW_M_COLLECTOR_UP] = { "memwatch_collector_up", SCRAPE_ONLY(MW_METRIC_GAUGE, "1", COLL),
+	[MW_M_COLLECTOR_UP] = { "memwatch_collector_up", SCRAPE_ONLY(MW_METRIC_GAUGE, "1", COLLECTOR_L),
 		"1 when the collector is enabled, supported and its last run succeeded." },
 	[MW_M_COLLECTOR_DURATION_SECONDS] = { "memwatch_collector_duration_seconds",
-		HEALTH(MW_METRIC_GAUGE, "seconds", COLL, BOTH),
+		HEALTH(MW_METRIC_GAUGE, "seconds", COLLECTOR_L, BOTH),
 		"Time the collector's last run took." },
 	[MW_M_COLLECTOR_RUNS_TOTAL] = { "memwatch_collector_runs_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", COLL), "Runs of the collector." },
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", COLLECTOR_L), "Runs of the collector." },
 	[MW_M_COLLECTOR_SAMPLES_TOTAL] = { "memwatch_collector_samples_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", COLL), "Samples the collector produced." },
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", COLLECTOR_L), "Samples the collector produced." },
 	[MW_M_COLLECTOR_ERRORS_TOTAL] = { "memwatch_collector_errors_total",
-		HEALTH(MW_METRIC_COUNTER, "1", COLL, BOTH), "Failed runs of the collector." },
+		HEALTH(MW_METRIC_COUNTER, "1", COLLECTOR_L, BOTH), "Failed runs of the collector." },
 	[MW_M_COLLECTOR_SKIPPED_TICKS_TOTAL] = { "memwatch_collector_skipped_ticks_total",
-		HEALTH(MW_METRIC_COUNTER, "1", COLL, BOTH),
+		HEALTH(MW_METRIC_COUNTER, "1", COLLECTOR_L, BOTH),
 		"Ticks skipped because the collector fell behind." },
 
 	[MW_M_STORAGE_UP] = { "memwatch_storage_up", SCRAPE_ONLY(MW_METRIC_GAUGE, "1", NO_LABELS),
@@ -176,29 +181,29 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		"Connections closed because their request head took longer than [web] header_timeout." },
 
 	[MW_M_REMOTE_WRITE_UP] = { "memwatch_remote_write_up",
-		SCRAPE_ONLY(MW_METRIC_GAUGE, "1", DEST),
+		SCRAPE_ONLY(MW_METRIC_GAUGE, "1", DEST_L),
 		"1 unless the last request to the destination failed (no answer, 5xx, 429, 401 ...)." },
 	[MW_M_REMOTE_WRITE_LAG_SECONDS] = { "memwatch_remote_write_lag_seconds",
-		SCRAPE_ONLY(MW_METRIC_GAUGE, "seconds", DEST),
+		SCRAPE_ONLY(MW_METRIC_GAUGE, "seconds", DEST_L),
 		"Age of the oldest stored point not yet accepted by the destination; 0 when caught up." },
 	[MW_M_REMOTE_WRITE_POINTS_SENT_TOTAL] = { "memwatch_remote_write_points_sent_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST), "Points the destination accepted." },
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST_L), "Points the destination accepted." },
 	[MW_M_REMOTE_WRITE_BATCHES_SENT_TOTAL] = { "memwatch_remote_write_batches_sent_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST), "Requests the destination accepted." },
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST_L), "Requests the destination accepted." },
 	[MW_M_REMOTE_WRITE_RETRIES_TOTAL] = { "memwatch_remote_write_retries_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST),
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST_L),
 		"Requests repeated after a failure (no answer, 5xx, 429, 401 ...)." },
 	[MW_M_REMOTE_WRITE_BATCHES_SKIPPED_TOTAL] = { "memwatch_remote_write_batches_skipped_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST),
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST_L),
 		"Requests the destination refused for good (4xx: too old, out of order ...); not resent." },
 	[MW_M_REMOTE_WRITE_POINTS_SKIPPED_TOTAL] = { "memwatch_remote_write_points_skipped_total",
-		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST), "Points in those requests." },
+		SCRAPE_ONLY(MW_METRIC_COUNTER, "1", DEST_L), "Points in those requests." },
 	[MW_M_REMOTE_WRITE_PENDING_SERIES] = { "memwatch_remote_write_pending_series",
-		SCRAPE_ONLY(MW_METRIC_GAUGE, "1", DEST),
+		SCRAPE_ONLY(MW_METRIC_GAUGE, "1", DEST_L),
 		"Series with points waiting to be sent at the last scan." },
 	[MW_M_REMOTE_WRITE_LAST_SENT_TIMESTAMP_SECONDS] = {
 		"memwatch_remote_write_last_sent_timestamp_seconds",
-		SCRAPE_ONLY(MW_METRIC_GAUGE, "seconds", DEST),
+		SCRAPE_ONLY(MW_METRIC_GAUGE, "seconds", DEST_L),
 		"When the destination last accepted a request (0: never)." },
 
 	[MW_M_LEAK_VERDICT] = { "memwatch_leak_verdict",

@@ -55,7 +55,8 @@ enum mw_metric_id {
 	/* collectors/perfcounters.c */
 	MW_M_PERF_VALUE,
 	MW_M_PERF_OBJECTS_SKIPPED,
-	/* the scheduler (core/scheduler.c) and the status table (/metrics) */
+	/* the scheduler (core/scheduler.c) and the status table (/metrics);
+	 * web/metrics.c walks these six as a range */
 	MW_M_COLLECTOR_UP,
 	MW_M_COLLECTOR_DURATION_SECONDS,
 	MW_M_COLLECTOR_RUNS_TOTAL,
@@ -81,7 +82,7 @@ enum mw_metric_id {
 	/* the web server (/metrics) */
 	MW_M_WEB_REQUESTS_TOTAL,
 	MW_M_WEB_SLOW_CLIENTS_CLOSED_TOTAL,
-	/* the forwarders ([remote_write.NAME], /metrics) */
+	/* the forwarders ([remote_write.NAME], /metrics; walked as a range) */
 	MW_M_REMOTE_WRITE_UP,
 	MW_M_REMOTE_WRITE_LAG_SECONDS,
 	MW_M_REMOTE_WRITE_POINTS_SENT_TOTAL,

@@ -394,16 +394,16 @@ static void test_prometheus_families(void **state)
 	mw_jbuf_release(&b);
 }
 
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_entries),
+	cmocka_unit_test(test_forward_default),
+	cmocka_unit_test(test_readme),
+	cmocka_unit_test(test_readme_check_finds),
+	cmocka_unit_test(test_prometheus_families),
+};
+
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_entries),
-		cmocka_unit_test(test_forward_default),
-		cmocka_unit_test(test_readme),
-		cmocka_unit_test(test_readme_check_finds),
-		cmocka_unit_test(test_prometheus_families),
-	};
-
 	if (argc > 1)
 		readme_path = argv[1];
 	return cmocka_run_group_tests(tests, NULL, NULL);

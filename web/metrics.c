@@ -196,18 +196,8 @@ static void write_leak_gauges(struct mw_req *r, struct mw_jbuf *b)
 
 static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 {
-	static const enum mw_metric_id fam[] = {
-		MW_M_REMOTE_WRITE_UP,
-		MW_M_REMOTE_WRITE_LAG_SECONDS,
-		MW_M_REMOTE_WRITE_POINTS_SENT_TOTAL,
-		MW_M_REMOTE_WRITE_BATCHES_SENT_TOTAL,
-		MW_M_REMOTE_WRITE_RETRIES_TOTAL,
-		MW_M_REMOTE_WRITE_BATCHES_SKIPPED_TOTAL,
-		MW_M_REMOTE_WRITE_POINTS_SKIPPED_TOTAL,
-		MW_M_REMOTE_WRITE_PENDING_SERIES,
-		MW_M_REMOTE_WRITE_LAST_SENT_TIMESTAMP_SECONDS,
-	};
-	size_t n = mw_status_rw_count(r->web->status), i, k;
+	size_t n = mw_status_rw_count(r->web->status), i;
+	int k;
 	struct mw_rw_status *st;
 
 	if (!n)
@@ -219,13 +209,14 @@ static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 		mw_status_rw_get(r->web->status, i, &st[i]);
 		st[i].name[sizeof(st[i].name) - 1] = '\0';
 	}
-	for (k = 0; k < MW_ARRAY_SIZE(fam); k++) {
-		const char *name = mw_prom_family_id(b, fam[k]);
+	/* the forwarder's families are consecutive in the catalogue */
+	for (k = MW_M_REMOTE_WRITE_UP; k <= MW_M_REMOTE_WRITE_LAST_SENT_TIMESTAMP_SECONDS; k++) {
+		const char *name = mw_prom_family_id(b, (enum mw_metric_id)k);
 
 		for (i = 0; i < n; i++) {
 			double v = 0;
 
-			switch (fam[k]) {
+			switch (k) {
 			case MW_M_REMOTE_WRITE_UP: v = st[i].up; break;
 			case MW_M_REMOTE_WRITE_LAG_SECONDS:
 				v = (double)mw_rw_status_lag_ms(&st[i], r->now_ms) / 1000;
@@ -255,23 +246,17 @@ static void write_one(struct mw_jbuf *b, enum mw_metric_id id, double v)
 /* The collectors' status: one family a figure, one sample a collector. */
 static void write_collectors(struct mw_jbuf *b, const struct mw_collector_status *st, size_t n)
 {
-	static const enum mw_metric_id fam[] = {
-		MW_M_COLLECTOR_UP,
-		MW_M_COLLECTOR_DURATION_SECONDS,
-		MW_M_COLLECTOR_RUNS_TOTAL,
-		MW_M_COLLECTOR_SAMPLES_TOTAL,
-		MW_M_COLLECTOR_ERRORS_TOTAL,
-		MW_M_COLLECTOR_SKIPPED_TICKS_TOTAL,
-	};
-	size_t i, k;
+	size_t i;
+	int k;
 
-	for (k = 0; k < MW_ARRAY_SIZE(fam); k++) {
-		const char *name = mw_prom_family_id(b, fam[k]);
+	/* the status table's families are consecutive in the catalogue */
+	for (k = MW_M_COLLECTOR_UP; k <= MW_M_COLLECTOR_SKIPPED_TICKS_TOTAL; k++) {
+		const char *name = mw_prom_family_id(b, (enum mw_metric_id)k);
 
 		for (i = 0; i < n; i++) {
 			double v;
 
-			switch (fam[k]) {
+			switch (k) {
 			case MW_M_COLLECTOR_UP:
 				v = st[i].enabled && st[i].supported && !st[i].failing;
 				break;

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "core/collector.h"
+#include "core/metric_catalog.h"
 #include "core/config.h"
 #include "base/log.h"
 #include "base/xalloc.h"
@@ -450,15 +451,15 @@ static void emit_heaps(struct mw_batch *b, int64_t ts, const char *pid, const ch
 			if (x->segments && k != 0 && k != 3)
 				continue;
 			l[3] = (struct mw_label){ "kind", kinds[k] };
-			mw_batch_add(b, "memwatch_heap_bytes", l, 4, (double)v[k], ts);
+			mw_batch_add(b, mw_metric_name(MW_M_HEAP_BYTES), l, 4, (double)v[k], ts);
 		}
 		if (!x->segments)
-			mw_batch_add(b, "memwatch_heap_blocks", l, 3, (double)x->blocks, ts);
+			mw_batch_add(b, mw_metric_name(MW_M_HEAP_BLOCKS), l, 3, (double)x->blocks, ts);
 	}
 	{
 		struct mw_label l[2] = { { "pid", pid }, { "process", name } };
 
-		mw_batch_add(b, "memwatch_heap_count", l, 2, (double)heaps->n, ts);
+		mw_batch_add(b, mw_metric_name(MW_M_HEAP_COUNT), l, 2, (double)heaps->n, ts);
 	}
 }
 
@@ -473,7 +474,8 @@ static void emit_breakdown(struct mw_batch *b, int64_t ts, const char *pid, cons
 			continue;
 		if (k == MW_HK_HEAP && !bd->heap_whole)
 			continue;
-		mw_batch_add(b, "memwatch_heap_breakdown_bytes", l, 3, (double)bd->bytes[k], ts);
+		mw_batch_add(b, mw_metric_name(MW_M_HEAP_BREAKDOWN_BYTES), l, 3,
+			     (double)bd->bytes[k], ts);
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "core/metric_catalog.h"
 #include "base/xalloc.h"
 #include "perfdata.h"
 
@@ -336,7 +337,8 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 							 { "counter", p->p.counter },
 							 { "instance", iname ? iname : "" } };
 
-				mw_batch_add(ctx->batch, "memwatch_perf_value", l, 3, v, ctx->ts_ms);
+				mw_batch_add(ctx->batch, mw_metric_name(MW_M_PERF_VALUE), l, 3, v,
+					     ctx->ts_ms);
 			}
 		}
 	}
@@ -344,13 +346,14 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 	{
 		struct mw_label l[1] = { { "query", st->query } };
 
-		mw_batch_add_detail(ctx->batch, "perfcounters.raw", "memwatch_perf_value", l, 1,
+		mw_batch_add_detail(ctx->batch, "perfcounters.raw",
+				    mw_metric_name(MW_M_PERF_VALUE), l, 1,
 				    ctx->ts_ms, st->detail, st->detail_len);
 	}
 	{
 		struct mw_label l[1] = { { "query", st->query } };
 
-		mw_batch_add(ctx->batch, "memwatch_perf_objects_skipped", l, 1,
+		mw_batch_add(ctx->batch, mw_metric_name(MW_M_PERF_OBJECTS_SKIPPED), l, 1,
 			     (double)s->skipped_objects, ctx->ts_ms);
 	}
 	st->cur = prev;

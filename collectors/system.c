@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/collector.h"
+#include "core/metric_catalog.h"
 
 /* Find "Key:   123 kB" and return bytes. */
 static int meminfo_field(const char *text, const char *key, uint64_t *out)
@@ -75,13 +76,13 @@ static int system_sample(void *state, struct mw_sample_ctx *ctx)
 	(void)state;
 	if (mw_system_read(&m, &ctx->err))
 		return MW_COLLECTOR_ERROR;
-	mw_batch_add(ctx->batch, "memwatch_system_physical_bytes", NULL, 0,
+	mw_batch_add(ctx->batch, mw_metric_name(MW_M_SYSTEM_PHYSICAL_BYTES), NULL, 0,
 		     (double)m.physical_bytes, ctx->ts_ms);
-	mw_batch_add(ctx->batch, "memwatch_system_available_bytes", NULL, 0,
+	mw_batch_add(ctx->batch, mw_metric_name(MW_M_SYSTEM_AVAILABLE_BYTES), NULL, 0,
 		     (double)m.available_bytes, ctx->ts_ms);
-	mw_batch_add(ctx->batch, "memwatch_system_commit_bytes", NULL, 0,
+	mw_batch_add(ctx->batch, mw_metric_name(MW_M_SYSTEM_COMMIT_BYTES), NULL, 0,
 		     (double)m.commit_bytes, ctx->ts_ms);
-	mw_batch_add(ctx->batch, "memwatch_system_commit_limit_bytes", NULL, 0,
+	mw_batch_add(ctx->batch, mw_metric_name(MW_M_SYSTEM_COMMIT_LIMIT_BYTES), NULL, 0,
 		     (double)m.commit_limit_bytes, ctx->ts_ms);
 	return MW_COLLECTOR_OK;
 }

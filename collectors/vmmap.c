@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "core/collector.h"
+#include "core/metric_catalog.h"
 #include "base/xalloc.h"
 #include "core/watch.h"
 
@@ -173,15 +174,17 @@ static void vm_emit(struct mw_batch *b, int64_t ts, const struct mw_target *t,
 
 			if ((st == MW_VM_FREE) != (ty == MW_VM_NONE))
 				continue;
-			mw_batch_add(b, "memwatch_vm_bytes", l, 4, (double)s->bytes[st][ty], ts);
+			mw_batch_add(b, mw_metric_name(MW_M_VM_BYTES), l, 4,
+				     (double)s->bytes[st][ty], ts);
 		}
 	}
 	{
 		struct mw_label l[2] = { { "pid", pid }, { "process", t->name } };
 
-		mw_batch_add(b, "memwatch_vm_largest_free_bytes", l, 2, (double)s->largest_free, ts);
-		mw_batch_add(b, "memwatch_vm_regions", l, 2, (double)s->regions, ts);
-		mw_batch_add(b, "memwatch_vm_free_blocks", l, 2, (double)s->free_blocks, ts);
+		mw_batch_add(b, mw_metric_name(MW_M_VM_LARGEST_FREE_BYTES), l, 2,
+			     (double)s->largest_free, ts);
+		mw_batch_add(b, mw_metric_name(MW_M_VM_REGIONS), l, 2, (double)s->regions, ts);
+		mw_batch_add(b, mw_metric_name(MW_M_VM_FREE_BLOCKS), l, 2, (double)s->free_blocks, ts);
 	}
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "core/collector.h"
+#include "core/metric_catalog.h"
 #include "base/xalloc.h"
 #include "core/watch.h"
 
@@ -403,7 +404,7 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 			struct mw_label l[4] = { { "pid", pid }, { "process", t->name },
 						 { "category", "all" }, { "sharing", "all" } };
 
-			mw_batch_add(ctx->batch, "memwatch_workingset_bytes", l, 4,
+			mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_BYTES), l, 4,
 				     (double)s->total_bytes, ctx->ts_ms);
 			continue;
 		}
@@ -426,20 +427,20 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 				for (int sh = 0; sh < MW_WS_NSHARING; sh++) {
 					l[2] = (struct mw_label){ "category", mw_ws_category_names[c] };
 					l[3] = (struct mw_label){ "sharing", mw_ws_sharing_names[sh] };
-					mw_batch_add(ctx->batch, "memwatch_workingset_bytes", l, 4,
+					mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_BYTES), l, 4,
 						     (double)res->pages[c][sh] * s->page_size,
 						     ctx->ts_ms);
 				}
 			}
 			if (s->mode == MW_WS_MODE_SMAPS) {
-				mw_batch_add(ctx->batch, "memwatch_workingset_pss_bytes", l, 2,
+				mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_PSS_BYTES), l, 2,
 					     (double)s->pss_bytes, ctx->ts_ms);
-				mw_batch_add(ctx->batch, "memwatch_workingset_uss_bytes", l, 2,
+				mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_USS_BYTES), l, 2,
 					     (double)s->uss_bytes, ctx->ts_ms);
 			}
 			enc = mw_ws_encode(res, &len);
 			mw_batch_add_detail(ctx->batch, "workingset.regions",
-					    "memwatch_workingset_bytes", l, 2, ctx->ts_ms, enc, len);
+					    mw_metric_name(MW_M_WORKINGSET_BYTES), l, 2, ctx->ts_ms, enc, len);
 			free(enc);
 		}
 		nread++;

@@ -230,6 +230,11 @@ static void test_prometheus(void **state)
 				 "m_total{l=\"x\\\"y\\\\z\\nw\xEF\xBF\xBD\"} 1.5\nm_total NaN\n");
 	assert_string_equal(mw_prom_type("memwatch_process_handles"), "gauge");
 	assert_string_equal(mw_prom_type("_total"), "gauge");
+	/* memwatch's own families: type and help from the metric catalogue */
+	assert_string_equal(mw_prom_type("memwatch_process_page_faults_total"), "counter");
+	assert_string_equal(mw_prom_help("memwatch_process_handles"),
+			    mw_metric_catalog[MW_M_PROCESS_HANDLES].help);
+	assert_string_equal(mw_prom_help("imported_thing"), "memwatch metric.");
 	mw_jbuf_release(&b);
 }
 

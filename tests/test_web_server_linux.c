@@ -319,6 +319,9 @@ static void test_storage_unavailable(void **state)
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.body, "\nmemwatch_storage_up 0\n"));
 	assert_non_null(strstr(r.body, "memwatch_collector_errors_total{collector=\"heap\"} 3\n"));
+	/* HELP and TYPE from the metric catalogue */
+	assert_non_null(strstr(r.body, "# HELP memwatch_collector_errors_total Failed runs of the "
+				       "collector.\n# TYPE memwatch_collector_errors_total counter\n"));
 	wc_resp_free(&r);
 	cJSON_Delete(get_json(f, "/api/v1/collectors", 200));
 }

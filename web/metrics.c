@@ -8,7 +8,8 @@
  * time is the sample time).  Stored `memwatch_collector_*` (and
  * `memwatch_leak_*`, stored copies of the leak gauges) series are
  * skipped: the same figures come fresher from the status table.  Each
- * metric family is written once, with HELP and TYPE, its samples together.
+ * metric family is written once, with HELP and TYPE from the metric
+ * catalogue (core/metric_catalog.h), its samples together.
  *
  * When storage is unavailable the health part is still served (with
  * memwatch_storage_up 0): that is when a scraper needs it most.
@@ -87,7 +88,7 @@ static long stored_series_uncached(struct mw_req *r, struct mw_jbuf *b, int64_t 
 		for (i = 0; i < n; i++) {
 			if (!family || strcmp(family, idx[i]->info.name)) {
 				family = idx[i]->info.name;
-				mw_prom_family(b, family, mw_prom_type(family), mw_prom_help(family));
+				mw_prom_family_named(b, family);
 			}
 			mw_prom_utf8(b, idx[i]->info.key);
 			value_line_end(b, idx[i]->value);
@@ -195,29 +196,8 @@ static void write_leak_gauges(struct mw_req *r, struct mw_jbuf *b)
 
 static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} fam[] = {
-		{ "memwatch_remote_write_up", "gauge",
-		  "1 unless the last request to the destination failed (no answer, 5xx, 429, 401 ...)." },
-		{ "memwatch_remote_write_lag_seconds", "gauge",
-		  "Age of the oldest stored point not yet accepted by the destination; 0 when caught up." },
-		{ "memwatch_remote_write_points_sent_total", "counter",
-		  "Points the destination accepted." },
-		{ "memwatch_remote_write_batches_sent_total", "counter",
-		  "Requests the destination accepted." },
-		{ "memwatch_remote_write_retries_total", "counter",
-		  "Requests repeated after a failure (no answer, 5xx, 429, 401 ...)." },
-		{ "memwatch_remote_write_batches_skipped_total", "counter",
-		  "Requests the destination refused for good (4xx: too old, out of order ...); not resent." },
-		{ "memwatch_remote_write_points_skipped_total", "counter",
-		  "Points in those requests." },
-		{ "memwatch_remote_write_pending_series", "gauge",
-		  "Series with points waiting to be sent at the last scan." },
-		{ "memwatch_remote_write_last_sent_timestamp_seconds", "gauge",
-		  "When the destination last accepted a request (0: never)." },
-	};
-	size_t n = mw_status_rw_count(r->web->status), i, k;
+	size_t n = mw_status_rw_count(r->web->status), i;
+	int k;
 	struct mw_rw_status *st;
 
 	if (!n)
@@ -229,26 +209,66 @@ static void write_remote_write(struct mw_req *r, struct mw_jbuf *b)
 		mw_status_rw_get(r->web->status, i, &st[i]);
 		st[i].name[sizeof(st[i].name) - 1] = '\0';
 	}
-	for (k = 0; k < MW_ARRAY_SIZE(fam); k++) {
-		mw_prom_family(b, fam[k].name, fam[k].type, fam[k].help);
+	/* the forwarder's families are consecutive in the catalogue */
+	for (k = MW_M_REMOTE_WRITE_UP; k <= MW_M_REMOTE_WRITE_LAST_SENT_TIMESTAMP_SECONDS; k++) {
+		const char *name = mw_prom_family_id(b, (enum mw_metric_id)k);
+
 		for (i = 0; i < n; i++) {
 			double v = 0;
 
 			switch (k) {
-			case 0: v = st[i].up; break;
-			case 1: v = (double)mw_rw_status_lag_ms(&st[i], r->now_ms) / 1000; break;
-			case 2: v = (double)st[i].points_sent; break;
-			case 3: v = (double)st[i].batches_sent; break;
-			case 4: v = (double)st[i].retries; break;
-			case 5: v = (double)st[i].batches_skipped; break;
-			case 6: v = (double)st[i].points_skipped; break;
-			case 7: v = (double)st[i].pending_series; break;
+			case MW_M_REMOTE_WRITE_UP: v = st[i].up; break;
+			case MW_M_REMOTE_WRITE_LAG_SECONDS:
+				v = (double)mw_rw_status_lag_ms(&st[i], r->now_ms) / 1000;
+				break;
+			case MW_M_REMOTE_WRITE_POINTS_SENT_TOTAL: v = (double)st[i].points_sent; break;
+			case MW_M_REMOTE_WRITE_BATCHES_SENT_TOTAL: v = (double)st[i].batches_sent; break;
+			case MW_M_REMOTE_WRITE_RETRIES_TOTAL: v = (double)st[i].retries; break;
+			case MW_M_REMOTE_WRITE_BATCHES_SKIPPED_TOTAL:
+				v = (double)st[i].batches_skipped;
+				break;
+			case MW_M_REMOTE_WRITE_POINTS_SKIPPED_TOTAL: v = (double)st[i].points_skipped; break;
+			case MW_M_REMOTE_WRITE_PENDING_SERIES: v = (double)st[i].pending_series; break;
 			default: v = (double)st[i].last_sent_ms / 1000; break;
 			}
-			mw_prom_sample(b, fam[k].name, "destination", st[i].name, v);
+			mw_prom_sample(b, name, "destination", st[i].name, v);
 		}
 	}
 	free(st);
+}
+
+/* One family with one unlabelled sample. */
+static void write_one(struct mw_jbuf *b, enum mw_metric_id id, double v)
+{
+	mw_prom_sample(b, mw_prom_family_id(b, id), NULL, NULL, v);
+}
+
+/* The collectors' status: one family a figure, one sample a collector. */
+static void write_collectors(struct mw_jbuf *b, const struct mw_collector_status *st, size_t n)
+{
+	size_t i;
+	int k;
+
+	/* the status table's families are consecutive in the catalogue */
+	for (k = MW_M_COLLECTOR_UP; k <= MW_M_COLLECTOR_SKIPPED_TICKS_TOTAL; k++) {
+		const char *name = mw_prom_family_id(b, (enum mw_metric_id)k);
+
+		for (i = 0; i < n; i++) {
+			double v;
+
+			switch (k) {
+			case MW_M_COLLECTOR_UP:
+				v = st[i].enabled && st[i].supported && !st[i].failing;
+				break;
+			case MW_M_COLLECTOR_DURATION_SECONDS: v = (double)st[i].last_duration_us / 1e6; break;
+			case MW_M_COLLECTOR_RUNS_TOTAL: v = (double)st[i].runs; break;
+			case MW_M_COLLECTOR_SAMPLES_TOTAL: v = (double)st[i].samples; break;
+			case MW_M_COLLECTOR_ERRORS_TOTAL: v = (double)st[i].errors; break;
+			default: v = (double)st[i].skipped_ticks; break;
+			}
+			mw_prom_sample(b, name, "collector", st[i].name, v);
+		}
+	}
 }
 
 struct MHD_Response *mw_h_metrics(struct mw_req *r)
@@ -259,6 +279,7 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 	char path[1024];
 	size_t i, n = r->web->status ? mw_status_count(r->web->status) : 0;
 	int64_t live = 60000;
+	const char *name;
 	long series;
 	double db;
 
@@ -274,63 +295,25 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 	mw_jbuf_init(&b);
 	series = stored_series(r, &b, live);
 
-	mw_prom_family(&b, "memwatch_collector_up", "gauge",
-		       "1 when the collector is enabled, supported and its last run succeeded.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_up", "collector", st[i].name,
-			       st[i].enabled && st[i].supported && !st[i].failing);
-	mw_prom_family(&b, "memwatch_collector_duration_seconds", "gauge",
-		       "Time the collector's last run took.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_duration_seconds", "collector", st[i].name,
-			       (double)st[i].last_duration_us / 1e6);
-	mw_prom_family(&b, "memwatch_collector_runs_total", "counter", "Runs of the collector.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_runs_total", "collector", st[i].name,
-			       (double)st[i].runs);
-	mw_prom_family(&b, "memwatch_collector_samples_total", "counter",
-		       "Samples the collector produced.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_samples_total", "collector", st[i].name,
-			       (double)st[i].samples);
-	mw_prom_family(&b, "memwatch_collector_errors_total", "counter", "Failed runs.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_errors_total", "collector", st[i].name,
-			       (double)st[i].errors);
-	mw_prom_family(&b, "memwatch_collector_skipped_ticks_total", "counter",
-		       "Ticks skipped because the collector fell behind.");
-	for (i = 0; i < n; i++)
-		mw_prom_sample(&b, "memwatch_collector_skipped_ticks_total", "collector",
-			       st[i].name, (double)st[i].skipped_ticks);
+	write_collectors(&b, st, n);
 
-	mw_prom_family(&b, "memwatch_storage_up", "gauge", "1 when the database can be read.");
-	mw_prom_sample(&b, "memwatch_storage_up", NULL, NULL, series >= 0);
-	mw_prom_family(&b, "memwatch_storage_live_series", "gauge",
-		       "Series with a value in the live window, exported above.");
-	mw_prom_sample(&b, "memwatch_storage_live_series", NULL, NULL,
-		       series >= 0 ? (double)series : NAN);
+	write_one(&b, MW_M_STORAGE_UP, series >= 0);
+	write_one(&b, MW_M_STORAGE_LIVE_SERIES, series >= 0 ? (double)series : NAN);
 	snprintf(path, sizeof(path), "%s", mw_pool_path(r->web->pool));
 	db = file_bytes(path);
 	snprintf(path, sizeof(path), "%s-wal", mw_pool_path(r->web->pool));
 	db += file_bytes(path);
-	mw_prom_family(&b, "memwatch_storage_db_bytes", "gauge",
-		       "Size of the database file and its write-ahead log.");
-	mw_prom_sample(&b, "memwatch_storage_db_bytes", NULL, NULL, db);
+	write_one(&b, MW_M_STORAGE_DB_BYTES, db);
 	mw_query_stats_get(&qs);
-	mw_prom_family(&b, "memwatch_storage_queries_total", "counter", "Read queries run.");
-	mw_prom_sample(&b, "memwatch_storage_queries_total", NULL, NULL, (double)qs.queries);
-	mw_prom_family(&b, "memwatch_storage_query_seconds_total", "counter",
-		       "Time spent in read queries.");
-	mw_prom_sample(&b, "memwatch_storage_query_seconds_total", NULL, NULL,
-		       (double)qs.total_ns / 1e9);
+	write_one(&b, MW_M_STORAGE_QUERIES_TOTAL, (double)qs.queries);
+	write_one(&b, MW_M_STORAGE_QUERY_SECONDS_TOTAL, (double)qs.total_ns / 1e9);
 
-	mw_prom_family(&b, "memwatch_web_requests_total", "counter",
-		       "HTTP requests answered, by status code.");
+	name = mw_prom_family_id(&b, MW_M_WEB_REQUESTS_TOTAL);
 	for (i = 0; i <= MW_WEB_NCODES; i++) {
 		char code[16];
 
 		snprintf(code, sizeof(code), "%u", i < MW_WEB_NCODES ? mw_web_codes[i] : 0);
-		mw_prom_sample(&b, "memwatch_web_requests_total", "code",
+		mw_prom_sample(&b, name, "code",
 			       i < MW_WEB_NCODES ? code : "other",
 			       (double)atomic_load_explicit(&r->web->requests[i],
 							    memory_order_relaxed));
@@ -342,47 +325,24 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 		 * the disk is full those cannot be written. */
 		mw_status_get_storage(r->web->status, &h);
 		if (h.known) {
-			mw_prom_family(&b, "memwatch_storage_writer_up", "gauge",
-				       "1 when the writer's last flush committed.");
-			mw_prom_sample(&b, "memwatch_storage_writer_up", NULL, NULL, !h.failing);
-			mw_prom_family(&b, "memwatch_storage_points_total", "counter",
-				       "Points committed to the database.");
-			mw_prom_sample(&b, "memwatch_storage_points_total", NULL, NULL,
-				       (double)h.points_total);
-			mw_prom_family(&b, "memwatch_storage_dropped_points_total", "counter",
-				       "Points given up: queue full, or writes failing past the pending limit.");
-			mw_prom_sample(&b, "memwatch_storage_dropped_points_total", NULL, NULL,
-				       (double)h.dropped_points_total);
-			mw_prom_family(&b, "memwatch_storage_pending_points", "gauge",
-				       "Points accepted and not yet committed.");
-			mw_prom_sample(&b, "memwatch_storage_pending_points", NULL, NULL,
-				       (double)h.pending_points);
-			mw_prom_family(&b, "memwatch_storage_flushes_total", "counter",
-				       "Flushes attempted.");
-			mw_prom_sample(&b, "memwatch_storage_flushes_total", NULL, NULL, (double)h.flushes);
-			mw_prom_family(&b, "memwatch_storage_failed_flushes_total", "counter",
-				       "Flushes the database refused (disk full, I/O error, locked).");
-			mw_prom_sample(&b, "memwatch_storage_failed_flushes_total", NULL, NULL,
-				       (double)h.failed_flushes);
-			mw_prom_family(&b, "memwatch_storage_last_flush_timestamp_seconds", "gauge",
-				       "When the last successful flush committed.");
-			mw_prom_sample(&b, "memwatch_storage_last_flush_timestamp_seconds", NULL, NULL,
-				       (double)h.last_ok_flush_ms / 1000);
+			write_one(&b, MW_M_STORAGE_WRITER_UP, !h.failing);
+			write_one(&b, MW_M_STORAGE_POINTS_TOTAL, (double)h.points_total);
+			write_one(&b, MW_M_STORAGE_DROPPED_POINTS_TOTAL, (double)h.dropped_points_total);
+			write_one(&b, MW_M_STORAGE_PENDING_POINTS, (double)h.pending_points);
+			write_one(&b, MW_M_STORAGE_FLUSHES_TOTAL, (double)h.flushes);
+			write_one(&b, MW_M_STORAGE_FAILED_FLUSHES_TOTAL, (double)h.failed_flushes);
+			write_one(&b, MW_M_STORAGE_LAST_FLUSH_TIMESTAMP_SECONDS,
+				  (double)h.last_ok_flush_ms / 1000);
 		}
 	}
-	mw_prom_family(&b, "memwatch_web_slow_clients_closed_total", "counter",
-		       "Connections closed because their request head took longer than "
-		       "[web] header_timeout.");
-	mw_prom_sample(&b, "memwatch_web_slow_clients_closed_total", NULL, NULL,
-		       (double)mw_conn_guard_closed(r->web->guard));
+	write_one(&b, MW_M_WEB_SLOW_CLIENTS_CLOSED_TOTAL,
+		  (double)mw_conn_guard_closed(r->web->guard));
 	write_remote_write(r, &b);
 	write_leak_gauges(r, &b);
-	mw_prom_family(&b, "memwatch_uptime_seconds", "gauge", "Seconds since the daemon started.");
-	mw_prom_sample(&b, "memwatch_uptime_seconds", NULL, NULL,
-		       r->web->status ? (double)(r->now_ms - mw_status_started_ms(r->web->status)) / 1000
-				      : 0);
-	mw_prom_family(&b, "memwatch_build_info", "gauge", "Always 1; the version as a label.");
-	mw_prom_sample(&b, "memwatch_build_info", "version", MW_VERSION, 1);
+	write_one(&b, MW_M_UPTIME_SECONDS,
+		  r->web->status ? (double)(r->now_ms - mw_status_started_ms(r->web->status)) / 1000
+				 : 0);
+	mw_prom_sample(&b, mw_prom_family_id(&b, MW_M_BUILD_INFO), "version", MW_VERSION, 1);
 	free(st);
 	{
 		size_t len;

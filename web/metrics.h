@@ -6,6 +6,7 @@
 #define MW_WEB_METRICS_H
 
 #include "base/json_out.h"
+#include "core/metric_catalog.h"
 
 /* "# HELP name text\n# TYPE name type\n" (help escaped: \\ and \n). */
 void mw_prom_family(struct mw_jbuf *b, const char *name, const char *type, const char *help);
@@ -19,9 +20,15 @@ void mw_prom_sample_labels(struct mw_jbuf *b, const char *name, const char *cons
 /* Append s (a series key already in exposition form) with invalid UTF-8
  * replaced by U+FFFD. */
 void mw_prom_utf8(struct mw_jbuf *b, const char *s);
-/* "counter" for names ending in _total, else "gauge". */
+/* The family of catalogue entry id (its HELP and TYPE); returns its name
+ * for the samples. */
+const char *mw_prom_family_id(struct mw_jbuf *b, enum mw_metric_id id);
+/* The family of a stored series' name: mw_prom_type and mw_prom_help. */
+void mw_prom_family_named(struct mw_jbuf *b, const char *name);
+/* The catalogue's type of a memwatch metric; for another name "counter"
+ * when it ends in _total, else "gauge". */
 const char *mw_prom_type(const char *name);
-/* HELP text of a memwatch metric (README's table), or a generic one. */
+/* The catalogue's help of a memwatch metric, or a generic one. */
 const char *mw_prom_help(const char *name);
 
 #endif

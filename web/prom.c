@@ -1,9 +1,11 @@
-/* prom.c - Prometheus text exposition helpers; see metrics.h. */
+/* prom.c - Prometheus text exposition helpers; see metrics.h.  HELP and
+ * TYPE of memwatch's own families come from core/metric_catalog.c. */
 #include "metrics.h"
 
 #include <string.h>
 
 #include "base/mwerr.h"
+#include "core/metric_catalog.h"
 
 void mw_prom_utf8(struct mw_jbuf *b, const char *s)
 {
@@ -89,33 +91,34 @@ void mw_prom_sample(struct mw_jbuf *b, const char *name, const char *label,
 	mw_prom_sample_labels(b, name, kv, label ? 1 : 0, v);
 }
 
+const char *mw_prom_family_id(struct mw_jbuf *b, enum mw_metric_id id)
+{
+	const struct mw_metric *m = &mw_metric_catalog[id];
+
+	mw_prom_family(b, m->name, mw_metric_type_name(m->type), m->help);
+	return m->name;
+}
+
+void mw_prom_family_named(struct mw_jbuf *b, const char *name)
+{
+	mw_prom_family(b, name, mw_prom_type(name), mw_prom_help(name));
+}
+
 const char *mw_prom_type(const char *name)
 {
+	const struct mw_metric *m = mw_metric_find(name);
 	size_t n = strlen(name);
 
+	if (m)
+		return mw_metric_type_name(m->type);
+	/* not memwatch's own (imported, or from an older version): the
+	 * naming convention is all there is to go by */
 	return n > 6 && !strcmp(name + n - 6, "_total") ? "counter" : "gauge";
 }
 
 const char *mw_prom_help(const char *name)
 {
-	static const struct { const char *name, *help; } helps[] = {
-		{ "memwatch_system_physical_bytes", "Installed memory the OS manages." },
-		{ "memwatch_system_available_bytes", "Memory available without paging." },
-		{ "memwatch_system_commit_bytes", "System commit charge." },
-		{ "memwatch_system_commit_limit_bytes", "System commit limit." },
-		{ "memwatch_process_working_set_bytes", "Resident set of the process." },
-		{ "memwatch_process_working_set_peak_bytes", "Peak resident set of the process." },
-		{ "memwatch_process_private_bytes", "Commit charge (private bytes) of the process." },
-		{ "memwatch_process_virtual_bytes", "Virtual size of the process." },
-		{ "memwatch_process_handles", "Open handles (Linux: open fds) of the process." },
-		{ "memwatch_process_threads", "Threads of the process." },
-		{ "memwatch_process_page_faults_total", "Page faults of the process." },
-	};
-	size_t i;
+	const struct mw_metric *m = mw_metric_find(name);
 
-	for (i = 0; i < MW_ARRAY_SIZE(helps); i++)
-		if (!strcmp(helps[i].name, name))
-			return helps[i].help;
-	return "memwatch metric.";
+	return m ? m->help : "memwatch metric.";
 }
-

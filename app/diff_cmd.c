@@ -4,7 +4,7 @@
  * (--url, GET /api/v1/diff), as a table or JSON (the same JSON either
  * way: analysis/ws_diff.c builds it on both sides).  The table shows the
  * two moments as times are shown everywhere, "YYYY-MM-DD HH:MM:SS UTC"
- * (mw_fmt_time_human); the JSON keeps t1_ms and t2_ms.
+ * (mw_time_human); the JSON keeps t1_ms and t2_ms.
  * Exit status: 0, or 2 on a usage or input error (nothing found too).
  */
 #include <stdio.h>

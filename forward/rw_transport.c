@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/utf8.h"
 #include "forward/rw_transport_util.h"
 
 static int has_ctl_or_space(const char *s)
@@ -250,37 +251,6 @@ void mw_rw_headers_free(struct mw_rw_headers *h)
 	}
 }
 
-/* Length of the UTF-8 character at s[0..n), 0 when it is not one. */
-static size_t utf8_char(const unsigned char *s, size_t n)
-{
-	size_t k, j;
-	uint32_t cp;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		k = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		k = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		k = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < k)
-		return 0;
-	for (j = 1; j < k; j++) {
-		if ((s[j] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[j] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 void mw_rw_printable(const char *body, size_t len, char *out, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)body;
@@ -312,7 +282,7 @@ void mw_rw_printable(const char *body, size_t len, char *out, size_t size)
 			one[0] = (char)s[i];
 			piece = one;
 			space = 0;
-		} else if ((k = utf8_char(s + i, len - i)) > 0) {
+		} else if ((k = mw_utf8_char_len(s + i, len - i)) > 0) {
 			piece = NULL;
 			space = 0;
 		} else {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/mwerr.h"
+#include "base/utf8.h"
 
 void mw_prom_utf8(struct mw_jbuf *b, const char *s)
 {

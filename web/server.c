@@ -32,6 +32,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "base/xalloc.h"
 #include "conn_guard.h"
 #include "analysis/leak_report.h"

@@ -21,18 +21,7 @@
 
 static struct mw_stub srv;
 
-static int server_start(void **state)
-{
-	(void)state;
-	return mw_stub_start(&srv, 0);
-}
-
-static int server_stop(void **state)
-{
-	(void)state;
-	mw_stub_stop(&srv);
-	return 0;
-}
+MW_STUB_FIXTURES(srv)
 
 static void urls_built(void **state)
 {
@@ -102,6 +91,18 @@ static cJSON *get(const char *answer, const char *token, const char *expect,
 				"a leak report", err);
 }
 
+/* The answer is read as a report whose verdict is n. */
+static void expect_verdict(const char *answer, const char *token, int n)
+{
+	struct mw_err err;
+	cJSON *doc = get(answer, token, "verdict", &err);
+
+	if (!doc)
+		fail_msg("%s", err.msg);
+	assert_int_equal(cJSON_GetObjectItem(doc, "verdict")->valueint, n);
+	cJSON_Delete(doc);
+}
+
 static void answers_read(void **state)
 {
 	static const char plain[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -109,14 +110,9 @@ static void answers_read(void **state)
 	static const char chunked[] = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
 				      "5\r\n{\"ver\r\n8\r\ndict\":2}\r\n0\r\n\r\n";
 	static const char noclen[] = "HTTP/1.0 200 OK\r\n\r\n{\"verdict\":3}";
-	struct mw_err err;
-	cJSON *doc;
 
 	(void)state;
-	doc = get(plain, "tok-9", "verdict", &err);
-	assert_non_null(doc);
-	assert_int_equal(cJSON_GetObjectItem(doc, "verdict")->valueint, 1);
-	cJSON_Delete(doc);
+	expect_verdict(plain, "tok-9", 1);
 	/* what was asked, as the daemon saw it */
 	pthread_mutex_lock(&srv.mu);
 	assert_non_null(strstr(srv.head, "get /api/v1/leaks?match=a%20b http/1.1\r\n"));
@@ -125,18 +121,12 @@ static void answers_read(void **state)
 	assert_non_null(strstr(srv.head, "\r\nuser-agent: memwatch/"));
 	pthread_mutex_unlock(&srv.mu);
 
-	doc = get(chunked, NULL, "verdict", &err);
-	assert_non_null(doc);
-	assert_int_equal(cJSON_GetObjectItem(doc, "verdict")->valueint, 2);
-	cJSON_Delete(doc);
+	expect_verdict(chunked, NULL, 2);
 	pthread_mutex_lock(&srv.mu);
 	assert_null(strstr(srv.head, "\r\nauthorization:"));
 	pthread_mutex_unlock(&srv.mu);
 
-	doc = get(noclen, NULL, "verdict", &err);
-	assert_non_null(doc);
-	assert_int_equal(cJSON_GetObjectItem(doc, "verdict")->valueint, 3);
-	cJSON_Delete(doc);
+	expect_verdict(noclen, NULL, 3);
 }
 
 /* The raw body, byte for byte, through the transport itself. */

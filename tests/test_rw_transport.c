@@ -234,18 +234,7 @@ static void printable(void **state)
 
 static struct mw_stub srv;
 
-static int server_start(void **state)
-{
-	(void)state;
-	return mw_stub_start(&srv, 0);
-}
-
-static int server_stop(void **state)
-{
-	(void)state;
-	mw_stub_stop(&srv);
-	return 0;
-}
+MW_STUB_FIXTURES(srv)
 
 static struct mw_rw_transport *client(const char *path, int timeout_ms, const char *token)
 {

@@ -44,4 +44,19 @@ void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
 /* A port on loopback where nobody listens (it was free a moment ago). */
 unsigned mw_stub_free_port(void);
 
+/* cmocka group fixtures named server_start and server_stop serving the
+ * test's struct mw_stub `var` on 127.0.0.1. */
+#define MW_STUB_FIXTURES(var)                      \
+	static int server_start(void **state)      \
+	{                                          \
+		(void)state;                       \
+		return mw_stub_start(&(var), 0);   \
+	}                                          \
+	static int server_stop(void **state)       \
+	{                                          \
+		(void)state;                       \
+		mw_stub_stop(&(var));              \
+		return 0;                          \
+	}
+
 #endif

@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/fsutf8.h"
+#include "base/json_out.h"
 #include "base/xalloc.h"
 #include "collectors/perfdata.h"
 
@@ -164,10 +165,11 @@ static int dump(int argc, char **argv)
 	long interval = 1000;
 	struct mw_perfreg *reg = NULL;
 	struct mw_err err;
-	char path[1024], meta[1400];
+	char path[1024];
+	struct mw_jbuf meta;
 	const unsigned char *data;
 	size_t len;
-	int i;
+	int i, rc;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--query") && i + 1 < argc)
@@ -202,10 +204,17 @@ static int dump(int argc, char **argv)
 		if (write_file(path, data, len, &err))
 			goto fail;
 	}
-	snprintf(meta, sizeof(meta), "{\"format\":\"memwatch-perfdata\",\"version\":1,"
-		 "\"query\":\"%s\",\"interval_ms\":%ld}\n", query, interval);
+	/* the query as a JSON string (escaped), whatever was typed */
+	mw_jbuf_init(&meta);
+	mw_j_lit(&meta, "{\"format\":\"memwatch-perfdata\",\"version\":1,\"query\":");
+	mw_j_str(&meta, query);
+	mw_j_lit(&meta, ",\"interval_ms\":");
+	mw_j_int(&meta, interval);
+	mw_j_lit(&meta, "}\n");
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	if (write_file(path, meta, strlen(meta), &err))
+	rc = write_file(path, meta.p, meta.len, &err);
+	mw_jbuf_release(&meta);
+	if (rc)
 		goto fail;
 	mw_perfreg_free(reg);
 	printf("recording saved in %s\n", dir);

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "ws_diff.h"
+#include "base/calendar.h"
 #include "base/xalloc.h"
 #include "storage/query.h"
-#include "core/params.h"
 
 const char *const mw_ws_change_names[4] = { "new", "gone", "grown", "shrunk" };
 const char *const mw_ws_owner_kind_names[5] = { "unknown", "module", "file", "heap", "stack" };
@@ -402,13 +402,13 @@ void mw_ws_diff_print(const cJSON *rep, FILE *f)
 	const cJSON *t2 = cJSON_GetObjectItemCaseSensitive(tot, "t2");
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(tot, "change");
 	const cJSON *regs = cJSON_GetObjectItemCaseSensitive(rep, "regions"), *e;
-	char a[32], b[32], c[32], w1[MW_TIME_HUMAN_MAX], w2[MW_TIME_HUMAN_MAX];
+	char a[32], b[32], c[32], w1[MW_TIME_TEXT_MAX], w2[MW_TIME_TEXT_MAX];
 	double ms1 = num(rep, "t1_ms"), ms2 = num(rep, "t2_ms");
 	int k, s;
 
 	/* The moments as people read them (UTC); --json keeps the ms fields. */
-	mw_fmt_time_human(w1, sizeof(w1), (int64_t)ms1);
-	mw_fmt_time_human(w2, sizeof(w2), (int64_t)ms2);
+	mw_time_human(w1, sizeof(w1), (int64_t)ms1);
+	mw_time_human(w2, sizeof(w2), (int64_t)ms2);
 	fprintf(f, "pid %s (%s): %s -> %s (%.1f s)\n\n", str(rep, "pid") ? str(rep, "pid") : "?",
 		str(rep, "process") ? str(rep, "process") : "?", w1, w2, (ms2 - ms1) / 1000);
 	fprintf(f, "%-14s %-10s %14s %14s %14s\n", "category", "sharing", "t1", "t2", "change");

@@ -28,7 +28,7 @@ static const char check_usage[] =
 	"1 fail, 3 inconclusive (0 with --inconclusive pass), 2 usage or input error.\n"
 	"\n"
 	"  --db PATH          database file to judge (memwatch.db)\n"
-	"  --url URL          ask a running daemon instead (http://HOST:PORT)\n"
+	"  --url URL          ask a running daemon instead (http[s]://HOST:PORT)\n"
 	"  --process NAME     judge only this process (image name, * and ? wildcards);\n"
 	"                     matching nothing is an error (exit 2)\n"
 	"  --match SELECTOR   judge only these series (default: all of each process's memory:\n"
@@ -152,7 +152,7 @@ static cJSON *report_from_url(const struct check_args *a)
 			return NULL;
 		}
 	}
-	report = mw_http_get_json(a->url, path, a->token, "verdict", "a leak report", &err);
+	report = mw_http_get_json(a->url, path, a->token, 0, "verdict", "a leak report", &err);
 	if (!report)
 		fprintf(stderr, "memwatchd check: --url: %s\n", err.msg);
 	return report;

@@ -4,7 +4,7 @@
  * (--url, GET /api/v1/diff), as a table or JSON (the same JSON either
  * way: analysis/ws_diff.c builds it on both sides).  The table shows the
  * two moments as times are shown everywhere, "YYYY-MM-DD HH:MM:SS UTC"
- * (mw_fmt_time_human); the JSON keeps t1_ms and t2_ms.
+ * (mw_time_human); the JSON keeps t1_ms and t2_ms.
  * Exit status: 0, or 2 on a usage or input error (nothing found too).
  */
 #include <stdio.h>
@@ -29,7 +29,7 @@ static const char diff_usage[] =
 	"Times are shown in UTC.  Exit status 0, 2 on a usage or input error.\n"
 	"\n"
 	"  --db PATH        database file (memwatch.db)\n"
-	"  --url URL        ask a running daemon instead (http://HOST:PORT)\n"
+	"  --url URL        ask a running daemon instead (http[s]://HOST:PORT)\n"
 	"  --pid P          the process id\n"
 	"  --process NAME   the image name (with no --pid: its newest process)\n"
 	"  --from T, --to T ms, RFC 3339, relative (-1h) or as printed (\"2025-11-21\n"
@@ -123,7 +123,7 @@ static cJSON *report_from_url(const struct diff_args *a)
 		fprintf(stderr, "memwatchd diff: the options are too long\n");
 		return NULL;
 	}
-	report = mw_http_get_json(a->url, path, a->token, "totals", "a diff", &err);
+	report = mw_http_get_json(a->url, path, a->token, 0, "totals", "a diff", &err);
 	if (!report)
 		fprintf(stderr, "memwatchd diff: --url: %s\n", err.msg);
 	return report;

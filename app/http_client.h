@@ -1,10 +1,10 @@
 /*
- * http_client.h - the few HTTP GETs memwatchd makes as a client
- * (`check --url`): plain HTTP/1.0 to a memwatch daemon, one request per
- * connection, the whole answer read into memory (bounded).
- *
- * The parsing (URL, response) is pure and tested on constructed input;
- * the socket calls are in net_linux.c / net_win32.c (net.h).
+ * http_client.h - what `memwatchd check --url` and `diff --url` ask a
+ * running daemon: one GET of a JSON answer, over HTTP or HTTPS, through
+ * memwatch's one HTTP client (forward/rw_transport.h: libcurl on Linux,
+ * WinHTTP on Windows).  Here: the daemon's address as people write it,
+ * the query string, and turning the answer into a cJSON object or a
+ * message for people.
  */
 #ifndef MW_APP_HTTP_CLIENT_H
 #define MW_APP_HTTP_CLIENT_H
@@ -15,50 +15,35 @@
 /* Largest answer read (a leak report of thousands of groups fits). */
 #define MW_HTTP_MAX_RESPONSE (64u << 20)
 
-struct mw_url {
-	char host[256];		/* without brackets for IPv6 */
-	char port[8];		/* "80" when not given */
-	char path[1024];	/* "" or "/prefix" without the trailing slash */
-};
+/* The time a daemon has to answer, when the caller gives 0: a leak report
+ * over a long range may take a few seconds. */
+#define MW_HTTP_TIMEOUT_MS 60000
 
-/* Parse "http://HOST[:PORT][/PATH]" (also "[::1]:8080", and HOST:PORT
- * without a scheme).  https is refused with a message saying so. */
-int mw_url_parse(const char *text, struct mw_url *out, struct mw_err *err);
+/* The URL to GET: the daemon's address as given to --url
+ * ("http[s]://HOST[:PORT][/PREFIX]", or HOST:PORT, [::1]:PORT without a
+ * scheme, which means http://) with path_and_query after it (a trailing
+ * '/' of the prefix dropped).  -1 with a message when the address has a
+ * query or a fragment, or the result does not fit in size bytes. */
+int mw_http_url(const char *daemon, const char *path_and_query, char *out, size_t size,
+		struct mw_err *err);
 
 /* Append s to buf (size bytes, NUL-terminated) percent-encoding every
  * byte that is not unreserved (RFC 3986).  -1 when it does not fit. */
 int mw_url_encode_append(char *buf, size_t size, const char *s);
 
-struct mw_http_response {
-	int status;
-	char *body;		/* NUL-terminated, owned */
-	size_t body_len;
-};
-
-void mw_http_response_release(struct mw_http_response *r);
-
-/* Split a raw HTTP/1.x answer (status line, headers, body) into status
- * and body; honours Content-Length and chunked transfer coding.  -1 with
- * a message on a malformed answer. */
-int mw_http_parse_response(const char *raw, size_t len, struct mw_http_response *out,
-			   struct mw_err *err);
-
-/* GET url->path + path_and_query from the server; bearer token may be
- * NULL.  -1 with a message naming the address on a network error. */
-int mw_http_get(const struct mw_url *url, const char *path_and_query, const char *token,
-		struct mw_http_response *out, struct mw_err *err);
-
 /*
- * GET a JSON answer of a memwatch daemon: parse url_text, GET
- * url->path + path_and_query, and return the parsed body when the status
- * is 200 and the object has the member `expect` (NULL: any object).
- * Otherwise NULL with a message for people: the network error, "URL
- * answered 400: <its error>", or "URL did not answer with WHAT (is it
- * memwatchd?)".  The caller cJSON_Delete()s the result.
+ * GET a JSON answer of a memwatch daemon: GET url_text + path_and_query
+ * (bearer token may be NULL; timeout_ms 0 for MW_HTTP_TIMEOUT_MS) and
+ * return the parsed body when the status is 200 and the object has the
+ * member `expect` (NULL: any object).  Otherwise NULL with a message for
+ * people: the network error ("connection refused by HOST:PORT ...",
+ * "timed out after N ms ..."), "URL answered 400: <its error>" (the JSON
+ * error member, or the body itself on one line), or "URL did not answer
+ * with WHAT (is it memwatchd?)".  The caller cJSON_Delete()s the result.
  */
 struct cJSON;
 struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
-			       const char *token, const char *expect, const char *what,
-			       struct mw_err *err);
+			       const char *token, int timeout_ms, const char *expect,
+			       const char *what, struct mw_err *err);
 
 #endif

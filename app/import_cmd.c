@@ -18,11 +18,12 @@
 
 #include "base/fsutf8.h"
 #include "import/import.h"
+#include "base/calendar.h"
 #include "base/clock.h"
 #include "app/commands.h"
 #include "core/config.h"
-#include "core/params.h"
 #include "base/units.h"
+#include "base/utf16.h"
 #include "base/xalloc.h"
 #include "storage/store.h"
 
@@ -36,7 +37,7 @@ struct rd {
 	enum mw_import_encoding enc;
 	unsigned char raw[RAW_BLOCK];
 	size_t rpos, rlen;
-	unsigned hi;		/* pending high surrogate */
+	struct mw_utf16_decoder utf16;	/* a surrogate pair may straddle two reads */
 	bool eof, error;
 };
 
@@ -58,30 +59,6 @@ static size_t rd_fill(struct rd *r)
 	return r->rlen;
 }
 
-static size_t put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* Up to cap (>= 8) bytes of UTF-8; 0 at the end (or on an error). */
 static size_t rd_read(struct rd *r, char *out, size_t cap)
 {
@@ -97,31 +74,11 @@ static size_t rd_read(struct rd *r, char *out, size_t cap)
 		r->rpos += n;
 		return n;
 	}
-	while (r->rlen - r->rpos >= 2 && n + 4 <= cap) {
-		unsigned u = r->raw[r->rpos] | (unsigned)r->raw[r->rpos + 1] << 8;
+	while (r->rlen - r->rpos >= 2 && n + MW_UTF16_UNIT_MAX <= cap) {
+		uint16_t u = (uint16_t)(r->raw[r->rpos] | r->raw[r->rpos + 1] << 8);
 
 		r->rpos += 2;
-		if (u >= 0xD800 && u < 0xDC00) {
-			if (r->hi)
-				n += put_utf8(out + n, 0xFFFD);
-			r->hi = u;
-			continue;
-		}
-		if (u >= 0xDC00 && u < 0xE000) {
-			n += put_utf8(out + n, r->hi ? 0x10000 + ((r->hi - 0xD800) << 10) +
-					(u - 0xDC00) : 0xFFFD);
-			r->hi = 0;
-			continue;
-		}
-		if (r->hi) {
-			n += put_utf8(out + n, 0xFFFD);
-			r->hi = 0;
-			if (n + 4 > cap) {
-				r->rpos -= 2;
-				break;
-			}
-		}
-		n += put_utf8(out + n, u);
+		n += mw_utf16_feed(&r->utf16, u, out + n);
 	}
 	return n;
 }
@@ -375,8 +332,8 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 	char from[40] = "-", to[40] = "-";
 
 	if (st->points) {
-		mw_fmt_time_human(from, sizeof(from), st->first_ts);
-		mw_fmt_time_human(to, sizeof(to), st->last_ts);
+		mw_time_human(from, sizeof(from), st->first_ts);
+		mw_time_human(to, sizeof(to), st->last_ts);
 	}
 	fprintf(f, "%s: %s%s", path,
 		res->format == MW_IMPORT_JSON ? "memwatch JSON" : "PDH CSV",

@@ -13,19 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#ifdef _WIN32
-#include <direct.h>
-#include <windows.h>
-#else
-#include <unistd.h>
-#endif
 
+#include "base/clock.h"
+#include "base/fsutf8.h"
+#include "base/json_out.h"
 #include "base/xalloc.h"
 #include "collectors/perfdata.h"
 
 int mw_read_whole_file(const char *path, unsigned char **buf, size_t *len, struct mw_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = mw_fopen(path, "rb");
 	size_t cap = 65536, n = 0, got;
 	unsigned char *b;
 
@@ -52,22 +49,13 @@ int mw_read_whole_file(const char *path, unsigned char **buf, size_t *len, struc
 
 static int write_file(const char *path, const void *data, size_t len, struct mw_err *err)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = mw_fopen(path, "wb");
 
 	if (!f)
 		return mw_error(err, "cannot create '%s': %s", path, strerror(errno));
 	if (fwrite(data, 1, len, f) != len || fclose(f))
 		return mw_error(err, "cannot write '%s'", path);
 	return 0;
-}
-
-static int make_dir(const char *path)
-{
-#ifdef _WIN32
-	return _mkdir(path) == 0 || errno == EEXIST ? 0 : -1;
-#else
-	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
-#endif
 }
 
 static bool is_dir(const char *path)
@@ -110,7 +98,7 @@ static int recording_load(struct recording *r, char **paths, int npaths, struct 
 		snprintf(p[0], sizeof(p[0]), "%s/titles-counter.bin", paths[0]);
 		snprintf(p[1], sizeof(p[1]), "%s/snapshot1.bin", paths[0]);
 		snprintf(p[2], sizeof(p[2]), "%s/snapshot2.bin", paths[0]);
-		FILE *f = fopen(p[2], "rb");
+		FILE *f = mw_fopen(p[2], "rb");
 		n = f ? 3 : 2;
 		if (f)
 			fclose(f);
@@ -171,25 +159,17 @@ static int decode(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-static void sleep_ms(long ms)
-{
-#ifdef _WIN32
-	Sleep((DWORD)ms);
-#else
-	usleep((useconds_t)ms * 1000);
-#endif
-}
-
 static int dump(int argc, char **argv)
 {
 	const char *dir = NULL, *query = "Global";
 	long interval = 1000;
 	struct mw_perfreg *reg = NULL;
 	struct mw_err err;
-	char path[1024], meta[1400];
+	char path[1024];
+	struct mw_jbuf meta;
 	const unsigned char *data;
 	size_t len;
-	int i;
+	int i, rc;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--query") && i + 1 < argc)
@@ -207,7 +187,7 @@ static int dump(int argc, char **argv)
 	}
 	if (mw_perfreg_open(&reg, &err))
 		goto fail;
-	if (make_dir(dir)) {
+	if (mw_mkdir(dir)) {
 		mw_error(&err, "cannot create directory '%s': %s", dir, strerror(errno));
 		goto fail;
 	}
@@ -217,17 +197,24 @@ static int dump(int argc, char **argv)
 	};
 	for (size_t k = 0; k < 4; k++) {
 		if (k == 3)
-			sleep_ms(interval);
+			mw_sleep_ms(interval);
 		if (mw_perfreg_query(reg, what[k][0] ? what[k][0] : query, &data, &len, &err))
 			goto fail;
 		snprintf(path, sizeof(path), "%s/%s", dir, what[k][1]);
 		if (write_file(path, data, len, &err))
 			goto fail;
 	}
-	snprintf(meta, sizeof(meta), "{\"format\":\"memwatch-perfdata\",\"version\":1,"
-		 "\"query\":\"%s\",\"interval_ms\":%ld}\n", query, interval);
+	/* the query as a JSON string (escaped), whatever was typed */
+	mw_jbuf_init(&meta);
+	mw_j_lit(&meta, "{\"format\":\"memwatch-perfdata\",\"version\":1,\"query\":");
+	mw_j_str(&meta, query);
+	mw_j_lit(&meta, ",\"interval_ms\":");
+	mw_j_int(&meta, interval);
+	mw_j_lit(&meta, "}\n");
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	if (write_file(path, meta, strlen(meta), &err))
+	rc = write_file(path, meta.p, meta.len, &err);
+	mw_jbuf_release(&meta);
+	if (rc)
 		goto fail;
 	mw_perfreg_free(reg);
 	printf("recording saved in %s\n", dir);

@@ -13,5 +13,7 @@
 int64_t mw_clock_wall_ms(void);
 /* Monotonic nanoseconds from an arbitrary origin. */
 int64_t mw_clock_mono_ns(void);
+/* Sleep for about ms milliseconds (the rest after a signal too). */
+void mw_sleep_ms(int64_t ms);
 
 #endif

@@ -30,3 +30,9 @@ int64_t mw_clock_mono_ns(void)
 	return (int64_t)(now.QuadPart / freq.QuadPart) * 1000000000LL +
 	       (int64_t)(now.QuadPart % freq.QuadPart) * 1000000000LL / freq.QuadPart;
 }
+
+void mw_sleep_ms(int64_t ms)
+{
+	if (ms > 0)
+		Sleep((DWORD)ms);
+}

@@ -8,12 +8,15 @@
  *                   line (GetCommandLineW on Windows; a no-op elsewhere)
  *   mw_stdout_binary()  stdout writes its bytes as given (Windows' text
  *                   mode would turn "\r\n" into "\r\r\n"; a no-op elsewhere)
+ *   mw_mkdir(), mw_file_size()  the same for a directory to make and a
+ *                   file's size (_wmkdir, _wstat64 on Windows)
  *
  * SQLite takes UTF-8 paths already.
  */
 #ifndef MW_BASE_FSUTF8_H
 #define MW_BASE_FSUTF8_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 FILE *mw_fopen(const char *path, const char *mode);
@@ -22,5 +25,12 @@ FILE *mw_fopen(const char *path, const char *mode);
 void mw_utf8_argv(int *argc, char ***argv);
 
 void mw_stdout_binary(void);
+
+/* Make the directory (mode 0755 where there are modes): 0 when it was made
+ * or is there already, -1 otherwise (errno says why). */
+int mw_mkdir(const char *path);
+
+/* The size in bytes of the file, -1 when it cannot be read. */
+int64_t mw_file_size(const char *path);
 
 #endif

@@ -1,6 +1,9 @@
 /* fsutf8_linux.c - see fsutf8.h: names are bytes, nothing to convert. */
 #include "fsutf8.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+
 FILE *mw_fopen(const char *path, const char *mode)
 {
 	return fopen(path, mode);
@@ -14,4 +17,16 @@ void mw_utf8_argv(int *argc, char ***argv)
 
 void mw_stdout_binary(void)
 {
+}
+
+int mw_mkdir(const char *path)
+{
+	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int64_t mw_file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (int64_t)st.st_size;
 }

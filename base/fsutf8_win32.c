@@ -2,8 +2,11 @@
 #include "fsutf8.h"
 
 #include <windows.h>
+#include <direct.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <io.h>
+#include <sys/stat.h>
 #include <shellapi.h>
 #include <stdlib.h>
 
@@ -65,4 +68,23 @@ void mw_stdout_binary(void)
 {
 	fflush(stdout);
 	_setmode(_fileno(stdout), _O_BINARY);
+}
+
+int mw_mkdir(const char *path)
+{
+	wchar_t *wp = widen(path);
+	int rc = wp ? _wmkdir(wp) : _mkdir(path);	/* not UTF-8: as given */
+
+	free(wp);
+	return rc == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int64_t mw_file_size(const char *path)
+{
+	wchar_t *wp = widen(path);
+	struct _stat64 st;
+	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
+
+	free(wp);
+	return rc ? -1 : (int64_t)st.st_size;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/xalloc.h"
 
 void mw_jbuf_init(struct mw_jbuf *b)
@@ -64,58 +65,6 @@ void mw_j_char(struct mw_jbuf *b, char c)
 	b->p[b->len] = '\0';
 }
 
-/* Length of the UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
-size_t mw_utf8_valid_prefix(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k;
-
-	while (i < n) {
-		if (u[i] < 0x80) {
-			i++;
-			continue;
-		}
-		k = utf8_seq(u + i, n - i);
-		if (!k)
-			break;
-		i += k;
-	}
-	return i;
-}
-
 void mw_j_strn(struct mw_jbuf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -138,7 +87,7 @@ void mw_j_strn(struct mw_jbuf *b, const char *s, size_t n)
 		if (i >= n)
 			break;
 		if (u[i] >= 0x80) {
-			k = utf8_seq(u + i, n - i);
+			k = mw_utf8_char_len(u + i, n - i);
 			if (k) {
 				memcpy(o, s + i, k);
 				o += k;

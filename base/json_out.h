@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* mw_utf8_valid_prefix, which core/params.c still reaches through here */
+#include "base/utf8.h"
+
 struct mw_jbuf {
 	char *p;
 	size_t len, cap;
@@ -54,9 +57,5 @@ size_t mw_fmt_uint(char *buf, uint64_t v);
 /* Like mw_j_double but into buf (at least 32 bytes); NaN/inf give
  * "NaN", "+Inf", "-Inf" (the Prometheus spelling). */
 size_t mw_fmt_double(char *buf, double v);
-
-/* Length of the longest valid UTF-8 prefix of s[0..n); == n when valid.
- * Overlong forms, surrogates and code points above U+10FFFF are invalid. */
-size_t mw_utf8_valid_prefix(const char *s, size_t n);
 
 #endif

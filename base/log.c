@@ -12,8 +12,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "calendar.h"
 #include "clock.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -86,23 +86,15 @@ void mw_log_set_sink(mw_log_sink sink)
 
 void mw_log(enum mw_log_level level, const char *fmt, ...)
 {
-	char line[1024], stamp[32];
+	char line[1024], stamp[MW_TIME_TEXT_MAX];
 	int64_t now = mw_clock_wall_ms();
-	time_t secs = (time_t)(now / 1000);
-	struct tm tm;
 	va_list ap;
 	size_t n;
 
 	if (level > log_level)
 		return;
-#ifdef _WIN32
-	gmtime_s(&tm, &secs);
-#else
-	gmtime_r(&secs, &tm);
-#endif
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	n = (size_t)snprintf(line, sizeof(line), "%s.%03dZ %-5s ", stamp,
-			     (int)(now % 1000), mw_log_level_name(level));
+	mw_time_rfc3339(stamp, sizeof(stamp), now);
+	n = (size_t)snprintf(line, sizeof(line), "%s %-5s ", stamp, mw_log_level_name(level));
 	va_start(ap, fmt);
 	if (n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - n, fmt, ap);

@@ -29,6 +29,7 @@
 #include "import/import.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "base/calendar.h"
 #include "base/clock.h"
 #include "tests/support/test_db.h"
 
@@ -61,26 +62,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* Local time text of ms (bias 0). */
-static void pdh_time(char *buf, int64_t ms)
-{
-	int64_t days = ms / 86400000, rem = ms % 86400000, z = days + 719468, era, y;
-	unsigned doe, yoe, doy, mp, d, m;
-
-	era = z / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = (int64_t)yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y += m <= 2;
-	sprintf(buf, "%02u/%02u/%04lld %02u:%02u:%02u.%03u", m, d, (long long)y,
-		(unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
-		(unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
-}
-
 static uint64_t make_csv(void)
 {
 	static const char *const ctr[] = { "Private Bytes", "Working Set", "Virtual Bytes",
@@ -102,7 +83,7 @@ static uint64_t make_csv(void)
 	for (c = 0; c < COLS; c++)
 		v[c] = c % 4 == 3 ? 200 : 1e8 + 1e6 * c;
 	for (r = 0; r < ROWS; r++) {
-		pdh_time(t, T0 + r * 1000 + (int64_t)(rnd() % 20));
+		mw_time_typeperf(t, sizeof(t), T0 + r * 1000 + (int64_t)(rnd() % 20));
 		fprintf(f, "\"%s\"", t);
 		for (c = 0; c < COLS; c++) {
 			if (rnd() % 1000 == 0) {

@@ -479,20 +479,13 @@ static void emit_breakdown(struct mw_batch *b, int64_t ts, const char *pid, cons
 	}
 }
 
-static int heap_sample(void *state, struct mw_sample_ctx *ctx)
+/* Linux: the bar from /proc/PID/smaps; no per-heap figures (malloc's
+ * used and free blocks cannot be told apart from outside). */
+static int sample_bars(struct heap_state *st, struct mw_sample_ctx *ctx, int64_t t0)
 {
-	struct heap_state *st = state;
-	int64_t t0 = mw_clock_mono_ns();
 	struct mw_err why = { "" };
-	size_t i, ok = 0, no_remote = 0, cut = 0;
+	size_t i, ok = 0;
 
-	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
-		return MW_COLLECTOR_ERROR;
-	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
-#ifndef _WIN32
-	/* Linux: the bar from /proc/PID/smaps; no per-heap figures (malloc's
-	 * used and free blocks cannot be told apart from outside). */
-	(void)no_remote, (void)cut;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_heap_breakdown bd;
@@ -513,7 +506,20 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6, MW_HEAP_LINUX_MODE,
 		 why.msg[0] ? "; " : "", why.msg);
 	return MW_COLLECTOR_OK;
-#endif
+}
+
+static int heap_sample(void *state, struct mw_sample_ctx *ctx)
+{
+	struct heap_state *st = state;
+	int64_t t0 = mw_clock_mono_ns();
+	struct mw_err why = { "" };
+	size_t i, ok = 0, no_remote = 0, cut = 0;
+
+	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
+		return MW_COLLECTOR_ERROR;
+	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
+	if (mw_heap_bar_only)
+		return sample_bars(st, ctx, t0);
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
 		struct mw_heap_breakdown bd;

@@ -144,8 +144,14 @@ void mw_heap_breakdown_smaps(const struct mw_smaps *s, const struct mw_smaps_use
 			     struct mw_heap_breakdown *out);
 
 /* Linux: pid's bar from its /proc/PID/smaps (through procmaps.h's cache).
- * 0; 1 when the process cannot be read (err says why); -1. */
+ * 0; 1 when the process cannot be read (err says why); -1 (always on
+ * Windows, which reads each heap instead). */
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err);
+
+/* Whether the collector takes the bar from smaps (Linux: true) or reads
+ * each heap and the address space (Windows: false); set by heap_linux.c
+ * and heap_win32.c. */
+extern const bool mw_heap_bar_only;
 
 /* The collector's mode suffix on Linux. */
 #define MW_HEAP_LINUX_MODE "heap bar from /proc/PID/smaps; per-heap figures: Windows only"

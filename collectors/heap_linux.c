@@ -54,6 +54,8 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	return mw_error(err, "per-heap figures: Windows only"), 1;
 }
 
+const bool mw_heap_bar_only = true;
+
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err)
 {
 	struct mw_procmaps pm = { 0 };

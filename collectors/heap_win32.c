@@ -95,6 +95,15 @@ int mw_heap_supported(struct mw_err *why)
 	return 0;
 }
 
+const bool mw_heap_bar_only = false;
+
+int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err)
+{
+	(void)pid;
+	memset(out, 0, sizeof(*out));
+	return mw_error(err, "the heap bar from smaps is Linux's");
+}
+
 /* --- own process ---------------------------------------------------------- */
 
 static volatile LONG64 remote_queries, walk_truncations;

@@ -9,24 +9,22 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/json_out.h"
+
+/* A string through the one JSON string writer (json_out.c: escapes, and
+ * invalid UTF-8 as U+FFFD), or null. */
 static void json_str(FILE *f, const char *s)
 {
+	struct mw_jbuf b;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	mw_jbuf_init(&b);
+	mw_j_str(&b, s);
+	fwrite(b.p, 1, b.len, f);
+	mw_jbuf_release(&b);
 }
 
 static void json_num(FILE *f, double v)

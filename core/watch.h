@@ -84,7 +84,7 @@ void mw_watch_report(const struct mw_watch *w, const struct mw_targets *t, int64
  * entry to log now and returns how many. */
 size_t mw_watch_unmatched_news(const struct mw_watch_status *st, bool *logged, bool *announce);
 
-#ifndef _WIN32
+/* Linux only (watch_linux.c; nothing calls them on Windows). */
 /* The image name of a Linux process, as the watch list and the process
  * collector's `process` label use it: the base name of /proc/PID/exe's
  * target (" (deleted)" removed when the file was replaced or removed);
@@ -100,6 +100,5 @@ int mw_proc_image_name_in(const char *proc, uint32_t pid, char *buf, size_t size
  * NULL.  0, or -1 when none gives a name. */
 int mw_proc_image_name_from(const char *exe, const char *cmdline, size_t cmdline_len,
 			    const char *comm, char *buf, size_t size);
-#endif
 
 #endif

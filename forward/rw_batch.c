@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/xalloc.h"
 
 void mw_rw_batch_init(struct mw_rw_batch *b, size_t cap)
@@ -53,41 +54,6 @@ static int cmp_label(const void *x, const void *y)
 	return strcmp(((const struct mw_rw_label *)x)->name, ((const struct mw_rw_label *)y)->name);
 }
 
-/* Receivers refuse label strings that are not UTF-8 (and so does the
- * encoder, failing the whole request): such a series is left out. */
-bool mw_rw_utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		unsigned c = *p, n, i;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			n = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			n = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			n = 3, cp = c & 0x07;
-		else
-			return false;
-		for (i = 1; i <= n; i++) {
-			if ((p[i] & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i] & 0x3F);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		p += n + 1;
-	}
-	return true;
-}
-
 bool mw_rw_batch_begin(struct mw_rw_batch *b, int64_t series_id, const char *name,
 		       const struct mw_label *labels, size_t nlabels,
 		       const struct mw_label *extra, size_t nextra)
@@ -96,11 +62,11 @@ bool mw_rw_batch_begin(struct mw_rw_batch *b, int64_t series_id, const char *nam
 
 	if (b->open)
 		mw_rw_batch_end(b);
-	if (!name || !*name || !mw_rw_utf8_valid(name))
+	if (!name || !*name || !mw_utf8_valid(name))
 		return false;
 	for (i = 0; i < nlabels; i++)
-		if (!labels[i].name || !*labels[i].name || !mw_rw_utf8_valid(labels[i].name) ||
-		    !labels[i].value || !mw_rw_utf8_valid(labels[i].value))
+		if (!labels[i].name || !*labels[i].name || !mw_utf8_valid(labels[i].name) ||
+		    !labels[i].value || !mw_utf8_valid(labels[i].value))
 			return false;
 	if (b->nseries + 1 > cap) {
 		size_t ncap = cap ? cap * 2 : 16;

@@ -51,7 +51,6 @@ bool mw_rw_batch_begin(struct mw_rw_batch *b, int64_t series_id, const char *nam
 bool mw_rw_batch_add(struct mw_rw_batch *b, int64_t ts_ms, double value);
 /* Close the series (one without samples is removed again). */
 void mw_rw_batch_end(struct mw_rw_batch *b);
-bool mw_rw_utf8_valid(const char *s);
 
 /* Point series[] at the samples and labels; call before encoding. */
 void mw_rw_batch_finish(struct mw_rw_batch *b);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/utf8.h"
 #include "forward/rw_transport_util.h"
 
 static int has_ctl_or_space(const char *s)
@@ -25,70 +26,71 @@ static int has_ctl_or_space(const char *s)
 	return 0;
 }
 
-int mw_rw_url_parse(const char *url, struct mw_rw_url *u, struct mw_err *err)
+/* who names the setting in messages ("remote-write url", "the daemon's url"). */
+static int url_parse_as(const char *who, const char *url, struct mw_rw_url *u, struct mw_err *err)
 {
 	const char *p, *auth_end, *host_end, *port = NULL;
 	size_t hlen;
 
 	memset(u, 0, sizeof(*u));
 	if (!url || !*url)
-		return mw_error(err, "remote-write url is empty");
+		return mw_error(err, "%s is empty", who);
 	if (has_ctl_or_space(url))
-		return mw_error(err, "remote-write url '%.200s' contains a space or a control "
-				"character (percent-encode it)", url);
+		return mw_error(err, "%s '%.200s' contains a space or a control "
+				"character (percent-encode it)", who, url);
 	if (!strncasecmp(url, "https://", 8)) {
 		u->https = true;
 		p = url + 8;
 	} else if (!strncasecmp(url, "http://", 7)) {
 		p = url + 7;
 	} else {
-		return mw_error(err, "remote-write url '%.200s': the scheme must be http:// or "
-				"https://", url);
+		return mw_error(err, "%s '%.200s': the scheme must be http:// or "
+				"https://", who, url);
 	}
 	auth_end = p + strcspn(p, "/?#");
 	if (memchr(p, '@', (size_t)(auth_end - p)))
-		return mw_error(err, "remote-write url: user:password@ in the URL is not "
-				"supported; use basic_user and basic_password");
+		return mw_error(err, "%s: user:password@ in the URL is not "
+				"supported; use basic_user and basic_password", who);
 	if (*p == '[') {
 		host_end = memchr(p, ']', (size_t)(auth_end - p));
 		if (!host_end)
-			return mw_error(err, "remote-write url '%.200s': unterminated [IPv6] "
-					"address", url);
+			return mw_error(err, "%s '%.200s': unterminated [IPv6] "
+					"address", who, url);
 		hlen = (size_t)(host_end - p - 1);
 		if (hlen >= sizeof(u->host))
-			return mw_error(err, "remote-write url '%.200s': host too long", url);
+			return mw_error(err, "%s '%.200s': host too long", who, url);
 		memcpy(u->host, p + 1, hlen);
 		if (host_end[1] == ':')
 			port = host_end + 2;
 		else if (host_end + 1 != auth_end)
-			return mw_error(err, "remote-write url '%.200s': junk after the [IPv6] "
-					"address", url);
+			return mw_error(err, "%s '%.200s': junk after the [IPv6] "
+					"address", who, url);
 	} else {
 		const char *colon = memchr(p, ':', (size_t)(auth_end - p));
 
 		host_end = colon ? colon : auth_end;
 		hlen = (size_t)(host_end - p);
 		if (hlen >= sizeof(u->host))
-			return mw_error(err, "remote-write url '%.200s': host too long", url);
+			return mw_error(err, "%s '%.200s': host too long", who, url);
 		memcpy(u->host, p, hlen);
 		if (colon)
 			port = colon + 1;
 	}
 	if (!u->host[0])
-		return mw_error(err, "remote-write url '%.200s' has no host", url);
+		return mw_error(err, "%s '%.200s' has no host", who, url);
 	if (port) {
 		unsigned long v = 0;
 		const char *q;
 
 		if (port == auth_end)
-			return mw_error(err, "remote-write url '%.200s': empty port", url);
+			return mw_error(err, "%s '%.200s': empty port", who, url);
 		for (q = port; q < auth_end; q++) {
 			if (*q < '0' || *q > '9' || v > 65535)
-				return mw_error(err, "remote-write url '%.200s': bad port", url);
+				return mw_error(err, "%s '%.200s': bad port", who, url);
 			v = v * 10 + (unsigned long)(*q - '0');
 		}
 		if (v < 1 || v > 65535)
-			return mw_error(err, "remote-write url '%.200s': port %lu is out of range",
+			return mw_error(err, "%s '%.200s': port %lu is out of range", who,
 					url, v);
 		u->port = (unsigned)v;
 	} else {
@@ -99,15 +101,20 @@ int mw_rw_url_parse(const char *url, struct mw_rw_url *u, struct mw_err *err)
 		size_t plen = frag ? (size_t)(frag - path) : strlen(path);
 
 		if (frag)
-			return mw_error(err, "remote-write url '%.200s': a #fragment is not sent; "
-					"remove it", url);
+			return mw_error(err, "%s '%.200s': a #fragment is not sent; "
+					"remove it", who, url);
 		if (plen + 2 > sizeof(u->path))
-			return mw_error(err, "remote-write url '%.200s': path too long", url);
+			return mw_error(err, "%s '%.200s': path too long", who, url);
 		if (*path != '/')
 			u->path[0] = '/';
 		memcpy(u->path + (*path != '/'), path, plen);
 	}
 	return 0;
+}
+
+int mw_rw_url_parse(const char *url, struct mw_rw_url *u, struct mw_err *err)
+{
+	return url_parse_as("remote-write url", url, u, err);
 }
 
 static int has_line_break(const char *s)
@@ -120,28 +127,31 @@ int mw_rw_endpoint_check(const struct mw_rw_endpoint *ep, struct mw_rw_url *u,
 {
 	int bearer = ep->bearer_token && ep->bearer_token[0];
 	int basic = ep->basic_user && ep->basic_user[0];
+	const char *who = ep->name ? ep->name : "remote-write";
+	char url_setting[64];
 
-	if (mw_rw_url_parse(ep->url, u, err) < 0)
+	snprintf(url_setting, sizeof(url_setting), "%s url", who);
+	if (url_parse_as(url_setting, ep->url, u, err) < 0)
 		return -1;
 	if (ep->timeout_ms <= 0)
-		return mw_error(err, "remote-write timeout must be more than 0 ms (got %d)",
+		return mw_error(err, "%s timeout must be more than 0 ms (got %d)", who,
 				ep->timeout_ms);
 	if (bearer && basic)
-		return mw_error(err, "remote-write bearer_token and basic_user are both set; "
-				"give one of them");
+		return mw_error(err, "%s bearer_token and basic_user are both set; "
+				"give one of them", who);
 	if (!basic && ep->basic_password && ep->basic_password[0])
-		return mw_error(err, "remote-write basic_password is set without basic_user");
+		return mw_error(err, "%s basic_password is set without basic_user", who);
 	if (has_line_break(ep->bearer_token) || has_ctl_or_space(bearer ? ep->bearer_token : ""))
-		return mw_error(err, "remote-write bearer_token contains a space, a line break "
-				"or a control character");
+		return mw_error(err, "%s bearer_token contains a space, a line break "
+				"or a control character", who);
 	if (basic && strchr(ep->basic_user, ':'))
-		return mw_error(err, "remote-write basic_user must not contain ':'");
+		return mw_error(err, "%s basic_user must not contain ':'", who);
 	if (has_line_break(ep->basic_user) || has_line_break(ep->basic_password))
-		return mw_error(err, "remote-write basic_user or basic_password contains a line "
-				"break");
+		return mw_error(err, "%s basic_user or basic_password contains a line "
+				"break", who);
 	if (ep->ca_file && ep->ca_file[0] && !u->https)
-		return mw_error(err, "remote-write ca_file is set but url '%.200s' is not "
-				"https://", ep->url);
+		return mw_error(err, "%s ca_file is set but url '%.200s' is not "
+				"https://", who, ep->url);
 	return 0;
 }
 
@@ -190,15 +200,18 @@ static char *dup_printf(const char *fmt, const char *a, const char *b)
 int mw_rw_headers_build(const struct mw_rw_endpoint *ep, struct mw_rw_headers *h,
 			struct mw_err *err)
 {
-	static const char *const fixed[] = {
+	static const char *const post[] = {
 		"Content-Encoding: snappy",
 		"Content-Type: application/x-protobuf",
 		"X-Prometheus-Remote-Write-Version: 0.1.0",
+		NULL,
 	};
+	static const char *const get[] = { "Accept: application/json", NULL };
+	const char *const *fixed = ep->get ? get : post;
 	size_t n = 0, i;
 
 	memset(h, 0, sizeof(*h));
-	for (i = 0; i < MW_ARRAY_SIZE(fixed); i++)
+	for (i = 0; fixed[i]; i++)
 		if (!(h->line[n++] = dup_printf("%s%s", fixed[i], "")))
 			goto oom;
 	if (ep->bearer_token && ep->bearer_token[0]) {
@@ -231,7 +244,7 @@ int mw_rw_headers_build(const struct mw_rw_endpoint *ep, struct mw_rw_headers *h
 	/* libcurl adds "Expect: 100-continue" to large POSTs and waits for
 	 * an answer receivers do not send; an empty Expect turns that off.
 	 * WinHTTP never sends Expect; the empty header is left out there. */
-	if (!(h->line[n++] = dup_printf("%s%s", "Expect:", "")))
+	if (!ep->get && !(h->line[n++] = dup_printf("%s%s", "Expect:", "")))
 		goto oom;
 	return 0;
 oom:
@@ -248,37 +261,6 @@ void mw_rw_headers_free(struct mw_rw_headers *h)
 			h->line[i] = NULL;
 		}
 	}
-}
-
-/* Length of the UTF-8 character at s[0..n), 0 when it is not one. */
-static size_t utf8_char(const unsigned char *s, size_t n)
-{
-	size_t k, j;
-	uint32_t cp;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		k = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		k = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		k = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < k)
-		return 0;
-	for (j = 1; j < k; j++) {
-		if ((s[j] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[j] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
 }
 
 void mw_rw_printable(const char *body, size_t len, char *out, size_t size)
@@ -312,7 +294,7 @@ void mw_rw_printable(const char *body, size_t len, char *out, size_t size)
 			one[0] = (char)s[i];
 			piece = one;
 			space = 0;
-		} else if ((k = utf8_char(s + i, len - i)) > 0) {
+		} else if ((k = mw_utf8_char_len(s + i, len - i)) > 0) {
 			piece = NULL;
 			space = 0;
 		} else {

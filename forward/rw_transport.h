@@ -1,5 +1,7 @@
 /*
- * rw_transport.h - one remote-write POST over HTTP or HTTPS.
+ * rw_transport.h - memwatch's one HTTP client: one remote-write POST, or
+ * one GET of a JSON answer (`memwatchd check --url`, `diff --url`, through
+ * app/http_client.c), over HTTP or HTTPS.
  *
  * Owned by the forwarder (forward/).  A thin OS layer: rw_transport_linux.c
  * (libcurl, TLS by the system's library) and rw_transport_win32.c (WinHTTP,
@@ -11,7 +13,9 @@
  *   X-Prometheus-Remote-Write-Version: 0.1.0
  *
  * plus Authorization (Bearer TOKEN, or Basic from user and password),
- * sent with the first request.  It never retries and never follows a
+ * sent with the first request.  A GET sends only Accept: application/json,
+ * User-Agent and Authorization, and goes to the daemon directly (no proxy
+ * from the environment: the commands never used one).  It never retries and never follows a
  * redirect: the forwarder decides (forward/).  A transport is used by one
  * thread at a time.
  *
@@ -36,6 +40,9 @@ struct mw_rw_endpoint {
 	const char *ca_file;		/* NULL: the system's trust store */
 	bool tls_verify;		/* false only when asked in the config */
 	int timeout_ms;			/* whole exchange: connect, send, answer */
+	bool get;			/* a GET (mw_rw_get) instead of the POST */
+	const char *name;		/* names the settings in messages:
+					 * NULL for "remote-write", "--url" ... */
 };
 
 struct mw_rw_transport;
@@ -65,5 +72,19 @@ struct mw_rw_result {
  * be used", "TLS handshake", "lost before an answer"). */
 int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	       struct mw_rw_result *res);
+
+/* The outcome of one GET: as for a post, and the whole body. */
+struct mw_rw_answer {
+	struct mw_rw_result res;
+	char *body;		/* NUL-terminated, malloc'd (the caller frees); NULL on -1 */
+	size_t len;
+};
+
+/* GET the URL of an endpoint made with get = true.  Returns 0 when an
+ * HTTP answer arrived (any status; res.message as for a post), with its
+ * body (after Content-Length or chunked coding), -1 when none did or it
+ * was larger than max bytes (res.message says why, with the same words as
+ * a post's, or "answer larger than N bytes"). */
+int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * rw_transport_linux.c - one remote-write POST with libcurl (Debian's
- * libcurl4-openssl-dev), see rw_transport.h.
+ * rw_transport_linux.c - one remote-write POST, or one GET of a JSON
+ * answer, with libcurl (Debian's libcurl4-openssl-dev), see rw_transport.h.
  *
  * Owned by the forwarder (forward/).  A thin layer: the endpoint checks,
  * header lines and message clean-up are in rw_transport.c (pure, tested);
@@ -35,6 +35,11 @@ struct mw_rw_transport {
 	char errbuf[CURL_ERROR_SIZE];
 	char body[BODY_KEEP];
 	size_t body_len;
+	bool get;
+	const char *peer;		/* who should be running, for messages */
+	char *got;			/* a GET's whole body (NUL-terminated) */
+	size_t got_len, got_cap, got_max;
+	bool too_big;
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -45,11 +50,38 @@ static void global_init(void)
 	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/* A GET keeps all of the body, up to got_max: more ends the transfer. */
+static size_t on_whole_body(struct mw_rw_transport *t, const char *data, size_t n)
+{
+	if (n > t->got_max - t->got_len) {
+		t->too_big = true;
+		return 0;
+	}
+	if (t->got_len + n + 1 > t->got_cap) {
+		size_t cap = t->got_cap ? t->got_cap : 4096;
+		char *p;
+
+		while (cap < t->got_len + n + 1)
+			cap *= 2;
+		p = realloc(t->got, cap);
+		if (!p)
+			return 0;
+		t->got = p;
+		t->got_cap = cap;
+	}
+	memcpy(t->got + t->got_len, data, n);
+	t->got_len += n;
+	t->got[t->got_len] = '\0';
+	return n;
+}
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct mw_rw_transport *t = arg;
 	size_t n = size * nmemb, room = sizeof(t->body) - t->body_len;
 
+	if (t->get)
+		return on_whole_body(t, data, n);
 	memcpy(t->body + t->body_len, data, n < room ? n : room);
 	t->body_len += n < room ? n : room;
 	return n;	/* the rest is read and dropped */
@@ -61,6 +93,7 @@ void mw_rw_transport_free(struct mw_rw_transport *t)
 		return;
 	if (t->curl)
 		curl_easy_cleanup(t->curl);
+	free(t->got);
 	if (t->headers) {
 		/* the Authorization line holds a credential */
 		for (struct curl_slist *l = t->headers; l; l = l->next)
@@ -109,6 +142,8 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 		fclose(ca);
 	}
 	t->timeout_ms = ep->timeout_ms;
+	t->get = ep->get;
+	t->peer = ep->get ? "the daemon" : "the receiver";
 	if (mw_rw_headers_build(ep, &h, err) < 0)
 		goto fail;
 	for (size_t i = 0; h.line[i]; i++) {
@@ -136,7 +171,12 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	SET(CURLOPT_ERRORBUFFER, t->errbuf);
 	SET(CURLOPT_USERAGENT, MW_RW_USER_AGENT);
 	SET(CURLOPT_HTTPHEADER, t->headers);
-	SET(CURLOPT_POST, 1L);
+	if (ep->get) {
+		SET(CURLOPT_HTTPGET, 1L);
+		SET(CURLOPT_NOPROXY, "*");
+	} else {
+		SET(CURLOPT_POST, 1L);
+	}
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_TIMEOUT_MS, (long)ep->timeout_ms);
 	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)ep->timeout_ms);
@@ -168,8 +208,8 @@ static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_resul
 		curl_easy_getinfo(t->curl, CURLINFO_OS_ERRNO, &oserr);
 		if (oserr == ECONNREFUSED)
 			snprintf(res->message, sizeof(res->message),
-				 "connection refused by %s:%u (is the receiver running?)",
-				 t->url.host, t->url.port);
+				 "connection refused by %s:%u (is %s running?)",
+				 t->url.host, t->url.port, t->peer);
 		else
 			snprintf(res->message, sizeof(res->message), "cannot connect to %s:%u: %s",
 				 t->url.host, t->url.port, detail);
@@ -180,8 +220,10 @@ static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_resul
 		break;
 	case CURLE_PEER_FAILED_VERIFICATION:
 		snprintf(res->message, sizeof(res->message),
-			 "certificate of %s did not verify: %s (give the CA as ca_file, or fix "
-			 "the receiver's certificate)", t->url.host, detail);
+			 "certificate of %s did not verify: %s (%s, or fix %s's certificate)",
+			 t->url.host, detail,
+			 t->get ? "trust its CA in the system's store" : "give the CA as ca_file",
+			 t->peer);
 		break;
 	case CURLE_SSL_CACERT_BADFILE:
 		snprintf(res->message, sizeof(res->message), "ca_file could not be used: %s",
@@ -199,9 +241,27 @@ static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_resul
 			 detail);
 		break;
 	default:
-		snprintf(res->message, sizeof(res->message), "post to %s:%u failed: %s",
-			 t->url.host, t->url.port, detail);
+		snprintf(res->message, sizeof(res->message), "%s to %s:%u failed: %s",
+			 t->get ? "GET" : "post", t->url.host, t->url.port, detail);
 		break;
+	}
+}
+
+/* The status of the answer that arrived, and its message from body. */
+static void answered(struct mw_rw_transport *t, const char *body, size_t len,
+		     struct mw_rw_result *res)
+{
+	long status = 0;
+
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
+	res->status = (int)status;
+	if (status >= 300 && status < 400) {
+		char *loc = NULL;
+
+		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &loc);
+		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (status >= 400 || status < 200) {
+		mw_rw_printable(body, len, res->message, sizeof(res->message));
 	}
 }
 
@@ -209,7 +269,6 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	       struct mw_rw_result *res)
 {
 	CURLcode rc;
-	long status = 0;
 
 	res->status = 0;
 	res->message[0] = '\0';
@@ -227,15 +286,38 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 		no_answer(t, rc, res);
 		return -1;
 	}
-	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
-	res->status = (int)status;
-	if (status >= 300 && status < 400) {
-		char *loc = NULL;
+	answered(t, t->body, t->body_len, res);
+	return 0;
+}
 
-		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &loc);
-		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
-	} else if (status >= 400 || status < 200) {
-		mw_rw_printable(t->body, t->body_len, res->message, sizeof(res->message));
+int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out)
+{
+	CURLcode rc;
+
+	memset(out, 0, sizeof(*out));
+	t->errbuf[0] = '\0';
+	t->got_len = 0;
+	t->got_max = max;
+	t->too_big = false;
+	rc = curl_easy_perform(t->curl);
+	if (rc == CURLE_OK && !t->got && !(t->got = calloc(1, 1)))
+		rc = CURLE_OUT_OF_MEMORY;	/* an empty body */
+	if (rc != CURLE_OK) {
+		if (t->too_big)
+			snprintf(out->res.message, sizeof(out->res.message),
+				 "answer from %s:%u larger than %zu bytes", t->url.host,
+				 t->url.port, max);
+		else
+			no_answer(t, rc, &out->res);
+		free(t->got);
+		t->got = NULL;
+		t->got_cap = 0;
+		return -1;
 	}
+	answered(t, t->got, t->got_len, &out->res);
+	out->body = t->got;
+	out->len = t->got_len;
+	t->got = NULL;	/* the caller's now */
+	t->got_cap = 0;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
- * rw_transport_win32.c - one remote-write POST with WinHTTP (a system
- * DLL, so memwatchd.exe stays one static file), see rw_transport.h.
+ * rw_transport_win32.c - one remote-write POST, or one GET of a JSON
+ * answer, with WinHTTP (a system DLL, so memwatchd.exe stays one static
+ * file), see rw_transport.h.
  *
  * Owned by the forwarder (forward/).  A thin layer: the endpoint checks,
  * header lines and message clean-up are in rw_transport.c (pure, tested);
@@ -18,7 +19,7 @@
  * about timeout_ms (the receive step).
  *
  * One session and connection handle per transport (WinHTTP keeps the
- * connection alive between requests); one request handle per post.
+ * connection alive between requests); one request handle per request.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ struct mw_rw_transport {
 	HINTERNET session, connect;
 	struct mw_rw_url url;
 	wchar_t *path, *headers;
-	bool tls_verify;
+	bool tls_verify, get;
+	const char *peer;		/* who should be running, for messages */
 	int timeout_ms;
 };
 
@@ -114,6 +116,8 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	}
 	t->tls_verify = ep->tls_verify;
 	t->timeout_ms = ep->timeout_ms;
+	t->get = ep->get;
+	t->peer = ep->get ? "the daemon" : "the receiver";
 
 	if (mw_rw_headers_build(ep, &h, err) < 0)
 		goto fail;
@@ -150,8 +154,12 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 		goto fail;
 	}
 
-	t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY, WINHTTP_NO_PROXY_NAME,
-				 WINHTTP_NO_PROXY_BYPASS, 0);
+	if (ep->get)	/* the commands go to the daemon directly */
+		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_NO_PROXY, WINHTTP_NO_PROXY_NAME,
+					 WINHTTP_NO_PROXY_BYPASS, 0);
+	else
+		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY,
+					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS, 0);
 	if (!t->session)	/* before Windows 8.1 (and in some Wine versions) */
 		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_DEFAULT_PROXY,
 					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS, 0);
@@ -236,8 +244,8 @@ static void no_answer(const struct mw_rw_transport *t, DWORD code, DWORD tls_fla
 	case ERROR_WINHTTP_CANNOT_CONNECT:
 	case WSAECONNREFUSED:
 		snprintf(res->message, sizeof(res->message),
-			 "cannot connect to %s:%u: connection refused or unreachable (is the "
-			 "receiver running?)", t->url.host, t->url.port);
+			 "cannot connect to %s:%u: connection refused or unreachable (is %s "
+			 "running?)", t->url.host, t->url.port, t->peer);
 		break;
 	case ERROR_WINHTTP_NAME_NOT_RESOLVED:
 		snprintf(res->message, sizeof(res->message), "cannot resolve host %s",
@@ -247,8 +255,8 @@ static void no_answer(const struct mw_rw_transport *t, DWORD code, DWORD tls_fla
 		tls_reason(tls_flags, text, sizeof(text));
 		snprintf(res->message, sizeof(res->message),
 			 "certificate of %s did not verify: %s (import its CA into the Windows "
-			 "certificate store, or fix the receiver's certificate)", t->url.host,
-			 text);
+			 "certificate store, or fix %s's certificate)", t->url.host, text,
+			 t->peer);
 		break;
 	case ERROR_WINHTTP_INVALID_SERVER_RESPONSE:
 		snprintf(res->message, sizeof(res->message),
@@ -261,21 +269,22 @@ static void no_answer(const struct mw_rw_transport *t, DWORD code, DWORD tls_fla
 		break;
 	default:
 		error_text(code, text, sizeof(text));
-		snprintf(res->message, sizeof(res->message), "post to %s:%u failed: %s (%lu)",
-			 t->url.host, t->url.port, text, (unsigned long)code);
+		snprintf(res->message, sizeof(res->message), "%s to %s:%u failed: %s (%lu)",
+			 t->get ? "GET" : "post", t->url.host, t->url.port, text,
+			 (unsigned long)code);
 		break;
 	}
 }
 
-int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
-	       struct mw_rw_result *res)
+/* Send one request (with body[0..len) for a post) and wait for the
+ * answer's status: 0 with the open request in *out, or -1 with the reason. */
+static int request(struct mw_rw_transport *t, const void *body, size_t len,
+		   struct mw_rw_result *res, HINTERNET *out)
 {
 	HINTERNET req;
-	DWORD status = 0, size = sizeof(status), code, tls_flags = 0, got;
+	DWORD status = 0, size = sizeof(status), tls_flags = 0;
 	DWORD feature = WINHTTP_DISABLE_REDIRECTS;
 	DWORD_PTR ctx = (DWORD_PTR)&tls_flags;
-	char keep[BODY_KEEP], drain[4096];
-	size_t kept = 0, total = 0;
 
 	res->status = 0;
 	res->message[0] = '\0';
@@ -283,8 +292,8 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 		snprintf(res->message, sizeof(res->message), "body of %zu bytes is too large", len);
 		return -1;
 	}
-	req = WinHttpOpenRequest(t->connect, L"POST", t->path, NULL, WINHTTP_NO_REFERER,
-				 WINHTTP_DEFAULT_ACCEPT_TYPES,
+	req = WinHttpOpenRequest(t->connect, t->get ? L"GET" : L"POST", t->path, NULL,
+				 WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES,
 				 t->url.https ? WINHTTP_FLAG_SECURE : 0);
 	if (!req) {
 		no_answer(t, GetLastError(), 0, res);
@@ -317,8 +326,7 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	if (!WinHttpSendRequest(req, t->headers, (DWORD)-1L, (LPVOID)body, (DWORD)len,
 				(DWORD)len, 0) ||
 	    !WinHttpReceiveResponse(req, NULL)) {
-		code = GetLastError();
-		no_answer(t, code, tls_flags, res);
+		no_answer(t, GetLastError(), tls_flags, res);
 		WinHttpCloseHandle(req);
 		return -1;
 	}
@@ -330,6 +338,39 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 		return -1;
 	}
 	res->status = (int)status;
+	*out = req;
+	return 0;
+}
+
+/* The message for the answer that arrived (its body read into body[0..len)),
+ * and the request closed. */
+static void answered(HINTERNET req, const char *body, size_t len, struct mw_rw_result *res)
+{
+	if (res->status >= 300 && res->status < 400) {
+		wchar_t wloc[1024];
+		char loc[1024] = "";
+		DWORD lsize = sizeof(wloc);
+
+		if (WinHttpQueryHeaders(req, WINHTTP_QUERY_LOCATION, WINHTTP_HEADER_NAME_BY_INDEX,
+					wloc, &lsize, WINHTTP_NO_HEADER_INDEX))
+			WideCharToMultiByte(CP_UTF8, 0, wloc, -1, loc, sizeof(loc), NULL, NULL);
+		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (res->status >= 400 || res->status < 200) {
+		mw_rw_printable(body, len, res->message, sizeof(res->message));
+	}
+	WinHttpCloseHandle(req);
+}
+
+int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
+	       struct mw_rw_result *res)
+{
+	HINTERNET req;
+	DWORD got;
+	char keep[BODY_KEEP], drain[4096];
+	size_t kept = 0, total = 0;
+
+	if (request(t, body, len, res, &req) < 0)
+		return -1;
 	/* Read the body (its start kept) so the connection can be reused. */
 	while (total < BODY_DRAIN) {
 		bool keeping = kept < sizeof(keep);
@@ -343,18 +384,58 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 			kept += got;
 		total += got;
 	}
-	if (status >= 300 && status < 400) {
-		wchar_t wloc[1024];
-		char loc[1024] = "";
-		DWORD lsize = sizeof(wloc);
+	answered(req, keep, kept, res);
+	return 0;
+}
 
-		if (WinHttpQueryHeaders(req, WINHTTP_QUERY_LOCATION, WINHTTP_HEADER_NAME_BY_INDEX,
-					wloc, &lsize, WINHTTP_NO_HEADER_INDEX))
-			WideCharToMultiByte(CP_UTF8, 0, wloc, -1, loc, sizeof(loc), NULL, NULL);
-		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
-	} else if (status >= 400 || status < 200) {
-		mw_rw_printable(keep, kept, res->message, sizeof(res->message));
+int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out)
+{
+	HINTERNET req;
+	size_t cap = 4096;
+	DWORD got;
+
+	memset(out, 0, sizeof(*out));
+	if (request(t, NULL, 0, &out->res, &req) < 0)
+		return -1;
+	out->body = malloc(cap);
+	for (;;) {
+		if (out->body && out->len + 4096 + 1 > cap) {
+			char *p = realloc(out->body, cap * 2);
+
+			if (!p) {
+				free(out->body);
+				out->body = NULL;
+			}
+			out->body = p;
+			cap *= 2;
+		}
+		if (!out->body) {
+			snprintf(out->res.message, sizeof(out->res.message),
+				 "out of memory for the answer");
+			break;
+		}
+		got = 0;
+		if (!WinHttpReadData(req, out->body + out->len, 4096, &got)) {
+			no_answer(t, GetLastError(), 0, &out->res);
+			break;
+		}
+		if (got == 0) {
+			out->body[out->len] = '\0';
+			answered(req, out->body, out->len, &out->res);
+			return 0;
+		}
+		out->len += got;
+		if (out->len > max) {
+			snprintf(out->res.message, sizeof(out->res.message),
+				 "answer from %s:%u larger than %zu bytes", t->url.host,
+				 t->url.port, max);
+			break;
+		}
 	}
 	WinHttpCloseHandle(req);
-	return 0;
+	free(out->body);
+	out->body = NULL;
+	out->len = 0;
+	out->res.status = 0;
+	return -1;
 }

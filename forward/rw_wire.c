@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "forward/rw_wire.h"
 
 /* Tags: (field number << 3) | wire type. */
@@ -62,59 +63,6 @@ static inline size_t delimited_len(size_t n)
 	return 1 + varint_len(n) + n;
 }
 
-/* proto3 strings must be UTF-8; receivers may refuse the whole batch
- * otherwise, so say which label first.  Overlong forms, surrogates and
- * code points over U+10FFFF are refused too. */
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-		size_t k;
-		uint32_t cp;
-
-		/* ASCII, eight bytes at a time: the usual case */
-		if (n - i >= 8) {
-			uint64_t w;
-
-			memcpy(&w, s + i, 8);
-			if (!(w & 0x8080808080808080ULL)) {
-				i += 8;
-				continue;
-			}
-		}
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			k = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			k = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			k = 3;
-			cp = c & 0x07;
-		} else {
-			return 0;
-		}
-		if (n - i <= k)
-			return 0;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (s[i + j] & 0x3f);
-		}
-		if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += k + 1;
-	}
-	return 1;
-}
-
 static size_t sample_len(const struct mw_rw_sample *s)
 {
 	return 1 + 8 + 1 + varint_len((uint64_t)s->ts_ms);
@@ -147,8 +95,10 @@ static int series_len(const struct mw_rw_series *s, size_t i, size_t *len, struc
 					s->labels[j - 1].name);
 		nl = strlen(l->name);
 		vl = strlen(l->value);
-		if (!utf8_valid((const unsigned char *)l->name, nl) ||
-		    !utf8_valid((const unsigned char *)l->value, vl))
+		/* proto3 strings must be UTF-8; receivers may refuse the
+		 * whole batch otherwise, so say which label first */
+		if (mw_utf8_valid_prefix(l->name, nl) != nl ||
+		    mw_utf8_valid_prefix(l->value, vl) != vl)
 			return mw_error(err, "remote write: series %zu label \"%.64s\" is not valid "
 					"UTF-8", i, l->name);
 		n += delimited_len(delimited_len(nl) + delimited_len(vl));

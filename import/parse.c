@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "import_internal.h"
+#include "base/calendar.h"
 #include "base/xalloc.h"
 
 /* ---- detection ------------------------------------------------------------- */
@@ -51,19 +52,6 @@ enum mw_import_format mw_import_detect_format(const char *p, size_t n)
 }
 
 /* ---- times and values --------------------------------------------------------- */
-
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
 
 int mw_import_pdh_header(const char *cell, int *bias_min, char *zone, size_t zone_size,
 			 struct mw_err *err)
@@ -123,7 +111,6 @@ static int digits(const char **p, const char *end, int min, int max, unsigned *o
 
 int mw_import_pdh_time(const char *s, size_t n, int64_t *ms)
 {
-	static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	const char *p = s, *end = s + n;
 	unsigned mo, d, y, h, mi, se, frac = 0;
 	int k = 0;
@@ -152,11 +139,9 @@ int mw_import_pdh_time(const char *s, size_t n, int64_t *ms)
 		for (; k < 3; k++)
 			frac *= 10;
 	}
-	if (p != end || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
-	    (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))) ||
-	    h > 23 || mi > 59 || se > 60)
+	if (p != end || !mw_date_valid(y, mo, d) || h > 23 || mi > 59 || se > 60)
 		return -1;
-	*ms = days_from_civil(y, mo, d) * 86400000 +
+	*ms = mw_days_from_date(y, mo, d) * MW_MS_PER_DAY +
 	      (int64_t)(h * 3600 + mi * 60 + se) * 1000 + frac;
 	return 0;
 }

@@ -9,8 +9,8 @@
 
 #include "export.h"
 #include "query_impl.h"
+#include "base/calendar.h"
 #include "base/json_out.h"
-#include "core/params.h"
 #include "base/xalloc.h"
 
 struct mw_export {
@@ -30,7 +30,7 @@ struct mw_export {
 	bool cur_started;
 	/* CSV: the formatted time of the last whole second seen. */
 	int64_t sec_cached;
-	char sec_text[32];
+	char sec_text[MW_TIME_TEXT_MAX];
 	size_t sec_len;
 	int stage;		/* 0: header, 1: body, 3: done */
 	struct mw_jbuf out;
@@ -192,7 +192,7 @@ static void csv_time(struct mw_export *e, int64_t t)
 	char *o;
 
 	if (!e->sec_len || sec != e->sec_cached) {
-		e->sec_len = mw_fmt_time_utc(e->sec_text, sec * 1000) - 4;	/* drop ".000" */
+		e->sec_len = mw_time_typeperf(e->sec_text, sizeof(e->sec_text), sec * 1000) - 4;	/* drop ".000" */
 		e->sec_cached = sec;
 	}
 	mw_jbuf_reserve(b, e->sec_len + 8);

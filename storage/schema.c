@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/calendar.h"
 #include "base/fsutf8.h"
 #include "schema.h"
 #include "codec.h"
@@ -396,32 +397,6 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/* UTC calendar fields from seconds since the epoch (no gmtime_r on MinGW). */
-static void utc_stamp(char *buf, size_t size, int64_t secs)
-{
-	int64_t days = secs / 86400, rem = secs % 86400;
-	int64_t z, era, doe, yoe, y, doy, mp, d, m;
-
-	if (rem < 0) {
-		rem += 86400;
-		days--;
-	}
-	z = days + 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	if (m <= 2)
-		y++;
-	snprintf(buf, size, "%04lld%02lld%02lldT%02lld%02lld%02lld", (long long)y,
-		 (long long)m, (long long)d, (long long)(rem / 3600),
-		 (long long)(rem / 60 % 60), (long long)(rem % 60));
-}
-
 static int file_exists(const char *path)
 {
 	FILE *f = mw_fopen(path, "rb");
@@ -436,11 +411,11 @@ static int file_exists(const char *path)
 static int rename_aside(const char *path, char *aside, size_t size, struct mw_err *err)
 {
 	static const char *const suffix[] = { "-wal", "-shm" };
-	char stamp[32], from[4096], to[4096];
+	char stamp[MW_TIME_TEXT_MAX], from[4096], to[4096];
 	size_t i;
 	int n;
 
-	utc_stamp(stamp, sizeof(stamp), (int64_t)time(NULL));
+	mw_time_compact(stamp, sizeof(stamp), (int64_t)time(NULL) * 1000);
 	snprintf(aside, size, "%s.corrupt-%s", path, stamp);
 	for (n = 2; file_exists(aside) && n < 100; n++)
 		snprintf(aside, size, "%s.corrupt-%s-%d", path, stamp, n);

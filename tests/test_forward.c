@@ -20,6 +20,7 @@
 
 #include "core/batch.h"
 #include "base/clock.h"
+#include "base/utf8.h"
 #include "core/config.h"
 #include "core/status.h"
 #include "forward/backoff.h"
@@ -165,9 +166,9 @@ static void batch_labels_and_bounds(void **state)
 	}
 	mw_rw_batch_finish(&b);
 	assert_int_equal(b.nseries, 1);
-	assert_false(mw_rw_utf8_valid("\xed\xa0\x80"));	/* surrogate */
-	assert_false(mw_rw_utf8_valid("\xc0\xaf"));	/* overlong */
-	assert_true(mw_rw_utf8_valid("\xf0\x9f\x98\x80"));
+	assert_false(mw_utf8_valid("\xed\xa0\x80"));	/* surrogate */
+	assert_false(mw_utf8_valid("\xc0\xaf"));	/* overlong */
+	assert_true(mw_utf8_valid("\xf0\x9f\x98\x80"));
 	mw_rw_buf_release(&pb);
 	mw_rw_buf_release(&body);
 	mw_rw_batch_release(&b);

@@ -5,7 +5,7 @@
  * its own (plain HTTP; both platforms: libcurl natively, WinHTTP under
  * Wine).  The server answers each connection the way the test set before
  * posting: 204, 401 or 400 with a body, or never (it reads the request and
- * waits for the client to give up).  TLS is tested natively in
+ * waits for the client to give up): tests/support/http_stub.c.  TLS is tested natively in
  * test_rw_transport_linux.c.
  */
 #include <stdarg.h>
@@ -19,24 +19,9 @@
 #include <pthread.h>
 #include <cmocka.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-typedef SOCKET sock_t;
-#define close_sock closesocket
-#else
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-typedef int sock_t;
-#define INVALID_SOCKET (-1)
-#define close_sock close
-#endif
-
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
+#include "tests/support/http_stub.h"
 
 /* --- pure parts ------------------------------------------------------------ */
 
@@ -245,163 +230,11 @@ static void printable(void **state)
 	}
 }
 
-/* --- a loopback HTTP server in a thread ---------------------------------- */
+/* --- real posts to a loopback server ------------------------------------- */
 
-enum mode { ANSWER, HANG, QUIT };
+static struct mw_stub srv;
 
-static struct server {
-	sock_t lsock;
-	unsigned port;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	enum mode mode;
-	const char *answer;		/* the whole HTTP answer for ANSWER */
-	char head[8192];		/* the last request's start line and headers, lower case */
-	unsigned char body[1 << 16];	/* and its body */
-	size_t body_len;
-	int requests;
-} srv;
-
-static void set_mode(enum mode m, const char *answer)
-{
-	pthread_mutex_lock(&srv.mu);
-	srv.mode = m;
-	srv.answer = answer;
-	pthread_mutex_unlock(&srv.mu);
-}
-
-static void send_all(sock_t s, const char *p, size_t n)
-{
-	while (n) {
-		int k = send(s, p, (int)n, 0);
-
-		if (k <= 0)
-			return;
-		p += k;
-		n -= (size_t)k;
-	}
-}
-
-/* Read one request: headers up to the blank line, then Content-Length
- * bytes of body. */
-static void read_request(sock_t c)
-{
-	char buf[sizeof(srv.head) + sizeof(srv.body)];
-	size_t n = 0, hlen = 0, clen = 0;
-	char *end = NULL, *cl;
-
-	while (n < sizeof(buf) - 1) {
-		int k = recv(c, buf + n, (int)(sizeof(buf) - 1 - n), 0);
-
-		if (k <= 0)
-			return;
-		n += (size_t)k;
-		buf[n] = '\0';
-		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
-			hlen = (size_t)(end - buf) + 4;
-			for (size_t i = 0; i < hlen; i++)
-				buf[i] = (char)tolower((unsigned char)buf[i]);
-			cl = strstr(buf, "\r\ncontent-length:");
-			clen = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
-		}
-		if (end && n >= hlen + clen)
-			break;
-	}
-	if (!end || hlen >= sizeof(srv.head) || clen > sizeof(srv.body))
-		return;
-	pthread_mutex_lock(&srv.mu);
-	memcpy(srv.head, buf, hlen);
-	srv.head[hlen] = '\0';
-	memcpy(srv.body, buf + hlen, clen);
-	srv.body_len = clen;
-	srv.requests++;
-	pthread_mutex_unlock(&srv.mu);
-}
-
-/* Serve the listening socket *arg until told to QUIT. */
-static void *serve(void *arg)
-{
-	sock_t lsock = *(sock_t *)arg;
-
-	for (;;) {
-		sock_t c = accept(lsock, NULL, NULL);
-		enum mode m;
-		const char *answer;
-		char drain[512];
-
-		if (c == INVALID_SOCKET)
-			return NULL;
-		{
-			/* A safety net against a client that never closes, so the
-			 * test ends; not a synchronisation. */
-#ifdef _WIN32
-			DWORD tv = 30000;
-#else
-			struct timeval tv = { 30, 0 };
-#endif
-			setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, (const char *)&tv, sizeof(tv));
-		}
-		pthread_mutex_lock(&srv.mu);
-		m = srv.mode;
-		answer = srv.answer;
-		pthread_mutex_unlock(&srv.mu);
-		if (m == QUIT) {
-			close_sock(c);
-			return NULL;
-		}
-		read_request(c);
-		if (m == ANSWER)
-			send_all(c, answer, strlen(answer));
-		else	/* HANG: say nothing until the client gives up */
-			while (recv(c, drain, sizeof(drain), 0) > 0)
-				;
-		close_sock(c);
-	}
-}
-
-static sock_t listen_loopback(unsigned *port)
-{
-	struct sockaddr_in a;
-	socklen_t alen = sizeof(a);
-	sock_t s = socket(AF_INET, SOCK_STREAM, 0);
-
-	assert_true(s != INVALID_SOCKET);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(s, 8), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &alen), 0);
-	*port = ntohs(a.sin_port);
-	return s;
-}
-
-static int server_start(void **state)
-{
-	(void)state;
-	pthread_mutex_init(&srv.mu, NULL);
-	srv.lsock = listen_loopback(&srv.port);
-	return pthread_create(&srv.thread, NULL, serve, &srv.lsock);
-}
-
-static int server_stop(void **state)
-{
-	struct sockaddr_in a;
-	sock_t s;
-
-	(void)state;
-	set_mode(QUIT, NULL);
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a.sin_port = htons((unsigned short)srv.port);
-	connect(s, (struct sockaddr *)&a, sizeof(a));
-	pthread_join(srv.thread, NULL);
-	close_sock(s);
-	close_sock(srv.lsock);
-	return 0;
-}
+MW_STUB_FIXTURES(srv)
 
 static struct mw_rw_transport *client(const char *path, int timeout_ms, const char *token)
 {
@@ -430,7 +263,7 @@ static void post_accepted(void **state)
 	size_t blen;
 
 	(void)state;
-	set_mode(ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
 	assert_int_equal(res.status, 204);
 	assert_string_equal(res.message, "");
@@ -473,7 +306,7 @@ static void post_basic_auth(void **state)
 	ep.basic_password = "se:cret";
 	t = mw_rw_transport_new(&ep, &err);
 	assert_non_null(t);
-	set_mode(ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
 	assert_int_equal(res.status, 204);
 	pthread_mutex_lock(&srv.mu);
@@ -493,7 +326,7 @@ static void post_unauthorized(void **state)
 	pthread_mutex_lock(&srv.mu);
 	before = srv.requests;
 	pthread_mutex_unlock(&srv.mu);
-	set_mode(ANSWER, "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n"
+	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n"
 			 "WWW-Authenticate: Basic realm=\"rw\"\r\n"
 			 "WWW-Authenticate: Negotiate\r\n"
 			 "Content-Length: 36\r\nConnection: close\r\n\r\n"
@@ -524,7 +357,7 @@ static void post_bad_request(void **state)
 	text[sizeof(text) - 1] = '\0';
 	snprintf(answer, sizeof(answer), "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n%s",
 		 text);
-	set_mode(ANSWER, answer);
+	mw_stub_set(&srv, MW_STUB_ANSWER, answer);
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
 	assert_int_equal(res.status, 400);
 	assert_true(strlen(res.message) < sizeof(res.message));
@@ -541,7 +374,7 @@ static void post_hangs(void **state)
 	struct mw_rw_result res;
 
 	(void)state;
-	set_mode(HANG, NULL);
+	mw_stub_set(&srv, MW_STUB_HANG, NULL);
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), -1);
 	assert_int_equal(res.status, 0);
 	print_message("%s\n", res.message);
@@ -556,7 +389,7 @@ static void post_redirected(void **state)
 	struct mw_rw_result res;
 
 	(void)state;
-	set_mode(ANSWER, "HTTP/1.1 308 Permanent Redirect\r\n"
+	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 308 Permanent Redirect\r\n"
 			 "Location: http://vm.example:8428/api/v1/write\r\n"
 			 "Content-Length: 0\r\nConnection: close\r\n\r\n");
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
@@ -570,10 +403,7 @@ static void post_redirected(void **state)
  * IPv6 loopback at all. */
 static void post_ipv6(void **state)
 {
-	struct sockaddr_in6 a;
-	socklen_t alen = sizeof(a);
-	sock_t s = socket(AF_INET6, SOCK_STREAM, 0), c;
-	pthread_t th;
+	static struct mw_stub v6;
 	char url[128];
 	struct mw_rw_endpoint ep;
 	struct mw_rw_transport *t;
@@ -582,43 +412,27 @@ static void post_ipv6(void **state)
 	int rc;
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	a.sin6_family = AF_INET6;
-	a.sin6_addr = in6addr_loopback;
-	if (s == INVALID_SOCKET || bind(s, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    listen(s, 4) != 0 || getsockname(s, (struct sockaddr *)&a, &alen) != 0) {
-		if (s != INVALID_SOCKET)
-			close_sock(s);
+	if (mw_stub_start(&v6, 1) != 0) {
 		print_message("no IPv6 loopback here: skipped\n");
 		skip();
 	}
-	assert_int_equal(pthread_create(&th, NULL, serve, &s), 0);
-	set_mode(ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
-	snprintf(url, sizeof(url), "http://[::1]:%u/api/v1/write", ntohs(a.sin6_port));
+	mw_stub_set(&v6, MW_STUB_ANSWER, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+	snprintf(url, sizeof(url), "http://[::1]:%u/api/v1/write", v6.port);
 	ep = endpoint(url);
 	t = mw_rw_transport_new(&ep, &err);
 	assert_non_null(t);
 	rc = mw_rw_post(t, body, sizeof(body), &res);
 	mw_rw_transport_free(t);
-
-	set_mode(QUIT, NULL);
-	c = socket(AF_INET6, SOCK_STREAM, 0);
-	connect(c, (struct sockaddr *)&a, sizeof(a));
-	pthread_join(th, NULL);
-	close_sock(c);
-	close_sock(s);
+	mw_stub_stop(&v6);
 	if (rc != 0)
 		fail_msg("message: %s", res.message);
 	assert_int_equal(res.status, 204);
-	pthread_mutex_lock(&srv.mu);
-	assert_non_null(strstr(srv.head, "\r\nhost: [::1]:"));
-	pthread_mutex_unlock(&srv.mu);
+	assert_non_null(strstr(v6.head, "\r\nhost: [::1]:"));
 }
 
 static void post_refused(void **state)
 {
-	unsigned port;
-	sock_t s = listen_loopback(&port);
+	unsigned port = mw_stub_free_port();	/* nobody listens on that port now */
 	char url[128];
 	struct mw_rw_endpoint ep;
 	struct mw_rw_transport *t;
@@ -626,7 +440,6 @@ static void post_refused(void **state)
 	struct mw_err err;
 
 	(void)state;
-	close_sock(s);	/* nobody listens on that port now */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/write", port);
 	ep = endpoint(url);
 	t = mw_rw_transport_new(&ep, &err);
@@ -661,11 +474,7 @@ int main(void)
 	};
 	int failed;
 
-#ifdef _WIN32
-	WSADATA wsa;
-
-	WSAStartup(MAKEWORD(2, 2), &wsa);
-#else
+#ifndef _WIN32
 	/* loopback must not go through a proxy from the environment */
 	static const char *const proxies[] = { "http_proxy", "HTTP_PROXY", "https_proxy",
 					       "HTTPS_PROXY", "all_proxy", "ALL_PROXY" };

@@ -11,6 +11,8 @@
  *   verify off        tls_verify = false: 204
  *   ca_file missing   refused at creation, naming ca_file
  *   ca_file garbage   no answer, the message names ca_file
+ *   GET               check/diff --url's GET over HTTPS: the body with
+ *                     the ca_file; not trusted without it
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "app/http_client.h"
 #include "forward/rw_transport.h"
 
 #define HELPER "tests/helpers/rw_tls_server.py"
@@ -237,6 +240,37 @@ static void ca_file_garbage(void **state)
 		fail_msg("message: %s", res.message);
 }
 
+static void get_over_https(void **state)
+{
+	char url[128];
+	struct mw_rw_endpoint ep = {
+		.url = url, .ca_file = cert, .tls_verify = true, .timeout_ms = 10000,
+		.get = true, .name = "the daemon's",
+	};
+	struct mw_err err = { "" };
+	struct mw_rw_transport *t;
+	struct mw_rw_answer a;
+
+	(void)state;
+	snprintf(url, sizeof(url), "https://localhost:%u/api/v1/leaks?match=x", port);
+	t = mw_rw_transport_new(&ep, &err);
+	if (!t)
+		fail_msg("transport: %s", err.msg);
+	if (mw_rw_get(t, 1 << 20, &a) != 0)
+		fail_msg("message: %s", a.res.message);
+	assert_int_equal(a.res.status, 200);
+	assert_string_equal(a.body, "{\"verdict\":\"pass\",\"path\":\"/api/v1/leaks?match=x\"}");
+	free(a.body);
+	mw_rw_transport_free(t);
+
+	/* the way check --url asks: the system's trust store only */
+	snprintf(url, sizeof(url), "https://localhost:%u", port);
+	assert_null(mw_http_get_json(url, "/api/v1/leaks", NULL, 10000, "verdict", "a report",
+				     &err));
+	print_message("%s\n", err.msg);
+	assert_non_null(strstr(err.msg, "certificate of localhost did not verify"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +280,7 @@ int main(void)
 		cmocka_unit_test(verify_off),
 		cmocka_unit_test(ca_file_missing),
 		cmocka_unit_test(ca_file_garbage),
+		cmocka_unit_test(get_over_https),
 	};
 	static const char *const proxies[] = { "http_proxy", "HTTP_PROXY", "https_proxy",
 					       "HTTPS_PROXY", "all_proxy", "ALL_PROXY" };

@@ -7,16 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#define SHUT_BOTH SD_BOTH
-#else
-#include <sys/socket.h>
-#define SHUT_BOTH SHUT_RDWR
-#endif
-
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/socket_end.h"
 #include "base/xalloc.h"
 
 /* How often the sweep runs: the timeout is kept to within this. */
@@ -138,7 +131,7 @@ static void *sweep_main(void *arg)
 			    t->fd == MHD_INVALID_SOCKET)
 				continue;
 			/* MHD sees end of file and closes the connection itself. */
-			shutdown(t->fd, SHUT_BOTH);
+			mw_socket_end((uintptr_t)t->fd);
 			t->shut = true;
 			g->closed++;
 		}

@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "base/fsutf8.h"
 #include "conn_guard.h"
 #include "core/leak_gauges.h"
 #include "metrics.h"
@@ -150,15 +150,9 @@ void mw_metrics_cache_clear(void)
 
 static double file_bytes(const char *path)
 {
-#ifdef _WIN32
-	struct _stat64 st;
+	int64_t n = mw_file_size(path);	/* a UTF-8 name, as SQLite's */
 
-	return _stat64(path, &st) ? 0 : (double)st.st_size;
-#else
-	struct stat st;
-
-	return stat(path, &st) ? 0 : (double)st.st_size;
-#endif
+	return n < 0 ? 0 : (double)n;
 }
 
 /* The forwarders' status ([remote_write.NAME]), one sample per

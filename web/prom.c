@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/mwerr.h"
+#include "base/utf8.h"
 #include "core/metric_catalog.h"
 
 void mw_prom_utf8(struct mw_jbuf *b, const char *s)

@@ -32,8 +32,10 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "base/xalloc.h"
 #include "conn_guard.h"
+#include "listen_options.h"
 #include "analysis/leak_report.h"
 #include "core/params.h"
 #include "readers.h"
@@ -377,16 +379,8 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->web_max_per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
-		/* Never share the port: with 1 a second daemon started on the
-		 * same address without error and took 9 of 12 requests
-		 * (SO_REUSEPORT; port sharing on Windows).  On Windows 0 asks
-		 * for exclusive use (SO_EXCLUSIVEADDRUSE).  Elsewhere the
-		 * option is left out: MHD then sets SO_REUSEADDR, so a restart
-		 * does not wait for the TIME_WAIT of connections it closed,
-		 * while 0 would clear it (robust.sh). */
-#ifdef _WIN32
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)0,
-#endif
+		/* never share the port (listen_options.h) */
+		MHD_OPTION_ARRAY, mw_web_listen_options(),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, web,
 		MHD_OPTION_NOTIFY_CONNECTION, mw_conn_guard_notify, web->guard,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,

@@ -4,7 +4,8 @@ tests/test_rw_transport_linux.c.
 
 Listens on 127.0.0.1 on a port of the kernel's choosing, prints that port
 on a line of its own on stdout once it listens, then answers every POST
-with 204 and its body length in an X-Got header.  It stops when its stdin
+with 204 and its body length in an X-Got header, and every GET (as
+`memwatchd check --url https://...` asks) with a small JSON report.  It stops when its stdin
 closes (the test holds the other end, so it also stops when the test dies)
 or when the test kills it by PID.  A client that rejects the certificate
 ends its handshake; that is ignored, the next connection is served.
@@ -25,6 +26,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(204)
         self.send_header("X-Got", str(n))
         self.end_headers()
+
+    def do_GET(self):
+        body = b'{"verdict":"pass","path":"%s"}' % self.path.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args):
         pass

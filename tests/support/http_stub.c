@@ -1,0 +1,206 @@
+/* http_stub.c - see http_stub.h.  Test-only code. */
+#include "tests/support/http_stub.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+typedef SOCKET sock_t;
+#define close_sock closesocket
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+typedef int sock_t;
+#define INVALID_SOCKET (-1)
+#define close_sock close
+#endif
+
+void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer)
+{
+	pthread_mutex_lock(&s->mu);
+	s->mode = m;
+	s->answer = answer;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void send_all(sock_t c, const char *p, size_t n)
+{
+	while (n) {
+		int k = send(c, p, (int)n, 0);
+
+		if (k <= 0)
+			return;
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Read one request: headers up to the blank line, then Content-Length
+ * bytes of body. */
+static void read_request(struct mw_stub *s, sock_t c)
+{
+	static char buf[sizeof(s->head) + sizeof(s->body)];	/* one server thread */
+	size_t n = 0, hlen = 0, clen = 0;
+	char *end = NULL, *cl;
+
+	while (n < sizeof(buf) - 1) {
+		int k = recv(c, buf + n, (int)(sizeof(buf) - 1 - n), 0);
+
+		if (k <= 0)
+			return;
+		n += (size_t)k;
+		buf[n] = '\0';
+		if (!end && (end = strstr(buf, "\r\n\r\n"))) {
+			hlen = (size_t)(end - buf) + 4;
+			for (size_t i = 0; i < hlen; i++)
+				buf[i] = (char)tolower((unsigned char)buf[i]);
+			cl = strstr(buf, "\r\ncontent-length:");
+			clen = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
+		}
+		if (end && n >= hlen + clen)
+			break;
+	}
+	if (!end || hlen >= sizeof(s->head) || clen > sizeof(s->body))
+		return;
+	pthread_mutex_lock(&s->mu);
+	memcpy(s->head, buf, hlen);
+	s->head[hlen] = '\0';
+	memcpy(s->body, buf + hlen, clen);
+	s->body_len = clen;
+	s->requests++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Serve the listening socket until told to QUIT. */
+static void *serve(void *arg)
+{
+	struct mw_stub *s = arg;
+
+	for (;;) {
+		sock_t c = accept((sock_t)s->lsock, NULL, NULL);
+		enum mw_stub_mode m;
+		const char *answer;
+		char drain[512];
+
+		if (c == INVALID_SOCKET)
+			return NULL;
+		{
+			/* A safety net against a client that never closes, so the
+			 * test ends; not a synchronisation. */
+#ifdef _WIN32
+			DWORD tv = 30000;
+#else
+			struct timeval tv = { 30, 0 };
+#endif
+			setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, (const char *)&tv, sizeof(tv));
+		}
+		pthread_mutex_lock(&s->mu);
+		m = s->mode;
+		answer = s->answer;
+		pthread_mutex_unlock(&s->mu);
+		if (m == MW_STUB_QUIT) {
+			close_sock(c);
+			return NULL;
+		}
+		read_request(s, c);
+		if (m == MW_STUB_ANSWER)
+			send_all(c, answer, strlen(answer));
+		else	/* HANG: say nothing until the client gives up */
+			while (recv(c, drain, sizeof(drain), 0) > 0)
+				;
+		close_sock(c);
+	}
+}
+
+/* The loopback address of the family, port 0 for the system's choice. */
+static socklen_t loopback(int ipv6, unsigned port, struct sockaddr_storage *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (ipv6) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+
+		a6->sin6_family = AF_INET6;
+		a6->sin6_addr = in6addr_loopback;
+		a6->sin6_port = htons((unsigned short)port);
+		return sizeof(*a6);
+	}
+	((struct sockaddr_in *)a)->sin_family = AF_INET;
+	((struct sockaddr_in *)a)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	((struct sockaddr_in *)a)->sin_port = htons((unsigned short)port);
+	return sizeof(struct sockaddr_in);
+}
+
+/* A socket listening on loopback; its port in *port. */
+static sock_t listen_on(int ipv6, unsigned *port)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(ipv6, 0, &a);
+	sock_t s;
+
+#ifdef _WIN32
+	WSADATA wsa;
+
+	WSAStartup(MAKEWORD(2, 2), &wsa);	/* counted: harmless when repeated */
+#endif
+	s = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+	if (s == INVALID_SOCKET)
+		return s;
+	if (bind(s, (struct sockaddr *)&a, alen) != 0 || listen(s, 8) != 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &alen) != 0) {
+		close_sock(s);
+		return INVALID_SOCKET;
+	}
+	*port = ipv6 ? ntohs(((struct sockaddr_in6 *)&a)->sin6_port)
+		     : ntohs(((struct sockaddr_in *)&a)->sin_port);
+	return s;
+}
+
+int mw_stub_start(struct mw_stub *s, int ipv6)
+{
+	sock_t l = listen_on(ipv6, &s->port);
+
+	if (l == INVALID_SOCKET)
+		return -1;
+	s->lsock = (uintptr_t)l;
+	s->family = ipv6 ? AF_INET6 : AF_INET;
+	s->mode = MW_STUB_ANSWER;
+	s->answer = "";
+	pthread_mutex_init(&s->mu, NULL);
+	if (pthread_create(&s->thread, NULL, serve, s) != 0) {
+		close_sock(l);
+		return -1;
+	}
+	return 0;
+}
+
+void mw_stub_stop(struct mw_stub *s)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(s->family == AF_INET6, s->port, &a);
+	sock_t c;
+
+	/* wake the accept with one last connection, answered by quitting */
+	mw_stub_set(s, MW_STUB_QUIT, NULL);
+	c = socket(s->family, SOCK_STREAM, 0);
+	connect(c, (struct sockaddr *)&a, alen);
+	pthread_join(s->thread, NULL);
+	close_sock(c);
+	close_sock((sock_t)s->lsock);
+	pthread_mutex_destroy(&s->mu);
+}
+
+unsigned mw_stub_free_port(void)
+{
+	unsigned port = 0;
+	sock_t s = listen_on(0, &port);
+
+	if (s != INVALID_SOCKET)
+		close_sock(s);
+	return port;
+}

@@ -1,0 +1,62 @@
+/*
+ * http_stub.h - a tiny HTTP server on loopback, in a thread of its own,
+ * for the tests of memwatch's HTTP client (test_rw_transport.c: the
+ * remote-write POST; test_http_client.c: check/diff --url's GET).  Both
+ * platforms (plain sockets; Winsock under Wine).
+ *
+ * It answers each connection the way the test set before asking: with
+ * the bytes of `answer` as they are (so a test can send any answer, good
+ * or malformed), or never (HANG: it reads the request and waits for the
+ * client to give up).  It keeps the last request's head (lower-cased) and
+ * body for the test to look at, under mu.
+ */
+#ifndef MW_TESTS_SUPPORT_HTTP_STUB_H
+#define MW_TESTS_SUPPORT_HTTP_STUB_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mw_stub_mode { MW_STUB_ANSWER, MW_STUB_HANG, MW_STUB_QUIT };
+
+struct mw_stub {
+	uintptr_t lsock;		/* the listening socket */
+	unsigned port;
+	int family;			/* AF_INET or AF_INET6 */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	enum mw_stub_mode mode;
+	const char *answer;		/* the whole HTTP answer for MW_STUB_ANSWER */
+	char head[8192];		/* the last request's start line and headers, lower case */
+	unsigned char body[1 << 16];	/* and its body */
+	size_t body_len;
+	int requests;
+};
+
+/* Listen on loopback (ipv6: [::1], else 127.0.0.1) on a port of the
+ * system's choosing and serve in a thread.  -1 when that cannot be done
+ * (no IPv6 loopback here, say). */
+int mw_stub_start(struct mw_stub *s, int ipv6);
+/* Stop serving and close the socket. */
+void mw_stub_stop(struct mw_stub *s);
+/* How to answer the next connections. */
+void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
+/* A port on loopback where nobody listens (it was free a moment ago). */
+unsigned mw_stub_free_port(void);
+
+/* cmocka group fixtures named server_start and server_stop serving the
+ * test's struct mw_stub `var` on 127.0.0.1. */
+#define MW_STUB_FIXTURES(var)                      \
+	static int server_start(void **state)      \
+	{                                          \
+		(void)state;                       \
+		return mw_stub_start(&(var), 0);   \
+	}                                          \
+	static int server_stop(void **state)       \
+	{                                          \
+		(void)state;                       \
+		mw_stub_stop(&(var));              \
+		return 0;                          \
+	}
+
+#endif

@@ -450,7 +450,8 @@ static const struct mw_option process_options[] = {
 	  "Linux: share of one core spent reading PSS/USS (smaps_rollup), spread over\n"
 	  "ticks round-robin (0: never read them); a process whose read took over 50 ms\n"
 	  "is left out for 10 minutes.") },
-	{ MW_OPTION(NULL, "pss_interval", MW_OPT_DURATION, POFF(pss_interval_ms), "60s", 0, PROCESS_MAX_MS,
+	{ MW_OPTION(NULL, "pss_interval", MW_OPT_DURATION, POFF(pss_interval_ms),
+		    "60s", 0, PROCESS_MAX_MS,
 	  "Linux: each process's PSS/USS is read at most this often; one whose resident\n"
 	  "memory has not moved since its last read is read again only after 5 times this.") },
 	{ MW_OPTION(NULL, "status_interval", MW_OPT_DURATION, POFF(status_interval_ms), "10s", 0,
@@ -463,7 +464,8 @@ static const struct mw_option process_options[] = {
 	  PROCESS_MAX_MS,
 	  "Linux: each process's open descriptors (memwatch_process_handles) are counted\n"
 	  "this often, spread over the ticks (0: every tick).") },
-	{ MW_OPTION(NULL, "stat_interval", MW_OPT_DURATION, POFF(stat_interval_ms), "10s", 0, PROCESS_MAX_MS,
+	{ MW_OPTION(NULL, "stat_interval", MW_OPT_DURATION, POFF(stat_interval_ms),
+		    "10s", 0, PROCESS_MAX_MS,
 	  "Linux: /proc/PID/stat (page faults, threads) is read in every tick where the\n"
 	  "process's statm (virtual size, resident, shared) changed, and at least this\n"
 	  "often where it did not, its figures carried forward in between (0: every tick).") },

@@ -59,7 +59,7 @@ struct mw_option {
 	const char *example;	/* shown for an empty default in example sections */
 };
 
-/* A share of the growth budget option (config.h's struct mw_growth_budget). */
+/* The value of a MW_OPT_GROWTH row (e.g. [leak] max_growth). */
 struct mw_growth_budget {
 	double bytes_per_hour;
 	double rel_per_hour;

@@ -39,12 +39,12 @@ static int counters_check(const char *value, struct mw_err *err)
 static const struct mw_option pc_options[] = {
 	{ MW_OPTION(NULL, "counters", MW_OPT_STRING, PCOFF(counters),
 	  "\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,\\Paging File(_Total)\\% Usage",
-	  0, 0, "counter paths, comma-separated"),
+	  0, 0, "Counter paths, comma-separated: \\Object(instance)\\Counter."),
 	  .check = counters_check },
 	{ MW_OPTION(NULL, "close_key", MW_OPT_BOOL, PCOFF(close_key), "false", 0, 0,
-	  "close HKEY_PERFORMANCE_DATA after each sample (unloads the providers)") },
+	  "Close HKEY_PERFORMANCE_DATA after each sample (unloads the providers).") },
 	{ MW_OPTION(NULL, "query", MW_OPT_STRING, PCOFF(query), "", 0, 0,
-	  "object list to query instead of the resolved one (e.g. Global)") },
+	  "Object list to query instead of the resolved one (e.g. Global); empty: resolved.") },
 };
 
 struct pc_path {

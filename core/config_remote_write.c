@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/selector.h"
+#include "selector.h"
 #include "base/xalloc.h"
 
 #define DAY (86400000LL)

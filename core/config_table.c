@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/listen_addr.h"
+#include "listen_addr.h"
 #include "base/xalloc.h"
 
 #define OFF(field) offsetof(struct mw_config, field)

@@ -49,7 +49,7 @@ struct mw_rw_config {
 	char *basic_password;
 	char *ca_file;		/* "" the system's trust store */
 	bool tls_verify;
-	char *match;		/* selector list, see config.c */
+	char *match;		/* selector list, see mw_config_split_match */
 	char *labels;		/* extra labels "name=value,name=value" */
 	int64_t batch_size;	/* samples per request */
 	int64_t max_age_ms;	/* 0: [storage] retention_raw */

@@ -62,6 +62,10 @@ int mw_parse_duration_ms(const char *text, int64_t *out_ms, struct mw_err *err)
 	double num, factor, ms;
 	const char *unit;
 
+	if (text && !strcmp(text, "0")) {	/* zero in any unit */
+		*out_ms = 0;
+		return 0;
+	}
 	if (parse_number_unit(text, &num, &unit, "duration", err))
 		return -1;
 	if (!*unit)

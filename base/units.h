@@ -1,11 +1,15 @@
 /*
  * units.h - durations and sizes as users write them.
  *
- * Durations: an integer (or decimal) followed by ms, s, m, h, d or w:
- * "100ms", "1s", "5m", "2h", "7d", "1.5s".  Sizes: an integer followed by
- * B, KB, MB, GB, TB (powers of 1024; KiB, MiB, GiB, TiB are accepted as
- * synonyms): "512MB", "2GB".  A number without a unit is an error, because
- * "interval = 1" could mean a second or a millisecond.
+ * Durations: an integer (or decimal) followed by ms, s, m, h, d, w or y:
+ * "100ms", "1s", "5m", "2h", "7d", "1.5s"; a bare "0" is zero.  Sizes: an
+ * integer followed by B, KB, MB, GB, TB (powers of 1024; KiB, MiB, GiB, TiB
+ * are accepted as synonyms): "512MB", "2GB".  Any other number without a
+ * unit is an error, because "interval = 1" could mean a second or a
+ * millisecond and "window=300" a second to a Prometheus user.
+ *
+ * This is the one duration parser: config options, collector options,
+ * every HTTP parameter (core/params.c) and every command-line flag use it.
  */
 #ifndef MW_BASE_UNITS_H
 #define MW_BASE_UNITS_H

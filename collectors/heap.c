@@ -372,14 +372,19 @@ void mw_heap_backoff_release(struct mw_heap_backoff *b)
 
 /* --- the collector ------------------------------------------------------ */
 
-static const char *const heap_options[] = { "remote_summary", NULL };
-static const char *const heap_option_docs[] = {
-	"false ; Windows: true reads other processes' heaps with RtlQueryProcessDebugInformation,\n"
-	"which CREATES A THREAD in each watched process every interval (invasive: its DLLs'\n"
-	"thread-attach code runs, heap locks are taken, it can hang; endpoint security may\n"
-	"flag it).  false: heap list and segments from the PEB and heap headers, read without\n"
-	"running code in the target: committed and uncommitted bytes per heap.",
-	NULL,
+/* [collector.heap] keys, filled from heap_options below. */
+struct heap_options {
+	bool remote_summary;
+};
+
+static const struct mw_option heap_options[] = {
+	{ MW_OPTION(NULL, "remote_summary", MW_OPT_BOOL,
+		    offsetof(struct heap_options, remote_summary), "false", 0, 0,
+	  "Windows: true reads other processes' heaps with RtlQueryProcessDebugInformation,\n"
+	  "which CREATES A THREAD in each watched process every interval (invasive: its DLLs'\n"
+	  "thread-attach code runs, heap locks are taken, it can hang; endpoint security may\n"
+	  "flag it).  false: heap list and segments from the PEB and heap headers, read without\n"
+	  "running code in the target: committed and uncommitted bytes per heap.") },
 };
 
 struct heap_state {
@@ -395,16 +400,13 @@ struct heap_state {
 
 static int heap_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
-	const char *rs = env && env->self ? mw_config_extra(env->self, "remote_summary") : NULL;
+	struct heap_options own;
+	const struct heap_options *o = mw_collector_options(env, &mw_collector_heap, &own);
 	struct mw_heap_reader_opts opts;
 	struct heap_state *st;
 
 	memset(&opts, 0, sizeof(opts));
-	if (rs && !strcmp(rs, "true"))
-		opts.remote_summary = true;
-	else if (rs && strcmp(rs, "false"))
-		return mw_error(why, "remote_summary: '%s' is not true or false", rs),
-		       MW_COLLECTOR_ERROR;
+	opts.remote_summary = o->remote_summary;
 	if (mw_heap_supported(why))
 		return MW_COLLECTOR_UNSUPPORTED;
 	st = mw_xcalloc(1, sizeof(*st));
@@ -585,7 +587,8 @@ const struct mw_collector mw_collector_heap = {
 	.default_interval_ms = 30000,
 	.default_enabled = true,
 	.options = heap_options,
-	.option_docs = heap_option_docs,
+	.noptions = MW_ARRAY_SIZE(heap_options),
+	.options_size = sizeof(struct heap_options),
 	.init = heap_init,
 	.sample = heap_sample,
 	.fini = heap_fini,

@@ -19,13 +19,33 @@
 #define MAX_CANDIDATES 4
 #define MAX_PARENTS 8
 
-static const char *const pc_options[] = { "counters", "close_key", "query", NULL };
-static const char *const pc_option_docs[] = {
-	"\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,\\Paging File(_Total)\\% Usage ; "
-	"counter paths, comma-separated",
-	"false ; close HKEY_PERFORMANCE_DATA after each sample (unloads the providers)",
-	" ; object list to query instead of the resolved one (e.g. Global)",
-	NULL,
+/* [collector.perfcounters] keys, filled from pc_options below. */
+struct pc_options {
+	char *counters;
+	bool close_key;
+	char *query;
+};
+
+/* The paths of a counter list must not be empty: without one the
+ * collector has nothing to read. */
+static int counters_check(const char *value, struct mw_err *err)
+{
+	if (!strchr(value, '\\'))
+		return mw_error(err, "'%s' has no counter path (\\Object(instance)\\Counter)", value);
+	return 0;
+}
+
+#define PCOFF(f) offsetof(struct pc_options, f)
+
+static const struct mw_option pc_options[] = {
+	{ MW_OPTION(NULL, "counters", MW_OPT_STRING, PCOFF(counters),
+	  "\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,\\Paging File(_Total)\\% Usage",
+	  0, 0, "Counter paths, comma-separated: \\Object(instance)\\Counter."),
+	  .check = counters_check },
+	{ MW_OPTION(NULL, "close_key", MW_OPT_BOOL, PCOFF(close_key), "false", 0, 0,
+	  "Close HKEY_PERFORMANCE_DATA after each sample (unloads the providers).") },
+	{ MW_OPTION(NULL, "query", MW_OPT_STRING, PCOFF(query), "", 0, 0,
+	  "Object list to query instead of the resolved one (e.g. Global); empty: resolved.") },
 };
 
 struct pc_path {
@@ -114,28 +134,20 @@ static int load_titles(struct pc_state *st, struct mw_err *err)
 static int pc_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
 	struct pc_state *st = mw_xcalloc(1, sizeof(*st));
-	const char *list = mw_config_extra(env->self, "counters");
-	const char *ck = mw_config_extra(env->self, "close_key");
-	const char *qq = mw_config_extra(env->self, "query");
+	struct pc_options own;
+	const struct pc_options *o = mw_collector_options(env, &mw_collector_perfcounters, &own);
 	char *copy, *tok, *save = NULL;
 	size_t i, resolved = 0;
 
-	if (!list || !*list)
-		list = "\\Memory\\Available Bytes,\\Process(*)\\Private Bytes,"
-		       "\\Paging File(_Total)\\% Usage";
-	if (ck && strcmp(ck, "true") && strcmp(ck, "false")) {
-		pc_free(st);
-		return mw_error(why, "close_key must be true or false, not '%s'", ck),
-		       MW_COLLECTOR_ERROR;
-	}
-	st->close_key = ck && !strcmp(ck, "true");
+	st->close_key = o->close_key;
 	st->detail_cap = 4096;
 	st->detail = mw_xmalloc(st->detail_cap);
-	if (qq && *qq) {
-		snprintf(st->query, sizeof(st->query), "%s", qq);
+	if (*o->query) {
+		snprintf(st->query, sizeof(st->query), "%s", o->query);
 		st->query_fixed = true;
 	}
-	copy = mw_xstrdup(list);
+	copy = mw_xstrdup(o->counters);
+	mw_collector_options_done(&mw_collector_perfcounters, o, &own);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		while (*tok == ' ')
 			tok++;
@@ -384,7 +396,8 @@ const struct mw_collector mw_collector_perfcounters = {
 	.default_interval_ms = 5000,
 	.default_enabled = true,
 	.options = pc_options,
-	.option_docs = pc_option_docs,
+	.noptions = MW_ARRAY_SIZE(pc_options),
+	.options_size = sizeof(struct pc_options),
 	.init = pc_init,
 	.sample = pc_sample,
 	.fini = pc_fini,

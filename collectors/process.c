@@ -424,35 +424,51 @@ int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
  * at 1,000 processes the reads were a tenth of the daemon's CPU).
  * Between reads the last figures are reported again.
  */
-#define PROCESS_MIN_AGE_DEFAULT_MS 5000
-#define PSS_BUDGET_DEFAULT 0.05
-#define PSS_INTERVAL_DEFAULT_MS 60000
 #define PSS_SLOW_NS 50000000LL		/* 50 ms */
 #define PSS_SLOW_PAUSE_NS 600000000000LL	/* 10 min */
 #define PSS_UNCHANGED_EVERY 5	/* intervals between reads of a still process */
 
-static const char *const process_options[] = { "min_age", "pss_budget", "pss_interval",
-						"status_interval", "handles_interval", "stat_interval",
-						NULL };
-static const char *const process_option_docs[] = {
-	"5s ; a process gets series once it has run this long (0: at once); younger "
-	"ones (but memwatchd itself) are skipped and counted "
-	"(memwatch_collector_young_skipped_total)",
-	"5% ; Linux: share of one core spent reading PSS/USS (smaps_rollup), spread "
-	"over ticks round-robin (0: never read them); a process whose read took over "
-	"50 ms is left out for 10 minutes",
-	"60s ; Linux: each process's PSS/USS is read at most this often; one whose resident "
-	"memory has not moved since its last read is read again only after 5 times this",
-	"10s ; Linux: each process's /proc/PID/status (peak working set, swap, the "
-	"file/shmem split of resident memory) is read this often, spread over the ticks, "
-	"and where statm has not moved since its last read only every sixth time; the "
-	"figures are carried forward in between (0: every tick)",
-	"30s ; Linux: each process's open descriptors (memwatch_process_handles) are "
-	"counted this often, spread over the ticks (0: every tick)",
-	"10s ; Linux: /proc/PID/stat (page faults, threads) is read in every tick where "
-	"the process's statm (virtual size, resident, shared) changed, and at least this "
-	"often where it did not, its figures carried forward in between (0: every tick)",
-	NULL,
+/* [collector.process] keys, filled from process_options below. */
+struct process_options {
+	int64_t min_age_ms;
+	double pss_budget;	/* share of one core */
+	int64_t pss_interval_ms;
+	int64_t status_interval_ms;
+	int64_t handles_interval_ms;
+	int64_t stat_interval_ms;
+};
+
+#define POFF(f) offsetof(struct process_options, f)
+#define PROCESS_MAX_MS (100 * 365 * 86400000LL)
+
+static const struct mw_option process_options[] = {
+	{ MW_OPTION(NULL, "min_age", MW_OPT_DURATION, POFF(min_age_ms), "5s", 0, PROCESS_MAX_MS,
+	  "A process gets series once it has run this long (0: at once); younger ones\n"
+	  "(but memwatchd itself) are skipped and counted\n"
+	  "(memwatch_collector_young_skipped_total).") },
+	{ MW_OPTION(NULL, "pss_budget", MW_OPT_SHARE, POFF(pss_budget), "5%", 0, 0,
+	  "Linux: share of one core spent reading PSS/USS (smaps_rollup), spread over\n"
+	  "ticks round-robin (0: never read them); a process whose read took over 50 ms\n"
+	  "is left out for 10 minutes.") },
+	{ MW_OPTION(NULL, "pss_interval", MW_OPT_DURATION, POFF(pss_interval_ms),
+		    "60s", 0, PROCESS_MAX_MS,
+	  "Linux: each process's PSS/USS is read at most this often; one whose resident\n"
+	  "memory has not moved since its last read is read again only after 5 times this.") },
+	{ MW_OPTION(NULL, "status_interval", MW_OPT_DURATION, POFF(status_interval_ms), "10s", 0,
+	  PROCESS_MAX_MS,
+	  "Linux: each process's /proc/PID/status (peak working set, swap, the file/shmem\n"
+	  "split of resident memory) is read this often, spread over the ticks, and where\n"
+	  "statm has not moved since its last read only every sixth time; the figures are\n"
+	  "carried forward in between (0: every tick).") },
+	{ MW_OPTION(NULL, "handles_interval", MW_OPT_DURATION, POFF(handles_interval_ms), "30s", 0,
+	  PROCESS_MAX_MS,
+	  "Linux: each process's open descriptors (memwatch_process_handles) are counted\n"
+	  "this often, spread over the ticks (0: every tick).") },
+	{ MW_OPTION(NULL, "stat_interval", MW_OPT_DURATION, POFF(stat_interval_ms),
+		    "10s", 0, PROCESS_MAX_MS,
+	  "Linux: /proc/PID/stat (page faults, threads) is read in every tick where the\n"
+	  "process's statm (virtual size, resident, shared) changed, and at least this\n"
+	  "often where it did not, its figures carried forward in between (0: every tick).") },
 };
 
 struct pss_entry {
@@ -496,45 +512,16 @@ struct process_state {
 	size_t nkeys, keys_cap, nkeys_next, keys_next_cap;
 };
 
-/* Option key of the collector's section as a duration into *ms, which
- * keeps its default when the key is not set; "0" is 0.  -1 and an error
- * naming the key on bad input. */
-static int extra_duration(const struct mw_collector_env *env, const char *key, int64_t *ms,
-			  struct mw_err *why)
-{
-	const char *v = env && env->self ? mw_config_extra(env->self, key) : NULL;
-
-	if (!v)
-		return 0;
-	if (!strcmp(v, "0")) {
-		*ms = 0;
-		return 0;
-	}
-	if (mw_parse_duration_ms(v, ms, why))
-		return mw_error_prefix(why, "%s", key);
-	return 0;
-}
+extern const struct mw_collector mw_collector_process;
 
 static int process_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {
-	const char *budget = env && env->self ? mw_config_extra(env->self, "pss_budget") : NULL;
-	int64_t status_ms = 10000, handles_ms = 30000, stat_ms = 10000;
+	struct process_options own;
+	const struct process_options *o = mw_collector_options(env, &mw_collector_process, &own);
 	struct process_state *st;
-	int64_t ms = PROCESS_MIN_AGE_DEFAULT_MS, every_ms = PSS_INTERVAL_DEFAULT_MS, tick_ms = 0;
-	double share = PSS_BUDGET_DEFAULT;
+	int64_t tick_ms = 0;
 	uint64_t a, b;
 
-	if (extra_duration(env, "min_age", &ms, why))
-		return MW_COLLECTOR_ERROR;
-	if (budget && mw_parse_share(budget, &share, why)) {
-		mw_error_prefix(why, "pss_budget");
-		return MW_COLLECTOR_ERROR;
-	}
-	if (extra_duration(env, "pss_interval", &every_ms, why) ||
-	    extra_duration(env, "status_interval", &status_ms, why) ||
-	    extra_duration(env, "handles_interval", &handles_ms, why) ||
-	    extra_duration(env, "stat_interval", &stat_ms, why))
-		return MW_COLLECTOR_ERROR;
 	if (env && env->self)
 		tick_ms = env->self->interval_ms;
 	if (!tick_ms && env && env->config)
@@ -542,12 +529,13 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 	if (tick_ms <= 0)
 		tick_ms = 10000;
 	st = mw_xcalloc(1, sizeof(*st));
-	st->min_age_ms = ms;
-	st->pss_share = share;
-	st->pss_interval_ns = every_ms * 1000000LL;
+	st->min_age_ms = o->min_age_ms;
+	st->pss_share = o->pss_budget;
+	st->pss_interval_ns = o->pss_interval_ms * 1000000LL;
 	st->tick_ns = tick_ms * 1000000LL;
 	st->reader = mw_process_reader_new();
-	mw_process_reader_set_cadence(st->reader, status_ms, handles_ms, stat_ms);
+	mw_process_reader_set_cadence(st->reader, o->status_interval_ms, o->handles_interval_ms,
+				      o->stat_interval_ms);
 	/* A first read proves the platform call works here. */
 	if (mw_process_table_read(st->reader, &st->table, why)) {
 		mw_process_reader_free(st->reader);
@@ -556,7 +544,8 @@ static int process_init(void **state, const struct mw_collector_env *env, struct
 		return MW_COLLECTOR_UNSUPPORTED;
 	}
 	/* PSS where smaps_rollup exists (Linux 4.14+) and a budget is set */
-	st->pss_on = share > 0 && mw_process_pss_read(st->reader, mw_self_pid(), &a, &b) == 0;
+	st->pss_on = o->pss_budget > 0 &&
+		     mw_process_pss_read(st->reader, mw_self_pid(), &a, &b) == 0;
 	*state = st;
 	return MW_COLLECTOR_OK;
 }
@@ -952,7 +941,8 @@ const struct mw_collector mw_collector_process = {
 	.default_interval_ms = 0,
 	.default_enabled = true,
 	.options = process_options,
-	.option_docs = process_option_docs,
+	.noptions = MW_ARRAY_SIZE(process_options),
+	.options_size = sizeof(struct process_options),
 	.init = process_init,
 	.sample = process_sample,
 	.fini = process_fini,

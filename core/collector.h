@@ -52,11 +52,12 @@ struct mw_collector {
 	const char *summary;		/* one line for --help and the reference config */
 	int64_t default_interval_ms;	/* 0: the [daemon] interval */
 	bool default_enabled;
-	/* Extra keys accepted in [collector.NAME], NULL-terminated, with a
-	 * parallel array of "default ; description" lines for the reference
-	 * config; may both be NULL. */
-	const char *const *options;
-	const char *const *option_docs;
+	/* Keys of [collector.NAME] besides enabled and interval: a typed
+	 * table (core/option.h) whose rows fill a struct of options_size
+	 * bytes; init reads it with mw_collector_options.  NULL, 0, 0: none. */
+	const struct mw_option *options;
+	size_t noptions;
+	size_t options_size;
 
 	/* Set up state.  Returns MW_COLLECTOR_OK, MW_COLLECTOR_UNSUPPORTED
 	 * (why says why; the daemon keeps running without it) or
@@ -66,6 +67,14 @@ struct mw_collector {
 	int (*sample)(void *state, struct mw_sample_ctx *ctx);
 	void (*fini)(void *state);
 };
+
+/* The collector's typed options for init: its section's values, or,
+ * when env has no section (tests may drive init directly), its defaults
+ * written into own (options_size bytes), which mw_collector_options_done
+ * then releases.  Never NULL for a collector with options. */
+const void *mw_collector_options(const struct mw_collector_env *env, const struct mw_collector *c,
+				 void *own);
+void mw_collector_options_done(const struct mw_collector *c, const void *opts, void *own);
 
 /* The static registry (registry.c): every collector this build has. */
 extern const struct mw_collector *const mw_collectors[];

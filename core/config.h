@@ -2,14 +2,18 @@
  * config.h - every setting of memwatchd, from defaults, an INI file and
  * the command line, in that order.
  *
- * One table (config.c) lists each option with its section, key, type,
- * default and target field; defaults, validation, `config/memwatch.ini`
- * and the option dump all come from it.  `[collector.NAME]` sections take
- * `enabled`, `interval` and the keys the collector itself declares
- * (struct mw_collector.options); those extra keys are kept as strings and
- * validated by the collector's init.  `[remote_write.NAME]` sections (one
- * per destination of the forwarder, forward/forwarder.h) take the keys of
- * their own table in config.c, checked when set.
+ * Every option is a row of a typed table (option.h) with its section,
+ * key, type, default and target field; defaults, validation,
+ * `config/memwatch.ini` and the option dump all come from the tables:
+ * config_table.c for the core's sections, config_remote_write.c for each
+ * `[remote_write.NAME]` (one per destination of the forwarder,
+ * forward/forwarder.h), and each collector's own table
+ * (struct mw_collector.options) for the keys of `[collector.NAME]` besides
+ * `enabled` and `interval`.  Values are checked when set.
+ *
+ * The files: config.c (defaults, setting a key, the sections),
+ * config_load.c (INI files, through ini.c), config_reference.c (the
+ * reference file `memwatchd config` writes).
  *
  * An unknown section or key, a bad value or an unreadable file is an error
  * naming the file, line and key; start-up stops on it.
@@ -21,24 +25,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/mwerr.h"
+#include "option.h"
 
 struct mw_collector;
-
-/* One `key = value` line of a [collector.NAME] section not handled by the
- * core (the collector's own options). */
-struct mw_config_extra {
-	char *key;
-	char *value;
-	char *file;
-	int line;
-};
 
 struct mw_collector_config {
 	const struct mw_collector *collector;
 	bool enabled;
 	int64_t interval_ms;	/* 0: the [daemon] interval */
-	struct mw_config_extra *extras;
-	size_t nextras, extras_cap;
+	/* The collector's own options: its options struct
+	 * (mw_collector.options_size bytes), filled from its table. */
+	void *options;
 };
 
 /* One [remote_write.NAME] section: a Prometheus remote-write destination
@@ -52,7 +49,7 @@ struct mw_rw_config {
 	char *basic_password;
 	char *ca_file;		/* "" the system's trust store */
 	bool tls_verify;
-	char *match;		/* selector list, see config.c */
+	char *match;		/* selector list, see mw_config_split_match */
 	char *labels;		/* extra labels "name=value,name=value" */
 	int64_t batch_size;	/* samples per request */
 	int64_t max_age_ms;	/* 0: [storage] retention_raw */
@@ -96,10 +93,7 @@ struct mw_config {
 	 * daemon's background judgement for the memwatch_leak_* gauges */
 	int64_t leak_warmup_ms;
 	int64_t leak_min_duration_ms;
-	struct mw_growth_budget {
-		double bytes_per_hour;
-		double rel_per_hour;
-	} leak_max_growth;
+	struct mw_growth_budget leak_max_growth;
 	int64_t leak_max_count_growth;	/* handles and threads per hour */
 	int64_t leak_horizon_ms;
 	int64_t leak_window_ms;	/* range the background judgement covers */
@@ -141,7 +135,6 @@ void mw_config_add_watch(struct mw_config *cfg, const char *list);
 struct mw_collector_config *mw_config_collector(struct mw_config *cfg, const char *name);
 /* The interval a collector runs at: its own, else the [daemon] interval. */
 int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collector_config *cc);
-const char *mw_config_extra(const struct mw_collector_config *cc, const char *key);
 
 /* The [remote_write.NAME] section, created with defaults when missing
  * (NULL when NAME is not a valid name: letters, digits, '_', '-'). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/json_out.h"
+#include "base/units.h"
 
 int mw_param_check(const char *s, size_t n, size_t max, struct mw_err *err)
 {
@@ -37,51 +38,13 @@ static int digits(const char **p, int64_t *out)
 	return 0;
 }
 
-static int unit_ms(const char **p, int64_t *mul)
-{
-	static const struct { const char *name; int64_t ms; } units[] = {
-		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-		{ "d", 86400000 }, { "w", 604800000 },
-	};
-	size_t i, len;
-
-	for (i = 0; i < MW_ARRAY_SIZE(units); i++) {
-		len = strlen(units[i].name);
-		if (!strncmp(*p, units[i].name, len)) {
-			*p += len;
-			*mul = units[i].ms;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* A duration "N[unit]"; bare N is milliseconds when allow_bare. */
-static int duration(const char *s, int allow_bare, int64_t *out)
-{
-	int64_t v, mul = 1;
-	const char *p = s;
-
-	if (digits(&p, &v))
-		return -1;
-	if (*p) {
-		if (unit_ms(&p, &mul) || *p)
-			return -1;
-	} else if (!allow_bare) {
-		return -1;
-	}
-	if (v > INT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 int mw_param_duration(const char *s, int64_t *out, struct mw_err *err)
 {
 	int64_t v;
 
-	if (duration(s, 1, &v))
-		return mw_error(err, "is not a duration (e.g. 500ms, 10s, 5m, 1h)");
+	/* The one rule of base/units.h: a unit is required. */
+	if (mw_parse_duration_ms(s, &v, err))
+		return -1;
 	if (v <= 0)
 		return mw_error(err, "must be positive");
 	*out = v;
@@ -258,7 +221,8 @@ int mw_param_time(const char *s, int64_t now_ms, int64_t *out, struct mw_err *er
 	if (*p == '-' || (*p == '+' && p != s)) {
 		sign = *p == '-' ? -1 : 1;
 		/* Bounded (~3,000 years) so now +- v cannot overflow. */
-		if (duration(p + 1, 0, &v) || v > 100000000000000LL)
+		if (!isdigit((unsigned char)p[1]) || mw_parse_duration_ms(p + 1, &v, NULL) ||
+		    v > 100000000000000LL)
 			goto bad;
 		*out = now_ms + sign * v;
 		return 0;

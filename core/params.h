@@ -14,11 +14,12 @@
 
 /* A time: milliseconds since the epoch ("1700000000000"), RFC 3339
  * ("2026-11-21T23:40:00Z", fractional seconds and +hh:mm offsets too),
- * or relative to now_ms: "now", "-1h", "now-15m" (units ms s m h d w). */
+ * or relative to now_ms: "now", "-1h", "now-15m" (a duration as
+ * base/units.h reads it). */
 int mw_param_time(const char *s, int64_t now_ms, int64_t *out, struct mw_err *err);
 
-/* A positive duration: "500ms", "10s", "5m", "1h", "1d", "1w", or a bare
- * number of milliseconds. */
+/* A positive duration, by the one rule of base/units.h (mw_parse_duration_ms):
+ * "500ms", "10s", "5m", "1h", "1d", "1w"; a number needs its unit. */
 int mw_param_duration(const char *s, int64_t *out, struct mw_err *err);
 
 /* A decimal integer within [min, max]. */

@@ -12,6 +12,10 @@
 #include "core/collector.h"
 #include "analysis/leak_report.h"
 #include "core/config.h"
+#include "core/config_internal.h"	/* the option tables */
+#include "core/listen_addr.h"
+#include "core/option.h"
+#include "core/params.h"
 
 static void defaults(void **state)
 {
@@ -95,6 +99,18 @@ static void errors_name_file_line_and_key(void **state)
 		{ "[collector.process]\nenabled = maybe\n", { "bad.ini:2", "enabled", "maybe" } },
 		{ "[collector.process]\ncolour = red\n", { "bad.ini:2", "colour", "unknown key" } },
 		{ "[daemon]\ninterval = 1ms\n", { "bad.ini:2", "interval", "out of range" } },
+		/* collector and remote_write options are typed like the core's */
+		{ "[collector.process]\nmin_age = soon\n", { "bad.ini:2", "min_age", "soon" } },
+		{ "[collector.process]\npss_budget = 5\n", { "bad.ini:2", "pss_budget", "5" } },
+		{ "[collector.heap]\nremote_summary = maybe\n",
+		  { "bad.ini:2", "remote_summary", "maybe" } },
+		{ "[collector.perfcounters]\nclose_key = 2\n", { "bad.ini:2", "close_key", "2" } },
+		{ "[remote_write.a]\nbatch_size = 0\n", { "bad.ini:2", "batch_size", "range" } },
+		{ "[remote_write.a]\nurl = ftp://x\n", { "bad.ini:2", "url", "ftp://x" } },
+		{ "[remote_write.a]\ncolour = red\n", { "bad.ini:2", "colour", "unknown key" } },
+		{ "[remote_write.a b]\n", { "bad.ini:1", "a b", "destination name" } },
+		{ "[web]\nlisten = 127.0.0.1\n", { "bad.ini:2", "listen", "no port" } },
+		{ "[web]\nlisten = [::1]:+80\n", { "bad.ini:2", "listen", "0 to 65535" } },
 	};
 	size_t i, j;
 
@@ -239,6 +255,177 @@ static void watch_list_adds_and_clears(void **state)
 	mw_config_release(&c);
 }
 
+/* Every row's value after loading an empty file is the value its declared
+ * default spells, for every table: the core's, each collector's (also as
+ * the collector's init reads it without a section) and remote_write's.
+ * A default written twice (in the doc and in code) cannot come back:
+ * the doc holds no default and code reads the parsed row. */
+static void check_rows(const char *what, const struct mw_option *rows, size_t n,
+		       const void *loaded, size_t size)
+{
+	void *declared = calloc(1, size ? size : 1);
+	size_t i;
+
+	assert_non_null(declared);
+	mw_options_defaults(rows, n, declared);
+	for (i = 0; i < n; i++) {
+		char have[1024], want[1024];
+		struct mw_err err = { "" };
+
+		assert_non_null(rows[i].doc);
+		if (strstr(rows[i].doc, " ; "))
+			fail_msg("%s %s: the doc still carries a default", what, rows[i].key);
+		mw_option_format(&rows[i], loaded, have, sizeof(have));
+		mw_option_format(&rows[i], declared, want, sizeof(want));
+		if (strcmp(have, want))
+			fail_msg("%s %s: loaded '%s', declared '%s'", what, rows[i].key, have, want);
+		/* what the reference file would print for a changed value reads back */
+		if (mw_option_parse(&rows[i], declared, have, &err))
+			fail_msg("%s %s: '%s' does not read back: %s", what, rows[i].key, have,
+				 err.msg);
+	}
+	mw_options_release(rows, n, declared);
+	free(declared);
+}
+
+static void declared_defaults_are_the_values_used(void **state)
+{
+	struct mw_config c;
+	struct mw_err err = { "" };
+	size_t i;
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_load_string(&c, "empty.ini", "", &err), 0);
+	for (i = 0; i < mw_ncollectors; i++) {
+		const struct mw_collector *col = mw_collectors[i];
+		struct mw_collector_env bare = { &c, NULL };
+		const void *read;
+		void *own;
+
+		if (!col->noptions)
+			continue;
+		own = calloc(1, col->options_size);
+		assert_non_null(own);
+		check_rows(col->name, col->options, col->noptions, c.collectors[i].options,
+			   col->options_size);
+		read = mw_collector_options(&bare, col, own);
+		assert_ptr_equal(read, own);
+		check_rows(col->name, col->options, col->noptions, read, col->options_size);
+		mw_collector_options_done(col, read, own);
+		free(own);
+	}
+	check_rows("core", mw_config_options, mw_config_noptions, &c, sizeof(c));
+	assert_int_equal(mw_config_load_string(&c, "rw.ini", "[remote_write.a]\n", &err), 0);
+	assert_int_equal(c.nremote_write, 1);
+	check_rows("remote_write", mw_rw_options, mw_rw_noptions, &c.remote_write[0],
+		   sizeof(c.remote_write[0]));
+	mw_config_release(&c);
+}
+
+/* Collector and remote_write options are printed back by the reference
+ * like the core's (their bad values: errors_name_file_line_and_key). */
+static void collector_and_rw_options_typed(void **state)
+{
+	static const char *const want[] = {
+		"\nmin_age = 0ms\n", "\npss_interval = 2m\n", "\nstatus_interval = 10s\n",
+		"\nbearer_token = (set, not shown)\n",
+	};
+	struct mw_config c;
+	struct mw_err err = { "" };
+	FILE *tmp;
+	char *text;
+	size_t i, len;
+	long n;
+
+	(void)state;
+	mw_config_init(&c);
+	assert_int_equal(mw_config_load_string(&c, "t.ini", "[collector.process]\n"
+					       "min_age = 0\npss_interval = 2m\n"
+					       "[remote_write.a]\nbearer_token = hush\n", &err), 0);
+	tmp = tmpfile();
+	assert_non_null(tmp);
+	mw_config_write_reference(&c, tmp);
+	n = ftell(tmp);
+	rewind(tmp);
+	text = calloc(1, (size_t)n + 1);
+	assert_non_null(text);
+	len = fread(text, 1, (size_t)n, tmp);
+	assert_int_equal(len, (size_t)n);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i]))
+			fail_msg("the reference lacks '%s'", want[i]);
+	assert_null(strstr(text, "hush"));	/* a secret is not printed */
+	free(text);
+	fclose(tmp);
+	mw_config_release(&c);
+}
+
+/* One duration rule for every option and parameter (base/units.h): a unit
+ * is required, a bare 0 is zero.  /api/v1/processes' window (core/params)
+ * and /api/v1/leaks' warmup (analysis/leak_report) agree. */
+static void one_duration_rule_everywhere(void **state)
+{
+	struct mw_leak_query q;
+	struct mw_config c;
+	struct mw_err err = { "" };
+	int64_t v = 0;
+
+	(void)state;
+	mw_leak_query_init(&q);
+	assert_int_equal(mw_param_duration("300000", &v, &err), -1);
+	assert_non_null(strstr(err.msg, "needs a unit"));
+	assert_int_equal(mw_leak_query_set(&q, "warmup", "300000", 0, &err), -1);
+	assert_non_null(strstr(err.msg, "needs a unit"));
+	assert_int_equal(mw_param_duration("5m", &v, &err), 0);
+	assert_true(v == 300000);
+	assert_int_equal(mw_leak_query_set(&q, "warmup", "5m", 0, &err), 0);
+	assert_true(q.params.warmup_ms == 300000);
+	assert_int_equal(mw_param_duration("1.5s", &v, &err), 0);
+	assert_true(v == 1500);
+	assert_int_equal(mw_leak_query_set(&q, "min_duration", "1.5s", 0, &err), 0);
+	assert_true(q.params.min_duration_ms == 1500);
+	/* relative times read durations the same way */
+	assert_int_equal(mw_param_time("-5m", 1000000, &v, &err), 0);
+	assert_true(v == 700000);
+	assert_int_equal(mw_param_time("-300000", 1000000, &v, &err), -1);
+	mw_leak_query_release(&q);
+	/* and so do options */
+	mw_config_init(&c);
+	assert_int_equal(mw_config_set(&c, "leak", "window", "300000", "--set", &err), -1);
+	assert_int_equal(mw_config_set(&c, "collector.process", "min_age", "0", "--set", &err), 0);
+	mw_config_release(&c);
+}
+
+/* The one listen-address parser: config checks and web/server.c bind with it. */
+static void listen_addresses(void **state)
+{
+	static const char *const bad[] = { "host:65536", "host:-1", "host: 80", "[::1]8080",
+					   "host:99999999999999999999", "host" };
+	struct mw_listen_addr a;
+	struct mw_err err = { "" };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(mw_listen_addr_parse("off", &a, &err), 0);
+	assert_true(a.off);
+	assert_int_equal(mw_listen_addr_parse("", &a, &err), 0);
+	assert_true(a.off);
+	assert_int_equal(mw_listen_addr_parse("127.0.0.1:8080", &a, &err), 0);
+	assert_false(a.off || a.v6);
+	assert_string_equal(a.host, "127.0.0.1");
+	assert_int_equal(a.port, 8080);
+	assert_int_equal(mw_listen_addr_parse("[::1]:0", &a, &err), 0);
+	assert_true(a.v6);
+	assert_string_equal(a.host, "::1");
+	assert_int_equal(a.port, 0);
+	assert_int_equal(mw_listen_addr_parse(":9000", &a, &err), 0);
+	assert_string_equal(a.host, "");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (mw_listen_addr_parse(bad[i], &a, &err) != -1 || !strstr(err.msg, bad[i]))
+			fail_msg("'%s' taken, or not named: '%s'", bad[i], err.msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +436,10 @@ int main(void)
 		cmocka_unit_test(set_from_command_line),
 		cmocka_unit_test(reference_config_is_current),
 		cmocka_unit_test(watch_list_adds_and_clears),
+		cmocka_unit_test(declared_defaults_are_the_values_used),
+		cmocka_unit_test(collector_and_rw_options_typed),
+		cmocka_unit_test(one_duration_rule_everywhere),
+		cmocka_unit_test(listen_addresses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -188,11 +188,11 @@ static int never_sample(void *st, struct mw_sample_ctx *ctx)
 	return MW_COLLECTOR_ERROR;
 }
 
-static const struct mw_collector flaky = { "flaky", "test", 10, true, NULL, NULL,
+static const struct mw_collector flaky = { "flaky", "test", 10, true, NULL, 0, 0,
 					   flaky_init, flaky_sample, nop_fini };
-static const struct mw_collector unsupported = { "unsup", "test", 10, true, NULL, NULL,
+static const struct mw_collector unsupported = { "unsup", "test", 10, true, NULL, 0, 0,
 						 unsupported_init, never_sample, nop_fini };
-static const struct mw_collector bad_option = { "badopt", "test", 10, true, NULL, NULL,
+static const struct mw_collector bad_option = { "badopt", "test", 10, true, NULL, 0, 0,
 						bad_option_init, never_sample, nop_fini };
 
 static struct mw_collector_config ccs[2];

@@ -28,12 +28,18 @@ static void durations_parse(void **state)
 	assert_int_equal(ms, 1500);
 	assert_int_equal(mw_parse_duration_ms("0s", &ms, &err), 0);
 	assert_int_equal(ms, 0);
+	/* zero is zero in any unit: the one number that needs none */
+	ms = 42;
+	assert_int_equal(mw_parse_duration_ms("0", &ms, &err), 0);
+	assert_int_equal(ms, 0);
+	assert_int_equal(mw_parse_duration_ms("1y", &ms, &err), 0);
+	assert_true(ms == 31536000000LL);
 }
 
 static void durations_reject(void **state)
 {
 	static const char *const bad[] = { "", "1", "s", "-1s", "1 s", "1x", "1sec", "1.0001ms",
-					   " 1s", "1e400s", "abc" };
+					   " 1s", "1e400s", "abc", "00", "300000", "0x" };
 	int64_t ms = 42;
 	struct mw_err err;
 	size_t i;

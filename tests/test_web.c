@@ -184,7 +184,9 @@ static void test_duration_int(void **state)
 	int64_t v;
 
 	(void)state;
-	assert_int_equal(mw_param_duration("250", &v, &err), 0);
+	/* the one rule (base/units.h): a bare number needs its unit */
+	assert_int_equal(mw_param_duration("250", &v, &err), -1);
+	assert_int_equal(mw_param_duration("250ms", &v, &err), 0);
 	assert_true(v == 250);
 	assert_int_equal(mw_param_duration("10s", &v, &err), 0);
 	assert_true(v == 10000);

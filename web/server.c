@@ -21,18 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-#else
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#endif
-
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/sockets.h"
 #include "base/utf8.h"
+#include "core/listen_addr.h"
 #include "base/xalloc.h"
 #include "conn_guard.h"
 #include "listen_options.h"
@@ -282,50 +275,25 @@ union mw_sockaddr {
 	struct sockaddr_in6 v6;
 };
 
-/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:0", "[::]:8080". */
+/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:0", "[::]:8080": the parts from
+ * the one listen-address parser (core/listen_addr.h), then the address. */
 static int parse_listen(const char *s, union mw_sockaddr *out, bool *v6, struct mw_err *err)
 {
-	char host[64];
-	const char *colon, *port_s;
-	size_t hl;
-	char *end;
-	unsigned long port;
+	struct mw_listen_addr a;
 
 	memset(out, 0, sizeof(*out));
-	if (s[0] == '[') {
-		colon = strchr(s, ']');
-		if (!colon || colon[1] != ':')
-			goto bad;
-		hl = (size_t)(colon - s - 1);
-		if (hl >= sizeof(host))
-			goto bad;
-		memcpy(host, s + 1, hl);
-		port_s = colon + 2;
-		*v6 = true;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			goto bad;
-		hl = (size_t)(colon - s);
-		if (hl >= sizeof(host))
-			goto bad;
-		memcpy(host, s, hl);
-		port_s = colon + 1;
-		*v6 = false;
-	}
-	host[hl] = '\0';
-	port = strtoul(port_s, &end, 10);
-	if (!*port_s || *end || port > 65535)
-		goto bad;
-	if (*v6) {
+	if (mw_listen_addr_parse(s, &a, err))
+		return -1;
+	*v6 = a.v6;
+	if (a.v6) {
 		out->v6.sin6_family = AF_INET6;
-		out->v6.sin6_port = htons((unsigned short)port);
-		if (inet_pton(AF_INET6, host, &out->v6.sin6_addr) != 1)
+		out->v6.sin6_port = htons((unsigned short)a.port);
+		if (inet_pton(AF_INET6, a.host, &out->v6.sin6_addr) != 1)
 			goto bad;
 	} else {
 		out->v4.sin_family = AF_INET;
-		out->v4.sin_port = htons((unsigned short)port);
-		if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &out->v4.sin_addr) != 1)
+		out->v4.sin_port = htons((unsigned short)a.port);
+		if (inet_pton(AF_INET, a.host[0] ? a.host : "0.0.0.0", &out->v4.sin_addr) != 1)
 			goto bad;
 	}
 	return 0;

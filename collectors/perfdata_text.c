@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "utf16.h"
 
 /* UTF-16LE, n code units (stops at a NUL), appended to a growing pool as
  * NUL-terminated UTF-8; unpaired surrogates become U+FFFD.  Returns the
@@ -20,49 +21,12 @@
 size_t mw_perf_pool_put_utf16(char **pool, size_t *len, size_t *cap,
 			      const unsigned char *in, size_t n)
 {
-	size_t start = *len, i;
+	size_t start = *len;
 
+	/* 3 bytes a unit at the most (a pair's 4 bytes fit its 6): never cut */
 	MW_GROW(*pool, *cap, *len + n * 3 + 1);
-	for (i = 0; i < n; i++) {
-		uint32_t c = rd16(in + 2 * i);
-		char *o = *pool + *len;
-
-		if (c == 0)
-			break;
-		if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-			uint32_t lo = rd16(in + 2 * i + 2);
-
-			if (lo >= 0xdc00 && lo <= 0xdfff) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				i++;
-				/* 4 bytes for 2 units: fits the 3-per-unit budget */
-			} else {
-				c = 0xfffd;
-			}
-		} else if (c >= 0xd800 && c <= 0xdfff) {
-			c = 0xfffd;
-		}
-		if (c < 0x80) {
-			o[0] = (char)c;
-			*len += 1;
-		} else if (c < 0x800) {
-			o[0] = (char)(0xc0 | (c >> 6));
-			o[1] = (char)(0x80 | (c & 0x3f));
-			*len += 2;
-		} else if (c < 0x10000) {
-			o[0] = (char)(0xe0 | (c >> 12));
-			o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-			o[2] = (char)(0x80 | (c & 0x3f));
-			*len += 3;
-		} else {
-			o[0] = (char)(0xf0 | (c >> 18));
-			o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-			o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-			o[3] = (char)(0x80 | (c & 0x3f));
-			*len += 4;
-		}
-	}
-	(*pool)[(*len)++] = '\0';
+	mw_utf16le_to_utf8(in, n, *pool + *len, n * 3 + 1);
+	*len += strlen(*pool + *len) + 1;
 	return start;
 }
 

@@ -188,10 +188,6 @@ bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, cha
 int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 		 struct mw_process_table *t, struct mw_err *err);
 
-/* UTF-16LE (n code units) to UTF-8, NUL-terminated, cut at out_size;
- * unpaired surrogates become U+FFFD. */
-void mw_utf16le_to_utf8(const unsigned char *in, size_t n, char *out, size_t out_size);
-
 /* FILETIME (100 ns since 1601) to ms since the Unix epoch; 0 stays 0. */
 int64_t mw_filetime_to_unix_ms(uint64_t ft);
 

@@ -74,16 +74,16 @@ static void keys_build(struct mw_process_key *k, const struct mw_process_info *p
 
 void mw_process_keys_begin(struct mw_process_keys *k, size_t nprocs)
 {
-	MW_GROW(k->next, k->next_cap, nprocs + 1);
-	k->nnext = 0;
+	MW_GROW(k->next.v, k->next.cap, nprocs + 1);
+	k->next.n = 0;
 }
 
 const struct mw_process_key *mw_process_keys_of(struct mw_process_keys *k,
 						const struct mw_process_info *p)
 {
-	struct mw_process_key *e = &k->next[k->nnext++];
-	size_t at = mw_pid_index(k->v, k->n, sizeof(*k->v), p->pid);
-	struct mw_process_key *old = at < k->n ? &k->v[at] : NULL;
+	struct mw_process_key *e = &k->next.v[k->next.n++];
+	size_t at = mw_pid_index(k->cur.v, k->cur.n, sizeof(*k->cur.v), p->pid);
+	struct mw_process_key *old = at < k->cur.n ? &k->cur.v[at] : NULL;
 
 	memset(e, 0, sizeof(*e));
 	if (old && old->block && old->start_ms == p->start_ms && !strcmp(old->name, p->name)) {
@@ -97,27 +97,21 @@ const struct mw_process_key *mw_process_keys_of(struct mw_process_keys *k,
 
 void mw_process_keys_done(struct mw_process_keys *k)
 {
-	struct mw_process_key *tmp;
-	size_t i, cap;
+	struct mw_process_key_list old = k->cur;
 
-	for (i = 0; i < k->n; i++)
-		free(k->v[i].block);
-	mw_pid_sort(k->next, k->nnext, sizeof(*k->next));
-	tmp = k->v;
-	cap = k->cap;
-	k->v = k->next;
-	k->n = k->nnext;
-	k->cap = k->next_cap;
-	k->next = tmp;
-	k->next_cap = cap;
-	k->nnext = 0;
+	for (size_t i = 0; i < old.n; i++)
+		free(old.v[i].block);
+	mw_pid_sort(k->next.v, k->next.n, sizeof(*k->next.v));
+	k->cur = k->next;
+	k->next = old;		/* the spare for the next tick */
+	k->next.n = 0;
 }
 
 void mw_process_keys_release(struct mw_process_keys *k)
 {
-	for (size_t i = 0; i < k->n; i++)
-		free(k->v[i].block);
-	free(k->v);
-	free(k->next);
+	for (size_t i = 0; i < k->cur.n; i++)
+		free(k->cur.v[i].block);
+	free(k->cur.v);
+	free(k->next.v);
 	memset(k, 0, sizeof(*k));
 }

@@ -27,9 +27,13 @@ struct mw_process_key {
 	uint64_t tail_id;	/* of tail; tail_id + 1 + i of kind_tail[i] */
 };
 
+struct mw_process_key_list {
+	struct mw_process_key *v;
+	size_t n, cap;
+};
 struct mw_process_keys {
-	struct mw_process_key *v, *next;	/* last tick's by pid; this tick's */
-	size_t n, cap, nnext, next_cap;
+	struct mw_process_key_list cur;		/* last tick's, by pid */
+	struct mw_process_key_list next;	/* this tick's, in table order */
 };
 
 /* A tick begins: room for nprocs processes' keys. */

@@ -6,6 +6,7 @@
  * text on every platform (test_process_parse).
  */
 #include "process.h"
+#include "procfs_field.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,21 +66,16 @@ int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 	return 0;
 }
 
+/* A status or smaps_rollup figure: always in kB there. */
 static int status_kb(const char *text, const char *key, uint64_t *out)
 {
-	const char *p = text;
-	size_t klen = strlen(key);
+	uint64_t v;
+	bool kb;
 
-	while (p && *p) {
-		if (!strncmp(p, key, klen) && p[klen] == ':') {
-			*out = strtoull(p + klen + 1, NULL, 10) * 1024ULL;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
+	if (mw_procfs_field(text, key, &v, &kb))
+		return -1;
+	*out = v * 1024ULL;
+	return 0;
 }
 
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err)

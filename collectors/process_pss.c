@@ -55,8 +55,8 @@ void mw_pss_sched_init(struct mw_pss_sched *s, double share, int64_t interval_ns
 
 void mw_pss_sched_release(struct mw_pss_sched *s)
 {
-	free(s->v);
-	free(s->next);
+	free(s->cur.v);
+	free(s->next.v);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -77,14 +77,14 @@ static size_t carry_over(struct mw_pss_sched *s, const struct mw_process_table *
 	struct mw_pss_entry *v;
 	size_t i, n;
 
-	MW_GROW(s->next, s->next_cap, t->nprocs + 1);
-	v = s->next;
+	MW_GROW(s->next.v, s->next.cap, t->nprocs + 1);
+	v = s->next.v;
 	for (i = 0, n = 0; i < t->nprocs; i++) {
 		const struct mw_process_info *p = &t->procs[i];
-		size_t at = mw_pid_index(s->v, s->n, sizeof(*s->v), p->pid);
+		size_t at = mw_pid_index(s->cur.v, s->cur.n, sizeof(*s->cur.v), p->pid);
 
-		if (at < s->n && s->v[at].start_ms == p->start_ms) {
-			v[n] = s->v[at];
+		if (at < s->cur.n && s->cur.v[at].start_ms == p->start_ms) {
+			v[n] = s->cur.v[at];
 		} else {
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].pid = p->pid;
@@ -93,6 +93,7 @@ static size_t carry_over(struct mw_pss_sched *s, const struct mw_process_table *
 		v[n++].ti = i;
 	}
 	mw_pid_sort(v, n, sizeof(*v));
+	s->next.n = n;
 	return n;
 }
 
@@ -100,7 +101,8 @@ void mw_pss_sched_tick(struct mw_pss_sched *s, struct mw_process_reader *r,
 		       struct mw_process_table *t, int64_t now_ns)
 {
 	struct mw_process_pss_stats *o = &s->last;
-	struct mw_pss_entry *v, *tmp;
+	struct mw_pss_entry *v;
+	struct mw_pss_list old;
 	size_t i, n, start = 0, k;
 	int64_t elapsed = s->last_ns ? now_ns - s->last_ns : s->tick_ns;
 	int64_t cap = (int64_t)(s->share * (double)(elapsed > s->tick_ns ? elapsed : s->tick_ns));
@@ -111,7 +113,7 @@ void mw_pss_sched_tick(struct mw_pss_sched *s, struct mw_process_reader *r,
 	if (s->credit_ns > cap)
 		s->credit_ns = cap;
 	n = carry_over(s, t);
-	v = s->next;
+	v = s->next.v;
 	while (start < n && v[start].pid <= s->cursor)
 		start++;
 	for (k = 0; k < n; k++) {
@@ -154,11 +156,7 @@ void mw_pss_sched_tick(struct mw_pss_sched *s, struct mw_process_reader *r,
 		o->known += v[i].has;
 	}
 	/* this tick's entries become the current ones, the old the spare */
-	tmp = s->next;
-	s->next = s->v;
-	s->v = tmp;
-	i = s->cap;
-	s->cap = s->next_cap;
-	s->next_cap = i;
-	s->n = n;
+	old = s->cur;
+	s->cur = s->next;
+	s->next = old;
 }

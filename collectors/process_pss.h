@@ -20,8 +20,10 @@ struct mw_pss_sched {
 	int64_t tick_ns;	/* the collector's interval */
 	int64_t credit_ns, last_ns;
 	uint32_t cursor;	/* last pid read: the next tick goes on from there */
-	struct mw_pss_entry *v, *next;	/* by pid; next: the spare for the next tick */
-	size_t n, cap, next_cap;
+	struct mw_pss_list {
+		struct mw_pss_entry *v;
+		size_t n, cap;
+	} cur, next;		/* by pid; next: the spare for the next tick */
 	struct mw_process_pss_stats last;	/* what the last tick did */
 };
 

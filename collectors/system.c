@@ -10,29 +10,7 @@
 #include <string.h>
 
 #include "core/collector.h"
-
-/* Find "Key:   123 kB" and return bytes. */
-static int meminfo_field(const char *text, const char *key, uint64_t *out)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, key, klen) && p[klen] == ':') {
-			char *end;
-			unsigned long long v = strtoull(p + klen + 1, &end, 10);
-
-			while (*end == ' ')
-				end++;
-			*out = !strncmp(end, "kB", 2) ? v * 1024ULL : v;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
+#include "procfs_field.h"
 
 int mw_meminfo_parse(const char *text, struct mw_system_memory *out, struct mw_err *err)
 {
@@ -48,10 +26,15 @@ int mw_meminfo_parse(const char *text, struct mw_system_memory *out, struct mw_e
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < MW_ARRAY_SIZE(fields); i++)
-		if (meminfo_field(text, fields[i].key,
-				  (uint64_t *)((char *)out + fields[i].offset)))
+	for (i = 0; i < MW_ARRAY_SIZE(fields); i++) {
+		uint64_t v;
+		bool kb;
+
+		if (mw_procfs_field(text, fields[i].key, &v, &kb))
 			return mw_error(err, "/proc/meminfo has no '%s' line", fields[i].key);
+		/* bytes; a figure without kB is taken as it is */
+		*(uint64_t *)((char *)out + fields[i].offset) = kb ? v * 1024ULL : v;
+	}
 	return 0;
 }
 

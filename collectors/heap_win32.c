@@ -15,7 +15,7 @@
  *     workers at a time; then no new remote query starts.
  * The prototypes and the RTL_DEBUG_INFORMATION layout are declared here
  * (x64, after phnt); ntdll's functions are looked up at run time.  What the
- * buffer holds is read by mw_heap_parse_debug_info (heap.c), pure.
+ * buffer holds is read by mw_heap_parse_debug_info (heap_parse.c), pure.
  */
 #include "heap.h"
 

@@ -35,10 +35,7 @@ struct heap_state {
 	struct mw_targets targets;
 	struct mw_heap_list heaps;
 	struct mw_heap_reader *reader;
-	struct mw_vm_regions regions;
-	struct mw_vm_ranges stacks;
 	bool logged_no_remote;
-	bool remote_summary;
 };
 
 static int heap_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
@@ -62,7 +59,6 @@ static int heap_init(void **state, const struct mw_collector_env *env, struct mw
 		return MW_COLLECTOR_ERROR;
 	}
 	st->reader = mw_heap_reader_new(&opts);
-	st->remote_summary = opts.remote_summary;
 	*state = st;
 	return MW_COLLECTOR_OK;
 }
@@ -136,57 +132,28 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
 		return MW_COLLECTOR_ERROR;
 	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
-#ifndef _WIN32
-	/* Linux: the bar from /proc/PID/smaps; no per-heap figures (malloc's
-	 * used and free blocks cannot be told apart from outside). */
-	(void)no_remote, (void)cut;
 	for (i = 0; i < st->targets.n; i++) {
 		const struct mw_target *t = &st->targets.t[i];
+		struct mw_heap_target_read got;
 		struct mw_heap_breakdown bd;
 		char pid[16];
-		int rc = mw_heap_bar_read(t->pid, &bd, &why);
+		int rc = mw_heap_read_target(st->reader, t->pid, t->self, &st->heaps, &bd, &got,
+					     &why);
 
-		if (rc < 0)
-			mw_log_warn("heap: pid %" PRIu32 ": %s", t->pid, why.msg);
+		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
 		if (rc) {
 			ctx->inaccessible++;
-			continue;
-		}
-		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
-		emit_breakdown(ctx->batch, ctx->ts_ms, pid, t->name, &bd);
-		ok++;
-	}
-	snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms; %s%s%.40s", ok,
-		 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6, MW_HEAP_LINUX_MODE,
-		 why.msg[0] ? "; " : "", why.msg);
-	return MW_COLLECTOR_OK;
-#endif
-	for (i = 0; i < st->targets.n; i++) {
-		const struct mw_target *t = &st->targets.t[i];
-		struct mw_heap_breakdown bd;
-		struct mw_err werr;
-		bool unavailable = false, have;
-		char pid[16];
-
-		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
-		have = mw_heap_read(st->reader, t->pid, t->self, &st->heaps, &unavailable, &why) == 0;
-		if (have) {
+			no_remote += got.remote_unavailable;
+		} else {
 			ok++;
+		}
+		if (got.heaps) {
 			for (size_t h = 0; h < st->heaps.n; h++)
 				cut += st->heaps.h[h].truncated;
 			emit_heaps(ctx->batch, ctx->ts_ms, pid, t->name, &st->heaps);
-		} else {
-			ctx->inaccessible++;
-			no_remote += unavailable;
 		}
-		/* The breakdown needs the address space; the heaps only refine it. */
-		if (mw_vm_walk(t->pid, t->self, &st->regions, &werr))
-			continue;
-		if (mw_vm_stacks(t->pid, t->self, &st->stacks, &werr))
-			st->stacks.n = 0;
-		mw_heap_breakdown(&st->regions, st->stacks.r, st->stacks.n, have ? &st->heaps : NULL,
-				  &bd);
-		emit_breakdown(ctx->batch, ctx->ts_ms, pid, t->name, &bd);
+		if (got.bar)
+			emit_breakdown(ctx->batch, ctx->ts_ms, pid, t->name, &bd);
 	}
 	if (no_remote && !st->logged_no_remote) {
 		mw_log_warn(MW_HEAP_NO_REMOTE_MSG "; other processes are counted inaccessible and "
@@ -197,10 +164,8 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->targets.n,
 			 MW_HEAP_NO_REMOTE_MSG);
 	else
-		snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok,
-			 st->targets.n, (double)(mw_clock_mono_ns() - t0) / 1e6,
-			 st->remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
-			 cut ? "; " MW_HEAP_MODE_CUT : "", why.msg[0] ? "; " : "", why.msg);
+		mw_heap_mode_line(st->reader, ctx->mode, sizeof(ctx->mode), ok, st->targets.n,
+				  (double)(mw_clock_mono_ns() - t0) / 1e6, cut, why.msg);
 	return MW_COLLECTOR_OK;
 }
 
@@ -213,8 +178,6 @@ static void heap_fini(void *state)
 	mw_watch_release(&st->watch);
 	mw_targets_release(&st->targets);
 	mw_heap_reader_free(st->reader);
-	mw_vm_regions_release(&st->regions);
-	mw_vm_ranges_release(&st->stacks);
 	free(st->heaps.h);
 	free(st);
 }

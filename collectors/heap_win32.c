@@ -314,6 +314,8 @@ struct mw_heap_reader {
 	ULONG spi_size;
 	struct mw_vm_regions regions;	/* the PEB path's region map */
 	struct mw_vm_ranges ranges;	/* and heap ranges */
+	struct mw_vm_regions bar_regions;	/* the bar's region map */
+	struct mw_vm_ranges bar_stacks;		/* and thread stacks */
 };
 
 struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts)
@@ -380,6 +382,8 @@ void mw_heap_reader_free(struct mw_heap_reader *r)
 	free(r->spi);
 	mw_vm_regions_release(&r->regions);
 	mw_vm_ranges_release(&r->ranges);
+	mw_vm_regions_release(&r->bar_regions);
+	mw_vm_ranges_release(&r->bar_stacks);
 	free(r);
 }
 
@@ -502,4 +506,31 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	if (!r->opts.remote_summary)
 		return read_peb(r, pid, out, err);
 	return read_remote(r, pid, out, remote_unavailable, err);
+}
+
+int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
+			struct mw_heap_list *heaps, struct mw_heap_breakdown *bar,
+			struct mw_heap_target_read *out, struct mw_err *why)
+{
+	struct mw_err werr;
+
+	memset(out, 0, sizeof(*out));
+	out->heaps = mw_heap_read(r, pid, self, heaps, &out->remote_unavailable, why) == 0;
+	/* The bar needs the address space; the heaps only refine it. */
+	if (mw_vm_walk(pid, self, &r->bar_regions, &werr) == 0) {
+		if (mw_vm_stacks(pid, self, &r->bar_stacks, &werr))
+			r->bar_stacks.n = 0;
+		mw_heap_breakdown(&r->bar_regions, r->bar_stacks.r, r->bar_stacks.n,
+				  out->heaps ? heaps : NULL, bar);
+		out->bar = true;
+	}
+	return out->heaps ? 0 : 1;
+}
+
+void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
+		       size_t n, double ms, size_t cut, const char *why)
+{
+	snprintf(buf, size, "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok, n, ms,
+		 r->opts.remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
+		 cut ? "; " MW_HEAP_MODE_CUT : "", why[0] ? "; " : "", why);
 }

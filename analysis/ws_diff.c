@@ -12,26 +12,6 @@
 #include "storage/query.h"
 
 const char *const mw_ws_change_names[4] = { "new", "gone", "grown", "shrunk" };
-const char *const mw_ws_owner_kind_names[5] = { "unknown", "module", "file", "heap", "stack" };
-
-static int by_base(const void *a, const void *b)
-{
-	const struct mw_ws_region *x = *(const struct mw_ws_region *const *)a;
-	const struct mw_ws_region *y = *(const struct mw_ws_region *const *)b;
-
-	return x->alloc_base < y->alloc_base ? -1 : x->alloc_base > y->alloc_base;
-}
-
-static const struct mw_ws_region **sorted(const struct mw_ws_result *r)
-{
-	const struct mw_ws_region **p = mw_xmalloc((r->nregions + 1) * sizeof(*p));
-	size_t i;
-
-	for (i = 0; i < r->nregions; i++)
-		p[i] = &r->regions[i];
-	qsort(p, r->nregions, sizeof(*p), by_base);
-	return p;
-}
 
 static uint64_t total(const struct mw_ws_region *g)
 {
@@ -49,44 +29,23 @@ static int by_change(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-static void add_totals(uint64_t t[MW_WS_NCATEGORIES][MW_WS_NSHARING],
-		       const struct mw_ws_result *r)
-{
-	size_t i;
-	int s;
-
-	for (i = 0; i < r->nregions; i++)
-		if (r->regions[i].category < MW_WS_NCATEGORIES)
-			for (s = 0; s < MW_WS_NSHARING; s++)
-				t[r->regions[i].category][s] += r->regions[i].pages[s];
-}
-
 void mw_ws_diff_compute(const struct mw_ws_result *a, const struct mw_ws_result *b,
 			struct mw_ws_diff *out)
 {
-	const struct mw_ws_region **x = sorted(a), **y = sorted(b);
-	size_t i = 0, j = 0, cap = 0;
+	const struct mw_ws_region *p, *q;
+	struct mw_ws_pairs w;
+	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
-	add_totals(out->t1, a);
-	add_totals(out->t2, b);
-	while (i < a->nregions || j < b->nregions) {
-		const struct mw_ws_region *p = i < a->nregions ? x[i] : NULL;
-		const struct mw_ws_region *q = j < b->nregions ? y[j] : NULL;
-		const struct mw_ws_region *one;
+	mw_ws_region_totals(a, out->t1);
+	mw_ws_region_totals(b, out->t2);
+	mw_ws_pairs_init(&w, a, b);
+	while (mw_ws_pairs_next(&w, &p, &q)) {
+		const struct mw_ws_region *one = q ? q : p;
 		struct mw_ws_diff_region d;
 		bool changed = false;
 		int s;
 
-		if (p && q && p->alloc_base != q->alloc_base) {
-			if (p->alloc_base < q->alloc_base)
-				q = NULL;
-			else
-				p = NULL;
-		}
-		one = q ? q : p;
-		if (!one)
-			break;
 		memset(&d, 0, sizeof(d));
 		d.base = one->alloc_base;
 		d.size = one->size;
@@ -108,11 +67,8 @@ void mw_ws_diff_compute(const struct mw_ws_result *a, const struct mw_ws_result 
 			MW_GROW(out->regions, cap, out->n + 1);
 			out->regions[out->n++] = d;
 		}
-		i += p != NULL;
-		j += q != NULL;
 	}
-	free(x);
-	free(y);
+	mw_ws_pairs_release(&w);
 	if (out->n > 1)
 		qsort(out->regions, out->n, sizeof(*out->regions), by_change);
 }
@@ -139,7 +95,8 @@ static void add_owner(cJSON *o, const char *owner, uint8_t kind, uint32_t id)
 		cJSON_AddStringToObject(o, "owner", owner);
 	else
 		cJSON_AddNullToObject(o, "owner");
-	cJSON_AddStringToObject(o, "owner_kind", kind < 5 ? mw_ws_owner_kind_names[kind] : "unknown");
+	cJSON_AddStringToObject(o, "owner_kind",
+				kind < MW_WS_NOWNER_KINDS ? mw_ws_owner_kind_names[kind] : "unknown");
 	cJSON_AddNumberToObject(o, "owner_id", id);
 }
 

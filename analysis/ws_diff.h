@@ -18,12 +18,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "collectors/workingset.h"
 #include "base/mwerr.h"
+#include "core/ws_regions.h"
 
 enum mw_ws_change { MW_WS_NEW, MW_WS_GONE, MW_WS_GROWN, MW_WS_SHRUNK };
 extern const char *const mw_ws_change_names[4];
-extern const char *const mw_ws_owner_kind_names[5];
 
 struct mw_ws_diff_region {
 	uint64_t base, size;

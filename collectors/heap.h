@@ -148,10 +148,6 @@ void mw_heap_breakdown_smaps(const struct mw_smaps *s, const struct mw_smaps_use
  * Windows, which reads each heap instead). */
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err);
 
-/* Whether the collector takes the bar from smaps (Linux: true) or reads
- * each heap and the address space (Windows: false); set by heap_linux.c
- * and heap_win32.c. */
-extern const bool mw_heap_bar_only;
 
 /* The collector's mode suffix on Linux. */
 #define MW_HEAP_LINUX_MODE "heap bar from /proc/PID/smaps; per-heap figures: Windows only"
@@ -288,6 +284,26 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 		 bool *remote_unavailable, struct mw_err *err);
 /* 0 when the platform has heaps to read, else -1 and why. */
 int mw_heap_supported(struct mw_err *why);
+
+/* One watched process as the heap collector reads it: Windows
+ * (heap_win32.c) its heaps (mw_heap_read) and the bar from its address
+ * space, refined by the heaps when they were read; Linux (heap_linux.c)
+ * the bar from its smaps (mw_heap_bar_read), no heaps.  0 when read; 1
+ * (or -1, Linux: logged) when not, the process then counted
+ * inaccessible, why saying why.  out says what was filled. */
+struct mw_heap_target_read {
+	bool heaps;			/* heaps filled */
+	bool bar;			/* bar filled */
+	bool remote_unavailable;	/* the remote summary gave no heaps (Wine) */
+};
+int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
+			struct mw_heap_list *heaps, struct mw_heap_breakdown *bar,
+			struct mw_heap_target_read *out, struct mw_err *why);
+/* The collector's mode after a tick: ok of n processes read in ms, how
+ * this platform reads them, whether an own heap's walk was cut short
+ * (cut), and the last why ("" none). */
+void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
+		       size_t n, double ms, size_t cut, const char *why);
 
 /* The mode's word for how other processes' heaps are read. */
 #define MW_HEAP_MODE_PEB "others: PEB heap list"

@@ -6,10 +6,13 @@
 #include "heap.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "procmaps.h"
 
@@ -54,7 +57,6 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	return mw_error(err, "per-heap figures: Windows only"), 1;
 }
 
-const bool mw_heap_bar_only = true;
 
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err)
 {
@@ -73,4 +75,31 @@ int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err 
 	mw_smaps_release(&maps);
 	mw_procmaps_release(&pm);
 	return rc;
+}
+
+/* No per-heap figures here (malloc's used and free blocks cannot be told
+ * apart from outside): the bar only. */
+int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
+			struct mw_heap_list *heaps, struct mw_heap_breakdown *bar,
+			struct mw_heap_target_read *out, struct mw_err *why)
+{
+	int rc = mw_heap_bar_read(pid, bar, why);
+
+	(void)r;
+	(void)self;
+	(void)heaps;
+	memset(out, 0, sizeof(*out));
+	if (rc < 0)
+		mw_log_warn("heap: pid %" PRIu32 ": %s", pid, why->msg);
+	out->bar = rc == 0;
+	return rc;
+}
+
+void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
+		       size_t n, double ms, size_t cut, const char *why)
+{
+	(void)r;
+	(void)cut;
+	snprintf(buf, size, "%zu of %zu read, %.2f ms; %s%s%.40s", ok, n, ms, MW_HEAP_LINUX_MODE,
+		 why[0] ? "; " : "", why);
 }

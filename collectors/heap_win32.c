@@ -15,7 +15,7 @@
  *     workers at a time; then no new remote query starts.
  * The prototypes and the RTL_DEBUG_INFORMATION layout are declared here
  * (x64, after phnt); ntdll's functions are looked up at run time.  What the
- * buffer holds is read by mw_heap_parse_debug_info (heap.c), pure.
+ * buffer holds is read by mw_heap_parse_debug_info (heap_parse.c), pure.
  */
 #include "heap.h"
 
@@ -95,7 +95,6 @@ int mw_heap_supported(struct mw_err *why)
 	return 0;
 }
 
-const bool mw_heap_bar_only = false;
 
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err)
 {
@@ -323,6 +322,8 @@ struct mw_heap_reader {
 	ULONG spi_size;
 	struct mw_vm_regions regions;	/* the PEB path's region map */
 	struct mw_vm_ranges ranges;	/* and heap ranges */
+	struct mw_vm_regions bar_regions;	/* the bar's region map */
+	struct mw_vm_ranges bar_stacks;		/* and thread stacks */
 };
 
 struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts)
@@ -389,6 +390,8 @@ void mw_heap_reader_free(struct mw_heap_reader *r)
 	free(r->spi);
 	mw_vm_regions_release(&r->regions);
 	mw_vm_ranges_release(&r->ranges);
+	mw_vm_regions_release(&r->bar_regions);
+	mw_vm_ranges_release(&r->bar_stacks);
 	free(r);
 }
 
@@ -511,4 +514,31 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	if (!r->opts.remote_summary)
 		return read_peb(r, pid, out, err);
 	return read_remote(r, pid, out, remote_unavailable, err);
+}
+
+int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
+			struct mw_heap_list *heaps, struct mw_heap_breakdown *bar,
+			struct mw_heap_target_read *out, struct mw_err *why)
+{
+	struct mw_err werr;
+
+	memset(out, 0, sizeof(*out));
+	out->heaps = mw_heap_read(r, pid, self, heaps, &out->remote_unavailable, why) == 0;
+	/* The bar needs the address space; the heaps only refine it. */
+	if (mw_vm_walk(pid, self, &r->bar_regions, &werr) == 0) {
+		if (mw_vm_stacks(pid, self, &r->bar_stacks, &werr))
+			r->bar_stacks.n = 0;
+		mw_heap_breakdown(&r->bar_regions, r->bar_stacks.r, r->bar_stacks.n,
+				  out->heaps ? heaps : NULL, bar);
+		out->bar = true;
+	}
+	return out->heaps ? 0 : 1;
+}
+
+void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
+		       size_t n, double ms, size_t cut, const char *why)
+{
+	snprintf(buf, size, "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok, n, ms,
+		 r->opts.remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
+		 cut ? "; " MW_HEAP_MODE_CUT : "", why[0] ? "; " : "", why);
 }

@@ -5,7 +5,6 @@
 #include "perfcounters.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +73,6 @@ struct pc_state {
 	uint32_t logged_types[32];
 	size_t nlogged;
 	char version_note[40];
-	char *detail;
-	size_t detail_len, detail_cap;
 };
 
 static void pc_free(struct pc_state *st)
@@ -92,7 +89,6 @@ static void pc_free(struct pc_state *st)
 	mw_perf_titles_release(&st->titles);
 	mw_perfreg_free(st->reg);
 	free(st->paths);
-	free(st->detail);
 	free(st);
 }
 
@@ -140,8 +136,6 @@ static int pc_init(void **state, const struct mw_collector_env *env, struct mw_e
 	size_t i, resolved = 0;
 
 	st->close_key = o->close_key;
-	st->detail_cap = 4096;
-	st->detail = mw_xmalloc(st->detail_cap);
 	if (*o->query) {
 		snprintf(st->query, sizeof(st->query), "%s", o->query);
 		st->query_fixed = true;
@@ -205,44 +199,6 @@ static void log_type_once(struct pc_state *st, uint32_t type, const char *counte
 		    "skipped", type, counter);
 }
 
-static void detail_printf(struct pc_state *st, const char *fmt, ...) MW_PRINTF(2, 3);
-static void detail_printf(struct pc_state *st, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = st->detail_cap - st->detail_len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(st->detail + st->detail_len, room, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < room) {
-			st->detail_len += (size_t)n;
-			return;
-		}
-		MW_GROW(st->detail, st->detail_cap, st->detail_len + (size_t)(n > 0 ? n : 64) + 256);
-	}
-}
-
-/* A JSON string: quotes, backslashes (instance paths have them) and
- * control characters escaped. */
-static void detail_str(struct pc_state *st, const char *s)
-{
-	detail_printf(st, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			detail_printf(st, "\\%c", c);
-		else if (c < 0x20)
-			detail_printf(st, "\\u%04x", c);
-		else
-			detail_printf(st, "%c", c);
-	}
-	detail_printf(st, "\"");
-}
-
 static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct pc_state *st = state;
@@ -274,10 +230,6 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 	st->have[cur] = true;
 	ps = st->have[prev] ? &st->snap[prev] : NULL;
 
-	st->detail_len = 0;
-	detail_printf(st, "{\"perf_time\":%" PRId64 ",\"perf_freq\":%" PRId64
-		      ",\"perf_time_100ns\":%" PRId64 ",\"values\":[", s->perf_time, s->perf_freq,
-		      s->perf_time_100ns);
 	for (i = 0; i < st->npaths; i++) {
 		const struct pc_path *p = &st->paths[i];
 		const struct mw_perf_object *o = NULL, *po = NULL;
@@ -333,14 +285,6 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 				log_type_once(st, r.type, p->p.counter);
 				continue;
 			}
-			detail_printf(st, "%s[", values ? "," : "");
-			detail_str(st, p->p.object);
-			detail_printf(st, ",");
-			detail_str(st, p->p.counter);
-			detail_printf(st, ",");
-			detail_str(st, iname ? iname : "");
-			detail_printf(st, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 "]",
-				      r.type, r.a, r.b, r.time, r.freq);
 			values++;
 			if (rc != MW_PERF_VALUE)
 				continue;
@@ -353,14 +297,6 @@ static int pc_sample(void *state, struct mw_sample_ctx *ctx)
 					     ctx->ts_ms);
 			}
 		}
-	}
-	detail_printf(st, "]}");
-	{
-		struct mw_label l[1] = { { "query", st->query } };
-
-		mw_batch_add_detail(ctx->batch, "perfcounters.raw",
-				    mw_metric_name(MW_M_PERF_VALUE), l, 1,
-				    ctx->ts_ms, st->detail, st->detail_len);
 	}
 	{
 		struct mw_label l[1] = { { "query", st->query } };
@@ -392,7 +328,7 @@ static void pc_fini(void *state)
 const struct mw_collector mw_collector_perfcounters = {
 	.name = "perfcounters",
 	.summary = "NT performance counters (HKEY_PERFORMANCE_DATA) by path, computed as perfmon\n"
-		   "does; raw values and time bases kept for recomputation.",
+		   "does.",
 	.default_interval_ms = 5000,
 	.default_enabled = true,
 	.options = pc_options,

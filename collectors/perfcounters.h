@@ -14,9 +14,10 @@
  * says which, memwatch_perf_objects_skipped{query} counts them); objects
  * that instances name as parents (Process for Thread) are added to the
  * query so "\Thread(notepad/0)\..." paths match.
- * Series memwatch_perf_value{object,counter,instance}; the inputs of every
- * value (type, raw A/B, time base) go in a "perfcounters.raw" detail
- * record per tick so values can be recomputed.
+ * Series memwatch_perf_value{object,counter,instance}.  The raw inputs of
+ * each value are not kept (storage stored no detail record but the
+ * working set's); `memwatchd perfdata dump` records a machine's blocks
+ * and `perfdata decode` shows every value with its raw inputs.
  */
 #ifndef MW_COLLECTORS_PERFCOUNTERS_H
 #define MW_COLLECTORS_PERFCOUNTERS_H

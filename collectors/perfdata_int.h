@@ -34,7 +34,7 @@ static inline uint64_t rd64(const unsigned char *p)
 	return v;
 }
 
-/* perfdata_walk.c: UTF-16LE (n code units, stops at a NUL) or
+/* perfdata_text.c: UTF-16LE (n code units, stops at a NUL) or
  * single-byte text appended to a growing pool as NUL-terminated UTF-8;
  * returns the string's offset in the pool. */
 size_t mw_perf_pool_put_utf16(char **pool, size_t *len, size_t *cap,
@@ -45,7 +45,7 @@ size_t mw_perf_pool_put_bytes(char **pool, size_t *len, size_t *cap,
  * the declared size for variable-length text). */
 uint32_t mw_perf_type_bytes(uint32_t type, uint32_t declared);
 
-/* perfdata_titles.c: ASCII case-insensitive equality. */
+/* perfdata_text.c: ASCII case-insensitive equality. */
 bool mw_perf_ieq(const char *a, const char *b);
 bool mw_perf_nieq(const char *a, const char *b, size_t n);
 

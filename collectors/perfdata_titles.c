@@ -5,7 +5,6 @@
  */
 #include "perfdata_int.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,24 +118,6 @@ const char *mw_perf_title(const struct mw_perf_titles *t, uint32_t index)
 			hi = mid;
 	}
 	return NULL;
-}
-
-bool mw_perf_ieq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-			return false;
-	return *a == *b;
-}
-
-bool mw_perf_nieq(const char *a, const char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
-			return false;
-	return true;
 }
 
 size_t mw_perf_title_find(const struct mw_perf_titles *t, const char *name,

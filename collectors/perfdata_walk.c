@@ -22,40 +22,6 @@
 #include "base/utf16.h"
 #include "base/xalloc.h"
 
-/* UTF-16LE, n code units (stops at a NUL), appended to a growing pool as
- * NUL-terminated UTF-8; unpaired surrogates become U+FFFD.  Returns the
- * offset of the string in the pool. */
-size_t mw_perf_pool_put_utf16(char **pool, size_t *len, size_t *cap,
-			      const unsigned char *in, size_t n)
-{
-	size_t start = *len;
-
-	MW_GROW(*pool, *cap, *len + n * 3 + 1);
-	*len += mw_utf16le_decode(in, n, *pool + *len, n * 3 + 1) + 1;
-	return start;
-}
-
-/* Bytes in a single-byte code page: kept as they are, except that bytes
- * above 0x7f are taken as Latin-1 so the result is valid UTF-8. */
-size_t mw_perf_pool_put_bytes(char **pool, size_t *len, size_t *cap,
-			      const unsigned char *in, size_t n)
-{
-	size_t start = *len, i;
-
-	MW_GROW(*pool, *cap, *len + n * 2 + 1);
-	for (i = 0; i < n && in[i]; i++) {
-		if (in[i] < 0x80) {
-			(*pool)[(*len)++] = (char)in[i];
-		} else {
-			(*pool)[(*len)++] = (char)(0xc0 | (in[i] >> 6));
-			(*pool)[(*len)++] = (char)(0x80 | (in[i] & 0x3f));
-		}
-	}
-	(*pool)[(*len)++] = '\0';
-	return start;
-}
-
-
 /* --- snapshot parser ------------------------------------------------------- */
 
 void mw_perf_snapshot_release(struct mw_perf_snapshot *s)

@@ -1,10 +1,13 @@
 /*
  * process.h - the process collector: every process, every tick.
  *
- * Portable logic and the pure parsers live in process.c; the platform
- * reads the whole process table in one go: process_win32.c with one
- * NtQuerySystemInformation(SystemProcessInformation) call per tick,
- * process_linux.c from /proc.  A process is identified by pid plus start
+ * The collector and its samples live in process.c, its PSS scheduler in
+ * process_pss.c, its series keys in process_keys.c, the table in
+ * process_table.c; the platform reads the whole process table in one go:
+ * process_win32.c with one NtQuerySystemInformation
+ * (SystemProcessInformation) call per tick, parsed by the pure
+ * process_spi.c, and process_linux.c from /proc, parsed by the pure
+ * process_procfs.c.  A process is identified by pid plus start
  * time; the `started` label keeps a reused pid from continuing an old
  * process's series.
  *
@@ -18,7 +21,7 @@
  *                      forward between reads (the peak also rises with
  *                      every resident figure seen)
  *   handles_interval   (30 s) the open-fd count
- *   pss_interval       PSS/USS on their time budget (process.c)
+ *   pss_interval       PSS/USS on their time budget (process_pss.c)
  * A process seen for the first time gets everything read at once.
  */
 #ifndef MW_COLLECTORS_PROCESS_H
@@ -76,6 +79,13 @@ struct mw_process_table {
 void mw_process_table_release(struct mw_process_table *t);
 /* Append a zeroed entry and return it. */
 struct mw_process_info *mw_process_table_add(struct mw_process_table *t);
+
+/* Arrays kept by pid (the collector's PSS scheduler and key cache):
+ * entries of stride bytes, each beginning with its uint32_t pid.
+ * mw_pid_index: where pid is in v (sorted by pid), or n when absent.
+ * mw_pid_sort: sort v by pid (cheap when it already is). */
+size_t mw_pid_index(const void *v, size_t n, size_t stride, uint32_t pid);
+void mw_pid_sort(void *v, size_t n, size_t stride);
 
 /* Platform: the reader keeps buffers (and, on Linux, the names it found
  * per pid and start time) between ticks. */
@@ -177,10 +187,6 @@ bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, cha
  * ImageName.Buffer points into it.  Every offset and length is checked. */
 int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,
 		 struct mw_process_table *t, struct mw_err *err);
-
-/* UTF-16LE (n code units) to UTF-8, NUL-terminated, cut at out_size;
- * unpaired surrogates become U+FFFD. */
-void mw_utf16le_to_utf8(const unsigned char *in, size_t n, char *out, size_t out_size);
 
 /* FILETIME (100 ns since 1601) to ms since the Unix epoch; 0 stays 0. */
 int64_t mw_filetime_to_unix_ms(uint64_t ft);

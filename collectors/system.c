@@ -1,6 +1,7 @@
 /*
- * system.c - the system collector (portable part) and the /proc/meminfo
- * parser, which is pure so it is tested on every platform.
+ * system.c - the system collector (portable part): the machine's memory
+ * (system_win32.c, system_linux.c; the /proc/meminfo parser is
+ * system_meminfo.c) as series.
  */
 #include "system.h"
 
@@ -11,50 +12,6 @@
 
 #include "core/collector.h"
 #include "core/metric_catalog.h"
-
-/* Find "Key:   123 kB" and return bytes. */
-static int meminfo_field(const char *text, const char *key, uint64_t *out)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, key, klen) && p[klen] == ':') {
-			char *end;
-			unsigned long long v = strtoull(p + klen + 1, &end, 10);
-
-			while (*end == ' ')
-				end++;
-			*out = !strncmp(end, "kB", 2) ? v * 1024ULL : v;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
-
-int mw_meminfo_parse(const char *text, struct mw_system_memory *out, struct mw_err *err)
-{
-	static const struct {
-		const char *key;
-		size_t offset;
-	} fields[] = {
-		{ "MemTotal", offsetof(struct mw_system_memory, physical_bytes) },
-		{ "MemAvailable", offsetof(struct mw_system_memory, available_bytes) },
-		{ "Committed_AS", offsetof(struct mw_system_memory, commit_bytes) },
-		{ "CommitLimit", offsetof(struct mw_system_memory, commit_limit_bytes) },
-	};
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < MW_ARRAY_SIZE(fields); i++)
-		if (meminfo_field(text, fields[i].key,
-				  (uint64_t *)((char *)out + fields[i].offset)))
-			return mw_error(err, "/proc/meminfo has no '%s' line", fields[i].key);
-	return 0;
-}
 
 static int system_init(void **state, const struct mw_collector_env *env, struct mw_err *why)
 {

@@ -7,9 +7,9 @@
  * map (VirtualQueryEx), who owns each allocation (module / mapped file
  * name), the heaps and the threads' stacks.  mw_ws_classify, pure, sorts
  * the pages into categories and sharing classes and per-allocation
- * details; mw_ws_encode / mw_ws_decode store those details with each
- * sample ("workingset.regions" detail records) so any two samples can be
- * diffed later (mw_ws_diff).
+ * details (the region type, core/ws_regions.h); mw_ws_encode stores
+ * those details with each sample ("workingset.regions" detail records) so
+ * any two samples can be diffed later.
  *
  * Linux (workingset_linux.c) reads /proc/PID/smaps instead: page counts
  * per mapping, not pages, so the platform classifies itself with the pure
@@ -24,22 +24,10 @@
 #include <stdint.h>
 #include "core/collector.h"
 #include "base/mwerr.h"
+#include "core/ws_regions.h"
 #include "vmmap.h"
 
 extern const struct mw_collector mw_collector_workingset;
-
-enum mw_ws_category {
-	MW_WS_IMAGE, MW_WS_MAPPED, MW_WS_SHAREABLE, MW_WS_HEAP, MW_WS_STACK,
-	MW_WS_PRIVATE, MW_WS_OTHER, MW_WS_NCATEGORIES
-};
-enum mw_ws_sharing { MW_WS_PRIV, MW_WS_SHAREABLE_PAGE, MW_WS_SHARED, MW_WS_NSHARING };
-enum mw_ws_owner_kind {
-	MW_WS_OWNER_UNKNOWN, MW_WS_OWNER_MODULE, MW_WS_OWNER_FILE, MW_WS_OWNER_HEAP,
-	MW_WS_OWNER_STACK
-};
-
-extern const char *const mw_ws_category_names[MW_WS_NCATEGORIES];
-extern const char *const mw_ws_sharing_names[MW_WS_NSHARING];
 
 /* One resident page, from either API. */
 struct mw_ws_page {
@@ -66,27 +54,9 @@ struct mw_ws_input {
 	uint32_t page_size;
 };
 
-/* Per allocation. */
-struct mw_ws_region {
-	uint64_t alloc_base, size;	/* size: committed + reserved of the allocation */
-	uint8_t category;		/* enum mw_ws_category */
-	uint8_t owner_kind;		/* enum mw_ws_owner_kind */
-	uint32_t owner_id;		/* heap number, thread id */
-	char *owner;			/* path, or NULL */
-	uint32_t pages[MW_WS_NSHARING];
-};
-
-struct mw_ws_result {
-	uint64_t pages[MW_WS_NCATEGORIES][MW_WS_NSHARING];
-	struct mw_ws_region *regions;	/* allocations with at least one resident page */
-	size_t nregions, cap;
-	uint32_t page_size;
-};
-
 /* Classify.  pages may be in any order (sorted in place).  Replaces out. */
 void mw_ws_classify(const struct mw_ws_input *in, struct mw_ws_page *pages, size_t npages,
 		    struct mw_ws_result *out);
-void mw_ws_result_release(struct mw_ws_result *r);
 
 /* Decode one QueryWorkingSet entry (PSAPI_WORKING_SET_BLOCK, 64-bit):
  * bits 0-4 protection, 5-7 ShareCount, 8 Shared, 12-63 VirtualPage. */
@@ -94,31 +64,6 @@ struct mw_ws_page mw_ws_from_block(uint64_t block);
 /* Decode one QueryWorkingSetEx attribute word (PSAPI_WORKING_SET_EX_BLOCK):
  * bit 0 Valid, 1-3 ShareCount, 15 Shared.  Returns false if not valid. */
 bool mw_ws_from_ex_block(uint64_t va, uint64_t attrs, struct mw_ws_page *out);
-
-/*
- * "workingset.regions" encoding, version 1, little-endian:
- *   header  "MWWS" u16 version=1 u16 0 u32 page_size u32 count
- *   region  u64 alloc_base u64 size u8 category u8 owner_kind u16 owner_len
- *           u32 owner_id u32 private u32 shareable u32 shared
- *           owner_len bytes of UTF-8 owner (no NUL)
- * Returns a malloc'ed buffer and its length.
- */
-unsigned char *mw_ws_encode(const struct mw_ws_result *r, size_t *len);
-/* Parse an encoding into r (regions only; totals are recomputed by
- * category and sharing).  -1 with a message on a malformed buffer. */
-int mw_ws_decode(const unsigned char *buf, size_t len, struct mw_ws_result *r, struct mw_err *err);
-
-/* What changed between two samples, per allocation base. */
-struct mw_ws_delta {
-	uint64_t alloc_base;
-	uint8_t category;
-	const char *owner;		/* from whichever side has it */
-	int64_t pages[MW_WS_NSHARING];	/* after - before */
-};
-/* Allocations whose pages changed, sorted by base; returns the count,
- * *out malloc'ed. */
-size_t mw_ws_diff(const struct mw_ws_result *before, const struct mw_ws_result *after,
-		  struct mw_ws_delta **out);
 
 /* --- platform ----------------------------------------------------------- */
 

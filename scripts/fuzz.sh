@@ -19,7 +19,7 @@ build() {
 		-fno-sanitize-recover=undefined -o "$out/fuzz_$name" "fuzz/fuzz_$name.c" "$@"
 }
 
-build perfdata collectors/perfdata_walk.c collectors/perfdata_titles.c \
+build perfdata collectors/perfdata_walk.c collectors/perfdata_titles.c collectors/perfdata_text.c base/utf16.c \
 	collectors/perfdata_calc.c collectors/perfdata_select.c collectors/perfdata_json.c base/xalloc.c base/mwerr.c -lm
 
 for t in perfdata; do

@@ -76,14 +76,8 @@ static int region_cmp(const void *a, const void *b)
 
 static void recount(struct mw_ws_result *r)
 {
-	size_t i;
-	int s;
-
 	memset(r->pages, 0, sizeof(r->pages));
-	for (i = 0; i < r->nregions; i++)
-		for (s = 0; s < MW_WS_NSHARING; s++)
-			if (r->regions[i].category < MW_WS_NCATEGORIES)
-				r->pages[r->regions[i].category][s] += r->regions[i].pages[s];
+	mw_ws_region_totals(r, r->pages);
 }
 
 bool mw_rg_normalize(struct mw_ws_result *r)

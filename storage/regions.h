@@ -1,6 +1,6 @@
 /*
  * regions.h - working-set region snapshots in the database
- * ("workingset.regions" detail records, collectors/workingset.h).
+ * ("workingset.regions" detail records, core/ws_regions.h).
  *
  * Per process (pid + process name) the writer keeps the last region list
  * it stored and writes, per snapshot, one ws_snapshot row: a keyframe (the
@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "collectors/workingset.h"
 #include "base/mwerr.h"
+#include "core/ws_regions.h"
 
 #define MW_RG_KEYFRAME 0x01	/* blob format bytes, version 1 */
 #define MW_RG_DELTA 0x02

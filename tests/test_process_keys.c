@@ -210,6 +210,28 @@ static void cadence_options_checked(void **state)
 	}
 }
 
+/* The arrays the PSS scheduler and the key cache keep by pid: found by
+ * pid, absent ones give n, and sorting leaves an ordered array alone. */
+static void arrays_by_pid(void **state)
+{
+	struct entry {
+		uint32_t pid;
+		int tag;
+	} v[4] = { { 30, 0 }, { 10, 1 }, { 40, 2 }, { 20, 3 } };
+
+	(void)state;
+	mw_pid_sort(v, 4, sizeof(v[0]));
+	assert_int_equal(v[0].pid, 10);
+	assert_int_equal(v[1].tag, 3);
+	assert_int_equal(v[3].pid, 40);
+	assert_int_equal(mw_pid_index(v, 4, sizeof(v[0]), 30), 2);
+	assert_int_equal(mw_pid_index(v, 4, sizeof(v[0]), 10), 0);
+	assert_int_equal(mw_pid_index(v, 4, sizeof(v[0]), 25), 4);
+	assert_int_equal(mw_pid_index(NULL, 0, sizeof(v[0]), 10), 0);
+	mw_pid_sort(v, 4, sizeof(v[0]));
+	assert_int_equal(v[2].tag, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +239,7 @@ int main(void)
 		cmocka_unit_test(identity_changes_are_formatted_again),
 		cmocka_unit_test(keyed_add_matches_plain_add),
 		cmocka_unit_test(cadence_options_checked),
+		cmocka_unit_test(arrays_by_pid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "collectors/process.h"
+#include "collectors/procfs_field.h"
+#include "base/utf16.h"
 #include "collectors/system.h"
 
 static void meminfo(void **state)
@@ -403,11 +405,30 @@ static void utf16_conversion(void **state)
 	char out[32], tiny[4];
 
 	(void)state;
-	mw_utf16le_to_utf8(in, sizeof(in) / 2, out, sizeof(out));
+	mw_utf16le_decode(in, sizeof(in) / 2, out, sizeof(out));
 	assert_string_equal(out, "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xEF\xBF\xBDz");
 	/* Never splits a multi-byte character when cut short. */
-	mw_utf16le_to_utf8(in, sizeof(in) / 2, tiny, sizeof(tiny));
+	mw_utf16le_decode(in, sizeof(in) / 2, tiny, sizeof(tiny));
 	assert_string_equal(tiny, "a\xC3\xA9");
+}
+
+/* One "Key: value kB" line of /proc text: the key must be the whole word
+ * before the colon; kB says the unit, its absence is said too. */
+static void procfs_fields(void **state)
+{
+	const char *text = "VmRSSx:\t9 kB\nVmRSS:\t  1234 kB\nHugePages_Total:    7\n";
+	uint64_t v = 0;
+	bool kb = false;
+
+	(void)state;
+	assert_int_equal(mw_procfs_field(text, "VmRSS", &v, &kb), 0);
+	assert_int_equal(v, 1234);
+	assert_true(kb);
+	assert_int_equal(mw_procfs_field(text, "HugePages_Total", &v, &kb), 0);
+	assert_int_equal(v, 7);
+	assert_false(kb);
+	assert_int_equal(mw_procfs_field(text, "VmSwap", &v, &kb), -1);
+	assert_int_equal(v, 7);
 }
 
 int main(void)
@@ -424,6 +445,7 @@ int main(void)
 		cmocka_unit_test(spi_parses_a_constructed_table),
 		cmocka_unit_test(spi_rejects_lies),
 		cmocka_unit_test(utf16_conversion),
+		cmocka_unit_test(procfs_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "collectors/workingset.h"
+#include "core/ws_regions.h"
 #include "core/batch.h"
 #include "base/xalloc.h"
 #include "storage/query.h"

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "collectors/workingset.h"
+#include "core/ws_regions.h"
 #include "base/xalloc.h"
 #include "storage/query.h"
 #include "storage/regions.h"

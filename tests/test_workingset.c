@@ -150,6 +150,42 @@ static void encode_decode_diff(void **state)
 	mw_vm_regions_release(&v);
 }
 
+/* The walk every diff shares: by base, either side in any order, each
+ * base once, NULL on the side that lacks it. */
+static void pairs_walk(void **state)
+{
+	struct mw_ws_region ra[2] = { { .alloc_base = 0x3000, .category = MW_WS_HEAP, .pages = { 1, 0, 0 } },
+				      { .alloc_base = 0x1000, .category = MW_WS_IMAGE, .pages = { 0, 2, 5 } } };
+	struct mw_ws_region rb[2] = { { .alloc_base = 0x2000, .category = 99 },
+				      { .alloc_base = 0x3000, .category = MW_WS_HEAP } };
+	struct mw_ws_result a = { .regions = ra, .nregions = 2 }, b = { .regions = rb, .nregions = 2 };
+	const struct mw_ws_region *x, *y;
+	uint64_t t[MW_WS_NCATEGORIES][MW_WS_NSHARING] = { { 0 } };
+	struct mw_ws_pairs w;
+
+	(void)state;
+	mw_ws_pairs_init(&w, &a, &b);
+	assert_true(mw_ws_pairs_next(&w, &x, &y));
+	assert_ptr_equal(x, &ra[1]);
+	assert_null(y);
+	assert_true(mw_ws_pairs_next(&w, &x, &y));
+	assert_null(x);
+	assert_ptr_equal(y, &rb[0]);
+	assert_true(mw_ws_pairs_next(&w, &x, &y));
+	assert_ptr_equal(x, &ra[0]);
+	assert_ptr_equal(y, &rb[1]);
+	assert_false(mw_ws_pairs_next(&w, &x, &y));
+	assert_null(x);
+	assert_null(y);
+	mw_ws_pairs_release(&w);
+	/* totals by category and sharing; an unknown category is skipped */
+	mw_ws_region_totals(&a, t);
+	mw_ws_region_totals(&b, t);
+	assert_int_equal(t[MW_WS_HEAP][MW_WS_PRIV], 1);
+	assert_int_equal(t[MW_WS_IMAGE][MW_WS_SHAREABLE_PAGE], 2);
+	assert_int_equal(t[MW_WS_IMAGE][MW_WS_SHARED], 5);
+}
+
 static void raw_entries(void **state)
 {
 	struct mw_ws_page p;
@@ -171,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classify_known_answer),
 		cmocka_unit_test(encode_decode_diff),
+		cmocka_unit_test(pairs_walk),
 		cmocka_unit_test(raw_entries),
 	};
 

@@ -142,16 +142,10 @@ static void assert_same(const struct mw_ws_result *want0, const struct mw_ws_res
 static struct mw_store *open_store(int64_t keyframe_every)
 {
 	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = keyframe_every;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
+	return mw_test_store_open_with(&o);
 }
 
 static struct mw_reader *open_reader(void)
@@ -375,9 +369,7 @@ static void retention_whole_groups(void **state)
 	int i;
 
 	(void)state;
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 10;
 	o.retention_raw_ms = 60000;
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);
@@ -429,9 +421,7 @@ static void disk_full(void **state)
 	int i, failed = 0;
 
 	(void)state;
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 16;
 	o.max_pending_region_bytes = 4000;
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);

@@ -99,9 +99,7 @@ static void child(int fd, int64_t start)
 	int64_t k;
 	int j;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 6;	/* groups open and close often */
 	if (mw_store_open(&s, &o, &err)) {
 		fprintf(stderr, "child: %s\n", err.msg);

@@ -47,10 +47,8 @@ static void child(int fd, int64_t start)
 	int64_t k;
 	int j;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
+	mw_test_store_options(&o, DB);
 	o.chunk_points = 37;	/* chunks close and open often */
-	o.self_metrics = false;
 	if (mw_store_open(&s, &o, &err)) {
 		fprintf(stderr, "child: %s\n", err.msg);
 		_exit(2);

@@ -18,20 +18,36 @@ void mw_test_db_remove(const char *path)
 	}
 }
 
-struct mw_store *mw_test_store_open(const char *path)
+void mw_test_store_options(struct mw_store_options *o, const char *path)
 {
-	struct mw_store_options o;
+	mw_store_options_init(o);
+	o->db_path = path;
+	o->self_metrics = false;
+}
+
+struct mw_store *mw_test_store_open_with(const struct mw_store_options *o)
+{
 	struct mw_store *s;
 	struct mw_err err;
 
-	mw_test_db_remove(path);
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "%s: %s\n", path, err.msg);
+	if (mw_store_open(&s, o, &err)) {
+		fprintf(stderr, "%s: %s\n", o->db_path, err.msg);
 		return NULL;
 	}
 	return s;
+}
+
+struct mw_store *mw_test_store_reopen(const char *path)
+{
+	struct mw_store_options o;
+
+	mw_test_store_options(&o, path);
+	o.retention_raw_ms = o.retention_1m_ms = o.retention_1h_ms = 0;
+	return mw_test_store_open_with(&o);
+}
+
+struct mw_store *mw_test_store_open(const char *path)
+{
+	mw_test_db_remove(path);
+	return mw_test_store_reopen(path);
 }

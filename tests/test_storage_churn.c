@@ -48,18 +48,6 @@ static struct mw_store *open_store(int64_t retention_days)
 	return mw_test_store_open_with(&o);
 }
 
-/* One number from the file, on a connection of its own. */
-static int64_t db_int_path(const char *sql)
-{
-	sqlite3 *db;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
-	v = mw_db_int(db, sql);
-	sqlite3_close(db);
-	return v;
-}
-
 static struct mw_reader *open_reader(void)
 {
 	struct mw_reader *r;
@@ -345,7 +333,7 @@ static void first_ts_is_first_point(void **state)
 
 	/* raw points expired: the first stored bucket still holds the first
 	 * point, whose time retention recorded before the chunk went */
-	assert_int_equal(db_int_path("SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
 	s = open_store(1);
 	add(s, 4, start + 86400000LL + 7200000, 1);
 	flush(s);

@@ -1,9 +1,11 @@
 /* test_db.c - see test_db.h. */
 #include "test_db.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 
 #include "base/mwerr.h"
+#include "storage/schema.h"
 #include "storage/store.h"
 
 void mw_test_db_remove(const char *path)
@@ -50,4 +52,19 @@ struct mw_store *mw_test_store_open(const char *path)
 {
 	mw_test_db_remove(path);
 	return mw_test_store_reopen(path);
+}
+
+int64_t mw_test_db_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	int64_t v;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s\n", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return INT64_MIN;
+	}
+	v = mw_db_int(db, sql);
+	sqlite3_close(db);
+	return v;
 }

@@ -6,6 +6,8 @@
 #ifndef MW_TESTS_SUPPORT_TEST_DB_H
 #define MW_TESTS_SUPPORT_TEST_DB_H
 
+#include <stdint.h>
+
 /* Remove path and its -wal, -shm and .lock files (missing ones are fine). */
 void mw_test_db_remove(const char *path);
 
@@ -28,6 +30,11 @@ struct mw_store *mw_test_store_reopen(const char *path);
 
 /* The same on a fresh scratch database at path (removed first). */
 struct mw_store *mw_test_store_open(const char *path);
+
+/* One number from the database at path, read on a connection of its own
+ * (what a store wrote, not what it holds); INT64_MIN with the reason on
+ * stderr if it cannot be read. */
+int64_t mw_test_db_int(const char *path, const char *sql);
 
 /* cmocka fixtures named setup and teardown: each test starts and leaves
  * with no database at path. */

@@ -95,7 +95,7 @@ WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))
 NATIVE_HELPER_BIN := $(patsubst tests/helpers/%.c,build/native/helpers/%$(EXE),$(filter-out %_win32.c,$(TEST_HELPERS)))
 WIN_HELPER_BIN := $(patsubst tests/helpers/%.c,build/win64/helpers/%.exe,$(filter-out %_linux.c,$(TEST_HELPERS)))
 
-.PHONY: all native windows run test test-build test-native bench bench-build bench-peers fuzz fuzz-build deps deps-native clean
+.PHONY: all native windows run test test-build test-native test-one-build bench bench-build bench-peers fuzz fuzz-build deps deps-native clean
 # Objects reached through pattern rules are "intermediate" to make, which
 # deletes them after each link and rebuilds them all for the next target.
 .SECONDARY:
@@ -175,25 +175,27 @@ run: deps-native native
 deps-native:
 	@scripts/deps.sh native
 
+TEST_ONE_NEEDS = $(strip \
+	$(if $(filter %.exe,$(T)),build/win64/tests/$(T) $(WIN_HELPER_BIN)) \
+	$(if $(filter test_%,$(filter-out %.exe,$(T))),build/asan/tests/$(T)$(EXE)) \
+	$(if $(filter %_win64.sh,$(T)),build/win64/memwatchd.exe $(WIN_HELPER_BIN)) \
+	$(if $(filter %.sh,$(filter-out %_win64.sh,$(T))),build/native/memwatchd$(EXE) $(NATIVE_HELPER_BIN)))
+test-one-build: $(TEST_ONE_NEEDS)
+	@:
+
 # make test T=NAME runs one test with the same output and summary line:
 # T=test_leak (the native ASan program), T=test_leak.exe (the win64 one
 # under Wine), T=tests/api/leaks.sh or T=tests/e2e/heap_linux.sh (a
 # script; *_win64.sh ones run the .exe).  It builds only what that needs.
 ifdef T
 test: deps-native
-	@$(MAKE) --no-print-directory $(TEST_ONE_NEEDS)
+	@$(MAKE) --no-print-directory test-one-build
 	@scripts/run-tests.sh $(T)
 else
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/run-tests.sh
 endif
-
-TEST_ONE_NEEDS = $(strip \
-	$(if $(filter %.exe,$(T)),build/win64/tests/$(T) $(WIN_HELPER_BIN)) \
-	$(if $(filter test_%,$(filter-out %.exe,$(T))),build/asan/tests/$(T)$(EXE)) \
-	$(if $(filter %_win64.sh,$(T)),build/win64/memwatchd.exe $(WIN_HELPER_BIN)) \
-	$(if $(filter %.sh,$(filter-out %_win64.sh,$(T))),build/native/memwatchd$(EXE) $(NATIVE_HELPER_BIN)))
 
 test-build: $(NATIVE_TEST_BIN) $(NATIVE_HELPER_BIN) build/native/memwatchd$(EXE) \
 	build/win64/memwatchd.exe $(WIN_TEST_BIN) $(WIN_HELPER_BIN)

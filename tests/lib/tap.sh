@@ -31,24 +31,24 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # check DESC CONDITION | check DESC CMD ARGS...: ok when the shell
 # condition (one string, eval'd) or the command succeeds.  Runs in this
 # shell (no subshell: `wait` works on our children, variables set stay
-# set).  Its output is kept aside: the "# ..." lines are shown always,
-# everything on failure (as "#   " comments, so nothing it prints counts
-# as a TAP line).
+# set).  Its output is kept aside ($tmpdir/.check.out, a name no test
+# uses): the "# ..." lines are shown always, everything on failure (as
+# "#   " comments, so nothing it prints counts as a TAP line).
 check() {
 	local desc=$1 rc
 	shift
 	if [ $# -eq 1 ]; then
-		eval "$1" >"$tmpdir/check.out" 2>&1
+		eval "$1" >"$tmpdir/.check.out" 2>&1
 	else
-		"$@" >"$tmpdir/check.out" 2>&1
+		"$@" >"$tmpdir/.check.out" 2>&1
 	fi
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		ok "$desc"
-		grep -a '^#' "$tmpdir/check.out"
+		grep -a '^#' "$tmpdir/.check.out"
 	else
 		not_ok "$desc"
-		head -60 "$tmpdir/check.out" | sed 's/^/#   /'
+		head -60 "$tmpdir/.check.out" | sed 's/^/#   /'
 	fi
 	return 0
 }

@@ -55,12 +55,11 @@ static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn c
 		pid_t pid;
 
 		assert_int_equal(pipe(fds), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
+		if ((pid = fork()) == 0) {
 			close(fds[0]);
-			child(fds[1], committed);
+			child(fds[1], committed);	/* never returns */
 		}
+		assert_true(pid > 0);
 		close(fds[1]);
 		for (i = 0; i < reports; i++)
 			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));

@@ -95,7 +95,7 @@ WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))
 NATIVE_HELPER_BIN := $(patsubst tests/helpers/%.c,build/native/helpers/%$(EXE),$(filter-out %_win32.c,$(TEST_HELPERS)))
 WIN_HELPER_BIN := $(patsubst tests/helpers/%.c,build/win64/helpers/%.exe,$(filter-out %_linux.c,$(TEST_HELPERS)))
 
-.PHONY: all native windows run test test-build test-native bench bench-build bench-peers fuzz deps deps-native clean
+.PHONY: all native windows run test test-build test-native test-one-build bench bench-build bench-peers fuzz fuzz-build deps deps-native clean
 # Objects reached through pattern rules are "intermediate" to make, which
 # deletes them after each link and rebuilds them all for the next target.
 .SECONDARY:
@@ -175,9 +175,27 @@ run: deps-native native
 deps-native:
 	@scripts/deps.sh native
 
+TEST_ONE_NEEDS = $(strip \
+	$(if $(filter %.exe,$(T)),build/win64/tests/$(T) $(WIN_HELPER_BIN)) \
+	$(if $(filter test_%,$(filter-out %.exe,$(T))),build/asan/tests/$(T)$(EXE)) \
+	$(if $(filter %_win64.sh,$(T)),build/win64/memwatchd.exe $(WIN_HELPER_BIN)) \
+	$(if $(filter %.sh,$(filter-out %_win64.sh,$(T))),build/native/memwatchd$(EXE) $(NATIVE_HELPER_BIN)))
+test-one-build: $(TEST_ONE_NEEDS)
+	@:
+
+# make test T=NAME runs one test with the same output and summary line:
+# T=test_leak (the native ASan program), T=test_leak.exe (the win64 one
+# under Wine), T=tests/api/leaks.sh or T=tests/e2e/heap_linux.sh (a
+# script; *_win64.sh ones run the .exe).  It builds only what that needs.
+ifdef T
+test: deps-native
+	@$(MAKE) --no-print-directory test-one-build
+	@scripts/run-tests.sh $(T)
+else
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/run-tests.sh
+endif
 
 test-build: $(NATIVE_TEST_BIN) $(NATIVE_HELPER_BIN) build/native/memwatchd$(EXE) \
 	build/win64/memwatchd.exe $(WIN_TEST_BIN) $(WIN_HELPER_BIN)
@@ -194,11 +212,38 @@ bench-peers: deps-native
 	@$(MAKE) --no-print-directory -C . build/native/memwatchd$(EXE)
 	@bench/peers/run.sh $(PEERS_ARGS)
 
+# --- fuzz: libFuzzer targets (clang), one per untrusted parser ---------------
+# fuzz/fuzz_NAME.c is build/fuzz/fuzz_NAME, linked against an archive of
+# the lower layers built with the fuzzer's instrumentation (the archive
+# pulls in only what a target calls, so no target lists its files).
+# scripts/fuzz.sh runs them all with their seeds from fuzz/corpus/NAME/.
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,build/fuzz/fuzz_%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_SRC := $(filter $(addsuffix /%,base core collectors storage import),$(LINUX_SRC))
+FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_SRC))
+FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -DMW_VERSION='"$(VERSION)"' -I. \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/fuzz/libmw.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) build/fuzz/libmw.a
+	$(CLANG) $(FUZZ_CFLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(NATIVE_DEP_CFLAGS) -o $@ $< build/fuzz/libmw.a $(NATIVE_DEP_LIBS)
+
+fuzz-build: $(FUZZ_TARGETS)
+
+# FUZZ_SECONDS (default 60) per target.
 fuzz:
-	@scripts/fuzz.sh
+	@$(MAKE) --no-print-directory fuzz-build
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build/native build/asan build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
 
 -include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d) \
-	$(NATIVE_SUPPORT_OBJ:.o=.d) $(ASAN_SUPPORT_OBJ:.o=.d) $(WIN_SUPPORT_OBJ:.o=.d)
+	$(NATIVE_SUPPORT_OBJ:.o=.d) $(ASAN_SUPPORT_OBJ:.o=.d) $(WIN_SUPPORT_OBJ:.o=.d) \
+	$(FUZZ_OBJ:.o=.d)

@@ -546,9 +546,12 @@ static char *parse_string(struct sel_parser *ps)
 		char c = *ps->p++;
 
 		if (c == '\\') {
-			c = *ps->p++;
-			if (!c)
+			/* A backslash at the very end escapes nothing: the string is
+			 * unterminated, and the NUL must stay where the check below
+			 * sees it (fuzz_selector found the read past it). */
+			if (!*ps->p)
 				break;
+			c = *ps->p++;
 			c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
 		}
 		*o++ = c;

@@ -8,29 +8,9 @@
  * address); tests/test_perfdata_corpus.c replays fuzz/corpus/perfdata/
  * through this same function on every `make test`.
  */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "fuzz/fuzz_input.h"
 
 #include "collectors/perfdata.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static FILE *null_out(void)
-{
-	static FILE *f;
-
-	if (!f) {
-#ifdef _WIN32
-		f = fopen("NUL", "w");
-#else
-		f = fopen("/dev/null", "w");
-#endif
-	}
-	return f;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -64,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 			}
 		}
-		if (null_out())
-			mw_perf_decode_json(null_out(), have_titles ? &t : NULL, &s, &s);
+		if (fuzz_null_out())
+			mw_perf_decode_json(fuzz_null_out(), have_titles ? &t : NULL, &s, &s);
 		mw_perf_snapshot_release(&s);
 	}
 	mw_perf_titles_release(&t);

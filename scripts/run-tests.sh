@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# run-tests.sh - run every test that `make test-build` built and end with
-# one summary line ("tests: N passed, M failed").  Exit status 1 on any
-# failure.  Output of a failing program is shown in full; passing ones get
-# one line each.
+# run-tests.sh - run every test that `make test-build` built, or only the
+# ones named, and end with one summary line ("tests: N passed, M failed").
+# Exit status 1 on any failure.  Output of a failing program is shown in
+# full; passing ones get one line each.
+#
+#   scripts/run-tests.sh                  everything below
+#   scripts/run-tests.sh NAME...          only these (what `make test T=NAME` runs):
+#       test_leak        build/asan/tests/test_leak
+#       test_leak.exe    build/win64/tests/test_leak.exe under Wine
+#       tests/api/X.sh, tests/e2e/X.sh    that script
 #
 #   native cmocka programs   build/asan/tests/*   (ASan + UBSan)
 #   win64 cmocka programs    build/win64/tests/*.exe under Wine
@@ -47,37 +53,54 @@ count() {
 	fi
 }
 
-for t in build/asan/tests/test_*; do
-	[ -x "$t" ] || continue
-	log=$logdir/$(basename "$t").log
-	"$t" >"$log" 2>&1
-	count cmocka "$log" $? "$t"
-done
+# run_cmocka PROGRAM, run_wine PROGRAM.exe, run_e2e SCRIPT, run_api SCRIPT:
+# one test, its output in $logdir, counted.
+run_cmocka() {
+	local log=$logdir/$(basename "$1").log
+	"$1" >"$log" 2>&1
+	count cmocka "$log" $? "$1"
+}
+run_wine() {
+	local log=$logdir/win64-$(basename "$1").log
+	scripts/wine-run.sh "$1" >"$log" 2>&1
+	count cmocka "$log" $? "wine $1"
+}
+run_e2e() {
+	local log=$logdir/$(basename "$1").log
+	bash "$1" >"$log" 2>&1
+	count tap "$log" $? "$1"
+}
+run_api() {
+	local log=$logdir/api-$(basename "$1").log
+	bash "$1" build/native/memwatchd >"$log" 2>&1
+	count tap "$log" $? "$1"
+}
 
-for t in tests/e2e/*.sh; do
-	[ -f "$t" ] || continue
-	[ "$(basename "$t")" = tap.sh ] && continue	# sourced by the others
-	case "$t" in *_win64.sh) [ -n "${MW_SKIP_WIN64:-}" ] && continue ;; esac
-	log=$logdir/$(basename "$t").log
-	bash "$t" >"$log" 2>&1
-	count tap "$log" $? "$t"
-done
-
-for t in tests/api/*.sh; do
-	[ -f "$t" ] || continue
-	[ "$(basename "$t")" = lib.sh ] && continue	# sourced by the others
-	log=$logdir/api-$(basename "$t").log
-	bash "$t" build/native/memwatchd >"$log" 2>&1
-	count tap "$log" $? "$t"
-done
-
-if [ -z "${MW_SKIP_WIN64:-}" ]; then
-	for t in build/win64/tests/test_*.exe; do
-		[ -f "$t" ] || continue
-		log=$logdir/win64-$(basename "$t").log
-		scripts/wine-run.sh "$t" >"$log" 2>&1
-		count cmocka "$log" $? "wine $t"
+if [ $# -gt 0 ]; then
+	for name in "$@"; do
+		case "$name" in
+		tests/api/*.sh) run_api "$name" ;;
+		tests/e2e/*.sh) run_e2e "$name" ;;
+		*.exe) run_wine "build/win64/tests/$(basename "$name")" ;;
+		*) run_cmocka "build/asan/tests/$(basename "$name")" ;;
+		esac
 	done
+else
+	for t in build/asan/tests/test_*; do
+		[ -x "$t" ] && run_cmocka "$t"
+	done
+	for t in tests/e2e/*.sh; do
+		case "$t" in *_win64.sh) [ -n "${MW_SKIP_WIN64:-}" ] && continue ;; esac
+		run_e2e "$t"
+	done
+	for t in tests/api/*.sh; do
+		run_api "$t"
+	done
+	if [ -z "${MW_SKIP_WIN64:-}" ]; then
+		for t in build/win64/tests/test_*.exe; do
+			[ -f "$t" ] && run_wine "$t"
+		done
+	fi
 fi
 
 if [ "${#failures[@]}" -ne 0 ]; then

@@ -300,23 +300,9 @@ static void config_sections(void **state)
 
 /* ---- the cursor table ------------------------------------------------------ */
 
-static struct mw_store *open_store(void)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
-}
-
 static void cursor_round_trip(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_rw_cursor *c, *other;
 	struct mw_rw_cursor_pos pos[2] = { { 1, 1000 }, { 2, 2000 } };
 	struct mw_err err;
@@ -448,7 +434,7 @@ static size_t count_of(int sid, int64_t ts)
 
 static void forwarder_cursor_and_late_series(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_status_table *status = mw_status_new(0);
 	struct mw_forwarder *f;
 	struct mw_config cfg;

@@ -22,6 +22,7 @@
 #include "storage/store.h"
 #include "base/json_out.h"
 #include "core/params.h"
+#include "tests/support/test_db.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -30,24 +31,11 @@
 #define DATA "tests/data/import/"
 #define T0 1763719200000LL	/* 2025-11-21T10:00:00Z */
 
-static void rm_db(const char *path)
-{
-	char buf[128];
-
-	remove(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	remove(buf);
-	snprintf(buf, sizeof(buf), "%s.lock", path);
-	remove(buf);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	rm_db(DB);
-	rm_db(DB2);
+	mw_test_db_remove(DB);
+	mw_test_db_remove(DB2);
 	remove(TMP_CSV);
 	remove(TMP_JSON);
 	return 0;
@@ -56,21 +44,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	return setup(state);
-}
-
-static struct mw_store *open_store(const char *path)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	o.retention_raw_ms = 0;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
 }
 
 static struct mw_reader *open_reader(const char *path)
@@ -540,7 +513,7 @@ static const double odd_values[] = {
 
 static void fill_source(void)
 {
-	struct mw_store *s = open_store(DB);
+	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_label proc[3] = { { "pid", "4242" }, { "process", "leaky.exe" },
 				    { "started", "1763700000" } };
 	struct mw_label odd[2] = { { "kind", "a \"quoted\" \\ value, with comma" }, { "x", "y" } };
@@ -613,7 +586,7 @@ static void assert_same_points(const char *db_a, const char *db_b, int json)
 
 static void import_one(const char *db, const char *path, struct mw_import_result *res)
 {
-	struct mw_store *s = open_store(db);
+	struct mw_store *s = mw_test_store_reopen(db);
 	struct mw_err err;
 
 	if (mw_import_file(s, path, NULL, res, &err))
@@ -771,13 +744,13 @@ static void import_overlap(void **state)
 	assert_true(minute_avg(DB2, 20) == 100);	/* [1200 s, 1260 s): in both */
 	assert_true(minute_avg(DB2, 40) == 200);	/* only in the second */
 	/* the other way round, into a fresh file: the later part first */
-	rm_db(DB2);
+	mw_test_db_remove(DB2);
 	assert_int_equal(import_cmd(DB2, TMP_CSV, TMP_JSON), 0);
 	assert_int_equal(count_points(DB2, &sum), 2 * 3000);
 	assert_true(sum == 1000 * 100 + 1000 * 101 + 2000 * 200 + 2000 * 201);
 	assert_true(minute_avg(DB2, 20) == 200);
 	/* a file holding a series twice: its points once */
-	rm_db(DB2);
+	mw_test_db_remove(DB2);
 	{
 		static const char twice[] =
 			"{\"series\":[{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
@@ -818,7 +791,7 @@ static void complete_mark(void **state)
 	head[n] = '\0';
 	assert_true(!strncmp(head, "{\"series\":[", 11));
 
-	s = open_store(DB);
+	s = mw_test_store_reopen(DB);
 	mw_store_mark_complete(s, T0 + 5000);
 	mw_store_mark_complete(s, T0 + 4000);	/* never back */
 	mw_store_add(s, "mw_test_x", "mw_test_x", NULL, 0, T0 + 4500, 1);
@@ -961,7 +934,7 @@ static void relog_utf16_bias_pid(void **state)
 		}
 		u16[2 * i] = 'x';
 		write_file(TMP_CSV, u16, 2 * i + 1);
-		rm_db(DB);
+		mw_test_db_remove(DB);
 		import_one(DB, TMP_CSV, &res);
 		assert_int_equal(res.encoding, MW_ENC_UTF16LE);
 		assert_int_equal(res.st.points, 1);
@@ -973,7 +946,7 @@ static void bad_line_mid_file(void **state)
 {
 	struct mw_import_options o = { false, 0, NULL };
 	struct mw_import_result res;
-	struct mw_store *s = open_store(DB);
+	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_reader *r;
 	struct mw_err err;
 	char buf[512];
@@ -996,8 +969,8 @@ static void bad_line_mid_file(void **state)
 	mw_store_free(s);
 
 	/* --skip-bad: the row is left out, the rest comes in */
-	rm_db(DB);
-	s = open_store(DB);
+	mw_test_db_remove(DB);
+	s = mw_test_store_reopen(DB);
 	o.skip_bad = true;
 	assert_int_equal(mw_import_file(s, DATA "typeperf_badline.csv", &o, &res, &err), 0);
 	assert_int_equal(res.st.skipped_lines, 1);
@@ -1009,8 +982,8 @@ static void bad_line_mid_file(void **state)
 	mw_reader_free(r);
 
 	/* a JSON export cut off: the points read before are kept */
-	rm_db(DB);
-	s = open_store(DB);
+	mw_test_db_remove(DB);
+	s = mw_test_store_reopen(DB);
 	assert_int_equal(mw_import_file(s, DATA "export_cut.json", NULL, &res, &err), -1);
 	assert_non_null(strstr(err.msg, DATA "export_cut.json:1: "));
 	assert_non_null(strstr(err.msg, "cut off"));
@@ -1044,7 +1017,7 @@ static void damaged_files(void **state)
 		{ "{\0\0\0\x01", 5, "unexpected character" },
 	};
 	struct mw_import_result res;
-	struct mw_store *s = open_store(DB);
+	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_err err;
 	char msg[600];
 	size_t i;

@@ -142,16 +142,10 @@ static void assert_same(const struct mw_ws_result *want0, const struct mw_ws_res
 static struct mw_store *open_store(int64_t keyframe_every)
 {
 	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = keyframe_every;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
+	return mw_test_store_open_with(&o);
 }
 
 static struct mw_reader *open_reader(void)
@@ -294,17 +288,6 @@ static void rebuild_random_snapshots(void **state)
 	mw_ws_result_release(&got);
 }
 
-static int64_t db_int(const char *sql)
-{
-	sqlite3 *db;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
-	v = mw_db_int(db, sql);
-	sqlite3_close(db);
-	return v;
-}
-
 static void unchanged_is_empty(void **state)
 {
 	struct mw_ws_result cur = { 0 };
@@ -321,10 +304,10 @@ static void unchanged_is_empty(void **state)
 	mw_store_get_stats(s, &st);
 	assert_int_equal(st.region_snapshots_total, 10);
 	mw_store_free(s);
-	assert_int_equal(db_int("SELECT count(*) FROM ws_snapshot WHERE length(data) = 0"), 9);
-	assert_int_equal(db_int("SELECT count(*) FROM ws_snapshot WHERE id = key_id"), 1);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM ws_snapshot WHERE length(data) = 0"), 9);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM ws_snapshot WHERE id = key_id"), 1);
 	/* owners interned once each */
-	assert_true(db_int("SELECT count(*) FROM ws_owner") <= (int64_t)MW_ARRAY_SIZE(owners));
+	assert_true(mw_test_db_int(DB, "SELECT count(*) FROM ws_owner") <= (int64_t)MW_ARRAY_SIZE(owners));
 	mw_ws_result_release(&cur);
 }
 
@@ -375,9 +358,7 @@ static void retention_whole_groups(void **state)
 	int i;
 
 	(void)state;
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 10;
 	o.retention_raw_ms = 60000;
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);
@@ -391,13 +372,13 @@ static void retention_whole_groups(void **state)
 	 * the group holding 65 s stays whole */
 	snprintf(sql, sizeof(sql), "SELECT max(ts) FROM ws_snapshot WHERE id = key_id AND ts <= %lld",
 		 (long long)(T0 + 65000));
-	key_ts = db_int(sql);
+	key_ts = mw_test_db_int(DB, sql);
 	assert_true(key_ts > T0 && key_ts <= T0 + 65000);
 	assert_int_equal(mw_store_maintain(s, T0 + 125000, &err), 0);
 	mw_store_free(s);
-	left = db_int("SELECT min(ts) FROM ws_snapshot");
+	left = mw_test_db_int(DB, "SELECT min(ts) FROM ws_snapshot");
 	assert_true(left == key_ts);
-	assert_int_equal(db_int("SELECT count(*) FROM ws_snapshot"), 100 - (key_ts - T0) / 1000);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM ws_snapshot"), 100 - (key_ts - T0) / 1000);
 	r = open_reader();
 	assert_int_equal(mw_reader_ws_processes(r, "9", "x", INT64_MIN, INT64_MAX, &list, &err), 0);
 	assert_int_equal(list.n, 1);
@@ -410,7 +391,7 @@ static void retention_whole_groups(void **state)
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);
 	assert_int_equal(mw_store_maintain(s, T0 + 200000, &err), 0);
 	mw_store_free(s);
-	assert_int_equal(db_int("SELECT count(*) FROM ws_snapshot"), 0);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM ws_snapshot"), 0);
 	mw_ws_result_release(&cur);
 	mw_ws_result_release(&got);
 }
@@ -429,9 +410,7 @@ static void disk_full(void **state)
 	int i, failed = 0;
 
 	(void)state;
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 16;
 	o.max_pending_region_bytes = 4000;
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);

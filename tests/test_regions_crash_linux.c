@@ -29,6 +29,7 @@
 #include "storage/query.h"
 #include "storage/regions.h"
 #include "storage/store.h"
+#include "tests/support/kill_rounds_linux.h"
 #include "tests/support/test_db.h"
 
 #define DB "test_regions_crash.tmp.db"
@@ -99,9 +100,7 @@ static void child(int fd, int64_t start)
 	int64_t k;
 	int j;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 6;	/* groups open and close often */
 	if (mw_store_open(&s, &o, &err)) {
 		fprintf(stderr, "child: %s\n", err.msg);
@@ -206,40 +205,8 @@ static int64_t verify(int64_t from, int64_t upto)
 
 static void killed_at_random(void **state)
 {
-	unsigned seed = (unsigned)time(NULL);
-	int64_t committed = 0;
-	int round;
-	const char *env = getenv("MW_CRASH_SEED");
-
 	(void)state;
-	if (env)
-		seed = (unsigned)strtoul(env, NULL, 10);
-	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
-	srand(seed);
-	mw_test_db_remove(DB);
-	for (round = 0; round < 20; round++) {
-		int fds[2], status, reports = 1 + rand() % 6, i;
-		int64_t upto = committed, from = committed;
-		pid_t pid;
-
-		assert_int_equal(pipe(fds), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			close(fds[0]);
-			child(fds[1], committed);
-		}
-		close(fds[1]);
-		for (i = 0; i < reports; i++)
-			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));
-		kill(pid, SIGKILL);
-		close(fds[0]);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		committed = verify(from, upto);
-		assert_true(committed >= upto);
-	}
-	mw_test_db_remove(DB);
+	mw_kill_rounds(DB, 20, child, verify);
 }
 
 int main(void)

@@ -73,23 +73,6 @@ static const char *const examples[] = {
 
 MW_TEST_DB_FIXTURES(DB)
 
-static struct mw_store *open_store(void)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
-	o.retention_raw_ms = 0;
-	o.retention_1m_ms = 0;
-	o.retention_1h_ms = 0;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
-}
-
 static void make_v6(void)
 {
 	struct mw_err err;
@@ -121,7 +104,7 @@ static void v6_file_reads_back_after_migration(void **state)
 	assert_int_equal(mw_reader_open(&r, DB, &err), -1);
 	assert_non_null(strstr(err.msg, "schema version 6"));
 
-	s = open_store();
+	s = mw_test_store_reopen(DB);
 	assert_int_equal(mw_schema_version(mw_store_db(s)), 7);
 	mw_store_free(s);
 
@@ -172,7 +155,7 @@ static void v6_file_reads_back_after_migration(void **state)
 	mw_reader_free(r);
 
 	/* the writer continues both series under their ids */
-	s = open_store();
+	s = mw_test_store_reopen(DB);
 	mw_store_add(s, PRIV, "x", NULL, 0, T0 + 5000, 1);
 	mw_store_add(s, THREADS, "x", NULL, 0, T0 + 5000, 10);
 	if (mw_store_flush(s, &err))

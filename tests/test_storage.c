@@ -47,16 +47,10 @@ static int teardown(void **state)
 static struct mw_store *open_store(uint64_t chunk_points)
 {
 	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
+	mw_test_store_options(&o, DB);
 	o.chunk_points = (int64_t)chunk_points;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
+	return mw_test_store_open_with(&o);
 }
 
 static struct mw_reader *open_reader(void)
@@ -227,9 +221,7 @@ static void open_chunk_row_carries_a_bound(void **state)
 	/* a crash now: the files as they are, opened elsewhere */
 	copy_file(DB, DB "2");
 	copy_file(DB "-wal", DB "2-wal");
-	mw_store_options_init(&o);
-	o.db_path = DB "2";
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB "2");
 	assert_int_equal(mw_store_open(&s2, &o, &err), 0);
 	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT max_ts FROM chunk"), T0 + 1000);
 	mw_store_free(s2);
@@ -952,10 +944,8 @@ static void size_limit(void **state)
 	int64_t i, before, used, k;
 
 	(void)state;
-	mw_store_options_init(&o);
-	o.db_path = DB;
+	mw_test_store_options(&o, DB);
 	o.chunk_points = 100;
-	o.self_metrics = false;
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);
 	for (i = 0; i < 40000; i++)
 		add(s, "1", T0 + i * 1000, (double)(i * 7919 % 100003) * 0.25);

@@ -30,31 +30,22 @@
 
 MW_TEST_DB_FIXTURES(DB)
 
-static struct mw_store *open_store(void)
+/* The store here: series idle after IDLE.  retention_days > 0 keeps raw
+ * points that many days, minute rollups twice and hour rollups three
+ * times as long; 0 keeps the defaults (mw_store_maintain applies them,
+ * and only the retention tests call it). */
+static struct mw_store *open_store(int64_t retention_days)
 {
 	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	o.series_idle_ms = IDLE;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
-}
-
-/* One number from the file, on a connection of its own. */
-static int64_t db_int_path(const char *sql)
-{
-	sqlite3 *db;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
-	v = mw_db_int(db, sql);
-	sqlite3_close(db);
-	return v;
+	if (retention_days > 0) {
+		o.retention_raw_ms = retention_days * 86400000LL;
+		o.retention_1m_ms = 2 * o.retention_raw_ms;
+		o.retention_1h_ms = 3 * o.retention_raw_ms;
+	}
+	return mw_test_store_open_with(&o);
 }
 
 static struct mw_reader *open_reader(void)
@@ -103,7 +94,7 @@ static int64_t db_int(struct mw_store *s, const char *sql)
  * series_live), but stay in the database. */
 static void idle_series_leave_memory(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_store_stats st;
 	int i, k;
 
@@ -136,7 +127,7 @@ static void idle_series_leave_memory(void **state)
  * the points before and after. */
 static void series_comes_back_exactly(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_reader *r;
 	struct mw_range_query q;
 	struct mw_range_result res;
@@ -165,7 +156,7 @@ static void series_comes_back_exactly(void **state)
 	assert_int_equal(st.series_reloaded_total, 1);
 	mw_store_free(s);
 
-	s = open_store();
+	s = open_store(0);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series_label WHERE name = 'pid' AND value = '7'"), 1);
 	mw_store_free(s);
 	r = open_reader();
@@ -205,7 +196,7 @@ static void series_comes_back_exactly(void **state)
  * holds; a dead one that comes back is found by key. */
 static void startup_loads_live_series_only(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_store_stats st;
 	int i;
 
@@ -219,7 +210,7 @@ static void startup_loads_live_series_only(void **state)
 	assert_int_equal(in_memory(s), 5);
 	mw_store_free(s);
 
-	s = open_store();
+	s = open_store(0);
 	assert_int_equal(in_memory(s), 5);
 	add(s, 10042, T0 + 2 * IDLE + 1000, 1);
 	flush(s);
@@ -235,7 +226,7 @@ static void startup_loads_live_series_only(void **state)
  * the newest values are those of live series only. */
 static void readers_over_dead_and_live(void **state)
 {
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_reader *r = NULL;
 	struct mw_series_list sl;
 	struct mw_latest_list l;
@@ -307,24 +298,6 @@ static void readers_over_dead_and_live(void **state)
 	mw_store_free(s);
 }
 
-static struct mw_store *open_store_retention(void)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
-	o.series_idle_ms = IDLE;
-	o.retention_raw_ms = 86400000LL;
-	o.retention_1m_ms = 2 * 86400000LL;
-	o.retention_1h_ms = 3 * 86400000LL;
-	if (mw_store_open(&s, &o, &err))
-		fail_msg("%s", err.msg);
-	return s;
-}
-
 static void maintain(struct mw_store *s, int64_t now)
 {
 	struct mw_err err;
@@ -340,7 +313,7 @@ static void maintain(struct mw_store *s, int64_t now)
 static void first_ts_is_first_point(void **state)
 {
 	const int64_t start = T0 + 58 * 60000 + 32000;	/* 18:58:32 after 18:00 */
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_reader *r;
 	struct mw_series_list sl;
 	struct mw_err err;
@@ -360,8 +333,8 @@ static void first_ts_is_first_point(void **state)
 
 	/* raw points expired: the first stored bucket still holds the first
 	 * point, whose time retention recorded before the chunk went */
-	assert_int_equal(db_int_path("SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
-	s = open_store_retention();
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM series WHERE first_ts IS NULL"), 1);
+	s = open_store(1);
 	add(s, 4, start + 86400000LL + 7200000, 1);
 	flush(s);
 	maintain(s, start + 86400000LL + 7200000);
@@ -408,7 +381,7 @@ static void bucket_of(struct mw_reader *r, int pid, double *min, double *max, do
  */
 static void retention_rolls_up_then_removes(void **state)
 {
-	struct mw_store *s = open_store_retention();
+	struct mw_store *s = open_store(1);
 	struct mw_reader *r;
 	struct mw_series_list sl;
 	struct mw_err err;
@@ -496,7 +469,7 @@ static void migration_from_v4(void **state)
 		"INSERT INTO latest VALUES (1, 1699999200000, 1);"
 		"INSERT INTO latest VALUES (2, 1700099200000, 2);", &err), 0);
 	sqlite3_close(db);
-	s = open_store();
+	s = open_store(0);
 	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
 	assert_int_equal(in_memory(s), 1);
 	mw_store_free(s);
@@ -569,7 +542,7 @@ static void batch_order_hint_follows_changes(void **state)
 {
 	static const int b0[] = { 1, 2, 3, 4 }, b1[] = { 2, 3, 4 }, b2[] = { 9, 1, 2, 3, 4 },
 			 b3[] = { 4, 3, 2, 1, 9 }, b4[] = { 1, 1, 2, 2 }, b5[] = { 5, 1, 2 };
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_store_stats st;
 	struct mw_reader *r;
 	int k = 0;
@@ -649,7 +622,7 @@ static void keyed_hint_tells_metrics_apart(void **state)
 {
 	static const int b0[] = { 1, 2, 3 }, b1[] = { 2, 3 }, b2[] = { 3, 1, 2 };
 	uint64_t ids[4];
-	struct mw_store *s = open_store();
+	struct mw_store *s = open_store(0);
 	struct mw_reader *r;
 	int k = 0, pid, m;
 

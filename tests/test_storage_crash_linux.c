@@ -26,6 +26,7 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/kill_rounds_linux.h"
 #include "tests/support/test_db.h"
 
 #define DB "test_storage_crash.tmp.db"
@@ -47,10 +48,8 @@ static void child(int fd, int64_t start)
 	int64_t k;
 	int j;
 
-	mw_store_options_init(&o);
-	o.db_path = DB;
+	mw_test_store_options(&o, DB);
 	o.chunk_points = 37;	/* chunks close and open often */
-	o.self_metrics = false;
 	if (mw_store_open(&s, &o, &err)) {
 		fprintf(stderr, "child: %s\n", err.msg);
 		_exit(2);
@@ -76,8 +75,9 @@ static void child(int fd, int64_t start)
 	}
 }
 
-/* Check the file: integrity, and points [0, upto) of every series. */
-static int64_t verify(int64_t upto)
+/* Check the file: integrity, and points [0, upto) of every series (all
+ * series hold the same count: a flush is one transaction). */
+static int64_t verify(int64_t from, int64_t upto)
 {
 	struct mw_reader *r;
 	struct mw_err err;
@@ -85,6 +85,7 @@ static int64_t verify(int64_t upto)
 	int64_t have = INT64_MAX;
 	int j;
 
+	(void)from;	/* every round checks from the first point */
 	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
 	{
 		sqlite3_stmt *st;
@@ -130,44 +131,8 @@ static int64_t verify(int64_t upto)
 
 static void killed_at_random(void **state)
 {
-	unsigned seed = (unsigned)time(NULL);
-	int64_t committed = 0;
-	int round;
-	const char *env = getenv("MW_CRASH_SEED");
-
 	(void)state;
-	if (env)
-		seed = (unsigned)strtoul(env, NULL, 10);
-	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
-	srand(seed);
-	mw_test_db_remove(DB);
-	for (round = 0; round < 30; round++) {
-		int fds[2], status, reports = 1 + rand() % 6, i;
-		int64_t upto = committed;
-		pid_t pid;
-
-		assert_int_equal(pipe(fds), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			close(fds[0]);
-			child(fds[1], committed);
-		}
-		close(fds[1]);
-		for (i = 0; i < reports; i++)
-			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));
-		kill(pid, SIGKILL);
-		close(fds[0]);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		/* every reported point is there; the next child resumes after
-		 * what the file holds (the kill may have landed after a commit
-		 * it could not report) */
-		committed = verify(upto);
-		assert_true(committed >= upto);
-		/* All series hold the same count: a flush is one transaction. */
-	}
-	mw_test_db_remove(DB);
+	mw_kill_rounds(DB, 30, child, verify);
 }
 
 int main(void)

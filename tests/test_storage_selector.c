@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -154,6 +155,19 @@ static void selectors(void **state)
 	assert_int_equal(mw_selector_parse(&s, "m{pid=\"4}", &err), -1);
 	assert_int_equal(mw_selector_parse(&s, "m x", &err), -1);
 	assert_int_equal(mw_selector_parse(&s, "m{a=~\"(\"}", &err), -1);
+	{
+		/* A value ending in a backslash at the end of the text: an
+		 * error, and no read past the text (fuzz_selector's find; the
+		 * copy is on the heap so ASan sees one byte too far). */
+		char *text = strdup("x{a=\"\\");
+
+		assert_non_null(text);
+		assert_int_equal(mw_selector_parse(&s, text, &err), -1);
+		assert_non_null(strstr(err.msg, text));
+		/* the error points at the end of the text, not one byte past */
+		assert_non_null(strstr(err.msg, "at offset 6"));
+		free(text);
+	}
 }
 
 int main(void)

@@ -119,9 +119,7 @@ static void report_from_db(void **state)
 	(void)state;
 	mw_test_db_remove(DB);
 	build(&a, &b);
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
+	mw_test_store_options(&o, DB);
 	assert_int_equal(mw_store_open(&s, &o, &err), 0);
 	add(s, "100", T0 - 100000, &a);		/* an older incarnation */
 	add(s, "4242", T0, &a);

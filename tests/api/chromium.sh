@@ -16,23 +16,19 @@
 # endpoints are missing without breaking.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: chromium.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chrome" ] || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
 	skip "chromium (or curl, python3) not installed"
 	finish
 	exit 0
 fi
 
-port=$(free_port)
-base=http://127.0.0.1:$port
 fixture=$here/page_fixture.py
 check "fixture of a watched process imported" sh -c \
 	'python3 "$1" export "$2/fixture.json" && "$3" import --db "$2/x.db" "$2/fixture.json"' sh "$fixture" "$tmpdir" "$daemon"
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 100ms \
+mw_serve x --interval 100ms \
 	--set storage.flush_interval=200ms
 main_pid=$mw_pid
 check "daemon ready" wait_ready "$base/healthz"
@@ -50,13 +46,6 @@ has_points() {
 }
 check "at least three points to draw" has_points
 
-flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-	--disable-background-networking --disable-component-update --disable-sync
-	--disable-extensions --disable-default-apps --hide-scrollbars
-	--window-size=1280,900 --virtual-time-budget=8000)
-run_chrome() {
-	timeout 40 "$chrome" "${flags[@]}" --user-data-dir="$(mktemp -d "$tmpdir/chrome.XXXXXX")" "$@" 2>>"$tmpdir/chrome.log"
-}
 if run_chrome --dump-dom "$base/" >"$tmpdir/dom.html"; then
 	ok "dump the DOM after the page's scripts ran"
 else
@@ -122,7 +111,7 @@ dump() {	# dump WIDTH URL FILE
 run_chrome_w() {
 	local w=$1
 	shift
-	timeout 40 "$chrome" "${flags[@]}" --window-size="$w,900" --user-data-dir="$(mktemp -d "$tmpdir/chrome.XXXXXX")" "$@" 2>>"$tmpdir/chrome.log"
+	run_chrome --window-size="$w,900" "$@"
 }
 map_check() {
 	python3 - "$1" "$2" <<'PY'
@@ -213,8 +202,7 @@ check "800 px: plain page does not overflow" map_check "$tmpdir/plain800.html" o
 mkdir -p "$root/build"
 pshot() {	# pshot WIDTH HEIGHT URL FILE
 	rm -f "$4"
-	(cd "$tmpdir" && timeout 40 "$chrome" "${flags[@]}" --window-size="$1,$2" \
-		--user-data-dir="$(mktemp -d "$tmpdir/chrome.XXXXXX")" --screenshot="$4" "$3" 2>>"$tmpdir/chrome.log") >/dev/null &&
+	(cd "$tmpdir" && run_chrome --window-size="$1,$2" --screenshot="$4" "$3") >/dev/null &&
 		[ -s "$4" ]
 }
 check "screenshot build/page-diff.png" pshot 1280 1100 "$proxy/#pid=4242&show=diff" "$root/build/page-diff.png"

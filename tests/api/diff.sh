@@ -9,19 +9,13 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 daemon=$(cd "$(dirname "${1:?usage: diff.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-if ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
-	skip "curl or python3 missing"
-	finish
-	exit 0
-fi
+need curl python3
 
-port=$(free_port)
-base=http://127.0.0.1:$port
-db=$tmpdir/d.db
-mw_start main --listen "127.0.0.1:$port" --db "$db" --interval 200ms \
+mw_serve d --interval 200ms \
 	--set storage.flush_interval=200ms --watch memwatchd
+db=$tmpdir/d.db
 main_pid=$mw_pid
 check "daemon ready" wait_ready "$base/healthz"
 check "data flushed" wait_data "$base"

@@ -8,25 +8,17 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 daemon=$(cd "$(dirname "${1:?usage: export.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-for tool in curl python3; do
-	if ! command -v $tool >/dev/null; then
-		skip "$tool not installed"
-		finish
-		exit 0
-	fi
-done
+need curl python3
 
-port=$(free_port)
-base=http://127.0.0.1:$port
-db=$tmpdir/x.db
 # A flush interval longer than this script: after the first data (flushed
 # at once), everything the daemon samples stays in its writer's memory
 # unless something asks for a flush.
-mw_start main --listen "127.0.0.1:$port" --db "$db" --interval 100ms \
+mw_serve x --interval 100ms \
 	--set storage.flush_interval=120s
 main_pid=$mw_pid
+db=$tmpdir/x.db
 check "daemon answers /healthz" wait_ready "$base/healthz"
 check "first samples are queryable" wait_data "$base"
 
@@ -167,12 +159,10 @@ check "import the same points again (JSON and CSV): nothing added" reimport
 check "daemon stops cleanly" mw_stop "$main_pid"
 
 # --- beside a daemon that writes all the time ------------------------------------
-port=$(free_port)
-busy_db=$tmpdir/busy.db
-mw_start busy --listen "127.0.0.1:$port" --db "$busy_db" --interval 100ms \
-	--set storage.flush_interval=100ms
+mw_serve busy --interval 100ms --set storage.flush_interval=100ms
 busy_pid=$mw_pid
-check "a second daemon flushing every 100 ms" wait_data "http://127.0.0.1:$port"
+busy_db=$tmpdir/busy.db
+check "a second daemon flushing every 100 ms" wait_data "$base"
 # five exports while it commits a flush every 100 ms: each one complete and
 # valid, and each sees at least the points the one before saw
 exports_while_writing() {

@@ -7,9 +7,8 @@
 # are ours, stopped by PID.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: judge_web_off.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
 hog=$root/build/native/helpers/memhog
 if [ ! -x "$hog" ] || ! command -v python3 >/dev/null; then

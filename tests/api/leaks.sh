@@ -8,9 +8,8 @@
 # minutes).  Helpers and daemon are ours, stopped by PID.  Loopback only.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: leaks.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
 hog=$root/build/native/helpers/memhog
 if [ ! -x "$hog" ] || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
@@ -21,8 +20,6 @@ fi
 cp "$hog" "$tmpdir/leaky_app"
 cp "$hog" "$tmpdir/steady_app"
 
-port=$(free_port)
-base=http://127.0.0.1:$port
 opts="warmup=3s&min_duration=20s"
 cli_opts=(--warmup 3s --min-duration 20s)
 leaky_sel='memwatch_process_private_bytes{process="leaky_app"}'
@@ -33,9 +30,8 @@ pyc() {
 d=json.load(sys.stdin)
 $1"
 }
-enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/l.db" --interval 100ms \
+mw_serve l --interval 100ms \
 	--set storage.flush_interval=200ms --set leak.refresh=1s --set leak.cpu_budget=0 --set leak.window=1h \
 	--set leak.warmup=3s --set leak.min_duration=20s --watch steady_app,leaky_app \
 	--set collector.workingset.interval=1s --set collector.vmmap.interval=1s
@@ -67,13 +63,6 @@ judged() {
 }
 check "both processes judged within the bound" judged
 
-expect_rc() {
-	local want=$1 got
-	shift
-	"$@" >"$tmpdir/cmd.out" 2>&1
-	got=$?
-	[ "$got" = "$want" ] || { echo "exit $got, want $want"; cat "$tmpdir/cmd.out"; return 1; }
-}
 check "check --url fails the leaking process (exit 1)" \
 	expect_rc 1 "$daemon" check --url "$base" --match "$leaky_sel" "${cli_opts[@]}"
 check "its table names it and says fail" grep -Eq '^fail +\*?leaky_app' "$tmpdir/cmd.out"
@@ -191,15 +180,8 @@ check "check --json is the report" bash -c \
 # daemon (its [leak] defaults are the shortened ones): the leak's row, its
 # badge, slope and sparkline, and the chart with the fitted trend and the
 # onset.  Screenshot: build/page-leaks.png.
-chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chrome" ]; then
-	flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-		--disable-background-networking --disable-component-update --disable-sync
-		--disable-extensions --disable-default-apps --hide-scrollbars
-		--window-size=1280,1000 --virtual-time-budget=8000)
-	run_chrome() {
-		timeout 40 "$chrome" "${flags[@]}" --user-data-dir="$(mktemp -d "$tmpdir/chrome.XXXXXX")" "$@" 2>>"$tmpdir/chrome.log"
-	}
+	chrome_flags+=(--window-size=1280,1000)
 	run_chrome --dump-dom "$base/" >"$tmpdir/dom.html"
 	check "page: the Leaks panel shows leaky_app failing, with slope and sparkline" python3 - "$tmpdir/dom.html" <<'PY'
 import re, sys

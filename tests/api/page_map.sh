@@ -7,31 +7,13 @@
 # build/page-diff-clicked.png.  Skips without chromium or node.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: page_map.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chrome" ] || ! command -v node >/dev/null || ! node --experimental-websocket -e 'WebSocket' 2>/dev/null; then
-	skip "chromium or node with WebSocket not installed"
-	finish
-	exit 0
-fi
-fixture=$here/page_fixture.py
-check "fixture imported" sh -c 'python3 "$1" export "$2/f.json" && "$3" import --db "$2/x.db" "$2/f.json"' sh "$fixture" "$tmpdir" "$daemon"
-port=$(free_port)
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 1s
-main_pid=$mw_pid
-check "daemon ready" wait_ready "http://127.0.0.1:$port/healthz"
-pport=$(free_port)
-python3 "$fixture" proxy "$pport" "$port" 2>"$tmpdir/proxy.log" &
-pids+=("$!")
-check "stand-in proxy ready" wait_ready "http://127.0.0.1:$pport/healthz"
+need_devtools
+fixture_serve "fixture imported" 1s
 dport=$(free_port)
-"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-	--disable-extensions --hide-scrollbars --window-size=1280,1100 --remote-debugging-port="$dport" \
-	--user-data-dir="$tmpdir/chrome" about:blank >/dev/null 2>"$tmpdir/chrome.log" &
-pids+=("$!")
+devtools_chrome "$dport"
 mkdir -p "$root/build"
 if timeout 60 node --experimental-websocket "$here/page_click.js" "$dport" \
 	"http://127.0.0.1:$pport/#pid=4242&show=diff" "$root/build/page-diff-clicked.png" \

@@ -14,34 +14,15 @@
 # or node.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: page_select.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chrome" ] || ! command -v node >/dev/null || ! node --experimental-websocket -e 'WebSocket' 2>/dev/null; then
-	skip "chromium or node with WebSocket not installed"
-	finish
-	exit 0
-fi
-fixture=$here/page_fixture.py
-check "fixture of two watched processes imported" sh -c \
-	'python3 "$1" export "$2/f.json" --two && "$3" import --db "$2/x.db" "$2/f.json"' sh "$fixture" "$tmpdir" "$daemon"
-port=$(free_port)
+need_devtools
 # A long interval: the fixture's processes stay live in the process table
 # (live = sampled within three intervals of the newest sample).
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 30s
-main_pid=$mw_pid
-check "daemon ready" wait_ready "http://127.0.0.1:$port/healthz"
-pport=$(free_port)
-python3 "$fixture" proxy "$pport" "$port" 2>"$tmpdir/proxy.log" &
-pids+=("$!")
-check "stand-in proxy ready" wait_ready "http://127.0.0.1:$pport/healthz"
+fixture_serve "fixture of two watched processes imported" 30s --two
 dport=$(free_port)
-TZ=Asia/Kolkata "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-	--disable-extensions --hide-scrollbars --window-size=1280,1100 --remote-debugging-port="$dport" \
-	--lang=en-US --user-data-dir="$tmpdir/chrome" about:blank >/dev/null 2>"$tmpdir/chrome.log" &
-pids+=("$!")
+TZ=Asia/Kolkata devtools_chrome "$dport" --lang=en-US
 mkdir -p "$root/build"
 if timeout 90 node --experimental-websocket "$here/page_select.js" "$dport" \
 	"http://127.0.0.1:$pport/" "$root/build/page-select.png" \

@@ -5,16 +5,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 daemon=$(cd "$(dirname "${1:?usage: prometheus.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-if ! command -v prometheus >/dev/null || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
-	skip "prometheus (or curl, python3) not installed"
-	finish
-	exit 0
-fi
+need prometheus curl python3
 
-port=$(free_port)
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 100ms \
+mw_serve x --interval 100ms \
 	--set storage.flush_interval=200ms
 main_pid=$mw_pid
 check "daemon ready" wait_ready "http://127.0.0.1:$port/healthz"

@@ -6,15 +6,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 daemon=$(cd "$(dirname "${1:?usage: robust.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
-
-expect_rc() {
-	local want=$1 got
-	shift
-	"$@" >"$tmpdir/cmd.out" 2>&1
-	got=$?
-	[ "$got" = "$want" ] || { echo "exit $got, want $want"; cat "$tmpdir/cmd.out"; return 1; }
-}
+. "$here/../lib/tap.sh"
 
 # --- start-up errors name the option, exit 2 --------------------------------
 check "bad --listen port: exit 2" expect_rc 2 "$daemon" run --listen 127.0.0.1:99999 --db "$tmpdir/e.db"

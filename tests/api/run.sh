@@ -8,20 +8,10 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 daemon=$(cd "$(dirname "${1:?usage: run.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
-for tool in curl python3; do
-	if ! command -v $tool >/dev/null; then
-		skip "$tool not installed"
-		finish
-		exit 0
-	fi
-done
-if [ ! -x "$daemon" ]; then
-	not_ok "daemon $daemon not built"
-	finish
-	exit 1
-fi
+need curl python3
+need_file "make build/native/memwatchd" "$daemon"
 
 # getj PATH EXPR: GET base+PATH (200 expected) and check EXPR over it.
 getj() {
@@ -29,9 +19,7 @@ getj() {
 }
 auth=
 
-port=$(free_port)
-base=http://127.0.0.1:$port
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/x.db" --interval 100ms \
+mw_serve x --interval 100ms \
 	--set storage.flush_interval=200ms
 main_pid=$mw_pid
 check "daemon answers /healthz" wait_ready "$base/healthz"

@@ -9,9 +9,8 @@
 # The helper and the daemon are ours, stopped by PID.  Loopback only.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 daemon=$(cd "$(dirname "${1:?usage: watch.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/lib.sh"
+. "$here/../lib/tap.sh"
 
 hog=$root/build/native/helpers/memhog
 if [ "$(uname -s)" != Linux ] || [ ! -x "$hog" ] || ! command -v curl >/dev/null ||
@@ -41,9 +40,7 @@ cp "$hog" "$tmpdir/$name"
 hog_pid=$!
 pids+=("$hog_pid")
 
-port=$(free_port)
-base=http://127.0.0.1:$port
-mw_start main --listen "127.0.0.1:$port" --db "$tmpdir/w.db" --interval 100ms \
+mw_serve w --interval 100ms \
 	--set storage.flush_interval=200ms --watch "$name" --watch nope
 main_pid=$mw_pid
 check "daemon answers /healthz" wait_ready "$base/healthz"
@@ -63,7 +60,7 @@ sys.exit(0 if ($1) else 1)" "$tmpdir/coll.json" 2>/dev/null && return 0
 	return 1
 }
 # log_count NEEDLE: how many log lines hold NEEDLE.
-log_count() { grep -cF -- "$1" "$tmpdir/main.log"; }
+log_count() { grep -cF -- "$1" "$tmpdir/w.log"; }
 
 check "both --watch entries kept, in order" watch_ok \
 	"[e['entry'] for e in w['entries']]==['$name','nope']"

@@ -10,20 +10,15 @@
 # `make bench` runs with more churn).  About 30 s.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 bin=build/native/bench/bench_churn
 
 # The driver links the daemon's objects, which `make test` has built.
-if ! make --no-print-directory -s "$bin" >/tmp/churn_soak_build.$$ 2>&1; then
+if ! make --no-print-directory -s "$bin" >"$tmpdir/build" 2>&1; then
 	nok "build $bin"
-	sed 's/^/# /' /tmp/churn_soak_build.$$
-	rm -f /tmp/churn_soak_build.$$
-	echo "1..$n"
+	sed 's/^/# /' "$tmpdir/build"
+	finish
 	exit 1
 fi
-rm -f /tmp/churn_soak_build.$$
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-here=$PWD
-(cd "$dir" && "$here/$bin" --soak)
+(cd "$tmpdir" && "$root/$bin" --soak)
 exit $?

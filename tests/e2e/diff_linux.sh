@@ -7,38 +7,16 @@
 # stored.  Everything started here is stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/native/memwatchd
+daemon=build/native/memwatchd
 helper=build/native/helpers/wsdemo_linux
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
-dpid=
-hpid=
-cleanup() {
-	[ -n "$hpid" ] && kill "$hpid" 2>/dev/null
-	[ -n "$dpid" ] && kill -TERM "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	rm -rf "$out"
-}
-trap cleanup EXIT
+out=$tmpdir
+helper_begin "$helper" "$out"
 
-coproc DEMO { exec "$helper" "$out"; }
-hpid=$DEMO_PID
-step() {
-	local reply
-	echo "$1" >&"${DEMO[1]}"
-	IFS= read -r -t 30 reply <&"${DEMO[0]}" || return 1
-	echo "# helper: $reply"
-	case "$reply" in error*|unknown*) return 1 ;; esac
-}
-IFS= read -r -t 30 ready <&"${DEMO[0]}"
-check "helper starts" "[ \"\${ready%% *}\" = ready ]"
-
-port=$(free_port)
-base=http://127.0.0.1:$port
-"$exe" run --listen "127.0.0.1:$port" --db "$out/d.db" --watch "$hpid" --interval 200ms \
-	--set collector.workingset.interval=200ms --set storage.flush_interval=200ms \
-	>"$out/log" 2>&1 &
-dpid=$!
+mw_serve d --watch "$hpid" --interval 200ms \
+	--set collector.workingset.interval=200ms --set storage.flush_interval=200ms
+dpid=$mw_pid
 
 # latest_snapshot: the time of the newest stored snapshot of the helper
 latest_snapshot() {
@@ -104,22 +82,14 @@ check "heap grew by the 31 MiB malloc'ed" "verify heap"
 check "four new thread stacks" "verify stack"
 check "shared memory and memfd: shareable +8 MiB" "verify shareable"
 check "regions sorted by size of change" "verify sorted"
-"$exe" diff --url "$base" --pid "$hpid" --from "$t1" --to "$t2" >"$out/diff.txt" 2>&1
+"$daemon" diff --url "$base" --pid "$hpid" --from "$t1" --to "$t2" >"$out/diff.txt" 2>&1
 rc=$?
 check "memwatchd diff --url prints the table (exit $rc)" "[ $rc -eq 0 ] && grep -q 'libz.so' '$out/diff.txt'"
 # The page from live data: the stacked working set, the diff and the map
 # for the helper, drawn by headless Chromium (screenshots under build/).
-chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chrome" ]; then
-	flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-		--disable-background-networking --disable-component-update --disable-sync
-		--disable-extensions --disable-default-apps --hide-scrollbars
-		--virtual-time-budget=8000)
-	chrome_run() {
-		timeout 40 "$chrome" "${flags[@]}" --user-data-dir="$(mktemp -d "$out/chrome.XXXXXX")" "$@" 2>>"$out/chrome.log"
-	}
 	url="$base/#pid=$hpid&t1=$t1&t2=$t2"
-	chrome_run --window-size=1280,1100 --dump-dom "$url" >"$out/page.html"
+	run_chrome --window-size=1280,1100 --dump-dom "$url" >"$out/page.html"
 	page_check() {
 		python3 - "$out/page.html" "$1" <<'PY'
 import re, sys
@@ -153,8 +123,8 @@ PY
 	check "page: the address-space map with its blocks and largest free block" "page_check map"
 	check "page: nothing overflows horizontally" "page_check overflow"
 	mkdir -p build
-	(cd "$out" && chrome_run --window-size=1280,1100 --screenshot="$OLDPWD/build/page-diff-live.png" "$url&show=diff") >/dev/null
-	(cd "$out" && chrome_run --window-size=1280,1100 --screenshot="$OLDPWD/build/page-map-live.png" "$url&show=map") >/dev/null
+	(cd "$out" && run_chrome --window-size=1280,1100 --screenshot="$OLDPWD/build/page-diff-live.png" "$url&show=diff") >/dev/null
+	(cd "$out" && run_chrome --window-size=1280,1100 --screenshot="$OLDPWD/build/page-map-live.png" "$url&show=map") >/dev/null
 	check "page: screenshots build/page-diff-live.png and build/page-map-live.png" \
 		"[ -s build/page-diff-live.png ] && [ -s build/page-map-live.png ]"
 else
@@ -164,10 +134,10 @@ fi
 kill -TERM "$dpid"
 wait "$dpid"
 rc=$?
-dpid=
+untrack "$dpid"
 check "daemon stops with status 0" "[ $rc -eq 0 ]"
-"$exe" diff --db "$out/d.db" --pid "$hpid" --from "$t1" --to "$t2" --json >"$out/diff2.json" 2>&1
+"$daemon" diff --db "$out/d.db" --pid "$hpid" --from "$t1" --to "$t2" --json >"$out/diff2.json" 2>&1
 check "memwatchd diff --db on the file gives the same changes" \
 	"python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a[\"totals\"][\"change\"]==b[\"totals\"][\"change\"]' '$out/diff.json' '$out/diff2.json'"
 echo "step quit" >/dev/null
-echo "1..$n"
+finish

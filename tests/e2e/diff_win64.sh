@@ -8,27 +8,15 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-dir=$(mktemp -d)
-port=$(free_port)
-base=http://127.0.0.1:$port
-daemon=
-cleanup() {
-	[ -n "$daemon" ] && kill -KILL "$daemon" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\d.db" \
-	--watch self --interval 500ms --set collector.workingset.interval=500ms \
-	--set storage.flush_interval=300ms >"$dir/log" 2>&1 &
-daemon=$!
-for _ in $(seq 1 120); do
-	curl -sf -m 2 "$base/healthz" >/dev/null 2>&1 && break
-	sleep 0.25
-done
-check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/log'; false; }"
+dir=$tmpdir
+wine_daemon "$exe"
+mw_serve d --watch self --interval 500ms --set collector.workingset.interval=500ms \
+	--set storage.flush_interval=300ms
+dpid=$mw_pid
+wait_ready "$base/healthz" 30
+check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/d.log'; false; }"
 # two snapshots of itself, polled (bounded)
 snaps() {
 	curl -s -m 5 "$base/api/v1/regions?process=memwatchd.exe" >"$dir/regions.json"
@@ -58,12 +46,12 @@ check "an unknown process is a 404 naming it" \
 scripts/wine-run.sh "$exe" diff --url "$base" --process memwatchd.exe --from "$t1" --to "$t2" >"$dir/diff.txt" 2>&1
 rc=$?
 check "memwatchd.exe diff --url prints the table (exit $rc)" "[ $rc -eq 0 ] && grep -qi 'image' '$dir/diff.txt' || { cat '$dir/diff.txt'; false; }"
-kill -INT "$daemon"
-wait "$daemon"
+kill -INT "$dpid"
+wait "$dpid"
 rc=$?
-daemon=
+untrack "$dpid"
 check "the daemon stops on Ctrl+C with exit 0 (got $rc)" "[ $rc -eq 0 ]"
-scripts/wine-run.sh "$exe" diff --db "Z:${dir//\//\\}\\d.db" --process memwatchd.exe --from "$t1" --to "$t2" --json \
+scripts/wine-run.sh "$exe" diff --db "$(wine_path "$dir/d.db")" --process memwatchd.exe --from "$t1" --to "$t2" --json \
 	>"$dir/diff2.json" 2>&1
 check "memwatchd.exe diff --db on the file gives the same totals" "python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a[\"totals\"]==b[\"totals\"]' '$dir/diff.json' '$dir/diff2.json'"
-echo "1..$n"
+finish

@@ -11,44 +11,12 @@
 # build/native/helpers/heaphog_linux.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/native/memwatchd
+daemon=build/native/memwatchd
 helper=build/native/helpers/heaphog_linux
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
-hpid=
-cleanup() {
-	if [ -n "$hpid" ] && kill -0 "$hpid" 2>/dev/null; then
-		kill "$hpid" 2>/dev/null
-		wait "$hpid" 2>/dev/null
-	fi
-	rm -rf "$out"
-}
-trap cleanup EXIT
-
-if [ ! -x "$exe" ] || [ ! -x "$helper" ]; then
-	nok "build first: make build/native/memwatchd build/native/helpers/heaphog_linux"
-	echo "1..$n"
-	exit 1
-fi
-
-coproc HOG { exec "$helper" "$out"; }
-hpid=$HOG_PID
-# step CMD: send a command, wait for the helper's answer line
-step() {
-	local reply
-	echo "$1" >&"${HOG[1]}"
-	if ! IFS= read -r -t 30 reply <&"${HOG[0]}"; then
-		echo "# no answer to $1"
-		return 1
-	fi
-	echo "# helper: $reply"
-	case "$reply" in error*|unknown*) return 1 ;; esac
-	return 0
-}
-
-IFS= read -r -t 30 ready <&"${HOG[0]}"
-check "helper starts" "[ \"\${ready%% *}\" = ready ] && [ \"\${ready#ready }\" = $hpid ]"
+out=$tmpdir
+helper_begin "$helper" "$out"
 
 # snap NAME: once --watch the helper; JSON to $out/NAME.json, its smaps to
 # $out/NAME.smaps, both summed up in $out/NAME.sum as "key bytes" lines:
@@ -58,8 +26,7 @@ check "helper starts" "[ \"\${ready%% *}\" = ready ] && [ \"\${ready#ready }\" =
 # below anonymous rw-p, at most 1 MiB), sm.file (heaphog.dat), sm.libz
 # (libz's mappings not PROT_NONE and an anonymous rw-p right after them).
 snap() {
-	"$exe" once --watch "$hpid" >"$out/$1.json" 2>"$out/$1.err" || return 1
-	cat "/proc/$hpid/smaps" >"$out/$1.smaps"
+	once_snap "$1" || return 1
 	python3 - "$out/$1.json" "$hpid" "$out/$1.smaps" >"$out/$1.sum" <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
@@ -169,18 +136,5 @@ for st in brk arena threads mmap dlopen; do
 	prev=$cur
 done
 
-step quit >/dev/null
-wait "$hpid" 2>/dev/null
-check "helper quits" "! kill -0 $hpid 2>/dev/null"
-hpid_gone=$hpid
-hpid=
-
-"$exe" once --watch "$hpid_gone" >"$out/gone.json" 2>"$out/gone.err"
-check "once --watch a gone pid exits 0" "[ $? -eq 0 ]"
-check "gone pid: no error, no heap samples" "python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-h = [c for c in d[\"collectors\"] if c[\"name\"] == \"heap\"][0]
-assert h[\"error\"] is None and not h[\"samples\"], h
-' '$out/gone.json'"
-echo "1..$n"
+helper_quits_and_gone heap "gone pid: no error, no heap samples"
+finish

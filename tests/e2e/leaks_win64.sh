@@ -8,41 +8,23 @@ set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
 hog=build/win64/helpers/memhog.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-dir=$(mktemp -d)
+dir=$tmpdir
 cp "$hog" "$dir/leaky_app.exe"
 cp "$hog" "$dir/steady_app.exe"
-port=$(free_port)
-base=http://127.0.0.1:$port
-started=()
-cleanup() {
-	local p
-	for p in "${started[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\l.db" \
-	--interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s --set leak.cpu_budget=0 \
-	--set leak.warmup=3s --set leak.min_duration=20s >"$dir/log" 2>&1 &
-daemon=$!
-started+=("$daemon")
-for _ in $(seq 1 120); do
-	curl -sf -m 2 "$base/healthz" >/dev/null 2>&1 && break
-	sleep 0.25
-done
-check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/log'; false; }"
+wine_daemon "$exe"
+mw_serve l --interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s --set leak.cpu_budget=0 \
+	--set leak.warmup=3s --set leak.min_duration=20s
+wait_ready "$base/healthz" 30
+check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/l.log'; false; }"
 
 # 512 KiB every 100 ms; 4 MiB five times, then flat (two minutes at most).
 scripts/wine-run.sh "$dir/leaky_app.exe" 512 100 0 120 >"$dir/leaky.out" 2>&1 &
-started+=("$!")
+track "$!"
 scripts/wine-run.sh "$dir/steady_app.exe" 4096 100 5 120 >"$dir/steady.out" 2>&1 &
-started+=("$!")
+track "$!"
 
-enc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 leaky=$(enc 'memwatch_process_private_bytes{process="leaky_app.exe"}')
 steady=$(enc 'memwatch_process_private_bytes{process="steady_app.exe"}')
 opts="warmup=3s&min_duration=20s"
@@ -70,13 +52,14 @@ scripts/wine-run.sh "$exe" check --url "$base" --match 'memwatch_process_private
 rc=$?
 check "memwatchd.exe check --url passes the plateau with exit 0 (got $rc)" "[ $rc -eq 0 ] || { cat '$dir/check2.out'; false; }"
 
-kill -INT "$daemon"
-wait "$daemon"
+kill -INT "$mw_pid"
+wait "$mw_pid"
 rc=$?
+untrack "$mw_pid"
 check "the daemon stops on Ctrl+C with exit 0 (got $rc)" "[ $rc -eq 0 ]"
-scripts/wine-run.sh "$exe" check --db "Z:${dir//\//\\}\\l.db" \
+scripts/wine-run.sh "$exe" check --db "$(wine_path "$dir/l.db")" \
 	--match 'memwatch_process_private_bytes{process="leaky_app.exe"}' --warmup 3s --min-duration 20s \
 	>"$dir/check3.out" 2>&1
 rc=$?
 check "memwatchd.exe check --db on the file: fail, exit 1 (got $rc)" "[ $rc -eq 1 ] || { cat '$dir/check3.out'; false; }"
-echo "1..$n"
+finish

@@ -4,10 +4,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/native/memwatchd
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmpdir
 "$exe" once >"$out/once.json" 2>"$out/err"
 check "once exits 0" "[ $? -eq 0 ]"
 python3 - "$out/once.json" <<'PY' >"$out/py" 2>&1
@@ -42,7 +41,8 @@ check "bad config key exits 2" "[ $? -eq 2 ]"
 check "bad config names file, line and key" "grep -q 'bad.ini:2.*intervall' '$out/err'"
 "$exe" once --config "$out/missing.ini" >/dev/null 2>"$out/err"
 check "missing config file is an error naming it" "grep -q 'missing.ini' '$out/err'"
-"$exe" --version | grep -q '^memwatchd [0-9]'
+check "--version names memwatchd and its version" "\"$exe\" --version | grep -q '^memwatchd [0-9]'"
+finish
 check "--version" "[ $? -eq 0 ]"
 "$exe" --help | grep -q 'usage: memwatchd'
 check "--help" "[ $? -eq 0 ]"

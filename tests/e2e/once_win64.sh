@@ -5,10 +5,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmpdir
 dlls=$(x86_64-w64-mingw32-objdump -p "$exe" | awk '/DLL Name/ {print tolower($3)}' | sort -u)
 bad=$(echo "$dlls" | grep -vE '^(kernel32|msvcrt|ws2_32|advapi32|psapi|pdh|ntdll|user32|bcrypt|shell32|ole32|iphlpapi|crypt32|secur32|winhttp|version|shlwapi|userenv|mswsock|api-ms-win-.*)\.dll$')
 check "memwatchd.exe imports only system DLLs" "[ -z \"\$bad\" ] || { echo \"unexpected: \$bad\"; false; }"
@@ -37,3 +36,4 @@ for c in d["collectors"]:
 print("ok")
 PY
 check "process table lists Wine's processes with real working sets" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"
+finish

@@ -7,12 +7,11 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+d=$tmpdir
 mkdir -p "$d/dïr ü"
-w="Z:${d//\//\\}\\dïr ü"
+w=$(wine_path "$d/dïr ü")
 printf '[leak]\nwarmup = 7m\n' >"$d/dïr ü/cönf.ini"
 printf '"(PDH-CSV 4.0) (UTC)(0)","\\\\H\\Memory\\Available Bytes"\n"11/22/2026 10:00:00.000","100"\n"11/22/2026 10:00:01.000","200"\n' \
 	>"$d/dïr ü/ïn.csv"
@@ -28,4 +27,4 @@ check "the lock file went with the process" "[ ! -e \"$d/dïr ü/ü.db.lock\" ]"
 scripts/wine-run.sh "$exe" check --db "$w\\ü.db" --match memwatch_system_available_bytes --json >"$d/chk.out" 2>&1
 rc=$?
 check "check --db reads it back (exit $rc: inconclusive, 2 s of data)" "[ $rc -eq 3 ] && grep -q '\"verdict\"' '$d/chk.out'"
-echo "1..$n"
+finish

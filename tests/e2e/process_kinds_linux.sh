@@ -13,61 +13,29 @@ set -u
 cd "$(dirname "$0")/../.."
 exe=$PWD/build/native/memwatchd
 helper=build/native/helpers/kindhog_linux
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
+out=$tmpdir
 chmod 755 "$out"
-hpid=
-spid=
-churn=
-stop_pid() {
-	if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
-		kill "$1" 2>/dev/null
-		wait "$1" 2>/dev/null
-	fi
-}
-cleanup() {
-	stop_pid "$hpid"
-	stop_pid "$spid"
-	stop_pid "$churn"
-	rm -rf "$out"
-}
-trap cleanup EXIT
-
-if [ ! -x "$exe" ] || [ ! -x "$helper" ]; then
-	nok "build first: make build/native/memwatchd build/native/helpers/kindhog_linux"
-	echo "1..$n"
-	exit 1
-fi
+need_file "make build/native/memwatchd build/native/helpers/kindhog_linux" "$exe" "$helper"
 
 long="$out/verylongprocessname-leaky"
 spaced="$out/kind hog spaced"
 cp "$helper" "$long"
 cp "$helper" "$spaced"
 
-coproc HOG { exec "$long"; }
-hpid=$HOG_PID
+helper_want='did*'
+helper_timeout=60
+helper_start "$long"
 # a second copy, with spaces in its name, idle on a pipe
 sleep_fifo="$out/fifo"
 mkfifo "$sleep_fifo"
 "$spaced" <"$sleep_fifo" >/dev/null &
 spid=$!
+track "$spid"
 exec 7>"$sleep_fifo"
 
-step() {
-	local reply
-	echo "$1" >&"${HOG[1]}"
-	if ! IFS= read -r -t 60 reply <&"${HOG[0]}"; then
-		echo "# no answer to $1"
-		return 1
-	fi
-	echo "# helper: $reply"
-	case "$reply" in did*) return 0 ;; esac
-	return 1
-}
-
-IFS= read -r -t 30 ready <&"${HOG[0]}"
-check "helper starts" "[ \"\${ready%% *}\" = ready ] && [ \"\${ready#ready }\" = $hpid ]"
+check "helper starts" helper_ready
 
 # snap NAME [runner...]: once; JSON to $out/NAME.json, then the helper's
 # status to $out/NAME.status (it is idle between steps)
@@ -181,10 +149,11 @@ fi
 # processes exiting mid-read: a loop of short-lived ones while once runs
 ( while :; do /bin/true; done ) &
 churn=$!
+track "$churn"
 snap churn
 rc=$?
 stop_pid "$churn"
-churn=
+untrack "$churn"
 check "once amid exiting processes exits 0 without a process error" \
 	"[ $rc -eq 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[c for c in d[\"collectors\"] if c[\"name\"]==\"process\"][0]; sys.exit(0 if p[\"error\"] is None and p[\"supported\"] else 1)' '$out/churn.json'"
 check "no zero working set where status has one" \
@@ -209,4 +178,4 @@ PY"
 
 step quit >/dev/null 2>&1
 exec 7>&-
-echo "1..$n"
+finish

@@ -6,33 +6,22 @@
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-dir=$(mktemp -d)
-port=$(free_port)
-base=http://127.0.0.1:$port
-scripts/wine-run.sh "$exe" run --listen "127.0.0.1:$port" --db "Z:${dir//\//\\}\\w.db" \
-	--interval 200ms --set storage.flush_interval=500ms --watch self >"$dir/log" 2>&1 &
-runner=$!
-cleanup() {
-	# wine-run.sh execs Wine, which runs the .exe in the process we
-	# started: its PID is $runner.  Never by name or pattern.
-	kill -KILL "$runner" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+dir=$tmpdir
+wine_daemon "$exe"
+mw_serve w --interval 200ms --set storage.flush_interval=500ms --watch self
+runner=$mw_pid
 
 # Readiness: poll (bounded) until the server answers, then until data is in.
-for _ in $(seq 1 120); do
-	curl -sf -m 2 "$base/healthz" >"$dir/health" 2>/dev/null && break
-	sleep 0.25
-done
-check "healthz answers from the Windows build" "grep -q '\"status\":\"ok\"' '$dir/health' || { cat '$dir/log'; false; }"
-for _ in $(seq 1 120); do
+wait_ready "$base/healthz" 30
+curl -sf -m 2 "$base/healthz" >"$dir/health" 2>/dev/null
+check "healthz answers from the Windows build" "grep -q '\"status\":\"ok\"' '$dir/health' || { cat '$dir/w.log'; false; }"
+own_series() {
 	curl -sf -m 2 "$base/api/v1/series?match=memwatch_process_working_set_bytes%7Bprocess%3D%22memwatchd.exe%22%7D" >"$dir/series" 2>/dev/null
-	grep -q '"id"' "$dir/series" && break
-	sleep 0.25
-done
+	grep -q '"id"' "$dir/series"
+}
+wait_until 30 own_series
 check "its own process series is stored and listed" "grep -q 'memwatchd.exe' '$dir/series'"
 curl -sf -m 5 "$base/api/v1/collectors" >"$dir/collectors"
 python3 - "$dir/collectors" <<'PY' >"$dir/py" 2>&1
@@ -50,8 +39,10 @@ check "/metrics lists the process series" "grep -q '^memwatch_process_private_by
 kill -INT "$runner"
 wait "$runner"
 rc=$?
-check "Ctrl+C stops it with exit 0" "[ $rc -eq 0 ] || { cat '$dir/log'; false; }"
-check "it logged the orderly stop" "grep -q 'memwatchd stopped' '$dir/log'"
+untrack "$runner"
+check "Ctrl+C stops it with exit 0" "[ $rc -eq 0 ] || { cat '$dir/w.log'; false; }"
+check "it logged the orderly stop" "grep -q 'memwatchd stopped' '$dir/w.log'"
 points=$(sqlite3 "$dir/w.db" "SELECT count(*) FROM chunk" 2>&1)
 check "the database holds chunks after the stop ($points)" "[ \"\$points\" -gt 0 ] 2>/dev/null"
 check "the database passes integrity_check" "[ \"\$(sqlite3 '$dir/w.db' 'PRAGMA integrity_check')\" = ok ]"
+finish

@@ -9,34 +9,20 @@
 #   MW_SOAK_S   soak length in seconds (default 180)
 set -u
 cd "$(dirname "$0")/../.."
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 daemon=build/native/memwatchd
 hog=build/native/helpers/memhog
 soak=${MW_SOAK_S:-180}
 warmup=$((soak / 3))
 
-dir=$(mktemp -d)
-started=()
-cleanup() {
-	local p
-	for p in "${started[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+dir=$tmpdir
 cp "$hog" "$dir/churn_child"
 
-port=$(free_port)
-"$daemon" run --listen "127.0.0.1:$port" --db "$dir/s.db" --interval 100ms \
+mw_serve s --interval 100ms \
 	--set storage.flush_interval=500ms --set leak.refresh=5s --set leak.cpu_budget=0 --set storage.series_idle=20s \
-	--set storage.cache_size=512KB >"$dir/log" 2>&1 &
-dpid=$!
-started+=("$dpid")
-for _ in $(seq 1 100); do
-	curl -sf -m 1 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-	sleep 0.1
-done
+	--set storage.cache_size=512KB
+dpid=$mw_pid
+wait_ready "$base/healthz"
 check "daemon answers" "curl -sf -m 2 'http://127.0.0.1:$port/healthz' >/dev/null"
 
 # Churn: 4 children a second, each allocating a little and living 6 s:
@@ -54,7 +40,7 @@ check "daemon answers" "curl -sf -m 2 'http://127.0.0.1:$port/healthz' >/dev/nul
 	wait
 ) &
 churn=$!
-started+=("$churn")
+track "$churn"
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$dpid/status"; }
 rss_start=
@@ -88,5 +74,6 @@ kill -TERM "$churn" 2>/dev/null
 kill -TERM "$dpid"
 wait "$dpid"
 rc=$?
+untrack "$dpid"
 check "daemon stops with status 0" "[ $rc -eq 0 ]"
-echo "1..$n"
+finish

@@ -13,22 +13,17 @@ cd "$(dirname "$0")/../.."
 export MW_WINEPREFIX=$PWD/build/wine/service-prefix WINEPREFIX=$PWD/build/wine/service-prefix
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 exe=build/win64/memwatchd.exe
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 w() { timeout 60 wine "$@" 2>&1 | tr -d '\r'; }
 
-dir=$(mktemp -d)
-winpath() { local p=$1; echo "Z:${p//\//\\}"; }
+dir=$tmpdir
 port=$(free_port)
-cleanup() {
-	w "$exe" service uninstall >/dev/null
-	wineserver -k 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+# this test's own prefix: its service and its wineserver
+at_exit 'w "$exe" service uninstall >/dev/null; wineserver -k 2>/dev/null'
 scripts/wine-run.sh "$exe" --version >/dev/null	# makes the prefix once
 
-w "$exe" service install --listen "127.0.0.1:$port" --db "$(winpath "$dir/svc.db")" \
-	--log-file "$(winpath "$dir/svc.log")" >"$dir/install"
+w "$exe" service install --listen "127.0.0.1:$port" --db "$(wine_path "$dir/svc.db")" \
+	--log-file "$(wine_path "$dir/svc.log")" >"$dir/install"
 check "service install registers 'memwatch'" "grep -q \"installed service 'memwatch'\" '$dir/install' || { cat '$dir/install'; false; }"
 evkey='HKLM\SYSTEM\CurrentControlSet\Services\EventLog\Application\memwatch'
 w reg query "$evkey" >"$dir/evkey"
@@ -69,8 +64,8 @@ check "uninstall removes the Event Log source" "! w reg query '$evkey' | grep -q
 
 # A start that fails (the database folder does not exist): STOPPED with
 # ERROR_SERVICE_SPECIFIC_ERROR (1066) and the daemon's exit code 2.
-w "$exe" service install --listen "127.0.0.1:$port" --db "$(winpath "$dir/no/such/dir/x.db")" \
-	--log-file "$(winpath "$dir/bad.log")" >"$dir/install-bad"
+w "$exe" service install --listen "127.0.0.1:$port" --db "$(wine_path "$dir/no/such/dir/x.db")" \
+	--log-file "$(wine_path "$dir/bad.log")" >"$dir/install-bad"
 w sc start memwatch >"$dir/start-bad"
 for _ in $(seq 1 120); do
 	w sc query memwatch >"$dir/q-bad"	# Wine's sc has no queryex
@@ -83,8 +78,8 @@ w "$exe" service uninstall >/dev/null
 # --config with a relative [storage] db: next to the config file.
 mkdir -p "$dir/conf"
 printf '[storage]\ndb = rel.db\n[web]\nlisten = 127.0.0.1:%s\n' "$port" >"$dir/conf/memwatch.ini"
-w "$exe" service install --config "$(winpath "$dir/conf/memwatch.ini")" \
-	--log-file "$(winpath "$dir/conf.log")" >"$dir/install-conf"
+w "$exe" service install --config "$(wine_path "$dir/conf/memwatch.ini")" \
+	--log-file "$(wine_path "$dir/conf.log")" >"$dir/install-conf"
 check "--config: the relative db is passed resolved next to the config" "grep -qF 'conf\\rel.db' '$dir/install-conf' || { cat '$dir/install-conf'; false; }"
 w sc start memwatch >/dev/null
 for _ in $(seq 1 80); do
@@ -100,3 +95,4 @@ done
 w "$exe" service uninstall >/dev/null
 w "$exe" service uninstall >"$dir/again"
 check "uninstalling again fails with a clear message" "grep -q \"no service 'memwatch'\" '$dir/again'"
+finish

@@ -7,52 +7,13 @@
 # build/native/helpers/wsdemo_linux.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/native/memwatchd
+daemon=build/native/memwatchd
 helper=build/native/helpers/wsdemo_linux
-. tests/e2e/tap.sh
+. tests/lib/tap.sh
 
-out=$(mktemp -d)
-hpid=
-cleanup() {
-	if [ -n "$hpid" ] && kill -0 "$hpid" 2>/dev/null; then
-		kill "$hpid" 2>/dev/null
-		wait "$hpid" 2>/dev/null
-	fi
-	rm -rf "$out"
-}
-trap cleanup EXIT
+out=$tmpdir
+helper_begin "$helper" "$out"
 
-if [ ! -x "$exe" ] || [ ! -x "$helper" ]; then
-	nok "build first: make build/native/memwatchd build/native/helpers/wsdemo_linux"
-	echo "1..$n"
-	exit 1
-fi
-
-coproc DEMO { exec "$helper" "$out"; }
-hpid=$DEMO_PID
-# step CMD: send a command, wait for the helper's answer line
-step() {
-	local reply
-	echo "$1" >&"${DEMO[1]}"
-	if ! IFS= read -r -t 30 reply <&"${DEMO[0]}"; then
-		echo "# no answer to $1"
-		return 1
-	fi
-	echo "# helper: $reply"
-	case "$reply" in error*|unknown*) return 1 ;; esac
-	return 0
-}
-
-IFS= read -r -t 30 ready <&"${DEMO[0]}"
-check "helper starts" "[ \"\${ready%% *}\" = ready ] && [ \"\${ready#ready }\" = $hpid ]"
-
-# snap NAME: once --watch the helper; JSON to $out/NAME.json, its smaps to $out/NAME.smaps
-snap() {
-	"$exe" once --watch "$hpid" >"$out/$1.json" 2>"$out/$1.err"
-	local rc=$?
-	cat "/proc/$hpid/smaps" >"$out/$1.smaps"
-	return $rc
-}
 
 # The collector's figures for the helper, as "category=bytes ..." lines.
 summary() {
@@ -90,7 +51,7 @@ grew() {
 	[ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -ge "$4" ]
 }
 
-snap s0 && summary s0 >"$out/s0.sum"
+once_snap s0 && summary s0 >"$out/s0.sum"
 check "once --watch PID: workingset samples for the helper" "[ -s '$out/s0.sum' ] && grep -q '^heap ' '$out/s0.sum'"
 check "mode names /proc/PID/smaps and the read time" "grep -q '^mode /proc/PID/smaps;_[0-9.]*_ms,_1_process,_slowest_[0-9.]*_ms' '$out/s0.sum'"
 check "PSS and USS reported" "[ \"\$(val s0 memwatch_workingset_pss_bytes)\" -gt 0 ] && [ \"\$(val s0 memwatch_workingset_uss_bytes)\" -gt 0 ]"
@@ -101,7 +62,7 @@ for st in dlopen mmap threads heap shm; do
 	i=$((i + 1))
 	step "$st"
 	check "helper: $st" "[ $? -eq 0 ]"
-	snap "s$i" && summary "s$i" >"$out/s$i.sum"
+	once_snap "s$i" && summary "s$i" >"$out/s$i.sum"
 	case $st in
 	dlopen)
 		zrss=$(awk '/^[0-9a-f]+-[0-9a-f]+ .*libz\.so/ { z = 1; next } /^[0-9a-f]+-/ { z = 0 } z && /^Rss:/ { s += $2 } END { print s * 1024 }' "$out/s$i.smaps")
@@ -169,19 +130,5 @@ check "totals agree with /proc/PID/smaps (Rss, PSS, USS, [heap], [stack])" \
 	"grep -q '^ok$' '$out/agree' || { sed 's/^/# /' '$out/agree'; false; }"
 sed 's/^/# /' "$out/agree" | grep -v '^# ok$'
 
-step quit >/dev/null
-wait "$hpid" 2>/dev/null
-check "helper quits" "! kill -0 $hpid 2>/dev/null"
-hpid_gone=$hpid
-hpid=
-
-# A process that is gone is skipped, not an error.
-"$exe" once --watch "$hpid_gone" >"$out/gone.json" 2>"$out/gone.err"
-check "once --watch a gone pid exits 0" "[ $? -eq 0 ]"
-check "gone pid: no error, no samples" "python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-ws = [c for c in d[\"collectors\"] if c[\"name\"] == \"workingset\"][0]
-assert ws[\"error\"] is None and not ws[\"samples\"], ws
-' '$out/gone.json'"
-echo "1..$n"
+helper_quits_and_gone workingset "gone pid: no error, no samples"
+finish

@@ -1,0 +1,79 @@
+/*
+ * kill_rounds_linux.h - the SIGKILL harness of the crash tests
+ * (test_storage_crash_linux.c, test_regions_crash_linux.c): rounds of a
+ * writing child killed at a random moment, each followed by the test's
+ * check of what the file holds.
+ *
+ * The child (fork()ed, never returning) writes through a store and, after
+ * each successful flush, reports over a pipe how far it has committed.
+ * The parent reads a random number of reports (seeded from the clock or
+ * MW_CRASH_SEED; the seed is printed) and kills the child with SIGKILL,
+ * so the kill lands somewhere in the middle of the next flush, or between
+ * flushes.  Synchronisation is only through the pipe; no sleeps.
+ *
+ * Header-only, included after <cmocka.h>: it asserts with cmocka, which
+ * the .c files of tests/support may not (the benches link them without
+ * cmocka).
+ */
+#ifndef MW_TESTS_SUPPORT_KILL_ROUNDS_LINUX_H
+#define MW_TESTS_SUPPORT_KILL_ROUNDS_LINUX_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "tests/support/test_db.h"
+
+/* The child: write from `committed` on, report each commit on fd; never
+ * returns (it is killed, or _exit()s on an error). */
+typedef void (*mw_kill_child_fn)(int fd, int64_t committed);
+/* After a round: check the file holds everything reported (from: where
+ * the round began, upto: its last report); returns how far it holds. */
+typedef int64_t (*mw_kill_verify_fn)(int64_t from, int64_t upto);
+
+/* `rounds` rounds on a fresh database at db (removed before and after). */
+static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn child,
+				  mw_kill_verify_fn verify)
+{
+	unsigned seed = (unsigned)time(NULL);
+	int64_t committed = 0;
+	int round;
+	const char *env = getenv("MW_CRASH_SEED");
+
+	if (env)
+		seed = (unsigned)strtoul(env, NULL, 10);
+	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
+	srand(seed);
+	mw_test_db_remove(db);
+	for (round = 0; round < rounds; round++) {
+		int fds[2], status, reports = 1 + rand() % 6, i;
+		int64_t upto = committed, from = committed;
+		pid_t pid;
+
+		assert_int_equal(pipe(fds), 0);
+		if ((pid = fork()) == 0) {
+			close(fds[0]);
+			child(fds[1], committed);	/* never returns */
+		}
+		assert_true(pid > 0);
+		close(fds[1]);
+		for (i = 0; i < reports; i++)
+			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));
+		kill(pid, SIGKILL);
+		close(fds[0]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		/* every reported point is there; the next child resumes after
+		 * what the file holds (the kill may have landed after a commit
+		 * it could not report) */
+		committed = verify(from, upto);
+		assert_true(committed >= upto);
+	}
+	mw_test_db_remove(db);
+}
+
+#endif

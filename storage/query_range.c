@@ -419,6 +419,23 @@ static int range(struct mw_reader *r, struct mw_series_list *list,
 	return rc;
 }
 
+/* Read the range of the series loaded into list (rc: whether loading
+ * them failed), then end the call: its transaction, list, the result on
+ * failure, the statistics. */
+static int range_and_end(struct mw_reader *r, int rc, struct mw_series_list *list,
+			 const struct mw_range_query *q, struct mw_range_result *out, int64_t t0,
+			 struct mw_err *err)
+{
+	if (!rc)
+		rc = range(r, list, q, out, err);
+	mw_reader_end(r);
+	mw_series_list_release(list);
+	if (rc)
+		mw_range_result_release(out);
+	mw_reader_count(t0);
+	return rc;
+}
+
 int mw_reader_range(struct mw_reader *r, const char *selector,
 		    const struct mw_range_query *q, struct mw_range_result *out,
 		    struct mw_err *err)
@@ -433,14 +450,7 @@ int mw_reader_range(struct mw_reader *r, const char *selector,
 		return -1;
 	rc = mw_reader_load_series(r, &sel, NULL, NULL, &list, err);
 	mw_selector_release(&sel);
-	if (!rc)
-		rc = range(r, &list, q, out, err);
-	mw_reader_end(r);
-	mw_series_list_release(&list);
-	if (rc)
-		mw_range_result_release(out);
-	mw_reader_count(t0);
-	return rc;
+	return range_and_end(r, rc, &list, q, out, t0, err);
 }
 
 int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
@@ -469,12 +479,5 @@ int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 			mw_series_list_release(&one);
 		}
 	}
-	if (!rc)
-		rc = range(r, &list, q, out, err);
-	mw_reader_end(r);
-	mw_series_list_release(&list);
-	if (rc)
-		mw_range_result_release(out);
-	mw_reader_count(t0);
-	return rc;
+	return range_and_end(r, rc, &list, q, out, t0, err);
 }

@@ -87,13 +87,14 @@ static void view(struct mw_reader *r, const struct mw_proc_query *q, struct mw_p
 		fail_msg("%s", err.msg);
 }
 
-static struct mw_reader *open_reader(void)
+/* The processes written, and a reader on them. */
+static struct mw_reader *written(void)
 {
-	struct mw_reader *r;
+	struct mw_reader *r = NULL;
 	struct mw_err err;
 
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
+	write_processes();
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 	return r;
 }
 
@@ -105,8 +106,7 @@ static void rows_and_figures(void **state)
 	const struct mw_proc_row *a, *b;
 
 	(void)state;
-	write_processes();
-	r = open_reader();
+	r = written();
 	query_init(&q);
 	view(r, &q, &v);
 	assert_int_equal(v.total, 2);	/* gamma exited */
@@ -147,8 +147,7 @@ static void filter_sort_page(void **state)
 	struct mw_proc_view v;
 
 	(void)state;
-	write_processes();
-	r = open_reader();
+	r = written();
 	query_init(&q);
 	q.filter = "BET";	/* part of a name, any case */
 	view(r, &q, &v);

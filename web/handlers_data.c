@@ -102,6 +102,41 @@ static void j_ts_or_null(struct mw_jbuf *b, int64_t ts)
 		mw_j_int(b, ts);
 }
 
+/* A field of an object: lit is its separator and key (",\"ts\":"). */
+static void j_int_at(struct mw_jbuf *b, const char *lit, int64_t v)
+{
+	mw_j_lit(b, lit);
+	mw_j_int(b, v);
+}
+
+static void j_str_at(struct mw_jbuf *b, const char *lit, const char *v)
+{
+	mw_j_lit(b, lit);
+	mw_j_str(b, v);
+}
+
+static void j_double_at(struct mw_jbuf *b, const char *lit, double v)
+{
+	mw_j_lit(b, lit);
+	mw_j_double(b, v);
+}
+
+/* A rate in whole bytes per hour, null when there is none. */
+static void j_rate_at(struct mw_jbuf *b, const char *lit, double v)
+{
+	mw_j_lit(b, lit);
+	if (isnan(v))
+		mw_j_null(b);
+	else
+		mw_j_double(b, round(v));
+}
+
+static void j_ts_at(struct mw_jbuf *b, const char *lit, int64_t ts)
+{
+	mw_j_lit(b, lit);
+	j_ts_or_null(b, ts);
+}
+
 struct MHD_Response *mw_h_series(struct mw_req *r)
 {
 	struct MHD_Response *resp = NULL;
@@ -123,10 +158,8 @@ struct MHD_Response *mw_h_series(struct mw_req *r)
 		if (i)
 			mw_j_char(&b, ',');
 		mw_j_series_head(&b, &list.items[i]);
-		mw_j_lit(&b, ",\"first_ts\":");
-		j_ts_or_null(&b, list.items[i].first_ts);
-		mw_j_lit(&b, ",\"last_ts\":");
-		j_ts_or_null(&b, list.items[i].last_ts);
+		j_ts_at(&b, ",\"first_ts\":", list.items[i].first_ts);
+		j_ts_at(&b, ",\"last_ts\":", list.items[i].last_ts);
 		mw_j_char(&b, '}');
 	}
 	mw_j_lit(&b, "]}\n");
@@ -221,19 +254,14 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	mw_jbuf_init(&b);
 	/* Reserve for the numbers up front: ~14 bytes a timestamp, ~12 a value. */
 	mw_jbuf_reserve(&b, res.nt * (15 + 13 * nkeep) + 256 * nkeep + 256);
-	mw_j_lit(&b, "{\"step_ms\":");
-	mw_j_int(&b, res.step_ms);
-	mw_j_lit(&b, ",\"tier\":");
-	mw_j_str(&b, mw_tier_name(res.tier));
-	mw_j_lit(&b, ",\"agg\":");
-	mw_j_str(&b, agg_name(res.agg));
+	j_int_at(&b, "{\"step_ms\":", res.step_ms);
+	j_str_at(&b, ",\"tier\":", mw_tier_name(res.tier));
+	j_str_at(&b, ",\"agg\":", agg_name(res.agg));
 	mw_j_lit(&b, ",\"truncated\":");
 	mw_j_bool(&b, res.truncated);
 	if (top) {
-		mw_j_lit(&b, ",\"top\":");
-		mw_j_int(&b, top);
-		mw_j_lit(&b, ",\"series_total\":");
-		mw_j_int(&b, (int64_t)res.series_total);
+		j_int_at(&b, ",\"top\":", top);
+		j_int_at(&b, ",\"series_total\":", (int64_t)res.series_total);
 	}
 	mw_j_lit(&b, ",\"t\":[");
 	for (j = 0; j < res.nt; j++) {
@@ -249,8 +277,7 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 			mw_j_char(&b, ',');
 		mw_j_series_head(&b, &res.series[i]);
 		if (top) {
-			mw_j_lit(&b, ",\"growth\":");
-			mw_j_double(&b, res.growth ? res.growth[i] : NAN);
+			j_double_at(&b, ",\"growth\":", res.growth ? res.growth[i] : NAN);
 		}
 		mw_j_lit(&b, ",\"values\":[");
 		for (j = 0; j < res.nt; j++) {
@@ -351,45 +378,26 @@ static struct MHD_Response *processes_params(struct mw_req *r, struct mw_proc_qu
 	return NULL;
 }
 
-static void j_rate(struct mw_jbuf *b, double v)
-{
-	if (isnan(v))
-		mw_j_null(b);
-	else
-		mw_j_double(b, round(v));
-}
-
 static void j_process_row(struct mw_jbuf *b, const struct mw_proc_row *row)
 {
 	size_t k;
 
-	mw_j_lit(b, "{\"process\":");
-	mw_j_str(b, row->process);
-	mw_j_lit(b, ",\"pid\":");
-	mw_j_str(b, row->pid);
-	mw_j_lit(b, ",\"started\":");
-	mw_j_str(b, row->started);
-	mw_j_lit(b, ",\"ts\":");
-	mw_j_int(b, row->ts);
+	j_str_at(b, "{\"process\":", row->process);
+	j_str_at(b, ",\"pid\":", row->pid);
+	j_str_at(b, ",\"started\":", row->started);
+	j_int_at(b, ",\"ts\":", row->ts);
 	for (k = 0; k < MW_PROC_NCOLS; k++) {
 		mw_j_char(b, ',');
 		mw_j_key(b, col_name[k]);
 		mw_j_double(b, row->v[k]);
 	}
-	mw_j_lit(b, ",\"private_rate_bytes_per_hour\":");
-	j_rate(b, row->private_rate);
-	mw_j_lit(b, ",\"working_set_rate_bytes_per_hour\":");
-	j_rate(b, row->ws_rate);
-	mw_j_lit(b, ",\"growth_span_ms\":");
-	mw_j_int(b, row->rate_span_ms);
-	mw_j_lit(b, ",\"growth_floors\":");
-	mw_j_int(b, row->rate_floors);
-	mw_j_lit(b, ",\"private_growth_bytes\":");
-	mw_j_double(b, row->private_growth);
-	mw_j_lit(b, ",\"working_set_growth_bytes\":");
-	mw_j_double(b, row->ws_growth);
-	mw_j_lit(b, ",\"growth_over_ms\":");
-	mw_j_int(b, row->growth_window_ms);
+	j_rate_at(b, ",\"private_rate_bytes_per_hour\":", row->private_rate);
+	j_rate_at(b, ",\"working_set_rate_bytes_per_hour\":", row->ws_rate);
+	j_int_at(b, ",\"growth_span_ms\":", row->rate_span_ms);
+	j_int_at(b, ",\"growth_floors\":", row->rate_floors);
+	j_double_at(b, ",\"private_growth_bytes\":", row->private_growth);
+	j_double_at(b, ",\"working_set_growth_bytes\":", row->ws_growth);
+	j_int_at(b, ",\"growth_over_ms\":", row->growth_window_ms);
 	mw_j_char(b, '}');
 }
 
@@ -401,22 +409,14 @@ static struct MHD_Response *reply_processes(struct mw_req *r, const struct mw_pr
 	size_t i;
 
 	mw_jbuf_init(&b);
-	mw_j_lit(&b, "{\"ts\":");
-	j_ts_or_null(&b, t->newest);
-	mw_j_lit(&b, ",\"total\":");
-	mw_j_int(&b, (int64_t)t->total);
-	mw_j_lit(&b, ",\"matched\":");
-	mw_j_int(&b, (int64_t)t->matched);
-	mw_j_lit(&b, ",\"offset\":");
-	mw_j_int(&b, (int64_t)q->offset);
-	mw_j_lit(&b, ",\"limit\":");
-	mw_j_int(&b, (int64_t)q->limit);
-	mw_j_lit(&b, ",\"window_ms\":");
-	mw_j_int(&b, q->window_ms);
-	mw_j_lit(&b, ",\"rate_step_ms\":");
-	mw_j_int(&b, t->rate_step_ms);
-	mw_j_lit(&b, ",\"growth_window_ms\":");
-	mw_j_int(&b, q->window_ms);
+	j_ts_at(&b, "{\"ts\":", t->newest);
+	j_int_at(&b, ",\"total\":", (int64_t)t->total);
+	j_int_at(&b, ",\"matched\":", (int64_t)t->matched);
+	j_int_at(&b, ",\"offset\":", (int64_t)q->offset);
+	j_int_at(&b, ",\"limit\":", (int64_t)q->limit);
+	j_int_at(&b, ",\"window_ms\":", q->window_ms);
+	j_int_at(&b, ",\"rate_step_ms\":", t->rate_step_ms);
+	j_int_at(&b, ",\"growth_window_ms\":", q->window_ms);
 	mw_j_lit(&b, ",\"processes\":[");
 	for (i = 0; i < t->n; i++) {
 		if (i)

@@ -7,13 +7,17 @@
  * four small integers.  Why the set's content as text of label ids ("3,17,
  * 18", in label-name order) with a unique index: it is how the writer
  * finds an existing set in one seek, and it is a dozen bytes.
+ *
+ * Uses db.c only.  Used by series.c, retention.c, store.c (the writer),
+ * schema.c (the 6 -> 7 migration) and reader.c / query_series.c (a key's
+ * ids); it never calls schema.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
-#include "schema.h"
+#include "db.h"
 #include "base/xalloc.h"
 
 /* ---- keys ------------------------------------------------------------------ */

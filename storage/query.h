@@ -1,5 +1,7 @@
 /*
- * query.h - the read side of the time-series store (used by web/).
+ * query.h - the read side of the time-series store (used by web/,
+ * analysis/, forward/ and the CLI).  Its files, one concept each, are
+ * listed in storage/README.md and query_impl.h.
  *
  * Threads: any.  Each thread (or each HTTP request) uses its own
  * struct mw_reader, which owns one read-only SQLite connection and its

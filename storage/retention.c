@@ -20,6 +20,11 @@
  * Freed pages are reused by later writes (auto_vacuum=INCREMENTAL also
  * lets us give them back: when more than a quarter of the file is free,
  * a few hundred pages are returned per call).
+ *
+ * Uses rollup_acc.c (buckets written before their raw points go),
+ * catalog.c (a series removed), regions_store.c (region retention), codec.c
+ * and db.c.  Used by writer.c (mw_store_maintain, store.h) and store.c
+ * (mw_retention_free); it never calls back into store.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -159,13 +164,6 @@ static bool in_memory(const struct mw_store *s, int64_t id)
 	return false;
 }
 
-static int64_t floor_to(int64_t ts, int64_t res)
-{
-	int64_t q = ts / res;
-
-	return (ts % res < 0 ? q - 1 : q) * res;
-}
-
 /*
  * Before a series that is not in memory loses raw chunks: its buckets
  * after each tier's newest stored one, which the writer did not write
@@ -207,13 +205,13 @@ static int roll_up_tail(struct mw_store *s, int64_t id, int64_t newest_raw, stru
 		while (!rc && mw_chunk_dec_next(&d, &ts, &v) == 1)
 			for (t = 0; t < MW_TIERS && !rc; t++) {
 				struct mw_rollup_acc *a = &acc[t];
-				int64_t b = floor_to(ts, mw_rollup_res[t]);
+				int64_t b = mw_floor_to(ts, mw_rollup_res[t]);
 
 				if (ts < next[t] || isnan(v))
 					continue;
 				if (a->bucket != INT64_MIN && b != a->bucket) {
 					/* merge: out-of-order points meet their bucket again */
-					rc = mw_store_write_bucket(s, id, "a series", t, true, a, err);
+					rc = mw_rollup_write(s, id, "a series", t, true, a, err);
 					a->bucket = INT64_MIN;
 				}
 				if (a->bucket == INT64_MIN) {
@@ -238,7 +236,7 @@ static int roll_up_tail(struct mw_store *s, int64_t id, int64_t newest_raw, stru
 		return mw_error(err, "cannot read chunks: %s", sqlite3_errmsg(s->db));
 	for (t = 0; t < MW_TIERS && !rc; t++)
 		if (acc[t].bucket != INT64_MIN)
-			rc = mw_store_write_bucket(s, id, "a series", t, true, &acc[t], err);
+			rc = mw_rollup_write(s, id, "a series", t, true, &acc[t], err);
 	return rc;
 }
 

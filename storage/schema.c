@@ -1,6 +1,10 @@
 /*
  * schema.c - create, check, rename aside and migrate the database.
  *
+ * Uses db.c (SQLite helpers), catalog.c (the 6 -> 7 migration interns
+ * the catalogue) and codec.c.  Used by store.c (the writer's open), the
+ * readers (the version check) and the tests.
+ *
  * Why quick_check rather than integrity_check at start-up: both read every
  * page, but quick_check skips the index-versus-table cross check that makes
  * integrity_check several times slower on a multi-gigabyte file; a torn or
@@ -16,45 +20,11 @@
 #include "base/calendar.h"
 #include "base/fsutf8.h"
 #include "schema.h"
+#include "db.h"
 #include "codec.h"
 #include "catalog.h"
 #include "base/log.h"
 #include "base/xalloc.h"
-
-int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		mw_error(err, "cannot run '%.40s': %s", sql,
-			 msg ? msg : sqlite3_errmsg(db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-int mw_db_prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql, struct mw_err *err)
-{
-	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return mw_error(err, "cannot prepare '%.40s': %s", sql, sqlite3_errmsg(db));
-	}
-	return 0;
-}
-
-int64_t mw_db_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 int mw_schema_version(sqlite3 *db)
 {

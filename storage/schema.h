@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "base/mwerr.h"
+#include "db.h"	/* mw_db_exec and friends, for the users of a schema */
 
 #define MW_SCHEMA_VERSION 7
 
@@ -40,11 +41,5 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err);
 /* PRAGMA user_version, or -1 on error. */
 int mw_schema_version(sqlite3 *db);
 
-/* Run SQL without results; -1 with "sql-prefix: sqlite message". */
-int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err);
-/* Prepare a statement; -1 with a message naming the statement. */
-int mw_db_prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql, struct mw_err *err);
-/* Integer result of a one-row query (PRAGMA page_count ...), or -1. */
-int64_t mw_db_int(sqlite3 *db, const char *sql);
 
 #endif

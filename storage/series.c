@@ -13,6 +13,10 @@
  * rows are written when a bucket completes (or, partial, when the series
  * leaves memory), so after a crash the buckets in progress are recomputed,
  * not lost.
+ *
+ * Uses rollup_acc.c (accumulators rebuilt from raw chunks), catalog.c,
+ * dedupe.c and db.c.  Used by store.c (store_impl.h); it never calls
+ * back into store.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +228,7 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, struct mw_e
 		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
 			for (t = 0; t < MW_TIERS; t++)
 				if (ts >= since[t])
-					mw_store_rollup_tier(s, se, t, ts, v);
+					mw_rollup_add(s, se, t, ts, v);
 	}
 	sqlite3_reset(chunks);
 	if (rc != SQLITE_DONE)

@@ -1,6 +1,12 @@
 /*
  * store.c - points into open chunks and rollup accumulators; flushes.
  *
+ * Uses series.c (the catalogue in memory), rollup_acc.c (the tiers),
+ * retention.c (its statements freed with the store), dedupe.c,
+ * regions_store.c, schema.c, catalog.c, db.c and dblock.  Used by
+ * writer.c, import and the tests (store.h).  None of the files it uses
+ * calls back into it.
+ *
  * Why the open chunk is rewritten on every flush rather than appended to:
  * a chunk compresses only as a whole bit stream, and rewriting one small
  * row per series per flush (a few hundred bytes, UPDATE by rowid) costs
@@ -39,9 +45,6 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/xalloc.h"
-
-const int64_t mw_rollup_res[MW_TIERS] = { 60000, 3600000 };
-const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
 
 #define ROLLUP_PUT(tier) "INSERT OR REPLACE INTO rollup_" tier "_data " \
 	"(series_id, t, base, min, max, last, sum, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -123,80 +126,6 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 		o->cache_bytes = cfg->cache_bytes;
 }
 
-static int64_t floor_to(int64_t ts, int64_t res)
-{
-	int64_t q = ts / res;
-
-	if (ts % res < 0)
-		q--;
-	return q * res;
-}
-
-/* ---- rollups ------------------------------------------------------------- */
-
-static void emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
-		 const struct mw_rollup_acc *a)
-{
-	struct mw_pending_rollup *r;
-
-	MW_GROW(s->rollups, s->rollups_cap, s->nrollups + 1);
-	r = &s->rollups[s->nrollups++];
-	r->series = se;
-	r->tier = tier;
-	r->merge = merge;
-	r->ts = a->bucket;
-	r->min = a->min;
-	r->max = a->max;
-	r->sum = a->sum;
-	r->last = a->last;
-	r->count = a->count;
-}
-
-static void acc_start(struct mw_rollup_acc *a, int64_t bucket, int64_t ts, double v)
-{
-	a->bucket = bucket;
-	a->min = a->max = a->sum = a->last = v;
-	a->last_ts = ts;
-	a->count = 1;
-}
-
-void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
-			  int64_t ts, double v)
-{
-	struct mw_rollup_acc *a = &se->acc[tier];
-	int64_t b;
-
-	if (isnan(v))
-		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
-	/* the usual case, the bucket in progress, without a division */
-	if (a->bucket != INT64_MIN && ts >= a->bucket && ts - a->bucket < mw_rollup_res[tier])
-		b = a->bucket;
-	else
-		b = floor_to(ts, mw_rollup_res[tier]);
-	if (a->bucket == INT64_MIN) {
-		acc_start(a, b, ts, v);
-	} else if (b == a->bucket) {
-		if (v < a->min)
-			a->min = v;
-		if (v > a->max)
-			a->max = v;
-		a->sum += v;
-		a->count++;
-		if (ts >= a->last_ts) {
-			a->last = v;
-			a->last_ts = ts;
-		}
-	} else if (b > a->bucket) {
-		emit(s, se, tier, false, a);
-		acc_start(a, b, ts, v);
-	} else {
-		struct mw_rollup_acc late;
-
-		acc_start(&late, b, ts, v);	/* the clock stepped back */
-		emit(s, se, tier, true, &late);
-	}
-}
-
 /* ---- points -------------------------------------------------------------- */
 
 static void close_chunk(struct mw_store *s, struct mw_series *se)
@@ -251,7 +180,7 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
 	for (t = 0; t < MW_TIERS; t++)
-		mw_store_rollup_tier(s, se, t, ts_ms, value);
+		mw_rollup_add(s, se, t, ts_ms, value);
 	return se;
 }
 
@@ -401,18 +330,6 @@ static int64_t series_id(const struct mw_series *se)
 	return se->id ? se->id : se->tx_id;
 }
 
-static int step_done(struct mw_store *s, sqlite3_stmt *st, const char *what,
-		     const char *key, struct mw_err *err)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return mw_error(err, "cannot write %s of '%s': %s", what, key,
-				sqlite3_errmsg(s->db));
-	return 0;
-}
-
 /* Write one chunk: rewrite its row, or insert it; *rowid is updated.
  * keep: the row has max_ts already (an open chunk's bound): not written
  * again, so its index entry stays put. */
@@ -435,7 +352,7 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 	sqlite3_bind_double(st, 7, last_value);
 	if (*rowid) {
 		sqlite3_bind_int64(st, 8, *rowid);
-		if (step_done(s, st, "chunk", se->key, err))
+		if (mw_store_step_done(s, st, "chunk", se->key, err))
 			return -1;
 		if (sqlite3_changes(s->db) > 0)
 			return 0;
@@ -444,53 +361,13 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 		return write_chunk(s, se, rowid, keep, data, len, n, min_ts, max_ts, last_ts,
 				   last_value, err);
 	}
-	if (step_done(s, st, "chunk", se->key, err))
+	if (mw_store_step_done(s, st, "chunk", se->key, err))
 		return -1;
 	*rowid = sqlite3_last_insert_rowid(s->db);
 	st = s->st[ST_SERIES_LAST_CHUNK];
 	sqlite3_bind_int64(st, 1, series_id(se));
 	sqlite3_bind_int64(st, 2, *rowid);
-	return step_done(s, st, "series", se->key, err);
-}
-
-/* Write a bucket of series id; merge: combine it with the stored row of
- * the same bucket (a late point: the clock stepped back), whose `last`
- * stays. */
-int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
-			  const struct mw_rollup_acc *a, struct mw_err *err)
-{
-	sqlite3_stmt *st = s->st[tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
-	int64_t t = a->bucket / mw_rollup_res[tier], count = a->count;
-	double min = a->min, max = a->max, last = a->last, sum = a->sum;
-
-	if (merge) {
-		sqlite3_stmt *get = s->st[tier ? ST_MERGE_1H : ST_MERGE_1M];
-		int rc;
-
-		sqlite3_bind_int64(get, 1, id);
-		sqlite3_bind_int64(get, 2, t);
-		rc = sqlite3_step(get);
-		if (rc == SQLITE_ROW) {
-			int64_t n = sqlite3_column_int64(get, 5);
-			double lo, hi, l, m;
-
-			mw_rollup_column(get, 0, n, &lo, &hi, &l, &m);
-			min = fmin(min, lo);
-			max = fmax(max, hi);
-			last = l;
-			sum += m;
-			count += n;
-		}
-		sqlite3_reset(get);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return mw_error(err, "cannot read %s of '%s': %s",
-					mw_rollup_table[tier], key, sqlite3_errmsg(s->db));
-	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, t);
-	mw_rollup_bind(st, 3, min, max, last, sum, count);
-	sqlite3_bind_int64(st, 8, count);
-	return step_done(s, st, mw_rollup_table[tier], key, err);
+	return mw_store_step_done(s, st, "series", se->key, err);
 }
 
 static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
@@ -504,7 +381,7 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 	a.sum = r->sum;
 	a.last = r->last;
 	a.count = r->count;
-	return mw_store_write_bucket(s, series_id(r->series), r->series->key, r->tier,
+	return mw_rollup_write(s, series_id(r->series), r->series->key, r->tier,
 				     r->merge, &a, err);
 }
 
@@ -600,7 +477,7 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 			sqlite3_stmt *st = s->st[se->evicting ? ST_LIVE_DELETE : ST_LIVE_INSERT];
 
 			sqlite3_bind_int64(st, 1, series_id(se));
-			if (step_done(s, st, "series_live", se->key, err))
+			if (mw_store_step_done(s, st, "series_live", se->key, err))
 				return -1;
 		}
 		if (write_open(s, se, points, err))
@@ -611,7 +488,7 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 			return -1;
 	if (s->mark_ms != INT64_MIN) {
 		sqlite3_bind_int64(s->st[ST_MARK], 1, s->mark_ms);
-		if (step_done(s, s->st[ST_MARK], "writer_mark", s->db_path, err))
+		if (mw_store_step_done(s, s->st[ST_MARK], "writer_mark", s->db_path, err))
 			return -1;
 	}
 	return mw_rg_store_write(s, err);
@@ -855,7 +732,7 @@ void mw_store_free(struct mw_store *s)
 		for (i = 0; i < s->nall; i++)
 			for (t = 0; t < MW_TIERS; t++)
 				if (s->all[i]->acc[t].bucket != INT64_MIN)
-					emit(s, s->all[i], t, false, &s->all[i]->acc[t]);
+					mw_rollup_emit(s, s->all[i], t, false, &s->all[i]->acc[t]);
 		s->closing = true;
 		if (mw_store_flush(s, &err))
 			mw_log_error("storage: cannot write the last points to '%s': %s",

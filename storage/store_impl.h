@@ -1,6 +1,8 @@
 /*
- * store_impl.h - private structures shared by store.c, series.c and
- * retention.c.  Not for use outside storage/.
+ * store_impl.h - private structures shared by the writer's files: store.c
+ * on top; series.c, retention.c, dedupe.c and regions_store.c below it;
+ * rollup_acc.c below them all.  Calls go that way only.  Not for use
+ * outside storage/.
  */
 #ifndef MW_STORE_IMPL_H
 #define MW_STORE_IMPL_H
@@ -11,6 +13,7 @@
 
 #define MW_TIERS 2	/* rollup tiers: 1 minute, 1 hour */
 
+/* rollup_acc.c: each rollup tier's bucket width and table name. */
 extern const int64_t mw_rollup_res[MW_TIERS];
 extern const char *const mw_rollup_table[MW_TIERS];
 
@@ -181,12 +184,22 @@ void mw_dedupe_close(struct mw_store *s);
 /* retention.c */
 void mw_retention_free(struct mw_store *s);
 
-/* store.c: write one bucket (merge: combine with the stored row). */
-int mw_store_write_bucket(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
-			  const struct mw_rollup_acc *a, struct mw_err *err);
-
-/* store.c: feed a point to one rollup tier's accumulator only. */
-void mw_store_rollup_tier(struct mw_store *s, struct mw_series *se, int tier,
-			  int64_t ts, double v);
+/* rollup_acc.c: the rollup tiers on the write side (below store.c,
+ * series.c and retention.c). */
+/* ts rounded down to a multiple of res (towards minus infinity). */
+int64_t mw_floor_to(int64_t ts, int64_t res);
+/* Feed a point to one tier's accumulator of se; a completed bucket (or a
+ * late point's, merge) is queued for the next flush. */
+void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v);
+/* Queue the bucket a for the next flush (merge: combine with the row). */
+void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
+		    const struct mw_rollup_acc *a);
+/* Write one bucket of series id (merge: combine with the stored row of
+ * the same bucket, whose `last` stays); inside the caller's transaction. */
+int mw_rollup_write(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
+		    const struct mw_rollup_acc *a, struct mw_err *err);
+/* Step a write statement to its end; -1 with "cannot write WHAT of 'KEY'". */
+int mw_store_step_done(struct mw_store *s, sqlite3_stmt *st, const char *what, const char *key,
+		       struct mw_err *err);
 
 #endif

@@ -181,6 +181,17 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Free the writer and its store (its thread has ended or never ran). */
+static void writer_destroy(struct mw_writer *w)
+{
+	mw_store_free(w->store);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->done);
+	free(w->queue);
+	free(w);
+}
+
 int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct mw_err *err)
 {
 	struct mw_store_options opt;
@@ -200,12 +211,7 @@ int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct 
 	pthread_cond_init(&w->done, NULL);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		mw_error(err, "cannot start the writer thread");
-		mw_store_free(w->store);
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->wake);
-		pthread_cond_destroy(&w->done);
-		free(w->queue);
-		free(w);
+		writer_destroy(w);
 		return -1;
 	}
 	*out = w;
@@ -283,10 +289,5 @@ void mw_writer_stop(struct mw_writer *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
-	mw_store_free(w->store);
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->wake);
-	pthread_cond_destroy(&w->done);
-	free(w->queue);
-	free(w);
+	writer_destroy(w);
 }

@@ -1,7 +1,9 @@
 /*
  * handlers_data.c - the endpoints that read the time-series store:
  * /api/v1/series, /api/v1/query, /api/v1/processes.  (/api/v1/export is in
- * export.c, /metrics in metrics.c.)
+ * export.c, /metrics in metrics.c.)  They parse the request and write the
+ * answer; the reading and computing is storage's (query.h, processes.h)
+ * and, for the processes' rates, analysis/floor_rate.h.
  *
  * Bodies are written with the streaming JSON writer: the query's numeric
  * columns are the bulk of the bytes.  Every request borrows a reader from
@@ -11,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/leak.h"
+#include "analysis/floor_rate.h"
 #include "base/xalloc.h"
 #include "core/params.h"
 #include "readers.h"
 #include "storage/export.h"
+#include "storage/processes.h"
 #include "storage/query.h"
 #include "web_internal.h"
 
@@ -99,6 +102,41 @@ static void j_ts_or_null(struct mw_jbuf *b, int64_t ts)
 		mw_j_int(b, ts);
 }
 
+/* A field of an object: lit is its separator and key (",\"ts\":"). */
+static void j_int_at(struct mw_jbuf *b, const char *lit, int64_t v)
+{
+	mw_j_lit(b, lit);
+	mw_j_int(b, v);
+}
+
+static void j_str_at(struct mw_jbuf *b, const char *lit, const char *v)
+{
+	mw_j_lit(b, lit);
+	mw_j_str(b, v);
+}
+
+static void j_double_at(struct mw_jbuf *b, const char *lit, double v)
+{
+	mw_j_lit(b, lit);
+	mw_j_double(b, v);
+}
+
+/* A rate in whole bytes per hour, null when there is none. */
+static void j_rate_at(struct mw_jbuf *b, const char *lit, double v)
+{
+	mw_j_lit(b, lit);
+	if (isnan(v))
+		mw_j_null(b);
+	else
+		mw_j_double(b, round(v));
+}
+
+static void j_ts_at(struct mw_jbuf *b, const char *lit, int64_t ts)
+{
+	mw_j_lit(b, lit);
+	j_ts_or_null(b, ts);
+}
+
 struct MHD_Response *mw_h_series(struct mw_req *r)
 {
 	struct MHD_Response *resp = NULL;
@@ -120,10 +158,8 @@ struct MHD_Response *mw_h_series(struct mw_req *r)
 		if (i)
 			mw_j_char(&b, ',');
 		mw_j_series_head(&b, &list.items[i]);
-		mw_j_lit(&b, ",\"first_ts\":");
-		j_ts_or_null(&b, list.items[i].first_ts);
-		mw_j_lit(&b, ",\"last_ts\":");
-		j_ts_or_null(&b, list.items[i].last_ts);
+		j_ts_at(&b, ",\"first_ts\":", list.items[i].first_ts);
+		j_ts_at(&b, ",\"last_ts\":", list.items[i].last_ts);
 		mw_j_char(&b, '}');
 	}
 	mw_j_lit(&b, "]}\n");
@@ -218,19 +254,14 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	mw_jbuf_init(&b);
 	/* Reserve for the numbers up front: ~14 bytes a timestamp, ~12 a value. */
 	mw_jbuf_reserve(&b, res.nt * (15 + 13 * nkeep) + 256 * nkeep + 256);
-	mw_j_lit(&b, "{\"step_ms\":");
-	mw_j_int(&b, res.step_ms);
-	mw_j_lit(&b, ",\"tier\":");
-	mw_j_str(&b, mw_tier_name(res.tier));
-	mw_j_lit(&b, ",\"agg\":");
-	mw_j_str(&b, agg_name(res.agg));
+	j_int_at(&b, "{\"step_ms\":", res.step_ms);
+	j_str_at(&b, ",\"tier\":", mw_tier_name(res.tier));
+	j_str_at(&b, ",\"agg\":", agg_name(res.agg));
 	mw_j_lit(&b, ",\"truncated\":");
 	mw_j_bool(&b, res.truncated);
 	if (top) {
-		mw_j_lit(&b, ",\"top\":");
-		mw_j_int(&b, top);
-		mw_j_lit(&b, ",\"series_total\":");
-		mw_j_int(&b, (int64_t)res.series_total);
+		j_int_at(&b, ",\"top\":", top);
+		j_int_at(&b, ",\"series_total\":", (int64_t)res.series_total);
 	}
 	mw_j_lit(&b, ",\"t\":[");
 	for (j = 0; j < res.nt; j++) {
@@ -246,8 +277,7 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 			mw_j_char(&b, ',');
 		mw_j_series_head(&b, &res.series[i]);
 		if (top) {
-			mw_j_lit(&b, ",\"growth\":");
-			mw_j_double(&b, res.growth ? res.growth[i] : NAN);
+			j_double_at(&b, ",\"growth\":", res.growth ? res.growth[i] : NAN);
 		}
 		mw_j_lit(&b, ",\"values\":[");
 		for (j = 0; j < res.nt; j++) {
@@ -268,102 +298,15 @@ out:
 
 /* ---- /api/v1/processes ------------------------------------------------ */
 
-enum { C_WS, C_WS_PEAK, C_PRIVATE, C_VIRTUAL, C_HANDLES, C_THREADS, C_FAULTS, NCOLS };
-static const char *const col_metric[NCOLS] = {
-	"memwatch_process_working_set_bytes", "memwatch_process_working_set_peak_bytes",
-	"memwatch_process_private_bytes", "memwatch_process_virtual_bytes",
-	"memwatch_process_handles", "memwatch_process_threads",
-	"memwatch_process_page_faults_total",
-};
-static const char *const col_name[NCOLS] = {
+/* The JSON name of each column (storage/processes.h). */
+static const char *const col_name[MW_PROC_NCOLS] = {
 	"working_set_bytes", "working_set_peak_bytes", "private_bytes", "virtual_bytes",
 	"handles", "threads", "page_faults",
 };
 
-/* Rates: Theil-Sen slope of the floors (per-bucket minima) of private
- * bytes and working set.  Fewer floors than this: no rate (null). */
-#define RATE_MIN_FLOORS 5
-/* At most this many floors per series: a longer window reads wider
- * buckets (still floors), so the O(n^2) slope stays cheap. */
-#define RATE_MAX_FLOORS 180
 #define PROC_LIMIT_DEFAULT 200
 #define PROC_LIMIT_MAX 1000
 #define FILTER_MAX 200
-
-struct proc_row {
-	const char *process, *pid, *started;
-	int64_t ts;
-	double v[NCOLS];
-	double private_growth, ws_growth;
-	int64_t growth_window_ms;
-	int64_t id_private, id_ws;	/* series ids, -1: none */
-	double private_rate, ws_rate;	/* bytes per hour, NaN: not enough floors */
-	int64_t rate_span_ms;		/* span the floors cover, 0: none */
-	int rate_floors;		/* floors behind the private rate */
-	double key;		/* the sort column's value */
-};
-
-static const char *label(const struct mw_series_info *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->nlabels; i++)
-		if (!strcmp(s->labels[i].name, name))
-			return s->labels[i].value;
-	return "";
-}
-
-static int cmp_identity(const void *a, const void *b)
-{
-	const struct mw_latest *x = *(const struct mw_latest *const *)a;
-	const struct mw_latest *y = *(const struct mw_latest *const *)b;
-	int c = strcmp(label(&x->info, "pid"), label(&y->info, "pid"));
-
-	if (!c)
-		c = strcmp(label(&x->info, "started"), label(&y->info, "started"));
-	if (!c)
-		c = strcmp(label(&x->info, "process"), label(&y->info, "process"));
-	return c;
-}
-
-enum { SORT_PRIVATE_RATE = -1, SORT_WS_RATE = -2, SORT_NAME = -3 };
-
-static double sort_key(const struct proc_row *p, int col)
-{
-	if (col == SORT_PRIVATE_RATE)
-		return p->private_rate;
-	if (col == SORT_WS_RATE)
-		return p->ws_rate;
-	return p->v[col];
-}
-
-/* Descending by key, NaN (no data) last; ties by name, pid. */
-static int cmp_rows_name(const void *a, const void *b)
-{
-	const struct proc_row *x = a, *y = b;
-	int c = strcmp(x->process, y->process);
-
-	return c ? c : strcmp(x->pid, y->pid);
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	double x = ((const struct proc_row *)a)->key, y = ((const struct proc_row *)b)->key;
-
-	if (isnan(x) || isnan(y)) {
-		if (isnan(x) && isnan(y))
-			return cmp_rows_name(a, b);
-		return isnan(x) ? 1 : -1;
-	}
-	return x > y ? -1 : x < y ? 1 : cmp_rows_name(a, b);
-}
-
-static double growth(const struct mw_latest *l)
-{
-	if (l->past_ts_ms == INT64_MIN || isnan(l->past_value))
-		return NAN;
-	return l->value - l->past_value;
-}
 
 static int64_t process_interval_ms(struct mw_req *r)
 {
@@ -378,149 +321,25 @@ static int64_t process_interval_ms(struct mw_req *r)
 	return 10000;
 }
 
-/* Case-insensitive (ASCII) substring test. */
-static bool contains_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle), i;
-
-	for (; *hay; hay++) {
-		for (i = 0; i < n && hay[i]; i++) {
-			char a = hay[i], b = needle[i];
-
-			if (a >= 'A' && a <= 'Z')
-				a = (char)(a - 'A' + 'a');
-			if (b >= 'A' && b <= 'Z')
-				b = (char)(b - 'A' + 'a');
-			if (a != b)
-				break;
-		}
-		if (i == n)
-			return true;
-	}
-	return n == 0;
-}
-
-static bool row_matches(const struct proc_row *row, const char *filter)
-{
-	return !filter || !strcmp(row->pid, filter) || contains_ci(row->process, filter);
-}
-
-/* Theil-Sen slope (bytes per hour) of one series' floors; NaN when fewer
- * than RATE_MIN_FLOORS.  *span_ms and *nfloors: what the floors cover. */
-static double floor_rate(const struct mw_range_result *res, size_t i, double *x, double *y,
-			 int64_t *span_ms, int *nfloors)
-{
-	double slope, lo, hi;
-	size_t j, n = 0;
-
-	for (j = 0; j < res->nt; j++) {
-		if (isnan(res->values[i][j]))
-			continue;
-		x[n] = (double)(res->t[j] - res->t[0]);
-		y[n++] = res->values[i][j];
-	}
-	*nfloors = (int)n;
-	*span_ms = n ? (int64_t)(x[n - 1] - x[0]) : 0;
-	if (n < RATE_MIN_FLOORS || mw_theil_sen(x, y, n, (double)n, &slope, &lo, &hi))
-		return NAN;
-	return slope * 3600000.0;
-}
-
-/*
- * Fill the rates of rows[0..n) from one range read of their private-bytes
- * and working-set series: per-bucket minima over [to - window, to].
- * 0, or -1 with err on a storage failure.
- */
-static int fill_rates(struct mw_reader *reader, struct proc_row *rows, size_t n, int64_t to,
-		      int64_t window_ms, int64_t *step_out, struct mw_err *err)
-{
-	struct mw_range_query q;
-	struct mw_range_result res;
-	int64_t *ids = mw_xmalloc((2 * n + 1) * sizeof(*ids)), step;
-	size_t *owner = mw_xmalloc((2 * n + 1) * sizeof(*owner));
-	double *x = NULL, *y = NULL;
-	size_t i, nids = 0;
-	int rc = 0;
-
-	step = (window_ms / 60000 + RATE_MAX_FLOORS - 1) / RATE_MAX_FLOORS * 60000;
-	if (step < 60000)
-		step = 60000;
-	*step_out = step;
-	for (i = 0; i < n; i++) {
-		if (rows[i].id_private >= 0) {
-			owner[nids] = 2 * i;
-			ids[nids++] = rows[i].id_private;
-		}
-		if (rows[i].id_ws >= 0) {
-			owner[nids] = 2 * i + 1;
-			ids[nids++] = rows[i].id_ws;
-		}
-	}
-	memset(&res, 0, sizeof(res));
-	if (!nids)
-		goto out;
-	mw_range_query_init(&q, to - window_ms, to);
-	q.step_ms = step;
-	q.agg = MW_AGG_MIN;
-	if ((rc = mw_reader_range_ids(reader, ids, nids, &q, &res, err)))
-		goto out;
-	x = mw_xmalloc((res.nt + 1) * sizeof(*x));
-	y = mw_xmalloc((res.nt + 1) * sizeof(*y));
-	for (i = 0; i < res.nseries && i < nids; i++) {
-		struct proc_row *row = &rows[owner[i] / 2];
-		int64_t span;
-		int nf;
-		double rate = floor_rate(&res, i, x, y, &span, &nf);
-
-		if (owner[i] % 2 == 0) {
-			row->private_rate = rate;
-			row->rate_span_ms = span;
-			row->rate_floors = nf;
-		} else {
-			row->ws_rate = rate;
-			if (row->id_private < 0)
-				row->rate_span_ms = span;
-		}
-	}
-out:
-	mw_range_result_release(&res);
-	free(ids);
-	free(owner);
-	free(x);
-	free(y);
-	return rc;
-}
-
-static void j_rate(struct mw_jbuf *b, double v)
-{
-	if (isnan(v))
-		mw_j_null(b);
-	else
-		mw_j_double(b, round(v));
-}
-
-struct MHD_Response *mw_h_processes(struct mw_req *r)
+/* sort, limit, offset, window and filter into q; a 400 on bad input. */
+static struct MHD_Response *processes_params(struct mw_req *r, struct mw_proc_query *q)
 {
 	static const struct { const char *name; int col; } sorts[] = {
-		{ "private_bytes", C_PRIVATE }, { "working_set", C_WS },
-		{ "working_set_bytes", C_WS }, { "growth", SORT_PRIVATE_RATE },
-		{ "private_growth", SORT_PRIVATE_RATE }, { "working_set_growth", SORT_WS_RATE },
-		{ "virtual_bytes", C_VIRTUAL }, { "handles", C_HANDLES },
-		{ "threads", C_THREADS }, { "name", SORT_NAME },
+		{ "private_bytes", MW_PROC_PRIVATE }, { "working_set", MW_PROC_WS },
+		{ "working_set_bytes", MW_PROC_WS }, { "growth", MW_PROC_SORT_PRIVATE_RATE },
+		{ "private_growth", MW_PROC_SORT_PRIVATE_RATE },
+		{ "working_set_growth", MW_PROC_SORT_WS_RATE },
+		{ "virtual_bytes", MW_PROC_VIRTUAL }, { "handles", MW_PROC_HANDLES },
+		{ "threads", MW_PROC_THREADS }, { "name", MW_PROC_SORT_NAME },
 	};
-	struct MHD_Response *resp = NULL;
-	struct mw_reader *reader;
-	struct mw_latest_list list = { 0 };
 	struct mw_err err = { "" };
-	struct mw_latest **idx = NULL;
-	struct proc_row *rows = NULL, *row = NULL, *page;
-	struct mw_jbuf b;
-	const char *v = mw_req_arg(r, "sort"), *filter = mw_req_arg(r, "filter");
-	int64_t limit = PROC_LIMIT_DEFAULT, offset = 0, window = 3600000, step = 60000;
-	int64_t newest = INT64_MIN, live, to;
-	size_t i, k, nrows = 0, total, matched, npage;
-	int col = C_PRIVATE;
+	const char *v = mw_req_arg(r, "sort");
+	int64_t limit = PROC_LIMIT_DEFAULT, offset = 0;
+	size_t i;
 
+	memset(q, 0, sizeof(*q));
+	q->sort = MW_PROC_PRIVATE;
+	q->window_ms = 3600000;
 	if (v) {
 		for (i = 0; i < MW_ARRAY_SIZE(sorts) && strcmp(sorts[i].name, v); i++)
 			;
@@ -529,177 +348,109 @@ struct MHD_Response *mw_h_processes(struct mw_req *r)
 					      "sort: must be one of private_bytes, working_set, "
 					      "growth, working_set_growth, virtual_bytes, handles, "
 					      "threads, name");
-		col = sorts[i].col;
+		q->sort = sorts[i].col;
 	}
 	if ((v = mw_req_arg(r, "limit")) && mw_param_int(v, 1, PROC_LIMIT_MAX, &limit, &err))
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "limit: %s", err.msg);
 	if ((v = mw_req_arg(r, "offset")) && mw_param_int(v, 0, 100000000, &offset, &err))
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "offset: %s", err.msg);
+	q->limit = (size_t)limit;
+	q->offset = (size_t)offset;
 	if ((v = mw_req_arg(r, "window"))) {
-		if (mw_param_duration(v, &window, &err))
+		if (mw_param_duration(v, &q->window_ms, &err))
 			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "window: %s", err.msg);
-		if (window < 300000 || window > 7 * 86400000LL)
+		if (q->window_ms < 300000 || q->window_ms > 7 * 86400000LL)
 			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
 					      "window: must be between 5m and 7d");
 	}
-	if (filter) {
-		if (strlen(filter) > FILTER_MAX)
+	if ((q->filter = mw_req_arg(r, "filter"))) {
+		if (strlen(q->filter) > FILTER_MAX)
 			return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
 					      "filter: longer than %d bytes", FILTER_MAX);
-		for (v = filter; *v; v++)
+		for (v = q->filter; *v; v++)
 			if ((unsigned char)*v < 0x20 || *v == 0x7f)
 				return mw_reply_error(r, MHD_HTTP_BAD_REQUEST,
 						      "filter: holds a control character");
 	}
-	if (!(reader = mw_req_reader(r, &resp)))
-		return resp;
-	if (mw_reader_processes(reader, window, &list, &err)) {
-		resp = mw_reply_storage_error(r, reader, "processes", &err);
-		goto out;
+	q->interval_ms = process_interval_ms(r);
+	q->now_ms = r->now_ms;
+	q->rate = mw_floor_rate;
+	return NULL;
+}
+
+static void j_process_row(struct mw_jbuf *b, const struct mw_proc_row *row)
+{
+	size_t k;
+
+	j_str_at(b, "{\"process\":", row->process);
+	j_str_at(b, ",\"pid\":", row->pid);
+	j_str_at(b, ",\"started\":", row->started);
+	j_int_at(b, ",\"ts\":", row->ts);
+	for (k = 0; k < MW_PROC_NCOLS; k++) {
+		mw_j_char(b, ',');
+		mw_j_key(b, col_name[k]);
+		mw_j_double(b, row->v[k]);
 	}
-	/* Group the per-metric series by process identity (pid, started). */
-	idx = calloc(list.n ? list.n : 1, sizeof(*idx));
-	rows = calloc(list.n ? list.n : 1, sizeof(*rows));
-	if (!idx || !rows) {
-		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < list.n; i++) {
-		idx[i] = &list.items[i];
-		if (list.items[i].ts_ms > newest)
-			newest = list.items[i].ts_ms;
-	}
-	qsort(idx, list.n, sizeof(*idx), cmp_identity);
-	/* A process is live when sampled within three intervals of the newest
-	 * sample; exited ones drop out of the table. */
-	live = newest - 3 * process_interval_ms(r);
-	for (i = 0; i < list.n; i++) {
-		if (!row || cmp_identity(&idx[i - 1], &idx[i])) {
-			row = &rows[nrows++];
-			row->process = label(&idx[i]->info, "process");
-			row->pid = label(&idx[i]->info, "pid");
-			row->started = label(&idx[i]->info, "started");
-			for (k = 0; k < NCOLS; k++)
-				row->v[k] = NAN;
-			row->private_growth = row->ws_growth = NAN;
-			row->private_rate = row->ws_rate = NAN;
-			row->id_private = row->id_ws = -1;
-			row->ts = INT64_MIN;
-		}
-		for (k = 0; k < NCOLS; k++)
-			if (!strcmp(idx[i]->info.name, col_metric[k]))
-				break;
-		if (k == NCOLS)
-			continue;
-		row->v[k] = idx[i]->value;
-		if (idx[i]->ts_ms > row->ts)
-			row->ts = idx[i]->ts_ms;
-		if (k == C_PRIVATE) {
-			row->id_private = idx[i]->info.id;
-			row->private_growth = growth(idx[i]);
-			if (idx[i]->past_ts_ms != INT64_MIN)
-				row->growth_window_ms = idx[i]->ts_ms - idx[i]->past_ts_ms;
-		} else if (k == C_WS) {
-			row->id_ws = idx[i]->info.id;
-			row->ws_growth = growth(idx[i]);
-		}
-	}
-	for (i = k = 0; i < nrows; i++)
-		if (rows[i].ts >= live)
-			rows[k++] = rows[i];
-	total = nrows = k;
-	for (i = k = 0; i < nrows; i++)
-		if (row_matches(&rows[i], filter))
-			rows[k++] = rows[i];
-	matched = nrows = k;
-	/* The window ends at the newest sample (a stopped daemon's database
-	 * still has rates), never after now. */
-	to = newest == INT64_MIN || newest > r->now_ms ? r->now_ms : newest;
-	/* Sorting by a rate needs every matched row's rate; otherwise only
-	 * the page's rows are read. */
-	if (col == SORT_PRIVATE_RATE || col == SORT_WS_RATE) {
-		if (fill_rates(reader, rows, nrows, to, window, &step, &err))
-			goto storage_err;
-	}
-	if (col == SORT_NAME) {
-		qsort(rows, nrows, sizeof(*rows), cmp_rows_name);
-	} else {
-		for (i = 0; i < nrows; i++)
-			rows[i].key = sort_key(&rows[i], col);
-		qsort(rows, nrows, sizeof(*rows), cmp_rows);
-	}
-	page = rows + ((size_t)offset < nrows ? (size_t)offset : nrows);
-	npage = (size_t)(rows + nrows - page);
-	if ((size_t)limit < npage)
-		npage = (size_t)limit;
-	if (col != SORT_PRIVATE_RATE && col != SORT_WS_RATE &&
-	    fill_rates(reader, page, npage, to, window, &step, &err))
-		goto storage_err;
+	j_rate_at(b, ",\"private_rate_bytes_per_hour\":", row->private_rate);
+	j_rate_at(b, ",\"working_set_rate_bytes_per_hour\":", row->ws_rate);
+	j_int_at(b, ",\"growth_span_ms\":", row->rate_span_ms);
+	j_int_at(b, ",\"growth_floors\":", row->rate_floors);
+	j_double_at(b, ",\"private_growth_bytes\":", row->private_growth);
+	j_double_at(b, ",\"working_set_growth_bytes\":", row->ws_growth);
+	j_int_at(b, ",\"growth_over_ms\":", row->growth_window_ms);
+	mw_j_char(b, '}');
+}
+
+static struct MHD_Response *reply_processes(struct mw_req *r, const struct mw_proc_query *q,
+					    const struct mw_proc_view *t)
+{
+	struct MHD_Response *resp;
+	struct mw_jbuf b;
+	size_t i;
+
 	mw_jbuf_init(&b);
-	mw_j_lit(&b, "{\"ts\":");
-	j_ts_or_null(&b, newest);
-	mw_j_lit(&b, ",\"total\":");
-	mw_j_int(&b, (int64_t)total);
-	mw_j_lit(&b, ",\"matched\":");
-	mw_j_int(&b, (int64_t)matched);
-	mw_j_lit(&b, ",\"offset\":");
-	mw_j_int(&b, offset);
-	mw_j_lit(&b, ",\"limit\":");
-	mw_j_int(&b, limit);
-	mw_j_lit(&b, ",\"window_ms\":");
-	mw_j_int(&b, window);
-	mw_j_lit(&b, ",\"rate_step_ms\":");
-	mw_j_int(&b, step);
-	mw_j_lit(&b, ",\"growth_window_ms\":");
-	mw_j_int(&b, window);
+	j_ts_at(&b, "{\"ts\":", t->newest);
+	j_int_at(&b, ",\"total\":", (int64_t)t->total);
+	j_int_at(&b, ",\"matched\":", (int64_t)t->matched);
+	j_int_at(&b, ",\"offset\":", (int64_t)q->offset);
+	j_int_at(&b, ",\"limit\":", (int64_t)q->limit);
+	j_int_at(&b, ",\"window_ms\":", q->window_ms);
+	j_int_at(&b, ",\"rate_step_ms\":", t->rate_step_ms);
+	j_int_at(&b, ",\"growth_window_ms\":", q->window_ms);
 	mw_j_lit(&b, ",\"processes\":[");
-	for (i = 0; i < npage; i++) {
-		row = &page[i];
+	for (i = 0; i < t->n; i++) {
 		if (i)
 			mw_j_char(&b, ',');
-		mw_j_lit(&b, "{\"process\":");
-		mw_j_str(&b, row->process);
-		mw_j_lit(&b, ",\"pid\":");
-		mw_j_str(&b, row->pid);
-		mw_j_lit(&b, ",\"started\":");
-		mw_j_str(&b, row->started);
-		mw_j_lit(&b, ",\"ts\":");
-		mw_j_int(&b, row->ts);
-		for (k = 0; k < NCOLS; k++) {
-			mw_j_char(&b, ',');
-			mw_j_key(&b, col_name[k]);
-			mw_j_double(&b, row->v[k]);
-		}
-		mw_j_lit(&b, ",\"private_rate_bytes_per_hour\":");
-		j_rate(&b, row->private_rate);
-		mw_j_lit(&b, ",\"working_set_rate_bytes_per_hour\":");
-		j_rate(&b, row->ws_rate);
-		mw_j_lit(&b, ",\"growth_span_ms\":");
-		mw_j_int(&b, row->rate_span_ms);
-		mw_j_lit(&b, ",\"growth_floors\":");
-		mw_j_int(&b, row->rate_floors);
-		mw_j_lit(&b, ",\"private_growth_bytes\":");
-		mw_j_double(&b, row->private_growth);
-		mw_j_lit(&b, ",\"working_set_growth_bytes\":");
-		mw_j_double(&b, row->ws_growth);
-		mw_j_lit(&b, ",\"growth_over_ms\":");
-		mw_j_int(&b, row->growth_window_ms);
-		mw_j_char(&b, '}');
+		j_process_row(&b, &t->rows[i]);
 	}
 	mw_j_lit(&b, "]}\n");
 	resp = mw_reply_json(r, 200, &b);
 	mw_jbuf_release(&b);
-	goto out;
-storage_err:
-	if (mw_reader_error_kind(reader) == MW_QERR_DEADLINE)
+	return resp;
+}
+
+struct MHD_Response *mw_h_processes(struct mw_req *r)
+{
+	struct MHD_Response *resp = NULL;
+	struct mw_reader *reader;
+	struct mw_proc_query q;
+	struct mw_proc_view t;
+	struct mw_err err = { "" };
+	int rc;
+
+	if ((resp = processes_params(r, &q)))
+		return resp;
+	if (!(reader = mw_req_reader(r, &resp)))
+		return resp;
+	rc = mw_reader_proc_view(reader, &q, &t, &err);
+	if (rc == 0)
+		resp = reply_processes(r, &q, &t);
+	else if (rc == -1 || mw_reader_error_kind(reader) == MW_QERR_DEADLINE)
 		resp = mw_reply_storage_error(r, reader, "processes", &err);
-	else
+	else	/* the rates' read failed: the store answered the first read */
 		resp = mw_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "storage unavailable: %s",
 				      err.msg);
-out:
-	free(idx);
-	free(rows);
-	mw_latest_list_release(&list);
+	mw_proc_view_release(&t);
 	mw_req_reader_put(r, reader);
 	return resp;
 }

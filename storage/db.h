@@ -1,0 +1,21 @@
+/*
+ * db.h - small SQLite helpers shared by the files of storage/ (db.c).
+ *
+ * Threads: whichever thread owns the connection.
+ */
+#ifndef MW_DB_H
+#define MW_DB_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "base/mwerr.h"
+
+/* Run SQL without results; -1 with "sql-prefix: sqlite message". */
+int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err);
+/* Prepare a statement (kept: SQLITE_PREPARE_PERSISTENT); -1 with a message
+ * naming the statement. */
+int mw_db_prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql, struct mw_err *err);
+/* Integer result of a one-row query (PRAGMA page_count ...), or -1. */
+int64_t mw_db_int(sqlite3 *db, const char *sql);
+
+#endif

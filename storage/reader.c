@@ -1,0 +1,288 @@
+/*
+ * reader.c - the reader (query.h): one read-only connection, its kept
+ * statements, one read transaction per call, the deadline and the error
+ * kind of the last call, and the process-wide query statistics.
+ *
+ * Uses schema.c (the version check) and catalog.c (series ids by key).
+ * Used by every other file of the read side (query_impl.h lists them).
+ *
+ * No catalogue is kept: a reader's memory does not grow with the series
+ * the file holds.  Selectors are answered from the database through its
+ * indexes (query_series.c), and the newest values from the live series
+ * only (query_latest.c).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query_impl.h"
+#include "schema.h"
+#include "base/clock.h"
+#include "base/xalloc.h"
+
+#define READER_BUSY_MS 2000
+/* SQLite calls the progress handler every PROGRESS_OPS virtual-machine
+ * instructions. */
+#define PROGRESS_OPS 1000
+
+const int64_t mw_tier_res[3] = { 1, 60000, 3600000 };
+
+static _Atomic uint64_t stat_queries, stat_total_ns, stat_last_ns;
+
+void mw_query_stats_get(struct mw_query_stats *out)
+{
+	out->queries = atomic_load(&stat_queries);
+	out->total_ns = atomic_load(&stat_total_ns);
+	out->last_ns = atomic_load(&stat_last_ns);
+}
+
+void mw_reader_count(int64_t t0)
+{
+	uint64_t ns = (uint64_t)(mw_clock_mono_ns() - t0);
+
+	atomic_fetch_add(&stat_queries, 1);
+	atomic_fetch_add(&stat_total_ns, ns);
+	atomic_store(&stat_last_ns, ns);
+}
+
+/* Statements are prepared once per reader (lazily, in their slot) and
+ * reset before use; every public call runs in one read transaction. */
+struct mw_reader {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[MW_READER_SLOTS];
+	struct mw_catalog cat;	/* series by key (catalog.h) */
+	bool in_tx;
+	int64_t deadline_ns;	/* 0: none */
+	bool expired;		/* the deadline passed (until the next set) */
+	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
+	enum mw_query_error kind;
+};
+
+/* ---- deadline and error kinds --------------------------------------------- */
+
+bool mw_reader_expired(struct mw_reader *r)
+{
+	if (!r->expired && r->deadline_ns && mw_clock_mono_ns() > r->deadline_ns)
+		r->expired = true;
+	return r->expired && !r->ending;
+}
+
+static int progress(void *arg)
+{
+	return mw_reader_expired(arg) ? 1 : 0;
+}
+
+void mw_reader_set_deadline(struct mw_reader *r, int64_t deadline_ns)
+{
+	r->deadline_ns = deadline_ns > 0 ? deadline_ns : 0;
+	r->expired = false;
+}
+
+int64_t mw_reader_deadline(const struct mw_reader *r)
+{
+	return r->deadline_ns;
+}
+
+enum mw_query_error mw_reader_error_kind(const struct mw_reader *r)
+{
+	return r->kind;
+}
+
+void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind)
+{
+	r->kind = kind;
+}
+
+int mw_reader_deadline_fail(struct mw_reader *r, struct mw_err *err)
+{
+	r->kind = MW_QERR_DEADLINE;
+	return mw_error(err, "query stopped at its deadline");
+}
+
+int mw_reader_check_deadline(struct mw_reader *r, struct mw_err *err)
+{
+	return mw_reader_expired(r) ? mw_reader_deadline_fail(r, err) : 0;
+}
+
+int mw_reader_fail(struct mw_reader *r, struct mw_err *err)
+{
+	if (mw_reader_expired(r))
+		return mw_reader_deadline_fail(r, err);
+	r->kind = MW_QERR_STORAGE;
+	return mw_error(err, "cannot query '%s': %s", r->path, sqlite3_errmsg(r->db));
+}
+
+/* ---- open and close ------------------------------------------------------- */
+
+/* Page cache of readers, KiB; 0: SQLite's default (2 MB).  Set once at
+ * start, before any reader thread runs. */
+static int64_t reader_cache_kib;
+
+void mw_reader_set_default_cache(uint64_t bytes)
+{
+	reader_cache_kib = (int64_t)(bytes / 1024);
+}
+
+int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err)
+{
+	struct mw_reader *r = mw_xcalloc(1, sizeof(*r));
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	if (sqlite3_open_v2(db_path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		mw_error(err, "cannot open '%s': %s", db_path,
+			 r->db ? sqlite3_errmsg(r->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
+	if (reader_cache_kib > 0) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld", (long long)reader_cache_kib);
+		sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+	}
+	sqlite3_progress_handler(r->db, PROGRESS_OPS, progress, r);
+	if (sqlite3_prepare_v2(r->db, "SELECT series_id FROM latest LIMIT 0", -1, &st,
+			       NULL) != SQLITE_OK) {
+		mw_error(err, "cannot read '%s' as a memwatch database: %s", db_path,
+			 sqlite3_errmsg(r->db));
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (mw_schema_version(r->db) < MW_SCHEMA_VERSION) {
+		mw_error(err, "'%s' has schema version %d, older than this memwatch reads "
+			 "(%d); start memwatchd on it once to migrate it", db_path,
+			 mw_schema_version(r->db), MW_SCHEMA_VERSION);
+		goto fail;
+	}
+	mw_catalog_open(&r->cat, r->db);
+	r->path = mw_xstrdup(db_path);
+	*out = r;
+	return 0;
+fail:
+	sqlite3_close(r->db);
+	free(r);
+	return -1;
+}
+
+void mw_reader_free(struct mw_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < MW_READER_SLOTS; i++)
+		sqlite3_finalize(r->st[i]);
+	mw_catalog_close(&r->cat);
+	sqlite3_close(r->db);
+	free(r->path);
+	free(r);
+}
+
+sqlite3 *mw_reader_sqlite(struct mw_reader *r)
+{
+	return r->db;
+}
+
+const char *mw_reader_path(const struct mw_reader *r)
+{
+	return r->path;
+}
+
+struct mw_catalog *mw_reader_catalog(struct mw_reader *r)
+{
+	return &r->cat;
+}
+
+/* ---- statements and read transactions ------------------------------------- */
+
+sqlite3_stmt *mw_reader_stmt(struct mw_reader *r, int slot, const char *sql, struct mw_err *err)
+{
+	sqlite3_stmt **st = &r->st[slot];
+
+	if (!*st && sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+				       NULL) != SQLITE_OK) {
+		*st = NULL;
+		mw_reader_fail(r, err);
+		return NULL;
+	}
+	sqlite3_reset(*st);
+	sqlite3_clear_bindings(*st);
+	return *st;
+}
+
+int64_t mw_stmt_int(sqlite3_stmt *st, int64_t id, int64_t dflt)
+{
+	int64_t v = dflt;
+
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+char *mw_column_dup(sqlite3_stmt *st, int col)
+{
+	const char *t = (const char *)sqlite3_column_text(st, col);
+
+	return mw_xstrdup(t ? t : "");
+}
+
+static int run_simple(struct mw_reader *r, int slot, const char *sql, struct mw_err *err)
+{
+	sqlite3_stmt *st = mw_reader_stmt(r, slot, sql, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : mw_reader_fail(r, err);
+}
+
+/* One read transaction per call: a consistent snapshot, and one WAL
+ * read lock instead of one per statement.  Nested calls (an export's
+ * iterators are open) run inside whatever is already there. */
+int mw_reader_begin(struct mw_reader *r, struct mw_err *err)
+{
+	r->in_tx = false;
+	r->kind = MW_QERR_NONE;
+	if (mw_reader_check_deadline(r, err))
+		return -1;
+	if (!sqlite3_get_autocommit(r->db))
+		return 0;
+	if (run_simple(r, MW_SLOT_BEGIN, "BEGIN", err))
+		return -1;
+	r->in_tx = true;
+	return 0;
+}
+
+void mw_reader_end(struct mw_reader *r)
+{
+	if (!r->in_tx)
+		return;
+	r->in_tx = false;
+	r->ending = true;	/* a read transaction left open would pin the WAL */
+	if (run_simple(r, MW_SLOT_COMMIT, "COMMIT", NULL))
+		run_simple(r, MW_SLOT_ROLLBACK, "ROLLBACK", NULL);
+	r->ending = false;
+}
+
+int mw_reader_begin_selected(struct mw_reader *r, const char *selector,
+			     struct mw_selector *sel, struct mw_err *err)
+{
+	r->kind = MW_QERR_NONE;
+	if (mw_selector_parse(sel, selector, err)) {
+		r->kind = MW_QERR_BAD;
+		return -1;
+	}
+	if (mw_reader_begin(r, err)) {
+		mw_selector_release(sel);
+		return -1;
+	}
+	return 0;
+}

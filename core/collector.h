@@ -2,7 +2,7 @@
  * collector.h - the interface every collector implements.
  *
  * A collector is a const struct of function pointers in the static
- * registry (registry.c).  Its state lives in a struct it allocates in init
+ * list (app/collector_list.c).  Its state lives in a struct it allocates in init
  * and frees in fini; no globals.  The scheduler calls init once, then
  * sample on every due tick, then fini, all from the sampler thread (or
  * from the main thread for `memwatchd once`), never concurrently.
@@ -76,7 +76,8 @@ const void *mw_collector_options(const struct mw_collector_env *env, const struc
 				 void *own);
 void mw_collector_options_done(const struct mw_collector *c, const void *opts, void *own);
 
-/* The static registry (registry.c): every collector this build has. */
+/* The static list (app/collector_list.c, the application assembles it):
+ * every collector this build has. */
 extern const struct mw_collector *const mw_collectors[];
 extern const size_t mw_ncollectors;
 const struct mw_collector *mw_collector_find(const char *name);

@@ -88,22 +88,6 @@ int64_t mw_config_interval(const struct mw_config *cfg, const struct mw_collecto
 	return cc->interval_ms ? cc->interval_ms : cfg->interval_ms;
 }
 
-const void *mw_collector_options(const struct mw_collector_env *env, const struct mw_collector *c,
-				 void *own)
-{
-	if (env && env->self && env->self->options)
-		return env->self->options;
-	memset(own, 0, c->options_size);
-	mw_options_defaults(c->options, c->noptions, own);
-	return own;
-}
-
-void mw_collector_options_done(const struct mw_collector *c, const void *opts, void *own)
-{
-	if (opts == own)
-		mw_options_release(c->options, c->noptions, own);
-}
-
 bool mw_config_core_section(const char *s)
 {
 	size_t i;

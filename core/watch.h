@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/mwerr.h"
+#include "base/self_pid.h"
 #include "core/status.h"
 
 struct mw_watch_entry {
@@ -71,7 +72,6 @@ int mw_watch_targets(const struct mw_watch *w, struct mw_targets *out, struct mw
 void mw_targets_release(struct mw_targets *t);
 /* Append one (used by the platform files and tests). */
 void mw_targets_add(struct mw_targets *t, uint32_t pid, const char *name, bool self);
-uint32_t mw_self_pid(void);
 
 /* What each entry selects among targets (from mw_watch_targets), into the
  * bounded status form; stamps it checked_ms. */

@@ -11,11 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-uint32_t mw_self_pid(void)
-{
-	return (uint32_t)getpid();
-}
-
 static const char deleted_suffix[] = " (deleted)";
 
 /* Copy the base name of s[0..n) into buf; false when it is empty. */

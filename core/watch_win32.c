@@ -5,11 +5,6 @@
 #include <windows.h>
 #include <tlhelp32.h>
 
-uint32_t mw_self_pid(void)
-{
-	return (uint32_t)GetCurrentProcessId();
-}
-
 int mw_watch_targets(const struct mw_watch *w, struct mw_targets *out, struct mw_err *err)
 {
 	HANDLE snap;

@@ -6,6 +6,9 @@
 
 #include "web_internal.h"
 
+/* The status codes /metrics counts answers by (memwatch_web_requests_total). */
+const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 409, 412, 413, 500, 503 };
+
 static void common_headers(struct MHD_Response *resp, const char *type, bool no_store)
 {
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);

@@ -34,8 +34,6 @@
 #include "readers.h"
 #include "web_internal.h"
 
-const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 409, 412, 413, 500, 503 };
-
 static void count_status(struct mw_web *web, unsigned status)
 {
 	size_t i;
@@ -116,13 +114,6 @@ static enum MHD_Result sum_header(void *cls, enum MHD_ValueKind kind, const char
 	MW_UNUSED(value);
 	*total += key_size + value_size + 4;
 	return MHD_YES;
-}
-
-const char *mw_req_arg(struct mw_req *r, const char *name)
-{
-	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-
-	return v && *v ? v : NULL;
 }
 
 /* Constant-time comparison of the Authorization header with the token. */

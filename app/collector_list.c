@@ -1,11 +1,16 @@
 /*
- * registry.c - the static list of collectors built into memwatchd.
+ * collector_list.c - the static list of collectors built into memwatchd
+ * (declared in core/collector.h as mw_collectors).
+ *
+ * The application assembles the program, so the list that names every
+ * collector lives here, above them; core and the collectors see only the
+ * declaration.
  *
  * Order matters only for display (status, `once`, the reference config).
  * A collector that cannot work on this platform is still listed and says
  * why from its init.
  */
-#include "collector.h"
+#include "core/collector.h"
 
 #include <string.h>
 

@@ -152,33 +152,28 @@ static int more_alive_at_end(const struct mw_leak_group *g)
 	return first < g->nb && g->alive[last] > g->alive[first];
 }
 
-void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out)
+/* The group's total, judged only while no incarnation ended: workers
+ * added one by one that never exit accumulate, while a name whose
+ * instances come and go (shells, compilers, a build agent's sleep) has a
+ * total that follows how many happen to be alive, no leak.  Else the
+ * total is inconclusive with the reason it was not judged. */
+static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 {
-	struct mw_leak_result total;
-	char tmp[MW_LEAK_REASON_MAX];
+	struct mw_trace tt;
 	size_t b;
 
-	memset(out, 0, sizeof(*out));
-	mw_leak_result_reset(&out->r);
-	out->deciding_incarnation = -1;
-	mw_leak_result_reset(&total);
-	/* The total is judged only while no incarnation ended: workers added
-	 * one by one that never exit accumulate, while a name whose
-	 * instances come and go (shells, compilers, a build agent's sleep)
-	 * has a total that follows how many happen to be alive, no leak. */
-	if (g->ninc == 0)
-		snprintf(total.reason, sizeof(total.reason), "no incarnations");
-	else if (g->nended > 0)
-		snprintf(total.reason, sizeof(total.reason), "%zu of them ended", g->nended);
-	else if (g->axis_bad)
-		snprintf(total.reason, sizeof(total.reason), "incarnations on different steps or times");
-	else if (!g->sum)
-		snprintf(total.reason, sizeof(total.reason), "no common time axis for the total");
-	else if (!more_alive_at_end(g))
-		snprintf(total.reason, sizeof(total.reason), "the same %zu throughout", g->ninc);
-	else {
-		struct mw_trace tt;
-
+	mw_leak_result_reset(total);
+	if (g->ninc == 0) {
+		snprintf(total->reason, sizeof(total->reason), "no incarnations");
+	} else if (g->nended > 0) {
+		snprintf(total->reason, sizeof(total->reason), "%zu of them ended", g->nended);
+	} else if (g->axis_bad) {
+		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
+	} else if (!g->sum) {
+		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
+	} else if (!more_alive_at_end(g)) {
+		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
+	} else {
 		for (b = 0; b < g->nb; b++)
 			if (!g->alive[b] || !g->valid[b])
 				g->sum[b] = NAN;
@@ -186,56 +181,88 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 		tt.step_ms = g->step_ms;
 		tt.v = g->sum;
 		tt.n = g->nb;
-		mw_leak_judge(&tt, &g->params, &total);
+		mw_leak_judge(&tt, &g->params, total);
 	}
+}
+
+/* A failing incarnation decides: the steepest, named by its place. */
+static void decided_by_incarnation(const struct mw_leak_group *g, struct mw_leak_group_result *out)
+{
+	char tmp[MW_LEAK_REASON_MAX];
+
+	out->r = g->best_r;
+	out->deciding_incarnation = (int)g->best;
+	snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc, out->r.reason);
+	memcpy(out->r.reason, tmp, sizeof(tmp));
+}
+
+/* None could be judged: what is missing, said by the longest incarnation
+ * while it still runs, else by the warm-up and duration none lived. */
+static void inconclusive_reason(const struct mw_leak_group *g, const struct mw_leak_result *total,
+				char *tmp, size_t size)
+{
+	char w[32], d[32];
+
+	mw_leak_fmt_duration(w, sizeof(w), (double)g->params.warmup_ms);
+	mw_leak_fmt_duration(d, sizeof(d), (double)g->params.min_duration_ms);
+	if (g->have_longest && g->longest_r.last_ms >= g->t0_ms + (int64_t)(g->nb - 2) * g->step_ms)
+		snprintf(tmp, size, "%zu incarnations, the longest: %s", g->ninc, g->longest_r.reason);
+	else if (g->nended > 0)
+		snprintf(tmp, size, "%zu incarnations, none lived long enough to judge (warm-up %s + %s)",
+			 g->ninc, w, d);
+	else
+		snprintf(tmp, size, "%zu incarnations, none judged yet; total: %s", g->ninc,
+			 total->reason);
+}
+
+/* No incarnation fails: the total decides when it fails; when none could
+ * be judged the group is inconclusive; else it passes, without the
+ * figures of a total that was not judged, or passed. */
+static void decided_by_total(const struct mw_leak_group *g, const struct mw_leak_result *total,
+			     struct mw_leak_group_result *out)
+{
+	char tmp[MW_LEAK_REASON_MAX];
+
+	out->r = *total;
+	if (total->verdict == MW_VERDICT_FAIL) {
+		snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s", g->ninc,
+			 total->reason);
+	} else if (g->ninconclusive == g->ninc &&
+		   (g->nended > 0 || total->verdict == MW_VERDICT_INCONCLUSIVE)) {
+		out->r.verdict = MW_VERDICT_INCONCLUSIVE;
+		inconclusive_reason(g, total, tmp, sizeof(tmp));
+	} else {
+		out->r.verdict = MW_VERDICT_PASS;
+		out->r.growth_bytes = NAN;
+		out->r.projected_bytes = 0.0;
+		if (g->nended > 0) {
+			out->r.slope_bph = out->r.slope_lo_bph = out->r.slope_hi_bph = NAN;
+			snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing", g->ninc);
+		} else {
+			snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing; total: %s", g->ninc,
+				 total->reason);
+		}
+	}
+	memcpy(out->r.reason, tmp, sizeof(tmp));
+}
+
+void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out)
+{
+	struct mw_leak_result total;
+
+	memset(out, 0, sizeof(*out));
+	mw_leak_result_reset(&out->r);
+	out->deciding_incarnation = -1;
+	judge_total(g, &total);
 	out->total_failed = total.verdict == MW_VERDICT_FAIL;
 	if (g->ninc == 1 && g->ninconclusive + g->nfail < 2 && !g->counted_only) {
 		/* one incarnation: no group to speak of */
 		out->r = g->first_r;
 		out->deciding_incarnation = g->nfail ? 0 : -1;
 	} else if (g->nfail > 0) {
-		out->r = g->best_r;
-		out->deciding_incarnation = (int)g->best;
-		snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc,
-			 out->r.reason);
-		memcpy(out->r.reason, tmp, sizeof(tmp));
+		decided_by_incarnation(g, out);
 	} else {
-		out->r = total;
-		if (total.verdict == MW_VERDICT_FAIL) {
-			snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s",
-				 g->ninc, total.reason);
-		} else if (g->ninconclusive == g->ninc &&
-			   (g->nended > 0 || total.verdict == MW_VERDICT_INCONCLUSIVE)) {
-			char w[32], d[32];
-
-			out->r.verdict = MW_VERDICT_INCONCLUSIVE;
-			mw_leak_fmt_duration(w, sizeof(w), (double)g->params.warmup_ms);
-			mw_leak_fmt_duration(d, sizeof(d), (double)g->params.min_duration_ms);
-			if (g->have_longest && g->longest_r.last_ms >= g->t0_ms + (int64_t)(g->nb - 2) * g->step_ms)
-				/* the longest still runs: it says what is missing */
-				snprintf(tmp, sizeof(tmp), "%zu incarnations, the longest: %s", g->ninc,
-					 g->longest_r.reason);
-			else if (g->nended > 0)
-				snprintf(tmp, sizeof(tmp),
-					 "%zu incarnations, none lived long enough to judge (warm-up %s + %s)",
-					 g->ninc, w, d);
-			else
-				snprintf(tmp, sizeof(tmp), "%zu incarnations, none judged yet; total: %s",
-					 g->ninc, total.reason);
-		} else {
-			/* no figure of a total that was not judged, or passed */
-			out->r.verdict = MW_VERDICT_PASS;
-			out->r.growth_bytes = NAN;
-			out->r.projected_bytes = 0.0;
-			if (g->nended > 0) {
-				out->r.slope_bph = out->r.slope_lo_bph = out->r.slope_hi_bph = NAN;
-				snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing", g->ninc);
-			} else {
-				snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing; total: %s",
-					 g->ninc, total.reason);
-			}
-		}
-		memcpy(out->r.reason, tmp, sizeof(tmp));
+		decided_by_total(g, &total, out);
 	}
 	free(g->sum);
 	free(g->alive);

@@ -78,84 +78,121 @@ static void quote_value(char *buf, size_t size, const char *v)
 	buf[n] = '\0';
 }
 
+/* The selector of one source's series of the process pid (and image
+ * name process, may be NULL). */
+static void kind_selector(char *sel, size_t size, const struct kind_source *src, const char *pid,
+			  const char *process)
+{
+	snprintf(sel, size, "%s{pid=\"", src->metric);
+	quote_value(sel, size, pid);
+	snprintf(sel + strlen(sel), size - strlen(sel), "\"%s", src->extra);
+	if (process) {
+		snprintf(sel + strlen(sel), size - strlen(sel), ",process=\"");
+		quote_value(sel, size, process);
+		snprintf(sel + strlen(sel), size - strlen(sel), "\"");
+	}
+	snprintf(sel + strlen(sel), size - strlen(sel), "}");
+}
+
+/* At most this many kinds per source. */
+#define MAX_KINDS 16
+
+/* One source's series summed per kind, bucket by bucket: a bucket where
+ * any of them is missing is a gap, not a dip.  names[k] and sums[k]
+ * (owned, res->nt values) for each of the returned number of kinds. */
+static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_result *res,
+			  const char *names[MAX_KINDS], double *sums[MAX_KINDS])
+{
+	size_t nk = 0, i, j, k;
+
+	for (i = 0; i < res->nseries; i++) {
+		const char *kind = map_kind(src->map, mw_leak_label_of(&res->series[i], src->label));
+
+		if (!kind)
+			continue;
+		for (k = 0; k < nk && strcmp(names[k], kind); k++)
+			;
+		if (k == nk) {
+			if (nk == MAX_KINDS)
+				continue;
+			names[nk] = kind;
+			sums[nk] = mw_xcalloc(res->nt ? res->nt : 1, sizeof(double));
+			nk++;
+		}
+		for (j = 0; j < res->nt; j++)
+			sums[k][j] += res->values[i][j];
+	}
+	return nk;
+}
+
+/* "kind" (names[best], null for none), "kind_source" and each kind's
+ * slope, replacing what an earlier source put. */
+static void put_kinds(cJSON *o, const struct kind_source *src, const char *const *names,
+		      const double *shares, size_t nk, int best)
+{
+	cJSON *kinds;
+	size_t k;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind_source");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kinds_bytes_per_hour");
+	mw_leak_json_str(o, "kind", best >= 0 ? names[best] : NULL);
+	cJSON_AddStringToObject(o, "kind_source", src->metric);
+	kinds = cJSON_AddObjectToObject(o, "kinds_bytes_per_hour");
+	for (k = 0; k < nk; k++)
+		mw_leak_json_num(kinds, names[k], shares[k]);
+}
+
+/* Try one source: -1 when it has no series of the process, else the kind
+ * it names (-1 too when none carries the growth), its figures put in o
+ * when it names one or is the first with series. */
+static int kind_from_source(cJSON *o, struct mw_reader *reader, const struct kind_source *src,
+			    const char *pid, const char *process, const struct mw_leak_result *r,
+			    int64_t from, int64_t to, int64_t step)
+{
+	struct mw_range_query q;
+	struct mw_range_result res = { 0 };
+	char sel[512];
+	const char *names[MAX_KINDS];
+	double *sums[MAX_KINDS], shares[MAX_KINDS];
+	struct mw_trace traces[MAX_KINDS];
+	size_t nk, k;
+	int best;
+
+	kind_selector(sel, sizeof(sel), src, pid, process);
+	mw_range_query_init(&q, from, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if (mw_reader_range(reader, sel, &q, &res, NULL) || res.nseries == 0) {
+		mw_range_result_release(&res);
+		return -1;
+	}
+	nk = sum_by_kind(src, &res, names, sums);
+	for (k = 0; k < nk; k++) {
+		traces[k].t0_ms = res.nt ? res.t[0] : from;
+		traces[k].step_ms = res.step_ms;
+		traces[k].v = sums[k];
+		traces[k].n = res.nt;
+	}
+	best = nk ? mw_leak_kind(traces, nk, r, shares) : -1;
+	/* the first source that names the kind; else the first with series
+	 * at all, whose figures still say what grew */
+	if (nk && (best >= 0 || !cJSON_GetObjectItemCaseSensitive(o, "kind_source")))
+		put_kinds(o, src, names, shares, nk, best);
+	for (k = 0; k < nk; k++)
+		free(sums[k]);
+	mw_range_result_release(&res);
+	return best;
+}
+
 void mw_leak_add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const char *process,
-		     const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
+		      const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
 {
 	size_t s;
 
-	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++) {
-		const struct kind_source *src = &kind_sources[s];
-		struct mw_range_query q;
-		struct mw_range_result res = { 0 };
-		char sel[512];
-		const char *names[16];
-		double *sums[16], shares[16];
-		struct mw_trace traces[16];
-		size_t nk = 0, i, j, k;
-		int best = -1;
-
-		snprintf(sel, sizeof(sel), "%s{pid=\"", src->metric);
-		quote_value(sel, sizeof(sel), pid);
-		snprintf(sel + strlen(sel), sizeof(sel) - strlen(sel), "\"%s", src->extra);
-		if (process) {
-			snprintf(sel + strlen(sel), sizeof(sel) - strlen(sel), ",process=\"");
-			quote_value(sel, sizeof(sel), process);
-			snprintf(sel + strlen(sel), sizeof(sel) - strlen(sel), "\"");
-		}
-		snprintf(sel + strlen(sel), sizeof(sel) - strlen(sel), "}");
-		mw_range_query_init(&q, from, to);
-		q.step_ms = step;
-		q.agg = MW_AGG_MIN;
-		if (mw_reader_range(reader, sel, &q, &res, NULL) || res.nseries == 0) {
-			mw_range_result_release(&res);
-			continue;
-		}
-		/* Sum the series of each kind bucket by bucket; a bucket where
-		 * any of them is missing is a gap, not a dip. */
-		for (i = 0; i < res.nseries; i++) {
-			const char *kind = map_kind(src->map, mw_leak_label_of(&res.series[i], src->label));
-
-			if (!kind)
-				continue;
-			for (k = 0; k < nk && strcmp(names[k], kind); k++)
-				;
-			if (k == nk) {
-				if (nk == MW_ARRAY_SIZE(names))
-					continue;
-				names[nk] = kind;
-				sums[nk] = mw_xcalloc(res.nt ? res.nt : 1, sizeof(double));
-				nk++;
-			}
-			for (j = 0; j < res.nt; j++)
-				sums[k][j] += res.values[i][j];
-		}
-		for (k = 0; k < nk; k++) {
-			traces[k].t0_ms = res.nt ? res.t[0] : from;
-			traces[k].step_ms = res.step_ms;
-			traces[k].v = sums[k];
-			traces[k].n = res.nt;
-		}
-		best = nk ? mw_leak_kind(traces, nk, r, shares) : -1;
-		/* the first source that names the kind; else the first with
-		 * series at all, whose figures still say what grew */
-		if (nk && (best >= 0 || !cJSON_GetObjectItemCaseSensitive(o, "kind_source"))) {
-			cJSON *kinds;
-
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "kind");
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "kind_source");
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "kinds_bytes_per_hour");
-			mw_leak_json_str(o, "kind", best >= 0 ? names[best] : NULL);
-			cJSON_AddStringToObject(o, "kind_source", src->metric);
-			kinds = cJSON_AddObjectToObject(o, "kinds_bytes_per_hour");
-			for (k = 0; k < nk; k++)
-				mw_leak_json_num(kinds, names[k], shares[k]);
-		}
-		for (k = 0; k < nk; k++)
-			free(sums[k]);
-		mw_range_result_release(&res);
-		if (best >= 0)
+	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++)
+		if (kind_from_source(o, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
 			return;
-	}
 	if (!cJSON_GetObjectItemCaseSensitive(o, "kind"))
 		cJSON_AddNullToObject(o, "kind");
 }

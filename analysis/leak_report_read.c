@@ -81,34 +81,23 @@ static bool ended_before(const struct mw_series_info *s, int64_t to, int64_t ste
 #define CHUNK_VALUES 1000000
 
 /*
- * Judge one aspect of one group: the series sel[0..n).  Incarnations too
- * short to be judged are only counted, not read, when the group's total
- * will not be judged either (one of them ended): a build agent's `sleep`
- * with 25,000 incarnations costs a count, not 25,000 reads.
+ * The incarnations to read, into readable (the count returned); the
+ * others only counted.  Incarnations too short to be judged are only
+ * counted, not read, when the group's total will not be judged either
+ * (one of them ended): a build agent's `sleep` with 25,000 incarnations
+ * costs a count, not 25,000 reads.
  */
-int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
-			const struct mw_leak_params *params, int64_t from, int64_t to,
-			int64_t step, struct mw_leak_aspect_result *ar, struct mw_err *err)
+static size_t count_the_short(struct mw_leak_entry *sel, size_t n, const struct mw_leak_params *params,
+			      int64_t from, int64_t to, int64_t step, struct mw_leak_group *g,
+			      struct mw_leak_aspect_result *ar, struct mw_leak_entry **readable)
 {
 	int64_t judgeable = params->warmup_ms + params->min_duration_ms - step;
-	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
-	int64_t *ids = NULL;
-	struct mw_leak_entry **readable = NULL;
-	struct mw_leak_group g;
 	bool any_ended = false;
-	int rc = -1;
+	size_t i, nids = 0;
 
-	memset(ar, 0, sizeof(*ar));
-	ar->present = true;
-	ar->max_value = -1;
-	ar->list = mw_xcalloc(MW_LEAK_MAX_LISTED, sizeof(*ar->list));
-	ar->ninc = n;
 	for (i = 0; i < n; i++)
 		if (ended_before(sel[i].s, to, step))
 			any_ended = true;
-	mw_leak_group_begin(&g, params, from - from % step, step, nb);
-	readable = mw_xcalloc(n, sizeof(*readable));
-	nids = 0;
 	for (i = 0; i < n; i++) {
 		const struct mw_series_info *s = sel[i].s;
 		int64_t a = s->first_ts > from ? s->first_ts : from;
@@ -117,12 +106,58 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 		if (any_ended && n > 8 && b - a < judgeable) {
 			struct mw_leak_result r;
 
-			mw_leak_group_count(&g, a, b, ended_before(s, to, step), &r);
+			mw_leak_group_count(g, a, b, ended_before(s, to, step), &r);
 			list_insert(ar, s, &r);
 			continue;
 		}
 		readable[nids++] = &sel[i];
 	}
+	return nids;
+}
+
+/* Judge series j of a chunk's result as an incarnation of the group. */
+static void judge_incarnation(const struct mw_range_result *res, size_t j,
+			      const struct mw_series_info *s, struct mw_leak_group *g,
+			      struct mw_leak_aspect_result *ar)
+{
+	struct mw_trace tr;
+	struct mw_leak_result r;
+	size_t k;
+
+	trace_of(res, j, &tr);
+	for (k = 0; k < tr.n; k++)
+		if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
+			ar->max_value = tr.v[k];
+	/* An incarnation that ended before the range did: its last bucket
+	 * may hold the teardown (memory released on exit), a dip that is no
+	 * part of its trend. */
+	if (tr.n > 2 && res->nt && tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res->t[res->nt - 1])
+		tr.n--;
+	mw_leak_group_add(g, &tr, &r);
+	if (r.verdict == MW_VERDICT_FAIL && g->best == (long)(g->ninc - 1))
+		ar->deciding = s;
+	list_insert(ar, s, &r);
+}
+
+int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
+			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
+			 struct mw_leak_aspect_result *ar, struct mw_err *err)
+{
+	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
+	struct mw_leak_entry **readable;
+	struct mw_leak_group g;
+	int64_t *ids;
+	int rc = -1;
+
+	memset(ar, 0, sizeof(*ar));
+	ar->present = true;
+	ar->max_value = -1;
+	ar->list = mw_xcalloc(MW_LEAK_MAX_LISTED, sizeof(*ar->list));
+	ar->ninc = n;
+	mw_leak_group_begin(&g, params, from - from % step, step, nb);
+	readable = mw_xcalloc(n, sizeof(*readable));
+	nids = count_the_short(sel, n, params, from, to, step, &g, ar, readable);
+	/* CHUNK_VALUES floors at a time, whatever the group's size */
 	chunk = nb ? CHUNK_VALUES / nb : 1;
 	if (chunk < 1)
 		chunk = 1;
@@ -142,26 +177,8 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 			mw_leak_group_end(&g, &ar->g);
 			goto out;
 		}
-		for (j = 0; j < m && j < res.nseries; j++) {
-			struct mw_trace tr;
-			struct mw_leak_result r;
-			size_t k;
-
-			trace_of(&res, j, &tr);
-			for (k = 0; k < tr.n; k++)
-				if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
-					ar->max_value = tr.v[k];
-			/* An incarnation that ended before the range did: its
-			 * last bucket may hold the teardown (memory released on
-			 * exit), a dip that is no part of its trend. */
-			if (tr.n > 2 && res.nt &&
-			    tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res.t[res.nt - 1])
-				tr.n--;
-			mw_leak_group_add(&g, &tr, &r);
-			if (r.verdict == MW_VERDICT_FAIL && g.best == (long)(g.ninc - 1))
-				ar->deciding = readable[i + j]->s;
-			list_insert(ar, readable[i + j]->s, &r);
-		}
+		for (j = 0; j < m && j < res.nseries; j++)
+			judge_incarnation(&res, j, readable[i + j]->s, &g, ar);
 		mw_range_result_release(&res);
 	}
 	mw_leak_group_end(&g, &ar->g);

@@ -90,21 +90,20 @@ static void print_reason(FILE *f, const char *reason)
 	}
 }
 
-void mw_leak_report_print(const cJSON *report, FILE *f)
+/* The first lines: the overall verdict over what and when, the counts,
+ * the report's reason, and when the first verdicts can come. */
+static void print_summary(const cJSON *report, FILE *f)
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(report, "groups");
 	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(report, "counts");
-	const cJSON *g;
-	char from[32], to[32], ready[32];
+	const char *process = str_of(report, "process", NULL);
 	double excluded = num_of(counts, "excluded");
-	bool any_watched = false;
+	char from[32], to[32], ready[32];
 
 	fmt_time(from, sizeof(from), num_of(report, "from_ms"));
 	fmt_time(to, sizeof(to), num_of(report, "to_ms"));
 	fprintf(f, "%s: %s%s%s from %s to %s UTC", str_of(report, "verdict", "?"),
-		str_of(report, "process", NULL) ? "process " : "",
-		str_of(report, "process", NULL) ? str_of(report, "process", "") : "",
-		str_of(report, "process", NULL) ? "" : "every process", from, to);
+		process ? "process " : "", process ? process : "", process ? "" : "every process",
+		from, to);
 	if (counts)
 		fprintf(f, "\n  %.0f fail, %.0f inconclusive, %.0f pass", num_of(counts, "fail"),
 			num_of(counts, "inconclusive"), num_of(counts, "pass"));
@@ -120,39 +119,53 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 		fprintf(f, "first verdicts at %s UTC (%.0f min after the newest data)\n", ready,
 			in > 0 ? ceil(in) : 0);
 	}
+}
+
+/* One group's row and its reason below; a watched process is starred. */
+static void print_group(const cJSON *g, FILE *f)
+{
+	const char *unit = str_of(g, "unit", "bytes");
+	char rate[32], since[32], growth[32], name[40];
+	double slope = num_of(g, "slope_bytes_per_hour"), gr = num_of(g, "growth_bytes");
+	bool fail = !strcmp(str_of(g, "verdict", ""), "fail");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "watched");
+
+	/* a pass shows a rate only when it rises within the budget: no
+	 * leak-like figure beside a pass */
+	if (!fail && !(isfinite(gr) && gr > 0)) {
+		slope = NAN;
+		gr = NAN;
+	}
+	if (strcmp(unit, "bytes")) {
+		snprintf(rate, sizeof(rate), isfinite(slope) ? "%+.0f" : "-", slope);
+		snprintf(growth, sizeof(growth), isfinite(gr) ? "%+.0f" : "-", gr);
+	} else {
+		fmt_bytes(rate, sizeof(rate), slope);
+		fmt_bytes(growth, sizeof(growth), gr);
+	}
+	fmt_time(since, sizeof(since), fail ? num_of(g, "onset_ms") : NAN);
+	snprintf(name, sizeof(name), "%s%.24s", cJSON_IsTrue(w) ? "*" : "", str_of(g, "process", "?"));
+	fprintf(f, "%-12s  %-26s  %-12.12s  %10s  %-19s  %10s\n", str_of(g, "verdict", "?"), name,
+		str_of(g, "kind", "-"), rate, since, growth);
+	print_reason(f, str_of(g, "reason", ""));
+}
+
+void mw_leak_report_print(const cJSON *report, FILE *f)
+{
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(report, "groups");
+	const cJSON *g;
+	bool any_watched = false;
+
+	print_summary(report, f);
 	if (!cJSON_GetArraySize(groups))
 		return;
 	/* 12+2+26+2+12+2+10+2+19+2+10 = 99 columns, the reason below */
 	fprintf(f, "\n%-12s  %-26s  %-12s  %10s  %-19s  %10s\n", "VERDICT", "PROCESS", "KIND",
 		"RATE/h", "SINCE (UTC)", "GROWTH");
 	cJSON_ArrayForEach(g, groups) {
-		const char *unit = str_of(g, "unit", "bytes");
-		char rate[32], since[32], growth[32], name[40];
-		double slope = num_of(g, "slope_bytes_per_hour"), gr = num_of(g, "growth_bytes");
-		bool fail = !strcmp(str_of(g, "verdict", ""), "fail");
-		const cJSON *w = cJSON_GetObjectItemCaseSensitive(g, "watched");
-
-		/* a pass shows a rate only when it rises within the budget:
-		 * no leak-like figure beside a pass */
-		if (!fail && !(isfinite(gr) && gr > 0)) {
-			slope = NAN;
-			gr = NAN;
-		}
-		if (strcmp(unit, "bytes")) {
-			snprintf(rate, sizeof(rate), isfinite(slope) ? "%+.0f" : "-", slope);
-			snprintf(growth, sizeof(growth), isfinite(gr) ? "%+.0f" : "-", gr);
-		} else {
-			fmt_bytes(rate, sizeof(rate), slope);
-			fmt_bytes(growth, sizeof(growth), gr);
-		}
-		fmt_time(since, sizeof(since), fail ? num_of(g, "onset_ms") : NAN);
-		if (cJSON_IsTrue(w))
+		print_group(g, f);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "watched")))
 			any_watched = true;
-		snprintf(name, sizeof(name), "%s%.24s", cJSON_IsTrue(w) ? "*" : "",
-			 str_of(g, "process", "?"));
-		fprintf(f, "%-12s  %-26s  %-12.12s  %10s  %-19s  %10s\n", str_of(g, "verdict", "?"), name,
-			str_of(g, "kind", "-"), rate, since, growth);
-		print_reason(f, str_of(g, "reason", ""));
 	}
 	if (any_watched)
 		fprintf(f, "\n* watched process\n");

@@ -41,10 +41,11 @@ struct mw_leak_work {
 	double *x, *y;		/* judged points (x: ms since judged_from) */
 	double *rx, *ry;	/* reduced points */
 	double *pairs;		/* MW_LEAK_MAX_POINTS^2 / 2 */
-	double *a, *b, *c;	/* scratch, 2 * MW_LEAK_MAX_POINTS each */
+	double *a, *b, *c;	/* scratch, 2 * max(n, MW_LEAK_MAX_POINTS) each */
 };
 
-/* 0, or -1 when an allocation failed (mw_leak_work_free it anyway). */
+/* One allocation for all of them: 0, or -1 when it failed
+ * (mw_leak_work_free it anyway). */
 int mw_leak_work_alloc(struct mw_leak_work *w, size_t n);
 void mw_leak_work_free(struct mw_leak_work *w);
 

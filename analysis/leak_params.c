@@ -12,30 +12,15 @@
 #include <math.h>
 #include <string.h>
 
+/* Anything else reads as inconclusive: it is neither a pass nor a fail. */
 const char *mw_verdict_name(enum mw_verdict v)
 {
-	switch (v) {
-	case MW_VERDICT_PASS:
-		return "pass";
-	case MW_VERDICT_FAIL:
-		return "fail";
-	case MW_VERDICT_INCONCLUSIVE:
-		return "inconclusive";
-	}
-	return "inconclusive";
+	return v == MW_VERDICT_PASS ? "pass" : v == MW_VERDICT_FAIL ? "fail" : "inconclusive";
 }
 
 int mw_verdict_rank(enum mw_verdict v)
 {
-	switch (v) {
-	case MW_VERDICT_PASS:
-		return 0;
-	case MW_VERDICT_INCONCLUSIVE:
-		return 1;
-	case MW_VERDICT_FAIL:
-		return 2;
-	}
-	return 1;
+	return v == MW_VERDICT_PASS ? 0 : v == MW_VERDICT_FAIL ? 2 : 1;
 }
 
 /*

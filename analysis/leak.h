@@ -35,10 +35,12 @@
  *
  * Defaults (mw_leak_params_init): warm-up 10 min, minimum judged duration
  * 20 min, coverage 0.8, budget 64 KiB/h absolute, relative off, horizon
- * 24 h; the reasons are in leak.c.
+ * 24 h; the reasons are in leak.c and leak_onset.c.
  *
- * Owner: the detector work (analysis/leak.[ch], tests/test_leak*.c,
- * tests/leak_corpus.h).  Callers: the check command, the web API.
+ * Owner: the detector work (analysis/leak*.[ch] and robust_stats.[ch],
+ * see analysis/README.md; tests/test_leak*.c, tests/leak_corpus.h).
+ * Callers: the leak report (the check command, the web API, the judge
+ * service), the process table (mw_theil_sen).
  *
  * Everything here is deterministic and allocation-bounded by the input
  * size; functions may be called from any thread.
@@ -194,7 +196,8 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
 		 const struct mw_leak_result *r, double *shares_out);
 
-/* Robust statistics, exposed for the tests and the process table. */
+/* Robust statistics (analysis/robust_stats.c), exposed for the tests and
+ * the process table. */
 
 /* Theil-Sen slope (per ms) of the points (x[i], y[i]), NaN-free, with
  * the 95 % confidence interval for an effective sample size n_eff (pass

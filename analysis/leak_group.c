@@ -1,0 +1,305 @@
+/*
+ * leak_group.c - the verdict of a group: every incarnation of one image
+ * name in the range (pid + start time), judged one at a time so that a
+ * group of tens of thousands of short-lived incarnations (a build agent's
+ * `sleep`) costs memory bounded by one trace and the common axis.
+ *
+ * Each incarnation is judged on its own (leak.c); the group also sums the
+ * floors of the incarnations alive in each bucket, and judges that total
+ * when instances were only ever added (a worker started every 20 minutes
+ * that never exits).  The group's figures are those of its steepest
+ * failing incarnation, else of the total.
+ *
+ * Owner: the detector work.  Callers: analysis/leak_report.c (streaming:
+ * mw_leak_group_begin/add/count/end) and the tests (mw_leak_judge_group).
+ */
+#include "leak_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The common axis must stay a small multiple of the data (a trace far in
+ * the future must not make the total allocate gigabytes). */
+#define GROUP_MAX_BUCKETS 10000000
+
+void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,
+			 int64_t step_ms, size_t nb)
+{
+	memset(g, 0, sizeof(*g));
+	mw_leak_params_sane(p, &g->params);
+	g->t0_ms = t0_ms;
+	g->step_ms = step_ms;
+	g->nb = nb;
+	g->best = -1;
+	if (step_ms > 0 && nb > 0 && nb <= GROUP_MAX_BUCKETS) {
+		g->sum = calloc(nb, sizeof(*g->sum));
+		g->alive = calloc(nb, sizeof(*g->alive));
+		g->valid = calloc(nb, sizeof(*g->valid));
+		if (!g->sum || !g->alive || !g->valid) {
+			free(g->sum);
+			free(g->alive);
+			free(g->valid);
+			g->sum = NULL;
+			g->alive = g->valid = NULL;
+		}
+	}
+}
+
+void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last_ms, int ended,
+			 struct mw_leak_result *out)
+{
+	char d[32];
+
+	g->counted_only++;
+	g->ninc++;
+	g->ninconclusive++;
+	if (ended)
+		g->nended++;
+	if (!out)
+		return;
+	mw_leak_result_reset(out);
+	out->first_ms = first_ms;
+	out->last_ms = last_ms;
+	mw_leak_fmt_duration(d, sizeof(d), (double)(last_ms - first_ms));
+	snprintf(out->reason, sizeof(out->reason), "too little data: lived %s in the range", d);
+}
+
+void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struct mw_leak_result *out)
+{
+	struct mw_leak_result tmp, *r = out ? out : &tmp;
+	size_t first, last, j;
+	int64_t off, end;
+	double lastv = NAN;
+
+	mw_leak_judge(tr, &g->params, r);
+	if (g->ninc == 0)
+		g->first_r = *r;
+	g->ninc++;
+	if (r->verdict == MW_VERDICT_FAIL) {
+		if (g->nfail == 0 || r->slope_bph > g->best_r.slope_bph) {
+			g->best_r = *r;
+			g->best = (long)(g->ninc - 1);
+		}
+		g->nfail++;
+	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
+		g->ninconclusive++;
+		if (r->first_ms != INT64_MIN && r->last_ms != INT64_MIN &&
+		    (!g->have_longest ||
+		     r->last_ms - r->first_ms > g->longest_r.last_ms - g->longest_r.first_ms)) {
+			g->longest_r = *r;
+			g->have_longest = 1;
+		}
+	}
+	if (!tr || !tr->v || tr->n == 0)
+		return;
+	if (tr->step_ms != g->step_ms) {
+		g->axis_bad = 1;
+		return;
+	}
+	for (first = 0; first < tr->n && !mw_leak_valid_value(tr->v[first]); first++)
+		;
+	if (first == tr->n)
+		return;
+	for (last = tr->n - 1; !mw_leak_valid_value(tr->v[last]); last--)
+		;
+	/* ended: its last point is more than a bucket before the axis ends */
+	if (tr->t0_ms / tr->step_ms + (int64_t)last + 2 <
+	    g->t0_ms / g->step_ms + (int64_t)g->nb)
+		g->nended++;
+	if (!g->sum)
+		return;
+	/* rounded to the common axis */
+	if (tr->t0_ms < g->t0_ms - g->step_ms * (int64_t)GROUP_MAX_BUCKETS ||
+	    tr->t0_ms > g->t0_ms + g->step_ms * (int64_t)GROUP_MAX_BUCKETS) {
+		g->axis_bad = 1;
+		return;
+	}
+	off = (tr->t0_ms - g->t0_ms + g->step_ms / 2) / g->step_ms;
+	end = (int64_t)g->nb;
+	for (j = first; j <= last; j++) {
+		int64_t b = off + (int64_t)j;
+
+		if (mw_leak_valid_value(tr->v[j]))
+			lastv = tr->v[j];
+		if (b < 0)
+			continue;
+		if (b >= end)
+			break;
+		if (mw_leak_valid_value(tr->v[j]))
+			g->valid[b]++;
+		/* a gap inside an incarnation keeps its last floor */
+		if (isfinite(lastv)) {
+			g->sum[b] += lastv;
+			g->alive[b]++;
+		}
+	}
+}
+
+/* The total can only accumulate instances when more are alive at the
+ * end than at the start: with the same ones throughout, each is judged on
+ * its own (their sum is no more a leak than they are). */
+static int more_alive_at_end(const struct mw_leak_group *g)
+{
+	size_t b, first = g->nb, last = g->nb;
+
+	for (b = 0; b < g->nb; b++)
+		if (g->alive[b]) {
+			if (first == g->nb)
+				first = b;
+			last = b;
+		}
+	return first < g->nb && g->alive[last] > g->alive[first];
+}
+
+/* The group's total, judged only while no incarnation ended: workers
+ * added one by one that never exit accumulate, while a name whose
+ * instances come and go (shells, compilers, a build agent's sleep) has a
+ * total that follows how many happen to be alive, no leak.  Else the
+ * total is inconclusive with the reason it was not judged. */
+static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
+{
+	struct mw_trace tt;
+	size_t b;
+
+	mw_leak_result_reset(total);
+	if (g->ninc == 0) {
+		snprintf(total->reason, sizeof(total->reason), "no incarnations");
+	} else if (g->nended > 0) {
+		snprintf(total->reason, sizeof(total->reason), "%zu of them ended", g->nended);
+	} else if (g->axis_bad) {
+		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
+	} else if (!g->sum) {
+		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
+	} else if (!more_alive_at_end(g)) {
+		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
+	} else {
+		for (b = 0; b < g->nb; b++)
+			if (!g->alive[b] || !g->valid[b])
+				g->sum[b] = NAN;
+		tt.t0_ms = g->t0_ms;
+		tt.step_ms = g->step_ms;
+		tt.v = g->sum;
+		tt.n = g->nb;
+		mw_leak_judge(&tt, &g->params, total);
+	}
+}
+
+/* A failing incarnation decides: the steepest, named by its place. */
+static void decided_by_incarnation(const struct mw_leak_group *g, struct mw_leak_group_result *out)
+{
+	char tmp[MW_LEAK_REASON_MAX];
+
+	out->r = g->best_r;
+	out->deciding_incarnation = (int)g->best;
+	snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc, out->r.reason);
+	memcpy(out->r.reason, tmp, sizeof(tmp));
+}
+
+/* None could be judged: what is missing, said by the longest incarnation
+ * while it still runs, else by the warm-up and duration none lived. */
+static void inconclusive_reason(const struct mw_leak_group *g, const struct mw_leak_result *total,
+				char *tmp, size_t size)
+{
+	char w[32], d[32];
+
+	mw_leak_fmt_duration(w, sizeof(w), (double)g->params.warmup_ms);
+	mw_leak_fmt_duration(d, sizeof(d), (double)g->params.min_duration_ms);
+	if (g->have_longest && g->longest_r.last_ms >= g->t0_ms + (int64_t)(g->nb - 2) * g->step_ms)
+		snprintf(tmp, size, "%zu incarnations, the longest: %s", g->ninc, g->longest_r.reason);
+	else if (g->nended > 0)
+		snprintf(tmp, size, "%zu incarnations, none lived long enough to judge (warm-up %s + %s)",
+			 g->ninc, w, d);
+	else
+		snprintf(tmp, size, "%zu incarnations, none judged yet; total: %s", g->ninc,
+			 total->reason);
+}
+
+/* No incarnation fails: the total decides when it fails; when none could
+ * be judged the group is inconclusive; else it passes, without the
+ * figures of a total that was not judged, or passed. */
+static void decided_by_total(const struct mw_leak_group *g, const struct mw_leak_result *total,
+			     struct mw_leak_group_result *out)
+{
+	char tmp[MW_LEAK_REASON_MAX];
+
+	out->r = *total;
+	if (total->verdict == MW_VERDICT_FAIL) {
+		snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s", g->ninc,
+			 total->reason);
+	} else if (g->ninconclusive == g->ninc &&
+		   (g->nended > 0 || total->verdict == MW_VERDICT_INCONCLUSIVE)) {
+		out->r.verdict = MW_VERDICT_INCONCLUSIVE;
+		inconclusive_reason(g, total, tmp, sizeof(tmp));
+	} else {
+		out->r.verdict = MW_VERDICT_PASS;
+		out->r.growth_bytes = NAN;
+		out->r.projected_bytes = 0.0;
+		if (g->nended > 0) {
+			out->r.slope_bph = out->r.slope_lo_bph = out->r.slope_hi_bph = NAN;
+			snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing", g->ninc);
+		} else {
+			snprintf(tmp, sizeof(tmp), "%zu incarnations, none growing; total: %s", g->ninc,
+				 total->reason);
+		}
+	}
+	memcpy(out->r.reason, tmp, sizeof(tmp));
+}
+
+void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out)
+{
+	struct mw_leak_result total;
+
+	memset(out, 0, sizeof(*out));
+	mw_leak_result_reset(&out->r);
+	out->deciding_incarnation = -1;
+	judge_total(g, &total);
+	out->total_failed = total.verdict == MW_VERDICT_FAIL;
+	if (g->ninc == 1 && g->ninconclusive + g->nfail < 2 && !g->counted_only) {
+		/* one incarnation: no group to speak of */
+		out->r = g->first_r;
+		out->deciding_incarnation = g->nfail ? 0 : -1;
+	} else if (g->nfail > 0) {
+		decided_by_incarnation(g, out);
+	} else {
+		decided_by_total(g, &total, out);
+	}
+	free(g->sum);
+	free(g->alive);
+	free(g->valid);
+	g->sum = NULL;
+	g->alive = g->valid = NULL;
+}
+
+void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
+			 const struct mw_leak_params *p,
+			 struct mw_leak_result *inc_out,
+			 struct mw_leak_group_result *group_out)
+{
+	struct mw_leak_group g;
+	int64_t step = 0, tmin = INT64_MAX, tmax = INT64_MIN;
+	size_t i, nb = 0;
+
+	if (!group_out)
+		return;
+	for (i = 0; inc && i < ninc; i++) {
+		if (!inc[i].v || inc[i].n == 0 || inc[i].step_ms <= 0)
+			continue;
+		if (!step)
+			step = inc[i].step_ms;
+		if (inc[i].t0_ms < tmin)
+			tmin = inc[i].t0_ms;
+		if (inc[i].n < (size_t)GROUP_MAX_BUCKETS && inc[i].t0_ms < INT64_MAX / 4 &&
+		    inc[i].t0_ms > INT64_MIN / 4 &&
+		    inc[i].t0_ms + (int64_t)inc[i].n * inc[i].step_ms > tmax)
+			tmax = inc[i].t0_ms + (int64_t)inc[i].n * inc[i].step_ms;
+	}
+	if (step > 0 && tmax > tmin && (tmax - tmin) / step < GROUP_MAX_BUCKETS)
+		nb = (size_t)((tmax - tmin + step - 1) / step);
+	mw_leak_group_begin(&g, p, nb ? tmin : 0, step, nb);
+	for (i = 0; inc && i < ninc; i++)
+		mw_leak_group_add(&g, &inc[i], inc_out ? &inc_out[i] : NULL);
+	mw_leak_group_end(&g, group_out);
+	if (!inc || ninc == 0)
+		snprintf(group_out->r.reason, sizeof(group_out->r.reason), "no incarnations");
+}

@@ -1,0 +1,109 @@
+/*
+ * leak_onset.c - since when a failing trace grows, and the words of its
+ * fail: the change point where the floors start to climb, searched over
+ * the whole trace (warm-up included), the growth since then, and the
+ * reason "rising 1.2 MiB/h since 2026-11-25 22:55:07 UTC, steady to the
+ * end (...)".
+ *
+ * Owner: the detector work.  Caller: leak.c (mw_leak_judge, once a trace
+ * fails).  Pure, like the rest of the verdict: the time is formatted by
+ * core/params.h, in UTC.
+ */
+#include "leak_internal.h"
+#include "robust_stats.h"
+#include "core/params.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fail's reason, once the onset is known. */
+static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params *p, int saw,
+			double budget)
+{
+	char s1[32], s2[40], s3[32], s4[32];
+
+	mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
+	mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
+	mw_leak_fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
+	mw_fmt_time_human(s2, sizeof(s2), out->onset_ms);
+	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
+		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
+		 saw ? ", sawtooth floors" : "");
+}
+
+/*
+ * The change point where the floors start to climb, over the whole trace
+ * including the warm-up (the warm-up is not judged, but growth that
+ * starts in it or right after it is dated where it starts, not at the end
+ * of the warm-up): a hinge (flat, then a line) by least squares on
+ * winsorized block medians, kept when the part before it is flat (its
+ * Theil-Sen slope under a quarter of the part after).  x is ms since the
+ * first point; returns the onset's x, or 0 with *at_start when the floors
+ * climbed from the start.
+ */
+static double change_point(const double *x, const double *y, size_t n, int *at_start)
+{
+	struct mw_leak_work w;
+	size_t m, kmax, k;
+	double sse, onset = 0.0;
+	struct mw_ts_fit pre, post;
+
+	*at_start = 1;
+	if (n < 16)
+		return 0.0;
+	if (mw_leak_work_alloc(&w, n) < 0) {
+		mw_leak_work_free(&w);
+		return 0.0;
+	}
+	memcpy(w.x, x, n * sizeof(*x));
+	memcpy(w.y, y, n * sizeof(*y));
+	m = mw_block_medians(w.x, w.y, n, MW_LEAK_MAX_POINTS, w.a, w.rx, w.ry);
+	mw_winsorize(w.ry, m, w.c, w.a);
+	kmax = m - (m / 10 > 8 ? m / 10 : 8);
+	if (m >= 16 && kmax >= 4) {
+		k = mw_hinge_search(w.rx, w.c, m, kmax, w.b, &sse);
+		if (k >= 4) {
+			mw_ts_fit(w.rx, w.c, k + 1, 1.0, MW_Z95, w.pairs, &pre);
+			mw_ts_fit(w.rx + k, w.c + k, m - k, 1.0, MW_Z95, w.pairs, &post);
+			/* a hinge in the first tenth is start-up, not an onset:
+			 * "since the start" */
+			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
+			    w.rx[k] - w.rx[0] >= 0.1 * (w.rx[m - 1] - w.rx[0])) {
+				*at_start = 0;
+				onset = w.rx[k];
+			}
+		}
+	}
+	mw_leak_work_free(&w);
+	return onset;
+}
+
+/* A failing trace's onset from its change point over every point from
+ * the first (warm-up included), its growth since then, and its reason. */
+void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
+		       const struct mw_leak_params *p, struct mw_leak_result *out, int saw,
+		       double budget)
+{
+	size_t i, n = 0;
+	double *x = malloc((last - first + 1) * sizeof(*x));
+	double *y = malloc((last - first + 1) * sizeof(*y));
+	double on = 0.0;
+	int at_start = 1;
+
+	if (x && y) {
+		for (i = first; i <= last; i++)
+			if (mw_leak_valid_value(tr->v[i])) {
+				x[n] = (double)(i - first) * (double)tr->step_ms;
+				y[n] = tr->v[i];
+				n++;
+			}
+		on = change_point(x, y, n, &at_start);
+	}
+	free(x);
+	free(y);
+	out->onset_at_start = at_start;
+	out->onset_ms = out->first_ms + (at_start ? 0 : (int64_t)on);
+	out->growth_bytes = out->slope_bph * (double)(out->last_ms - out->onset_ms) / HOUR_MS;
+	fail_reason(out, p, saw, budget);
+}

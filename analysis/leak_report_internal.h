@@ -1,0 +1,137 @@
+/*
+ * leak_report_internal.h - what the files of the leak report share: the
+ * aspects of a process that are judged, the series selected for judging,
+ * the result of one aspect of one group and of one group, and the JSON
+ * pieces they are written with.  Not for use outside analysis/leak_*.c;
+ * the public API is leak_report.h.
+ *
+ *   leak_query.c         the query: options by name, [leak] defaults;
+ *   leak_aspects.c       what is judged: the default aspects, a selector's;
+ *   leak_report_read.c   one aspect of one group: its series read in
+ *                        chunks, each incarnation judged, the best listed;
+ *   leak_report_kind.c   which kind of memory a failing process grew in;
+ *   leak_report_group.c  one group: its aspects' verdicts combined, its JSON;
+ *   leak_json.c          a result's figures as JSON;
+ *   leak_report.c        the report: selection, grouping, ranking, counts;
+ *   leak_table.c         the report as a table for people.
+ */
+#ifndef MW_ANALYSIS_LEAK_REPORT_INTERNAL_H
+#define MW_ANALYSIS_LEAK_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/mwerr.h"
+#include "core/status.h"
+#include "leak_report.h"
+#include "storage/query.h"
+
+/* Incarnations listed per group; the rest are counted. */
+#define MW_LEAK_MAX_LISTED 50
+
+/* ---- what is judged (leak_aspects.c) ---- */
+
+/* One aspect of a process: a per-process series judged on its own; a
+ * group's verdict is the worst of its aspects'. */
+struct mw_leak_aspect {
+	const char *name;	/* JSON key */
+	const char *selector;
+	const char *unit;	/* NULL: bytes, else what is counted */
+	bool refine;		/* a fail looks for the finer kind (leak_report_kind.c) */
+	const char *kind;	/* the kind a fail names otherwise; NULL: none */
+};
+
+/* The number of default aspects: the most a report judges. */
+#define MW_LEAK_NASPECTS 6
+
+/* The aspects q judges: the defaults, or the one of q's selector (built
+ * in *user, which must outlive the result).  Returns their count. */
+size_t mw_leak_aspects_for(const struct mw_leak_query *q, struct mw_leak_aspect *user,
+			   const struct mw_leak_aspect **aspects);
+
+/* One series selected for judging: its group (process name), aspect. */
+struct mw_leak_entry {
+	const char *group;
+	unsigned aspect;
+	struct mw_series_info *s;
+};
+
+/* qsort order: by group, then aspect, then series id. */
+int mw_leak_cmp_entry(const void *a, const void *b);
+
+/* ---- one aspect of one group (leak_report_read.c) ---- */
+
+struct mw_leak_listed {
+	const struct mw_series_info *s;
+	struct mw_leak_result r;
+	int rank;
+};
+
+struct mw_leak_aspect_result {
+	bool present;
+	struct mw_leak_group_result g;
+	const struct mw_series_info *deciding;	/* the failing incarnation's series */
+	struct mw_leak_listed *list;		/* the top MW_LEAK_MAX_LISTED */
+	size_t nlisted, ninc;
+	double max_value;			/* largest floor read; -1: none */
+};
+
+/* The value of a series' label, NULL when it has none. */
+const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
+
+/* Judge one aspect of one group, the series sel[0..n) on the axis from,
+ * to, step, into *ar (release it with mw_leak_aspect_result_release,
+ * even on failure).  0, or -1 with err when storage cannot be read. */
+int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
+			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
+			 struct mw_leak_aspect_result *ar, struct mw_err *err);
+void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
+
+/* ---- which kind of memory (leak_report_kind.c) ---- */
+
+/* Name the kind carrying r's growth for the process with this pid (and
+ * image name, may be NULL), from the first source that has series for
+ * it: adds "kind" (null when none carries it), "kind_source" and
+ * "kinds_bytes_per_hour" to o. */
+void mw_leak_add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const char *process,
+		      const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step);
+
+/* ---- one group (leak_report_group.c) ---- */
+
+struct mw_leak_judged_group {
+	cJSON *json;
+	enum mw_verdict verdict;
+	double slope;
+	bool watched;
+	struct mw_leak_verdict v;	/* the same, as a structure */
+};
+
+/* Judge one group (the entries e[0..n), all of one process name, sorted
+ * by aspect) into *out; *excluded when it has no memory at all (a kernel
+ * thread, a zombie) or nothing could be decided.  0, or -1 with err. */
+int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size_t n,
+			 const struct mw_leak_aspect *aspects, size_t naspects,
+			 const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
+			 bool watched, struct mw_leak_judged_group *out, bool *excluded,
+			 struct mw_err *err);
+/* qsort order of the report: failures first, then the watched processes,
+ * then by verdict, then the steepest. */
+int mw_leak_cmp_judged(const void *a, const void *b);
+
+/* ---- JSON pieces (leak_json.c) ---- */
+
+/* A number, null when not finite. */
+void mw_leak_json_num(cJSON *o, const char *key, double v);
+/* A time in ms, null for INT64_MIN or INT64_MAX (none, open). */
+void mw_leak_json_ts(cJSON *o, const char *key, int64_t ts);
+/* A string, null for NULL. */
+void mw_leak_json_str(cJSON *o, const char *key, const char *s);
+/* The figures every result has (group and incarnation alike). */
+void mw_leak_json_result(cJSON *o, const struct mw_leak_result *r, const struct mw_leak_params *p);
+/* The fitted line for drawing ("fit"), null without one. */
+void mw_leak_json_fit(cJSON *o, const struct mw_leak_result *r);
+
+#endif

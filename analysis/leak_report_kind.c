@@ -1,0 +1,198 @@
+/*
+ * leak_report_kind.c - which kind of memory a failing process grew in,
+ * read from the store: the per-kind series of a watched process (its
+ * working set by category, its heap breakdown, its address space by
+ * type), summed per kind and handed to mw_leak_kind (leak_kind.c).
+ *
+ * Owner: the detector work.  Caller: leak_report_group.c, for a failing
+ * group whose aspect asks for the finer kind (private memory).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/units.h"
+#include "base/xalloc.h"
+#include "leak_report_internal.h"
+
+/* Per-kind series of a watched process, from the most to the least
+ * precise source; `map` turns the source's label value into a kind. */
+struct kind_source {
+	const char *metric;
+	const char *extra;	/* extra matcher, or "" */
+	const char *label;
+	const char *const *map;	/* pairs: label value, kind; NULL-terminated */
+};
+
+/*
+ * The kinds a fail names, one vocabulary for CLI, JSON, page and
+ * /metrics (README, "Leak verdicts"): heap, stack, private_data (other
+ * private memory), static_data, image, mapped (mapped files), shared
+ * (shared memory: Linux shmem/memfd, Windows shareable pages), other;
+ * private when private memory grew but no finer source says where;
+ * handles and threads for the counts.
+ *
+ * Resident pages (the working set) first: a leak that grows inside a
+ * mapping reserved in advance shows in what is resident, not in the
+ * mapping sizes.  Then the heap bar (Windows: committed bytes by heap
+ * walk; Linux: "heap" is the brk heap), then the committed address space.
+ */
+static const char *const ws_map[] = {
+	"image", "image", "mapped_file", "mapped", "shareable", "shared", "heap", "heap",
+	"stack", "stack", "private_data", "private_data", "other", "other", NULL,
+};
+static const char *const breakdown_map[] = {
+	"heap_used", "heap", "heap_free", "heap", "heap", "heap", "stack_committed", "stack",
+	"image", "image", "static_data", "static_data", "private_other", "private_data",
+	"mapped", "mapped", NULL,
+};
+static const char *const vm_map[] = {
+	"image", "image", "mapped", "mapped", "private", "private_data", NULL,
+};
+static const struct kind_source kind_sources[] = {
+	{ "memwatch_workingset_bytes", "", "category", ws_map },
+	{ "memwatch_heap_breakdown_bytes", "", "kind", breakdown_map },
+	{ "memwatch_vm_bytes", ",state=\"committed\"", "type", vm_map },
+};
+
+static const char *map_kind(const char *const *map, const char *v)
+{
+	size_t i;
+
+	for (i = 0; v && map[i]; i += 2)
+		if (!strcmp(map[i], v))
+			return map[i + 1];
+	return NULL;
+}
+
+/* Append a selector-quoted label value. */
+static void quote_value(char *buf, size_t size, const char *v)
+{
+	size_t n = strlen(buf);
+
+	for (; *v && n + 3 < size; v++) {
+		if (*v == '"' || *v == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *v == '\n' ? 'n' : *v;
+	}
+	buf[n] = '\0';
+}
+
+/* The selector of one source's series of the process pid (and image
+ * name process, may be NULL). */
+static void kind_selector(char *sel, size_t size, const struct kind_source *src, const char *pid,
+			  const char *process)
+{
+	snprintf(sel, size, "%s{pid=\"", src->metric);
+	quote_value(sel, size, pid);
+	snprintf(sel + strlen(sel), size - strlen(sel), "\"%s", src->extra);
+	if (process) {
+		snprintf(sel + strlen(sel), size - strlen(sel), ",process=\"");
+		quote_value(sel, size, process);
+		snprintf(sel + strlen(sel), size - strlen(sel), "\"");
+	}
+	snprintf(sel + strlen(sel), size - strlen(sel), "}");
+}
+
+/* At most this many kinds per source. */
+#define MAX_KINDS 16
+
+/* One source's series summed per kind, bucket by bucket: a bucket where
+ * any of them is missing is a gap, not a dip.  names[k] and sums[k]
+ * (owned, res->nt values) for each of the returned number of kinds. */
+static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_result *res,
+			  const char *names[MAX_KINDS], double *sums[MAX_KINDS])
+{
+	size_t nk = 0, i, j, k;
+
+	for (i = 0; i < res->nseries; i++) {
+		const char *kind = map_kind(src->map, mw_leak_label_of(&res->series[i], src->label));
+
+		if (!kind)
+			continue;
+		for (k = 0; k < nk && strcmp(names[k], kind); k++)
+			;
+		if (k == nk) {
+			if (nk == MAX_KINDS)
+				continue;
+			names[nk] = kind;
+			sums[nk] = mw_xcalloc(res->nt ? res->nt : 1, sizeof(double));
+			nk++;
+		}
+		for (j = 0; j < res->nt; j++)
+			sums[k][j] += res->values[i][j];
+	}
+	return nk;
+}
+
+/* "kind" (names[best], null for none), "kind_source" and each kind's
+ * slope, replacing what an earlier source put. */
+static void put_kinds(cJSON *o, const struct kind_source *src, const char *const *names,
+		      const double *shares, size_t nk, int best)
+{
+	cJSON *kinds;
+	size_t k;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind_source");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "kinds_bytes_per_hour");
+	mw_leak_json_str(o, "kind", best >= 0 ? names[best] : NULL);
+	cJSON_AddStringToObject(o, "kind_source", src->metric);
+	kinds = cJSON_AddObjectToObject(o, "kinds_bytes_per_hour");
+	for (k = 0; k < nk; k++)
+		mw_leak_json_num(kinds, names[k], shares[k]);
+}
+
+/* Try one source: -1 when it has no series of the process, else the kind
+ * it names (-1 too when none carries the growth), its figures put in o
+ * when it names one or is the first with series. */
+static int kind_from_source(cJSON *o, struct mw_reader *reader, const struct kind_source *src,
+			    const char *pid, const char *process, const struct mw_leak_result *r,
+			    int64_t from, int64_t to, int64_t step)
+{
+	struct mw_range_query q;
+	struct mw_range_result res = { 0 };
+	char sel[512];
+	const char *names[MAX_KINDS];
+	double *sums[MAX_KINDS], shares[MAX_KINDS];
+	struct mw_trace traces[MAX_KINDS];
+	size_t nk, k;
+	int best;
+
+	kind_selector(sel, sizeof(sel), src, pid, process);
+	mw_range_query_init(&q, from, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if (mw_reader_range(reader, sel, &q, &res, NULL) || res.nseries == 0) {
+		mw_range_result_release(&res);
+		return -1;
+	}
+	nk = sum_by_kind(src, &res, names, sums);
+	for (k = 0; k < nk; k++) {
+		traces[k].t0_ms = res.nt ? res.t[0] : from;
+		traces[k].step_ms = res.step_ms;
+		traces[k].v = sums[k];
+		traces[k].n = res.nt;
+	}
+	best = nk ? mw_leak_kind(traces, nk, r, shares) : -1;
+	/* the first source that names the kind; else the first with series
+	 * at all, whose figures still say what grew */
+	if (nk && (best >= 0 || !cJSON_GetObjectItemCaseSensitive(o, "kind_source")))
+		put_kinds(o, src, names, shares, nk, best);
+	for (k = 0; k < nk; k++)
+		free(sums[k]);
+	mw_range_result_release(&res);
+	return best;
+}
+
+void mw_leak_add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const char *process,
+		      const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
+{
+	size_t s;
+
+	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++)
+		if (kind_from_source(o, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
+			return;
+	if (!cJSON_GetObjectItemCaseSensitive(o, "kind"))
+		cJSON_AddNullToObject(o, "kind");
+}

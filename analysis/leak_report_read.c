@@ -1,0 +1,198 @@
+/*
+ * leak_report_read.c - one aspect of one group: the floors of its series
+ * read from the store in chunks (one bucketed range query with agg=min
+ * per chunk, which the rollups answer), each incarnation judged as it is
+ * read (leak_group.c), and the best MW_LEAK_MAX_LISTED kept for the
+ * report.  Memory is bounded by a chunk and the list, whatever the size
+ * of the group (a build agent's `sleep` has tens of thousands).
+ *
+ * Owner: the detector work.  Caller: leak_report_group.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "leak_report_internal.h"
+
+/* ---- grouping --------------------------------------------------------------- */
+
+const char *mw_leak_label_of(const struct mw_series_info *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlabels; i++)
+		if (!strcmp(s->labels[i].name, name))
+			return s->labels[i].value;
+	return NULL;
+}
+
+/* Turn series i of a bucketed result into a trace without its leading and
+ * trailing gaps; n = 0 when it has no data. */
+static void trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)
+{
+	size_t first = 0, last = res->nt;
+
+	while (first < res->nt && isnan(res->values[i][first]))
+		first++;
+	while (last > first && isnan(res->values[i][last - 1]))
+		last--;
+	tr->step_ms = res->step_ms;
+	tr->t0_ms = first < res->nt ? res->t[first] : (res->nt ? res->t[0] : 0);
+	tr->v = res->values[i] + first;
+	tr->n = last - first;
+}
+static int listed_before(const struct mw_leak_listed *a, const struct mw_leak_listed *b)
+{
+	double sa = isnan(a->r.slope_bph) ? -INFINITY : a->r.slope_bph;
+	double sb = isnan(b->r.slope_bph) ? -INFINITY : b->r.slope_bph;
+
+	if (a->rank != b->rank)
+		return a->rank > b->rank;
+	if (sa != sb)
+		return sa > sb;
+	return a->s->id < b->s->id;
+}
+
+/* Keep the best MW_LEAK_MAX_LISTED, in order (insertion: the list is short). */
+static void list_insert(struct mw_leak_aspect_result *ar, const struct mw_series_info *s,
+			const struct mw_leak_result *r)
+{
+	struct mw_leak_listed item = { s, *r, mw_verdict_rank(r->verdict) };
+	size_t i;
+
+	if (ar->nlisted == MW_LEAK_MAX_LISTED &&
+	    !listed_before(&item, &ar->list[ar->nlisted - 1]))
+		return;
+	if (ar->nlisted < MW_LEAK_MAX_LISTED)
+		ar->nlisted++;
+	for (i = ar->nlisted - 1; i > 0 && listed_before(&item, &ar->list[i - 1]); i--)
+		ar->list[i] = ar->list[i - 1];
+	ar->list[i] = item;
+}
+
+/* The series' process ended before the range did (two buckets' slack). */
+static bool ended_before(const struct mw_series_info *s, int64_t to, int64_t step)
+{
+	return s->last_ts < to - 2 * step;
+}
+
+/* Values read at once: a group of any size is read this many at a time. */
+#define CHUNK_VALUES 1000000
+
+/*
+ * The incarnations to read, into readable (the count returned); the
+ * others only counted.  Incarnations too short to be judged are only
+ * counted, not read, when the group's total will not be judged either
+ * (one of them ended): a build agent's `sleep` with 25,000 incarnations
+ * costs a count, not 25,000 reads.
+ */
+static size_t count_the_short(struct mw_leak_entry *sel, size_t n, const struct mw_leak_params *params,
+			      int64_t from, int64_t to, int64_t step, struct mw_leak_group *g,
+			      struct mw_leak_aspect_result *ar, struct mw_leak_entry **readable)
+{
+	int64_t judgeable = params->warmup_ms + params->min_duration_ms - step;
+	bool any_ended = false;
+	size_t i, nids = 0;
+
+	for (i = 0; i < n; i++)
+		if (ended_before(sel[i].s, to, step))
+			any_ended = true;
+	for (i = 0; i < n; i++) {
+		const struct mw_series_info *s = sel[i].s;
+		int64_t a = s->first_ts > from ? s->first_ts : from;
+		int64_t b = s->last_ts < to ? s->last_ts : to;
+
+		if (any_ended && n > 8 && b - a < judgeable) {
+			struct mw_leak_result r;
+
+			mw_leak_group_count(g, a, b, ended_before(s, to, step), &r);
+			list_insert(ar, s, &r);
+			continue;
+		}
+		readable[nids++] = &sel[i];
+	}
+	return nids;
+}
+
+/* Judge series j of a chunk's result as an incarnation of the group. */
+static void judge_incarnation(const struct mw_range_result *res, size_t j,
+			      const struct mw_series_info *s, struct mw_leak_group *g,
+			      struct mw_leak_aspect_result *ar)
+{
+	struct mw_trace tr;
+	struct mw_leak_result r;
+	size_t k;
+
+	trace_of(res, j, &tr);
+	for (k = 0; k < tr.n; k++)
+		if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
+			ar->max_value = tr.v[k];
+	/* An incarnation that ended before the range did: its last bucket
+	 * may hold the teardown (memory released on exit), a dip that is no
+	 * part of its trend. */
+	if (tr.n > 2 && res->nt && tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res->t[res->nt - 1])
+		tr.n--;
+	mw_leak_group_add(g, &tr, &r);
+	if (r.verdict == MW_VERDICT_FAIL && g->best == (long)(g->ninc - 1))
+		ar->deciding = s;
+	list_insert(ar, s, &r);
+}
+
+int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
+			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
+			 struct mw_leak_aspect_result *ar, struct mw_err *err)
+{
+	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
+	struct mw_leak_entry **readable;
+	struct mw_leak_group g;
+	int64_t *ids;
+	int rc = -1;
+
+	memset(ar, 0, sizeof(*ar));
+	ar->present = true;
+	ar->max_value = -1;
+	ar->list = mw_xcalloc(MW_LEAK_MAX_LISTED, sizeof(*ar->list));
+	ar->ninc = n;
+	mw_leak_group_begin(&g, params, from - from % step, step, nb);
+	readable = mw_xcalloc(n, sizeof(*readable));
+	nids = count_the_short(sel, n, params, from, to, step, &g, ar, readable);
+	/* CHUNK_VALUES floors at a time, whatever the group's size */
+	chunk = nb ? CHUNK_VALUES / nb : 1;
+	if (chunk < 1)
+		chunk = 1;
+	ids = mw_xcalloc(chunk, sizeof(*ids));
+	for (i = 0; i < nids; i += chunk) {
+		struct mw_range_query rq;
+		struct mw_range_result res = { 0 };
+		size_t m = nids - i < chunk ? nids - i : chunk;
+
+		for (j = 0; j < m; j++)
+			ids[j] = readable[i + j]->s->id;
+		mw_range_query_init(&rq, from, to);
+		rq.step_ms = step;
+		rq.agg = MW_AGG_MIN;
+		if (mw_reader_range_ids(reader, ids, m, &rq, &res, err)) {
+			mw_range_result_release(&res);
+			mw_leak_group_end(&g, &ar->g);
+			goto out;
+		}
+		for (j = 0; j < m && j < res.nseries; j++)
+			judge_incarnation(&res, j, readable[i + j]->s, &g, ar);
+		mw_range_result_release(&res);
+	}
+	mw_leak_group_end(&g, &ar->g);
+	if (ar->g.deciding_incarnation < 0)
+		ar->deciding = NULL;
+	rc = 0;
+out:
+	free(ids);
+	free(readable);
+	return rc;
+}
+
+void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar)
+{
+	free(ar->list);
+	ar->list = NULL;
+}

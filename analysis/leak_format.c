@@ -6,7 +6,7 @@
  *
  * Owner: the detector work.  Callers: analysis/leak*.c through
  * leak_internal.h.  Deterministic: no locale, no time zone (times are
- * written by core/params.h's mw_fmt_time_human).
+ * written by base/calendar.h's mw_time_human).
  */
 #include "leak_internal.h"
 

@@ -9,6 +9,7 @@
  * fails).  Pure, like the rest of the verdict: the time is formatted by
  * core/params.h, in UTC.
  */
+#include "base/calendar.h"
 #include "leak_internal.h"
 #include "robust_stats.h"
 #include "core/params.h"
@@ -26,7 +27,7 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 	mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
 	mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
 	mw_leak_fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
-	mw_fmt_time_human(s2, sizeof(s2), out->onset_ms);
+	mw_time_human(s2, sizeof(s2), out->onset_ms);
 	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
 		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
 		 saw ? ", sawtooth floors" : "");

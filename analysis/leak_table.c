@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/calendar.h"
 #include "base/mwerr.h"
 #include "core/params.h"
 #include "leak_report.h"
@@ -50,14 +51,14 @@ static void fmt_bytes(char *buf, size_t size, double v)
  * the header says UTC). */
 static void fmt_time(char *buf, size_t size, double ms)
 {
-	char t[MW_TIME_HUMAN_MAX];
+	char t[MW_TIME_TEXT_MAX];
 	size_t n;
 
 	if (!isfinite(ms) || fabs(ms) >= 9.2e18) {
 		snprintf(buf, size, "-");
 		return;
 	}
-	n = mw_fmt_time_human(t, sizeof(t), (int64_t)ms);
+	n = mw_time_human(t, sizeof(t), (int64_t)ms);
 	/* the table says UTC once, in its header */
 	if (n > 4 && n < sizeof(t))
 		t[n - 4] = '\0';

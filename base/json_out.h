@@ -17,9 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* mw_utf8_valid_prefix, which core/params.c still reaches through here */
-#include "base/utf8.h"
-
 struct mw_jbuf {
 	char *p;
 	size_t len, cap;

@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/json_out.h"
 #include "base/units.h"
+#include "base/calendar.h"
+#include "base/utf8.h"
 
 int mw_param_check(const char *s, size_t n, size_t max, struct mw_err *err)
 {
@@ -72,68 +73,6 @@ int mw_param_int(const char *s, int64_t min, int64_t max, int64_t *out, struct m
 	return 0;
 }
 
-int64_t mw_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	/* Howard Hinnant's days_from_civil algorithm. */
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* The UTC calendar date of ms since the epoch, and the ms into that day. */
-static void civil_from_ms(int64_t ms, int64_t *year, unsigned *month, unsigned *day,
-			  int64_t *rem_ms)
-{
-	int64_t z, days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
-	int64_t era, y;
-	unsigned doe, yoe, doy, mp, d, m;
-
-	*rem_ms = ms - days * 86400000;
-	z = days + 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = (int64_t)yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	*year = y + (m <= 2);
-	*month = m;
-	*day = d;
-}
-
-size_t mw_fmt_time_utc(char *buf, int64_t ms)
-{
-	int64_t y, rem;
-	unsigned m, d;
-
-	civil_from_ms(ms, &y, &m, &d, &rem);
-	return (size_t)snprintf(buf, 32, "%02u/%02u/%04lld %02u:%02u:%02u.%03u",
-				m, d, (long long)y, (unsigned)(rem / 3600000),
-				(unsigned)(rem / 60000 % 60), (unsigned)(rem / 1000 % 60),
-				(unsigned)(rem % 1000));
-}
-
-size_t mw_fmt_time_human(char *buf, size_t size, int64_t ms)
-{
-	int64_t y, rem;
-	unsigned m, d;
-	int n;
-
-	civil_from_ms(ms, &y, &m, &d, &rem);
-	n = snprintf(buf, size, "%04lld-%02u-%02u %02u:%02u:%02u UTC", (long long)y, m, d,
-		     (unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
-		     (unsigned)(rem / 1000 % 60));
-	return n < 0 ? 0 : (size_t)n;
-}
-
 /* Exactly n digits at *p. */
 static int fixed(const char **p, int n, unsigned *out)
 {
@@ -152,7 +91,6 @@ static int fixed(const char **p, int n, unsigned *out)
 
 static int rfc3339(const char *s, int64_t *out)
 {
-	static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	unsigned y, mo, d, h, mi, sec, oh, om, frac = 0;
 	int64_t ms;
 	const char *p = s;
@@ -180,17 +118,15 @@ static int rfc3339(const char *s, int64_t *out)
 		for (; fd < 3; fd++)
 			frac *= 10;
 	}
-	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
-		return -1;
-	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+	if (!mw_date_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60)
 		return -1;
 	if (sec == 60)
 		sec = 59;	/* leap second: clamp */
-	ms = ((mw_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + sec * 1000 + frac;
+	ms = ((mw_days_from_date(y, mo, d) * 24 + h) * 60 + mi) * 60000 + sec * 1000 + frac;
 	if (*p == 'Z' || *p == 'z') {
 		p++;
 	} else if (!strcmp(p, " UTC")) {
-		p += 4;	/* as mw_fmt_time_human prints it: a shown time pastes back */
+		p += 4;	/* as mw_time_human prints it: a shown time pastes back */
 	} else if (*p == '+' || *p == '-') {
 		sign = *p++ == '-' ? -1 : 1;
 		if (fixed(&p, 2, &oh) || *p++ != ':' || fixed(&p, 2, &om) || oh > 23 || om > 59)

@@ -29,16 +29,4 @@ int mw_param_int(const char *s, int64_t min, int64_t max, int64_t *out, struct m
  * bytes.  -1 with the reason otherwise. */
 int mw_param_check(const char *s, size_t n, size_t max, struct mw_err *err);
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (no timegm on
- * Windows). */
-int64_t mw_days_from_civil(int64_t y, unsigned m, unsigned d);
-/* Format ms since the epoch as typeperf does, "MM/DD/YYYY hh:mm:ss.mmm"
- * (UTC), into buf (at least 32 bytes); return the length. */
-size_t mw_fmt_time_utc(char *buf, int64_t ms);
-/* Format ms since the epoch as times are shown to people everywhere (the
- * page, the CLI), "YYYY-MM-DD HH:MM:SS UTC" (seconds truncated), into buf of
- * size bytes (32 hold any date); return the length it needed. */
-#define MW_TIME_HUMAN_MAX 32
-size_t mw_fmt_time_human(char *buf, size_t size, int64_t ms);
-
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/json_out.h"
+#include "base/utf8.h"
 #include "core/leak_gauges.h"
 #include "app/leak_judge.h"
 #include "web/metrics.h"
@@ -144,21 +145,9 @@ static void test_time(void **state)
 	assert_true(t == 0);
 	assert_int_equal(mw_param_time("2024-02-29T00:00:00Z", now, &t, &err), 0);
 	assert_true(t == 1709164800000LL);
-	/* the shown format (mw_fmt_time_human) reads back */
+	/* the shown format (mw_time_human) reads back */
 	assert_int_equal(mw_param_time("2025-11-21 23:40:00 UTC", now, &t, &err), 0);
 	assert_true(t == now);
-	{
-		char buf[MW_TIME_HUMAN_MAX];
-
-		assert_int_equal((int)mw_fmt_time_human(buf, sizeof(buf), now + 999), 23);
-		assert_string_equal(buf, "2025-11-21 23:40:00 UTC");
-		mw_fmt_time_human(buf, sizeof(buf), 0);
-		assert_string_equal(buf, "1970-01-01 00:00:00 UTC");
-		mw_fmt_time_human(buf, sizeof(buf), 1709164800000LL + 86399000);
-		assert_string_equal(buf, "2024-02-29 23:59:59 UTC");
-		mw_fmt_time_human(buf, sizeof(buf), -1000);
-		assert_string_equal(buf, "1969-12-31 23:59:59 UTC");
-	}
 
 	static const char *const bad[] = {
 		"", "abc", "-1x", "1h", "now-", "now-h", "+1h", "nowx", "-", "2025-02-29T00:00:00Z",
@@ -204,19 +193,6 @@ static void test_duration_int(void **state)
 	assert_non_null(strstr(err.msg, "between 1 and 100"));
 	assert_int_equal(mw_param_int("4x", 1, 100, &v, &err), -1);
 	assert_int_equal(mw_param_int("", 1, 100, &v, &err), -1);
-}
-
-static void test_time_format(void **state)
-{
-	char buf[32];
-
-	(void)state;
-	mw_fmt_time_utc(buf, 1763768400123);
-	assert_string_equal(buf, "11/21/2025 23:40:00.123");
-	mw_fmt_time_utc(buf, 0);
-	assert_string_equal(buf, "01/01/1970 00:00:00.000");
-	mw_fmt_time_utc(buf, 951782400000);	/* 2000-02-29 */
-	assert_string_equal(buf, "02/29/2000 00:00:00.000");
 }
 
 static void test_prometheus(void **state)
@@ -316,7 +292,6 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_duration_int),
-		cmocka_unit_test(test_time_format),
 		cmocka_unit_test(test_prometheus),
 		cmocka_unit_test(test_leak_pause),
 		cmocka_unit_test(test_leak_gauges),

@@ -70,36 +70,6 @@
 #define DOMINANT_RATIO 10.0
 #define DOMINANT_MIN_POINTS 10
 
-/* ---- scratch ----------------------------------------------------------------- */
-
-/* One block for every array: a judgement allocates once, whatever its
- * size (x, y: n; rx, ry: cap; pairs; a, b, c: 2 cap). */
-int mw_leak_work_alloc(struct mw_leak_work *w, size_t n)
-{
-	size_t cap = n > MW_LEAK_MAX_POINTS ? n : MW_LEAK_MAX_POINTS;
-	size_t npairs = (size_t)MW_LEAK_MAX_POINTS * (MW_LEAK_MAX_POINTS - 1) / 2;
-	double *p;
-
-	memset(w, 0, sizeof(*w));
-	p = malloc((2 * n + 8 * cap + npairs) * sizeof(double));
-	if (!p)
-		return -1;
-	w->x = p;
-	w->y = w->x + n;
-	w->rx = w->y + n;
-	w->ry = w->rx + cap;
-	w->a = w->ry + cap;
-	w->b = w->a + 2 * cap;
-	w->c = w->b + 2 * cap;
-	w->pairs = w->c + 2 * cap;
-	return 0;
-}
-
-void mw_leak_work_free(struct mw_leak_work *w)
-{
-	free(w->x);
-	w->x = NULL;
-}
 
 /* ---- reading the points ------------------------------------------------------ */
 

@@ -115,6 +115,9 @@ stop_pid() {
 
 cleanup() {
 	local c p
+	# Only the test's own shell cleans up: a ( ... ) & subshell the test
+	# stops runs this trap too, and took $tmpdir with it.
+	[ "$BASHPID" = "$$" ] || return 0
 	for c in "${at_exit_cmds[@]}"; do
 		eval "$c"
 	done

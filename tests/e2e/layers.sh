@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# layers.sh - the house rule holds (README.md, "## Layout"): every include
+# goes down the layers (scripts/check-layers.sh), no two object files call
+# each other in a circle, natively and in the MinGW build
+# (scripts/check-calls.py), and no portable product file has an #if of
+# its own for Windows (only platform files and the compat layer's
+# base/sockets.h).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+
+check "includes go down the layers" scripts/check-layers.sh
+check "no call circles between native objects" python3 scripts/check-calls.py build/native/obj
+if [ -d build/win64/obj ]; then
+	check "no call circles between win64 objects" python3 scripts/check-calls.py build/win64/obj
+else
+	skip "no win64 build"
+fi
+ifs=$(grep -ln '_WIN32' base/*.[ch] core/*.[ch] collectors/*.[ch] storage/*.[ch] analysis/*.[ch] \
+	forward/*.[ch] import/*.[ch] web/*.[ch] app/*.[ch] | grep -v '_win32\.c$' | grep -v '^base/sockets\.h$')
+check "no #if _WIN32 in portable product files" "[ -z \"$ifs\" ]"
+[ -n "$ifs" ] && echo "# $ifs"
+finish

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "base/xalloc.h"
+#include "core/metric_catalog.h"
 
 /*
  * min_age: a process gets series only once it has run this long, so the
@@ -135,18 +136,18 @@ static void emit(struct mw_batch *b, const struct mw_process_key *k,
 	l[1].value = mw_batch_strdup(b, k->name);
 	l[2].name = "started";
 	l[2].value = mw_batch_strdup(b, k->started_s);
-	ADD("memwatch_process_working_set_bytes", p->working_set_bytes);
-	ADD("memwatch_process_working_set_peak_bytes", p->working_set_peak_bytes);
-	ADD("memwatch_process_private_bytes", p->private_bytes);
-	ADD("memwatch_process_virtual_bytes", p->virtual_bytes);
+	ADD(mw_metric_name(MW_M_PROCESS_WORKING_SET_BYTES), p->working_set_bytes);
+	ADD(mw_metric_name(MW_M_PROCESS_WORKING_SET_PEAK_BYTES), p->working_set_peak_bytes);
+	ADD(mw_metric_name(MW_M_PROCESS_PRIVATE_BYTES), p->private_bytes);
+	ADD(mw_metric_name(MW_M_PROCESS_VIRTUAL_BYTES), p->virtual_bytes);
 	if (p->has_handles)
-		ADD("memwatch_process_handles", p->handles);
-	ADD("memwatch_process_threads", p->threads);
-	ADD("memwatch_process_page_faults_total", p->page_faults);
+		ADD(mw_metric_name(MW_M_PROCESS_HANDLES), p->handles);
+	ADD(mw_metric_name(MW_M_PROCESS_THREADS), p->threads);
+	ADD(mw_metric_name(MW_M_PROCESS_PAGE_FAULTS_TOTAL), p->page_faults);
 	if (p->has_private_ws)
-		ADD("memwatch_process_private_working_set_bytes", p->private_ws_bytes);
+		ADD(mw_metric_name(MW_M_PROCESS_PRIVATE_WORKING_SET_BYTES), p->private_ws_bytes);
 	if (p->has_shareable_ws)
-		ADD("memwatch_process_shareable_working_set_bytes", p->shareable_ws_bytes);
+		ADD(mw_metric_name(MW_M_PROCESS_SHAREABLE_WORKING_SET_BYTES), p->shareable_ws_bytes);
 	if (p->has_kinds) {
 		const uint64_t v[3] = { p->rss_anon_bytes, p->rss_file_bytes, p->rss_shmem_bytes };
 
@@ -158,15 +159,15 @@ static void emit(struct mw_batch *b, const struct mw_process_key *k,
 			x[1] = l[0];
 			x[2] = l[1];
 			x[3] = l[2];
-			mw_batch_add_keyed(b, "memwatch_process_resident_bytes", x, 4, k->kind_tail[i],
+			mw_batch_add_keyed(b, mw_metric_name(MW_M_PROCESS_RESIDENT_BYTES), x, 4, k->kind_tail[i],
 					   k->kind_len[i], k->tail_id + 1 + i, (double)v[i], ts);
 		}
 	}
 	if (p->has_swap)
-		ADD("memwatch_process_swap_bytes", p->swap_bytes);
+		ADD(mw_metric_name(MW_M_PROCESS_SWAP_BYTES), p->swap_bytes);
 	if (p->has_pss) {
-		ADD("memwatch_process_pss_bytes", p->pss_bytes);
-		ADD("memwatch_process_uss_bytes", p->uss_bytes);
+		ADD(mw_metric_name(MW_M_PROCESS_PSS_BYTES), p->pss_bytes);
+		ADD(mw_metric_name(MW_M_PROCESS_USS_BYTES), p->uss_bytes);
 	}
 #undef ADD
 }
@@ -223,7 +224,7 @@ static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx)
 	{
 		struct mw_label l[1] = { { "collector", "process" } };
 
-		mw_batch_add(ctx->batch, "memwatch_collector_young_skipped_total", l, 1,
+		mw_batch_add(ctx->batch, mw_metric_name(MW_M_COLLECTOR_YOUNG_SKIPPED_TOTAL), l, 1,
 			     (double)st->skipped_total, ctx->ts_ms);
 	}
 	ctx->mode[0] = '\0';

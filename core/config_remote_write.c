@@ -13,6 +13,7 @@
 
 #include "selector.h"
 #include "base/xalloc.h"
+#include "core/metric_catalog.h"
 
 #define DAY (86400000LL)
 
@@ -22,8 +23,7 @@
  * heap, vmmap and workingset figures of the [daemon] watch list), the
  * system figures, the leak verdicts and the daemon's own health -- not
  * every short-lived process of a build agent. */
-#define RW_DEFAULT_MATCH \
-	"watched, {__name__=~\"memwatch_(system|leak|storage|collector)_.*\"}"
+#define RW_DEFAULT_MATCH MW_METRIC_FORWARD_DEFAULT	/* core/metric_catalog.h */
 
 static bool rw_name_ok(const char *name)
 {

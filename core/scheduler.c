@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/stop.h"
 #include "base/xalloc.h"
+#include "core/metric_catalog.h"
 
 #define NS_PER_MS 1000000LL
 #define BACKOFF_CAP_NS (300LL * 1000 * NS_PER_MS)
@@ -145,10 +146,10 @@ static void add_self_metrics(struct mw_batch *b, const struct mw_scheduled *it, 
 {
 	struct mw_label l = { "collector", it->collector->name };
 
-	mw_batch_add(b, "memwatch_collector_duration_seconds", &l, 1,
+	mw_batch_add(b, mw_metric_name(MW_M_COLLECTOR_DURATION_SECONDS), &l, 1,
 		     (double)it->status.last_duration_us / 1e6, ts);
-	mw_batch_add(b, "memwatch_collector_errors_total", &l, 1, (double)it->status.errors, ts);
-	mw_batch_add(b, "memwatch_collector_skipped_ticks_total", &l, 1,
+	mw_batch_add(b, mw_metric_name(MW_M_COLLECTOR_ERRORS_TOTAL), &l, 1, (double)it->status.errors, ts);
+	mw_batch_add(b, mw_metric_name(MW_M_COLLECTOR_SKIPPED_TICKS_TOTAL), &l, 1,
 		     (double)it->status.skipped_ticks, ts);
 }
 

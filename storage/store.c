@@ -45,6 +45,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "core/metric_catalog.h"
 
 #define ROLLUP_PUT(tier) "INSERT OR REPLACE INTO rollup_" tier "_data " \
 	"(series_id, t, base, min, max, last, sum, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -310,17 +311,17 @@ void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms)
 	struct mw_query_stats q;
 
 	mw_query_stats_get(&q);
-	self_point(s, "memwatch_storage_points_total", (double)s->stats.points_total, now_ms);
-	self_point(s, "memwatch_storage_dropped_points_total",
+	self_point(s, mw_metric_name(MW_M_STORAGE_POINTS_TOTAL), (double)s->stats.points_total, now_ms);
+	self_point(s, mw_metric_name(MW_M_STORAGE_DROPPED_POINTS_TOTAL),
 		   (double)s->stats.dropped_points_total, now_ms);
-	self_point(s, "memwatch_storage_db_bytes", (double)s->stats.db_bytes, now_ms);
-	self_point(s, "memwatch_storage_series", (double)s->stats.series, now_ms);
-	self_point(s, "memwatch_storage_series_evicted_total",
+	self_point(s, mw_metric_name(MW_M_STORAGE_DB_BYTES), (double)s->stats.db_bytes, now_ms);
+	self_point(s, mw_metric_name(MW_M_STORAGE_SERIES), (double)s->stats.series, now_ms);
+	self_point(s, mw_metric_name(MW_M_STORAGE_SERIES_EVICTED_TOTAL),
 		   (double)s->stats.series_evicted_total, now_ms);
-	self_point(s, "memwatch_storage_flush_seconds", (double)s->stats.last_flush_ns / 1e9,
+	self_point(s, mw_metric_name(MW_M_STORAGE_FLUSH_SECONDS), (double)s->stats.last_flush_ns / 1e9,
 		   now_ms);
-	self_point(s, "memwatch_storage_queries_total", (double)q.queries, now_ms);
-	self_point(s, "memwatch_storage_query_seconds_total", (double)q.total_ns / 1e9, now_ms);
+	self_point(s, mw_metric_name(MW_M_STORAGE_QUERIES_TOTAL), (double)q.queries, now_ms);
+	self_point(s, mw_metric_name(MW_M_STORAGE_QUERY_SECONDS_TOTAL), (double)q.total_ns / 1e9, now_ms);
 }
 
 /* ---- flushing ------------------------------------------------------------ */

@@ -11,12 +11,8 @@
 # build/native/helpers/heaphog_linux.
 set -u
 cd "$(dirname "$0")/../.."
-daemon=build/native/memwatchd
-helper=build/native/helpers/heaphog_linux
 . tests/lib/tap.sh
-
-out=$tmpdir
-helper_begin "$helper" "$out"
+helper_test heaphog_linux
 
 # snap NAME: once --watch the helper; JSON to $out/NAME.json, its smaps to
 # $out/NAME.smaps, both summed up in $out/NAME.sum as "key bytes" lines:
@@ -77,7 +73,6 @@ for k, v in (("total", tot), ("heap", heapb), ("arena", arena), ("guards", guard
     print("sm.%s %d" % (k, v))
 PY
 }
-val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
 d() { echo $(( $(val "$2" "$3") - $(val "$1" "$3") )); }
 # near A B: |A - B| <= one page
 near() { local x=$(( $1 - $2 )); [ ${x#-} -le 4096 ]; }

@@ -7,12 +7,8 @@
 # build/native/helpers/wsdemo_linux.
 set -u
 cd "$(dirname "$0")/../.."
-daemon=build/native/memwatchd
-helper=build/native/helpers/wsdemo_linux
 . tests/lib/tap.sh
-
-out=$tmpdir
-helper_begin "$helper" "$out"
+helper_test wsdemo_linux
 
 
 # The collector's figures for the helper, as "category=bytes ..." lines.
@@ -42,7 +38,6 @@ for k, v in sorted(other.items()):
 print("mode %s" % ws["mode"].replace(" ", "_"))
 PY
 }
-val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
 # grew BEFORE AFTER CATEGORY MIN_BYTES
 grew() {
 	local a b

@@ -22,6 +22,20 @@ helper_begin() {
 	check "helper starts" helper_ready
 }
 
+# helper_test NAME: the start of an e2e test of the native daemon beside
+# tests/helpers/NAME (run from the repository): $daemon and $helper set,
+# $out the scratch folder, the helper begun (helper_begin).
+helper_test() {
+	daemon=build/native/memwatchd
+	helper=build/native/helpers/$1
+	out=$tmpdir
+	helper_begin "$helper" "$out"
+}
+
+# val SNAP KEY: the number on KEY's line of $out/SNAP.sum ("key bytes"
+# lines a test summed a snapshot into).
+val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
+
 # once_snap NAME: `$daemon once --watch $hpid` into $tmpdir/NAME.json
 # (stderr NAME.err), then the helper's /proc/PID/smaps into NAME.smaps,
 # read right after; the status is once's.

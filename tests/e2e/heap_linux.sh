@@ -94,13 +94,8 @@ check "kind heap, no heap_used/heap_free, no per-heap series" \
 	"[ -n \"\$(val s0 kind.heap)\" ] && [ -z \"\$(val s0 kind.heap_used)\" ] && [ -z \"\$(val s0 kind.heap_free)\" ] && [ -z \"\$(val s0 per_heap)\" ]"
 check "s0: the committed kinds add up to smaps' Size (not PROT_NONE) and vmmap's committed" "agrees s0"
 
-i=0
-prev=s0
 for st in brk arena threads mmap dlopen; do
-	i=$((i + 1))
-	step "$st"
-	check "helper: $st" "[ $? -eq 0 ]"
-	cur="s$i"
+	helper_next_step "$st"
 	snap "$cur"
 	case $st in
 	brk)
@@ -128,7 +123,6 @@ for st in brk arena threads mmap dlopen; do
 			"[ $(val $cur sm.libz) -gt 0 ] && [ $(d $prev $cur kind.image) -gt 0 ] && [ $(d $prev $cur kind.static_data) -gt 0 ] && near $img $(val $cur sm.libz)" ;;
 	esac
 	check "$cur: the committed kinds add up to smaps' Size and vmmap's committed" "agrees $cur"
-	prev=$cur
 done
 
 helper_quits_and_gone heap "gone pid: no error, no heap samples"

@@ -65,6 +65,17 @@ c = [c for c in d["collectors"] if c["name"] == sys.argv[2]][0]
 assert c["error"] is None and not c["samples"], c' "$tmpdir/gone.json" "$1"
 }
 
+# helper_next_step CMD: one step of a test that snapshots the helper
+# before and after each of its steps, s0, s1, ...: prev names the
+# snapshot before this step (s0 the first time), cur the one to take after
+# it; CMD is sent (step) and checked as "helper: CMD".
+helper_next_step() {
+	prev=${cur:-s0}
+	cur=s$((${prev#s} + 1))
+	step "$1"
+	check "helper: $1" "[ $? -eq 0 ]"
+}
+
 # helper_ready: read its first line ("ready PID"); 1 unless it came.
 helper_ready() {
 	IFS= read -r -t 30 ready <&"${HELPER[0]}" || return 1

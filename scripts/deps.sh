@@ -351,6 +351,17 @@ srcdir() {
 	return 1
 }
 
+# build_dir NAME: for the caller's `local s b`: s the unpacked source of
+# NAME, b a fresh, empty $BLD/NAME (what a previous build left is removed),
+# and the current directory.  One place, so every build starts clean.
+build_dir() {
+	s=$(srcdir "$1")
+	b=$BLD/$1
+	rm -rf "$b"
+	mkdir -p "$b"
+	cd "$b"
+}
+
 # pc NAME VERSION DESCRIPTION LIBS [CFLAGS]: a relocatable .pc file
 pc() {
 	cat >"$DEPS/lib/pkgconfig/$1.pc" <<EOF
@@ -370,11 +381,8 @@ EOF
 # configure (0.9.75) rejects --with-threads=w32 by mistake (W32 threads are
 # only probed for "auto"); auto picks w32 on MinGW, checked below.
 build_mhd() {
-	local s b=$BLD/libmicrohttpd
-	s=$(srcdir libmicrohttpd)
-	rm -rf "$b"
-	mkdir -p "$b"
-	cd "$b"
+	local s b
+	build_dir libmicrohttpd
 	"$s/configure" --host=$HOST --prefix="$b/inst" \
 		--enable-static --disable-shared --disable-https --without-gnutls \
 		--disable-doc --disable-examples --disable-curl --disable-nls \
@@ -391,11 +399,8 @@ build_mhd() {
 # cJSON: cJSON.c alone.  CJSON_HIDE_SYMBOLS: no __declspec(dllexport) (the
 # header's Windows default), for the library and its users alike.
 build_cjson() {
-	local s b=$BLD/cjson
-	s=$(srcdir cjson)
-	rm -rf "$b"
-	mkdir -p "$b"
-	cd "$b"
+	local s b
+	build_dir cjson
 	$HOST-gcc -O2 -std=c89 -DCJSON_HIDE_SYMBOLS -c "$s/cJSON.c" -o cJSON.o
 	$HOST-ar rcs libcjson.a cJSON.o
 	cp libcjson.a "$DEPS/lib/"
@@ -409,11 +414,8 @@ build_cjson() {
 # SQLite: Debian ships the full source tree, so the amalgamation is made
 # natively first (configure, lemon, tclsh), then sqlite3.c is cross-compiled.
 build_sqlite() {
-	local s b=$BLD/sqlite3
-	s=$(srcdir sqlite3)
-	rm -rf "$b"
-	mkdir -p "$b"
-	cd "$b"
+	local s b
+	build_dir sqlite3
 	"$s/configure" CC=gcc --disable-tcl --disable-readline --disable-shared
 	make -j"$JOBS" sqlite3.c sqlite3.h sqlite3ext.h
 	# shellcheck disable=SC2086

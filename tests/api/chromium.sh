@@ -15,9 +15,8 @@
 # build/page-map.png.  The same page straight from the daemon must say the
 # endpoints are missing without breaking.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: chromium.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 if [ -z "$chrome" ] || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
 	skip "chromium (or curl, python3) not installed"

@@ -7,18 +7,12 @@
 # shape is checked too; else that part is skipped.  The daemon is ours,
 # stopped by PID.  Loopback only.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: diff.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need curl python3
 
-mw_serve d --interval 200ms \
-	--set storage.flush_interval=200ms --watch memwatchd
-db=$tmpdir/d.db
-main_pid=$mw_pid
-check "daemon ready" wait_ready "$base/healthz"
-check "data flushed" wait_data "$base"
+mw_serve_data d --interval 200ms --set storage.flush_interval=200ms --watch memwatchd
 
 # errors
 check "diff without pid or process: 400 naming pid" \

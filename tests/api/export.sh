@@ -6,21 +6,15 @@
 #
 #   tests/api/export.sh build/native/memwatchd
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: export.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need curl python3
 
 # A flush interval longer than this script: after the first data (flushed
 # at once), everything the daemon samples stays in its writer's memory
 # unless something asks for a flush.
-mw_serve x --interval 100ms \
-	--set storage.flush_interval=120s
-main_pid=$mw_pid
-db=$tmpdir/x.db
-check "daemon answers /healthz" wait_ready "$base/healthz"
-check "first samples are queryable" wait_data "$base"
+mw_serve_data x --interval 100ms --set storage.flush_interval=120s
 
 # cli_exit WANT ARGS...: `memwatchd ARGS` exits WANT; stdout to $tmpdir/out,
 # stderr to $tmpdir/err.

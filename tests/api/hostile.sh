@@ -8,20 +8,15 @@
 #
 #   tests/api/hostile.sh build/native/memwatchd
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: hostile.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 RSS_MAX_MB=${RSS_MAX_MB:-400}
 
 need curl python3
 need_file "make build/native/memwatchd" "$daemon"
 
-mw_serve x --interval 100ms \
-	--set storage.flush_interval=200ms --set web.query_timeout=5s
-main_pid=$mw_pid
-check "daemon answers /healthz" wait_ready "$base/healthz"
-check "first samples are queryable" wait_data "$base"
+mw_serve_data x --interval 100ms --set storage.flush_interval=200ms --set web.query_timeout=5s
 
 # q PATH ARG...: GET with URL-encoded arguments, at most 10 s; prints the
 # status, body in $tmpdir/body.

@@ -6,9 +6,8 @@
 # Warm-up and minimum duration are shortened to seconds.  Helper and daemon
 # are ours, stopped by PID.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: judge_web_off.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 hog=$root/build/native/helpers/memhog
 if [ ! -x "$hog" ] || ! command -v python3 >/dev/null; then

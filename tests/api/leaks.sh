@@ -7,9 +7,8 @@
 # Warm-up and minimum duration are shortened to seconds (the defaults are
 # minutes).  Helpers and daemon are ours, stopped by PID.  Loopback only.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: leaks.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 hog=$root/build/native/helpers/memhog
 if [ ! -x "$hog" ] || ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
@@ -119,15 +118,10 @@ check "the leak's slope is about 9 GiB/h" pyc '
 g = d["groups"][0]
 assert 4.5e9 < g["slope_bytes_per_hour"] < 18e9, g["slope_bytes_per_hour"]' <"$tmpdir/leaks.json"
 
-gauge() {
-	local i
-	for i in $(seq 1 60); do
-		curl -s "$base/metrics" | grep -q "^memwatch_leak_verdict{process=\"$1\"} $2\$" && return 0
-		sleep 0.5
-	done
-	curl -s "$base/metrics" | grep memwatch_leak_ | head -20
-	return 1
-}
+# gauge PROCESS VERDICT: /metrics has memwatch_leak_verdict VERDICT for
+# PROCESS within 30 s; else the leak gauges it has are shown.
+verdict_gauge() { curl -s "$base/metrics" | grep -q "^memwatch_leak_verdict{process=\"$1\"} $2\$"; }
+gauge() { wait_or_show 30 'curl -s "$base/metrics" | grep memwatch_leak_ | head -20' verdict_gauge "$@"; }
 check "/metrics: memwatch_leak_verdict{process=\"leaky_app\"} 1 (background refresh)" gauge leaky_app 1
 check "/metrics: the watched steady_app is exported with 0" gauge steady_app 0
 check "/metrics: the slope gauge of leaky_app" \

@@ -3,23 +3,13 @@
 // clicks the working-set chart twice (T1, T2), then drags across a span, and
 // prints the page state after each step as JSON lines; saves a screenshot.
 const [port, url] = process.argv.slice(2);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep, connect, out } = require("./devtools.js");
 (async () => {
-  let tabs;
-  for (let i = 0; i < 50; i++) { try { tabs = await (await fetch(`http://127.0.0.1:${port}/json`)).json(); break; } catch { await sleep(200); } }
-  const page = tabs.find((t) => t.type === "page");
-  const ws = new WebSocket(page.webSocketDebuggerUrl);
-  await new Promise((r) => ws.addEventListener("open", r));
-  let id = 0; const pending = {};
-  ws.addEventListener("message", (m) => { const d = JSON.parse(m.data); if (d.id && pending[d.id]) { pending[d.id](d); delete pending[d.id]; } });
-  const send = (method, params = {}) => new Promise((r) => { const i = ++id; pending[i] = r; ws.send(JSON.stringify({ id: i, method, params })); });
-  const ev = async (expr) => (await send("Runtime.evaluate", { expression: expr, returnByValue: true, awaitPromise: true })).result.result.value;
+  const { send, ev, mouse, finish } = await connect(port);
   await send("Page.navigate", { url });
   await sleep(4000);
   const box = await ev(`(() => { const r = state.wsPlot.over.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`);
-  const out = (step, v) => console.log(JSON.stringify({ step, v }));
   out("defaults", await ev(`[state.t1, state.t2, document.querySelectorAll("#diff-regions tbody tr").length]`));
-  const mouse = async (type, x, y) => send("Input.dispatchMouseEvent", { type, x, y, button: "left", clickCount: 1 });
   const click = async (x, y) => { await mouse("mouseMoved", x, y); await mouse("mousePressed", x, y); await mouse("mouseReleased", x, y); await sleep(300); };
   const y = box[1] + box[3] / 2;
   await click(box[0] + box[2] * 0.25, y);
@@ -34,8 +24,5 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   await mouse("mouseReleased", box[0] + box[2] * 0.4, y);
   await sleep(1500);
   out("drag", await ev(`[clock(state.t1), clock(state.t2), $("diff-summary").textContent, state.wsPlot.scales.x.min, state.wsPlot.select.width]`));
-  const shot = await send("Page.captureScreenshot", { format: "png" });
-  require("fs").writeFileSync(process.argv[4], Buffer.from(shot.result.data, "base64"));
-  ws.close();
-  process.exit(0);
+  await finish(process.argv[4]);
 })();

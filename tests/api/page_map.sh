@@ -6,22 +6,14 @@
 # process of tests/api/page_fixture.py behind its stand-in proxy.  Screenshot
 # build/page-diff-clicked.png.  Skips without chromium or node.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: page_map.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need_devtools
 fixture_serve "fixture imported" 1s
-dport=$(free_port)
-devtools_chrome "$dport"
-mkdir -p "$root/build"
-if timeout 60 node --experimental-websocket "$here/page_click.js" "$dport" \
-	"http://127.0.0.1:$pport/#pid=4242&show=diff" "$root/build/page-diff-clicked.png" \
-	>"$tmpdir/steps.json" 2>>"$tmpdir/chrome.log"; then
-	ok "chart clicked and dragged over DevTools"
-else
-	not_ok "chart clicked and dragged over DevTools"
-fi
+devtools_chrome
+devtools_drive "chart clicked and dragged over DevTools" 60 page_click.js \
+	"http://127.0.0.1:$pport/#pid=4242&show=diff" page-diff-clicked.png
 steps() {
 	python3 - "$tmpdir/steps.json" <<'PY'
 import json, sys

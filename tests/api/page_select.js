@@ -8,23 +8,9 @@
 // chart legend and axis ticks, the leak's "since", the diff summary and the
 // map title.  Saves a screenshot.
 const [port, url, png] = process.argv.slice(2);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep, connect, out } = require("./devtools.js");
 (async () => {
-  let tabs;
-  for (let i = 0; i < 50; i++) { try { tabs = await (await fetch(`http://127.0.0.1:${port}/json`)).json(); break; } catch { await sleep(200); } }
-  const page = tabs.find((t) => t.type === "page");
-  const ws = new WebSocket(page.webSocketDebuggerUrl);
-  await new Promise((r) => ws.addEventListener("open", r));
-  let id = 0; const pending = {};
-  ws.addEventListener("message", (m) => { const d = JSON.parse(m.data); if (d.id && pending[d.id]) { pending[d.id](d); delete pending[d.id]; } });
-  const send = (method, params = {}) => new Promise((r) => { const i = ++id; pending[i] = r; ws.send(JSON.stringify({ id: i, method, params })); });
-  const ev = async (expr) => {
-    const r = (await send("Runtime.evaluate", { expression: expr, returnByValue: true, awaitPromise: true })).result;
-    if (r.exceptionDetails) return { error: r.exceptionDetails.exception?.description || r.exceptionDetails.text };
-    return r.result.value;
-  };
-  const out = (step, v) => console.log(JSON.stringify({ step, v }));
-  const mouse = async (type, x, y) => send("Input.dispatchMouseEvent", { type, x, y, button: "left", clickCount: 1 });
+  const { send, ev, mouse, finish } = await connect(port);
   // A real mouse click at the middle of the element the expression finds.
   const click = async (find) => {
     const box = await ev(`(() => { const e = ${find}; if (!e) return null; e.scrollIntoView({ block: "center" });
@@ -104,8 +90,5 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   out("nav", (await click(`document.querySelector('nav a[href="#map-section"]')`)) ? (await sleep(500), await ev("location.hash")) : "no map link");
   await ev(`document.getElementById("chart-section").scrollIntoView({ block: "start" })`);
   await sleep(300);
-  const shot = await send("Page.captureScreenshot", { format: "png" });
-  require("fs").writeFileSync(png, Buffer.from(shot.result.data, "base64"));
-  ws.close();
-  process.exit(0);
+  await finish(png);
 })();

@@ -13,24 +13,16 @@
 # stand-in proxy.  Screenshot build/page-select.png.  Skips without chromium
 # or node.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: page_select.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need_devtools
 # A long interval: the fixture's processes stay live in the process table
 # (live = sampled within three intervals of the newest sample).
 fixture_serve "fixture of two watched processes imported" 30s --two
-dport=$(free_port)
-TZ=Asia/Kolkata devtools_chrome "$dport" --lang=en-US
-mkdir -p "$root/build"
-if timeout 90 node --experimental-websocket "$here/page_select.js" "$dport" \
-	"http://127.0.0.1:$pport/" "$root/build/page-select.png" \
-	>"$tmpdir/steps.json" 2>>"$tmpdir/chrome.log"; then
-	ok "leak row, table row and leak row clicked, page opened again, over DevTools"
-else
-	not_ok "leak row, table row and leak row clicked, page opened again, over DevTools"
-fi
+TZ=Asia/Kolkata devtools_chrome --lang=en-US
+devtools_drive "leak row, table row and leak row clicked, page opened again, over DevTools" 90 page_select.js \
+	"http://127.0.0.1:$pport/" page-select.png
 steps() {	# steps STEP PID NAME OTHER_PID
 	python3 - "$tmpdir/steps.json" "$@" <<'PY'
 import json, re, sys

@@ -3,17 +3,12 @@
 # memwatchd's /metrics on loopback and its query API returns memwatch's
 # series.  Skips when prometheus is not installed.  Bounded (< 60 s).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: prometheus.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need prometheus curl python3
 
-mw_serve x --interval 100ms \
-	--set storage.flush_interval=200ms
-main_pid=$mw_pid
-check "daemon ready" wait_ready "http://127.0.0.1:$port/healthz"
-check "daemon has data" wait_data "http://127.0.0.1:$port"
+mw_serve_data x --interval 100ms --set storage.flush_interval=200ms
 
 pport=$(free_port)
 cat >"$tmpdir/prometheus.yml" <<YML

@@ -4,9 +4,8 @@
 # and recovers, the first tick is visible at once, and start-up errors
 # name the option and exit 2.  Loopback only; daemons stopped by PID.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: robust.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 # --- start-up errors name the option, exit 2 --------------------------------
 check "bad --listen port: exit 2" expect_rc 2 "$daemon" run --listen 127.0.0.1:99999 --db "$tmpdir/e.db"
@@ -156,30 +155,17 @@ PY
 locker=$!
 pids+=("$locker")
 degraded() {
-	local i
-	for i in $(seq 1 200); do
-		curl -s "$base/healthz" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["status"]=="degraded" and d["storage"]["writer"]=="failing" and d["storage"]["error"] else 1)' && return 0
-		sleep 0.1
-	done
-	curl -s "$base/healthz"
-	return 1
+	curl -s "$base/healthz" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["status"]=="degraded" and d["storage"]["writer"]=="failing" and d["storage"]["error"] else 1)'
 }
-check "/healthz says degraded, with the writer's error, while it cannot commit" degraded
+check "/healthz says degraded, with the writer's error, while it cannot commit" \
+	wait_or_show 20 'curl -s "$base/healthz"' degraded
 check "/metrics: writer down and failed flushes counted" bash -c \
 	"curl -s '$base/metrics' | grep -q '^memwatch_storage_writer_up 0\$' &&
 	 curl -s '$base/metrics' | grep -q '^memwatch_storage_failed_flushes_total [1-9]'"
 wait "$locker"
 pids=("$a_pid")
-recovered() {
-	local i
-	for i in $(seq 1 300); do
-		curl -s "$base/healthz" | grep -q '"status":"ok"' && return 0
-		sleep 0.1
-	done
-	curl -s "$base/healthz"
-	return 1
-}
-check "... and ok again once the lock is gone" recovered
+recovered() { curl -s "$base/healthz" | grep -q '"status":"ok"'; }
+check "... and ok again once the lock is gone" wait_or_show 30 'curl -s "$base/healthz"' recovered
 check "daemon A stops with status 0" mw_stop "$a_pid"
 check "the lock went with it: B starts on two.db now" bash -c \
 	"'$daemon' once --db '$tmpdir/two.db' >/dev/null 2>&1 || true; '$daemon' check --db '$tmpdir/two.db' >/dev/null; [ \$? != 2 ]"

@@ -6,9 +6,8 @@
 #
 #   tests/api/run.sh build/native/memwatchd
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: run.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 need curl python3
 need_file "make build/native/memwatchd" "$daemon"
@@ -19,11 +18,7 @@ getj() {
 }
 auth=
 
-mw_serve x --interval 100ms \
-	--set storage.flush_interval=200ms
-main_pid=$mw_pid
-check "daemon answers /healthz" wait_ready "$base/healthz"
-check "first samples are queryable" wait_data "$base"
+mw_serve_data x --interval 100ms --set storage.flush_interval=200ms
 
 # --- status ---------------------------------------------------------------
 check "healthz: status, version, uptime_s" getj /healthz \
@@ -98,10 +93,13 @@ check "query: top=abc is 400 naming top" expect_error 400 top "$base$q&top=abc"
 # --- processes ----------------------------------------------------------------
 check "processes: table with headline metrics and growth" getj /api/v1/processes \
 	'len(d["processes"])>=1 and all(set(p)>={"process","pid","private_bytes","working_set_bytes","private_growth_bytes"} for p in d["processes"])'
-check "processes: sorted by private bytes (default)" getj /api/v1/processes \
-	'[p["private_bytes"] for p in d["processes"] if p["private_bytes"] is not None]==sorted([p["private_bytes"] for p in d["processes"] if p["private_bytes"] is not None],reverse=True)'
-check "processes: sort=working_set" getj "/api/v1/processes?sort=working_set" \
-	'[p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None]==sorted([p["working_set_bytes"] for p in d["processes"] if p["working_set_bytes"] is not None],reverse=True)'
+# descending FIELD: the JSON check that the processes come by FIELD, largest
+# first (those without it left out).
+descending() {
+	echo "[p['$1'] for p in d['processes'] if p['$1'] is not None]==sorted([p['$1'] for p in d['processes'] if p['$1'] is not None],reverse=True)"
+}
+check "processes: sorted by private bytes (default)" getj /api/v1/processes "$(descending private_bytes)"
+check "processes: sort=working_set" getj "/api/v1/processes?sort=working_set" "$(descending working_set_bytes)"
 check "processes: sort=growth and limit" getj "/api/v1/processes?sort=growth&limit=3" 'len(d["processes"])<=3'
 check "processes: the daemon itself is listed" getj "/api/v1/processes?sort=name&filter=$main_pid" \
 	"any(p['pid']=='$main_pid' for p in d['processes'])"

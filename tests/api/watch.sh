@@ -8,9 +8,8 @@
 # the list (the config file's too), --watch "" clears it, --set replaces.
 # The helper and the daemon are ours, stopped by PID.  Loopback only.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-daemon=$(cd "$(dirname "${1:?usage: watch.sh DAEMON}")" && pwd)/$(basename "$1")
-. "$here/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
+daemon_under_test "$@"
 
 hog=$root/build/native/helpers/memhog
 if [ "$(uname -s)" != Linux ] || [ ! -x "$hog" ] || ! command -v curl >/dev/null ||

@@ -7,12 +7,8 @@
 # stored.  Everything started here is stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
-daemon=build/native/memwatchd
-helper=build/native/helpers/wsdemo_linux
 . tests/lib/tap.sh
-
-out=$tmpdir
-helper_begin "$helper" "$out"
+helper_test wsdemo_linux
 
 mw_serve d --watch "$hpid" --interval 200ms \
 	--set collector.workingset.interval=200ms --set storage.flush_interval=200ms

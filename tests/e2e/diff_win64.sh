@@ -7,15 +7,12 @@
 # --url` answer from them, with owners as DOS paths.  Stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/win64/memwatchd.exe
 . tests/lib/tap.sh
 
 dir=$tmpdir
-wine_daemon "$exe"
-mw_serve d --watch self --interval 500ms --set collector.workingset.interval=500ms \
+wine_serve d --watch self --interval 500ms --set collector.workingset.interval=500ms \
 	--set storage.flush_interval=300ms
 dpid=$mw_pid
-wait_ready "$base/healthz" 30
 check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/d.log'; false; }"
 # two snapshots of itself, polled (bounded)
 snaps() {

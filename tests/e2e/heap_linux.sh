@@ -11,12 +11,8 @@
 # build/native/helpers/heaphog_linux.
 set -u
 cd "$(dirname "$0")/../.."
-daemon=build/native/memwatchd
-helper=build/native/helpers/heaphog_linux
 . tests/lib/tap.sh
-
-out=$tmpdir
-helper_begin "$helper" "$out"
+helper_test heaphog_linux
 
 # snap NAME: once --watch the helper; JSON to $out/NAME.json, its smaps to
 # $out/NAME.smaps, both summed up in $out/NAME.sum as "key bytes" lines:
@@ -77,7 +73,6 @@ for k, v in (("total", tot), ("heap", heapb), ("arena", arena), ("guards", guard
     print("sm.%s %d" % (k, v))
 PY
 }
-val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
 d() { echo $(( $(val "$2" "$3") - $(val "$1" "$3") )); }
 # near A B: |A - B| <= one page
 near() { local x=$(( $1 - $2 )); [ ${x#-} -le 4096 ]; }
@@ -99,13 +94,8 @@ check "kind heap, no heap_used/heap_free, no per-heap series" \
 	"[ -n \"\$(val s0 kind.heap)\" ] && [ -z \"\$(val s0 kind.heap_used)\" ] && [ -z \"\$(val s0 kind.heap_free)\" ] && [ -z \"\$(val s0 per_heap)\" ]"
 check "s0: the committed kinds add up to smaps' Size (not PROT_NONE) and vmmap's committed" "agrees s0"
 
-i=0
-prev=s0
 for st in brk arena threads mmap dlopen; do
-	i=$((i + 1))
-	step "$st"
-	check "helper: $st" "[ $? -eq 0 ]"
-	cur="s$i"
+	helper_next_step "$st"
 	snap "$cur"
 	case $st in
 	brk)
@@ -133,7 +123,6 @@ for st in brk arena threads mmap dlopen; do
 			"[ $(val $cur sm.libz) -gt 0 ] && [ $(d $prev $cur kind.image) -gt 0 ] && [ $(d $prev $cur kind.static_data) -gt 0 ] && near $img $(val $cur sm.libz)" ;;
 	esac
 	check "$cur: the committed kinds add up to smaps' Size and vmmap's committed" "agrees $cur"
-	prev=$cur
 done
 
 helper_quits_and_gone heap "gone pid: no error, no heap samples"

@@ -6,17 +6,14 @@
 # the second.  Everything started here is stopped by its PID.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/win64/memwatchd.exe
 hog=build/win64/helpers/memhog.exe
 . tests/lib/tap.sh
 
 dir=$tmpdir
 cp "$hog" "$dir/leaky_app.exe"
 cp "$hog" "$dir/steady_app.exe"
-wine_daemon "$exe"
-mw_serve l --interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s --set leak.cpu_budget=0 \
+wine_serve l --interval 200ms --set storage.flush_interval=500ms --set leak.refresh=1s --set leak.cpu_budget=0 \
 	--set leak.warmup=3s --set leak.min_duration=20s
-wait_ready "$base/healthz" 30
 check "the Windows daemon answers under Wine" "curl -sf -m 2 '$base/healthz' >/dev/null || { cat '$dir/l.log'; false; }"
 
 # 512 KiB every 100 ms; 4 MiB five times, then flat (two minutes at most).

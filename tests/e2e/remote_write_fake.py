@@ -25,14 +25,7 @@ from urllib.parse import parse_qs, urlparse
 
 def snappy_uncompress(b):
     """Snappy block format: varint length, then literals and copies."""
-    pos, n, shift = 0, 0, 0
-    while True:
-        c = b[pos]
-        pos += 1
-        n |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            break
+    n, pos = varint(b, 0)
     out = bytearray()
     while pos < len(b):
         tag = b[pos]
@@ -93,6 +86,8 @@ def fields(b):
 
 
 def varint(b, pos):
+    """The unsigned varint at pos (snappy's length and protobuf's keys and
+    values alike): (value, position after it)."""
     n, shift = 0, 0
     while True:
         c = b[pos]

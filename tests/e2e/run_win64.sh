@@ -5,16 +5,12 @@
 # flight and exits 0.
 set -u
 cd "$(dirname "$0")/../.."
-exe=build/win64/memwatchd.exe
 . tests/lib/tap.sh
 
 dir=$tmpdir
-wine_daemon "$exe"
-mw_serve w --interval 200ms --set storage.flush_interval=500ms --watch self
-runner=$mw_pid
-
 # Readiness: poll (bounded) until the server answers, then until data is in.
-wait_ready "$base/healthz" 30
+wine_serve w --interval 200ms --set storage.flush_interval=500ms --watch self
+runner=$mw_pid
 curl -sf -m 2 "$base/healthz" >"$dir/health" 2>/dev/null
 check "healthz answers from the Windows build" "grep -q '\"status\":\"ok\"' '$dir/health' || { cat '$dir/w.log'; false; }"
 own_series() {

@@ -7,12 +7,8 @@
 # build/native/helpers/wsdemo_linux.
 set -u
 cd "$(dirname "$0")/../.."
-daemon=build/native/memwatchd
-helper=build/native/helpers/wsdemo_linux
 . tests/lib/tap.sh
-
-out=$tmpdir
-helper_begin "$helper" "$out"
+helper_test wsdemo_linux
 
 
 # The collector's figures for the helper, as "category=bytes ..." lines.
@@ -42,7 +38,6 @@ for k, v in sorted(other.items()):
 print("mode %s" % ws["mode"].replace(" ", "_"))
 PY
 }
-val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
 # grew BEFORE AFTER CATEGORY MIN_BYTES
 grew() {
 	local a b
@@ -56,37 +51,32 @@ check "once --watch PID: workingset samples for the helper" "[ -s '$out/s0.sum' 
 check "mode names /proc/PID/smaps and the read time" "grep -q '^mode /proc/PID/smaps;_[0-9.]*_ms,_1_process,_slowest_[0-9.]*_ms' '$out/s0.sum'"
 check "PSS and USS reported" "[ \"\$(val s0 memwatch_workingset_pss_bytes)\" -gt 0 ] && [ \"\$(val s0 memwatch_workingset_uss_bytes)\" -gt 0 ]"
 
-i=0
-prev=s0
 for st in dlopen mmap threads heap shm; do
-	i=$((i + 1))
-	step "$st"
-	check "helper: $st" "[ $? -eq 0 ]"
-	once_snap "s$i" && summary "s$i" >"$out/s$i.sum"
+	helper_next_step "$st"
+	once_snap "$cur" && summary "$cur" >"$out/$cur.sum"
 	case $st in
 	dlopen)
-		zrss=$(awk '/^[0-9a-f]+-[0-9a-f]+ .*libz\.so/ { z = 1; next } /^[0-9a-f]+-/ { z = 0 } z && /^Rss:/ { s += $2 } END { print s * 1024 }' "$out/s$i.smaps")
+		zrss=$(awk '/^[0-9a-f]+-[0-9a-f]+ .*libz\.so/ { z = 1; next } /^[0-9a-f]+-/ { z = 0 } z && /^Rss:/ { s += $2 } END { print s * 1024 }' "$out/$cur.smaps")
 		check "dlopen: libz.so.1 mapped ($zrss bytes resident), image grew by it" \
-			"[ '$zrss' -gt 0 ] && grew $prev s$i image $zrss" ;;
+			"[ '$zrss' -gt 0 ] && grew $prev $cur image $zrss" ;;
 	mmap)
-		check "mmap: mapped_file grew by the 8 MiB file" "grew $prev s$i mapped_file $((8 << 20))"
+		check "mmap: mapped_file grew by the 8 MiB file" "grew $prev $cur mapped_file $((8 << 20))"
 		check "mmap: the file's pages are page cache (shareable), not private" \
-			"grew $prev s$i mapped_file.shareable $((8 << 20))" ;;
+			"grew $prev $cur mapped_file.shareable $((8 << 20))" ;;
 	threads)
-		check "threads: stack grew by 4 x 512 KiB" "grew $prev s$i stack $((4 * 512 * 1024))" ;;
+		check "threads: stack grew by 4 x 512 KiB" "grew $prev $cur stack $((4 * 512 * 1024))" ;;
 	heap)
-		check "heap: heap grew by 8192 malloc(4000) blocks (31 MiB)" "grew $prev s$i heap $((8192 * 4000))" ;;
+		check "heap: heap grew by 8192 malloc(4000) blocks (31 MiB)" "grew $prev $cur heap $((8192 * 4000))" ;;
 	shm)
-		check "shm: shareable grew by 8 MiB (shm_open + memfd)" "grew $prev s$i shareable $((8 << 20))"
+		check "shm: shareable grew by 8 MiB (shm_open + memfd)" "grew $prev $cur shareable $((8 << 20))"
 		check "shm: as shareable pages (mapped here only)" \
-			"grew $prev s$i shareable.shareable $((8 << 20))" ;;
+			"grew $prev $cur shareable.shareable $((8 << 20))" ;;
 	esac
-	prev="s$i"
 done
 
 # The last sample against the helper's smaps read right after it (the
 # helper is idle, waiting on stdin: they should agree to within a few pages).
-python3 - "$out/$prev.smaps" "$out/$prev.sum" >"$out/agree" 2>&1 <<'PY'
+python3 - "$out/$cur.smaps" "$out/$cur.sum" >"$out/agree" 2>&1 <<'PY'
 import sys, re
 rss = pss = priv = heap = stack = 0
 cur = None

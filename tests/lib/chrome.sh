@@ -23,15 +23,30 @@ run_chrome() {
 		"$@" 2>>"$tmpdir/chrome.log"
 }
 
-# devtools_chrome PORT ARGS...: Chromium left running headless with its
-# DevTools on PORT (driven by tests/api/page_*.js), stopped at exit.
+# devtools_chrome ARGS...: Chromium left running headless with its
+# DevTools on a free port, dport (driven by tests/api/page_*.js), stopped
+# at exit.
 devtools_chrome() {
-	local port=$1
-	shift
+	dport=$(free_port)
 	"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-		--disable-extensions --hide-scrollbars --window-size=1280,1100 --remote-debugging-port="$port" \
+		--disable-extensions --hide-scrollbars --window-size=1280,1100 --remote-debugging-port="$dport" \
 		--user-data-dir="$tmpdir/chrome" "$@" about:blank >/dev/null 2>"$tmpdir/chrome.log" &
 	track "$!"
+}
+
+# devtools_drive DESC SECONDS DRIVER URL PNG: node runs tests/api/DRIVER
+# against devtools_chrome's Chromium (bounded to SECONDS), opening URL and
+# saving its screenshot as build/PNG; its JSON lines go to
+# $tmpdir/steps.json.  ok DESC when it finished, not ok else.
+devtools_drive() {
+	local desc=$1 secs=$2 driver=$3 url=$4 png=$5
+	mkdir -p "$root/build"
+	if timeout "$secs" node --experimental-websocket "$root/tests/api/$driver" "$dport" \
+		"$url" "$root/build/$png" >"$tmpdir/steps.json" 2>>"$tmpdir/chrome.log"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
 }
 
 # need_devtools: chromium and node with WebSocket (tests/api/page_*.js

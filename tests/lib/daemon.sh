@@ -37,6 +37,16 @@ mw_serve() {
 	mw_start "$name" --listen "127.0.0.1:$port" --db "$db" "$@"
 }
 
+# mw_serve_data NAME ARGS...: mw_serve, then checked: it answers /healthz
+# and has data (its first flush).  Its PID in main_pid, its database in db.
+mw_serve_data() {
+	mw_serve "$@"
+	main_pid=$mw_pid
+	db=$tmpdir/$1.db
+	check "daemon answers /healthz" wait_ready "$base/healthz"
+	check "first samples are queryable" wait_data "$base"
+}
+
 # mw_stop PID: SIGTERM and expect exit status 0.
 mw_stop() {
 	local p=$1 rc
@@ -53,6 +63,17 @@ mw_stop() {
 wine_daemon() {
 	daemon=$1
 	mw_runner=("$root/scripts/wine-run.sh")
+}
+
+# wine_serve NAME ARGS...: the cross-built build/win64/memwatchd.exe (in
+# $exe) under Wine (wine_daemon), mw_serve NAME ARGS and a wait (not a
+# check: each test checks the answer it needs) until it answers; Wine
+# starts slowly, so 30 s.
+wine_serve() {
+	exe=$root/build/win64/memwatchd.exe
+	wine_daemon "$exe"
+	mw_serve "$@"
+	wait_ready "$base/healthz" 30
 }
 
 # wine_path PATH: the same file as Wine's Z: drive names it.

@@ -22,6 +22,20 @@ helper_begin() {
 	check "helper starts" helper_ready
 }
 
+# helper_test NAME: the start of an e2e test of the native daemon beside
+# tests/helpers/NAME (run from the repository): $daemon and $helper set,
+# $out the scratch folder, the helper begun (helper_begin).
+helper_test() {
+	daemon=build/native/memwatchd
+	helper=build/native/helpers/$1
+	out=$tmpdir
+	helper_begin "$helper" "$out"
+}
+
+# val SNAP KEY: the number on KEY's line of $out/SNAP.sum ("key bytes"
+# lines a test summed a snapshot into).
+val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.sum"; }
+
 # once_snap NAME: `$daemon once --watch $hpid` into $tmpdir/NAME.json
 # (stderr NAME.err), then the helper's /proc/PID/smaps into NAME.smaps,
 # read right after; the status is once's.
@@ -49,6 +63,17 @@ helper_quits_and_gone() {
 d = json.load(open(sys.argv[1]))
 c = [c for c in d["collectors"] if c["name"] == sys.argv[2]][0]
 assert c["error"] is None and not c["samples"], c' "$tmpdir/gone.json" "$1"
+}
+
+# helper_next_step CMD: one step of a test that snapshots the helper
+# before and after each of its steps, s0, s1, ...: prev names the
+# snapshot before this step (s0 the first time), cur the one to take after
+# it; CMD is sent (step) and checked as "helper: CMD".
+helper_next_step() {
+	prev=${cur:-s0}
+	cur=s$((${prev#s} + 1))
+	step "$1"
+	check "helper: $1" "[ $? -eq 0 ]"
 }
 
 # helper_ready: read its first line ("ready PID"); 1 unless it came.

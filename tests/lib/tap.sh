@@ -152,6 +152,25 @@ wait_until() {
 	return 1
 }
 
+# wait_or_show SECONDS SHOW CMD ARGS...: wait_until SECONDS CMD ARGS...;
+# when CMD never succeeded, SHOW (a shell command, eval'd) prints what
+# there was instead, for the failure's comment, and the status is 1.
+wait_or_show() {
+	local secs=$1 show=$2
+	shift 2
+	wait_until "$secs" "$@" && return 0
+	eval "$show"
+	return 1
+}
+
+# daemon_under_test "$@": a tests/api script's argument, the memwatchd to
+# test, as $daemon (an absolute path, so the test may cd), and $here, the
+# script's folder; no argument is a usage error.
+daemon_under_test() {
+	here=$(cd "$(dirname "$0")" && pwd)
+	daemon=$(cd "$(dirname "${1:?usage: $(basename "$0") DAEMON}")" && pwd)/$(basename "$1")
+}
+
 mw_lib=$(dirname "${BASH_SOURCE[0]}")
 . "$mw_lib/daemon.sh"
 . "$mw_lib/helper.sh"

@@ -24,6 +24,7 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/xorshift.h"
 
 #define DB "bench_regions.tmp.db"
 #define BASE_DB "bench_regions_base.tmp.db"
@@ -33,14 +34,8 @@
 #define NREBUILD 300
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
+/* rnd(n): the next draw of this file's sequence, in [0, n) */
+#define rnd(n) mw_xorshift_below(&rng, (n))
 
 static void remove_db(const char *p)
 {

@@ -35,19 +35,12 @@
 #include "base/clock.h"
 #include "core/scheduler.h"
 #include "tests/support/test_db.h"
+#include "tests/support/xorshift.h"
 
 #define T0 1699999200000LL
 #define TICK_SERIES 2000
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static double now_s(void)
 {
@@ -108,7 +101,7 @@ static int64_t used_bytes(sqlite3 *db)
 /* A memory-like series: kind by id; state in *v. */
 static double realistic_next(int id, double *v)
 {
-	uint64_t r = rnd();
+	uint64_t r = mw_xorshift(&rng);
 
 	switch (id % 20) {
 	case 0: case 1: case 2:	/* noisy: a few pages up or down each second */
@@ -268,11 +261,11 @@ static void bench_bytes(int realistic)
 	for (i = 0; i < SERIES; i++)
 		v[i] = 1e8 + (double)i * 4096;
 	for (k = 0; k < TICKS; k++) {
-		int64_t ts = T0 + (int64_t)k * 1000 + (int64_t)(rnd() % 3);	/* jitter */
+		int64_t ts = T0 + (int64_t)k * 1000 + (int64_t)(mw_xorshift(&rng) % 3);	/* jitter */
 
 		for (i = 0; i < SERIES; i++)
 			add(s, i, ts, realistic ? realistic_next(i, &v[i])
-					      : (double)(rnd() >> 11) / 9007199254740992.0);
+					      : mw_xorshift_unit(&rng));
 		if (k % 60 == 59)
 			store_flush(s);
 	}
@@ -298,7 +291,7 @@ static void bench_bytes(int realistic)
 	for (k = 0; k < TICKS / 10; k++)
 		for (i = 0; i < SERIES; i++)
 			base_insert(&b, i, T0 + (int64_t)k * 1000,
-				    realistic ? realistic_next(i, &v[i]) : (double)rnd());
+				    realistic ? realistic_next(i, &v[i]) : (double)mw_xorshift(&rng));
 	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
 	base = (double)used_bytes(b.db) / ((double)SERIES * (TICKS / 10));
 	base_close(&b, "bench_storage_base.tmp.db");
@@ -576,16 +569,16 @@ static void proc_init(struct proc *p, int pid, int64_t started)
 	p->pid = pid;
 	p->started = started;
 	for (m = 0; m < PROC_METRICS; m++)
-		p->v[m] = 4096.0 * (double)(1000 + rnd() % 100000);
-	p->v[4] = (double)(1 + rnd() % 32);	/* threads */
-	p->v[5] = (double)(rnd() % 100000);	/* page faults */
+		p->v[m] = 4096.0 * (double)(1000 + mw_xorshift(&rng) % 100000);
+	p->v[4] = (double)(1 + mw_xorshift(&rng) % 32);	/* threads */
+	p->v[5] = (double)(mw_xorshift(&rng) % 100000);	/* page faults */
 	p->v[9] = 0;				/* swap */
 }
 
 /* One tick of a process: memory moves like realistic_next's kinds. */
 static void proc_step(struct proc *p)
 {
-	uint64_t r = rnd();
+	uint64_t r = mw_xorshift(&rng);
 	double d = (p->pid % 3 == 0) ? 4096.0 * (double)((int64_t)(r % 9) - 4)
 		   : (r % 10 == 0 ? 4096.0 : 0);
 
@@ -646,7 +639,7 @@ static bool at_start;
 static int64_t tick_ts(int64_t k)
 {
 	int64_t due = 7000000000LL + k * 1000000000LL;
-	int64_t start = due + (int64_t)(rnd() % 2000001);
+	int64_t start = due + (int64_t)(mw_xorshift(&rng) % 2000001);
 	int64_t wall = T0 + (start - 7000000000LL) / 1000000;
 
 	return at_start ? wall : mw_tick_stamp(&tick_clock, due, 1000000000LL, start, wall);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "storage/codec.h"
+#include "tests/support/xorshift.h"
 
 static uint64_t bits_of(double v)
 {
@@ -115,14 +116,6 @@ static void extreme_integer_deltas(void **state)
 
 static uint64_t rng = 88172645463325252ULL;
 
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void random_streams(void **state)
 {
 	enum { N = 3000 };
@@ -133,12 +126,12 @@ static void random_streams(void **state)
 
 	(void)state;
 	for (round = 0; round < 40; round++) {
-		int64_t t = (int64_t)(next_rand() % 2000000000000ULL);
-		double v = (double)(next_rand() % 100000000);
-		size_t n = (size_t)(next_rand() % N);
+		int64_t t = (int64_t)(mw_xorshift(&rng) % 2000000000000ULL);
+		double v = (double)(mw_xorshift(&rng) % 100000000);
+		size_t n = (size_t)(mw_xorshift(&rng) % N);
 
 		for (i = 0; i < n; i++) {
-			uint64_t r = next_rand();
+			uint64_t r = mw_xorshift(&rng);
 
 			switch (round % 4) {
 			case 0:	/* memory-like: flat with page steps, jittered ticks */
@@ -148,11 +141,11 @@ static void random_streams(void **state)
 				break;
 			case 1:	/* random doubles, random bits */
 				t += (int64_t)(r % 100000) - 1000;
-				v = from_bits(next_rand());
+				v = from_bits(mw_xorshift(&rng));
 				break;
 			case 2:	/* random integers, full range */
-				t = (int64_t)next_rand();
-				v = (double)(int64_t)(next_rand() >> (r % 64));
+				t = (int64_t)mw_xorshift(&rng);
+				v = (double)(int64_t)(mw_xorshift(&rng) >> (r % 64));
 				break;
 			default:	/* steady growth with noise */
 				t += 1000;

@@ -23,6 +23,7 @@
 #include "base/json_out.h"
 #include "core/params.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -44,16 +45,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	return setup(state);
-}
-
-static struct mw_reader *open_reader(const char *path)
-{
-	struct mw_reader *r;
-	struct mw_err err;
-
-	if (mw_reader_open(&r, path, &err))
-		fail_msg("%s", err.msg);
-	return r;
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -476,7 +467,7 @@ static void json_errors(void **state)
 /* Write the export of every series of db to path, in small pieces. */
 static void export_file(const char *db, const char *path, enum mw_export_format fmt)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_export *x;
 	struct mw_err err;
 	const char *p;
@@ -540,7 +531,7 @@ static void fill_source(void)
 
 static void assert_same_points(const char *db_a, const char *db_b, int json)
 {
-	struct mw_reader *a = open_reader(db_a), *b = open_reader(db_b);
+	struct mw_reader *a = mw_test_reader_open(db_a), *b = mw_test_reader_open(db_b);
 	struct mw_series_list la, lb;
 	struct mw_err err;
 	size_t i, n;
@@ -628,7 +619,7 @@ static void roundtrip_json(void **state)
 /* Points of every series of db; *sum gets the sum of their values. */
 static uint64_t count_points(const char *db, double *sum)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_series_list list;
 	struct mw_raw_iter *it;
 	struct mw_err err;
@@ -710,7 +701,7 @@ static void write_range(const char *path, int lo, int hi, double v)
 /* The 1-minute average of mw_test_a at minute m (from T0). */
 static double minute_avg(const char *db, int m)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_range_query q;
 	struct mw_range_result res;
 	struct mw_err err;
@@ -779,7 +770,7 @@ static void complete_mark(void **state)
 
 	(void)state;
 	fill_source();
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == INT64_MIN);
 	mw_reader_free(r);
@@ -796,7 +787,7 @@ static void complete_mark(void **state)
 	mw_store_mark_complete(s, T0 + 4000);	/* never back */
 	mw_store_add(s, "mw_test_x", "mw_test_x", NULL, 0, T0 + 4500, 1);
 	assert_int_equal(mw_store_flush(s, &err), 0);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == T0 + 5000);
 	mw_store_mark_complete(s, T0 + 9000);	/* in memory until a flush */
@@ -860,7 +851,7 @@ static void typeperf_utf8_bom(void **state)
 	assert_int_equal(res.st.series, 9);
 	assert_int_equal(res.st.first_ts, T26 + 1123);
 	assert_int_equal(res.st.last_ts, T26 + 3127);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_process_private_bytes{pid=\"#0\",process=\"leaky.exe\"}", buf,
 		    sizeof(buf));
 	assert_string_equal(buf, "1795255201123=10485760 1795255202125=10489856 "
@@ -902,7 +893,7 @@ static void relog_utf16_bias_pid(void **state)
 	assert_int_equal(res.st.points, 14);
 	assert_int_equal(res.st.gaps, 1);
 	assert_int_equal(res.st.first_ts, T26);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	/* 02:00 Pacific is 10:00 UTC; pid from the ID Process column */
 	series_text(r, "memwatch_process_private_bytes{pid=\"4242\",process=\"svc.exe\"}", buf,
 		    sizeof(buf));
@@ -959,7 +950,7 @@ static void bad_line_mid_file(void **state)
 	assert_int_equal(res.stop_line, 4);
 	assert_int_equal(res.st.points, 4);
 	/* committed already, before the store is closed */
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_process_private_bytes{pid=\"#0\",process=\"app.exe\"}", buf,
 		    sizeof(buf));
 	assert_string_equal(buf, "1795255200000=200 1795255201000=201");
@@ -976,7 +967,7 @@ static void bad_line_mid_file(void **state)
 	assert_int_equal(res.st.skipped_lines, 1);
 	assert_int_equal(res.st.points, 6);
 	mw_store_free(s);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_system_available_bytes", buf, sizeof(buf));
 	assert_string_equal(buf, "1795255200000=100 1795255201000=101 1795255203000=103");
 	mw_reader_free(r);
@@ -988,7 +979,7 @@ static void bad_line_mid_file(void **state)
 	assert_non_null(strstr(err.msg, DATA "export_cut.json:1: "));
 	assert_non_null(strstr(err.msg, "cut off"));
 	mw_store_free(s);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "mw_test_bytes{a=\"b\"}", buf, sizeof(buf));
 	assert_string_equal(buf, "1000=1 2000=2.5");
 	mw_reader_free(r);
@@ -1061,7 +1052,7 @@ static void command(void **state)
 	assert_int_equal(mw_cmd_import(4, bad), 2);
 	assert_int_equal(mw_cmd_import(3, usage1), 2);
 	assert_int_equal(mw_cmd_import(3, usage2), 2);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "{process=\"svc.exe\"}", &list, &err), 0);
 	assert_int_equal(list.n, 5);	/* the good file after the bad one came in */
 	mw_series_list_release(&list);

@@ -20,6 +20,7 @@
 #endif
 
 #include "forward/rw_wire.h"
+#include "tests/support/xorshift.h"
 
 /* --- a protobuf reader for the test -------------------------------------- */
 
@@ -361,14 +362,6 @@ static void encode_errors(void **state)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 enum kind { RANDOM, ZEROS, TEXT, PERIOD3, MIXED };
 
 static void fill(unsigned char *p, size_t n, enum kind k)
@@ -378,7 +371,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 	for (size_t i = 0; i < n; i++) {
 		switch (k) {
 		case RANDOM:
-			p[i] = (unsigned char)next_rand();
+			p[i] = (unsigned char)mw_xorshift(&rng);
 			break;
 		case ZEROS:
 			p[i] = 0;
@@ -386,7 +379,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 		case TEXT:
 			p[i] = (unsigned char)words[i % (sizeof(words) - 1)];
 			if (i % 97 == 0)
-				p[i] = (unsigned char)('0' + next_rand() % 10);
+				p[i] = (unsigned char)('0' + mw_xorshift(&rng) % 10);
 			break;
 		case PERIOD3:
 			p[i] = (unsigned char)("abc"[i % 3]);
@@ -396,7 +389,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 			if (i > 300 && (i / 200) % 2)
 				p[i] = p[i - 1 - (i / 200) % 250];
 			else
-				p[i] = (unsigned char)next_rand();
+				p[i] = (unsigned char)mw_xorshift(&rng);
 			break;
 		}
 	}
@@ -514,20 +507,20 @@ static void snappy_garbage(void **state)
 
 	(void)state;
 	for (int round = 0; round < 3000; round++) {
-		size_t n = (size_t)(next_rand() % sizeof(blk));
+		size_t n = (size_t)(mw_xorshift(&rng) % sizeof(blk));
 
 		if (round % 2) {
 			for (size_t i = 0; i < n; i++)
-				blk[i] = (unsigned char)next_rand();
+				blk[i] = (unsigned char)mw_xorshift(&rng);
 		} else {
 			fill(src, sizeof(src), MIXED);
 			assert_int_equal(mw_rw_snappy_compress(src, sizeof(src), &c, &err), 0);
 			n = c.len <= sizeof(blk) ? c.len : sizeof(blk);
 			memcpy(blk, c.data, n);
 			for (int k = 0; k < 1 + round % 4; k++)
-				blk[next_rand() % n] ^= (unsigned char)(1u << (next_rand() % 8));
+				blk[mw_xorshift(&rng) % n] ^= (unsigned char)(1u << (mw_xorshift(&rng) % 8));
 			if (round % 8 == 0)
-				n = (size_t)(next_rand() % n);
+				n = (size_t)(mw_xorshift(&rng) % n);
 		}
 		if (mw_rw_snappy_uncompress(blk, n, &d, &err) == 0)
 			ok++;

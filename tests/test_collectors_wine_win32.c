@@ -46,6 +46,8 @@
 #include "collectors/workingset.h"
 #include "core/batch.h"
 #include "base/xalloc.h"
+#include "tests/support/process_find.h"
+#include "tests/support/heap_sums.h"
 
 #define LEAK_MIB 4
 
@@ -228,14 +230,6 @@ static void vmmap_walk_cost(void **state)
 	mw_vm_regions_release(&v);
 }
 
-static const struct mw_process_info *row_of(const struct mw_process_table *t, uint32_t pid)
-{
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
-}
-
 /* The process collector's table (one NtQuerySystemInformation call) sees
  * leaky's working set and commit grow by what it leaked. */
 static void process_row_grows(void **state)
@@ -251,12 +245,12 @@ static void process_row_grows(void **state)
 	(void)state;
 	pid = start_leaky_ready(&c);
 	assert_int_equal(mw_process_table_read(r, &t, &err), 0);
-	assert_non_null(p = row_of(&t, pid));
+	assert_non_null(p = mw_test_process_find(&t, pid));
 	a = *p;
 	leak_step(&c);
 	leak_step(&c);
 	assert_int_equal(mw_process_table_read(r, &t, &err), 0);
-	assert_non_null(p = row_of(&t, pid));
+	assert_non_null(p = mw_test_process_find(&t, pid));
 	b = *p;
 	print_message("process: %s private %llu -> %llu, working set %llu -> %llu bytes\n", b.name,
 		      (unsigned long long)a.private_bytes, (unsigned long long)b.private_bytes,
@@ -430,17 +424,6 @@ static void limited_rights_give_totals(void **state)
 	stop_leaky(&c);
 }
 
-static uint64_t committed_of(const struct mw_vm_regions *v)
-{
-	struct mw_vm_summary s;
-	uint64_t sum = 0;
-
-	mw_vm_summarize(v, &s);
-	for (int t = 0; t < MW_VM_NTYPES; t++)
-		sum += s.bytes[MW_VM_COMMIT][t];
-	return sum;
-}
-
 /* The breakdown of this process from the real walk, stacks and heaps. */
 static void heap_breakdown_self(void **state)
 {
@@ -472,7 +455,7 @@ static void heap_breakdown_self(void **state)
 	assert_true(b.bytes[MW_HK_STACK_COMMITTED] > 0);
 	/* Wine commits a thread's whole stack up front: nothing stays reserved */
 	assert_true(b.bytes[MW_HK_STACK_RESERVED] > 0 || under_wine());
-	assert_int_equal(sum, committed_of(&v));
+	assert_int_equal(sum, mw_test_vm_committed(&v));
 	free(h.h);
 	mw_vm_ranges_release(&st);
 	mw_vm_regions_release(&v);

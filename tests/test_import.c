@@ -24,6 +24,7 @@
 #include "core/params.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_reader.h"
+#include "tests/support/test_file.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -45,15 +46,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	return setup(state);
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	fclose(f);
 }
 
 /* ---- a sink that keeps what it gets ------------------------------------------- */
@@ -739,11 +731,25 @@ static void import_overlap(void **state)
 			"{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
 			"[[1763719200000,1],[1763719201000,2],[1763719202000,3]]}]}";
 
-		write_file(TMP_JSON, twice, sizeof(twice) - 1);
+		mw_test_write_file(TMP_JSON, twice, sizeof(twice) - 1);
 		assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
 		assert_int_equal(count_points(DB2, &sum), 3);
 		assert_true(sum == 6);
 	}
+}
+
+/* The source store exported as JSON; the file's first size - 1 bytes. */
+static void export_head(char *head, size_t size)
+{
+	FILE *f;
+	size_t n;
+
+	export_file(DB, TMP_JSON, MW_EXPORT_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, size - 1, f);
+	fclose(f);
+	head[n] = '\0';
 }
 
 /* The writer's completeness mark: none in an imported file; else the
@@ -755,8 +761,6 @@ static void complete_mark(void **state)
 	struct mw_err err;
 	int64_t mark;
 	char head[64], want[64];
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	fill_source();
@@ -764,12 +768,7 @@ static void complete_mark(void **state)
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == INT64_MIN);
 	mw_reader_free(r);
-	export_file(DB, TMP_JSON, MW_EXPORT_JSON);
-	f = fopen(TMP_JSON, "rb");
-	assert_non_null(f);
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	head[n] = '\0';
+	export_head(head, sizeof(head));
 	assert_true(!strncmp(head, "{\"series\":[", 11));
 
 	s = mw_test_store_reopen(DB);
@@ -787,12 +786,7 @@ static void complete_mark(void **state)
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == T0 + 9000);
 	mw_reader_free(r);
-	export_file(DB, TMP_JSON, MW_EXPORT_JSON);
-	f = fopen(TMP_JSON, "rb");
-	assert_non_null(f);
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	head[n] = '\0';
+	export_head(head, sizeof(head));
 	snprintf(want, sizeof(want), "{\"complete_to_ms\":%lld,\"series\":[",
 		 (long long)(T0 + 9000));
 	assert_true(!strncmp(head, want, strlen(want)));
@@ -914,7 +908,7 @@ static void relog_utf16_bias_pid(void **state)
 			u16[2 * i + 1] = 0;
 		}
 		u16[2 * i] = 'x';
-		write_file(TMP_CSV, u16, 2 * i + 1);
+		mw_test_write_file(TMP_CSV, u16, 2 * i + 1);
 		mw_test_db_remove(DB);
 		import_one(DB, TMP_CSV, &res);
 		assert_int_equal(res.encoding, MW_ENC_UTF16LE);
@@ -1005,7 +999,7 @@ static void damaged_files(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		write_file(TMP_CSV, cases[i].content,
+		mw_test_write_file(TMP_CSV, cases[i].content,
 			   cases[i].len ? cases[i].len : strlen(cases[i].content));
 		err.msg[0] = '\0';
 		if (mw_import_file(s, TMP_CSV, NULL, &res, &err) != -1)

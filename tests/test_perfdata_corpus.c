@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "tests/support/perfdata_build.h"
+#include "tests/support/test_file.h"
 #include "app/perfdata_cmd.h"
 #include "fuzz/fuzz_perfdata.c"
 
@@ -21,13 +22,9 @@
 static void put(const char *name, const unsigned char *b, size_t len)
 {
 	char path[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), DIR_PATH "/%s", name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, len, f), len);
-	fclose(f);
+	mw_test_write_file(path, b, len);
 }
 
 static void set32(unsigned char *b, size_t off, uint32_t v)

@@ -25,6 +25,7 @@
 #include "core/collector.h"
 #include "core/config.h"
 #include "tests/support/process_find.h"
+#include "tests/support/test_file.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -33,15 +34,11 @@ static char root[256];
 static void put(const char *pid, const char *file, const char *text, size_t len)
 {
 	char path[512];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, pid);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%s/%s", root, pid, file);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	fclose(f);
+	mw_test_write_file(path, text, len);
 }
 
 #define PUT(pid, file, lit) put(pid, file, lit, sizeof(lit) - 1)

@@ -4,10 +4,9 @@
 const struct mw_process_info *mw_test_process_find(const struct mw_process_table *t,
 						   uint32_t pid)
 {
-	size_t i;
+	const struct mw_process_info *p = t->procs, *end = t->procs + t->nprocs;
 
-	for (i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
+	while (p < end && p->pid != pid)
+		p++;
+	return p < end ? p : NULL;
 }

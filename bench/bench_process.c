@@ -54,6 +54,7 @@
 #include "base/xalloc.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/bench_store.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -186,32 +187,6 @@ static void check(int rc, const struct mw_sample_ctx *ctx)
 	}
 }
 
-static struct mw_store *store_open(const char *path)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_process: %s\n", err.msg);
-		exit(1);
-	}
-	return s;
-}
-
-static void store_flush(struct mw_store *s)
-{
-	struct mw_err err;
-
-	if (mw_store_flush(s, &err)) {
-		fprintf(stderr, "bench_process: %s\n", err.msg);
-		exit(1);
-	}
-}
-
 /* The old process.c emission: mw_batch_add per sample. */
 /* One collector tick a second after the last: the clock and the sample
  * time move on together, as under the scheduler. */
@@ -227,7 +202,7 @@ static void store_tick(struct mw_store *store, struct mw_batch *b, int k)
 {
 	mw_store_add_batch(store, b);
 	if (k % 5 == 4)
-		store_flush(store);
+		mw_bench_store_flush(store);
 	mw_batch_reset(b);
 }
 
@@ -389,10 +364,10 @@ int main(void)
 		}
 		coll = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 
-		store = store_open(db);
+		store = mw_bench_store_open(db);
 		tick(st, &ctx, &now, &ts);
 		mw_store_add_batch(store, &b);	/* the series exist, as after a minute */
-		store_flush(store);
+		mw_bench_store_flush(store);
 		mw_batch_reset(&b);
 		t0 = cpu_us();
 		for (k = 0; k < TICKS; k++) {

@@ -36,6 +36,7 @@
 #include "core/scheduler.h"
 #include "tests/support/test_db.h"
 #include "tests/support/xorshift.h"
+#include "tests/support/bench_store.h"
 
 #define T0 1699999200000LL
 #define TICK_SERIES 2000
@@ -133,29 +134,8 @@ static void make_keys(void)
 
 static struct mw_store *store_open(const char *path)
 {
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
 	mw_test_db_remove(path);
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_storage: %s\n", err.msg);
-		exit(1);
-	}
-	return s;
-}
-
-static void store_flush(struct mw_store *s)
-{
-	struct mw_err err;
-
-	if (mw_store_flush(s, &err)) {
-		fprintf(stderr, "bench_storage: %s\n", err.msg);
-		exit(1);
-	}
+	return mw_bench_store_open(path);
 }
 
 static void add(struct mw_store *s, int id, int64_t ts, double v)
@@ -184,12 +164,12 @@ static void bench_tick(void)
 	/* warm up: the series exist, as after the first minute of a run */
 	for (i = 0; i < TICK_SERIES; i++)
 		add(s, i, T0, v[i]);
-	store_flush(s);
+	mw_bench_store_flush(s);
 	t = now_s();
 	for (k = 1; k <= TICKS; k++) {
 		for (i = 0; i < TICK_SERIES; i++)
 			add(s, i, T0 + k * 1000, realistic_next(i, &v[i]));
-		store_flush(s);
+		mw_bench_store_flush(s);
 	}
 	ours = (now_s() - t) / TICKS;
 	mw_store_free(s);
@@ -225,9 +205,9 @@ static void bench_bulk(void)
 		for (i = 0; i < SERIES; i++)
 			add(s, i, T0 + (int64_t)k * 1000, realistic_next(i, &v[i]));
 		if (k % 60 == 59)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	ours = (double)SERIES * TICKS / (now_s() - t);
 	mw_store_free(s);
 	mw_test_db_remove("bench_storage.tmp.db");
@@ -267,9 +247,9 @@ static void bench_bytes(int realistic)
 			add(s, i, ts, realistic ? realistic_next(i, &v[i])
 					      : mw_xorshift_unit(&rng));
 		if (k % 60 == 59)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	used = used_bytes(mw_store_db(s));
 	chunks = mw_db_int(mw_store_db(s), "SELECT sum(length(data)) + count(*) * 40 FROM chunk");
 	ours = (double)used / ((double)SERIES * TICKS);
@@ -351,9 +331,9 @@ static void bench_small(void)
 				     realistic_next(i, &v[i]));
 		}
 		if (k % 5 == 4)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
 		fprintf(stderr, "bench_storage: %s\n", err.msg);
 		exit(1);
@@ -446,7 +426,7 @@ static void bench_query(void)
 	for (k = 0; k < n; k++) {
 		add(s, 0, T0 + k * 1000, realistic_next(3, &v));
 		if (k % 3600 == 3599)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
 	mw_store_free(s);
 	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
@@ -667,9 +647,9 @@ static void bench_live_hour(bool start_stamps)
 			proc_add(s, &p[i], ts);
 		}
 		if (k % FLUSH == FLUSH - 1)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	t = now_s() - t;
 	bytes = file_bytes(mw_store_db(s));
 	ours = (double)bytes / (double)npoints;
@@ -711,7 +691,7 @@ static void bench_short_lived(void)
 	proc_init(&steady, 1, T0 - 86400000LL);
 	for (k = 0; k < 20; k++) {	/* the file as a running daemon has it */
 		proc_add(s, &steady, tick_ts(k));
-		store_flush(s);
+		mw_bench_store_flush(s);
 	}
 	before = file_bytes(mw_store_db(s));
 	before_used = used_bytes(mw_store_db(s));
@@ -732,9 +712,9 @@ static void bench_short_lived(void)
 			}
 		}
 		if (k % 5 == 4)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	bytes = file_bytes(mw_store_db(s)) - before;
 	used = used_bytes(mw_store_db(s)) - before_used;
 	ours = (double)bytes / (double)nseries;

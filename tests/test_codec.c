@@ -10,22 +10,7 @@
 
 #include "storage/codec.h"
 #include "tests/support/xorshift.h"
-
-static uint64_t bits_of(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-static double from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
+#include "tests/support/double_bits.h"
 
 /* Encode n points, decode them, compare timestamps and value bits. */
 static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
@@ -46,7 +31,7 @@ static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
 	for (i = 0; i < n; i++) {
 		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
 		assert_int_equal(t, ts[i]);
-		assert_int_equal(bits_of(v), bits_of(vs[i]));
+		assert_int_equal(mw_test_bits_of(v), mw_test_bits_of(vs[i]));
 	}
 	assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 0);
 	mw_chunk_enc_release(&e);
@@ -74,7 +59,7 @@ static void special_values(void **state)
 	size_t i;
 
 	(void)state;
-	vs[11] = from_bits(UINT64_C(0x7ff8dead0000beef));	/* NaN payload */
+	vs[11] = mw_test_from_bits(UINT64_C(0x7ff8dead0000beef));	/* NaN payload */
 	for (i = 0; i < 12; i++)
 		ts[i] = 1000 * (int64_t)i;
 	round_trip(ts, vs, 12);
@@ -141,7 +126,7 @@ static void random_streams(void **state)
 				break;
 			case 1:	/* random doubles, random bits */
 				t += (int64_t)(r % 100000) - 1000;
-				v = from_bits(mw_xorshift(&rng));
+				v = mw_test_from_bits(mw_xorshift(&rng));
 				break;
 			case 2:	/* random integers, full range */
 				t = (int64_t)mw_xorshift(&rng);

@@ -909,6 +909,23 @@ static void demo_classify(struct mw_ws_snapshot *s, struct mw_ws_result *r)
 	free(pages);
 }
 
+/* The region of r at base is of category cat, owned (kind) by owner
+ * (compared as Windows compares paths); it is returned. */
+static const struct mw_ws_region *assert_owned_region(const struct mw_ws_result *r,
+						      const void *base, int cat, int kind,
+						      const char *owner)
+{
+	const struct mw_ws_region *g = region_at(r, (uint64_t)(uintptr_t)base);
+
+	assert_non_null(g);
+	assert_int_equal(g->category, cat);
+	assert_int_equal(g->owner_kind, kind);
+	assert_non_null(g->owner);
+	print_message("wsdemo region owner: %s (want %s)\n", g->owner, owner);
+	assert_int_equal(_stricmp(g->owner, owner), 0);
+	return g;
+}
+
 static uint64_t cat_pages(const struct mw_ws_result *r, int cat)
 {
 	return r->pages[cat][MW_WS_PRIV] + r->pages[cat][MW_WS_SHAREABLE_PAGE] +
@@ -1001,23 +1018,11 @@ static void workingset_other_process(void **state)
 	assert_int_equal(g->owner_kind, MW_WS_OWNER_HEAP);
 
 	/* the DLL: an image region owned by its path */
-	g = region_at(&r1, (uint64_t)(uintptr_t)dll_base);
-	assert_non_null(g);
-	assert_int_equal(g->category, MW_WS_IMAGE);
-	assert_int_equal(g->owner_kind, MW_WS_OWNER_MODULE);
-	assert_non_null(g->owner);
-	print_message("wsdemo dll owner: %s (module %s)\n", g->owner, dll);
-	assert_int_equal(_stricmp(g->owner, dll), 0);
+	assert_owned_region(&r1, dll_base, MW_WS_IMAGE, MW_WS_OWNER_MODULE, dll);
 	assert_null(region_at(&r0, (uint64_t)(uintptr_t)dll_base));
 
 	/* the mapped file, with its DOS path */
-	g = region_at(&r1, (uint64_t)(uintptr_t)view);
-	assert_non_null(g);
-	assert_int_equal(g->category, MW_WS_MAPPED);
-	assert_int_equal(g->owner_kind, MW_WS_OWNER_FILE);
-	assert_non_null(g->owner);
-	print_message("wsdemo file owner: %s (file %s)\n", g->owner, file);
-	assert_int_equal(_stricmp(g->owner, file), 0);
+	g = assert_owned_region(&r1, view, MW_WS_MAPPED, MW_WS_OWNER_FILE, file);
 	assert_true(g->size >= 256 * 4096);
 
 	/* a stack per thread: the four new ones */

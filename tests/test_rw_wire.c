@@ -21,6 +21,7 @@
 
 #include "forward/rw_wire.h"
 #include "tests/support/xorshift.h"
+#include "tests/support/double_bits.h"
 
 /* --- a protobuf reader for the test -------------------------------------- */
 
@@ -84,14 +85,6 @@ static int rd_field(struct rd *r, struct field *f)
 	}
 }
 
-static uint64_t bits_of(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 static void check_label(const unsigned char *p, size_t len, const struct mw_rw_label *want)
 {
 	struct rd r = { p, p + len };
@@ -137,7 +130,7 @@ static void check_sample(const unsigned char *p, size_t len, const struct mw_rw_
 			fail_msg("sample field %u", f.num);
 		}
 	}
-	assert_true(value == bits_of(want->value));
+	assert_true(value == mw_test_bits_of(want->value));
 	assert_true((int64_t)ts == want->ts_ms);
 }
 
@@ -184,14 +177,6 @@ static void check_request(const unsigned char *p, size_t len, const struct mw_rw
 
 /* --- constructed series --------------------------------------------------- */
 
-static double from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 static void encode_empty(void **state)
 {
 	struct mw_rw_buf pb = { 0 }, out = { 0 }, back = { 0 };
@@ -227,7 +212,7 @@ static void encode_values_and_labels(void **state)
 	const struct mw_rw_sample s1[] = {
 		{ 1700000000000LL, 1.5 },
 		{ 1700000005000LL, NAN },
-		{ 1700000010000LL, from_bits(0x7ff0000000000002ULL) },	/* staleness marker */
+		{ 1700000010000LL, mw_test_from_bits(0x7ff0000000000002ULL) },	/* staleness marker */
 		{ 1700000015000LL, INFINITY },
 		{ 1700000020000LL, -INFINITY },
 		{ 1700000025000LL, -0.0 },

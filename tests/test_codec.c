@@ -11,6 +11,7 @@
 #include "storage/codec.h"
 #include "tests/support/xorshift.h"
 #include "tests/support/double_bits.h"
+#include "tests/support/test_main.h"
 
 /* Encode n points, decode them, compare timestamps and value bits. */
 static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
@@ -228,19 +229,14 @@ static void old_format_and_compact_size(void **state)
 	round_trip(ts, vs, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_and_one_point),
-		cmocka_unit_test(special_values),
-		cmocka_unit_test(integers_and_switch),
-		cmocka_unit_test(odd_timestamps),
-		cmocka_unit_test(extreme_integer_deltas),
-		cmocka_unit_test(random_streams),
-		cmocka_unit_test(flat_is_small),
-		cmocka_unit_test(corrupt_input),
-		cmocka_unit_test(old_format_and_compact_size),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(empty_and_one_point),
+	cmocka_unit_test(special_values),
+	cmocka_unit_test(integers_and_switch),
+	cmocka_unit_test(odd_timestamps),
+	cmocka_unit_test(extreme_integer_deltas),
+	cmocka_unit_test(random_streams),
+	cmocka_unit_test(flat_is_small),
+	cmocka_unit_test(corrupt_input),
+	cmocka_unit_test(old_format_and_compact_size),
+)

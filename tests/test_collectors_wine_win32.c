@@ -48,6 +48,7 @@
 #include "base/xalloc.h"
 #include "tests/support/process_find.h"
 #include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 #define LEAK_MIB 4
 
@@ -909,23 +910,6 @@ static void demo_classify(struct mw_ws_snapshot *s, struct mw_ws_result *r)
 	free(pages);
 }
 
-/* The region of r at base is of category cat, owned (kind) by owner
- * (compared as Windows compares paths); it is returned. */
-static const struct mw_ws_region *assert_owned_region(const struct mw_ws_result *r,
-						      const void *base, int cat, int kind,
-						      const char *owner)
-{
-	const struct mw_ws_region *g = region_at(r, (uint64_t)(uintptr_t)base);
-
-	assert_non_null(g);
-	assert_int_equal(g->category, cat);
-	assert_int_equal(g->owner_kind, kind);
-	assert_non_null(g->owner);
-	print_message("wsdemo region owner: %s (want %s)\n", g->owner, owner);
-	assert_int_equal(_stricmp(g->owner, owner), 0);
-	return g;
-}
-
 static uint64_t cat_pages(const struct mw_ws_result *r, int cat)
 {
 	return r->pages[cat][MW_WS_PRIV] + r->pages[cat][MW_WS_SHAREABLE_PAGE] +
@@ -950,6 +934,23 @@ static const struct mw_ws_region *region_at(const struct mw_ws_result *r, uint64
 		if (r->regions[i].alloc_base == base)
 			return &r->regions[i];
 	return NULL;
+}
+
+/* The region of r at base is of category cat, owned (kind) by owner
+ * (compared as Windows compares paths); it is returned. */
+static const struct mw_ws_region *assert_owned_region(const struct mw_ws_result *r,
+						      const void *base, int cat, int kind,
+						      const char *owner)
+{
+	const struct mw_ws_region *g = region_at(r, (uint64_t)(uintptr_t)base);
+
+	assert_non_null(g);
+	assert_int_equal(g->category, cat);
+	assert_int_equal(g->owner_kind, kind);
+	assert_non_null(g->owner);
+	print_message("wsdemo region owner: %s (want %s)\n", g->owner, owner);
+	assert_int_equal(_stricmp(g->owner, owner), 0);
+	return g;
 }
 
 static void workingset_other_process(void **state)
@@ -1181,29 +1182,24 @@ static void perfcounters_flat(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(vmmap_sees_the_leak, kill_children),
-		cmocka_unit_test_teardown(vmmap_walk_cost, kill_children),
-		cmocka_unit_test_teardown(process_row_grows, kill_children),
-		cmocka_unit_test_teardown(heap_self, kill_children),
-		cmocka_unit_test_teardown(heap_breakdown_self, kill_children),
-		cmocka_unit_test_teardown(heap_remote_real, kill_children),
-		cmocka_unit_test_teardown(heap_remote_worker, kill_children),
-		cmocka_unit_test_teardown(heap_remote_timeout, kill_children),
-		cmocka_unit_test_teardown(heap_remote_not_on_suspended, kill_children),
-		cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
-		cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
-		cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
-		cmocka_unit_test(pe_header_of_a_real_image),
-		cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
-		cmocka_unit_test_teardown(workingset_self, kill_children),
-		cmocka_unit_test_teardown(workingset_collector_self, kill_children),
-		cmocka_unit_test_teardown(workingset_other_process, kill_children),
-		cmocka_unit_test_teardown(perfcounters_or_why_not, kill_children),
-		cmocka_unit_test_teardown(perfcounters_flat, kill_children),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_teardown(vmmap_sees_the_leak, kill_children),
+	cmocka_unit_test_teardown(vmmap_walk_cost, kill_children),
+	cmocka_unit_test_teardown(process_row_grows, kill_children),
+	cmocka_unit_test_teardown(heap_self, kill_children),
+	cmocka_unit_test_teardown(heap_breakdown_self, kill_children),
+	cmocka_unit_test_teardown(heap_remote_real, kill_children),
+	cmocka_unit_test_teardown(heap_remote_worker, kill_children),
+	cmocka_unit_test_teardown(heap_remote_timeout, kill_children),
+	cmocka_unit_test_teardown(heap_remote_not_on_suspended, kill_children),
+	cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
+	cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
+	cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
+	cmocka_unit_test(pe_header_of_a_real_image),
+	cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
+	cmocka_unit_test_teardown(workingset_self, kill_children),
+	cmocka_unit_test_teardown(workingset_collector_self, kill_children),
+	cmocka_unit_test_teardown(workingset_other_process, kill_children),
+	cmocka_unit_test_teardown(perfcounters_or_why_not, kill_children),
+	cmocka_unit_test_teardown(perfcounters_flat, kill_children),
+)

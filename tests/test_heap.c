@@ -14,6 +14,7 @@
 #include "collectors/heap.h"
 #include "collectors/process.h"
 #include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 #define P 0x1000ULL
 
@@ -728,29 +729,24 @@ static void heaps_from_ranges(void **state)
 	mw_vm_regions_release(&v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(heaps_from_ranges),
-		cmocka_unit_test(accounting),
-		cmocka_unit_test(breakdown_known_answer),
-		cmocka_unit_test(breakdown_without_heaps_or_stacks),
-		cmocka_unit_test(breakdown_clips_heaps),
-		cmocka_unit_test(kind_names),
-		cmocka_unit_test(debug_info_heaps),
-		cmocka_unit_test(debug_info_wine_and_lies),
-		cmocka_unit_test(info_stride),
-		cmocka_unit_test(spi_threads),
-		cmocka_unit_test(spi_lies),
-		cmocka_unit_test(backoff),
-		cmocka_unit_test(linux_bar_kinds),
-		cmocka_unit_test(linux_bar_adds_up),
-		cmocka_unit_test(linux_bss_rules),
-		cmocka_unit_test(linux_arenas),
-		cmocka_unit_test(linux_thread_stacks),
-		cmocka_unit_test(linux_vmmap_agrees),
-		cmocka_unit_test(linux_workingset_agrees),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(heaps_from_ranges),
+	cmocka_unit_test(accounting),
+	cmocka_unit_test(breakdown_known_answer),
+	cmocka_unit_test(breakdown_without_heaps_or_stacks),
+	cmocka_unit_test(breakdown_clips_heaps),
+	cmocka_unit_test(kind_names),
+	cmocka_unit_test(debug_info_heaps),
+	cmocka_unit_test(debug_info_wine_and_lies),
+	cmocka_unit_test(info_stride),
+	cmocka_unit_test(spi_threads),
+	cmocka_unit_test(spi_lies),
+	cmocka_unit_test(backoff),
+	cmocka_unit_test(linux_bar_kinds),
+	cmocka_unit_test(linux_bar_adds_up),
+	cmocka_unit_test(linux_bss_rules),
+	cmocka_unit_test(linux_arenas),
+	cmocka_unit_test(linux_thread_stacks),
+	cmocka_unit_test(linux_vmmap_agrees),
+	cmocka_unit_test(linux_workingset_agrees),
+)

@@ -21,6 +21,7 @@
 #include "collectors/vmmap.h"
 #include "collectors/workingset.h"
 #include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 static void cache_shared(void **state)
 {
@@ -120,13 +121,8 @@ static void gone(void **state)
 	assert_true(err.msg[0] != '\0');
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cache_shared),
-		cmocka_unit_test(kinds_grow),
-		cmocka_unit_test(gone),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(cache_shared),
+	cmocka_unit_test(kinds_grow),
+	cmocka_unit_test(gone),
+)

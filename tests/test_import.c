@@ -25,6 +25,7 @@
 #include "tests/support/test_db.h"
 #include "tests/support/test_reader.h"
 #include "tests/support/test_file.h"
+#include "tests/support/test_main.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -1048,28 +1049,23 @@ static void command(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(detect),
-		cmocka_unit_test(pdh_header_and_time),
-		cmocka_unit_test(values),
-		cmocka_unit_test(counter_paths),
-		cmocka_unit_test(series_keys),
-		cmocka_unit_test(csv_typeperf_lines),
-		cmocka_unit_test(json_stream),
-		cmocka_unit_test(json_errors),
-		cmocka_unit_test_setup_teardown(roundtrip_csv, setup, teardown),
-		cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
-		cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
-		cmocka_unit_test_setup_teardown(complete_mark, setup, teardown),
-		cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
-		cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(damaged_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(command, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(detect),
+	cmocka_unit_test(pdh_header_and_time),
+	cmocka_unit_test(values),
+	cmocka_unit_test(counter_paths),
+	cmocka_unit_test(series_keys),
+	cmocka_unit_test(csv_typeperf_lines),
+	cmocka_unit_test(json_stream),
+	cmocka_unit_test(json_errors),
+	cmocka_unit_test_setup_teardown(roundtrip_csv, setup, teardown),
+	cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
+	cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
+	cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
+	cmocka_unit_test_setup_teardown(complete_mark, setup, teardown),
+	cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
+	cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
+	cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),
+	cmocka_unit_test_setup_teardown(damaged_files, setup, teardown),
+	cmocka_unit_test_setup_teardown(command, setup, teardown),
+)

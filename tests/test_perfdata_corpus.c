@@ -16,6 +16,7 @@
 #include "tests/support/test_file.h"
 #include "app/perfdata_cmd.h"
 #include "fuzz/fuzz_perfdata.c"
+#include "tests/support/test_main.h"
 
 #define DIR_PATH "fuzz/corpus/perfdata"
 
@@ -139,12 +140,7 @@ static void seeds_verdicts(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(replay_corpus),
-		cmocka_unit_test(seeds_verdicts),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(replay_corpus),
+	cmocka_unit_test(seeds_verdicts),
+)

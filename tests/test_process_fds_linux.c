@@ -37,6 +37,7 @@
 
 #include "collectors/process.h"
 #include "tests/support/process_find.h"
+#include "tests/support/test_main.h"
 
 #define SEC 1000000000LL
 
@@ -655,18 +656,14 @@ static void cadences_on_a_constructed_tree(void **state)
 	remove_tree();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(dead_process_descriptor_reads_nothing),
-		cmocka_unit_test(child_forked_between_reads_is_found),
-		cmocka_unit_test(exited_process_descriptors_are_closed),
-		cmocka_unit_test(no_room_reads_by_path),
-		cmocka_unit_test(own_resident_split_exactly),
-		cmocka_unit_test(status_read_through_kept_descriptor),
-		cmocka_unit_test(cadences_on_a_constructed_tree),
-		cmocka_unit_test(stat_follows_statm),
-		cmocka_unit_test(status_follows_statm),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(dead_process_descriptor_reads_nothing),
+	cmocka_unit_test(child_forked_between_reads_is_found),
+	cmocka_unit_test(exited_process_descriptors_are_closed),
+	cmocka_unit_test(no_room_reads_by_path),
+	cmocka_unit_test(own_resident_split_exactly),
+	cmocka_unit_test(status_read_through_kept_descriptor),
+	cmocka_unit_test(cadences_on_a_constructed_tree),
+	cmocka_unit_test(stat_follows_statm),
+	cmocka_unit_test(status_follows_statm),
+)

@@ -26,6 +26,7 @@
 #include "core/config.h"
 #include "tests/support/process_find.h"
 #include "tests/support/test_file.h"
+#include "tests/support/test_main.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -386,13 +387,9 @@ static void pss_options_declared_and_checked(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(constructed_tree, setup_tree, teardown_tree),
-		cmocka_unit_test(pss_budget),
-		cmocka_unit_test(pss_of_still_process_read_less_often),
-		cmocka_unit_test(pss_options_declared_and_checked),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(constructed_tree, setup_tree, teardown_tree),
+	cmocka_unit_test(pss_budget),
+	cmocka_unit_test(pss_of_still_process_read_less_often),
+	cmocka_unit_test(pss_options_declared_and_checked),
+)

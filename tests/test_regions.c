@@ -20,6 +20,7 @@
 #include "tests/support/test_db.h"
 #include "tests/support/xorshift.h"
 #include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1700000000000LL
 #define DB "test_regions.tmp.db"
@@ -455,17 +456,12 @@ static void malformed_record_dropped(void **state)
 	mw_store_free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(codec_round_trip),
-		cmocka_unit_test_setup_teardown(rebuild_random_snapshots, setup, teardown),
-		cmocka_unit_test_setup_teardown(unchanged_is_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(processes_and_pids, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention_whole_groups, setup, teardown),
-		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(malformed_record_dropped, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(codec_round_trip),
+	cmocka_unit_test_setup_teardown(rebuild_random_snapshots, setup, teardown),
+	cmocka_unit_test_setup_teardown(unchanged_is_empty, setup, teardown),
+	cmocka_unit_test_setup_teardown(processes_and_pids, setup, teardown),
+	cmocka_unit_test_setup_teardown(retention_whole_groups, setup, teardown),
+	cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
+	cmocka_unit_test_setup_teardown(malformed_record_dropped, setup, teardown),
+)

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "base/stop.h"
+#include "tests/support/test_main.h"
 
 enum { C_C = 0, C_BREAK = 1, C_CLOSE = 2, C_LOGOFF = 5, C_SHUTDOWN = 6 };
 
@@ -27,32 +28,30 @@ static const struct {
 	{ C_SHUTDOWN, MW_CONSOLE_STOP_WAIT, MW_CONSOLE_IGNORE },
 };
 
-static void console_mode(void **state)
+/* Every event of the table has the action of its column. */
+static void check_actions(bool service)
 {
 	size_t i;
 
-	(void)state;
 	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
-		assert_int_equal(mw_console_ctrl_action(actions[i].event, false),
-				 actions[i].console);
+		assert_int_equal(mw_console_ctrl_action(actions[i].event, service),
+				 service ? actions[i].service : actions[i].console);
+}
+
+static void console_mode(void **state)
+{
+	(void)state;
+	check_actions(false);
 	assert_int_equal(mw_console_ctrl_action(99, false), MW_CONSOLE_PASS);
 }
 
 static void service_mode_never_stops(void **state)
 {
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
-		assert_int_equal(mw_console_ctrl_action(actions[i].event, true),
-				 actions[i].service);
+	check_actions(true);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(console_mode),
-		cmocka_unit_test(service_mode_never_stops),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(console_mode),
+	cmocka_unit_test(service_mode_never_stops),
+)

@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage.tmp.db"
@@ -1186,31 +1187,26 @@ static void deadline_stops_queries(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
-		cmocka_unit_test_setup_teardown(open_chunk_row_carries_a_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(wal_checkpointed_every_eighth_commit, setup, teardown),
-		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
-		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
-		cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),
-		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v2, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v3, setup, teardown),
-		cmocka_unit_test_setup_teardown(rollup_rows_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(reader_follows_new_series, setup, teardown),
-		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
-		cmocka_unit_test_setup_teardown(size_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(writer_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(huge_ranges_terminate, setup, teardown),
-		cmocka_unit_test_setup_teardown(size_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(deadline_stops_queries, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
+	cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
+	cmocka_unit_test_setup_teardown(open_chunk_row_carries_a_bound, setup, teardown),
+	cmocka_unit_test_setup_teardown(wal_checkpointed_every_eighth_commit, setup, teardown),
+	cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
+	cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
+	cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),
+	cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
+	cmocka_unit_test_setup_teardown(retention, setup, teardown),
+	cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
+	cmocka_unit_test_setup_teardown(migration_from_v2, setup, teardown),
+	cmocka_unit_test_setup_teardown(migration_from_v3, setup, teardown),
+	cmocka_unit_test_setup_teardown(rollup_rows_exact, setup, teardown),
+	cmocka_unit_test_setup_teardown(reader_follows_new_series, setup, teardown),
+	cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
+	cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
+	cmocka_unit_test_setup_teardown(size_limit, setup, teardown),
+	cmocka_unit_test_setup_teardown(writer_thread, setup, teardown),
+	cmocka_unit_test_setup_teardown(huge_ranges_terminate, setup, teardown),
+	cmocka_unit_test_setup_teardown(size_cap, setup, teardown),
+	cmocka_unit_test_setup_teardown(deadline_stops_queries, setup, teardown),
+)

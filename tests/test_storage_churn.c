@@ -23,6 +23,7 @@
 #include "core/batch.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage_churn.tmp.db"
@@ -637,19 +638,14 @@ static void keyed_hint_tells_metrics_apart(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(idle_series_leave_memory, setup, teardown),
-		cmocka_unit_test_setup_teardown(series_comes_back_exactly, setup, teardown),
-		cmocka_unit_test_setup_teardown(startup_loads_live_series_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
-		cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
-		cmocka_unit_test_setup_teardown(batch_order_hint_follows_changes, setup, teardown),
-		cmocka_unit_test_setup_teardown(keyed_hint_tells_metrics_apart, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(idle_series_leave_memory, setup, teardown),
+	cmocka_unit_test_setup_teardown(series_comes_back_exactly, setup, teardown),
+	cmocka_unit_test_setup_teardown(startup_loads_live_series_only, setup, teardown),
+	cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
+	cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
+	cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
+	cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
+	cmocka_unit_test_setup_teardown(batch_order_hint_follows_changes, setup, teardown),
+	cmocka_unit_test_setup_teardown(keyed_hint_tells_metrics_apart, setup, teardown),
+)

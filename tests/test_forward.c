@@ -584,7 +584,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(batch_labels_and_bounds),
 	cmocka_unit_test(selection),
 	cmocka_unit_test(config_sections),
-	cmocka_unit_test_setup_teardown(cursor_round_trip, setup, teardown),
-	cmocka_unit_test_setup_teardown(forwarder_cursor_and_late_series, setup, teardown),
+	MW_FIXTURE_TEST(cursor_round_trip),
+	MW_FIXTURE_TEST(forwarder_cursor_and_late_series),
 	cmocka_unit_test(forwarder_bad_settings),
 )

@@ -763,7 +763,7 @@ static void real_corpus(void **state)
 }
 
 MW_TEST_MAIN(
-	cmocka_unit_test_setup_teardown(real_corpus, setup, teardown),
+	MW_FIXTURE_TEST(real_corpus),
 )
 
 #else

@@ -458,10 +458,10 @@ static void malformed_record_dropped(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test(codec_round_trip),
-	cmocka_unit_test_setup_teardown(rebuild_random_snapshots, setup, teardown),
-	cmocka_unit_test_setup_teardown(unchanged_is_empty, setup, teardown),
-	cmocka_unit_test_setup_teardown(processes_and_pids, setup, teardown),
-	cmocka_unit_test_setup_teardown(retention_whole_groups, setup, teardown),
-	cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
-	cmocka_unit_test_setup_teardown(malformed_record_dropped, setup, teardown),
+	MW_FIXTURE_TEST(rebuild_random_snapshots),
+	MW_FIXTURE_TEST(unchanged_is_empty),
+	MW_FIXTURE_TEST(processes_and_pids),
+	MW_FIXTURE_TEST(retention_whole_groups),
+	MW_FIXTURE_TEST(disk_full),
+	MW_FIXTURE_TEST(malformed_record_dropped),
 )

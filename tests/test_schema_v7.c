@@ -220,6 +220,6 @@ static void keys_parse(void **state)
 }
 
 MW_TEST_MAIN(
-	cmocka_unit_test_setup_teardown(v6_file_reads_back_after_migration, setup, teardown),
+	MW_FIXTURE_TEST(v6_file_reads_back_after_migration),
 	cmocka_unit_test(keys_parse),
 )

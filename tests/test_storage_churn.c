@@ -639,13 +639,13 @@ static void keyed_hint_tells_metrics_apart(void **state)
 }
 
 MW_TEST_MAIN(
-	cmocka_unit_test_setup_teardown(idle_series_leave_memory, setup, teardown),
-	cmocka_unit_test_setup_teardown(series_comes_back_exactly, setup, teardown),
-	cmocka_unit_test_setup_teardown(startup_loads_live_series_only, setup, teardown),
-	cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
-	cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
-	cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
-	cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
-	cmocka_unit_test_setup_teardown(batch_order_hint_follows_changes, setup, teardown),
-	cmocka_unit_test_setup_teardown(keyed_hint_tells_metrics_apart, setup, teardown),
+	MW_FIXTURE_TEST(idle_series_leave_memory),
+	MW_FIXTURE_TEST(series_comes_back_exactly),
+	MW_FIXTURE_TEST(startup_loads_live_series_only),
+	MW_FIXTURE_TEST(readers_over_dead_and_live),
+	MW_FIXTURE_TEST(first_ts_is_first_point),
+	MW_FIXTURE_TEST(migration_from_v4),
+	MW_FIXTURE_TEST(retention_rolls_up_then_removes),
+	MW_FIXTURE_TEST(batch_order_hint_follows_changes),
+	MW_FIXTURE_TEST(keyed_hint_tells_metrics_apart),
 )

@@ -204,7 +204,7 @@ static void floor_rate_fit(void **state)
 }
 
 MW_TEST_MAIN(
-	cmocka_unit_test_setup_teardown(rows_and_figures, setup, teardown),
-	cmocka_unit_test_setup_teardown(filter_sort_page, setup, teardown),
+	MW_FIXTURE_TEST(rows_and_figures),
+	MW_FIXTURE_TEST(filter_sort_page),
 	cmocka_unit_test(floor_rate_fit),
 )

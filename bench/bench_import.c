@@ -32,6 +32,7 @@
 #include "base/calendar.h"
 #include "base/clock.h"
 #include "tests/support/test_db.h"
+#include "tests/support/xorshift.h"
 
 #define T0 1795255200000LL
 #define COLS 100
@@ -42,14 +43,6 @@
 #define BASE_PATH "bench_import_base.tmp.db"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static double now_s(void)
 {
@@ -83,17 +76,17 @@ static uint64_t make_csv(void)
 	for (c = 0; c < COLS; c++)
 		v[c] = c % 4 == 3 ? 200 : 1e8 + 1e6 * c;
 	for (r = 0; r < ROWS; r++) {
-		mw_time_typeperf(t, sizeof(t), T0 + r * 1000 + (int64_t)(rnd() % 20));
+		mw_time_typeperf(t, sizeof(t), T0 + r * 1000 + (int64_t)(mw_xorshift(&rng) % 20));
 		fprintf(f, "\"%s\"", t);
 		for (c = 0; c < COLS; c++) {
-			if (rnd() % 1000 == 0) {
+			if (mw_xorshift(&rng) % 1000 == 0) {
 				fputs(",\" \"", f);
 				continue;
 			}
 			if (c == 99)
-				fprintf(f, ",\"%.6f\"", (double)(rnd() % 100000) / 1000);
+				fprintf(f, ",\"%.6f\"", (double)(mw_xorshift(&rng) % 100000) / 1000);
 			else {
-				v[c] += (c % 4 == 3 ? 1.0 : 4096.0) * (double)(rnd() % 3);
+				v[c] += (c % 4 == 3 ? 1.0 : 4096.0) * (double)(mw_xorshift(&rng) % 3);
 				fprintf(f, ",\"%.6f\"", v[c]);
 			}
 			points++;
@@ -120,13 +113,13 @@ static uint64_t make_json(void)
 			"\"points\":[", s ? "," : "", s + 1, 1000 + s, s);
 		v = 1e8 + 1e6 * s;
 		for (r = 0; r < ROWS; r++) {
-			v += 4096.0 * (double)(rnd() % 3);
+			v += 4096.0 * (double)(mw_xorshift(&rng) % 3);
 			if (s % 10 == 9)	/* some fractional values */
 				fprintf(f, "%s[%lld,%.17g]", r ? "," : "",
-					(long long)(T0 + r * 1000 + (int64_t)(rnd() % 20)), v / 3);
+					(long long)(T0 + r * 1000 + (int64_t)(mw_xorshift(&rng) % 20)), v / 3);
 			else
 				fprintf(f, "%s[%lld,%.0f]", r ? "," : "",
-					(long long)(T0 + r * 1000 + (int64_t)(rnd() % 20)), v);
+					(long long)(T0 + r * 1000 + (int64_t)(mw_xorshift(&rng) % 20)), v);
 			points++;
 		}
 		fputs("]}", f);

@@ -22,20 +22,13 @@
 #include "base/units.h"
 #include "storage/query.h"
 #include "storage/store.h"
+#include "tests/support/xorshift.h"
 
 #define NPROC 300
 #define DAYS 7
 #define DB_PATH "build/bench/leaks-7d.db"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static double uniform(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 static double now_s(void)
 {
@@ -52,9 +45,9 @@ static void die(const char *what, const struct mw_err *err)
  * do (flat with noise, sawtooth, plateau, and one in ten leaking). */
 static double value_at(int p, int64_t i, double *wander)
 {
-	double base = 20e6 + 3e6 * (p % 50), noise = (uniform() - 0.5) * 200e3;
+	double base = 20e6 + 3e6 * (p % 50), noise = (mw_xorshift_unit(&rng) - 0.5) * 200e3;
 
-	*wander += (uniform() - 0.5) * 20e3;
+	*wander += (mw_xorshift_unit(&rng) - 0.5) * 20e3;
 	*wander *= 0.999;
 	switch (p % 10) {
 	case 0:

@@ -54,6 +54,7 @@
 #include "base/xalloc.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/bench_store.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -186,33 +187,25 @@ static void check(int rc, const struct mw_sample_ctx *ctx)
 	}
 }
 
-static struct mw_store *store_open(const char *path)
-{
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_process: %s\n", err.msg);
-		exit(1);
-	}
-	return s;
-}
-
-static void store_flush(struct mw_store *s)
-{
-	struct mw_err err;
-
-	if (mw_store_flush(s, &err)) {
-		fprintf(stderr, "bench_process: %s\n", err.msg);
-		exit(1);
-	}
-}
-
 /* The old process.c emission: mw_batch_add per sample. */
+/* One collector tick a second after the last: the clock and the sample
+ * time move on together, as under the scheduler. */
+static void tick(void *st, struct mw_sample_ctx *ctx, int64_t *now, int64_t *ts)
+{
+	*now += SEC;
+	ctx->ts_ms = *ts += 1000;
+	check(mw_process_sample_at(st, ctx, *now), ctx);
+}
+
+/* What the daemon does with a tick's batch: store it, flush every 5th. */
+static void store_tick(struct mw_store *store, struct mw_batch *b, int k)
+{
+	mw_store_add_batch(store, b);
+	if (k % 5 == 4)
+		mw_bench_store_flush(store);
+	mw_batch_reset(b);
+}
+
 static void old_emit(struct mw_batch *b, const struct mw_process_table *t, int64_t ts)
 {
 	size_t i;
@@ -365,29 +358,21 @@ int main(void)
 		mw_batch_reset(&b);
 		t0 = cpu_us();
 		for (k = 0; k < TICKS; k++) {
-			now += SEC;
-			ctx.ts_ms = ts += 1000;
-			check(mw_process_sample_at(st, &ctx, now), &ctx);
+			tick(st, &ctx, &now, &ts);
 			samples = b.nsamples;
 			mw_batch_reset(&b);
 		}
 		coll = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 
-		store = store_open(db);
-		ctx.ts_ms = ts += 1000;
-		check(mw_process_sample_at(st, &ctx, now += SEC), &ctx);
+		store = mw_bench_store_open(db);
+		tick(st, &ctx, &now, &ts);
 		mw_store_add_batch(store, &b);	/* the series exist, as after a minute */
-		store_flush(store);
+		mw_bench_store_flush(store);
 		mw_batch_reset(&b);
 		t0 = cpu_us();
 		for (k = 0; k < TICKS; k++) {
-			now += SEC;
-			ctx.ts_ms = ts += 1000;
-			check(mw_process_sample_at(st, &ctx, now), &ctx);
-			mw_store_add_batch(store, &b);
-			if (k % 5 == 4)
-				store_flush(store);
-			mw_batch_reset(&b);
+			tick(st, &ctx, &now, &ts);
+			store_tick(store, &b, k);
 		}
 		whole = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 
@@ -395,10 +380,7 @@ int main(void)
 		for (k = 0; k < TICKS; k++) {
 			ctx.ts_ms = ts += 1000;
 			check(mw_process_sample_table(st, &ctx, &t), &ctx);
-			mw_store_add_batch(store, &b);
-			if (k % 5 == 4)
-				store_flush(store);
-			mw_batch_reset(&b);
+			store_tick(store, &b, k);
 		}
 		shared = (cpu_us() - t0) / TICKS / (double)t.nprocs;
 		mw_store_free(store);

@@ -24,6 +24,9 @@
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/support/xorshift.h"
+#include "tests/support/test_db.h"
+#include "tests/support/bench_store.h"
 
 #define DB "bench_regions.tmp.db"
 #define BASE_DB "bench_regions_base.tmp.db"
@@ -33,25 +36,8 @@
 #define NREBUILD 300
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
-static void remove_db(const char *p)
-{
-	char b[256];
-
-	remove(p);
-	snprintf(b, sizeof(b), "%s-wal", p);
-	remove(b);
-	snprintf(b, sizeof(b), "%s-shm", p);
-	remove(b);
-}
+/* rnd(n): the next draw of this file's sequence, in [0, n) */
+#define rnd(n) mw_xorshift_below(&rng, (n))
 
 static void make_process(struct mw_ws_result *r)
 {
@@ -102,7 +88,6 @@ static void phase(struct mw_store *s, sqlite3 *base, sqlite3_stmt *ins, struct m
 {
 	struct mw_label l[2] = { { "pid", "4242" }, { "process", "app.exe" } };
 	int64_t b0 = used_bytes(mw_store_db(s)), c0 = used_bytes(base);
-	struct mw_err err;
 	int i;
 
 	sqlite3_exec(base, "BEGIN", NULL, NULL, NULL);
@@ -121,10 +106,8 @@ static void phase(struct mw_store *s, sqlite3 *base, sqlite3_stmt *ins, struct m
 		sqlite3_reset(ins);
 		free(enc);
 		*ts += 5000;
-		if (i % 10 == 9 && mw_store_flush(s, &err)) {
-			fprintf(stderr, "flush: %s\n", err.msg);
-			exit(1);
-		}
+		if (i % 10 == 9)
+			mw_bench_store_flush(s);
 	}
 	sqlite3_exec(base, "COMMIT", NULL, NULL, NULL);
 	*per = (double)(used_bytes(mw_store_db(s)) - b0) / NSNAP;
@@ -133,7 +116,6 @@ static void phase(struct mw_store *s, sqlite3 *base, sqlite3_stmt *ins, struct m
 
 int main(void)
 {
-	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_reader *rd;
 	struct mw_ws_result r, got = { 0 };
@@ -145,15 +127,9 @@ int main(void)
 	double same, same_b, five, five_b;
 	int i;
 
-	remove_db(DB);
-	remove_db(BASE_DB);
-	mw_store_options_init(&o);
-	o.db_path = DB;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 1;
-	}
+	mw_test_db_remove(DB);
+	mw_test_db_remove(BASE_DB);
+	s = mw_bench_store_open(DB);
 	if (mw_schema_open(&base, BASE_DB, &err) ||
 	    mw_db_exec(base, "CREATE TABLE snap (id INTEGER PRIMARY KEY, process_id INTEGER,"
 		       " ts INTEGER, data BLOB); CREATE INDEX snap_by ON snap(process_id, ts)",
@@ -217,7 +193,7 @@ int main(void)
 	sqlite3_finalize(ins);
 	sqlite3_finalize(sel);
 	sqlite3_close(base);
-	remove_db(DB);
-	remove_db(BASE_DB);
+	mw_test_db_remove(DB);
+	mw_test_db_remove(BASE_DB);
 	return !(same <= 64 && five <= 1024);
 }

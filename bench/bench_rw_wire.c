@@ -27,6 +27,7 @@
 
 #include "base/clock.h"
 #include "forward/rw_wire.h"
+#include "tests/support/xorshift.h"
 
 #define ROUNDS 15
 #define NPROC 500
@@ -48,14 +49,6 @@ static char pids[NPROC][12], names[NPROC][32];
 
 static uint64_t rng = 88172645463325252ULL;
 
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void build(void)
 {
 	static const char *const exe[] = { "cl.exe", "link.exe", "MSBuild.exe", "java.exe",
@@ -64,13 +57,13 @@ static void build(void)
 
 	for (int p = 0; p < NPROC; p++) {
 		snprintf(pids[p], sizeof(pids[p]), "%d", 1000 + 4 * p);
-		snprintf(names[p], sizeof(names[p]), "%s", exe[next_rand() % 8]);
+		snprintf(names[p], sizeof(names[p]), "%s", exe[mw_xorshift(&rng) % 8]);
 		for (int m = 0; m < NMETRIC; m++) {
 			struct mw_rw_series *s = &series[p * NMETRIC + m];
 			struct mw_rw_label *l = labels[p * NMETRIC + m];
 			struct mw_rw_sample *sm = samples[p * NMETRIC + m];
-			double v = m < 4 ? (double)(4096 * (next_rand() % 250000))
-					 : (double)(next_rand() % 2000);
+			double v = m < 4 ? (double)(4096 * (mw_xorshift(&rng) % 250000))
+					 : (double)(mw_xorshift(&rng) % 2000);
 
 			/* sorted by name, __name__ first */
 			l[0] = (struct mw_rw_label){ "__name__", metric[m] };
@@ -79,12 +72,12 @@ static void build(void)
 			l[3] = (struct mw_rw_label){ "process", names[p] };
 			for (int i = 0; i < NSAMPLE; i++) {
 				/* half the samples unchanged, the rest a few pages off */
-				if (next_rand() % 2)
-					v += m < 4 ? 4096.0 * (double)(next_rand() % 64) - 4096.0 * 20
-						   : (double)(next_rand() % 5) - 2;
+				if (mw_xorshift(&rng) % 2)
+					v += m < 4 ? 4096.0 * (double)(mw_xorshift(&rng) % 64) - 4096.0 * 20
+						   : (double)(mw_xorshift(&rng) % 5) - 2;
 				if (v < 0)
 					v = 0;
-				sm[i] = (struct mw_rw_sample){ t0 + 5000 * i + (int64_t)(next_rand() % 7),
+				sm[i] = (struct mw_rw_sample){ t0 + 5000 * i + (int64_t)(mw_xorshift(&rng) % 7),
 							       v };
 			}
 			*s = (struct mw_rw_series){ l, 4, sm, NSAMPLE };

@@ -35,19 +35,13 @@
 #include "base/clock.h"
 #include "core/scheduler.h"
 #include "tests/support/test_db.h"
+#include "tests/support/xorshift.h"
+#include "tests/support/bench_store.h"
 
 #define T0 1699999200000LL
 #define TICK_SERIES 2000
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static double now_s(void)
 {
@@ -108,7 +102,7 @@ static int64_t used_bytes(sqlite3 *db)
 /* A memory-like series: kind by id; state in *v. */
 static double realistic_next(int id, double *v)
 {
-	uint64_t r = rnd();
+	uint64_t r = mw_xorshift(&rng);
 
 	switch (id % 20) {
 	case 0: case 1: case 2:	/* noisy: a few pages up or down each second */
@@ -140,29 +134,8 @@ static void make_keys(void)
 
 static struct mw_store *store_open(const char *path)
 {
-	struct mw_store_options o;
-	struct mw_store *s;
-	struct mw_err err;
-
 	mw_test_db_remove(path);
-	mw_store_options_init(&o);
-	o.db_path = path;
-	o.self_metrics = false;
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_storage: %s\n", err.msg);
-		exit(1);
-	}
-	return s;
-}
-
-static void store_flush(struct mw_store *s)
-{
-	struct mw_err err;
-
-	if (mw_store_flush(s, &err)) {
-		fprintf(stderr, "bench_storage: %s\n", err.msg);
-		exit(1);
-	}
+	return mw_bench_store_open(path);
 }
 
 static void add(struct mw_store *s, int id, int64_t ts, double v)
@@ -191,12 +164,12 @@ static void bench_tick(void)
 	/* warm up: the series exist, as after the first minute of a run */
 	for (i = 0; i < TICK_SERIES; i++)
 		add(s, i, T0, v[i]);
-	store_flush(s);
+	mw_bench_store_flush(s);
 	t = now_s();
 	for (k = 1; k <= TICKS; k++) {
 		for (i = 0; i < TICK_SERIES; i++)
 			add(s, i, T0 + k * 1000, realistic_next(i, &v[i]));
-		store_flush(s);
+		mw_bench_store_flush(s);
 	}
 	ours = (now_s() - t) / TICKS;
 	mw_store_free(s);
@@ -232,9 +205,9 @@ static void bench_bulk(void)
 		for (i = 0; i < SERIES; i++)
 			add(s, i, T0 + (int64_t)k * 1000, realistic_next(i, &v[i]));
 		if (k % 60 == 59)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	ours = (double)SERIES * TICKS / (now_s() - t);
 	mw_store_free(s);
 	mw_test_db_remove("bench_storage.tmp.db");
@@ -268,15 +241,15 @@ static void bench_bytes(int realistic)
 	for (i = 0; i < SERIES; i++)
 		v[i] = 1e8 + (double)i * 4096;
 	for (k = 0; k < TICKS; k++) {
-		int64_t ts = T0 + (int64_t)k * 1000 + (int64_t)(rnd() % 3);	/* jitter */
+		int64_t ts = T0 + (int64_t)k * 1000 + (int64_t)(mw_xorshift(&rng) % 3);	/* jitter */
 
 		for (i = 0; i < SERIES; i++)
 			add(s, i, ts, realistic ? realistic_next(i, &v[i])
-					      : (double)(rnd() >> 11) / 9007199254740992.0);
+					      : mw_xorshift_unit(&rng));
 		if (k % 60 == 59)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	used = used_bytes(mw_store_db(s));
 	chunks = mw_db_int(mw_store_db(s), "SELECT sum(length(data)) + count(*) * 40 FROM chunk");
 	ours = (double)used / ((double)SERIES * TICKS);
@@ -298,7 +271,7 @@ static void bench_bytes(int realistic)
 	for (k = 0; k < TICKS / 10; k++)
 		for (i = 0; i < SERIES; i++)
 			base_insert(&b, i, T0 + (int64_t)k * 1000,
-				    realistic ? realistic_next(i, &v[i]) : (double)rnd());
+				    realistic ? realistic_next(i, &v[i]) : (double)mw_xorshift(&rng));
 	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
 	base = (double)used_bytes(b.db) / ((double)SERIES * (TICKS / 10));
 	base_close(&b, "bench_storage_base.tmp.db");
@@ -358,9 +331,9 @@ static void bench_small(void)
 				     realistic_next(i, &v[i]));
 		}
 		if (k % 5 == 4)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
 		fprintf(stderr, "bench_storage: %s\n", err.msg);
 		exit(1);
@@ -453,7 +426,7 @@ static void bench_query(void)
 	for (k = 0; k < n; k++) {
 		add(s, 0, T0 + k * 1000, realistic_next(3, &v));
 		if (k % 3600 == 3599)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
 	mw_store_free(s);
 	if (mw_reader_open(&r, "bench_storage.tmp.db", &err)) {
@@ -576,16 +549,16 @@ static void proc_init(struct proc *p, int pid, int64_t started)
 	p->pid = pid;
 	p->started = started;
 	for (m = 0; m < PROC_METRICS; m++)
-		p->v[m] = 4096.0 * (double)(1000 + rnd() % 100000);
-	p->v[4] = (double)(1 + rnd() % 32);	/* threads */
-	p->v[5] = (double)(rnd() % 100000);	/* page faults */
+		p->v[m] = 4096.0 * (double)(1000 + mw_xorshift(&rng) % 100000);
+	p->v[4] = (double)(1 + mw_xorshift(&rng) % 32);	/* threads */
+	p->v[5] = (double)(mw_xorshift(&rng) % 100000);	/* page faults */
 	p->v[9] = 0;				/* swap */
 }
 
 /* One tick of a process: memory moves like realistic_next's kinds. */
 static void proc_step(struct proc *p)
 {
-	uint64_t r = rnd();
+	uint64_t r = mw_xorshift(&rng);
 	double d = (p->pid % 3 == 0) ? 4096.0 * (double)((int64_t)(r % 9) - 4)
 		   : (r % 10 == 0 ? 4096.0 : 0);
 
@@ -646,7 +619,7 @@ static bool at_start;
 static int64_t tick_ts(int64_t k)
 {
 	int64_t due = 7000000000LL + k * 1000000000LL;
-	int64_t start = due + (int64_t)(rnd() % 2000001);
+	int64_t start = due + (int64_t)(mw_xorshift(&rng) % 2000001);
 	int64_t wall = T0 + (start - 7000000000LL) / 1000000;
 
 	return at_start ? wall : mw_tick_stamp(&tick_clock, due, 1000000000LL, start, wall);
@@ -674,9 +647,9 @@ static void bench_live_hour(bool start_stamps)
 			proc_add(s, &p[i], ts);
 		}
 		if (k % FLUSH == FLUSH - 1)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	t = now_s() - t;
 	bytes = file_bytes(mw_store_db(s));
 	ours = (double)bytes / (double)npoints;
@@ -718,7 +691,7 @@ static void bench_short_lived(void)
 	proc_init(&steady, 1, T0 - 86400000LL);
 	for (k = 0; k < 20; k++) {	/* the file as a running daemon has it */
 		proc_add(s, &steady, tick_ts(k));
-		store_flush(s);
+		mw_bench_store_flush(s);
 	}
 	before = file_bytes(mw_store_db(s));
 	before_used = used_bytes(mw_store_db(s));
@@ -739,9 +712,9 @@ static void bench_short_lived(void)
 			}
 		}
 		if (k % 5 == 4)
-			store_flush(s);
+			mw_bench_store_flush(s);
 	}
-	store_flush(s);
+	mw_bench_store_flush(s);
 	bytes = file_bytes(mw_store_db(s)) - before;
 	used = used_bytes(mw_store_db(s)) - before_used;
 	ours = (double)bytes / (double)nseries;

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/batch.h"
+#include "tests/support/test_main.h"
 
 static void keys_are_canonical(void **state)
 {
@@ -143,15 +144,11 @@ static void freed_batches_are_recycled(void **state)
 	mw_batch_pool_drain();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(keys_are_canonical),
-		cmocka_unit_test(values_are_escaped_and_nulls_skipped),
-		cmocka_unit_test(inputs_are_copied),
-		cmocka_unit_test(many_samples_and_reset),
-		cmocka_unit_test(key_format_truncates_safely),
-		cmocka_unit_test(freed_batches_are_recycled),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(keys_are_canonical),
+	cmocka_unit_test(values_are_escaped_and_nulls_skipped),
+	cmocka_unit_test(inputs_are_copied),
+	cmocka_unit_test(many_samples_and_reset),
+	cmocka_unit_test(key_format_truncates_safely),
+	cmocka_unit_test(freed_batches_are_recycled),
+)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "base/calendar.h"
+#include "tests/support/test_main.h"
 
 static void leap_years_and_months(void **state)
 {
@@ -99,13 +100,9 @@ static void other_formats(void **state)
 	assert_true(mw_time_rfc3339(buf, sizeof(buf), INT64_MIN / 2) < sizeof(buf));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(leap_years_and_months),
-		cmocka_unit_test(days_both_ways),
-		cmocka_unit_test(human_format),
-		cmocka_unit_test(other_formats),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(leap_years_and_months),
+	cmocka_unit_test(days_both_ways),
+	cmocka_unit_test(human_format),
+	cmocka_unit_test(other_formats),
+)

@@ -9,22 +9,9 @@
 #include <cmocka.h>
 
 #include "storage/codec.h"
-
-static uint64_t bits_of(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-static double from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
+#include "tests/support/xorshift.h"
+#include "tests/support/double_bits.h"
+#include "tests/support/test_main.h"
 
 /* Encode n points, decode them, compare timestamps and value bits. */
 static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
@@ -45,7 +32,7 @@ static size_t round_trip(const int64_t *ts, const double *vs, size_t n)
 	for (i = 0; i < n; i++) {
 		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
 		assert_int_equal(t, ts[i]);
-		assert_int_equal(bits_of(v), bits_of(vs[i]));
+		assert_int_equal(mw_test_bits_of(v), mw_test_bits_of(vs[i]));
 	}
 	assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 0);
 	mw_chunk_enc_release(&e);
@@ -73,7 +60,7 @@ static void special_values(void **state)
 	size_t i;
 
 	(void)state;
-	vs[11] = from_bits(UINT64_C(0x7ff8dead0000beef));	/* NaN payload */
+	vs[11] = mw_test_from_bits(UINT64_C(0x7ff8dead0000beef));	/* NaN payload */
 	for (i = 0; i < 12; i++)
 		ts[i] = 1000 * (int64_t)i;
 	round_trip(ts, vs, 12);
@@ -115,14 +102,6 @@ static void extreme_integer_deltas(void **state)
 
 static uint64_t rng = 88172645463325252ULL;
 
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void random_streams(void **state)
 {
 	enum { N = 3000 };
@@ -133,12 +112,12 @@ static void random_streams(void **state)
 
 	(void)state;
 	for (round = 0; round < 40; round++) {
-		int64_t t = (int64_t)(next_rand() % 2000000000000ULL);
-		double v = (double)(next_rand() % 100000000);
-		size_t n = (size_t)(next_rand() % N);
+		int64_t t = (int64_t)(mw_xorshift(&rng) % 2000000000000ULL);
+		double v = (double)(mw_xorshift(&rng) % 100000000);
+		size_t n = (size_t)(mw_xorshift(&rng) % N);
 
 		for (i = 0; i < n; i++) {
-			uint64_t r = next_rand();
+			uint64_t r = mw_xorshift(&rng);
 
 			switch (round % 4) {
 			case 0:	/* memory-like: flat with page steps, jittered ticks */
@@ -148,11 +127,11 @@ static void random_streams(void **state)
 				break;
 			case 1:	/* random doubles, random bits */
 				t += (int64_t)(r % 100000) - 1000;
-				v = from_bits(next_rand());
+				v = mw_test_from_bits(mw_xorshift(&rng));
 				break;
 			case 2:	/* random integers, full range */
-				t = (int64_t)next_rand();
-				v = (double)(int64_t)(next_rand() >> (r % 64));
+				t = (int64_t)mw_xorshift(&rng);
+				v = (double)(int64_t)(mw_xorshift(&rng) >> (r % 64));
 				break;
 			default:	/* steady growth with noise */
 				t += 1000;
@@ -250,19 +229,14 @@ static void old_format_and_compact_size(void **state)
 	round_trip(ts, vs, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_and_one_point),
-		cmocka_unit_test(special_values),
-		cmocka_unit_test(integers_and_switch),
-		cmocka_unit_test(odd_timestamps),
-		cmocka_unit_test(extreme_integer_deltas),
-		cmocka_unit_test(random_streams),
-		cmocka_unit_test(flat_is_small),
-		cmocka_unit_test(corrupt_input),
-		cmocka_unit_test(old_format_and_compact_size),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(empty_and_one_point),
+	cmocka_unit_test(special_values),
+	cmocka_unit_test(integers_and_switch),
+	cmocka_unit_test(odd_timestamps),
+	cmocka_unit_test(extreme_integer_deltas),
+	cmocka_unit_test(random_streams),
+	cmocka_unit_test(flat_is_small),
+	cmocka_unit_test(corrupt_input),
+	cmocka_unit_test(old_format_and_compact_size),
+)

@@ -46,6 +46,9 @@
 #include "collectors/workingset.h"
 #include "core/batch.h"
 #include "base/xalloc.h"
+#include "tests/support/process_find.h"
+#include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 #define LEAK_MIB 4
 
@@ -228,14 +231,6 @@ static void vmmap_walk_cost(void **state)
 	mw_vm_regions_release(&v);
 }
 
-static const struct mw_process_info *row_of(const struct mw_process_table *t, uint32_t pid)
-{
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
-}
-
 /* The process collector's table (one NtQuerySystemInformation call) sees
  * leaky's working set and commit grow by what it leaked. */
 static void process_row_grows(void **state)
@@ -251,12 +246,12 @@ static void process_row_grows(void **state)
 	(void)state;
 	pid = start_leaky_ready(&c);
 	assert_int_equal(mw_process_table_read(r, &t, &err), 0);
-	assert_non_null(p = row_of(&t, pid));
+	assert_non_null(p = mw_test_process_find(&t, pid));
 	a = *p;
 	leak_step(&c);
 	leak_step(&c);
 	assert_int_equal(mw_process_table_read(r, &t, &err), 0);
-	assert_non_null(p = row_of(&t, pid));
+	assert_non_null(p = mw_test_process_find(&t, pid));
 	b = *p;
 	print_message("process: %s private %llu -> %llu, working set %llu -> %llu bytes\n", b.name,
 		      (unsigned long long)a.private_bytes, (unsigned long long)b.private_bytes,
@@ -430,17 +425,6 @@ static void limited_rights_give_totals(void **state)
 	stop_leaky(&c);
 }
 
-static uint64_t committed_of(const struct mw_vm_regions *v)
-{
-	struct mw_vm_summary s;
-	uint64_t sum = 0;
-
-	mw_vm_summarize(v, &s);
-	for (int t = 0; t < MW_VM_NTYPES; t++)
-		sum += s.bytes[MW_VM_COMMIT][t];
-	return sum;
-}
-
 /* The breakdown of this process from the real walk, stacks and heaps. */
 static void heap_breakdown_self(void **state)
 {
@@ -472,7 +456,7 @@ static void heap_breakdown_self(void **state)
 	assert_true(b.bytes[MW_HK_STACK_COMMITTED] > 0);
 	/* Wine commits a thread's whole stack up front: nothing stays reserved */
 	assert_true(b.bytes[MW_HK_STACK_RESERVED] > 0 || under_wine());
-	assert_int_equal(sum, committed_of(&v));
+	assert_int_equal(sum, mw_test_vm_committed(&v));
 	free(h.h);
 	mw_vm_ranges_release(&st);
 	mw_vm_regions_release(&v);
@@ -952,6 +936,23 @@ static const struct mw_ws_region *region_at(const struct mw_ws_result *r, uint64
 	return NULL;
 }
 
+/* The region of r at base is of category cat, owned (kind) by owner
+ * (compared as Windows compares paths); it is returned. */
+static const struct mw_ws_region *assert_owned_region(const struct mw_ws_result *r,
+						      const void *base, int cat, int kind,
+						      const char *owner)
+{
+	const struct mw_ws_region *g = region_at(r, (uint64_t)(uintptr_t)base);
+
+	assert_non_null(g);
+	assert_int_equal(g->category, cat);
+	assert_int_equal(g->owner_kind, kind);
+	assert_non_null(g->owner);
+	print_message("wsdemo region owner: %s (want %s)\n", g->owner, owner);
+	assert_int_equal(_stricmp(g->owner, owner), 0);
+	return g;
+}
+
 static void workingset_other_process(void **state)
 {
 	struct child c;
@@ -1018,23 +1019,11 @@ static void workingset_other_process(void **state)
 	assert_int_equal(g->owner_kind, MW_WS_OWNER_HEAP);
 
 	/* the DLL: an image region owned by its path */
-	g = region_at(&r1, (uint64_t)(uintptr_t)dll_base);
-	assert_non_null(g);
-	assert_int_equal(g->category, MW_WS_IMAGE);
-	assert_int_equal(g->owner_kind, MW_WS_OWNER_MODULE);
-	assert_non_null(g->owner);
-	print_message("wsdemo dll owner: %s (module %s)\n", g->owner, dll);
-	assert_int_equal(_stricmp(g->owner, dll), 0);
+	assert_owned_region(&r1, dll_base, MW_WS_IMAGE, MW_WS_OWNER_MODULE, dll);
 	assert_null(region_at(&r0, (uint64_t)(uintptr_t)dll_base));
 
 	/* the mapped file, with its DOS path */
-	g = region_at(&r1, (uint64_t)(uintptr_t)view);
-	assert_non_null(g);
-	assert_int_equal(g->category, MW_WS_MAPPED);
-	assert_int_equal(g->owner_kind, MW_WS_OWNER_FILE);
-	assert_non_null(g->owner);
-	print_message("wsdemo file owner: %s (file %s)\n", g->owner, file);
-	assert_int_equal(_stricmp(g->owner, file), 0);
+	g = assert_owned_region(&r1, view, MW_WS_MAPPED, MW_WS_OWNER_FILE, file);
 	assert_true(g->size >= 256 * 4096);
 
 	/* a stack per thread: the four new ones */
@@ -1193,29 +1182,24 @@ static void perfcounters_flat(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(vmmap_sees_the_leak, kill_children),
-		cmocka_unit_test_teardown(vmmap_walk_cost, kill_children),
-		cmocka_unit_test_teardown(process_row_grows, kill_children),
-		cmocka_unit_test_teardown(heap_self, kill_children),
-		cmocka_unit_test_teardown(heap_breakdown_self, kill_children),
-		cmocka_unit_test_teardown(heap_remote_real, kill_children),
-		cmocka_unit_test_teardown(heap_remote_worker, kill_children),
-		cmocka_unit_test_teardown(heap_remote_timeout, kill_children),
-		cmocka_unit_test_teardown(heap_remote_not_on_suspended, kill_children),
-		cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
-		cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
-		cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
-		cmocka_unit_test(pe_header_of_a_real_image),
-		cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
-		cmocka_unit_test_teardown(workingset_self, kill_children),
-		cmocka_unit_test_teardown(workingset_collector_self, kill_children),
-		cmocka_unit_test_teardown(workingset_other_process, kill_children),
-		cmocka_unit_test_teardown(perfcounters_or_why_not, kill_children),
-		cmocka_unit_test_teardown(perfcounters_flat, kill_children),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_teardown(vmmap_sees_the_leak, kill_children),
+	cmocka_unit_test_teardown(vmmap_walk_cost, kill_children),
+	cmocka_unit_test_teardown(process_row_grows, kill_children),
+	cmocka_unit_test_teardown(heap_self, kill_children),
+	cmocka_unit_test_teardown(heap_breakdown_self, kill_children),
+	cmocka_unit_test_teardown(heap_remote_real, kill_children),
+	cmocka_unit_test_teardown(heap_remote_worker, kill_children),
+	cmocka_unit_test_teardown(heap_remote_timeout, kill_children),
+	cmocka_unit_test_teardown(heap_remote_not_on_suspended, kill_children),
+	cmocka_unit_test_teardown(heap_collector_end_to_end, kill_children),
+	cmocka_unit_test_teardown(heap_self_walks_only_lasting_heaps, kill_children),
+	cmocka_unit_test_teardown(heap_other_from_peb, kill_children),
+	cmocka_unit_test(pe_header_of_a_real_image),
+	cmocka_unit_test_teardown(limited_rights_give_totals, kill_children),
+	cmocka_unit_test_teardown(workingset_self, kill_children),
+	cmocka_unit_test_teardown(workingset_collector_self, kill_children),
+	cmocka_unit_test_teardown(workingset_other_process, kill_children),
+	cmocka_unit_test_teardown(perfcounters_or_why_not, kill_children),
+	cmocka_unit_test_teardown(perfcounters_flat, kill_children),
+)

@@ -16,6 +16,7 @@
 #include "core/listen_addr.h"
 #include "core/option.h"
 #include "core/params.h"
+#include "tests/support/test_main.h"
 
 static void defaults(void **state)
 {
@@ -426,20 +427,16 @@ static void listen_addresses(void **state)
 			fail_msg("'%s' taken, or not named: '%s'", bad[i], err.msg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(ini_sets_values),
-		cmocka_unit_test(errors_name_file_line_and_key),
-		cmocka_unit_test(unreadable_file),
-		cmocka_unit_test(set_from_command_line),
-		cmocka_unit_test(reference_config_is_current),
-		cmocka_unit_test(watch_list_adds_and_clears),
-		cmocka_unit_test(declared_defaults_are_the_values_used),
-		cmocka_unit_test(collector_and_rw_options_typed),
-		cmocka_unit_test(one_duration_rule_everywhere),
-		cmocka_unit_test(listen_addresses),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(defaults),
+	cmocka_unit_test(ini_sets_values),
+	cmocka_unit_test(errors_name_file_line_and_key),
+	cmocka_unit_test(unreadable_file),
+	cmocka_unit_test(set_from_command_line),
+	cmocka_unit_test(reference_config_is_current),
+	cmocka_unit_test(watch_list_adds_and_clears),
+	cmocka_unit_test(declared_defaults_are_the_values_used),
+	cmocka_unit_test(collector_and_rw_options_typed),
+	cmocka_unit_test(one_duration_rule_everywhere),
+	cmocka_unit_test(listen_addresses),
+)

@@ -32,6 +32,7 @@
 #include "forward/select.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
 
 #define DB "test_forward.tmp.db"
 
@@ -577,18 +578,13 @@ static void forwarder_bad_settings(void **state)
 	mw_config_release(&cfg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(classify),
-		cmocka_unit_test(backoff_bounds),
-		cmocka_unit_test(batch_labels_and_bounds),
-		cmocka_unit_test(selection),
-		cmocka_unit_test(config_sections),
-		cmocka_unit_test_setup_teardown(cursor_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(forwarder_cursor_and_late_series, setup, teardown),
-		cmocka_unit_test(forwarder_bad_settings),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(classify),
+	cmocka_unit_test(backoff_bounds),
+	cmocka_unit_test(batch_labels_and_bounds),
+	cmocka_unit_test(selection),
+	cmocka_unit_test(config_sections),
+	MW_FIXTURE_TEST(cursor_round_trip),
+	MW_FIXTURE_TEST(forwarder_cursor_and_late_series),
+	cmocka_unit_test(forwarder_bad_settings),
+)

@@ -13,6 +13,8 @@
 
 #include "collectors/heap.h"
 #include "collectors/process.h"
+#include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 #define P 0x1000ULL
 
@@ -80,27 +82,6 @@ static void build(struct mw_vm_regions *v)
 /* StackLimit..StackBase of the one thread */
 static const struct mw_vm_range stack[] = { { 0x8f9000, 7 * P, 1234 } };
 
-static uint64_t committed_total(const struct mw_vm_regions *v)
-{
-	struct mw_vm_summary s;
-	uint64_t sum = 0;
-
-	mw_vm_summarize(v, &s);
-	for (int t = 0; t < MW_VM_NTYPES; t++)
-		sum += s.bytes[MW_VM_COMMIT][t];
-	return sum;
-}
-
-static uint64_t committed_kinds(const struct mw_heap_breakdown *b)
-{
-	uint64_t sum = 0;
-
-	for (int k = 0; k < MW_HK_N; k++)
-		if (k != MW_HK_STACK_RESERVED)
-			sum += b->bytes[k];
-	return sum;
-}
-
 static void breakdown_known_answer(void **state)
 {
 	struct mw_vm_regions v;
@@ -126,7 +107,7 @@ static void breakdown_known_answer(void **state)
 	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0x3000 + 0x800 + 0x800);
 	/* 24 private committed pages outside the stack, less the heaps */
 	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P - 0x7800 - 0x4000);
-	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
 	mw_vm_regions_release(&v);
 }
 
@@ -144,14 +125,14 @@ static void breakdown_without_heaps_or_stacks(void **state)
 	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 0);
 	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0);
 	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P);
-	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
 
 	/* no stacks known: the stack allocation is plain private memory */
 	mw_heap_breakdown(&v, stale, 1, NULL, &b);
 	assert_int_equal(b.bytes[MW_HK_STACK_COMMITTED], 0);
 	assert_int_equal(b.bytes[MW_HK_STACK_RESERVED], 0);
 	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 32 * P);
-	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
 	mw_vm_regions_release(&v);
 }
 
@@ -176,7 +157,7 @@ static void breakdown_clips_heaps(void **state)
 	mw_heap_breakdown(&v, stack, 1, &heaps, &b);
 	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 24 * P);
 	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 0);
-	assert_int_equal(committed_kinds(&b), committed_total(&v));
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
 	mw_vm_regions_release(&v);
 }
 
@@ -520,9 +501,8 @@ static void linux_bar_adds_up(void **state)
 {
 	struct linux_fixture x;
 	struct mw_heap_breakdown bd;
-	uint64_t want = 0, got = 0, reserved = 0;
+	uint64_t want = 0, reserved = 0;
 	const char *p = LINUX_SMAPS;
-	int k;
 
 	(void)state;
 	while (*p) {
@@ -539,10 +519,7 @@ static void linux_bar_adds_up(void **state)
 	}
 	linux_setup(&x, LINUX_SMAPS);
 	mw_heap_breakdown_smaps(&x.maps, x.u, &bd);
-	for (k = 0; k < MW_HK_N; k++)
-		if (k != MW_HK_STACK_RESERVED)
-			got += bd.bytes[k];
-	assert_int_equal(got, want);
+	assert_int_equal(mw_test_heap_committed(&bd), want);
 	/* the guard, the arena tail, libc's gap */
 	assert_int_equal(reserved, PG(1) + (60 << 20) + PG(16));
 	assert_true(bd.bytes[MW_HK_STACK_RESERVED] <= reserved);
@@ -752,29 +729,24 @@ static void heaps_from_ranges(void **state)
 	mw_vm_regions_release(&v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(heaps_from_ranges),
-		cmocka_unit_test(accounting),
-		cmocka_unit_test(breakdown_known_answer),
-		cmocka_unit_test(breakdown_without_heaps_or_stacks),
-		cmocka_unit_test(breakdown_clips_heaps),
-		cmocka_unit_test(kind_names),
-		cmocka_unit_test(debug_info_heaps),
-		cmocka_unit_test(debug_info_wine_and_lies),
-		cmocka_unit_test(info_stride),
-		cmocka_unit_test(spi_threads),
-		cmocka_unit_test(spi_lies),
-		cmocka_unit_test(backoff),
-		cmocka_unit_test(linux_bar_kinds),
-		cmocka_unit_test(linux_bar_adds_up),
-		cmocka_unit_test(linux_bss_rules),
-		cmocka_unit_test(linux_arenas),
-		cmocka_unit_test(linux_thread_stacks),
-		cmocka_unit_test(linux_vmmap_agrees),
-		cmocka_unit_test(linux_workingset_agrees),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(heaps_from_ranges),
+	cmocka_unit_test(accounting),
+	cmocka_unit_test(breakdown_known_answer),
+	cmocka_unit_test(breakdown_without_heaps_or_stacks),
+	cmocka_unit_test(breakdown_clips_heaps),
+	cmocka_unit_test(kind_names),
+	cmocka_unit_test(debug_info_heaps),
+	cmocka_unit_test(debug_info_wine_and_lies),
+	cmocka_unit_test(info_stride),
+	cmocka_unit_test(spi_threads),
+	cmocka_unit_test(spi_lies),
+	cmocka_unit_test(backoff),
+	cmocka_unit_test(linux_bar_kinds),
+	cmocka_unit_test(linux_bar_adds_up),
+	cmocka_unit_test(linux_bss_rules),
+	cmocka_unit_test(linux_arenas),
+	cmocka_unit_test(linux_thread_stacks),
+	cmocka_unit_test(linux_vmmap_agrees),
+	cmocka_unit_test(linux_workingset_agrees),
+)

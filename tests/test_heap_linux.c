@@ -20,27 +20,8 @@
 #include "collectors/procmaps.h"
 #include "collectors/vmmap.h"
 #include "collectors/workingset.h"
-
-static uint64_t bar_committed(const struct mw_heap_breakdown *bd)
-{
-	uint64_t n = 0;
-
-	for (int k = 0; k < MW_HK_N; k++)
-		if (k != MW_HK_STACK_RESERVED)
-			n += bd->bytes[k];
-	return n;
-}
-
-static uint64_t vm_committed(const struct mw_vm_regions *v)
-{
-	struct mw_vm_summary s;
-	uint64_t n = 0;
-
-	mw_vm_summarize(v, &s);
-	for (int t = 0; t < MW_VM_NTYPES; t++)
-		n += s.bytes[MW_VM_COMMIT][t];
-	return n;
-}
+#include "tests/support/heap_sums.h"
+#include "tests/support/test_main.h"
 
 static void cache_shared(void **state)
 {
@@ -66,7 +47,7 @@ static void cache_shared(void **state)
 	assert_int_equal(r - r0, 1);	/* one read ... */
 	assert_int_equal(h - h0, 2);	/* ... served to vmmap and workingset */
 	/* one snapshot: the bar and vmmap agree to the byte */
-	assert_int_equal(bar_committed(&bd), vm_committed(&v));
+	assert_int_equal(mw_test_heap_committed(&bd), mw_test_vm_committed(&v));
 	assert_true(bd.heap_whole);
 	assert_true(bd.bytes[MW_HK_IMAGE] > 0);
 	assert_true(bd.bytes[MW_HK_STACK_COMMITTED] > 0);
@@ -140,13 +121,8 @@ static void gone(void **state)
 	assert_true(err.msg[0] != '\0');
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cache_shared),
-		cmocka_unit_test(kinds_grow),
-		cmocka_unit_test(gone),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(cache_shared),
+	cmocka_unit_test(kinds_grow),
+	cmocka_unit_test(gone),
+)

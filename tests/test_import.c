@@ -23,6 +23,9 @@
 #include "base/json_out.h"
 #include "core/params.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
+#include "tests/support/test_file.h"
+#include "tests/support/test_main.h"
 
 #define DB "test_import.tmp.db"
 #define DB2 "test_import2.tmp.db"
@@ -44,25 +47,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	return setup(state);
-}
-
-static struct mw_reader *open_reader(const char *path)
-{
-	struct mw_reader *r;
-	struct mw_err err;
-
-	if (mw_reader_open(&r, path, &err))
-		fail_msg("%s", err.msg);
-	return r;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	fclose(f);
 }
 
 /* ---- a sink that keeps what it gets ------------------------------------------- */
@@ -476,7 +460,7 @@ static void json_errors(void **state)
 /* Write the export of every series of db to path, in small pieces. */
 static void export_file(const char *db, const char *path, enum mw_export_format fmt)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_export *x;
 	struct mw_err err;
 	const char *p;
@@ -492,16 +476,6 @@ static void export_file(const char *db, const char *path, enum mw_export_format 
 	assert_int_equal(fclose(f), 0);
 	mw_export_free(x);
 	mw_reader_free(r);
-}
-
-static void export_csv(const char *db, const char *path)
-{
-	export_file(db, path, MW_EXPORT_CSV);
-}
-
-static void export_json(const char *db, const char *path)
-{
-	export_file(db, path, MW_EXPORT_JSON);
 }
 
 static const double odd_values[] = {
@@ -540,7 +514,7 @@ static void fill_source(void)
 
 static void assert_same_points(const char *db_a, const char *db_b, int json)
 {
-	struct mw_reader *a = open_reader(db_a), *b = open_reader(db_b);
+	struct mw_reader *a = mw_test_reader_open(db_a), *b = mw_test_reader_open(db_b);
 	struct mw_series_list la, lb;
 	struct mw_err err;
 	size_t i, n;
@@ -594,33 +568,33 @@ static void import_one(const char *db, const char *path, struct mw_import_result
 	mw_store_free(s);
 }
 
-static void roundtrip_csv(void **state)
+/* The source store exported in one format and imported into DB2: every
+ * point comes back, in the format it was written in. */
+static void round_trip(enum mw_export_format export_format, const char *path,
+		       enum mw_import_format import_format)
 {
 	struct mw_import_result res;
 
-	(void)state;
 	fill_source();
-	export_csv(DB, TMP_CSV);
-	import_one(DB2, TMP_CSV, &res);
-	assert_int_equal(res.format, MW_IMPORT_CSV);
+	export_file(DB, path, export_format);
+	import_one(DB2, path, &res);
+	assert_int_equal(res.format, import_format);
 	assert_int_equal(res.st.points, 400 + 134 + NODD * 3);
 	assert_int_equal(res.st.series, 3);
 	assert_false(res.stopped);
-	assert_same_points(DB, DB2, 0);
+	assert_same_points(DB, DB2, import_format == MW_IMPORT_JSON);
+}
+
+static void roundtrip_csv(void **state)
+{
+	(void)state;
+	round_trip(MW_EXPORT_CSV, TMP_CSV, MW_IMPORT_CSV);
 }
 
 static void roundtrip_json(void **state)
 {
-	struct mw_import_result res;
-
 	(void)state;
-	fill_source();
-	export_json(DB, TMP_JSON);
-	import_one(DB2, TMP_JSON, &res);
-	assert_int_equal(res.format, MW_IMPORT_JSON);
-	assert_int_equal(res.st.points, 400 + 134 + NODD * 3);
-	assert_int_equal(res.st.series, 3);
-	assert_same_points(DB, DB2, 1);
+	round_trip(MW_EXPORT_JSON, TMP_JSON, MW_IMPORT_JSON);
 }
 
 /* ---- the same points twice: stored once (store option skip_stored) ------------- */
@@ -628,7 +602,7 @@ static void roundtrip_json(void **state)
 /* Points of every series of db; *sum gets the sum of their values. */
 static uint64_t count_points(const char *db, double *sum)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_series_list list;
 	struct mw_raw_iter *it;
 	struct mw_err err;
@@ -671,8 +645,8 @@ static void import_twice(void **state)
 
 	(void)state;
 	fill_source();
-	export_json(DB, TMP_JSON);
-	export_csv(DB, TMP_CSV);
+	export_file(DB, TMP_JSON, MW_EXPORT_JSON);
+	export_file(DB, TMP_CSV, MW_EXPORT_CSV);
 	n = count_points(DB, NULL);
 	assert_int_equal(n, 400 + 134 + NODD * 3);
 	assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
@@ -710,7 +684,7 @@ static void write_range(const char *path, int lo, int hi, double v)
 /* The 1-minute average of mw_test_a at minute m (from T0). */
 static double minute_avg(const char *db, int m)
 {
-	struct mw_reader *r = open_reader(db);
+	struct mw_reader *r = mw_test_reader_open(db);
 	struct mw_range_query q;
 	struct mw_range_result res;
 	struct mw_err err;
@@ -758,11 +732,25 @@ static void import_overlap(void **state)
 			"{\"name\":\"mw_test_a\",\"labels\":{},\"points\":"
 			"[[1763719200000,1],[1763719201000,2],[1763719202000,3]]}]}";
 
-		write_file(TMP_JSON, twice, sizeof(twice) - 1);
+		mw_test_write_file(TMP_JSON, twice, sizeof(twice) - 1);
 		assert_int_equal(import_cmd(DB2, TMP_JSON, NULL), 0);
 		assert_int_equal(count_points(DB2, &sum), 3);
 		assert_true(sum == 6);
 	}
+}
+
+/* The source store exported as JSON; the file's first size - 1 bytes. */
+static void export_head(char *head, size_t size)
+{
+	FILE *f;
+	size_t n;
+
+	export_file(DB, TMP_JSON, MW_EXPORT_JSON);
+	f = fopen(TMP_JSON, "rb");
+	assert_non_null(f);
+	n = fread(head, 1, size - 1, f);
+	fclose(f);
+	head[n] = '\0';
 }
 
 /* The writer's completeness mark: none in an imported file; else the
@@ -774,21 +762,14 @@ static void complete_mark(void **state)
 	struct mw_err err;
 	int64_t mark;
 	char head[64], want[64];
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	fill_source();
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == INT64_MIN);
 	mw_reader_free(r);
-	export_json(DB, TMP_JSON);
-	f = fopen(TMP_JSON, "rb");
-	assert_non_null(f);
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	head[n] = '\0';
+	export_head(head, sizeof(head));
 	assert_true(!strncmp(head, "{\"series\":[", 11));
 
 	s = mw_test_store_reopen(DB);
@@ -796,7 +777,7 @@ static void complete_mark(void **state)
 	mw_store_mark_complete(s, T0 + 4000);	/* never back */
 	mw_store_add(s, "mw_test_x", "mw_test_x", NULL, 0, T0 + 4500, 1);
 	assert_int_equal(mw_store_flush(s, &err), 0);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == T0 + 5000);
 	mw_store_mark_complete(s, T0 + 9000);	/* in memory until a flush */
@@ -806,12 +787,7 @@ static void complete_mark(void **state)
 	assert_int_equal(mw_reader_complete_to(r, &mark, &err), 0);
 	assert_true(mark == T0 + 9000);
 	mw_reader_free(r);
-	export_json(DB, TMP_JSON);
-	f = fopen(TMP_JSON, "rb");
-	assert_non_null(f);
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	head[n] = '\0';
+	export_head(head, sizeof(head));
 	snprintf(want, sizeof(want), "{\"complete_to_ms\":%lld,\"series\":[",
 		 (long long)(T0 + 9000));
 	assert_true(!strncmp(head, want, strlen(want)));
@@ -860,7 +836,7 @@ static void typeperf_utf8_bom(void **state)
 	assert_int_equal(res.st.series, 9);
 	assert_int_equal(res.st.first_ts, T26 + 1123);
 	assert_int_equal(res.st.last_ts, T26 + 3127);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_process_private_bytes{pid=\"#0\",process=\"leaky.exe\"}", buf,
 		    sizeof(buf));
 	assert_string_equal(buf, "1795255201123=10485760 1795255202125=10489856 "
@@ -902,7 +878,7 @@ static void relog_utf16_bias_pid(void **state)
 	assert_int_equal(res.st.points, 14);
 	assert_int_equal(res.st.gaps, 1);
 	assert_int_equal(res.st.first_ts, T26);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	/* 02:00 Pacific is 10:00 UTC; pid from the ID Process column */
 	series_text(r, "memwatch_process_private_bytes{pid=\"4242\",process=\"svc.exe\"}", buf,
 		    sizeof(buf));
@@ -933,7 +909,7 @@ static void relog_utf16_bias_pid(void **state)
 			u16[2 * i + 1] = 0;
 		}
 		u16[2 * i] = 'x';
-		write_file(TMP_CSV, u16, 2 * i + 1);
+		mw_test_write_file(TMP_CSV, u16, 2 * i + 1);
 		mw_test_db_remove(DB);
 		import_one(DB, TMP_CSV, &res);
 		assert_int_equal(res.encoding, MW_ENC_UTF16LE);
@@ -959,7 +935,7 @@ static void bad_line_mid_file(void **state)
 	assert_int_equal(res.stop_line, 4);
 	assert_int_equal(res.st.points, 4);
 	/* committed already, before the store is closed */
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_process_private_bytes{pid=\"#0\",process=\"app.exe\"}", buf,
 		    sizeof(buf));
 	assert_string_equal(buf, "1795255200000=200 1795255201000=201");
@@ -976,7 +952,7 @@ static void bad_line_mid_file(void **state)
 	assert_int_equal(res.st.skipped_lines, 1);
 	assert_int_equal(res.st.points, 6);
 	mw_store_free(s);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "memwatch_system_available_bytes", buf, sizeof(buf));
 	assert_string_equal(buf, "1795255200000=100 1795255201000=101 1795255203000=103");
 	mw_reader_free(r);
@@ -988,7 +964,7 @@ static void bad_line_mid_file(void **state)
 	assert_non_null(strstr(err.msg, DATA "export_cut.json:1: "));
 	assert_non_null(strstr(err.msg, "cut off"));
 	mw_store_free(s);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	series_text(r, "mw_test_bytes{a=\"b\"}", buf, sizeof(buf));
 	assert_string_equal(buf, "1000=1 2000=2.5");
 	mw_reader_free(r);
@@ -1024,7 +1000,7 @@ static void damaged_files(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		write_file(TMP_CSV, cases[i].content,
+		mw_test_write_file(TMP_CSV, cases[i].content,
 			   cases[i].len ? cases[i].len : strlen(cases[i].content));
 		err.msg[0] = '\0';
 		if (mw_import_file(s, TMP_CSV, NULL, &res, &err) != -1)
@@ -1061,7 +1037,7 @@ static void command(void **state)
 	assert_int_equal(mw_cmd_import(4, bad), 2);
 	assert_int_equal(mw_cmd_import(3, usage1), 2);
 	assert_int_equal(mw_cmd_import(3, usage2), 2);
-	r = open_reader(DB);
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "{process=\"svc.exe\"}", &list, &err), 0);
 	assert_int_equal(list.n, 5);	/* the good file after the bad one came in */
 	mw_series_list_release(&list);
@@ -1073,28 +1049,23 @@ static void command(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(detect),
-		cmocka_unit_test(pdh_header_and_time),
-		cmocka_unit_test(values),
-		cmocka_unit_test(counter_paths),
-		cmocka_unit_test(series_keys),
-		cmocka_unit_test(csv_typeperf_lines),
-		cmocka_unit_test(json_stream),
-		cmocka_unit_test(json_errors),
-		cmocka_unit_test_setup_teardown(roundtrip_csv, setup, teardown),
-		cmocka_unit_test_setup_teardown(roundtrip_json, setup, teardown),
-		cmocka_unit_test_setup_teardown(import_twice, setup, teardown),
-		cmocka_unit_test_setup_teardown(import_overlap, setup, teardown),
-		cmocka_unit_test_setup_teardown(complete_mark, setup, teardown),
-		cmocka_unit_test_setup_teardown(typeperf_utf8_bom, setup, teardown),
-		cmocka_unit_test_setup_teardown(relog_utf16_bias_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(bad_line_mid_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(damaged_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(command, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(detect),
+	cmocka_unit_test(pdh_header_and_time),
+	cmocka_unit_test(values),
+	cmocka_unit_test(counter_paths),
+	cmocka_unit_test(series_keys),
+	cmocka_unit_test(csv_typeperf_lines),
+	cmocka_unit_test(json_stream),
+	cmocka_unit_test(json_errors),
+	MW_FIXTURE_TEST(roundtrip_csv),
+	MW_FIXTURE_TEST(roundtrip_json),
+	MW_FIXTURE_TEST(import_twice),
+	MW_FIXTURE_TEST(import_overlap),
+	MW_FIXTURE_TEST(complete_mark),
+	MW_FIXTURE_TEST(typeperf_utf8_bom),
+	MW_FIXTURE_TEST(relog_utf16_bias_pid),
+	MW_FIXTURE_TEST(bad_line_mid_file),
+	MW_FIXTURE_TEST(damaged_files),
+	MW_FIXTURE_TEST(command),
+)

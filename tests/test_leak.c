@@ -12,6 +12,7 @@
 
 #include "analysis/leak.h"
 #include "tests/leak_corpus.h"
+#include "tests/support/test_main.h"
 
 #define T0 1700000000000LL	/* 2023-11-14 22:13:20 UTC */
 
@@ -108,6 +109,16 @@ static void theil_sen_is_the_median_of_pair_slopes(void **state)
 	}
 }
 
+/* A flat trace at level with noise sd: the shape every test varies. */
+static struct lc_shape flat_shape(double level, double sd)
+{
+	struct lc_shape s = { 0 };
+
+	s.level = level;
+	s.sd = sd;
+	return s;
+}
+
 static enum mw_verdict judge_shape(struct lc_shape *s, size_t n, struct mw_leak_result *res)
 {
 	struct mw_leak_params p;
@@ -126,9 +137,7 @@ static void basic_shapes(void **state)
 	struct mw_leak_result res;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.level = 200 * LC_MIB;
-	s.sd = 1 * LC_MIB;
+	s = flat_shape(200 * LC_MIB, 1 * LC_MIB);
 	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_PASS);
 
 	s.leak_bph = 10 * LC_MIB;
@@ -145,9 +154,7 @@ static void basic_shapes(void **state)
 	assert_non_null(strstr(res.reason, "budget"));
 
 	/* warm-up growth then plateau */
-	memset(&s, 0, sizeof(s));
-	s.level = 200 * LC_MIB;
-	s.sd = 1 * LC_MIB;
+	s = flat_shape(200 * LC_MIB, 1 * LC_MIB);
 	s.warm_amp = 100 * LC_MIB;
 	s.warm_tau_ms = 20 * LC_MIN;
 	assert_int_equal(judge_shape(&s, 480, &res), MW_VERDICT_PASS);
@@ -174,9 +181,7 @@ static void onset_position(void **state)
 	struct mw_leak_result res;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.level = 500 * LC_MIB;
-	s.sd = 1 * LC_MIB;
+	s = flat_shape(500 * LC_MIB, 1 * LC_MIB);
 	s.leak_bph = 8 * LC_MIB;
 	s.onset_ms = 4 * LC_HOUR;
 	assert_int_equal(judge_shape(&s, 420, &res), MW_VERDICT_FAIL);
@@ -338,9 +343,7 @@ static void group_growing_workers(void **state)
 
 	(void)state;
 	mw_leak_params_init(&p);
-	memset(&s, 0, sizeof(s));
-	s.level = 60 * LC_MIB;
-	s.sd = 0.3 * LC_MIB;
+	s = flat_shape(60 * LC_MIB, 0.3 * LC_MIB);
 	for (k = 0; k < n; k++) {
 		size_t len = 240 - k * 20;
 
@@ -377,9 +380,7 @@ static void kind_selection(void **state)
 	size_t n = 480, i;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.level = 100 * LC_MIB;
-	s.sd = 0.5 * LC_MIB;
+	s = flat_shape(100 * LC_MIB, 0.5 * LC_MIB);
 	kv[0] = series(&s, 1, n);	/* heap: flat */
 	s.leak_bph = 12 * LC_MIB;
 	kv[1] = series(&s, 2, n);	/* private data: carries it */
@@ -528,22 +529,17 @@ static void bad_input(void **state)
 	assert_int_equal(mw_leak_kind(NULL, 0, NULL, NULL), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(theil_sen_exact_line),
-		cmocka_unit_test(theil_sen_ci_and_outliers),
-		cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
-		cmocka_unit_test(basic_shapes),
-		cmocka_unit_test(onset_position),
-		cmocka_unit_test(group_growing_workers),
-		cmocka_unit_test(onset_is_the_change_point),
-		cmocka_unit_test(shapes_of_real_programs),
-		cmocka_unit_test(counts_have_their_own_budget),
-		cmocka_unit_test(kind_selection),
-		cmocka_unit_test(short_steady_leak_with_beat),
-		cmocka_unit_test(bad_input),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(theil_sen_exact_line),
+	cmocka_unit_test(theil_sen_ci_and_outliers),
+	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
+	cmocka_unit_test(basic_shapes),
+	cmocka_unit_test(onset_position),
+	cmocka_unit_test(group_growing_workers),
+	cmocka_unit_test(onset_is_the_change_point),
+	cmocka_unit_test(shapes_of_real_programs),
+	cmocka_unit_test(counts_have_their_own_budget),
+	cmocka_unit_test(kind_selection),
+	cmocka_unit_test(short_steady_leak_with_beat),
+	cmocka_unit_test(bad_input),
+)

@@ -21,6 +21,7 @@
 
 #include "analysis/leak.h"
 #include "tests/leak_corpus.h"
+#include "tests/support/test_main.h"
 
 #ifndef SEEDS
 #define SEEDS 12
@@ -569,12 +570,7 @@ static void corpus_speed(void **state)
 	free(v);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(corpus_scores),
-		cmocka_unit_test(corpus_speed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(corpus_scores),
+	cmocka_unit_test(corpus_speed),
+)

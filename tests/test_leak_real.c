@@ -63,6 +63,7 @@
 #include "storage/query.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
 
 #ifndef _WIN32	/* recorded on Linux and decompressed with gzip: the native run covers it */
 
@@ -761,14 +762,9 @@ static void real_corpus(void **state)
 		fail_msg("%d assertion(s) failed (see above)", nfails);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(real_corpus, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(real_corpus),
+)
 
 #else
 

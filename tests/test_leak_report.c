@@ -23,6 +23,7 @@
 #include "storage/query.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/xorshift.h"
 
 #define T0 1763683200000LL	/* a whole day */
 #define DB "test_leak_report.tmp.db"
@@ -33,10 +34,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static double noise(double sd)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * 2 * sd;
+	return (mw_xorshift_unit(&rng) - 0.5) * 2 * sd;
 }
 
 static void add_proc(struct mw_store *s, const char *metric, const char *process, const char *pid,

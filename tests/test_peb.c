@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "collectors/peb.h"
+#include "tests/support/test_main.h"
 
 /* A fake address space: a few chunks of bytes. */
 struct chunk {
@@ -446,19 +447,14 @@ static void pe_large_address_aware(void **state)
 	assert_int_equal(mw_pe_large_address_aware(h, 0x3f), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(pe_large_address_aware),
-		cmocka_unit_test(peb_fields),
-		cmocka_unit_test(nt_heap_x64),
-		cmocka_unit_test(nt_heap_x86),
-		cmocka_unit_test(other_layouts),
-		cmocka_unit_test(wine_heaps),
-		cmocka_unit_test(lying_lists),
-		cmocka_unit_test(wow64_teb),
-		cmocka_unit_test(dos_paths),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(pe_large_address_aware),
+	cmocka_unit_test(peb_fields),
+	cmocka_unit_test(nt_heap_x64),
+	cmocka_unit_test(nt_heap_x86),
+	cmocka_unit_test(other_layouts),
+	cmocka_unit_test(wine_heaps),
+	cmocka_unit_test(lying_lists),
+	cmocka_unit_test(wow64_teb),
+	cmocka_unit_test(dos_paths),
+)

@@ -13,6 +13,7 @@
 
 #include "collectors/perfdata.h"
 #include "tests/support/perfdata_build.h"
+#include "tests/support/test_main.h"
 
 #define NPROC 8
 
@@ -998,26 +999,21 @@ static void unique_id_names(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(titles_sample),
-		cmocka_unit_test(titles_malformed),
-		cmocka_unit_test(snapshot_structure),
-		cmocka_unit_test(sample_values),
-		cmocka_unit_test(every_counter_type),
-		cmocka_unit_test(instance_identity),
-		cmocka_unit_test(malformed_blocks),
-		cmocka_unit_test(empty_block_as_wine_returns),
-		cmocka_unit_test(counter_paths),
-		cmocka_unit_test(path_instances),
-		cmocka_unit_test(decode_json),
-		cmocka_unit_test(recording_is_generated),
-		cmocka_unit_test(skip_bad_object),
-		cmocka_unit_test(multi_timers),
-		cmocka_unit_test(parent_instances),
-		cmocka_unit_test(unique_id_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(titles_sample),
+	cmocka_unit_test(titles_malformed),
+	cmocka_unit_test(snapshot_structure),
+	cmocka_unit_test(sample_values),
+	cmocka_unit_test(every_counter_type),
+	cmocka_unit_test(instance_identity),
+	cmocka_unit_test(malformed_blocks),
+	cmocka_unit_test(empty_block_as_wine_returns),
+	cmocka_unit_test(counter_paths),
+	cmocka_unit_test(path_instances),
+	cmocka_unit_test(decode_json),
+	cmocka_unit_test(recording_is_generated),
+	cmocka_unit_test(skip_bad_object),
+	cmocka_unit_test(multi_timers),
+	cmocka_unit_test(parent_instances),
+	cmocka_unit_test(unique_id_names),
+)

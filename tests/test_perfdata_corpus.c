@@ -13,21 +13,19 @@
 #include <cmocka.h>
 
 #include "tests/support/perfdata_build.h"
+#include "tests/support/test_file.h"
 #include "app/perfdata_cmd.h"
 #include "fuzz/fuzz_perfdata.c"
+#include "tests/support/test_main.h"
 
 #define DIR_PATH "fuzz/corpus/perfdata"
 
 static void put(const char *name, const unsigned char *b, size_t len)
 {
 	char path[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), DIR_PATH "/%s", name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, len, f), len);
-	fclose(f);
+	mw_test_write_file(path, b, len);
 }
 
 static void set32(unsigned char *b, size_t off, uint32_t v)
@@ -142,12 +140,7 @@ static void seeds_verdicts(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(replay_corpus),
-		cmocka_unit_test(seeds_verdicts),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(replay_corpus),
+	cmocka_unit_test(seeds_verdicts),
+)

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "base/privilege.h"
+#include "tests/support/test_main.h"
 
 static int debug_privilege_enabled(void)
 {
@@ -39,10 +40,6 @@ static void enables_debug_privilege(void **state)
 	assert_int_equal(mw_enable_debug_privilege(&why), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(enables_debug_privilege),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(enables_debug_privilege),
+)

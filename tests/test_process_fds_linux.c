@@ -36,18 +36,10 @@
 #include <cmocka.h>
 
 #include "collectors/process.h"
+#include "tests/support/process_find.h"
+#include "tests/support/test_main.h"
 
 #define SEC 1000000000LL
-
-static const struct mw_process_info *find(const struct mw_process_table *t, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
-}
 
 /* A child that waits to be killed; ready once it wrote to the pipe. */
 static void child_body(int wfd)
@@ -169,7 +161,7 @@ static void dead_process_descriptor_reads_nothing(void **state)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
-	assert_non_null(find(&t, (uint32_t)a));
+	assert_non_null(mw_test_process_find(&t, (uint32_t)a));
 	mw_process_reader_stats(r, &rs);
 	assert_true(rs.kept > 0);
 	kept = rs.kept;
@@ -183,7 +175,7 @@ static void dead_process_descriptor_reads_nothing(void **state)
 		close(fd);
 		/* without it: the dead one is left out, its descriptors closed */
 		assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
-		assert_null(find(&t, (uint32_t)a));
+		assert_null(mw_test_process_find(&t, (uint32_t)a));
 		mw_process_reader_stats(r, &rs);
 		assert_true(rs.kept < kept);
 		mw_process_table_release(&t);
@@ -198,13 +190,13 @@ static void dead_process_descriptor_reads_nothing(void **state)
 	assert_true(n == 0 || (n < 0 && errno == ESRCH));	/* never the new process */
 	close(fd);
 	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
-	assert_non_null(find(&t, (uint32_t)b));
-	assert_true(find(&t, (uint32_t)b)->start_ticks == start_ticks_of(b));
+	assert_non_null(mw_test_process_find(&t, (uint32_t)b));
+	assert_true(mw_test_process_find(&t, (uint32_t)b)->start_ticks == start_ticks_of(b));
 	mw_process_reader_stats(r, &rs);
 	assert_true(rs.opened >= 1);	/* new descriptors for the new process */
 	stop_child(b);
 	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
-	assert_null(find(&t, (uint32_t)b));
+	assert_null(mw_test_process_find(&t, (uint32_t)b));
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 }
@@ -222,10 +214,10 @@ static void child_forked_between_reads_is_found(void **state)
 	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
 	kid = start_child();
 	assert_int_equal(mw_process_table_read_at(r, &t, 3 * SEC, &err), 0);
-	assert_non_null(find(&t, (uint32_t)kid));
+	assert_non_null(mw_test_process_find(&t, (uint32_t)kid));
 	stop_child(kid);
 	assert_int_equal(mw_process_table_read_at(r, &t, 4 * SEC, &err), 0);
-	assert_null(find(&t, (uint32_t)kid));
+	assert_null(mw_test_process_find(&t, (uint32_t)kid));
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 }
@@ -247,12 +239,12 @@ static void exited_process_descriptors_are_closed(void **state)
 	mw_process_reader_stats(r, &rs);
 	before = rs.kept;
 	for (i = 0; i < 8; i++) {
-		assert_non_null(find(&t, (uint32_t)kids[i]));
+		assert_non_null(mw_test_process_find(&t, (uint32_t)kids[i]));
 		stop_child(kids[i]);
 	}
 	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
 	for (i = 0; i < 8; i++)
-		assert_null(find(&t, (uint32_t)kids[i]));
+		assert_null(mw_test_process_find(&t, (uint32_t)kids[i]));
 	mw_process_reader_stats(r, &rs);
 	/* other processes of the machine may come and go meanwhile */
 	assert_true(rs.kept + 8 <= before + rs.opened);
@@ -277,7 +269,7 @@ static void no_room_reads_by_path(void **state)
 		mw_process_reader_stats(r, &rs);
 		assert_int_equal(rs.kept, 0);
 		assert_int_equal(rs.opened, 0);
-		p = find(&t, (uint32_t)getpid());
+		p = mw_test_process_find(&t, (uint32_t)getpid());
 		assert_non_null(p);
 		assert_true(p->working_set_bytes > 0 && p->threads >= 1 && p->has_kinds);
 		assert_true(p->has_handles && p->handles >= 3);
@@ -302,7 +294,7 @@ static void own_resident_split_exactly(void **state)
 	memset(big, 1, 32 << 20);
 	/* 1 s later: status is not due (10 s), statm is read */
 	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
-	p = find(&t, (uint32_t)getpid());
+	p = mw_test_process_find(&t, (uint32_t)getpid());
 	assert_non_null(p);
 	assert_true(p->has_kinds);
 	assert_true(p->rss_anon_bytes + p->rss_file_bytes + p->rss_shmem_bytes ==
@@ -353,7 +345,7 @@ static void status_read_through_kept_descriptor(void **state)
 	mw_process_reader_set_cadence(r, 0, 30000, 10000);	/* status every tick */
 	assert_int_equal(status_fds_of(getpid(), &fd), 0);
 	assert_int_equal(mw_process_table_read_at(r, &t, 1 * SEC, &err), 0);
-	p = find(&t, (uint32_t)getpid());
+	p = mw_test_process_find(&t, (uint32_t)getpid());
 	assert_non_null(p);
 	resident = p->working_set_bytes;
 	assert_int_equal(status_fds_of(getpid(), &fd), 1);	/* kept, once */
@@ -363,7 +355,7 @@ static void status_read_through_kept_descriptor(void **state)
 	memset(big, 1, 64 << 20);
 	assert_int_equal(munmap(big, 64 << 20), 0);
 	assert_int_equal(mw_process_table_read_at(r, &t, 2 * SEC, &err), 0);
-	p = find(&t, (uint32_t)getpid());
+	p = mw_test_process_find(&t, (uint32_t)getpid());
 	assert_non_null(p);
 	assert_true(p->working_set_peak_bytes >= resident + (60u << 20));
 	assert_int_equal(status_fds_of(getpid(), &again), 1);	/* the same one */
@@ -485,48 +477,48 @@ static void stat_follows_statm(void **state)
 	r = tree_reader(&t, 3600000, 3600000, 10000);
 	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.stat_reads, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->page_faults == 12 && p->threads == 1);
 	/* stat moved, statm did not: carried */
 	stat_of(50, 2, 3);
 	read_tree(r, &t, now + SEC, &rs);
 	assert_int_equal(rs.stat_reads, 0);
 	assert_int_equal(rs.stat_skipped, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->page_faults == 12 && p->threads == 1);
 	assert_true(p->working_set_bytes == 50 * pg);
 	/* statm moved: stat read in the same tick */
 	statm_of(60, 20);
 	read_tree(r, &t, now + 2 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->page_faults == 52 && p->threads == 3);
 	assert_true(p->working_set_bytes == 60 * pg);
 	/* statm still: carried until the due time, which lies within the
 	 * first interval (spread by pid), then one interval on from there */
 	stat_of(90, 2, 4);
 	read_tree(r, &t, now + 3 * SEC, &rs);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->page_faults == 52);
 	read_tree(r, &t, now + 21 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->page_faults == 92 && p->threads == 4);
 	/* and then not before the next due time (pid 10's due times lie at
 	 * 1.8 s past the 10 s grid from the first read: 21.8 s next) */
 	stat_of(100, 2, 4);
 	read_tree(r, &t, now + 21 * SEC + SEC / 2, &rs);
 	assert_int_equal(rs.stat_reads, 0);
-	assert_true(find(&t, 10)->page_faults == 92);
+	assert_true(mw_test_process_find(&t, 10)->page_faults == 92);
 	read_tree(r, &t, now + 22 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
-	assert_true(find(&t, 10)->page_faults == 102);
+	assert_true(mw_test_process_find(&t, 10)->page_faults == 102);
 	stat_of(110, 2, 4);
 	/* cadence 0: every tick */
 	mw_process_reader_set_cadence(r, 3600000, 3600000, 0);
 	read_tree(r, &t, now + 23 * SEC, &rs);
 	assert_int_equal(rs.stat_reads, 1);
-	assert_true(find(&t, 10)->page_faults == 112);
+	assert_true(mw_test_process_find(&t, 10)->page_faults == 112);
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 	remove_tree();
@@ -546,26 +538,26 @@ static void status_follows_statm(void **state)
 	r = tree_reader(&t, 10000, 3600000, 3600000);
 	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.status_reads, 1);
-	assert_true(find(&t, 10)->swap_bytes == 4096);
+	assert_true(mw_test_process_find(&t, 10)->swap_bytes == 4096);
 	/* status moved, statm did not: due (within 10 s) but put off */
 	status_of(900, 20, 8);
 	read_tree(r, &t, now + 11 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.status_still, 1);
-	assert_true(find(&t, 10)->swap_bytes == 4096);	/* carried */
+	assert_true(mw_test_process_find(&t, 10)->swap_bytes == 4096);	/* carried */
 	/* six intervals after its read: read however still */
 	read_tree(r, &t, now + 61 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.status_still, 0);
-	assert_true(find(&t, 10)->swap_bytes == 8192);
+	assert_true(mw_test_process_find(&t, 10)->swap_bytes == 8192);
 	/* statm moved: read at its next due time, not put off */
 	status_of(900, 20, 16);
 	statm_of(80, 20);
 	read_tree(r, &t, now + 72 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.status_still, 0);
-	assert_true(find(&t, 10)->swap_bytes == 16384);
-	assert_true(find(&t, 10)->working_set_bytes == 80 * pg);
+	assert_true(mw_test_process_find(&t, 10)->swap_bytes == 16384);
+	assert_true(mw_test_process_find(&t, 10)->working_set_bytes == 80 * pg);
 	/* cadence 0: every tick, still or not */
 	mw_process_reader_set_cadence(r, 0, 3600000, 3600000);
 	read_tree(r, &t, now + 73 * SEC, &rs);
@@ -593,7 +585,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	read_tree(r, &t, now, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_non_null(p);
 	assert_true(p->working_set_bytes == 50 * pg);
 	assert_true(p->rss_anon_bytes == 30 * pg);
@@ -607,7 +599,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	read_tree(r, &t, now + SEC, &rs);
 	assert_int_equal(rs.status_reads, 0);
 	assert_int_equal(rs.handle_counts, 0);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->working_set_bytes == 70 * pg);
 	assert_true(p->rss_anon_bytes == 50 * pg);
 	assert_true(p->private_ws_bytes == 50 * pg);
@@ -620,7 +612,7 @@ static void cadences_on_a_constructed_tree(void **state)
 	read_tree(r, &t, now + 31 * SEC, &rs);
 	assert_int_equal(rs.status_reads, 1);
 	assert_int_equal(rs.handle_counts, 1);
-	p = find(&t, 10);
+	p = mw_test_process_find(&t, 10);
 	assert_true(p->swap_bytes == 8192);
 	assert_true(p->working_set_peak_bytes == (900 * 1024 > 70 * pg ? 900 * 1024 : 70 * pg));
 	assert_true(p->working_set_bytes == 70 * pg);	/* still statm's */
@@ -648,12 +640,12 @@ static void cadences_on_a_constructed_tree(void **state)
 	put("20/status", "Name:\ty\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n");
 	read_tree(r, &t, now + SEC, &rs);
 	assert_false(rs.scanned);
-	assert_non_null(find(&t, 10));
-	assert_null(find(&t, 20));
+	assert_non_null(mw_test_process_find(&t, 10));
+	assert_null(mw_test_process_find(&t, 20));
 	put("loadavg", "0.00 0.00 0.00 1/2 101\n");
 	read_tree(r, &t, now + 2 * SEC, &rs);
 	assert_true(rs.scanned);
-	assert_non_null(find(&t, 20));
+	assert_non_null(mw_test_process_find(&t, 20));
 	/* and at least every 10 s regardless */
 	read_tree(r, &t, now + 3 * SEC, &rs);
 	assert_false(rs.scanned);
@@ -664,18 +656,14 @@ static void cadences_on_a_constructed_tree(void **state)
 	remove_tree();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(dead_process_descriptor_reads_nothing),
-		cmocka_unit_test(child_forked_between_reads_is_found),
-		cmocka_unit_test(exited_process_descriptors_are_closed),
-		cmocka_unit_test(no_room_reads_by_path),
-		cmocka_unit_test(own_resident_split_exactly),
-		cmocka_unit_test(status_read_through_kept_descriptor),
-		cmocka_unit_test(cadences_on_a_constructed_tree),
-		cmocka_unit_test(stat_follows_statm),
-		cmocka_unit_test(status_follows_statm),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(dead_process_descriptor_reads_nothing),
+	cmocka_unit_test(child_forked_between_reads_is_found),
+	cmocka_unit_test(exited_process_descriptors_are_closed),
+	cmocka_unit_test(no_room_reads_by_path),
+	cmocka_unit_test(own_resident_split_exactly),
+	cmocka_unit_test(status_read_through_kept_descriptor),
+	cmocka_unit_test(cadences_on_a_constructed_tree),
+	cmocka_unit_test(stat_follows_statm),
+	cmocka_unit_test(status_follows_statm),
+)

@@ -16,6 +16,7 @@
 #include "core/batch.h"
 #include "core/collector.h"
 #include "core/config.h"
+#include "tests/support/test_main.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -232,14 +233,10 @@ static void arrays_by_pid(void **state)
 	assert_int_equal(v[2].tag, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(real_ticks_have_canonical_keys),
-		cmocka_unit_test(identity_changes_are_formatted_again),
-		cmocka_unit_test(keyed_add_matches_plain_add),
-		cmocka_unit_test(cadence_options_checked),
-		cmocka_unit_test(arrays_by_pid),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(real_ticks_have_canonical_keys),
+	cmocka_unit_test(identity_changes_are_formatted_again),
+	cmocka_unit_test(keyed_add_matches_plain_add),
+	cmocka_unit_test(cadence_options_checked),
+	cmocka_unit_test(arrays_by_pid),
+)

@@ -24,6 +24,9 @@
 #include "base/clock.h"
 #include "core/collector.h"
 #include "core/config.h"
+#include "tests/support/process_find.h"
+#include "tests/support/test_file.h"
+#include "tests/support/test_main.h"
 
 extern const struct mw_collector mw_collector_process;
 
@@ -32,15 +35,11 @@ static char root[256];
 static void put(const char *pid, const char *file, const char *text, size_t len)
 {
 	char path[512];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, pid);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%s/%s", root, pid, file);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	fclose(f);
+	mw_test_write_file(path, text, len);
 }
 
 #define PUT(pid, file, lit) put(pid, file, lit, sizeof(lit) - 1)
@@ -106,16 +105,6 @@ static int teardown_tree(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static const struct mw_process_info *find(const struct mw_process_table *t, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
-}
-
 static void constructed_tree(void **state)
 {
 	struct mw_process_reader *r = mw_process_reader_new_at(root);
@@ -131,8 +120,8 @@ static void constructed_tree(void **state)
 		if (mw_process_table_read(r, &t, &err))
 			fail_msg("%s", err.msg);
 		assert_int_equal(t.nprocs, 6);
-		assert_null(find(&t, 50));
-		p = find(&t, 10);
+		assert_null(mw_test_process_find(&t, 50));
+		p = mw_test_process_find(&t, 10);
 		assert_non_null(p);
 		assert_string_equal(p->name, "verylongprocessname-leaky");
 		assert_true(p->has_kinds);
@@ -142,15 +131,15 @@ static void constructed_tree(void **state)
 		assert_true(p->has_private_ws && p->private_ws_bytes == 120 * 1024);
 		assert_true(p->start_ms == 1700000000000LL + 500 * 1000 / sysconf(_SC_CLK_TCK));
 		assert_false(p->has_handles);	/* no fd directory */
-		assert_string_equal(find(&t, 20)->name, "my leaky prog with spaces");
-		assert_string_equal(find(&t, 30)->name, "sshd");
-		assert_string_equal(find(&t, 70)->name, "upgraded-daemon");
-		p = find(&t, 40);
+		assert_string_equal(mw_test_process_find(&t, 20)->name, "my leaky prog with spaces");
+		assert_string_equal(mw_test_process_find(&t, 30)->name, "sshd");
+		assert_string_equal(mw_test_process_find(&t, 70)->name, "upgraded-daemon");
+		p = mw_test_process_find(&t, 40);
 		assert_false(p->has_kinds);
 		assert_false(p->has_swap);
 		assert_false(p->has_private_ws);
 		assert_true(p->working_set_bytes == 8 * 1024);
-		p = find(&t, 60);
+		p = mw_test_process_find(&t, 60);
 		assert_string_equal(p->name, "kworker/0:1");
 		assert_false(p->has_kinds);
 	}
@@ -171,7 +160,7 @@ static void constructed_tree(void **state)
 	}
 	if (mw_process_table_read(r, &t, &err))
 		fail_msg("%s", err.msg);
-	assert_string_equal(find(&t, 10)->name, "other");
+	assert_string_equal(mw_test_process_find(&t, 10)->name, "other");
 	mw_process_table_release(&t);
 	mw_process_reader_free(r);
 	/* no such root: an error naming it */
@@ -398,13 +387,9 @@ static void pss_options_declared_and_checked(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(constructed_tree, setup_tree, teardown_tree),
-		cmocka_unit_test(pss_budget),
-		cmocka_unit_test(pss_of_still_process_read_less_often),
-		cmocka_unit_test(pss_options_declared_and_checked),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(constructed_tree, setup_tree, teardown_tree),
+	cmocka_unit_test(pss_budget),
+	cmocka_unit_test(pss_of_still_process_read_less_often),
+	cmocka_unit_test(pss_options_declared_and_checked),
+)

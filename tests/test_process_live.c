@@ -18,6 +18,7 @@
 
 #include "collectors/process.h"
 #include "collectors/system.h"
+#include "tests/support/test_main.h"
 
 static void system_figures_are_sane(void **state)
 {
@@ -107,11 +108,7 @@ static void own_process_is_listed_and_grows(void **state)
 	mw_process_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(system_figures_are_sane),
-		cmocka_unit_test(own_process_is_listed_and_grows),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(system_figures_are_sane),
+	cmocka_unit_test(own_process_is_listed_and_grows),
+)

@@ -13,6 +13,7 @@
 #include "collectors/procfs_field.h"
 #include "base/utf16.h"
 #include "collectors/system.h"
+#include "tests/support/test_main.h"
 
 static void meminfo(void **state)
 {
@@ -431,21 +432,17 @@ static void procfs_fields(void **state)
 	assert_int_equal(v, 7);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(meminfo),
-		cmocka_unit_test(proc_stat_with_awkward_comm),
-		cmocka_unit_test(proc_stat_rejects_garbage),
-		cmocka_unit_test(proc_statm_and_its_split),
-		cmocka_unit_test(proc_status),
-		cmocka_unit_test(proc_status_kinds_and_swap),
-		cmocka_unit_test(smaps_rollup),
-		cmocka_unit_test(names_from_exe_and_cmdline),
-		cmocka_unit_test(spi_parses_a_constructed_table),
-		cmocka_unit_test(spi_rejects_lies),
-		cmocka_unit_test(utf16_conversion),
-		cmocka_unit_test(procfs_fields),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(meminfo),
+	cmocka_unit_test(proc_stat_with_awkward_comm),
+	cmocka_unit_test(proc_stat_rejects_garbage),
+	cmocka_unit_test(proc_statm_and_its_split),
+	cmocka_unit_test(proc_status),
+	cmocka_unit_test(proc_status_kinds_and_swap),
+	cmocka_unit_test(smaps_rollup),
+	cmocka_unit_test(names_from_exe_and_cmdline),
+	cmocka_unit_test(spi_parses_a_constructed_table),
+	cmocka_unit_test(spi_rejects_lies),
+	cmocka_unit_test(utf16_conversion),
+	cmocka_unit_test(procfs_fields),
+)

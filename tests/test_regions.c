@@ -18,6 +18,9 @@
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/xorshift.h"
+#include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1700000000000LL
 #define DB "test_regions.tmp.db"
@@ -27,14 +30,8 @@ MW_TEST_DB_FIXTURES(DB)
 /* ---- random evolving snapshots ---------------------------------------- */
 
 static uint64_t rng = 88172645463325252ULL;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
+/* rnd(n): the next draw of this file's sequence, in [0, n) */
+#define rnd(n) mw_xorshift_below(&rng, (n))
 
 static const char *const owners[] = {
 	"C:\\Windows\\System32\\ntdll.dll", "C:\\Windows\\System32\\kernel32.dll",
@@ -148,16 +145,6 @@ static struct mw_store *open_store(int64_t keyframe_every)
 	return mw_test_store_open_with(&o);
 }
 
-static struct mw_reader *open_reader(void)
-{
-	struct mw_reader *r;
-	struct mw_err err;
-
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
-	return r;
-}
-
 /* ---- the codec alone ---------------------------------------------------- */
 
 struct strtab {
@@ -255,7 +242,7 @@ static void rebuild_random_snapshots(void **state)
 	}
 	mw_store_free(s);
 
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_ws_processes(r, NULL, NULL, INT64_MIN, INT64_MAX, &list,
 						&err), 0);
 	assert_int_equal(list.n, 1);
@@ -326,7 +313,7 @@ static void processes_and_pids(void **state)
 	add_snapshot(s, "2", "app.exe", T0 + 6000, &cur);
 	add_snapshot(s, "3", "other.exe", T0 + 7000, &cur);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_ws_processes(r, NULL, "app.exe", INT64_MIN, INT64_MAX, &list,
 						&err), 0);
 	assert_int_equal(list.n, 2);
@@ -379,7 +366,7 @@ static void retention_whole_groups(void **state)
 	left = mw_test_db_int(DB, "SELECT min(ts) FROM ws_snapshot");
 	assert_true(left == key_ts);
 	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM ws_snapshot"), 100 - (key_ts - T0) / 1000);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_ws_processes(r, "9", "x", INT64_MIN, INT64_MAX, &list, &err), 0);
 	assert_int_equal(list.n, 1);
 	assert_int_equal(mw_reader_ws_snapshot(r, list.items[0].id, T0, INT64_MIN, INT64_MAX,
@@ -436,7 +423,7 @@ static void disk_full(void **state)
 	mw_rg_copy(&last, &cur);
 	assert_int_equal(mw_store_flush(s, &err), 0);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_ws_processes(r, "5", NULL, INT64_MIN, INT64_MAX, &list, &err), 0);
 	assert_int_equal(list.n, 1);
 	assert_int_equal(mw_reader_ws_snapshot(r, list.items[0].id, T0 + 41000, INT64_MIN,
@@ -469,17 +456,12 @@ static void malformed_record_dropped(void **state)
 	mw_store_free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(codec_round_trip),
-		cmocka_unit_test_setup_teardown(rebuild_random_snapshots, setup, teardown),
-		cmocka_unit_test_setup_teardown(unchanged_is_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(processes_and_pids, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention_whole_groups, setup, teardown),
-		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(malformed_record_dropped, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(codec_round_trip),
+	MW_FIXTURE_TEST(rebuild_random_snapshots),
+	MW_FIXTURE_TEST(unchanged_is_empty),
+	MW_FIXTURE_TEST(processes_and_pids),
+	MW_FIXTURE_TEST(retention_whole_groups),
+	MW_FIXTURE_TEST(disk_full),
+	MW_FIXTURE_TEST(malformed_record_dropped),
+)

@@ -17,12 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "core/ws_regions.h"
 #include "base/xalloc.h"
@@ -31,6 +27,7 @@
 #include "storage/store.h"
 #include "tests/support/kill_rounds_linux.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
 
 #define DB "test_regions_crash.tmp.db"
 #define NPROC 3
@@ -96,28 +93,17 @@ static void child(int fd, int64_t start)
 	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_ws_result r = { 0 };
-	struct mw_err err;
 	int64_t k;
 	int j;
 
 	mw_test_store_options(&o, DB);
 	o.regions_keyframe_every = 6;	/* groups open and close often */
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "child: %s\n", err.msg);
-		_exit(2);
-	}
+	s = mw_kill_child_store(&o);
 	for (k = start;; k++) {
 		for (j = 0; j < NPROC; j++)
 			add(s, j, k, &r);
 		if (k % 5 == 4) {
-			int64_t upto = k + 1;
-
-			if (mw_store_flush(s, &err)) {
-				fprintf(stderr, "child: %s\n", err.msg);
-				_exit(3);
-			}
-			if (write(fd, &upto, sizeof(upto)) != sizeof(upto))
-				_exit(4);
+			mw_kill_child_commit(s, fd, k + 1);
 		}
 	}
 }
@@ -147,20 +133,11 @@ static int64_t verify(int64_t from, int64_t upto)
 	struct mw_ws_result want = { 0 }, got = { 0 };
 	struct mw_reader *r;
 	struct mw_err err;
-	sqlite3 *db;
-	sqlite3_stmt *st;
 	int64_t have = INT64_MAX, snapped, k;
 	int j, i;
 
-	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
+	mw_kill_assert_intact(DB);
+	r = mw_test_reader_open(DB);
 	for (j = 0; j < NPROC; j++) {
 		struct mw_ws_process_list list;
 		char pid[16];
@@ -203,17 +180,4 @@ static int64_t verify(int64_t from, int64_t upto)
 	return have;
 }
 
-static void killed_at_random(void **state)
-{
-	(void)state;
-	mw_kill_rounds(DB, 20, child, verify);
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(killed_at_random),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_KILL_ROUNDS_MAIN(DB, 20, child, verify)

@@ -20,6 +20,8 @@
 #endif
 
 #include "forward/rw_wire.h"
+#include "tests/support/xorshift.h"
+#include "tests/support/double_bits.h"
 
 /* --- a protobuf reader for the test -------------------------------------- */
 
@@ -83,14 +85,6 @@ static int rd_field(struct rd *r, struct field *f)
 	}
 }
 
-static uint64_t bits_of(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 static void check_label(const unsigned char *p, size_t len, const struct mw_rw_label *want)
 {
 	struct rd r = { p, p + len };
@@ -136,7 +130,7 @@ static void check_sample(const unsigned char *p, size_t len, const struct mw_rw_
 			fail_msg("sample field %u", f.num);
 		}
 	}
-	assert_true(value == bits_of(want->value));
+	assert_true(value == mw_test_bits_of(want->value));
 	assert_true((int64_t)ts == want->ts_ms);
 }
 
@@ -183,14 +177,6 @@ static void check_request(const unsigned char *p, size_t len, const struct mw_rw
 
 /* --- constructed series --------------------------------------------------- */
 
-static double from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 static void encode_empty(void **state)
 {
 	struct mw_rw_buf pb = { 0 }, out = { 0 }, back = { 0 };
@@ -226,7 +212,7 @@ static void encode_values_and_labels(void **state)
 	const struct mw_rw_sample s1[] = {
 		{ 1700000000000LL, 1.5 },
 		{ 1700000005000LL, NAN },
-		{ 1700000010000LL, from_bits(0x7ff0000000000002ULL) },	/* staleness marker */
+		{ 1700000010000LL, mw_test_from_bits(0x7ff0000000000002ULL) },	/* staleness marker */
 		{ 1700000015000LL, INFINITY },
 		{ 1700000020000LL, -INFINITY },
 		{ 1700000025000LL, -0.0 },
@@ -361,14 +347,6 @@ static void encode_errors(void **state)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 enum kind { RANDOM, ZEROS, TEXT, PERIOD3, MIXED };
 
 static void fill(unsigned char *p, size_t n, enum kind k)
@@ -378,7 +356,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 	for (size_t i = 0; i < n; i++) {
 		switch (k) {
 		case RANDOM:
-			p[i] = (unsigned char)next_rand();
+			p[i] = (unsigned char)mw_xorshift(&rng);
 			break;
 		case ZEROS:
 			p[i] = 0;
@@ -386,7 +364,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 		case TEXT:
 			p[i] = (unsigned char)words[i % (sizeof(words) - 1)];
 			if (i % 97 == 0)
-				p[i] = (unsigned char)('0' + next_rand() % 10);
+				p[i] = (unsigned char)('0' + mw_xorshift(&rng) % 10);
 			break;
 		case PERIOD3:
 			p[i] = (unsigned char)("abc"[i % 3]);
@@ -396,7 +374,7 @@ static void fill(unsigned char *p, size_t n, enum kind k)
 			if (i > 300 && (i / 200) % 2)
 				p[i] = p[i - 1 - (i / 200) % 250];
 			else
-				p[i] = (unsigned char)next_rand();
+				p[i] = (unsigned char)mw_xorshift(&rng);
 			break;
 		}
 	}
@@ -514,20 +492,20 @@ static void snappy_garbage(void **state)
 
 	(void)state;
 	for (int round = 0; round < 3000; round++) {
-		size_t n = (size_t)(next_rand() % sizeof(blk));
+		size_t n = (size_t)(mw_xorshift(&rng) % sizeof(blk));
 
 		if (round % 2) {
 			for (size_t i = 0; i < n; i++)
-				blk[i] = (unsigned char)next_rand();
+				blk[i] = (unsigned char)mw_xorshift(&rng);
 		} else {
 			fill(src, sizeof(src), MIXED);
 			assert_int_equal(mw_rw_snappy_compress(src, sizeof(src), &c, &err), 0);
 			n = c.len <= sizeof(blk) ? c.len : sizeof(blk);
 			memcpy(blk, c.data, n);
 			for (int k = 0; k < 1 + round % 4; k++)
-				blk[next_rand() % n] ^= (unsigned char)(1u << (next_rand() % 8));
+				blk[mw_xorshift(&rng) % n] ^= (unsigned char)(1u << (mw_xorshift(&rng) % 8));
 			if (round % 8 == 0)
-				n = (size_t)(next_rand() % n);
+				n = (size_t)(mw_xorshift(&rng) % n);
 		}
 		if (mw_rw_snappy_uncompress(blk, n, &d, &err) == 0)
 			ok++;

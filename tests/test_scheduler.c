@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "core/scheduler.h"
 #include "base/stop.h"
+#include "tests/support/test_main.h"
 
 #define MS 1000000LL
 
@@ -315,18 +316,14 @@ static void loop_runs_until_stopped(void **state)
 	mw_stop_reset();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(next_due_without_lag),
-		cmocka_unit_test(falling_behind_skips_instead_of_bursting),
-		cmocka_unit_test(tick_stamp_is_the_due_time_despite_jitter),
-		cmocka_unit_test(late_or_early_tick_is_stamped_when_it_started),
-		cmocka_unit_test(tick_stamp_follows_wall_clock_steps),
-		cmocka_unit_test(backoff_doubles_up_to_a_cap),
-		cmocka_unit_test(failures_are_logged_once_and_counted),
-		cmocka_unit_test(bad_option_stops_start_up),
-		cmocka_unit_test(loop_runs_until_stopped),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(next_due_without_lag),
+	cmocka_unit_test(falling_behind_skips_instead_of_bursting),
+	cmocka_unit_test(tick_stamp_is_the_due_time_despite_jitter),
+	cmocka_unit_test(late_or_early_tick_is_stamped_when_it_started),
+	cmocka_unit_test(tick_stamp_follows_wall_clock_steps),
+	cmocka_unit_test(backoff_doubles_up_to_a_cap),
+	cmocka_unit_test(failures_are_logged_once_and_counted),
+	cmocka_unit_test(bad_option_stops_start_up),
+	cmocka_unit_test(loop_runs_until_stopped),
+)

@@ -22,6 +22,7 @@
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
 
 #define DB "test_schema_v7.tmp.db"
 #define T0 1699999200000LL
@@ -218,12 +219,7 @@ static void keys_parse(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(v6_file_reads_back_after_migration, setup, teardown),
-		cmocka_unit_test(keys_parse),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(v6_file_reads_back_after_migration),
+	cmocka_unit_test(keys_parse),
+)

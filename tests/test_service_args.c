@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "app/service_args.h"
+#include "tests/support/test_main.h"
 
 /* GetFullPathName as if the current folder were C:\cwd. */
 static int fake_abspath(const char *in, char *out, size_t size)
@@ -147,16 +148,12 @@ static void too_long_is_an_error(void **state)
 	free(big);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(paths),
-		cmocka_unit_test(quoting),
-		cmocka_unit_test(no_db_anywhere_goes_beside_exe),
-		cmocka_unit_test(command_line_db_made_absolute),
-		cmocka_unit_test(config_db_relative_to_config_folder),
-		cmocka_unit_test(command_line_wins_over_config),
-		cmocka_unit_test(too_long_is_an_error),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(paths),
+	cmocka_unit_test(quoting),
+	cmocka_unit_test(no_db_anywhere_goes_beside_exe),
+	cmocka_unit_test(command_line_db_made_absolute),
+	cmocka_unit_test(config_db_relative_to_config_folder),
+	cmocka_unit_test(command_line_wins_over_config),
+	cmocka_unit_test(too_long_is_an_error),
+)

@@ -10,6 +10,7 @@
 #include <windows.h>
 
 #include "base/stop.h"
+#include "tests/support/test_main.h"
 
 BOOL WINAPI mw_stop_console_ctrl(DWORD type);
 
@@ -87,13 +88,9 @@ static void close_gives_up_within_windows_limit(void **state)
 	assert_true(returned_at - t0 < 5000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(service_ignores_logoff_and_shutdown, setup),
-		cmocka_unit_test_setup(ctrl_c_stops_at_once, setup),
-		cmocka_unit_test_setup(close_waits_for_final_write, setup),
-		cmocka_unit_test_setup(close_gives_up_within_windows_limit, setup),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test_setup(service_ignores_logoff_and_shutdown, setup),
+	cmocka_unit_test_setup(ctrl_c_stops_at_once, setup),
+	cmocka_unit_test_setup(close_waits_for_final_write, setup),
+	cmocka_unit_test_setup(close_gives_up_within_windows_limit, setup),
+)

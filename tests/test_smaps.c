@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "collectors/smaps.h"
+#include "tests/support/test_main.h"
 
 #define KB 1024ULL
 #define PS 4096u
@@ -454,17 +455,12 @@ static void malformed(void **state)
 	free(t.b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_category),
-		cmocka_unit_test(image_rules),
-		cmocka_unit_test(grouping),
-		cmocka_unit_test(heuristics_negative),
-		cmocka_unit_test(dirty_page_cache),
-		cmocka_unit_test(syscall_sp),
-		cmocka_unit_test(malformed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(every_category),
+	cmocka_unit_test(image_rules),
+	cmocka_unit_test(grouping),
+	cmocka_unit_test(heuristics_negative),
+	cmocka_unit_test(dirty_page_cache),
+	cmocka_unit_test(syscall_sp),
+	cmocka_unit_test(malformed),
+)

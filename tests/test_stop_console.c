@@ -8,38 +8,50 @@
 #include <cmocka.h>
 
 #include "base/stop.h"
+#include "tests/support/test_main.h"
 
 enum { C_C = 0, C_BREAK = 1, C_CLOSE = 2, C_LOGOFF = 5, C_SHUTDOWN = 6 };
+
+/* Each event, what a console process does with it and what the service
+ * process does.  In a console, close, logoff and shutdown end the process
+ * when the handler returns: it must wait for the write.  Under the SCM,
+ * any user's logoff reaches every service process (not a stop), and
+ * shutdown arrives as SERVICE_CONTROL_PRESHUTDOWN / SHUTDOWN instead. */
+static const struct {
+	int event;
+	int console, service;
+} actions[] = {
+	{ C_C, MW_CONSOLE_STOP, MW_CONSOLE_IGNORE },
+	{ C_BREAK, MW_CONSOLE_STOP, MW_CONSOLE_IGNORE },
+	{ C_CLOSE, MW_CONSOLE_STOP_WAIT, MW_CONSOLE_IGNORE },
+	{ C_LOGOFF, MW_CONSOLE_STOP_WAIT, MW_CONSOLE_IGNORE },
+	{ C_SHUTDOWN, MW_CONSOLE_STOP_WAIT, MW_CONSOLE_IGNORE },
+};
+
+/* Every event of the table has the action of its column. */
+static void check_actions(bool service)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		assert_int_equal(mw_console_ctrl_action(actions[i].event, service),
+				 service ? actions[i].service : actions[i].console);
+}
 
 static void console_mode(void **state)
 {
 	(void)state;
-	assert_int_equal(mw_console_ctrl_action(C_C, false), MW_CONSOLE_STOP);
-	assert_int_equal(mw_console_ctrl_action(C_BREAK, false), MW_CONSOLE_STOP);
-	/* Windows ends the process when these return: wait for the write. */
-	assert_int_equal(mw_console_ctrl_action(C_CLOSE, false), MW_CONSOLE_STOP_WAIT);
-	assert_int_equal(mw_console_ctrl_action(C_LOGOFF, false), MW_CONSOLE_STOP_WAIT);
-	assert_int_equal(mw_console_ctrl_action(C_SHUTDOWN, false), MW_CONSOLE_STOP_WAIT);
+	check_actions(false);
 	assert_int_equal(mw_console_ctrl_action(99, false), MW_CONSOLE_PASS);
 }
 
 static void service_mode_never_stops(void **state)
 {
 	(void)state;
-	/* Any user's logoff reaches every service process: not a stop. */
-	assert_int_equal(mw_console_ctrl_action(C_LOGOFF, true), MW_CONSOLE_IGNORE);
-	/* Shutdown arrives as SERVICE_CONTROL_PRESHUTDOWN / SHUTDOWN instead. */
-	assert_int_equal(mw_console_ctrl_action(C_SHUTDOWN, true), MW_CONSOLE_IGNORE);
-	assert_int_equal(mw_console_ctrl_action(C_CLOSE, true), MW_CONSOLE_IGNORE);
-	assert_int_equal(mw_console_ctrl_action(C_C, true), MW_CONSOLE_IGNORE);
-	assert_int_equal(mw_console_ctrl_action(C_BREAK, true), MW_CONSOLE_IGNORE);
+	check_actions(true);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(console_mode),
-		cmocka_unit_test(service_mode_never_stops),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(console_mode),
+	cmocka_unit_test(service_mode_never_stops),
+)

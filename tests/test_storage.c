@@ -20,6 +20,8 @@
 #include "base/clock.h"
 #include "core/config.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage.tmp.db"
@@ -51,16 +53,6 @@ static struct mw_store *open_store(uint64_t chunk_points)
 	mw_test_store_options(&o, DB);
 	o.chunk_points = (int64_t)chunk_points;
 	return mw_test_store_open_with(&o);
-}
-
-static struct mw_reader *open_reader(void)
-{
-	struct mw_reader *r;
-	struct mw_err err;
-
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
-	return r;
 }
 
 static void add(struct mw_store *s, const char *pid, int64_t ts, double v)
@@ -98,7 +90,7 @@ static void raw_round_trip(void **state)
 		add(s, "2", T0 + i * 1000, i == 50 ? NAN : 0.5 * (double)i);
 	}
 	flush(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0 + 5000, T0 + 30000);
 	q.step_ms = MW_STEP_RAW;
 	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"1\"}", &q, &res,
@@ -204,7 +196,7 @@ static void open_chunk_row_carries_a_bound(void **state)
 	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
 	assert_int_equal(mw_db_int(db, "SELECT last_ts FROM chunk"), T0 + 1000);
 	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 4);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 3 * 3600000);
 	q.step_ms = MW_STEP_RAW;
 	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
@@ -246,7 +238,7 @@ static void open_chunk_visible_after_flush(void **state)
 	flush(s);
 	add(s, "7", T0 + 1000, 200);
 	flush(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.items[0].ts_ms, T0 + 1000);
@@ -287,7 +279,7 @@ static void tiers_agree_with_raw(void **state)
 	for (i = 0; i < n; i++)
 		add(s, "1", T0 + i * 1000, (double)((i * 7919) % 1000 + i / 100));
 	flush(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	for (step_i = 0; step_i < 3; step_i++)
 		for (agg = MW_AGG_AVG; agg <= MW_AGG_LAST; agg++) {
 			mw_range_query_init(&q, T0 + 90 * 1000, T0 + n * 1000);
@@ -347,7 +339,7 @@ static void explicit_step_honoured(void **state)
 	db = mw_store_db(s);
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m WHERE ts = "
 				   "1699999200000"), 2);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 
 	mw_range_query_init(&q, T0 + 20000, T0 + 90000);
 	q.step_ms = 1000;
@@ -392,7 +384,7 @@ static void explicit_step_honoured(void **state)
 	/* auto: raw chunks really gone at from_ms -> the 1m tier */
 	assert_int_equal(mw_db_exec(db, "DELETE FROM chunk WHERE series_id = 2 AND "
 				    "max_ts < 1699999500000", &err), 0);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 599999);
 	q.max_points = 20;
 	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"2\"}", &q,
@@ -443,7 +435,7 @@ static void step_between_tiers(void **state)
 		last[b] = v;
 	}
 	mw_store_free(s);	/* every minute rolled up */
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	for (a = 0; a < 4; a++) {
 		mw_range_query_init(&q, T0, T0 + 600000 - 1);
 		q.step_ms = 90000;
@@ -500,7 +492,7 @@ static void rollups_across_restart(void **state)
 	for (i = 90; i < 180; i++)
 		add(s, "1", T0 + i * 1000, 20);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 179999);
 	q.step_ms = 60000;
 	q.agg = MW_AGG_AVG;
@@ -542,7 +534,7 @@ static void retention(void **state)
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1m"), 19);
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1h"), 2);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
 	assert_int_equal(sl.items[0].first_ts, now - 95LL * 86400000);	/* 1h tier */
 	mw_series_list_release(&sl);
@@ -585,7 +577,7 @@ static void migration_from_v1(void **state)
 	s = open_store(720);
 	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_latest(r, "m", &l, &err), 0);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.items[0].ts_ms, T0 + 4000);
@@ -649,7 +641,7 @@ static void migration_from_v2(void **state)
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM latest"), 1);
 	assert_int_equal(mw_db_int(db, "SELECT ts FROM latest WHERE series_id = 1"), T0 + 4000);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
 	assert_int_equal(l.n, 1);	/* n has no points */
 	assert_string_equal(l.items[0].info.key, "m");
@@ -677,7 +669,7 @@ static void reader_follows_new_series(void **state)
 	(void)state;
 	add(s, "1", T0, 1);
 	flush(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
 	assert_int_equal(sl.n, 1);
 	mw_series_list_release(&sl);
@@ -770,7 +762,7 @@ static void rollup_rows_exact(void **state)
 				   "OR r.sum != r.avg * r.count AND abs(r.sum - r.avg * r.count) > 1e-3"),
 			 0);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	for (k = 0; k < 2; k++)
 		for (agg = MW_AGG_AVG; agg <= MW_AGG_LAST; agg++) {
 			mw_range_query_init(&q, T0, T0 + 3 * 3600000 - 1);
@@ -827,7 +819,7 @@ static void migration_from_v3(void **state)
 	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM rollup_1h WHERE ts = 1699999200000 "
 				   "AND min = 0.25 AND last = 0.75 AND abs(avg - 3277.1) < 1e-9"), 1);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 119999);
 	q.step_ms = 60000;
 	q.tier = MW_TIER_1M;
@@ -994,7 +986,7 @@ static void writer_thread(void **state)
 	mw_writer_flush_sync(w);
 	mw_writer_get_stats(w, &st);
 	assert_true(st.points_total >= 20);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_processes(r, 0, &l, &err), 0);
 	assert_int_equal(l.n, 1);
 	assert_true(l.items[0].value == 19);
@@ -1072,7 +1064,7 @@ static void huge_ranges_terminate(void **state)
 
 	(void)state;
 	hostile_fill();
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int rc;
 
@@ -1113,7 +1105,7 @@ static void size_cap(void **state)
 
 	(void)state;
 	hostile_fill();
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 300 * 60000);
 	q.step_ms = 60000;
 	q.max_values = 600;	/* 3 series x 301 buckets = 903 */
@@ -1171,7 +1163,7 @@ static void deadline_stops_queries(void **state)
 
 	(void)state;
 	hostile_fill();
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_reader_set_deadline(r, mw_clock_mono_ns() - 1);
 	mw_range_query_init(&q, T0, T0 + 300 * 60000);
 	assert_int_equal(mw_reader_range(r, "{__name__=~\".*.*.*.*.*x|memwatch.*\"}", &q, &res,
@@ -1195,31 +1187,26 @@ static void deadline_stops_queries(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(raw_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(open_chunk_visible_after_flush, setup, teardown),
-		cmocka_unit_test_setup_teardown(open_chunk_row_carries_a_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(wal_checkpointed_every_eighth_commit, setup, teardown),
-		cmocka_unit_test_setup_teardown(tiers_agree_with_raw, setup, teardown),
-		cmocka_unit_test_setup_teardown(explicit_step_honoured, setup, teardown),
-		cmocka_unit_test_setup_teardown(step_between_tiers, setup, teardown),
-		cmocka_unit_test_setup_teardown(rollups_across_restart, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v1, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v2, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v3, setup, teardown),
-		cmocka_unit_test_setup_teardown(rollup_rows_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(reader_follows_new_series, setup, teardown),
-		cmocka_unit_test_setup_teardown(disk_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(corrupt_file_renamed, setup, teardown),
-		cmocka_unit_test_setup_teardown(size_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(writer_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(huge_ranges_terminate, setup, teardown),
-		cmocka_unit_test_setup_teardown(size_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(deadline_stops_queries, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(raw_round_trip),
+	MW_FIXTURE_TEST(open_chunk_visible_after_flush),
+	MW_FIXTURE_TEST(open_chunk_row_carries_a_bound),
+	MW_FIXTURE_TEST(wal_checkpointed_every_eighth_commit),
+	MW_FIXTURE_TEST(tiers_agree_with_raw),
+	MW_FIXTURE_TEST(explicit_step_honoured),
+	MW_FIXTURE_TEST(step_between_tiers),
+	MW_FIXTURE_TEST(rollups_across_restart),
+	MW_FIXTURE_TEST(retention),
+	MW_FIXTURE_TEST(migration_from_v1),
+	MW_FIXTURE_TEST(migration_from_v2),
+	MW_FIXTURE_TEST(migration_from_v3),
+	MW_FIXTURE_TEST(rollup_rows_exact),
+	MW_FIXTURE_TEST(reader_follows_new_series),
+	MW_FIXTURE_TEST(disk_full),
+	MW_FIXTURE_TEST(corrupt_file_renamed),
+	MW_FIXTURE_TEST(size_limit),
+	MW_FIXTURE_TEST(writer_thread),
+	MW_FIXTURE_TEST(huge_ranges_terminate),
+	MW_FIXTURE_TEST(size_cap),
+	MW_FIXTURE_TEST(deadline_stops_queries),
+)

@@ -22,6 +22,8 @@
 #include "storage/store.h"
 #include "core/batch.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
+#include "tests/support/test_main.h"
 
 #define T0 1699999200000LL	/* a whole hour */
 #define DB "test_storage_churn.tmp.db"
@@ -46,16 +48,6 @@ static struct mw_store *open_store(int64_t retention_days)
 		o.retention_1h_ms = 3 * o.retention_raw_ms;
 	}
 	return mw_test_store_open_with(&o);
-}
-
-static struct mw_reader *open_reader(void)
-{
-	struct mw_reader *r;
-	struct mw_err err;
-
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
-	return r;
 }
 
 static void add(struct mw_store *s, int pid, int64_t ts, double v)
@@ -159,7 +151,7 @@ static void series_comes_back_exactly(void **state)
 	s = open_store(0);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series_label WHERE name = 'pid' AND value = '7'"), 1);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	mw_range_query_init(&q, T0, T0 + 3599999);
 	q.step_ms = 3600000;
 	q.tier = MW_TIER_1H;
@@ -239,7 +231,7 @@ static void readers_over_dead_and_live(void **state)
 	for (i = 0; i < 300; i++)
 		add(s, 5000 + i, T0 + i, 7);
 	flush(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_latest(r, NULL, &l, &err), 0);
 	assert_int_equal(l.n, 300);
 	mw_latest_list_release(&l);
@@ -323,7 +315,7 @@ static void first_ts_is_first_point(void **state)
 	for (i = 0; i < 240; i++)	/* into the next hour */
 		add(s, 3, start + i * 1000, 10);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
 	assert_int_equal(sl.n, 1);
 	assert_int_equal(sl.items[0].first_ts, start);
@@ -341,7 +333,7 @@ static void first_ts_is_first_point(void **state)
 	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
 			 "l.series_id = c.series_id WHERE l.value = '3'"), 0);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "{pid=\"3\"}", &sl, &err), 0);
 	assert_int_equal(sl.items[0].first_ts, start);
 	mw_series_list_release(&sl);
@@ -401,7 +393,7 @@ static void retention_rolls_up_then_removes(void **state)
 	assert_int_equal(in_memory(s), 1);
 	/* pid 1's completed first minute only */
 	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 1);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	bucket_of(r, 105, &mn, &mx, &avg, &last);
 	mw_reader_free(r);
 	assert_true(mn == 4096.0 * 6 && mx == 4096.0 * 8 && avg == 4096.0 * 7 &&
@@ -416,7 +408,7 @@ static void retention_rolls_up_then_removes(void **state)
 	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 10 + 2);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 10 + 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 11);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	bucket_of(r, 105, &mn2, &mx2, &avg2, &last2);
 	assert_true(mn2 == mn && mx2 == mx && avg2 == avg && last2 == last);
 	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
@@ -440,7 +432,7 @@ static void retention_rolls_up_then_removes(void **state)
 	flush(s);
 	assert_int_equal(db_int(s, "SELECT max(id) FROM series"), 12);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "{pid=\"105\"}", &sl, &err), 0);
 	assert_int_equal(sl.n, 0);
 	mw_series_list_release(&sl);
@@ -473,7 +465,7 @@ static void migration_from_v4(void **state)
 	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
 	assert_int_equal(in_memory(s), 1);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	assert_int_equal(mw_reader_find(r, "old", &sl, &err), 0);
 	assert_int_equal(sl.n, 1);
 	mw_series_list_release(&sl);
@@ -570,7 +562,7 @@ static void batch_order_hint_follows_changes(void **state)
 	add_batch(s, b5, 3, k++);	/* and 5 in front */
 	flush(s);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	/* ticks 0-7 less those without it (b4's repeated points share a
 	 * timestamp: the reader keeps one), 9-79, 80-81 */
 	check_series(r, 1, 6 + 71 + 2);	/* not in b1 (2) nor the empty batch (6) */
@@ -638,7 +630,7 @@ static void keyed_hint_tells_metrics_apart(void **state)
 	add_keyed_batch(s, b2, 3, k++, false, ids);
 	flush(s);
 	mw_store_free(s);
-	r = open_reader();
+	r = mw_test_reader_open(DB);
 	for (m = 0; m < 2; m++)
 		for (pid = 1; pid <= 3; pid++)
 			check_metric_series(r, m ? METRIC2 : METRIC, m ? -1.0 : 1.0, pid,
@@ -646,19 +638,14 @@ static void keyed_hint_tells_metrics_apart(void **state)
 	mw_reader_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(idle_series_leave_memory, setup, teardown),
-		cmocka_unit_test_setup_teardown(series_comes_back_exactly, setup, teardown),
-		cmocka_unit_test_setup_teardown(startup_loads_live_series_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(readers_over_dead_and_live, setup, teardown),
-		cmocka_unit_test_setup_teardown(first_ts_is_first_point, setup, teardown),
-		cmocka_unit_test_setup_teardown(migration_from_v4, setup, teardown),
-		cmocka_unit_test_setup_teardown(retention_rolls_up_then_removes, setup, teardown),
-		cmocka_unit_test_setup_teardown(batch_order_hint_follows_changes, setup, teardown),
-		cmocka_unit_test_setup_teardown(keyed_hint_tells_metrics_apart, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(idle_series_leave_memory),
+	MW_FIXTURE_TEST(series_comes_back_exactly),
+	MW_FIXTURE_TEST(startup_loads_live_series_only),
+	MW_FIXTURE_TEST(readers_over_dead_and_live),
+	MW_FIXTURE_TEST(first_ts_is_first_point),
+	MW_FIXTURE_TEST(migration_from_v4),
+	MW_FIXTURE_TEST(retention_rolls_up_then_removes),
+	MW_FIXTURE_TEST(batch_order_hint_follows_changes),
+	MW_FIXTURE_TEST(keyed_hint_tells_metrics_apart),
+)

@@ -14,20 +14,15 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <signal.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "storage/query.h"
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "tests/support/kill_rounds_linux.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_reader.h"
 
 #define DB "test_storage_crash.tmp.db"
 #define NSERIES 20
@@ -44,16 +39,12 @@ static void child(int fd, int64_t start)
 {
 	struct mw_store_options o;
 	struct mw_store *s;
-	struct mw_err err;
 	int64_t k;
 	int j;
 
 	mw_test_store_options(&o, DB);
 	o.chunk_points = 37;	/* chunks close and open often */
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "child: %s\n", err.msg);
-		_exit(2);
-	}
+	s = mw_kill_child_store(&o);
 	for (k = start;; k++) {
 		for (j = 0; j < NSERIES; j++) {
 			char key[32], metric[16];
@@ -63,14 +54,7 @@ static void child(int fd, int64_t start)
 			mw_store_add(s, key, metric, NULL, 0, T0 + k * 1000, value_of(j, k));
 		}
 		if (k % 7 == 6) {
-			int64_t upto = k + 1;
-
-			if (mw_store_flush(s, &err)) {
-				fprintf(stderr, "child: %s\n", err.msg);
-				_exit(3);
-			}
-			if (write(fd, &upto, sizeof(upto)) != sizeof(upto))
-				_exit(4);
+			mw_kill_child_commit(s, fd, k + 1);
 		}
 	}
 }
@@ -81,24 +65,12 @@ static int64_t verify(int64_t from, int64_t upto)
 {
 	struct mw_reader *r;
 	struct mw_err err;
-	sqlite3 *db;
 	int64_t have = INT64_MAX;
 	int j;
 
 	(void)from;	/* every round checks from the first point */
-	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
-	{
-		sqlite3_stmt *st;
-
-		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL),
-				 SQLITE_OK);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
-		sqlite3_finalize(st);
-	}
-	sqlite3_close(db);
-	if (mw_reader_open(&r, DB, &err))
-		fail_msg("%s", err.msg);
+	mw_kill_assert_intact(DB);
+	r = mw_test_reader_open(DB);
 	for (j = 0; j < NSERIES; j++) {
 		struct mw_series_info info;
 		struct mw_raw_iter *it;
@@ -129,17 +101,4 @@ static int64_t verify(int64_t from, int64_t upto)
 	return have;
 }
 
-static void killed_at_random(void **state)
-{
-	(void)state;
-	mw_kill_rounds(DB, 30, child, verify);
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(killed_at_random),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_KILL_ROUNDS_MAIN(DB, 30, child, verify)

@@ -18,6 +18,7 @@
 #include "storage/processes.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
 
 #define DB "test_storage_processes.tmp.db"
 #define T0 1700000000000LL
@@ -202,13 +203,8 @@ static void floor_rate_fit(void **state)
 	assert_true(fabs(mw_floor_rate(t, v, 6) - 60000) < 1e-6);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(rows_and_figures, setup, teardown),
-		cmocka_unit_test_setup_teardown(filter_sort_page, setup, teardown),
-		cmocka_unit_test(floor_rate_fit),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(rows_and_figures),
+	MW_FIXTURE_TEST(filter_sort_page),
+	cmocka_unit_test(floor_rate_fit),
+)

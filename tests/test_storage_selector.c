@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "core/selector.h"
+#include "tests/support/test_main.h"
 
 static bool re(const char *pattern, const char *text)
 {
@@ -170,16 +171,11 @@ static void selectors(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(regex_matches),
-		cmocka_unit_test(regex_rejects),
-		cmocka_unit_test(regex_pathological_terminates),
-		cmocka_unit_test(regex_linear_work),
-		cmocka_unit_test(regex_limits),
-		cmocka_unit_test(selectors),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(regex_matches),
+	cmocka_unit_test(regex_rejects),
+	cmocka_unit_test(regex_pathological_terminates),
+	cmocka_unit_test(regex_linear_work),
+	cmocka_unit_test(regex_limits),
+	cmocka_unit_test(selectors),
+)

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "base/units.h"
+#include "tests/support/test_main.h"
 
 static void durations_parse(void **state)
 {
@@ -169,15 +170,11 @@ static void shares(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(durations_parse),
-		cmocka_unit_test(durations_reject),
-		cmocka_unit_test(sizes_parse),
-		cmocka_unit_test(formats_round_trip),
-		cmocka_unit_test(growth_budgets),
-		cmocka_unit_test(shares),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(durations_parse),
+	cmocka_unit_test(durations_reject),
+	cmocka_unit_test(sizes_parse),
+	cmocka_unit_test(formats_round_trip),
+	cmocka_unit_test(growth_budgets),
+	cmocka_unit_test(shares),
+)

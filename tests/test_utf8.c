@@ -10,6 +10,7 @@
 
 #include "base/utf16.h"
 #include "base/utf8.h"
+#include "tests/support/test_main.h"
 
 static void valid_and_invalid(void **state)
 {
@@ -124,14 +125,10 @@ static void utf16_fed_unit_by_unit(void **state)
 	assert_int_equal(mw_utf16_finish(&d, out), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(valid_and_invalid),
-		cmocka_unit_test(prefixes_and_lengths),
-		cmocka_unit_test(code_points_written),
-		cmocka_unit_test(utf16_whole_buffers),
-		cmocka_unit_test(utf16_fed_unit_by_unit),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(valid_and_invalid),
+	cmocka_unit_test(prefixes_and_lengths),
+	cmocka_unit_test(code_points_written),
+	cmocka_unit_test(utf16_whole_buffers),
+	cmocka_unit_test(utf16_fed_unit_by_unit),
+)

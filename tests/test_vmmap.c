@@ -10,6 +10,7 @@
 
 #include "collectors/vmmap.h"
 #include "core/watch.h"
+#include "tests/support/test_main.h"
 
 #define K 0x1000ULL
 
@@ -149,15 +150,10 @@ static void access_masks(void **state)
 	assert_int_equal(mw_thread_access(), MW_THREAD_QUERY_LIMITED_INFORMATION);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(access_masks),
-		cmocka_unit_test(summary_with_and_without_free_regions),
-		cmocka_unit_test(fragmentation),
-		cmocka_unit_test(proc_maps),
-		cmocka_unit_test(walk_self_grows),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(access_masks),
+	cmocka_unit_test(summary_with_and_without_free_regions),
+	cmocka_unit_test(fragmentation),
+	cmocka_unit_test(proc_maps),
+	cmocka_unit_test(walk_self_grows),
+)

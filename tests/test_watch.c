@@ -20,6 +20,7 @@
 #endif
 
 #include "core/watch.h"
+#include "tests/support/test_file.h"
 
 static void wildcards(void **state)
 {
@@ -292,15 +293,6 @@ static char *tmp_dir(void)
 	return strdup(d);
 }
 
-static void put_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	fclose(f);
-}
-
 /* The reads, under a fake /proc: exe link, else cmdline, else comm; a
  * process whose files vanished between the listing and the reads. */
 static void image_name_fake_proc(void **state)
@@ -313,24 +305,24 @@ static void image_name_fake_proc(void **state)
 	snprintf(p, sizeof(p), "%s/42/exe", root);
 	assert_int_equal(symlink("/opt/verylong dir/verylongprocessname-leaky", p), 0);
 	snprintf(p, sizeof(p), "%s/42/comm", root);
-	put_file(p, "verylongprocess\n", 16);
+	mw_test_write_file(p, "verylongprocess\n", 16);
 
 	snprintf(p, sizeof(p), "%s/43", root);	/* no exe (EACCES or ENOENT) */
 	assert_int_equal(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/43/cmdline", root);
-	put_file(p, "./name with spaces\0arg\0", 24);
+	mw_test_write_file(p, "./name with spaces\0arg\0", 24);
 
 	snprintf(p, sizeof(p), "%s/44", root);	/* zombie: comm only */
 	assert_int_equal(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/44/cmdline", root);
-	put_file(p, "", 0);
+	mw_test_write_file(p, "", 0);
 	snprintf(p, sizeof(p), "%s/44/comm", root);
-	put_file(p, "zombie\n", 7);
+	mw_test_write_file(p, "zombie\n", 7);
 
 	snprintf(p, sizeof(p), "%s/45", root);	/* exited mid-read: empty reads */
 	assert_int_equal(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/45/cmdline", root);
-	put_file(p, "", 0);
+	mw_test_write_file(p, "", 0);
 
 	assert_int_equal(mw_proc_image_name_in(root, 42, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "verylongprocessname-leaky");

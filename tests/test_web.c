@@ -20,6 +20,7 @@
 #include "app/leak_judge.h"
 #include "web/metrics.h"
 #include "core/params.h"
+#include "tests/support/test_main.h"
 
 static void test_json_strings(void **state)
 {
@@ -283,19 +284,14 @@ static void test_leak_gauges(void **state)
 	mw_jbuf_release(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_strings),
-		cmocka_unit_test(test_json_numbers),
-		cmocka_unit_test(test_json_growth),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_time),
-		cmocka_unit_test(test_duration_int),
-		cmocka_unit_test(test_prometheus),
-		cmocka_unit_test(test_leak_pause),
-		cmocka_unit_test(test_leak_gauges),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(test_json_strings),
+	cmocka_unit_test(test_json_numbers),
+	cmocka_unit_test(test_json_growth),
+	cmocka_unit_test(test_utf8),
+	cmocka_unit_test(test_time),
+	cmocka_unit_test(test_duration_int),
+	cmocka_unit_test(test_prometheus),
+	cmocka_unit_test(test_leak_pause),
+	cmocka_unit_test(test_leak_gauges),
+)

@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "test_web_client.h"
 #include "web/web.h"
+#include "tests/support/test_main.h"
 
 struct fixture {
 	struct mw_config cfg;
@@ -387,22 +388,17 @@ static void test_listen(void **state)
 	mw_config_release(&cfg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_healthz, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_collectors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keep_alive, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_methods, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_params, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversize, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_page, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_storage_unavailable, setup, teardown),
-		cmocka_unit_test(test_token),
-		cmocka_unit_test(test_listen),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(test_healthz),
+	MW_FIXTURE_TEST(test_collectors),
+	MW_FIXTURE_TEST(test_keep_alive),
+	MW_FIXTURE_TEST(test_not_found),
+	MW_FIXTURE_TEST(test_methods),
+	MW_FIXTURE_TEST(test_params),
+	MW_FIXTURE_TEST(test_oversize),
+	MW_FIXTURE_TEST(test_page),
+	MW_FIXTURE_TEST(test_connection_limit),
+	MW_FIXTURE_TEST(test_storage_unavailable),
+	cmocka_unit_test(test_token),
+	cmocka_unit_test(test_listen),
+)

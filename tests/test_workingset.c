@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "collectors/workingset.h"
+#include "tests/support/test_main.h"
 
 #define P 0x1000ULL
 
@@ -202,14 +203,9 @@ static void raw_entries(void **state)
 	assert_false(mw_ws_from_ex_block(0x5000, 0, &p));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(classify_known_answer),
-		cmocka_unit_test(encode_decode_diff),
-		cmocka_unit_test(pairs_walk),
-		cmocka_unit_test(raw_entries),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(classify_known_answer),
+	cmocka_unit_test(encode_decode_diff),
+	cmocka_unit_test(pairs_walk),
+	cmocka_unit_test(raw_entries),
+)

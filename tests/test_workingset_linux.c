@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "collectors/workingset.h"
+#include "tests/support/test_main.h"
 
 static uint64_t cat_bytes(const struct mw_ws_snapshot *s, int c)
 {
@@ -95,12 +96,7 @@ static void read_gone(void **state)
 	mw_ws_snapshot_release(&s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(read_self),
-		cmocka_unit_test(read_gone),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(read_self),
+	cmocka_unit_test(read_gone),
+)

@@ -14,6 +14,7 @@
 #include "storage/query.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
 
 #define T0 1700000000000LL
 #define DB "test_ws_diff.tmp.db"
@@ -223,13 +224,8 @@ static void print_times(void **state)
 	cJSON_Delete(rep);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(diff_constructed),
-		cmocka_unit_test(report_from_db),
-		cmocka_unit_test(print_times),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+MW_TEST_MAIN(
+	cmocka_unit_test(diff_constructed),
+	cmocka_unit_test(report_from_db),
+	cmocka_unit_test(print_times),
+)

@@ -16,43 +16,17 @@
  *   quit      exit 0
  * Threads wait for stdin's end or quit.
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "stepper_linux.h"
 
 #define HEAP_BYTES (16 << 20)
 #define BLOCK 4000
 #define NTHREADS 4
 #define STACK (1 << 20)
 #define FILE_BYTES (8 << 20)
-
-static sem_t started;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t quit_cond = PTHREAD_COND_INITIALIZER;
-static int quitting;
-static volatile unsigned char sink;
-
-static void die(const char *what)
-{
-	fprintf(stdout, "error %s: %s\n", what, strerror(errno));
-	fflush(stdout);
-	exit(1);
-}
-
-static void wait_quit(void)
-{
-	pthread_mutex_lock(&lock);
-	while (!quitting)
-		pthread_cond_wait(&quit_cond, &lock);
-	pthread_mutex_unlock(&lock);
-}
 
 /* malloc(BLOCK) blocks up to bytes, written; kept (never freed). */
 static size_t grow(size_t bytes)
@@ -159,19 +133,13 @@ int main(int argc, char **argv)
 				sink = p[k];
 			printf("mmap %s %d\n", path, FILE_BYTES);
 		} else if (!strcmp(line, "dlopen")) {
-			void *h = dlopen("libz.so.1", RTLD_NOW);
-			const char *(*ver)(void);
+			char why[256];
+			zlib_version_fn ver = stepper_dlopen_zlib(why, sizeof(why));
 
-			if (!h) {
-				printf("error dlopen: %s\n", dlerror());
-				continue;
-			}
-			*(void **)&ver = dlsym(h, "zlibVersion");
 			if (!ver) {
-				printf("error dlsym: zlibVersion\n");
+				printf("error %s\n", why);
 				continue;
 			}
-			sink = (unsigned char)ver()[0];
 			printf("dlopen libz.so.1 %p\n", (void *)ver);
 		} else if (!strcmp(line, "quit")) {
 			break;
@@ -179,10 +147,7 @@ int main(int argc, char **argv)
 			printf("unknown %s\n", line);
 		}
 	}
-	pthread_mutex_lock(&lock);
-	quitting = 1;
-	pthread_cond_broadcast(&quit_cond);
-	pthread_mutex_unlock(&lock);
+	stepper_quit();
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	return 0;

@@ -15,35 +15,17 @@
  *                                                        -> "shm BYTES BYTES"
  *   quit      exit 0
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "stepper_linux.h"
 
 #define NTHREADS 4
 #define STACK_TOUCH (512 * 1024)
 #define FILE_BYTES (8 << 20)
 #define HEAP_BYTES (32 << 20)
 #define SHM_BYTES (4 << 20)
-
-static sem_t started;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t quit_cond = PTHREAD_COND_INITIALIZER;
-static int quitting;
-static volatile unsigned char sink;
-
-static void die(const char *what)
-{
-	fprintf(stdout, "error %s: %s\n", what, strerror(errno));
-	fflush(stdout);
-	exit(1);
-}
 
 static void *thread_main(void *arg)
 {
@@ -55,10 +37,7 @@ static void *thread_main(void *arg)
 		buf[i] = (unsigned char)i;
 	sink = buf[512];
 	sem_post(&started);
-	pthread_mutex_lock(&lock);
-	while (!quitting)
-		pthread_cond_wait(&quit_cond, &lock);
-	pthread_mutex_unlock(&lock);
+	wait_quit();
 	return NULL;
 }
 
@@ -91,14 +70,11 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!strcmp(line, "dlopen")) {
-			void *h = dlopen("libz.so.1", RTLD_NOW);
-			const char *(*ver)(void);
+			char why[256];
+			zlib_version_fn ver = stepper_dlopen_zlib(why, sizeof(why));
 
-			if (!h)
-				die(dlerror());
-			*(void **)&ver = dlsym(h, "zlibVersion");
 			if (!ver)
-				die("dlsym zlibVersion");
+				die(why);
 			printf("dlopen libz.so.1 %p %s\n", (void *)ver, ver());
 		} else if (!strcmp(line, "mmap")) {
 			char path[4096];
@@ -166,10 +142,7 @@ int main(int argc, char **argv)
 			printf("unknown %s\n", line);
 		}
 	}
-	pthread_mutex_lock(&lock);
-	quitting = 1;
-	pthread_cond_broadcast(&quit_cond);
-	pthread_mutex_unlock(&lock);
+	stepper_quit();
 	while (nthreads > 0)
 		pthread_join(th[--nthreads], NULL);
 	return 0;

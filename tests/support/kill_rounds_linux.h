@@ -19,6 +19,7 @@
 #define MW_TESTS_SUPPORT_KILL_ROUNDS_LINUX_H
 
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "storage/store.h"
 #include "tests/support/test_db.h"
 
 /* The child: write from `committed` on, report each commit on fd; never
@@ -75,5 +77,63 @@ static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn c
 	}
 	mw_test_db_remove(db);
 }
+
+/* The child's store with o, or _exit(2) with the reason on stderr. */
+static inline struct mw_store *mw_kill_child_store(const struct mw_store_options *o)
+{
+	struct mw_store *s;
+	struct mw_err err;
+
+	if (mw_store_open(&s, o, &err)) {
+		fprintf(stderr, "child: %s\n", err.msg);
+		_exit(2);
+	}
+	return s;
+}
+
+/* The child commits what it wrote and reports upto on fd; _exit(3) when
+ * the flush fails, _exit(4) when the parent is gone. */
+static inline void mw_kill_child_commit(struct mw_store *s, int fd, int64_t upto)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err)) {
+		fprintf(stderr, "child: %s\n", err.msg);
+		_exit(3);
+	}
+	if (write(fd, &upto, sizeof(upto)) != sizeof(upto))
+		_exit(4);
+}
+
+/* The file at db opens and passes PRAGMA integrity_check. */
+static inline void mw_kill_assert_intact(const char *db)
+{
+	sqlite3 *conn;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(db, &conn), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(conn, "PRAGMA integrity_check", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+	sqlite3_finalize(st);
+	sqlite3_close(conn);
+}
+
+/* The whole test program: one test, killed_at_random, running `rounds`
+ * rounds of child and verify on db. */
+#define MW_KILL_ROUNDS_MAIN(db, rounds, child, verify)                              \
+	static void killed_at_random(void **state)                                  \
+	{                                                                           \
+		(void)state;                                                        \
+		mw_kill_rounds(db, rounds, child, verify);                          \
+	}                                                                           \
+	int main(void)                                                              \
+	{                                                                           \
+		const struct CMUnitTest tests[] = {                                 \
+			cmocka_unit_test(killed_at_random),                         \
+		};                                                                  \
+		return cmocka_run_group_tests(tests, NULL, NULL);                   \
+	}
 
 #endif

@@ -1,0 +1,31 @@
+/* bench_store.c - see bench_store.h. */
+#include "bench_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mwerr.h"
+#include "storage/store.h"
+#include "tests/support/test_db.h"
+
+struct mw_store *mw_bench_store_open(const char *path)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+
+	mw_test_store_options(&o, path);
+	s = mw_test_store_open_with(&o);	/* says why on stderr */
+	if (!s)
+		exit(1);
+	return s;
+}
+
+void mw_bench_store_flush(struct mw_store *s)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err)) {
+		fprintf(stderr, "flush: %s\n", err.msg);
+		exit(1);
+	}
+}

@@ -1,0 +1,24 @@
+/*
+ * test_file.h - a cmocka test writes a file it then reads through the
+ * code under test (a fake /proc entry, an import source, a corpus entry);
+ * the running test fails when the file cannot be written whole.
+ * Header-only because it asserts with cmocka (the support objects also
+ * link into the benches, which have no cmocka).  Include after <cmocka.h>.
+ */
+#ifndef MW_TESTS_SUPPORT_TEST_FILE_H
+#define MW_TESTS_SUPPORT_TEST_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* path holds exactly the len bytes at data (created or truncated). */
+static inline void mw_test_write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+#endif

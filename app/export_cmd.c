@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "cmd_args.h"
 #include "commands.h"
 #include "base/fsutf8.h"
 #include "core/params.h"
@@ -50,29 +51,19 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i], *eq = strchr(arg, '=');
-		size_t flen = eq ? (size_t)(eq - arg) : strlen(arg), k;
+		const char *arg = argv[i];
+		size_t flen = mw_cmd_option_len(arg), k;
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			fputs(export_usage, stdout);
 			return 1;
 		}
-		for (k = 0; k < MW_ARRAY_SIZE(flags); k++)
-			if (strlen(flags[k]) == flen && !strncmp(arg, flags[k], flen))
-				break;
-		if (k == MW_ARRAY_SIZE(flags)) {
-			fprintf(stderr, "memwatchd export: unknown option '%.*s' (see memwatchd "
-				"export --help)\n", (int)flen, arg);
+		k = mw_cmd_option_find("export", arg, flen, flags, MW_ARRAY_SIZE(flags));
+		if (k == MW_ARRAY_SIZE(flags))
 			return 2;
-		}
-		if (eq)
-			*slots[k] = eq + 1;
-		else if (i + 1 < argc)
-			*slots[k] = argv[++i];
-		else {
-			fprintf(stderr, "memwatchd export: %s needs a value\n", arg);
+		*slots[k] = mw_cmd_option_value("export", argc, argv, &i);
+		if (!*slots[k])
 			return 2;
-		}
 	}
 	return 0;
 }

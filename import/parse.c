@@ -235,14 +235,9 @@ int mw_import_value(const char *s, size_t n, double *v)
 
 void mw_import_series_release(struct mw_import_series *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nlabels; i++) {
-		free((char *)s->labels[i].name);
-		free((char *)s->labels[i].value);
-	}
+	mw_labels_release(s->labels, s->nlabels);
 	free(s->metric);
 	free(s->key);
 	free(s->instance);

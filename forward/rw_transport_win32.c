@@ -29,6 +29,7 @@
 #include <winhttp.h>
 
 #include "base/utf8_wide.h"
+#include "base/xalloc.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 
@@ -81,16 +82,12 @@ static void error_text(DWORD code, char *out, size_t size)
 struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 					    struct mw_err *err)
 {
-	struct mw_rw_transport *t = calloc(1, sizeof(*t));
+	struct mw_rw_transport *t = mw_xcalloc(1, sizeof(*t));
 	struct mw_rw_headers h;
 	wchar_t *agent = NULL, *host = NULL;
 	char *joined = NULL, text[256];
 	size_t jlen = 1;
 
-	if (!t) {
-		mw_error(err, "out of memory for the remote-write transport");
-		return NULL;
-	}
 	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
 		goto fail;
 	if (ep->ca_file && ep->ca_file[0]) {

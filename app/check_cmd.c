@@ -70,16 +70,14 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *v;
 		size_t flen = mw_cmd_option_len(arg), k;
+		int common;
 		int found = 0;
 
-		if (!strcmp(arg, "--json")) {
-			a->json = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(check_usage, stdout);
+		common = mw_cmd_common_flag(arg, check_usage, &a->json);
+		if (common == 1)
 			return 1;
-		}
+		if (common == 0)
+			continue;
 		if (strncmp(arg, "--", 2)) {
 			fprintf(stderr, "memwatchd check: unexpected argument '%s'\n", arg);
 			return 2;

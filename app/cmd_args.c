@@ -4,6 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+int mw_cmd_common_flag(const char *arg, const char *usage, bool *json)
+{
+	if (json && !strcmp(arg, "--json")) {
+		*json = true;
+		return 0;
+	}
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		fputs(usage, stdout);
+		return 1;
+	}
+	return -1;
+}
+
 size_t mw_cmd_option_len(const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -40,4 +53,28 @@ const char *mw_cmd_option_value(const char *cmd, int argc, char **argv, int *i)
 		return argv[++*i];
 	fprintf(stderr, "memwatchd %s: %s needs a value\n", cmd, arg);
 	return NULL;
+}
+
+int mw_cmd_parse_slots(const char *cmd, const char *usage, int argc, char **argv,
+		       const char *const *flags, const char **const *slots, size_t n, bool *json)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		int common = mw_cmd_common_flag(arg, usage, json);
+		size_t k;
+
+		if (common == 1)
+			return 1;
+		if (common == 0)
+			continue;
+		k = mw_cmd_option_find(cmd, arg, mw_cmd_option_len(arg), flags, n);
+		if (k == n)
+			return 2;
+		*slots[k] = mw_cmd_option_value(cmd, argc, argv, &i);
+		if (!*slots[k])
+			return 2;
+	}
+	return 0;
 }

@@ -7,7 +7,13 @@
 #ifndef MW_APP_CMD_ARGS_H
 #define MW_APP_CMD_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The flags the commands read alike: -h and --help print usage on stdout
+ * (returns 1: exit 0), --json sets *json when the command has one (json
+ * not NULL; returns 0: next argument); -1 for any other argument. */
+int mw_cmd_common_flag(const char *arg, const char *usage, bool *json);
 
 /* The length of argv[i]'s name: up to its '=', or all of it. */
 size_t mw_cmd_option_len(const char *arg);
@@ -24,5 +30,12 @@ int mw_cmd_option_unknown(const char *cmd, const char *arg, size_t flen);
 /* The value of the option at argv[*i]: after its '=', or the next
  * argument (then *i moves past it).  NULL after printing "needs a value". */
 const char *mw_cmd_option_value(const char *cmd, int argc, char **argv, int *i);
+
+/* A whole command line of options that each set one string: the value of
+ * flags[k] goes to *slots[k] (n of each), --json and --help as
+ * mw_cmd_common_flag.  0; 1 after --help; 2 after printing a usage error
+ * (an unknown option, a missing value). */
+int mw_cmd_parse_slots(const char *cmd, const char *usage, int argc, char **argv,
+		       const char *const *flags, const char **const *slots, size_t n, bool *json);
 
 #endif

@@ -50,27 +50,11 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 					     "--from", "--to", "--limit" };
 	const char **slots[] = { &a->db, &a->url, &a->token, &a->pid, &a->process, &a->from,
 				 &a->to, &a->limit };
-	int i;
+	int rc = mw_cmd_parse_slots("diff", diff_usage, argc, argv, flags, slots,
+				    MW_ARRAY_SIZE(flags), &a->json);
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		size_t flen = mw_cmd_option_len(arg), k;
-
-		if (!strcmp(arg, "--json")) {
-			a->json = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(diff_usage, stdout);
-			return 1;
-		}
-		k = mw_cmd_option_find("diff", arg, flen, flags, MW_ARRAY_SIZE(flags));
-		if (k == MW_ARRAY_SIZE(flags))
-			return 2;
-		*slots[k] = mw_cmd_option_value("diff", argc, argv, &i);
-		if (!*slots[k])
-			return 2;
-	}
+	if (rc)
+		return rc;
 	if (mw_report_source_check("diff", a->db, a->url, &a->token))
 		return 2;
 	if (!a->pid && !a->process) {

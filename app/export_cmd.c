@@ -48,24 +48,9 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 {
 	static const char *const flags[] = { "--db", "--match", "--from", "--to", "--format" };
 	const char **slots[] = { &a->db, &a->match, &a->from, &a->to, &a->format };
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		size_t flen = mw_cmd_option_len(arg), k;
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(export_usage, stdout);
-			return 1;
-		}
-		k = mw_cmd_option_find("export", arg, flen, flags, MW_ARRAY_SIZE(flags));
-		if (k == MW_ARRAY_SIZE(flags))
-			return 2;
-		*slots[k] = mw_cmd_option_value("export", argc, argv, &i);
-		if (!*slots[k])
-			return 2;
-	}
-	return 0;
+	return mw_cmd_parse_slots("export", export_usage, argc, argv, flags, slots,
+				  MW_ARRAY_SIZE(flags), NULL);
 }
 
 int mw_cmd_export(int argc, char **argv)

@@ -81,16 +81,18 @@ void mw_ws_diff_release(struct mw_ws_diff *d)
 
 /* ---- reports ------------------------------------------------------------- */
 
-static void add_base(cJSON *o, uint64_t base)
+/* What a region is, the same in a diff and in a snapshot listing: base,
+ * size, category and owner. */
+static void add_region_head(cJSON *o, uint64_t base, uint64_t size, uint8_t category,
+			    const char *owner, uint8_t kind, uint32_t id)
 {
 	char hex[24];
 
 	snprintf(hex, sizeof(hex), "0x%" PRIx64, base);
 	cJSON_AddStringToObject(o, "base", hex);
-}
-
-static void add_owner(cJSON *o, const char *owner, uint8_t kind, uint32_t id)
-{
+	cJSON_AddNumberToObject(o, "size", (double)size);
+	cJSON_AddStringToObject(o, "category", category < MW_WS_NCATEGORIES
+				? mw_ws_category_names[category] : "other");
 	if (owner)
 		cJSON_AddStringToObject(o, "owner", owner);
 	else
@@ -250,11 +252,8 @@ int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q, cJS
 		const struct mw_ws_diff_region *g = &d.regions[i];
 		cJSON *e = cJSON_CreateObject(), *dl;
 
-		add_base(e, g->base);
-		cJSON_AddNumberToObject(e, "size", (double)g->size);
-		cJSON_AddStringToObject(e, "category", g->category < MW_WS_NCATEGORIES
-					? mw_ws_category_names[g->category] : "other");
-		add_owner(e, g->owner, g->owner_kind, g->owner_id);
+		add_region_head(e, g->base, g->size, g->category, g->owner, g->owner_kind,
+				g->owner_id);
 		cJSON_AddStringToObject(e, "change", mw_ws_change_names[g->change]);
 		cJSON_AddNumberToObject(e, "bytes_t1", (double)g->pages_t1 * page);
 		cJSON_AddNumberToObject(e, "bytes_t2", (double)g->pages_t2 * page);
@@ -312,11 +311,8 @@ int mw_ws_regions_report(struct mw_reader *r, const char *pid, const char *proce
 		const struct mw_ws_region *g = &a.regions[i];
 		cJSON *e = cJSON_CreateObject(), *res;
 
-		add_base(e, g->alloc_base);
-		cJSON_AddNumberToObject(e, "size", (double)g->size);
-		cJSON_AddStringToObject(e, "category", g->category < MW_WS_NCATEGORIES
-					? mw_ws_category_names[g->category] : "other");
-		add_owner(e, g->owner, g->owner_kind, g->owner_id);
+		add_region_head(e, g->alloc_base, g->size, g->category, g->owner, g->owner_kind,
+				g->owner_id);
 		res = cJSON_AddObjectToObject(e, "resident");
 		for (s = 0; s < MW_WS_NSHARING; s++)
 			cJSON_AddNumberToObject(res, mw_ws_sharing_names[s],

@@ -13,9 +13,9 @@
 
 #include "analysis/leak_report.h"
 #include "base/clock.h"
+#include "cmd_args.h"
 #include "commands.h"
-#include "http_client.h"
-#include "storage/query.h"
+#include "report_source.h"
 
 static const char check_usage[] =
 	"usage: memwatchd check [--db PATH | --url URL] [--process NAME] [--match SELECTOR]\n"
@@ -68,30 +68,23 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i], *v = NULL, *eq = strchr(arg, '=');
-		size_t flen = eq ? (size_t)(eq - arg) : strlen(arg), k;
+		const char *arg = argv[i], *v;
+		size_t flen = mw_cmd_option_len(arg), k;
+		int common;
 		int found = 0;
 
-		if (!strcmp(arg, "--json")) {
-			a->json = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(check_usage, stdout);
+		common = mw_cmd_common_flag(arg, check_usage, &a->json);
+		if (common == 1)
 			return 1;
-		}
+		if (common == 0)
+			continue;
 		if (strncmp(arg, "--", 2)) {
 			fprintf(stderr, "memwatchd check: unexpected argument '%s'\n", arg);
 			return 2;
 		}
-		if (eq)
-			v = eq + 1;
-		else if (i + 1 < argc)
-			v = argv[++i];
-		else {
-			fprintf(stderr, "memwatchd check: %s needs a value\n", arg);
+		v = mw_cmd_option_value("check", argc, argv, &i);
+		if (!v)
 			return 2;
-		}
 		if (flen == 4 && !strncmp(arg, "--db", 4)) {
 			a->db = v;
 			continue;
@@ -115,66 +108,33 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 			}
 			a->raw[k] = v;
 		}
-		if (!found) {
-			fprintf(stderr, "memwatchd check: unknown option '%.*s' (see memwatchd check --help)\n",
-				(int)flen, arg);
-			return 2;
-		}
+		if (!found)
+			return mw_cmd_option_unknown("check", arg, flen);
 	}
-	if (a->db && a->url) {
-		fprintf(stderr, "memwatchd check: give --db or --url, not both\n");
-		return 2;
-	}
-	if (!a->token)
-		a->token = getenv("MEMWATCH_TOKEN");
-	return 0;
+	return mw_report_source_check("check", a->db, a->url, &a->token);
 }
 
 /* The report from the daemon at a->url; the options go as they were
  * written, so relative times are the daemon's "now". */
 static cJSON *report_from_url(const struct check_args *a)
 {
-	struct mw_err err = { "" };
 	char path[8192] = "/api/v1/leaks";
 	size_t k;
-	int first = 1;
-	cJSON *report;
+	bool first = true;
 
 	for (k = 0; k < MW_ARRAY_SIZE(query_flags); k++) {
-		if (!a->raw[k])
-			continue;
-		strcat(path, first ? "?" : "&");
-		first = 0;
-		if (mw_url_encode_append(path, sizeof(path), query_flags[k].name) ||
-		    strlen(path) + 2 >= sizeof(path) || !strcat(path, "=") ||
-		    mw_url_encode_append(path, sizeof(path), a->raw[k])) {
+		if (mw_report_query_append(path, sizeof(path), &first, query_flags[k].name,
+					   a->raw[k])) {
 			fprintf(stderr, "memwatchd check: %s is too long\n", query_flags[k].flag);
 			return NULL;
 		}
 	}
-	report = mw_http_get_json(a->url, path, a->token, 0, "verdict", "a leak report", &err);
-	if (!report)
-		fprintf(stderr, "memwatchd check: --url: %s\n", err.msg);
-	return report;
+	return mw_report_from_url("check", a->url, path, a->token, "verdict", "a leak report");
 }
 
-static cJSON *report_from_db(const struct check_args *a)
+static int build_report(struct mw_reader *r, const void *q, cJSON **out, struct mw_err *err)
 {
-	struct mw_err err = { "" };
-	struct mw_reader *reader = NULL;
-	const char *db = a->db ? a->db : "memwatch.db";
-	cJSON *report = NULL;
-
-	if (mw_reader_open(&reader, db, &err)) {
-		fprintf(stderr, "memwatchd check: --db: %s\n", err.msg);
-		return NULL;
-	}
-	if (mw_leak_report(reader, &a->q, &report, &err)) {
-		fprintf(stderr, "memwatchd check: %s\n", err.msg);
-		report = NULL;
-	}
-	mw_reader_free(reader);
-	return report;
+	return mw_leak_report(r, q, out, err);
 }
 
 int mw_cmd_check(int argc, char **argv)
@@ -190,22 +150,14 @@ int mw_cmd_check(int argc, char **argv)
 		mw_leak_query_release(&a.q);
 		return rc == 1 ? 0 : rc;
 	}
-	report = a.url ? report_from_url(&a) : report_from_db(&a);
+	report = a.url ? report_from_url(&a) : mw_report_from_db("check", a.db, build_report, &a.q);
 	if (!report) {
 		mw_leak_query_release(&a.q);
 		return 2;
 	}
-	if (a.json) {
-		char *text = cJSON_PrintUnformatted(report);
-
-		puts(text);
-		free(text);
-	} else {
-		mw_leak_report_print(report, stdout);
-	}
+	mw_report_print(report, a.json, mw_leak_report_print);
 	rc = (int)mw_leak_report_verdict(report, a.q.inconclusive_passes);
 	cJSON_Delete(report);
 	mw_leak_query_release(&a.q);
-	fflush(stdout);
 	return rc;
 }

@@ -13,9 +13,9 @@
 
 #include "analysis/ws_diff.h"
 #include "base/clock.h"
+#include "cmd_args.h"
 #include "commands.h"
-#include "http_client.h"
-#include "storage/query.h"
+#include "report_source.h"
 #include "core/params.h"
 
 static const char diff_usage[] =
@@ -50,92 +50,48 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 					     "--from", "--to", "--limit" };
 	const char **slots[] = { &a->db, &a->url, &a->token, &a->pid, &a->process, &a->from,
 				 &a->to, &a->limit };
-	int i;
+	int rc = mw_cmd_parse_slots("diff", diff_usage, argc, argv, flags, slots,
+				    MW_ARRAY_SIZE(flags), &a->json);
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i], *v, *eq = strchr(arg, '=');
-		size_t flen = eq ? (size_t)(eq - arg) : strlen(arg), k;
-
-		if (!strcmp(arg, "--json")) {
-			a->json = true;
-			continue;
-		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(diff_usage, stdout);
-			return 1;
-		}
-		for (k = 0; k < MW_ARRAY_SIZE(flags); k++)
-			if (strlen(flags[k]) == flen && !strncmp(arg, flags[k], flen))
-				break;
-		if (k == MW_ARRAY_SIZE(flags)) {
-			fprintf(stderr, "memwatchd diff: unknown option '%.*s' (see memwatchd "
-				"diff --help)\n", (int)flen, arg);
-			return 2;
-		}
-		if (eq)
-			v = eq + 1;
-		else if (i + 1 < argc)
-			v = argv[++i];
-		else {
-			fprintf(stderr, "memwatchd diff: %s needs a value\n", arg);
-			return 2;
-		}
-		*slots[k] = v;
-	}
-	if (a->db && a->url) {
-		fprintf(stderr, "memwatchd diff: give --db or --url, not both\n");
+	if (rc)
+		return rc;
+	if (mw_report_source_check("diff", a->db, a->url, &a->token))
 		return 2;
-	}
 	if (!a->pid && !a->process) {
 		fprintf(stderr, "memwatchd diff: --pid or --process is required\n");
 		return 2;
 	}
-	if (!a->token)
-		a->token = getenv("MEMWATCH_TOKEN");
 	return 0;
-}
-
-static int append(char *path, size_t size, bool *first, const char *name, const char *v)
-{
-	if (!v)
-		return 0;
-	if (strlen(path) + strlen(name) + 3 >= size)
-		return -1;
-	strcat(path, *first ? "?" : "&");
-	*first = false;
-	strcat(path, name);
-	strcat(path, "=");
-	return mw_url_encode_append(path, size, v);
 }
 
 static cJSON *report_from_url(const struct diff_args *a)
 {
-	struct mw_err err = { "" };
 	char path[8192] = "/api/v1/diff";
 	bool first = true;
-	cJSON *report;
 
-	if (append(path, sizeof(path), &first, "pid", a->pid) ||
-	    append(path, sizeof(path), &first, "process", a->process) ||
-	    append(path, sizeof(path), &first, "from", a->from) ||
-	    append(path, sizeof(path), &first, "to", a->to) ||
-	    append(path, sizeof(path), &first, "limit", a->limit)) {
+	if (mw_report_query_append(path, sizeof(path), &first, "pid", a->pid) ||
+	    mw_report_query_append(path, sizeof(path), &first, "process", a->process) ||
+	    mw_report_query_append(path, sizeof(path), &first, "from", a->from) ||
+	    mw_report_query_append(path, sizeof(path), &first, "to", a->to) ||
+	    mw_report_query_append(path, sizeof(path), &first, "limit", a->limit)) {
 		fprintf(stderr, "memwatchd diff: the options are too long\n");
 		return NULL;
 	}
-	report = mw_http_get_json(a->url, path, a->token, 0, "totals", "a diff", &err);
-	if (!report)
-		fprintf(stderr, "memwatchd diff: --url: %s\n", err.msg);
-	return report;
+	return mw_report_from_url("diff", a->url, path, a->token, "totals", "a diff");
 }
 
+static int build_report(struct mw_reader *r, const void *q, cJSON **out, struct mw_err *err)
+{
+	return mw_ws_diff_report(r, q, out, err);
+}
+
+/* The report from the database; the times are read here, relative to
+ * this machine's "now". */
 static cJSON *report_from_db(const struct diff_args *a)
 {
 	struct mw_ws_diff_query q = { a->pid, a->process, INT64_MIN, INT64_MAX, 0 };
 	struct mw_err err = { "" };
-	struct mw_reader *reader = NULL;
 	int64_t now = mw_clock_wall_ms(), n;
-	cJSON *report = NULL;
 
 	if (a->pid && mw_param_int(a->pid, 0, UINT32_MAX, &n, &err)) {
 		fprintf(stderr, "memwatchd diff: --pid: %s\n", err.msg);
@@ -156,16 +112,7 @@ static cJSON *report_from_db(const struct diff_args *a)
 		}
 		q.limit = (size_t)n;
 	}
-	if (mw_reader_open(&reader, a->db ? a->db : "memwatch.db", &err)) {
-		fprintf(stderr, "memwatchd diff: --db: %s\n", err.msg);
-		return NULL;
-	}
-	if (mw_ws_diff_report(reader, &q, &report, &err)) {
-		fprintf(stderr, "memwatchd diff: %s\n", err.msg);
-		report = NULL;
-	}
-	mw_reader_free(reader);
-	return report;
+	return mw_report_from_db("diff", a->db, build_report, &q);
 }
 
 int mw_cmd_diff(int argc, char **argv)
@@ -181,15 +128,7 @@ int mw_cmd_diff(int argc, char **argv)
 	report = a.url ? report_from_url(&a) : report_from_db(&a);
 	if (!report)
 		return 2;
-	if (a.json) {
-		char *text = cJSON_PrintUnformatted(report);
-
-		puts(text);
-		free(text);
-	} else {
-		mw_ws_diff_print(report, stdout);
-	}
+	mw_report_print(report, a.json, mw_ws_diff_print);
 	cJSON_Delete(report);
-	fflush(stdout);
 	return 0;
 }

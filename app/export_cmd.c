@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "cmd_args.h"
 #include "commands.h"
 #include "base/fsutf8.h"
 #include "core/params.h"
@@ -47,34 +48,9 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 {
 	static const char *const flags[] = { "--db", "--match", "--from", "--to", "--format" };
 	const char **slots[] = { &a->db, &a->match, &a->from, &a->to, &a->format };
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i], *eq = strchr(arg, '=');
-		size_t flen = eq ? (size_t)(eq - arg) : strlen(arg), k;
-
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(export_usage, stdout);
-			return 1;
-		}
-		for (k = 0; k < MW_ARRAY_SIZE(flags); k++)
-			if (strlen(flags[k]) == flen && !strncmp(arg, flags[k], flen))
-				break;
-		if (k == MW_ARRAY_SIZE(flags)) {
-			fprintf(stderr, "memwatchd export: unknown option '%.*s' (see memwatchd "
-				"export --help)\n", (int)flen, arg);
-			return 2;
-		}
-		if (eq)
-			*slots[k] = eq + 1;
-		else if (i + 1 < argc)
-			*slots[k] = argv[++i];
-		else {
-			fprintf(stderr, "memwatchd export: %s needs a value\n", arg);
-			return 2;
-		}
-	}
-	return 0;
+	return mw_cmd_parse_slots("export", export_usage, argc, argv, flags, slots,
+				  MW_ARRAY_SIZE(flags), NULL);
 }
 
 int mw_cmd_export(int argc, char **argv)

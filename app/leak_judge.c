@@ -15,14 +15,11 @@
 #include "core/leak_gauges.h"
 #include "base/log.h"
 #include "storage/query.h"
+#include "base/worker.h"
 #include "base/xalloc.h"
 
 struct mw_leak_judge {
-	pthread_t thread;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stopping;
+	struct mw_worker w;
 	char *db_path;
 	struct mw_status_table *status;
 	void (*submit)(void *arg, struct mw_batch *b);
@@ -179,26 +176,18 @@ static void *judge_main(void *arg)
 	struct mw_leak_judge *j = arg;
 	struct mw_reader *reader = NULL;
 
-	pthread_mutex_lock(&j->lock);
-	while (!j->stopping) {
-		struct timespec until;
-		int64_t ns, pause_ms;
+	pthread_mutex_lock(&j->w.lock);
+	while (!j->w.stopping) {
+		int64_t pause_ms;
 
-		pthread_mutex_unlock(&j->lock);
+		pthread_mutex_unlock(&j->w.lock);
 		pause_ms = run_once(j, &reader);
-		pthread_mutex_lock(&j->lock);
+		pthread_mutex_lock(&j->w.lock);
 		/* Wake up after the pause (refresh, or longer to keep within
-		 * cpu_budget) or when told to stop (the wall clock is what
-		 * pthread_cond_timedwait takes). */
-		clock_gettime(CLOCK_REALTIME, &until);
-		ns = (int64_t)until.tv_nsec + (pause_ms % 1000) * 1000000;
-		until.tv_sec += (time_t)(pause_ms / 1000 + ns / 1000000000);
-		until.tv_nsec = (long)(ns % 1000000000);
-		while (!j->stopping &&
-		       pthread_cond_timedwait(&j->wake, &j->lock, &until) != ETIMEDOUT)
-			;
+		 * cpu_budget) or when told to stop. */
+		mw_worker_sleep(&j->w, pause_ms);
 	}
-	pthread_mutex_unlock(&j->lock);
+	pthread_mutex_unlock(&j->w.lock);
 	mw_reader_free(reader);
 	return NULL;
 }
@@ -224,11 +213,7 @@ struct mw_leak_judge *mw_leak_judge_start(const struct mw_config *cfg, struct mw
 		else
 			mw_log_warn("leak judgement: watch list: %s", err.msg);
 	}
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->wake, NULL);
-	if (pthread_create(&j->thread, NULL, judge_main, j) == 0) {
-		j->started = true;
-	} else {
+	if (mw_worker_start(&j->w, judge_main, j)) {
 		mw_log_error("leak judgement: cannot start a thread; no memwatch_leak_* gauges");
 		mw_leak_judge_stop(j);
 		return NULL;
@@ -240,14 +225,7 @@ void mw_leak_judge_stop(struct mw_leak_judge *j)
 {
 	if (!j)
 		return;
-	pthread_mutex_lock(&j->lock);
-	j->stopping = true;
-	pthread_cond_signal(&j->wake);
-	pthread_mutex_unlock(&j->lock);
-	if (j->started)
-		pthread_join(j->thread, NULL);
-	pthread_cond_destroy(&j->wake);
-	pthread_mutex_destroy(&j->lock);
+	mw_worker_stop(&j->w);
 	if (j->have_watch)
 		mw_watch_release(&j->watch);
 	free(j->db_path);

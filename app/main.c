@@ -67,6 +67,15 @@ static void print_usage(FILE *f)
 	}
 }
 
+/* Commands that read their own command line (argv[0] is the command). */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} own_line_commands[] = {
+	{ "check", mw_cmd_check }, { "diff", mw_cmd_diff }, { "counters", mw_cmd_counters },
+	{ "perfdata", mw_cmd_perfdata }, { "export", mw_cmd_export }, { "import", mw_cmd_import },
+};
+
 /* Options that map to one config key each. */
 static const struct {
 	const char *flag, *section, *key;
@@ -223,18 +232,9 @@ int main(int argc, char **argv)
 		printf("memwatchd %s\n", MW_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "check"))
-		return mw_cmd_check(argc - 1, argv + 1);
-	if (!strcmp(cmd, "diff"))
-		return mw_cmd_diff(argc - 1, argv + 1);
-	if (!strcmp(cmd, "counters"))
-		return mw_cmd_counters(argc - 1, argv + 1);
-	if (!strcmp(cmd, "perfdata"))
-		return mw_cmd_perfdata(argc - 1, argv + 1);
-	if (!strcmp(cmd, "export"))
-		return mw_cmd_export(argc - 1, argv + 1);
-	if (!strcmp(cmd, "import"))
-		return mw_cmd_import(argc - 1, argv + 1);
+	for (size_t k = 0; k < MW_ARRAY_SIZE(own_line_commands); k++)
+		if (!strcmp(cmd, own_line_commands[k].name))
+			return own_line_commands[k].run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "service")) {
 		if (argc < 3) {
 			fprintf(stderr, "memwatchd: service needs 'install' or 'uninstall'\n");

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "base/utf8_wide.h"
 #include "base/log.h"
 #include "service_args.h"
 #include "base/stop.h"
@@ -215,24 +216,10 @@ static char *to_utf8(const WCHAR *w)
 	return s;
 }
 
-static WCHAR *to_wide(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-	WCHAR *w;
-
-	if (n <= 0 || !(w = malloc((size_t)n * sizeof(WCHAR))))
-		return NULL;
-	if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n)) {
-		free(w);
-		return NULL;
-	}
-	return w;
-}
-
 /* GetFullPathNameW on UTF-8 paths; -1 when the result does not fit. */
 static int full_path(const char *in, char *out, size_t size)
 {
-	WCHAR *win = to_wide(in), *wout;
+	WCHAR *win = mw_utf8_to_wide(in), *wout;
 	DWORD n;
 	char *u;
 	int rc = -1;
@@ -288,7 +275,7 @@ static WCHAR *own_path(void)
  * its wide-character name.  *db stays NULL when the file sets none. */
 static int read_config_paths(const char *path, char **db, char **log_file)
 {
-	WCHAR *wpath = to_wide(path);
+	WCHAR *wpath = mw_utf8_to_wide(path);
 	struct mw_config cfg;
 	struct mw_err err = { "" };
 	FILE *f = wpath ? _wfopen(wpath, L"rb") : NULL;
@@ -399,7 +386,7 @@ static int install(const char *const *ansi_args, int nargs)
 		fprintf(stderr, "memwatchd: service install: %s\n", err.msg);
 		goto out;
 	}
-	if (!(wcmd = to_wide(cmd)) || wcslen(wcmd) >= CMDLINE_MAX) {
+	if (!(wcmd = mw_utf8_to_wide(cmd)) || wcslen(wcmd) >= CMDLINE_MAX) {
 		fprintf(stderr, "memwatchd: service install: the command line is longer than "
 				"%d characters\n", CMDLINE_MAX - 1);
 		goto out;

@@ -11,23 +11,11 @@
 #include <stdlib.h>
 
 #include "xalloc.h"
-
-/* A malloc'ed UTF-16 copy of s, or NULL when it is not valid UTF-8. */
-static wchar_t *widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = mw_xmalloc((size_t)n * sizeof(*w));
-	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-	return w;
-}
+#include "utf8_wide.h"
 
 FILE *mw_fopen(const char *path, const char *mode)
 {
-	wchar_t *wp = widen(path), *wm = widen(mode);
+	wchar_t *wp = mw_utf8_to_wide(path), *wm = mw_utf8_to_wide(mode);
 	FILE *f = NULL;
 
 	if (wp && wm)
@@ -72,7 +60,7 @@ void mw_stdout_binary(void)
 
 int mw_mkdir(const char *path)
 {
-	wchar_t *wp = widen(path);
+	wchar_t *wp = mw_utf8_to_wide(path);
 	int rc = wp ? _wmkdir(wp) : _mkdir(path);	/* not UTF-8: as given */
 
 	free(wp);
@@ -81,7 +69,7 @@ int mw_mkdir(const char *path)
 
 int64_t mw_file_size(const char *path)
 {
-	wchar_t *wp = widen(path);
+	wchar_t *wp = mw_utf8_to_wide(path);
 	struct _stat64 st;
 	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
 

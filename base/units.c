@@ -103,22 +103,32 @@ int mw_parse_size(const char *text, uint64_t *out_bytes, struct mw_err *err)
 	return 0;
 }
 
+/* sign and v in the largest of order's units (largest first) that holds
+ * it a whole number of times, else in base_suffix: "2h", "1500ms". */
+static void format_whole(char *buf, size_t size, const char *sign, uint64_t v,
+			 const struct unit *order, size_t n, const char *base_suffix)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t f = (uint64_t)order[i].factor;
+		if (v && v % f == 0) {
+			snprintf(buf, size, "%s%" PRIu64 "%s", sign, v / f, order[i].suffix);
+			return;
+		}
+	}
+	snprintf(buf, size, "%s%" PRIu64 "%s", sign, v, base_suffix);
+}
+
 void mw_format_duration(char *buf, size_t size, int64_t ms)
 {
 	static const struct unit order[] = {
 		{ "w", 604800000.0 }, { "d", 86400000.0 }, { "h", 3600000 },
 		{ "m", 60000 }, { "s", 1000 },
 	};
-	size_t i;
 
-	for (i = 0; i < MW_ARRAY_SIZE(order); i++) {
-		int64_t f = (int64_t)order[i].factor;
-		if (ms && ms % f == 0) {
-			snprintf(buf, size, "%" PRId64 "%s", ms / f, order[i].suffix);
-			return;
-		}
-	}
-	snprintf(buf, size, "%" PRId64 "ms", ms);
+	format_whole(buf, size, ms < 0 ? "-" : "", ms < 0 ? -(uint64_t)ms : (uint64_t)ms, order,
+		     MW_ARRAY_SIZE(order), "ms");
 }
 
 void mw_format_size(char *buf, size_t size, uint64_t bytes)
@@ -126,16 +136,8 @@ void mw_format_size(char *buf, size_t size, uint64_t bytes)
 	static const struct unit order[] = {
 		{ "TB", 1099511627776.0 }, { "GB", 1073741824.0 }, { "MB", 1048576.0 }, { "KB", 1024.0 },
 	};
-	size_t i;
 
-	for (i = 0; i < MW_ARRAY_SIZE(order); i++) {
-		uint64_t f = (uint64_t)order[i].factor;
-		if (bytes && bytes % f == 0) {
-			snprintf(buf, size, "%" PRIu64 "%s", bytes / f, order[i].suffix);
-			return;
-		}
-	}
-	snprintf(buf, size, "%" PRIu64 "B", bytes);
+	format_whole(buf, size, "", bytes, order, MW_ARRAY_SIZE(order), "B");
 }
 
 int mw_parse_share(const char *text, double *out, struct mw_err *err)

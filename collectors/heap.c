@@ -17,7 +17,7 @@
 #include "core/config.h"
 #include "base/log.h"
 #include "base/xalloc.h"
-#include "core/watch.h"
+#include "watched.h"
 
 /* --- the collector ------------------------------------------------------ */
 
@@ -37,8 +37,7 @@ static const struct mw_option heap_options[] = {
 };
 
 struct heap_state {
-	struct mw_watch watch;
-	struct mw_targets targets;
+	struct mw_watched w;
 	struct mw_heap_list heaps;
 	struct mw_heap_reader *reader;
 	bool logged_no_remote;
@@ -56,8 +55,7 @@ static int heap_init(void **state, const struct mw_collector_env *env, struct mw
 	if (mw_heap_supported(why))
 		return MW_COLLECTOR_UNSUPPORTED;
 	st = mw_xcalloc(1, sizeof(*st));
-	if (mw_watch_init(&st->watch, (const char *const *)env->config->watch,
-			  env->config->nwatch, why)) {
+	if (mw_watched_init(&st->w, env, why)) {
 		free(st);
 		return MW_COLLECTOR_ERROR;
 	}
@@ -133,11 +131,10 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	struct mw_err why = { "" };
 	size_t i, ok = 0, no_remote = 0, cut = 0;
 
-	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
+	if (mw_watched_refresh(&st->w, ctx))
 		return MW_COLLECTOR_ERROR;
-	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
-	for (i = 0; i < st->targets.n; i++) {
-		const struct mw_target *t = &st->targets.t[i];
+	for (i = 0; i < st->w.targets.n; i++) {
+		const struct mw_target *t = &st->w.targets.t[i];
 		struct mw_heap_target_read got;
 		struct mw_heap_breakdown bd;
 		char pid[16];
@@ -165,10 +162,10 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 		st->logged_no_remote = true;
 	}
 	if (no_remote)
-		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->targets.n,
+		snprintf(ctx->mode, sizeof(ctx->mode), "%zu/%zu read; %s", ok, st->w.targets.n,
 			 MW_HEAP_NO_REMOTE_MSG);
 	else
-		mw_heap_mode_line(st->reader, ctx->mode, sizeof(ctx->mode), ok, st->targets.n,
+		mw_heap_mode_line(st->reader, ctx->mode, sizeof(ctx->mode), ok, st->w.targets.n,
 				  (double)(mw_clock_mono_ns() - t0) / 1e6, cut, why.msg);
 	return MW_COLLECTOR_OK;
 }
@@ -179,8 +176,7 @@ static void heap_fini(void *state)
 
 	if (!st)
 		return;
-	mw_watch_release(&st->watch);
-	mw_targets_release(&st->targets);
+	mw_watched_release(&st->w);
 	mw_heap_reader_free(st->reader);
 	free(st->heaps.h);
 	free(st);

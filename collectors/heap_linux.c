@@ -58,23 +58,14 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 }
 
 
+static void bar_of(const struct mw_smaps *maps, const struct mw_smaps_use *u, void *out)
+{
+	mw_heap_breakdown_smaps(maps, u, out);
+}
+
 int mw_heap_bar_read(uint32_t pid, struct mw_heap_breakdown *out, struct mw_err *err)
 {
-	struct mw_procmaps pm = { 0 };
-	struct mw_smaps maps = { 0 };
-	struct mw_smaps_facts f;
-	struct mw_smaps_use *u;
-	int rc = mw_procmaps_parse(pid, MW_PROCMAPS_HEAP, &pm, &maps, &f, err);
-
-	if (rc == 0) {
-		u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
-		mw_smaps_uses(&maps, &f, u);
-		mw_heap_breakdown_smaps(&maps, u, out);
-		free(u);
-	}
-	mw_smaps_release(&maps);
-	mw_procmaps_release(&pm);
-	return rc;
+	return mw_procmaps_classified(pid, MW_PROCMAPS_HEAP, bar_of, out, err);
 }
 
 /* No per-heap figures here (malloc's used and free blocks cannot be told

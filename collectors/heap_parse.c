@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/unaligned.h"
 #include "base/xalloc.h"
 #include "process.h"
 
@@ -93,22 +94,6 @@ void mw_heap_from_ranges(const struct mw_vm_regions *v, const struct mw_vm_range
 
 /* --- the remote summary --------------------------------------------------- */
 
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 size_t mw_heap_info_stride(uint32_t build)
 {
 	/* RTL_HEAP_INFORMATION gained HeapTag after Windows 11 21H2 (22000). */
@@ -126,14 +111,14 @@ int mw_heap_parse_debug_info(const unsigned char *buf, size_t len, uint64_t buf_
 		return mw_error(err, "debug buffer: %zu bytes, too short for its header", len);
 	if (stride < MW_RHI_NUMBER_OF_ENTRIES + 4)
 		return mw_error(err, "debug buffer: heap record size %zu too small", stride);
-	heaps = rd64(buf + MW_RDI_HEAPS);
+	heaps = mw_load64(buf + MW_RDI_HEAPS);
 	if (!heaps)
 		return mw_error(err, "RtlQueryProcessDebugInformation returned no heaps"), 1;
 	off = heaps - buf_addr;
 	if (heaps < buf_addr || off > len || len - off < MW_RPH_HEAPS)
 		return mw_error(err, "debug buffer: Heaps 0x%" PRIx64 " is outside the %zu bytes "
 				"at 0x%" PRIx64, heaps, len, buf_addr);
-	n = rd32(buf + off);
+	n = mw_load32(buf + off);
 	if (n > MW_HEAP_MAX_HEAPS || (len - off - MW_RPH_HEAPS) / stride < n)
 		return mw_error(err, "debug buffer: %" PRIu32 " heaps of %zu bytes cannot fit in "
 				"%" PRIu64 " bytes", n, stride, (uint64_t)(len - off - MW_RPH_HEAPS));
@@ -144,10 +129,10 @@ int mw_heap_parse_debug_info(const unsigned char *buf, size_t len, uint64_t buf_
 
 		memset(t, 0, sizeof(*t));
 		t->summary = true;
-		t->base = rd64(e + MW_RHI_BASE);
-		t->busy = rd64(e + MW_RHI_BYTES_ALLOCATED);
-		t->committed = rd64(e + MW_RHI_BYTES_COMMITTED);
-		t->blocks = rd32(e + MW_RHI_NUMBER_OF_ENTRIES);
+		t->base = mw_load64(e + MW_RHI_BASE);
+		t->busy = mw_load64(e + MW_RHI_BYTES_ALLOCATED);
+		t->committed = mw_load64(e + MW_RHI_BYTES_COMMITTED);
+		t->blocks = mw_load32(e + MW_RHI_NUMBER_OF_ENTRIES);
 		t->free = t->committed > t->busy ? t->committed - t->busy : 0;
 	}
 	out->n = n;
@@ -168,24 +153,24 @@ int mw_heap_spi_find(const unsigned char *buf, size_t len, uint32_t pid,
 		if (len - off < MW_SPI_SIZE)
 			return mw_error(err, "process record at %zu: %zu bytes left, needs %d", off,
 					len - off, MW_SPI_SIZE);
-		next = rd32(e + MW_SPI_NEXT);
+		next = mw_load32(e + MW_SPI_NEXT);
 		if (next && (next < MW_SPI_SIZE || next > len - off))
 			return mw_error(err, "process record at %zu: next offset %" PRIu32
 					" is out of bounds", off, next);
-		if (rd64(e + MW_SPI_PID) == pid) {
+		if (mw_load64(e + MW_SPI_PID) == pid) {
 			room = (next ? next : len - off) - MW_SPI_SIZE;
-			nthreads = rd32(e + MW_SPI_THREADS);
+			nthreads = mw_load32(e + MW_SPI_THREADS);
 			if (nthreads > room / MW_STI_SIZE)
 				return mw_error(err, "process %" PRIu32 ": %" PRIu32 " threads cannot fit "
 						"in %zu bytes", pid, nthreads, room);
 			out->found = true;
-			out->create_time = rd64(e + MW_SPI_CREATE_TIME);
+			out->create_time = mw_load64(e + MW_SPI_CREATE_TIME);
 			out->threads = nthreads;
 			for (k = 0; k < nthreads; k++) {
 				const unsigned char *t = e + MW_SPI_SIZE + (size_t)k * MW_STI_SIZE;
-				uint32_t wr = rd32(t + MW_STI_WAIT_REASON);
+				uint32_t wr = mw_load32(t + MW_STI_WAIT_REASON);
 
-				if (rd32(t + MW_STI_STATE) == MW_THREAD_STATE_WAITING &&
+				if (mw_load32(t + MW_STI_STATE) == MW_THREAD_STATE_WAITING &&
 				    (wr == MW_WAIT_SUSPENDED || wr == MW_WAIT_WR_SUSPENDED))
 					out->suspended++;
 			}

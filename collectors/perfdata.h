@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/mwerr.h"
+#include "core/counter_path.h"
 
 /* --- winperf.h layout (x64), checked against the SDK in perfdata_win32.c -- */
 #define MW_PDB_SIGNATURE 0		/* WCHAR[4] "PERF" */
@@ -289,15 +290,7 @@ const struct mw_perf_instance *mw_perf_match_instance(
 
 /* --- counter paths --------------------------------------------------------- */
 
-/* "\Object(parent/instance#n)\Counter"; instance may be "*" or absent. */
-struct mw_perf_path {
-	char object[128];
-	char instance[128];	/* "" when the path has none */
-	bool has_instance;
-	char parent[128];	/* "parent" of "parent/instance", else "" */
-	char counter[128];
-};
-int mw_perf_path_parse(const char *text, struct mw_perf_path *p, struct mw_err *err);
+/* Parsed by core/counter_path.c (mw_perf_path_parse). */
 /* Does the path's instance part select this instance? ("*" matches all;
  * otherwise perfmon's full name, case-insensitive, "#0" optional.) */
 bool mw_perf_path_match_instance(const struct mw_perf_path *p,

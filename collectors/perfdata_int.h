@@ -1,38 +1,15 @@
 /*
  * perfdata_int.h - what the perfdata_*.c files share and nothing else
- * uses: unaligned little-endian reads, the name pool, ASCII
- * case-insensitive compares and the bytes a counter type reads.
+ * uses: the name pool, ASCII case-insensitive compares and the bytes a
+ * counter type reads (unaligned reads are base/unaligned.h's).
  */
 #ifndef MW_COLLECTORS_PERFDATA_INT_H
 #define MW_COLLECTORS_PERFDATA_INT_H
 
 #include <string.h>
 
+#include "base/unaligned.h"
 #include "perfdata.h"
-
-static inline uint16_t rd16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /* perfdata_text.c: UTF-16LE (n code units, stops at a NUL) or
  * single-byte text appended to a growing pool as NUL-terminated UTF-8;

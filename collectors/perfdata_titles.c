@@ -38,19 +38,19 @@ int mw_perf_titles_parse(struct mw_perf_titles *t, const unsigned char *buf, siz
 		uint64_t v = 0;
 		bool numeric = true;
 
-		while (i < nunits && rd16(buf + 2 * i))
+		while (i < nunits && mw_load16(buf + 2 * i))
 			i++;
 		e1 = i;
 		if (e1 == s1)
 			break;	/* the empty string ends a REG_MULTI_SZ */
 		i++;
 		s2 = i;
-		while (i < nunits && rd16(buf + 2 * i))
+		while (i < nunits && mw_load16(buf + 2 * i))
 			i++;
 		e2 = i;
 		i++;
 		for (k = s1; k < e1; k++) {
-			uint16_t c = rd16(buf + 2 * k);
+			uint16_t c = mw_load16(buf + 2 * k);
 
 			if (c < '0' || c > '9' || v > UINT32_MAX / 10) {
 				numeric = false;

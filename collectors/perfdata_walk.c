@@ -60,9 +60,9 @@ uint64_t mw_perf_raw(const struct mw_perf_snapshot *s, const struct mw_perf_inst
 	/* The parser checked offset + type_bytes <= block_len. */
 	switch (mw_perf_type_bytes(c->type, c->size)) {
 	case 4:
-		return rd32(p);
+		return mw_load32(p);
 	case 8:
-		return rd64(p);
+		return mw_load64(p);
 	default:
 		return 0;
 	}
@@ -147,19 +147,19 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 	if (avail < MW_POT_SIZE)
 		return mw_error(err, "object %zu at offset %zu: header truncated (%zu bytes left)",
 				k, off, avail);
-	tot = rd32(b + MW_POT_TOTAL_LENGTH);
-	def_len = rd32(b + MW_POT_DEFINITION_LENGTH);
-	hdr_len = rd32(b + MW_POT_HEADER_LENGTH);
-	o->name_index = rd32(b + MW_POT_NAME_INDEX);
-	o->help_index = rd32(b + MW_POT_HELP_INDEX);
-	o->detail_level = rd32(b + MW_POT_DETAIL_LEVEL);
-	ncounters = rd32(b + MW_POT_NUM_COUNTERS);
-	o->default_counter = (int32_t)rd32(b + MW_POT_DEFAULT_COUNTER);
-	ninst = (int32_t)rd32(b + MW_POT_NUM_INSTANCES);
+	tot = mw_load32(b + MW_POT_TOTAL_LENGTH);
+	def_len = mw_load32(b + MW_POT_DEFINITION_LENGTH);
+	hdr_len = mw_load32(b + MW_POT_HEADER_LENGTH);
+	o->name_index = mw_load32(b + MW_POT_NAME_INDEX);
+	o->help_index = mw_load32(b + MW_POT_HELP_INDEX);
+	o->detail_level = mw_load32(b + MW_POT_DETAIL_LEVEL);
+	ncounters = mw_load32(b + MW_POT_NUM_COUNTERS);
+	o->default_counter = (int32_t)mw_load32(b + MW_POT_DEFAULT_COUNTER);
+	ninst = (int32_t)mw_load32(b + MW_POT_NUM_INSTANCES);
 	o->num_instances = ninst;
-	o->code_page = rd32(b + MW_POT_CODE_PAGE);
-	o->perf_time = (int64_t)rd64(b + MW_POT_PERF_TIME);
-	o->perf_freq = (int64_t)rd64(b + MW_POT_PERF_FREQ);
+	o->code_page = mw_load32(b + MW_POT_CODE_PAGE);
+	o->perf_time = (int64_t)mw_load64(b + MW_POT_PERF_TIME);
+	o->perf_freq = (int64_t)mw_load64(b + MW_POT_PERF_FREQ);
 
 	if (tot > avail)
 		return mw_error(err, "object %zu (index %" PRIu32 "): TotalByteLength %" PRIu32
@@ -186,17 +186,17 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 			return mw_error(err, "object %" PRIu32 ": counter definition %" PRIu32
 					" runs past DefinitionLength %" PRIu32, o->name_index, c,
 					def_len);
-		bl = rd32(b + p + MW_PCD_BYTE_LENGTH);
+		bl = mw_load32(b + p + MW_PCD_BYTE_LENGTH);
 		if (bl < MW_PCD_SIZE || bl > def_len - p)
 			return mw_error(err, "object %" PRIu32 ": counter definition %" PRIu32
 					" has ByteLength %" PRIu32, o->name_index, c, bl);
-		d->name_index = rd32(b + p + MW_PCD_NAME_INDEX);
-		d->help_index = rd32(b + p + MW_PCD_HELP_INDEX);
-		d->default_scale = (int32_t)rd32(b + p + MW_PCD_DEFAULT_SCALE);
-		d->detail_level = rd32(b + p + MW_PCD_DETAIL_LEVEL);
-		d->type = rd32(b + p + MW_PCD_COUNTER_TYPE);
-		d->size = rd32(b + p + MW_PCD_COUNTER_SIZE);
-		d->offset = rd32(b + p + MW_PCD_COUNTER_OFFSET);
+		d->name_index = mw_load32(b + p + MW_PCD_NAME_INDEX);
+		d->help_index = mw_load32(b + p + MW_PCD_HELP_INDEX);
+		d->default_scale = (int32_t)mw_load32(b + p + MW_PCD_DEFAULT_SCALE);
+		d->detail_level = mw_load32(b + p + MW_PCD_DETAIL_LEVEL);
+		d->type = mw_load32(b + p + MW_PCD_COUNTER_TYPE);
+		d->size = mw_load32(b + p + MW_PCD_COUNTER_SIZE);
+		d->offset = mw_load32(b + p + MW_PCD_COUNTER_OFFSET);
 		p += bl;
 	}
 
@@ -225,12 +225,12 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 			if (tot - p < MW_PID_SIZE)
 				return mw_error(err, "object %" PRIu32 ": instance %zu truncated",
 						o->name_index, i);
-			bl = rd32(b + p + MW_PID_BYTE_LENGTH);
-			in->parent_object = rd32(b + p + MW_PID_PARENT_OBJECT);
-			in->parent_instance = rd32(b + p + MW_PID_PARENT_INSTANCE);
-			in->unique_id = (int32_t)rd32(b + p + MW_PID_UNIQUE_ID);
-			noff = rd32(b + p + MW_PID_NAME_OFFSET);
-			nlen = rd32(b + p + MW_PID_NAME_LENGTH);
+			bl = mw_load32(b + p + MW_PID_BYTE_LENGTH);
+			in->parent_object = mw_load32(b + p + MW_PID_PARENT_OBJECT);
+			in->parent_instance = mw_load32(b + p + MW_PID_PARENT_INSTANCE);
+			in->unique_id = (int32_t)mw_load32(b + p + MW_PID_UNIQUE_ID);
+			noff = mw_load32(b + p + MW_PID_NAME_OFFSET);
+			nlen = mw_load32(b + p + MW_PID_NAME_LENGTH);
 			if (bl < MW_PID_SIZE || bl > tot - p)
 				return mw_error(err, "object %" PRIu32 ": instance %zu has ByteLength "
 						"%" PRIu32, o->name_index, i, bl);
@@ -260,7 +260,7 @@ static int parse_object(struct mw_perf_snapshot *s, size_t off, size_t total_len
 		if (p > tot || tot - p < MW_PCB_SIZE)
 			return mw_error(err, "object %" PRIu32 ": counter block of instance %zu "
 					"truncated", o->name_index, i);
-		blk = rd32(b + p + MW_PCB_BYTE_LENGTH);
+		blk = mw_load32(b + p + MW_PCB_BYTE_LENGTH);
 		if (blk < MW_PCB_SIZE || blk > tot - p)
 			return mw_error(err, "object %" PRIu32 ": counter block of instance %zu "
 					"has ByteLength %" PRIu32 " (%zu bytes left)", o->name_index,
@@ -346,20 +346,20 @@ int mw_perf_snapshot_parse_ex(struct mw_perf_snapshot *s, const unsigned char *b
 				len, MW_PDB_SIZE);
 	if (memcmp(buf + MW_PDB_SIGNATURE, sig, sizeof(sig)))
 		return mw_error(err, "bad signature: not a PERF_DATA_BLOCK");
-	if (rd32(buf + MW_PDB_LITTLE_ENDIAN) != 1)
+	if (mw_load32(buf + MW_PDB_LITTLE_ENDIAN) != 1)
 		return mw_error(err, "perf data block is not little-endian");
-	s->version = rd32(buf + MW_PDB_VERSION);
-	s->revision = rd32(buf + MW_PDB_REVISION);
-	total = rd32(buf + MW_PDB_TOTAL_LENGTH);
-	hdr = rd32(buf + MW_PDB_HEADER_LENGTH);
-	nobj = rd32(buf + MW_PDB_NUM_OBJECTS);
+	s->version = mw_load32(buf + MW_PDB_VERSION);
+	s->revision = mw_load32(buf + MW_PDB_REVISION);
+	total = mw_load32(buf + MW_PDB_TOTAL_LENGTH);
+	hdr = mw_load32(buf + MW_PDB_HEADER_LENGTH);
+	nobj = mw_load32(buf + MW_PDB_NUM_OBJECTS);
 	for (k = 0; k < 8; k++)
-		s->system_time[k] = rd16(buf + MW_PDB_SYSTEM_TIME + 2 * k);
-	s->perf_time = (int64_t)rd64(buf + MW_PDB_PERF_TIME);
-	s->perf_freq = (int64_t)rd64(buf + MW_PDB_PERF_FREQ);
-	s->perf_time_100ns = (int64_t)rd64(buf + MW_PDB_PERF_TIME_100NS);
-	name_len = rd32(buf + MW_PDB_SYSTEM_NAME_LENGTH);
-	name_off = rd32(buf + MW_PDB_SYSTEM_NAME_OFFSET);
+		s->system_time[k] = mw_load16(buf + MW_PDB_SYSTEM_TIME + 2 * k);
+	s->perf_time = (int64_t)mw_load64(buf + MW_PDB_PERF_TIME);
+	s->perf_freq = (int64_t)mw_load64(buf + MW_PDB_PERF_FREQ);
+	s->perf_time_100ns = (int64_t)mw_load64(buf + MW_PDB_PERF_TIME_100NS);
+	name_len = mw_load32(buf + MW_PDB_SYSTEM_NAME_LENGTH);
+	name_off = mw_load32(buf + MW_PDB_SYSTEM_NAME_OFFSET);
 	if (total > len)
 		return mw_error(err, "TotalByteLength %" PRIu32 " exceeds the %zu bytes returned",
 				total, len);

@@ -65,6 +65,13 @@ int mw_procmaps_read(uint32_t pid, unsigned user, struct mw_procmaps *out, struc
  * in every case (maps may point into pm->text). */
 int mw_procmaps_parse(uint32_t pid, unsigned user, struct mw_procmaps *pm,
 		      struct mw_smaps *maps, struct mw_smaps_facts *f, struct mw_err *err);
+/* mw_procmaps_parse, then each mapping's use (mw_smaps_uses) handed to
+ * use(maps, uses, arg) before all is released: heap's bar and vmmap's
+ * regions and stacks.  Returns as mw_procmaps_parse. */
+int mw_procmaps_classified(uint32_t pid, unsigned user,
+			   void (*use)(const struct mw_smaps *maps, const struct mw_smaps_use *u,
+				       void *arg),
+			   void *arg, struct mw_err *err);
 /* Facts for mw_smaps_classify / mw_smaps_uses from a read. */
 void mw_procmaps_facts(const struct mw_procmaps *p, uint32_t pid, struct mw_smaps_facts *f);
 void mw_procmaps_release(struct mw_procmaps *p);

@@ -220,6 +220,28 @@ int mw_procmaps_parse(uint32_t pid, unsigned user, struct mw_procmaps *pm,
 	return 0;
 }
 
+int mw_procmaps_classified(uint32_t pid, unsigned user,
+			   void (*use)(const struct mw_smaps *maps, const struct mw_smaps_use *u,
+				       void *arg),
+			   void *arg, struct mw_err *err)
+{
+	struct mw_procmaps pm = { 0 };
+	struct mw_smaps maps = { 0 };
+	struct mw_smaps_facts f;
+	struct mw_smaps_use *u;
+	int rc = mw_procmaps_parse(pid, user, &pm, &maps, &f, err);
+
+	if (rc == 0) {
+		u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
+		mw_smaps_uses(&maps, &f, u);
+		use(&maps, u, arg);
+		free(u);
+	}
+	mw_smaps_release(&maps);
+	mw_procmaps_release(&pm);
+	return rc;
+}
+
 void mw_procmaps_facts(const struct mw_procmaps *p, uint32_t pid, struct mw_smaps_facts *f)
 {
 	f->pid = pid;

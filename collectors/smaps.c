@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
 #include "base/xalloc.h"
 
 #define ARENA_SIZE (64ULL << 20)	/* glibc HEAP_MAX_SIZE, 64-bit */
@@ -20,17 +21,6 @@ void mw_smaps_release(struct mw_smaps *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex number at *p (< end); advances.  false if none or it overflows. */
 static bool hex(const char **p, const char *end, uint64_t *v)
 {
@@ -38,7 +28,7 @@ static bool hex(const char **p, const char *end, uint64_t *v)
 	uint64_t x = 0;
 	int d;
 
-	while (q < end && (d = hexval(*q)) >= 0) {
+	while (q < end && (d = mw_hex_digit(*q)) >= 0) {
 		if (x >> 60)
 			return false;
 		x = x << 4 | (uint64_t)d;
@@ -146,7 +136,7 @@ int mw_smaps_parse(const char *text, size_t len, struct mw_smaps *out, struct mw
 		lineno++;
 		if (p == le) {
 			/* empty line: tolerated */
-		} else if (hexval(*p) >= 0 && !(*p >= 'A' && *p <= 'F')) {
+		} else if (mw_hex_digit(*p) >= 0 && !(*p >= 'A' && *p <= 'F')) {
 			struct mw_smaps_map m;
 
 			if (!header(text, p, le, &m))

@@ -15,13 +15,12 @@
 #include "core/collector.h"
 #include "core/metric_catalog.h"
 #include "base/xalloc.h"
-#include "core/watch.h"
+#include "watched.h"
 
 /* --- the collector ------------------------------------------------------ */
 
 struct vmmap_state {
-	struct mw_watch watch;
-	struct mw_targets targets;
+	struct mw_watched w;
 	struct mw_vm_regions regions;
 };
 
@@ -29,7 +28,7 @@ static int vmmap_init(void **state, const struct mw_collector_env *env, struct m
 {
 	struct vmmap_state *st = mw_xcalloc(1, sizeof(*st));
 
-	if (mw_watch_init(&st->watch, (const char *const *)env->config->watch, env->config->nwatch, why)) {
+	if (mw_watched_init(&st->w, env, why)) {
 		free(st);
 		return MW_COLLECTOR_ERROR;
 	}
@@ -75,15 +74,10 @@ static int vmmap_sample(void *state, struct mw_sample_ctx *ctx)
 	size_t i, ok = 0, wow = 0;
 	struct mw_err why = { "" };
 
-	/* Nothing to watch: no walk of every process's name (on Linux a
-	 * readdir of /proc and an exe link per process every 10 s). */
-	if (!st->watch.n)
-		st->targets.n = 0;
-	else if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
+	if (mw_watched_refresh(&st->w, ctx))
 		return MW_COLLECTOR_ERROR;
-	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
-	for (i = 0; i < st->targets.n; i++) {
-		const struct mw_target *t = &st->targets.t[i];
+	for (i = 0; i < st->w.targets.n; i++) {
+		const struct mw_target *t = &st->w.targets.t[i];
 		struct mw_vm_summary s;
 		int rc = mw_vm_walk(t->pid, t->self, &st->regions, &why);
 
@@ -97,7 +91,7 @@ static int vmmap_sample(void *state, struct mw_sample_ctx *ctx)
 		wow += st->regions.wow64;
 	}
 	snprintf(ctx->mode, sizeof(ctx->mode), "%zu of %zu walked, %zu WOW64, %.2f ms%s%.40s",
-		 ok, st->targets.n, wow, (double)(mw_clock_mono_ns() - t0) / 1e6,
+		 ok, st->w.targets.n, wow, (double)(mw_clock_mono_ns() - t0) / 1e6,
 		 why.msg[0] ? "; last refusal: " : "", why.msg);
 	return MW_COLLECTOR_OK;
 }
@@ -108,8 +102,7 @@ static void vmmap_fini(void *state)
 
 	if (!st)
 		return;
-	mw_watch_release(&st->watch);
-	mw_targets_release(&st->targets);
+	mw_watched_release(&st->w);
 	mw_vm_regions_release(&st->regions);
 	free(st);
 }

@@ -12,28 +12,28 @@
 #include "procmaps.h"
 #include "smaps.h"
 
+struct walk_out {
+	struct mw_vm_regions *v;
+	struct mw_vm_ranges *st;
+};
+
+static void walk_out(const struct mw_smaps *maps, const struct mw_smaps_use *u, void *arg)
+{
+	const struct walk_out *o = arg;
+
+	if (o->v)
+		mw_smaps_vm_regions(maps, u, o->v);
+	if (o->st)
+		mw_smaps_stack_ranges(maps, u, o->st);
+}
+
 /* Read, parse and classify pid; then regions or stacks. */
 static int walk(uint32_t pid, unsigned user, struct mw_vm_regions *v, struct mw_vm_ranges *st,
 		struct mw_err *err)
 {
-	struct mw_procmaps pm = { 0 };
-	struct mw_smaps maps = { 0 };
-	struct mw_smaps_facts f;
-	struct mw_smaps_use *u;
-	int rc = mw_procmaps_parse(pid, user, &pm, &maps, &f, err);
+	struct walk_out o = { v, st };
 
-	if (rc == 0) {
-		u = mw_xcalloc(maps.n ? maps.n : 1, sizeof(*u));
-		mw_smaps_uses(&maps, &f, u);
-		if (v)
-			mw_smaps_vm_regions(&maps, u, v);
-		if (st)
-			mw_smaps_stack_ranges(&maps, u, st);
-		free(u);
-	}
-	mw_smaps_release(&maps);
-	mw_procmaps_release(&pm);
-	return rc;
+	return mw_procmaps_classified(pid, user, walk_out, &o, err);
 }
 
 int mw_vm_walk(uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)

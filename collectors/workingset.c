@@ -15,13 +15,12 @@
 #include "core/collector.h"
 #include "core/metric_catalog.h"
 #include "base/xalloc.h"
-#include "core/watch.h"
+#include "watched.h"
 
 /* --- the collector ------------------------------------------------------ */
 
 struct ws_state {
-	struct mw_watch watch;
-	struct mw_targets targets;
+	struct mw_watched w;
 	struct mw_ws_snapshot snap;
 	struct mw_ws_result result;
 };
@@ -33,8 +32,7 @@ static int ws_init(void **state, const struct mw_collector_env *env, struct mw_e
 	if (mw_ws_supported(why))
 		return MW_COLLECTOR_UNSUPPORTED;
 	st = mw_xcalloc(1, sizeof(*st));
-	if (mw_watch_init(&st->watch, (const char *const *)env->config->watch,
-			  env->config->nwatch, why)) {
+	if (mw_watched_init(&st->w, env, why)) {
 		free(st);
 		return MW_COLLECTOR_ERROR;
 	}
@@ -64,11 +62,10 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 	const char *mode = "no target";
 	size_t i, nread = 0;
 
-	if (mw_watch_targets(&st->watch, &st->targets, &ctx->err))
+	if (mw_watched_refresh(&st->w, ctx))
 		return MW_COLLECTOR_ERROR;
-	ctx->watch = &st->watch, ctx->watched = &st->targets;	/* reported by the scheduler */
-	for (i = 0; i < st->targets.n; i++) {
-		const struct mw_target *t = &st->targets.t[i];
+	for (i = 0; i < st->w.targets.n; i++) {
+		const struct mw_target *t = &st->w.targets.t[i];
 		struct mw_ws_snapshot *s = &st->snap;
 		int64_t t1 = mw_clock_mono_ns();
 		char pid[16];
@@ -143,8 +140,7 @@ static void ws_fini(void *state)
 
 	if (!st)
 		return;
-	mw_watch_release(&st->watch);
-	mw_targets_release(&st->targets);
+	mw_watched_release(&st->w);
 	mw_ws_snapshot_release(&st->snap);
 	mw_ws_result_release(&st->result);
 	free(st);

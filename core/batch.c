@@ -324,3 +324,11 @@ void mw_batch_add_detail(struct mw_batch *b, const char *kind,
 	d->data = copy;
 	d->len = len;
 }
+
+void mw_labels_release(struct mw_label *labels, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)labels[i].name);
+		free((char *)labels[i].value);
+	}
+}

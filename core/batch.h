@@ -23,6 +23,10 @@ struct mw_label {
 	const char *value;
 };
 
+/* Free the name and value strings of n labels that own them (the array
+ * itself stays the caller's). */
+void mw_labels_release(struct mw_label *labels, size_t n);
+
 struct mw_sample {
 	const char *metric;
 	const char *series_key;	/* canonical metric{labels}, see above */

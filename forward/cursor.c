@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/xalloc.h"
+#include "storage/db.h"
 
 #define CURSOR_BUSY_MS 10000
 
@@ -39,13 +40,9 @@ int mw_rw_cursor_open(struct mw_rw_cursor **out, const char *db_path, const char
 	struct mw_rw_cursor *c = mw_xcalloc(1, sizeof(*c));
 
 	*out = NULL;
-	if (sqlite3_open_v2(db_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		mw_error(err, "cannot open '%s' for the remote-write cursor: %s", db_path,
-			 c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	if (mw_db_open(&c->db, db_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+		       CURSOR_BUSY_MS, " for the remote-write cursor", err))
 		goto fail;
-	}
-	sqlite3_busy_timeout(c->db, CURSOR_BUSY_MS);
 	/* The database is in WAL mode (the writer set it, it is persistent);
 	 * the cursor is as durable as the points. */
 	sqlite3_exec(c->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);

@@ -532,8 +532,6 @@ static char *read_token_file(const char *path, struct mw_err *err)
 
 static void dest_release(struct dest *d)
 {
-	size_t i;
-
 	mw_rw_transport_free(d->transport);
 	mw_reader_free(d->reader);
 	mw_rw_cursor_free(d->cursor);
@@ -541,10 +539,7 @@ static void dest_release(struct dest *d)
 	mw_rw_buf_release(&d->pb);
 	mw_rw_buf_release(&d->body);
 	mw_rw_select_release(&d->sel);
-	for (i = 0; i < d->nextra; i++) {
-		free((char *)d->extra[i].name);
-		free((char *)d->extra[i].value);
-	}
+	mw_labels_release(d->extra, d->nextra);
 	free(d->extra);
 	free(d->name);
 	free(d->url);

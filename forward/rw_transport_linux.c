@@ -21,6 +21,7 @@
 #include <string.h>
 #include <curl/curl.h>
 
+#include "base/xalloc.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 
@@ -124,11 +125,7 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 			 curl_easy_strerror(global_rc));
 		return NULL;
 	}
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		mw_error(err, "out of memory for the remote-write transport");
-		return NULL;
-	}
+	t = mw_xcalloc(1, sizeof(*t));
 	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
 		goto fail;
 	/* Said now, not at the first post. */

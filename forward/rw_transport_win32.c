@@ -28,6 +28,8 @@
 #include <windows.h>
 #include <winhttp.h>
 
+#include "base/utf8_wide.h"
+#include "base/xalloc.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 
@@ -44,21 +46,6 @@ struct mw_rw_transport {
 	const char *peer;		/* who should be running, for messages */
 	int timeout_ms;
 };
-
-static wchar_t *to_wide(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = malloc((size_t)n * sizeof(*w));
-	if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
-		free(w);
-		return NULL;
-	}
-	return w;
-}
 
 void mw_rw_transport_free(struct mw_rw_transport *t)
 {
@@ -95,16 +82,12 @@ static void error_text(DWORD code, char *out, size_t size)
 struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 					    struct mw_err *err)
 {
-	struct mw_rw_transport *t = calloc(1, sizeof(*t));
+	struct mw_rw_transport *t = mw_xcalloc(1, sizeof(*t));
 	struct mw_rw_headers h;
 	wchar_t *agent = NULL, *host = NULL;
 	char *joined = NULL, text[256];
 	size_t jlen = 1;
 
-	if (!t) {
-		mw_error(err, "out of memory for the remote-write transport");
-		return NULL;
-	}
 	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
 		goto fail;
 	if (ep->ca_file && ep->ca_file[0]) {
@@ -131,23 +114,23 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 			strcat(joined, h.line[i]);
 			strcat(joined, "\r\n");
 		}
-		t->headers = to_wide(joined);
+		t->headers = mw_utf8_to_wide(joined);
 		SecureZeroMemory(joined, jlen);
 		free(joined);
 	}
 	mw_rw_headers_free(&h);
-	t->path = to_wide(t->url.path);
+	t->path = mw_utf8_to_wide(t->url.path);
 	/* An IPv6 literal goes in brackets, as in the URL (WinHttpConnect
 	 * takes the URL's form of the host). */
 	if (strchr(t->url.host, ':')) {
 		char b[sizeof(t->url.host) + 2];
 
 		snprintf(b, sizeof(b), "[%s]", t->url.host);
-		host = to_wide(b);
+		host = mw_utf8_to_wide(b);
 	} else {
-		host = to_wide(t->url.host);
+		host = mw_utf8_to_wide(t->url.host);
 	}
-	agent = to_wide(MW_RW_USER_AGENT);
+	agent = mw_utf8_to_wide(MW_RW_USER_AGENT);
 	if (!t->headers || !t->path || !host || !agent) {
 		mw_error(err, "remote-write url, token or user is not valid UTF-8 (or out of "
 			 "memory)");

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/unaligned.h"
 #include "forward/snappy.h"
 
 #define FRAGMENT (1u << 16)
@@ -47,22 +48,6 @@
 /* Fewer bytes than this are left as a literal: the match loop reads
  * 8 bytes at a time up to `end - MARGIN` without bounds checks. */
 #define MARGIN 15
-
-static inline uint32_t load32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t load64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static inline uint32_t hash32(uint32_t v, int shift)
 {
@@ -137,7 +122,7 @@ static inline size_t match_length(const unsigned char *a, const unsigned char *b
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	while (a + 8 <= end) {
-		uint64_t x = load64(a) ^ load64(b);
+		uint64_t x = mw_load64(a) ^ mw_load64(b);
 
 		if (x)
 			return (size_t)(a - start) + ((unsigned)__builtin_ctzll(x) >> 3);
@@ -174,12 +159,12 @@ static unsigned char *compress_fragment(const unsigned char *in, size_t len, uns
 
 		/* Look for a 4-byte match, striding further while none. */
 		for (;;) {
-			uint32_t h = hash32(load32(ip), shift);
+			uint32_t h = hash32(mw_load32(ip), shift);
 			const unsigned char *next = ip + (skip++ >> 5);
 
 			cand = in + table[h];
 			table[h] = (uint16_t)(ip - in);
-			if (load32(cand) == load32(ip) && cand < ip)
+			if (mw_load32(cand) == mw_load32(ip) && cand < ip)
 				break;
 			ip = next;
 			if (ip > ip_limit)
@@ -196,14 +181,14 @@ static unsigned char *compress_fragment(const unsigned char *in, size_t len, uns
 			next_emit = ip;
 			if (ip >= ip_limit)
 				goto tail;
-			table[hash32(load32(ip - 1), shift)] = (uint16_t)(ip - 1 - in);
+			table[hash32(mw_load32(ip - 1), shift)] = (uint16_t)(ip - 1 - in);
 			{
-				uint32_t h = hash32(load32(ip), shift);
+				uint32_t h = hash32(mw_load32(ip), shift);
 
 				cand = in + table[h];
 				table[h] = (uint16_t)(ip - in);
 			}
-		} while (load32(cand) == load32(ip));
+		} while (mw_load32(cand) == mw_load32(ip));
 		ip++;
 	}
 tail:

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "import_internal.h"
+#include "base/hex.h"
 #include "base/xalloc.h"
 
 #define MAX_DEPTH 64
@@ -380,17 +381,6 @@ static bool bare_char(char c)
 	       c == '-' || c == '+' || c == '.';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int feed(struct mw_json_import *j, const char *p, size_t n, struct mw_err *err)
 {
 	const char *end = p + n, *q;
@@ -488,9 +478,9 @@ static int feed(struct mw_json_import *j, const char *p, size_t n, struct mw_err
 			break;
 		case TS_U:
 			p++;
-			if (hexval(c) < 0)
+			if (mw_hex_digit(c) < 0)
 				return mw_error(err, "bad \\u escape in a string");
-			j->u_val = j->u_val * 16 + (unsigned)hexval(c);
+			j->u_val = j->u_val * 16 + (unsigned)mw_hex_digit(c);
 			if (++j->u_n < 4)
 				break;
 			j->ts = TS_STRING;

@@ -10,6 +10,7 @@
 
 #include "import_internal.h"
 #include "base/calendar.h"
+#include "core/counter_path.h"
 #include "base/xalloc.h"
 
 /* ---- detection ------------------------------------------------------------- */
@@ -235,14 +236,9 @@ int mw_import_value(const char *s, size_t n, double *v)
 
 void mw_import_series_release(struct mw_import_series *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nlabels; i++) {
-		free((char *)s->labels[i].name);
-		free((char *)s->labels[i].value);
-	}
+	mw_labels_release(s->labels, s->nlabels);
 	free(s->metric);
 	free(s->key);
 	free(s->instance);
@@ -324,49 +320,15 @@ static size_t instance_base(const char *inst, unsigned long *index)
 
 int mw_import_map_counter(const char *path, struct mw_import_series *out, struct mw_err *err)
 {
-	const char *s = path, *ctr, *obj_end, *open = NULL, *q;
-	char object[256], counter[256], instance[256];
-	bool has_instance = false;
-	size_t n, k;
+	struct mw_perf_path pp;
+	const char *object = pp.object, *counter = pp.counter, *instance = pp.instance;
+	bool has_instance;
+	size_t k;
 
 	memset(out, 0, sizeof(*out));
-	if (s[0] == '\\' && s[1] == '\\') {	/* \\machine\... */
-		s = strchr(s + 2, '\\');
-		if (!s)
-			return mw_error(err, "counter path '%s': no object after the machine", path);
-	}
-	if (*s != '\\')
-		return mw_error(err, "counter path '%s' does not start with '\\'", path);
-	s++;
-	ctr = strrchr(s, '\\');
-	if (!ctr || ctr == s || !ctr[1])
-		return mw_error(err, "counter path '%s' is not \\Object\\Counter", path);
-	obj_end = ctr;
-	instance[0] = '\0';
-	if (ctr[-1] == ')') {
-		for (q = s; q < ctr; q++)
-			if (*q == '(') {
-				open = q;
-				break;
-			}
-		if (!open)
-			return mw_error(err, "counter path '%s': ')' without '('", path);
-		n = (size_t)(ctr - 1 - (open + 1));
-		if (n >= sizeof(instance))
-			return mw_error(err, "counter path '%s': instance too long", path);
-		memcpy(instance, open + 1, n);
-		instance[n] = '\0';
-		has_instance = true;
-		obj_end = open;
-	}
-	n = (size_t)(obj_end - s);
-	if (n == 0 || n >= sizeof(object))
-		return mw_error(err, "counter path '%s': bad object name", path);
-	memcpy(object, s, n);
-	object[n] = '\0';
-	if (strlen(ctr + 1) >= sizeof(counter))
-		return mw_error(err, "counter path '%s': counter name too long", path);
-	strcpy(counter, ctr + 1);
+	if (mw_perf_path_parse(path, &pp, err))
+		return -1;
+	has_instance = pp.has_instance;
 
 	for (k = 0; k < MW_ARRAY_SIZE(counter_map); k++) {
 		bool is_proc = !strcmp(counter_map[k].object, "Process");

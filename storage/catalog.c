@@ -24,12 +24,7 @@
 
 void mw_key_release(struct mw_key *k)
 {
-	size_t i;
-
-	for (i = 0; i < k->nlabels; i++) {
-		free((char *)k->labels[i].name);
-		free((char *)k->labels[i].value);
-	}
+	mw_labels_release(k->labels, k->nlabels);
 	free(k->labels);
 	free(k->name);
 	memset(k, 0, sizeof(*k));

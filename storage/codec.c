@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "base/mwerr.h"
 #include "base/xalloc.h"
 
 static uint64_t zigzag(uint64_t v)
@@ -133,25 +134,35 @@ static bool integral(double v)
 	return (double)(int64_t)v == v;
 }
 
+/*
+ * The widths of the prefix-coded buckets of a timestamp's delta of delta
+ * and of an integer's delta, shared by the writer and the reader: a value
+ * goes in the first bucket it fits, written as k ones and a zero then
+ * width[k] bits; the last bucket (64 bits) is k ones with no zero.
+ */
+static const unsigned ts_width[] = { 0, 4, 8, 14, 32, 64 };
+static const unsigned int_width[] = { 5, 12, 24, 64 };
+
+static void put_bucketed(struct mw_chunk_enc *e, uint64_t zz, const unsigned *width, size_t n)
+{
+	unsigned k;
+
+	for (k = 0; k + 1 < n; k++) {
+		if (zz < (UINT64_C(1) << width[k])) {
+			put(e, (((UINT64_C(1) << (k + 1)) - 2) << width[k]) | zz, k + 1 + width[k]);
+			return;
+		}
+	}
+	put(e, (UINT64_C(1) << k) - 1, k);
+	put(e, zz, 64);
+}
+
 static void put_ts(struct mw_chunk_enc *e, int64_t ts)
 {
 	uint64_t delta = (uint64_t)ts - (uint64_t)e->t_prev;
 	uint64_t zz = zigzag(delta - e->t_delta);
 
-	if (zz == 0)
-		put(e, 0, 1);
-	else if (zz < (1u << 4))
-		put(e, (UINT64_C(0x2) << 4) | zz, 2 + 4);
-	else if (zz < (1u << 8))
-		put(e, (UINT64_C(0x6) << 8) | zz, 3 + 8);
-	else if (zz < (1u << 14))
-		put(e, (UINT64_C(0xe) << 14) | zz, 4 + 14);
-	else if (zz < (UINT64_C(1) << 32))
-		put(e, (UINT64_C(0x1e) << 32) | zz, 5 + 32);
-	else {
-		put(e, 0x1f, 5);
-		put(e, zz, 64);
-	}
+	put_bucketed(e, zz, ts_width, MW_ARRAY_SIZE(ts_width));
 	e->t_delta = delta;
 	e->t_prev = ts;
 }
@@ -170,16 +181,7 @@ static void put_int(struct mw_chunk_enc *e, uint64_t v)
 
 		put(e, 0x3, 2);
 		put(e, (uint64_t)s, 6);
-		if (zz < (1u << 5))
-			put(e, zz, 1 + 5);
-		else if (zz < (1u << 12))
-			put(e, (UINT64_C(0x2) << 12) | zz, 2 + 12);
-		else if (zz < (1u << 24))
-			put(e, (UINT64_C(0x6) << 24) | zz, 3 + 24);
-		else {
-			put(e, 0x7, 3);
-			put(e, zz, 64);
-		}
+		put_bucketed(e, zz, int_width, MW_ARRAY_SIZE(int_width));
 	}
 	e->v_delta = d;
 	e->v_prev = v;
@@ -398,9 +400,6 @@ static int get_wide(struct mw_chunk_dec *d, uint64_t *out)
 		return -1;
 	return get(d, (unsigned)w, out);
 }
-
-static const unsigned ts_width[] = { 0, 4, 8, 14, 32, 64 };
-static const unsigned int_width[] = { 5, 12, 24, 64 };
 
 int mw_chunk_dec_next(struct mw_chunk_dec *d, int64_t *ts, double *value)
 {

@@ -44,3 +44,17 @@ int64_t mw_db_int(sqlite3 *db, const char *sql)
 	sqlite3_finalize(st);
 	return v;
 }
+
+int mw_db_open(sqlite3 **db, const char *path, int flags, int busy_ms, const char *for_what,
+	       struct mw_err *err)
+{
+	if (sqlite3_open_v2(path, db, flags, NULL) != SQLITE_OK) {
+		mw_error(err, "cannot open '%s'%s: %s", path, for_what,
+			 *db ? sqlite3_errmsg(*db) : "out of memory");
+		sqlite3_close(*db);
+		*db = NULL;
+		return -1;
+	}
+	sqlite3_busy_timeout(*db, busy_ms);
+	return 0;
+}

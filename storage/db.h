@@ -1,5 +1,7 @@
 /*
- * db.h - small SQLite helpers shared by the files of storage/ (db.c).
+ * db.h - small SQLite helpers shared by the files of storage/ (db.c), and
+ * opening a connection for the one other holder of its own, the
+ * forwarder's cursor (forward/cursor.c).
  *
  * Threads: whichever thread owns the connection.
  */
@@ -10,6 +12,10 @@
 #include <sqlite3.h>
 #include "base/mwerr.h"
 
+/* Open path with flags (SQLITE_OPEN_*) and busy_ms of patience for a
+ * lock.  -1 with "cannot open 'PATH'<for_what>: why" and *db NULL. */
+int mw_db_open(sqlite3 **db, const char *path, int flags, int busy_ms, const char *for_what,
+	       struct mw_err *err);
 /* Run SQL without results; -1 with "sql-prefix: sqlite message". */
 int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err);
 /* Prepare a statement (kept: SQLITE_PREPARE_PERSISTENT); -1 with a message

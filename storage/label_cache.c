@@ -50,12 +50,7 @@ static size_t *id_slot(struct mw_id_cache *c, int64_t key, bool *found)
 
 void mw_label_cache_release(struct mw_label_cache *lc)
 {
-	size_t i;
-
-	for (i = 0; i < lc->npairs; i++) {
-		free((char *)lc->pairs[i].name);
-		free((char *)lc->pairs[i].value);
-	}
+	mw_labels_release(lc->pairs, lc->npairs);
 	free(lc->pairs);
 	free(lc->labels.key);
 	free(lc->labels.val);

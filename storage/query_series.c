@@ -82,12 +82,7 @@ sqlite3_stmt *mw_reader_live_stmt(struct mw_reader *r, struct mw_err *err)
 
 void mw_series_info_release(struct mw_series_info *info)
 {
-	size_t i;
-
-	for (i = 0; i < info->nlabels; i++) {
-		free((char *)info->labels[i].name);
-		free((char *)info->labels[i].value);
-	}
+	mw_labels_release(info->labels, info->nlabels);
 	free(info->labels);
 	free(info->key);
 	free(info->name);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "query_impl.h"
+#include "db.h"
 #include "schema.h"
 #include "base/clock.h"
 #include "base/xalloc.h"
@@ -131,13 +132,9 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 	sqlite3_stmt *st;
 
 	*out = NULL;
-	if (sqlite3_open_v2(db_path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		mw_error(err, "cannot open '%s': %s", db_path,
-			 r->db ? sqlite3_errmsg(r->db) : "out of memory");
+	if (mw_db_open(&r->db, db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+		       READER_BUSY_MS, "", err))
 		goto fail;
-	}
-	sqlite3_busy_timeout(r->db, READER_BUSY_MS);
 	if (reader_cache_kib > 0) {
 		char sql[64];
 

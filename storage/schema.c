@@ -434,14 +434,8 @@ static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
-	if (sqlite3_open_v2(path, out, flags, NULL) != SQLITE_OK) {
-		mw_error(err, "cannot open '%s': %s", path,
-			 *out ? sqlite3_errmsg(*out) : "out of memory");
-		sqlite3_close(*out);
-		*out = NULL;
+	if (mw_db_open(out, path, flags, MW_BUSY_TIMEOUT_MS, "", err))
 		return -1;
-	}
-	sqlite3_busy_timeout(*out, MW_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(*out, 0);
 	return 0;
 }

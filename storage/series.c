@@ -144,12 +144,7 @@ struct mw_series *mw_series_create(struct mw_store *s, const char *key, const ch
 
 static void series_free(struct mw_series *se)
 {
-	size_t i;
-
-	for (i = 0; i < se->nlabels; i++) {
-		free((char *)se->labels[i].name);
-		free((char *)se->labels[i].value);
-	}
+	mw_labels_release(se->labels, se->nlabels);
 	free(se->labels);
 	free(se->key);
 	free(se->metric);

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/socket_end.h"
+#include "base/worker.h"
 #include "base/xalloc.h"
 
 /* How often the sweep runs: the timeout is kept to within this. */
@@ -23,10 +24,7 @@ struct tracked {
 };
 
 struct mw_conn_guard {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	pthread_t thread;
-	bool started, stopping;
+	struct mw_worker w;	/* its lock guards the list too */
 	int64_t timeout_ns;
 	struct tracked *list;
 	uint64_t closed;
@@ -55,12 +53,12 @@ void mw_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_
 		t = mw_xcalloc(1, sizeof(*t));
 		t->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
 		t->head_since_ns = mw_clock_mono_ns();
-		pthread_mutex_lock(&g->lock);
+		pthread_mutex_lock(&g->w.lock);
 		t->next = g->list;
 		if (g->list)
 			g->list->prev = t;
 		g->list = t;
-		pthread_mutex_unlock(&g->lock);
+		pthread_mutex_unlock(&g->w.lock);
 		*socket_context = t;
 		return;
 	}
@@ -69,14 +67,14 @@ void mw_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_
 	t = *socket_context;
 	if (!t)
 		return;
-	pthread_mutex_lock(&g->lock);
+	pthread_mutex_lock(&g->w.lock);
 	if (t->prev)
 		t->prev->next = t->next;
 	else
 		g->list = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->w.lock);
 	free(t);
 	*socket_context = NULL;
 }
@@ -87,9 +85,9 @@ void mw_conn_guard_head_done(struct mw_conn_guard *g, struct MHD_Connection *con
 
 	if (!g || !(t = tracked_of(conn)))
 		return;
-	pthread_mutex_lock(&g->lock);
+	pthread_mutex_lock(&g->w.lock);
 	t->head_since_ns = 0;
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->w.lock);
 }
 
 void mw_conn_guard_request_done(struct mw_conn_guard *g, struct MHD_Connection *conn)
@@ -98,9 +96,9 @@ void mw_conn_guard_request_done(struct mw_conn_guard *g, struct MHD_Connection *
 
 	if (!g || !(t = tracked_of(conn)))
 		return;
-	pthread_mutex_lock(&g->lock);
+	pthread_mutex_lock(&g->w.lock);
 	t->head_since_ns = mw_clock_mono_ns();
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->w.lock);
 }
 
 uint64_t mw_conn_guard_closed(struct mw_conn_guard *g)
@@ -109,9 +107,9 @@ uint64_t mw_conn_guard_closed(struct mw_conn_guard *g)
 
 	if (!g)
 		return 0;
-	pthread_mutex_lock(&g->lock);
+	pthread_mutex_lock(&g->w.lock);
 	n = g->closed;
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->w.lock);
 	return n;
 }
 
@@ -119,12 +117,10 @@ static void *sweep_main(void *arg)
 {
 	struct mw_conn_guard *g = arg;
 
-	pthread_mutex_lock(&g->lock);
-	while (!g->stopping) {
-		struct timespec until;
+	pthread_mutex_lock(&g->w.lock);
+	while (!g->w.stopping) {
 		int64_t now = mw_clock_mono_ns();
 		struct tracked *t;
-		long ns;
 
 		for (t = g->list; t; t = t->next) {
 			if (t->shut || !t->head_since_ns || now - t->head_since_ns < g->timeout_ns ||
@@ -135,15 +131,9 @@ static void *sweep_main(void *arg)
 			t->shut = true;
 			g->closed++;
 		}
-		clock_gettime(CLOCK_REALTIME, &until);
-		ns = until.tv_nsec + SWEEP_MS * 1000000L;
-		until.tv_sec += ns / 1000000000L;
-		until.tv_nsec = ns % 1000000000L;
-		while (!g->stopping &&
-		       pthread_cond_timedwait(&g->wake, &g->lock, &until) != ETIMEDOUT)
-			;
+		mw_worker_sleep(&g->w, SWEEP_MS);
 	}
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->w.lock);
 	return NULL;
 }
 
@@ -152,11 +142,7 @@ struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms)
 	struct mw_conn_guard *g = mw_xcalloc(1, sizeof(*g));
 
 	g->timeout_ns = header_timeout_ms * 1000000;
-	pthread_mutex_init(&g->lock, NULL);
-	pthread_cond_init(&g->wake, NULL);
-	if (pthread_create(&g->thread, NULL, sweep_main, g) == 0) {
-		g->started = true;
-	} else {
+	if (mw_worker_start(&g->w, sweep_main, g)) {
 		mw_log_error("web: cannot start the slow-client guard thread");
 		mw_conn_guard_stop(g);
 		return NULL;
@@ -170,17 +156,10 @@ void mw_conn_guard_stop(struct mw_conn_guard *g)
 
 	if (!g)
 		return;
-	pthread_mutex_lock(&g->lock);
-	g->stopping = true;
-	pthread_cond_signal(&g->wake);
-	pthread_mutex_unlock(&g->lock);
-	if (g->started)
-		pthread_join(g->thread, NULL);
+	mw_worker_stop(&g->w);
 	for (t = g->list; t; t = next) {
 		next = t->next;
 		free(t);
 	}
-	pthread_cond_destroy(&g->wake);
-	pthread_mutex_destroy(&g->lock);
 	free(g);
 }

@@ -42,6 +42,24 @@ static struct MHD_Response *reply_cjson(struct mw_req *r, cJSON *root)
 	return mw_reply_bytes(r, 200, "application/json", copy, len + 1);
 }
 
+/* A time in ms, or null when it never happened (0). */
+static void add_ms_or_null(cJSON *o, const char *key, int64_t ms)
+{
+	if (ms)
+		cJSON_AddNumberToObject(o, key, (double)ms);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* A message, or null when there is none (""). */
+static void add_text_or_null(cJSON *o, const char *key, const char *text)
+{
+	if (text[0])
+		cJSON_AddStringToObject(o, key, text);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
 struct MHD_Response *mw_h_healthz(struct mw_req *r)
 {
 	cJSON *o = cJSON_CreateObject(), *s;
@@ -58,10 +76,7 @@ struct MHD_Response *mw_h_healthz(struct mw_req *r)
 	if (h.known) {
 		s = cJSON_AddObjectToObject(o, "storage");
 		cJSON_AddStringToObject(s, "writer", h.failing ? "failing" : "ok");
-		if (h.last_ok_flush_ms)
-			cJSON_AddNumberToObject(s, "last_flush_ms", (double)h.last_ok_flush_ms);
-		else
-			cJSON_AddNullToObject(s, "last_flush_ms");
+		add_ms_or_null(s, "last_flush_ms", h.last_ok_flush_ms);
 		cJSON_AddNumberToObject(s, "failed_flushes", (double)h.failed_flushes);
 		cJSON_AddNumberToObject(s, "dropped_points", (double)h.dropped_points_total);
 		cJSON_AddNumberToObject(s, "pending_points", (double)h.pending_points);
@@ -91,10 +106,7 @@ static void add_watch(cJSON *root, struct mw_status_table *status)
 		return;
 	}
 	mw_status_get_watch(status, w);
-	if (w->checked_ms)
-		cJSON_AddNumberToObject(o, "checked_ms", (double)w->checked_ms);
-	else
-		cJSON_AddNullToObject(o, "checked_ms");
+	add_ms_or_null(o, "checked_ms", w->checked_ms);
 	cJSON_AddNumberToObject(o, "entries_total", (double)w->entries_total);
 	for (i = 0; i < w->nentries && i < MW_WATCH_STATUS_ENTRIES; i++) {
 		struct mw_watch_status_entry *e = &w->e[i];
@@ -146,20 +158,14 @@ static void add_remote_write(cJSON *root, struct mw_status_table *status, int64_
 		cJSON_AddBoolToObject(c, "caught_up", st.caught_up);
 		cJSON_AddNumberToObject(c, "lag_seconds",
 					(double)mw_rw_status_lag_ms(&st, now_ms) / 1000);
-		if (st.oldest_unsent_ms)
-			cJSON_AddNumberToObject(c, "oldest_unsent_ms", (double)st.oldest_unsent_ms);
-		else
-			cJSON_AddNullToObject(c, "oldest_unsent_ms");
+		add_ms_or_null(c, "oldest_unsent_ms", st.oldest_unsent_ms);
 		cJSON_AddNumberToObject(c, "pending_series", (double)st.pending_series);
 		cJSON_AddNumberToObject(c, "points_sent", (double)st.points_sent);
 		cJSON_AddNumberToObject(c, "batches_sent", (double)st.batches_sent);
 		cJSON_AddNumberToObject(c, "retries", (double)st.retries);
 		cJSON_AddNumberToObject(c, "batches_skipped", (double)st.batches_skipped);
 		cJSON_AddNumberToObject(c, "points_skipped", (double)st.points_skipped);
-		if (st.last_sent_ms)
-			cJSON_AddNumberToObject(c, "last_sent_ms", (double)st.last_sent_ms);
-		else
-			cJSON_AddNullToObject(c, "last_sent_ms");
+		add_ms_or_null(c, "last_sent_ms", st.last_sent_ms);
 		cJSON_AddNumberToObject(c, "last_status", st.last_status);
 		if (st.last_error[0]) {
 			cJSON_AddStringToObject(c, "last_error", st.last_error);
@@ -211,10 +217,7 @@ struct MHD_Response *mw_h_collectors(struct mw_req *r)
 		cJSON_AddNumberToObject(c, "samples", (double)st.samples);
 		cJSON_AddNumberToObject(c, "runs", (double)st.runs);
 		cJSON_AddNumberToObject(c, "errors", (double)st.errors);
-		if (st.last_error[0])
-			cJSON_AddStringToObject(c, "last_error", st.last_error);
-		else
-			cJSON_AddNullToObject(c, "last_error");
+		add_text_or_null(c, "last_error", st.last_error);
 		cJSON_AddNumberToObject(c, "skipped_ticks", (double)st.skipped_ticks);
 		cJSON_AddNumberToObject(c, "inaccessible", (double)st.inaccessible);
 		cJSON_AddBoolToObject(c, "failing", st.failing);

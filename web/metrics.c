@@ -157,26 +157,12 @@ static double file_bytes(const char *path)
 
 /* The forwarders' status ([remote_write.NAME]), one sample per
  * destination and family. */
-/* The gauge walk's text sink. */
-static void text_family(void *arg, const char *name, const char *type, const char *help)
-{
-	mw_prom_family(arg, name, type, help);
-}
-
-static void text_sample(void *arg, const char *name, const char *l1, const char *v1,
-			const char *l2, const char *v2, double value)
-{
-	const char *kv[4] = { l1, v1, l2, v2 };
-
-	mw_prom_sample_labels(arg, name, kv, l2 ? 2 : l1 ? 1 : 0, value);
-}
-
 /* The background leak judgement's last verdicts, as the judge published
  * them (nothing before its first run). */
 static void write_leak_gauges(struct mw_req *r, struct mw_jbuf *b)
 {
 	struct mw_leak_status s;
-	struct mw_leak_gauge_sink sink = { text_family, text_sample, b };
+	struct mw_leak_gauge_sink sink = mw_prom_gauge_sink(b);
 
 	if (!r->web->status)
 		return;

@@ -6,6 +6,7 @@
 #define MW_WEB_METRICS_H
 
 #include "base/json_out.h"
+#include "core/leak_gauges.h"
 #include "core/metric_catalog.h"
 
 /* "# HELP name text\n# TYPE name type\n" (help escaped: \\ and \n). */
@@ -30,5 +31,8 @@ void mw_prom_family_named(struct mw_jbuf *b, const char *name);
 const char *mw_prom_type(const char *name);
 /* The catalogue's help of a memwatch metric, or a generic one. */
 const char *mw_prom_help(const char *name);
+/* A sink for core/leak_gauges.h's walks that writes their families and
+ * samples to b in this format (/metrics' leak gauges). */
+struct mw_leak_gauge_sink mw_prom_gauge_sink(struct mw_jbuf *b);
 
 #endif

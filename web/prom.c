@@ -6,6 +6,7 @@
 
 #include "base/mwerr.h"
 #include "base/utf8.h"
+#include "core/leak_gauges.h"
 #include "core/metric_catalog.h"
 
 void mw_prom_utf8(struct mw_jbuf *b, const char *s)
@@ -122,4 +123,24 @@ const char *mw_prom_help(const char *name)
 	const struct mw_metric *m = mw_metric_find(name);
 
 	return m ? m->help : "memwatch metric.";
+}
+
+static void sink_family(void *arg, const char *name, const char *type, const char *help)
+{
+	mw_prom_family(arg, name, type, help);
+}
+
+static void sink_sample(void *arg, const char *name, const char *l1, const char *v1,
+			const char *l2, const char *v2, double value)
+{
+	const char *kv[4] = { l1, v1, l2, v2 };
+
+	mw_prom_sample_labels(arg, name, kv, l2 ? 2 : l1 ? 1 : 0, value);
+}
+
+struct mw_leak_gauge_sink mw_prom_gauge_sink(struct mw_jbuf *b)
+{
+	struct mw_leak_gauge_sink sink = { sink_family, sink_sample, b };
+
+	return sink;
 }

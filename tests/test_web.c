@@ -236,19 +236,6 @@ static void test_leak_pause(void **state)
 	assert_int_equal(mw_leak_judge_pause_ms(1000, 0, 0.0025), 1000);
 }
 
-static void text_family(void *arg, const char *name, const char *type, const char *help)
-{
-	mw_prom_family(arg, name, type, help);
-}
-
-static void text_sample(void *arg, const char *name, const char *l1, const char *v1,
-			const char *l2, const char *v2, double value)
-{
-	const char *kv[4] = { l1, v1, l2, v2 };
-
-	mw_prom_sample_labels(arg, name, kv, l2 ? 2 : l1 ? 1 : 0, value);
-}
-
 /* The leak gauges of a published judgement: a group decided by a count
  * has its rate in the count family with its unit, never as bytes; a
  * failing group's kind is a series of its own; a pass has no rate. */
@@ -266,7 +253,7 @@ static void test_leak_gauges(void **state)
 	};
 	struct mw_leak_status st = { .known = true, .counts = { 1, 2, 0, 0 }, .n = 3, .v = v };
 	struct mw_jbuf b;
-	struct mw_leak_gauge_sink sink = { text_family, text_sample, &b };
+	struct mw_leak_gauge_sink sink = mw_prom_gauge_sink(&b);
 
 	(void)state;
 	mw_jbuf_init(&b);

@@ -10,7 +10,7 @@
 #include <wchar.h>
 
 /* A malloc'ed NUL-terminated UTF-16 copy of s; NULL when s is not valid
- * UTF-8 or memory runs out.  The caller frees it. */
+ * UTF-8 (out of memory aborts, mw_xmalloc).  The caller frees it. */
 wchar_t *mw_utf8_to_wide(const char *s);
 
 #endif

@@ -87,35 +87,20 @@ void mw_jw_end(struct mw_jw *w)
 	mw_j_char(w->b, w->in_array & ((uint32_t)1 << w->depth) ? ']' : '}');
 }
 
-void mw_jw_str(struct mw_jw *w, const char *key, const char *s)
-{
-	member(w, key);
-	mw_j_str(w->b, s);
-}
+/* The value helpers: the member's comma and key, then json_out's raw
+ * writer of the value (which escapes strings and writes NaN as null). */
+#define MW_JW_VALUE(name, type, raw)                                \
+	void name(struct mw_jw *w, const char *key, type v)         \
+	{                                                           \
+		member(w, key);                                     \
+		raw(w->b, v);                                       \
+	}
 
-void mw_jw_int(struct mw_jw *w, const char *key, int64_t v)
-{
-	member(w, key);
-	mw_j_int(w->b, v);
-}
-
-void mw_jw_uint(struct mw_jw *w, const char *key, uint64_t v)
-{
-	member(w, key);
-	mw_j_uint(w->b, v);
-}
-
-void mw_jw_double(struct mw_jw *w, const char *key, double v)
-{
-	member(w, key);
-	mw_j_double(w->b, v);
-}
-
-void mw_jw_bool(struct mw_jw *w, const char *key, int v)
-{
-	member(w, key);
-	mw_j_bool(w->b, v);
-}
+MW_JW_VALUE(mw_jw_str, const char *, mw_j_str)
+MW_JW_VALUE(mw_jw_int, int64_t, mw_j_int)
+MW_JW_VALUE(mw_jw_uint, uint64_t, mw_j_uint)
+MW_JW_VALUE(mw_jw_double, double, mw_j_double)
+MW_JW_VALUE(mw_jw_bool, int, mw_j_bool)
 
 void mw_jw_null(struct mw_jw *w, const char *key)
 {

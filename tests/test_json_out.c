@@ -21,15 +21,29 @@
 #include "base/json_out.h"
 #include "tests/support/test_main.h"
 
-/* Nested objects and arrays, empty ones too: commas only between members. */
-static void test_nesting_and_commas(void **state)
-{
-	struct mw_jbuf b;
-	struct mw_jw w;
+/* Each test's writer and its buffer (setup and teardown). */
+static struct mw_jbuf b;
+static struct mw_jw w;
 
+static int setup(void **state)
+{
 	(void)state;
 	mw_jbuf_init(&b);
 	mw_jw_init(&w, &b);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mw_jbuf_release(&b);
+	return 0;
+}
+
+/* Nested objects and arrays, empty ones too: commas only between members. */
+static void test_nesting_and_commas(void **state)
+{
+	(void)state;
 	mw_jw_object(&w, NULL);
 	mw_jw_str(&w, "a", "x");
 	mw_jw_object(&w, "empty");
@@ -55,7 +69,6 @@ static void test_nesting_and_commas(void **state)
 				 "{\"u\":18446744073709551615,\"t\":true,\"f\":false},[null],null],"
 				 "\"d\":0.5}");
 	assert_int_equal(b.len, strlen(b.p));
-	mw_jbuf_release(&b);
 }
 
 /* Keys and values with quotes, control bytes and invalid UTF-8 come out
@@ -63,13 +76,9 @@ static void test_nesting_and_commas(void **state)
  * valid parts of the input. */
 static void test_escapes_and_invalid_utf8(void **state)
 {
-	struct mw_jbuf b;
-	struct mw_jw w;
 	cJSON *doc;
 
 	(void)state;
-	mw_jbuf_init(&b);
-	mw_jw_init(&w, &b);
 	mw_jw_object(&w, NULL);
 	mw_jw_str(&w, "q\"k\n", "a\"b\\c\x01\t\xc3\xa9");
 	mw_jw_str(&w, "bad\xff", "x\xff\xc3 y\xed\xa0\x80");	/* stray, truncated, surrogate */
@@ -82,19 +91,13 @@ static void test_escapes_and_invalid_utf8(void **state)
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "q\"k\n")->valuestring,
 			    "a\"b\\c\x01\t\xc3\xa9");
 	cJSON_Delete(doc);
-	mw_jbuf_release(&b);
 }
 
 /* Numbers: NaN and infinities are null (no JSON has them), integral
  * doubles print as integers, others in the shortest exact form. */
 static void test_numbers(void **state)
 {
-	struct mw_jbuf b;
-	struct mw_jw w;
-
 	(void)state;
-	mw_jbuf_init(&b);
-	mw_jw_init(&w, &b);
 	mw_jw_array(&w, NULL);
 	mw_jw_double(&w, NULL, NAN);
 	mw_jw_double(&w, NULL, INFINITY);
@@ -107,7 +110,6 @@ static void test_numbers(void **state)
 	mw_jw_end(&w);
 	assert_string_equal(b.p, "[null,null,null,1795667212027,0.1,0.33333333333333331,0,"
 				 "-9223372036854775808]");
-	mw_jbuf_release(&b);
 }
 
 /* A fragment written earlier (by another writer) goes in as one value,
@@ -115,8 +117,8 @@ static void test_numbers(void **state)
  * holds appends. */
 static void test_fragment(void **state)
 {
-	struct mw_jbuf frag, b;
-	struct mw_jw fw, w;
+	struct mw_jbuf frag;
+	struct mw_jw fw;
 
 	(void)state;
 	mw_jbuf_init(&frag);
@@ -124,9 +126,7 @@ static void test_fragment(void **state)
 	mw_jw_object(&fw, NULL);
 	mw_jw_str(&fw, "process", "a.exe");
 	mw_jw_end(&fw);
-	mw_jbuf_init(&b);
 	mw_j_lit(&b, "prefix ");
-	mw_jw_init(&w, &b);
 	mw_jw_object(&w, NULL);
 	mw_jw_int(&w, "n", 2);
 	mw_jw_array(&w, "groups");
@@ -138,20 +138,15 @@ static void test_fragment(void **state)
 	assert_string_equal(b.p, "prefix {\"n\":2,\"groups\":[{\"process\":\"a.exe\"},"
 				 "{\"process\":\"a.exe\"}],\"one\":{\"process\":\"a.exe\"}}");
 	mw_jbuf_release(&frag);
-	mw_jbuf_release(&b);
 }
 
 /* The deepest nesting allowed works and closes in the right order. */
 static void test_deep_nesting(void **state)
 {
-	struct mw_jbuf b;
-	struct mw_jw w;
 	cJSON *doc;
 	int i;
 
 	(void)state;
-	mw_jbuf_init(&b);
-	mw_jw_init(&w, &b);
 	for (i = 0; i < MW_JW_MAX_DEPTH; i++) {
 		if (i % 2)
 			mw_jw_object(&w, NULL);
@@ -167,13 +162,12 @@ static void test_deep_nesting(void **state)
 	doc = cJSON_Parse(b.p);
 	assert_non_null(doc);
 	cJSON_Delete(doc);
-	mw_jbuf_release(&b);
 }
 
 MW_TEST_MAIN(
-	cmocka_unit_test(test_nesting_and_commas),
-	cmocka_unit_test(test_escapes_and_invalid_utf8),
-	cmocka_unit_test(test_numbers),
-	cmocka_unit_test(test_fragment),
-	cmocka_unit_test(test_deep_nesting),
+	MW_FIXTURE_TEST(test_nesting_and_commas),
+	MW_FIXTURE_TEST(test_escapes_and_invalid_utf8),
+	MW_FIXTURE_TEST(test_numbers),
+	MW_FIXTURE_TEST(test_fragment),
+	MW_FIXTURE_TEST(test_deep_nesting),
 )

@@ -454,6 +454,51 @@ static void table(void **state)
 	cJSON_Delete(rep);
 }
 
+/* The verdicts the judge service publishes are the report's groups, in
+ * its order, with the same verdict and kind (one model: both come from
+ * the same judged group, the kind from one lookup). */
+static void published_verdicts_match_json(void **state)
+{
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_leak_status st;
+	struct mw_err err;
+	struct mw_jbuf text;
+	const cJSON *g;
+	cJSON *rep;
+	size_t i = 0, nkind = 0;
+
+	(void)state;
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.from_ms = T0;
+	q.to_ms = T0 + (int64_t)HOURS * 3600000;
+	mw_jbuf_init(&text);
+	assert_int_equal(mw_leak_report_verdicts(r, &q, &text, &st, &err), 0);
+	rep = cJSON_Parse(text.p);
+	assert_non_null(rep);
+	assert_int_equal(st.n, (size_t)num(rep, "groups_total"));
+	assert_int_equal(st.counts[MW_VERDICT_FAIL],
+			 (size_t)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"));
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "groups")) {
+		const char *kind = str(g, "kind");
+
+		assert_true(i < st.n);
+		assert_string_equal(st.v[i].process, str(g, "process"));
+		assert_string_equal(mw_verdict_name((enum mw_verdict)st.v[i].verdict), str(g, "verdict"));
+		assert_string_equal(st.v[i].kind, kind ? kind : "");
+		nkind += kind != NULL;
+		i++;
+	}
+	assert_int_equal(i, st.n);
+	assert_true(nkind >= 3);	/* heap, handles, shared at least */
+	cJSON_Delete(rep);
+	mw_jbuf_release(&text);
+	mw_leak_status_release(&st);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +507,7 @@ int main(void)
 		cmocka_unit_test(options),
 		cmocka_unit_test(warm_up_says_when),
 		cmocka_unit_test(table),
+		cmocka_unit_test(published_verdicts_match_json),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -55,22 +55,23 @@ static const char *group_of(const struct mw_series_info *s)
 }
 
 /* The parameters the report was judged with, as the query gave them. */
-static void add_params(cJSON *report, const struct mw_leak_query *q)
+static void add_params(struct mw_jw *w, const struct mw_leak_query *q)
 {
-	cJSON *p = cJSON_AddObjectToObject(report, "params");
 	char buf[64];
 
-	cJSON_AddNumberToObject(p, "warmup_ms", (double)q->params.warmup_ms);
-	cJSON_AddNumberToObject(p, "min_duration_ms", (double)q->params.min_duration_ms);
-	cJSON_AddNumberToObject(p, "min_coverage", q->params.min_coverage);
-	cJSON_AddNumberToObject(p, "max_growth_bytes_per_hour", q->params.budget_bytes_per_hour);
-	cJSON_AddNumberToObject(p, "max_growth_relative_per_hour", q->params.budget_rel_per_hour);
+	mw_jw_object(w, "params");
+	mw_jw_int(w, "warmup_ms", q->params.warmup_ms);
+	mw_jw_int(w, "min_duration_ms", q->params.min_duration_ms);
+	mw_jw_double(w, "min_coverage", q->params.min_coverage);
+	mw_jw_double(w, "max_growth_bytes_per_hour", q->params.budget_bytes_per_hour);
+	mw_jw_double(w, "max_growth_relative_per_hour", q->params.budget_rel_per_hour);
 	mw_format_growth_budget(buf, sizeof(buf), q->params.budget_bytes_per_hour,
 				q->params.budget_rel_per_hour);
-	cJSON_AddStringToObject(p, "max_growth", buf);
-	cJSON_AddNumberToObject(p, "max_count_growth_per_hour", q->params.budget_count_per_hour);
-	cJSON_AddNumberToObject(p, "horizon_ms", (double)q->params.horizon_ms);
-	cJSON_AddBoolToObject(p, "inconclusive_passes", q->inconclusive_passes);
+	mw_jw_str(w, "max_growth", buf);
+	mw_jw_double(w, "max_count_growth_per_hour", q->params.budget_count_per_hour);
+	mw_jw_int(w, "horizon_ms", q->params.horizon_ms);
+	mw_jw_bool(w, "inconclusive_passes", q->inconclusive_passes);
+	mw_jw_end(w);
 }
 
 /* The series of one selector, the live ones only when q says so. */
@@ -153,9 +154,15 @@ static void watched_names(struct mw_reader *reader, char ***out, size_t *nout)
 }
 
 int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
-		   cJSON **out, struct mw_err *err)
+		   struct mw_jbuf *out, enum mw_verdict *overall, struct mw_err *err)
 {
-	return mw_leak_report_verdicts(reader, q, out, NULL, err);
+	struct mw_leak_status verdicts;
+	int rc = mw_leak_report_verdicts(reader, q, out, &verdicts, err);
+
+	if (rc == 0 && overall)
+		*overall = mw_leak_overall_verdict(verdicts.counts);
+	mw_leak_status_release(&verdicts);
+	return rc;
 }
 
 /* The series selected for a report, as entries by group. */
@@ -299,12 +306,12 @@ static void copy_verdicts(const struct judged *jg, const size_t counts[4],
 	memcpy(verdicts->counts, counts, 4 * sizeof(counts[0]));
 }
 
-/* One failing group fails the whole; a report where nothing could be
- * judged is inconclusive; otherwise the groups that could be judged
- * passed (processes too short-lived to judge do not hold a soak test
- * hostage: select the process under test with process= to be strict). */
-static enum mw_verdict overall_verdict(const size_t counts[4])
+enum mw_verdict mw_leak_overall_verdict(const size_t counts[4])
 {
+	/* One failing group fails the whole; a report where nothing could be
+	 * judged is inconclusive; otherwise the groups that could be judged
+	 * passed (processes too short-lived to judge do not hold a soak test
+	 * hostage: select the process under test with process= to be strict). */
 	if (counts[MW_VERDICT_FAIL])
 		return MW_VERDICT_FAIL;
 	if (counts[MW_VERDICT_PASS])
@@ -312,48 +319,47 @@ static enum mw_verdict overall_verdict(const size_t counts[4])
 	return MW_VERDICT_INCONCLUSIVE;
 }
 
-/* The report's JSON; takes the groups' JSON over (up to q's limit, the
- * rest deleted). */
-static cJSON *report_json(const struct mw_leak_query *q, const struct selection *sel,
-			  struct judged *jg, const size_t counts[4], bool judged_range, int64_t from,
-			  int64_t to, int64_t step)
+/* The report's JSON into out: the groups' JSON, written by
+ * leak_report_group.c, in ranked order up to q's limit. */
+static void report_json(struct mw_jbuf *out, const struct mw_leak_query *q,
+			const struct selection *sel, const struct judged *jg, const size_t counts[4],
+			bool judged_range, int64_t from, int64_t to, int64_t step)
 {
-	enum mw_verdict overall = overall_verdict(counts);
-	cJSON *report = cJSON_CreateObject(), *arr, *c;
+	enum mw_verdict overall = mw_leak_overall_verdict(counts);
+	struct mw_jw w;
 	size_t i;
 
-	cJSON_AddStringToObject(report, "verdict", mw_verdict_name(overall));
+	mw_jw_init(&w, out);
+	mw_jw_object(&w, NULL);
+	mw_jw_str(&w, "verdict", mw_verdict_name(overall));
 	if (jg->ngroups == 0)
-		cJSON_AddStringToObject(report, "reason", sel->nent || sel->nmatched ?
-					"no data in the range" : "no series match");
+		mw_jw_str(&w, "reason", sel->nent || sel->nmatched ?
+			  "no data in the range" : "no series match");
 	else if (overall == MW_VERDICT_INCONCLUSIVE && jg->ready != INT64_MAX)
-		cJSON_AddStringToObject(report, "reason", "too little data yet: warm-up and minimum duration not over");
-	mw_leak_json_ts(report, "first_verdicts_ms", overall == MW_VERDICT_INCONCLUSIVE ? jg->ready : INT64_MIN);
-	mw_leak_json_ts(report, "from_ms", judged_range ? from : q->from_ms);
-	mw_leak_json_ts(report, "to_ms", judged_range ? to : q->to_ms);
-	cJSON_AddNumberToObject(report, "step_ms", (double)step);
-	cJSON_AddStringToObject(report, "match", q->match ? q->match : "all");
-	mw_leak_json_str(report, "process", q->process);
-	add_params(report, q);
-	c = cJSON_AddObjectToObject(report, "counts");
-	cJSON_AddNumberToObject(c, "pass", (double)counts[MW_VERDICT_PASS]);
-	cJSON_AddNumberToObject(c, "fail", (double)counts[MW_VERDICT_FAIL]);
-	cJSON_AddNumberToObject(c, "inconclusive", (double)counts[MW_VERDICT_INCONCLUSIVE]);
-	cJSON_AddNumberToObject(c, "excluded", (double)jg->nexcluded);
-	cJSON_AddNumberToObject(report, "groups_total", (double)jg->ngroups);
-	arr = cJSON_AddArrayToObject(report, "groups");
-	for (i = 0; i < jg->ngroups; i++) {
-		if (q->limit && i >= q->limit)
-			cJSON_Delete(jg->groups[i].json);
-		else
-			cJSON_AddItemToArray(arr, jg->groups[i].json);
-	}
-	jg->ngroups = 0;
-	return report;
+		mw_jw_str(&w, "reason", "too little data yet: warm-up and minimum duration not over");
+	mw_leak_json_ts(&w, "first_verdicts_ms", overall == MW_VERDICT_INCONCLUSIVE ? jg->ready : INT64_MIN);
+	mw_leak_json_ts(&w, "from_ms", judged_range ? from : q->from_ms);
+	mw_leak_json_ts(&w, "to_ms", judged_range ? to : q->to_ms);
+	mw_jw_int(&w, "step_ms", step);
+	mw_jw_str(&w, "match", q->match ? q->match : "all");
+	mw_jw_str(&w, "process", q->process);
+	add_params(&w, q);
+	mw_jw_object(&w, "counts");
+	mw_jw_uint(&w, "pass", counts[MW_VERDICT_PASS]);
+	mw_jw_uint(&w, "fail", counts[MW_VERDICT_FAIL]);
+	mw_jw_uint(&w, "inconclusive", counts[MW_VERDICT_INCONCLUSIVE]);
+	mw_jw_uint(&w, "excluded", jg->nexcluded);
+	mw_jw_end(&w);
+	mw_jw_uint(&w, "groups_total", jg->ngroups);
+	mw_jw_array(&w, "groups");
+	for (i = 0; i < jg->ngroups && (!q->limit || i < q->limit); i++)
+		mw_jw_json(&w, NULL, jg->groups[i].json, jg->groups[i].len);
+	mw_jw_end(&w);
+	mw_jw_end(&w);
 }
 
 int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query *q,
-			    cJSON **out, struct mw_leak_status *verdicts, struct mw_err *err)
+			    struct mw_jbuf *out, struct mw_leak_status *verdicts, struct mw_err *err)
 {
 	struct mw_leak_aspect user;
 	const struct mw_leak_aspect *aspects;
@@ -364,7 +370,8 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	bool judged_range;
 	int rc = -1;
 
-	*out = NULL;
+	if (verdicts)
+		memset(verdicts, 0, sizeof(*verdicts));
 	memset(&sel, 0, sizeof(sel));
 	sel.first = INT64_MAX;
 	sel.last = INT64_MIN;
@@ -382,25 +389,19 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 		counts[jg.groups[i].verdict]++;
 	if (verdicts)
 		copy_verdicts(&jg, counts, verdicts);
-	*out = report_json(q, &sel, &jg, counts, judged_range, from, to, step);
+	if (out)
+		report_json(out, q, &sel, &jg, counts, judged_range, from, to, step);
 	rc = 0;
 out:
 	for (i = 0; i < jg.ngroups; i++)
-		cJSON_Delete(jg.groups[i].json);
+		free(jg.groups[i].json);
 	free(jg.groups);
 	selection_release(&sel, naspects);
 	return rc;
 }
 
 
-enum mw_verdict mw_leak_report_verdict(const cJSON *report, bool inconclusive_passes)
+enum mw_verdict mw_leak_verdict_gate(enum mw_verdict v, bool inconclusive_passes)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(report, "verdict");
-
-	if (cJSON_IsString(v) && !strcmp(v->valuestring, "fail"))
-		return MW_VERDICT_FAIL;
-	if (cJSON_IsString(v) && !strcmp(v->valuestring, "pass"))
-		return MW_VERDICT_PASS;
-	return inconclusive_passes ? MW_VERDICT_PASS : MW_VERDICT_INCONCLUSIVE;
+	return v == MW_VERDICT_INCONCLUSIVE && inconclusive_passes ? MW_VERDICT_PASS : v;
 }
-

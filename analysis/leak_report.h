@@ -1,12 +1,14 @@
 /*
  * leak_report.h - leak verdicts over the store: read the floors of the
  * selected series, group them by process, judge (leak.h), say which kind
- * of memory carries the growth, and build the report as JSON.
+ * of memory carries the growth, and write the report as JSON (json_out).
  *
  * Used by `memwatchd check --db`, GET /api/v1/leaks and /api/v1/check,
- * and the daemon's background refresh of the memwatch_leak_* gauges; all
- * of them produce and read the same JSON, so `check --url` prints what
- * `check --db` prints.
+ * and the daemon's background refresh of the memwatch_leak_* gauges.
+ * One data model for people: the JSON text.  The table (leak_table.c)
+ * and the exit status read that text parsed, whether `check --db` wrote
+ * it here or `check --url` received it from a daemon that wrote it with
+ * the same code, so both print the same by construction.
  *
  * Threads: any, with a reader of its own (storage/query.h).
  */
@@ -20,6 +22,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/json_out.h"
 #include "base/mwerr.h"
 #include "core/status.h"
 #include "leak.h"
@@ -66,27 +69,37 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
 		      int64_t now_ms, struct mw_err *err);
 
 /*
- * Judge the series selected by q and build the report (see README,
- * "Leak verdicts", for its shape).  0 and *out (the caller's, cJSON_Delete
- * it); -1 with a message when the selector does not parse or matches no
- * series (message starts "match: "), when process matches no process
- * with data in the range ("process: "), or storage cannot be read.  With
- * live_only nothing matching is an empty report, not an error.
+ * Judge the series selected by q and write the report (see README, "Leak
+ * verdicts", for its shape) as one JSON object appended to out; the
+ * overall verdict into *overall when not NULL.  0; -1 with a message when
+ * the selector does not parse or matches no series (message starts
+ * "match: "), when process matches no process with data in the range
+ * ("process: "), or storage cannot be read.  With live_only nothing
+ * matching is an empty report, not an error.
  */
 int mw_leak_report(struct mw_reader *r, const struct mw_leak_query *q,
-		   cJSON **out, struct mw_err *err);
+		   struct mw_jbuf *out, enum mw_verdict *overall, struct mw_err *err);
 
-/* The same, and every group's verdict as a structure in ranked order
- * (verdicts->v, n and counts; release with mw_leak_status_release): what
- * the daemon's background judgement publishes and stores. */
+/* The same (out may be NULL: no JSON), and every group's verdict as a
+ * structure in ranked order (verdicts->v, n and counts; release with
+ * mw_leak_status_release, also after a failure): what the daemon's
+ * background judgement publishes and stores. */
 int mw_leak_report_verdicts(struct mw_reader *r, const struct mw_leak_query *q,
-			    cJSON **out, struct mw_leak_status *verdicts, struct mw_err *err);
+			    struct mw_jbuf *out, struct mw_leak_status *verdicts, struct mw_err *err);
 
-/* The overall verdict of a report ("verdict"), MW_VERDICT_INCONCLUSIVE
- * when missing; with inconclusive_passes, inconclusive counts as pass. */
+/* The overall verdict of groups counted by verdict: fail when one fails,
+ * else pass when one passes, else inconclusive. */
+enum mw_verdict mw_leak_overall_verdict(const size_t counts[4]);
+/* What a gate acts on: with inconclusive_passes, inconclusive is a pass. */
+enum mw_verdict mw_leak_verdict_gate(enum mw_verdict v, bool inconclusive_passes);
+
+/* ---- reading the report's JSON (leak_table.c; cJSON as a parser) ---- */
+
+/* The overall verdict of a parsed report ("verdict"), gated as above;
+ * inconclusive when missing. */
 enum mw_verdict mw_leak_report_verdict(const cJSON *report, bool inconclusive_passes);
 
-/* The report as a table for people. */
+/* The parsed report as a table for people. */
 void mw_leak_report_print(const cJSON *report, FILE *f);
 
 #endif

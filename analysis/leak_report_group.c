@@ -30,19 +30,20 @@ int mw_leak_cmp_judged(const void *a, const void *b)
 	return sx < sy ? 1 : sx > sy ? -1 : 0;
 }
 
-static void add_aspect_summary(cJSON *aspects, const char *name, const char *unit,
+static void add_aspect_summary(struct mw_jw *w, const char *name, const char *unit,
 			       const struct mw_leak_aspect_result *ar)
 {
-	cJSON *o = cJSON_AddObjectToObject(aspects, name);
 	const struct mw_leak_result *r = &ar->g.r;
 
-	cJSON_AddStringToObject(o, "verdict", mw_verdict_name(r->verdict));
-	cJSON_AddStringToObject(o, "unit", unit ? unit : "bytes");
-	mw_leak_json_num(o, "slope_per_hour", r->slope_bph);
-	mw_leak_json_ts(o, "onset_ms", r->onset_ms);
-	mw_leak_json_num(o, "growth", r->growth_bytes);
-	mw_leak_json_num(o, "level", r->level_bytes);
-	cJSON_AddStringToObject(o, "reason", r->reason);
+	mw_jw_object(w, name);
+	mw_jw_str(w, "verdict", mw_verdict_name(r->verdict));
+	mw_jw_str(w, "unit", unit ? unit : "bytes");
+	mw_jw_double(w, "slope_per_hour", r->slope_bph);
+	mw_leak_json_ts(w, "onset_ms", r->onset_ms);
+	mw_jw_double(w, "growth", r->growth_bytes);
+	mw_jw_double(w, "level", r->level_bytes);
+	mw_jw_str(w, "reason", r->reason);
+	mw_jw_end(w);
 }
 
 /* Judge each aspect of the group e[0..n) (sorted by aspect) into ar; the
@@ -97,100 +98,97 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 
 /* The kind a fail names: for private memory the finer kind where the
  * process has the series to tell (else the aspect's own), for the other
- * aspects their own; null for a pass or an inconclusive. */
-static void add_group_kind(cJSON *o, struct mw_reader *reader, const struct mw_leak_aspect *aspect,
-			   const struct mw_leak_aspect_result *d, enum mw_verdict verdict,
-			   int64_t from, int64_t to, int64_t step)
+ * aspects their own; none (null) for a pass or an inconclusive. */
+static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
+		       const struct mw_leak_aspect *aspect, const struct mw_leak_aspect_result *d,
+		       enum mw_verdict verdict, int64_t from, int64_t to, int64_t step)
 {
-	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine) {
-		mw_leak_add_kind(o, reader, mw_leak_label_of(d->deciding, "pid"),
-				 mw_leak_label_of(d->deciding, "process"), &d->g.r, from, to, step);
-		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "kind")) && aspect->kind)
-			cJSON_ReplaceItemInObjectCaseSensitive(o, "kind", cJSON_CreateString(aspect->kind));
-	} else if (verdict == MW_VERDICT_FAIL && aspect->kind) {
-		cJSON_AddStringToObject(o, "kind", aspect->kind);
-	} else {
-		cJSON_AddNullToObject(o, "kind");
-	}
+	memset(k, 0, sizeof(*k));
+	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
+		mw_leak_find_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
+				  mw_leak_label_of(d->deciding, "process"), &d->g.r, from, to, step);
+	if (verdict == MW_VERDICT_FAIL && !k->kind)
+		k->kind = aspect->kind;
 }
 
 /* The deciding aspect's incarnations, the best listed, all counted. */
-static void add_incarnations(cJSON *o, const struct mw_leak_aspect_result *d,
+static void add_incarnations(struct mw_jw *w, const struct mw_leak_aspect_result *d,
 			     const struct mw_leak_params *params)
 {
-	cJSON *arr;
 	size_t i;
 
-	cJSON_AddNumberToObject(o, "incarnations_total", (double)d->ninc);
-	arr = cJSON_AddArrayToObject(o, "incarnations");
+	mw_jw_uint(w, "incarnations_total", d->ninc);
+	mw_jw_array(w, "incarnations");
 	for (i = 0; i < d->nlisted; i++) {
 		const struct mw_series_info *s = d->list[i].s;
-		cJSON *io = cJSON_CreateObject();
 
-		mw_leak_json_str(io, "pid", mw_leak_label_of(s, "pid"));
-		mw_leak_json_str(io, "started", mw_leak_label_of(s, "started"));
-		cJSON_AddStringToObject(io, "series", s->key);
-		cJSON_AddNumberToObject(io, "series_id", (double)s->id);
-		mw_leak_json_result(io, &d->list[i].r, params);
-		mw_leak_json_fit(io, &d->list[i].r);
-		cJSON_AddItemToArray(arr, io);
+		mw_jw_object(w, NULL);
+		mw_jw_str(w, "pid", mw_leak_label_of(s, "pid"));
+		mw_jw_str(w, "started", mw_leak_label_of(s, "started"));
+		mw_jw_str(w, "series", s->key);
+		mw_jw_int(w, "series_id", s->id);
+		mw_leak_json_result(w, &d->list[i].r, params);
+		mw_leak_json_fit(w, &d->list[i].r);
+		mw_jw_end(w);
 	}
+	mw_jw_end(w);
 }
 
 /* The group's verdict as the structure the judge service publishes, the
- * same figures as its JSON o. */
+ * same figures as its JSON. */
 static void fill_verdict(struct mw_leak_verdict *v, const char *process, bool watched,
 			 enum mw_verdict verdict, const struct mw_leak_aspect *aspect,
-			 const struct mw_leak_result *r, const cJSON *o)
+			 const struct mw_leak_result *r, const char *kind)
 {
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
-
 	memset(v, 0, sizeof(*v));
 	snprintf(v->process, sizeof(v->process), "%s", process);
 	v->watched = watched;
 	v->verdict = (int)verdict;
 	snprintf(v->aspect, sizeof(v->aspect), "%s", aspect->name);
 	snprintf(v->unit, sizeof(v->unit), "%s", aspect->unit ? aspect->unit : "bytes");
-	if (cJSON_IsString(k))
-		snprintf(v->kind, sizeof(v->kind), "%s", k->valuestring);
+	if (kind)
+		snprintf(v->kind, sizeof(v->kind), "%s", kind);
 	v->slope_per_hour = r->slope_bph;
 	v->growth = r->growth_bytes;
 	v->projected = r->projected_bytes;
 	v->onset_ms = r->onset_ms;
 }
 
-/* The group as JSON: the deciding aspect's figures and series, its kind,
- * every aspect's summary, the listed incarnations. */
-static cJSON *group_json(struct mw_reader *reader, const char *process, bool watched,
-			 enum mw_verdict verdict, const struct mw_leak_aspect *aspects, size_t naspects,
-			 const struct mw_leak_aspect_result *ar, size_t deciding,
-			 const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step)
+/* The group's JSON object into out: the deciding aspect's figures and
+ * series, its kind, every aspect's summary, the listed incarnations. */
+static void group_json(struct mw_jbuf *out, const char *process, bool watched,
+		       const struct mw_leak_aspect *aspects, size_t naspects,
+		       const struct mw_leak_aspect_result *ar, size_t deciding,
+		       const struct mw_leak_kind_found *kind, const struct mw_leak_query *q)
 {
 	const struct mw_leak_aspect_result *d = &ar[deciding];
-	cJSON *o = cJSON_CreateObject(), *asp;
+	struct mw_jw w;
 	size_t a;
 
-	cJSON_AddStringToObject(o, "process", process);
-	cJSON_AddBoolToObject(o, "watched", watched);
-	mw_leak_json_result(o, &d->g.r, &q->params);
-	cJSON_AddStringToObject(o, "aspect", aspects[deciding].name);
-	cJSON_AddStringToObject(o, "unit", aspects[deciding].unit ? aspects[deciding].unit : "bytes");
+	mw_jw_init(&w, out);
+	mw_jw_object(&w, NULL);
+	mw_jw_str(&w, "process", process);
+	mw_jw_bool(&w, "watched", watched);
+	mw_leak_json_result(&w, &d->g.r, &q->params);
+	mw_jw_str(&w, "aspect", aspects[deciding].name);
+	mw_jw_str(&w, "unit", aspects[deciding].unit ? aspects[deciding].unit : "bytes");
 	if (d->deciding) {
-		cJSON_AddStringToObject(o, "series", d->deciding->key);
-		cJSON_AddNumberToObject(o, "series_id", (double)d->deciding->id);
+		mw_jw_str(&w, "series", d->deciding->key);
+		mw_jw_int(&w, "series_id", d->deciding->id);
 	} else {
-		cJSON_AddNullToObject(o, "series");
-		cJSON_AddNullToObject(o, "series_id");
+		mw_jw_null(&w, "series");
+		mw_jw_null(&w, "series_id");
 	}
-	cJSON_AddBoolToObject(o, "total_growing", d->g.total_failed != 0);
-	mw_leak_json_fit(o, &d->g.r);
-	add_group_kind(o, reader, &aspects[deciding], d, verdict, from, to, step);
-	asp = cJSON_AddObjectToObject(o, "aspects");
+	mw_jw_bool(&w, "total_growing", d->g.total_failed != 0);
+	mw_leak_json_fit(&w, &d->g.r);
+	mw_leak_json_kind(&w, kind);
+	mw_jw_object(&w, "aspects");
 	for (a = 0; a < naspects; a++)
 		if (ar[a].present)
-			add_aspect_summary(asp, aspects[a].name, aspects[a].unit, &ar[a]);
-	add_incarnations(o, d, &q->params);
-	return o;
+			add_aspect_summary(&w, aspects[a].name, aspects[a].unit, &ar[a]);
+	mw_jw_end(&w);
+	add_incarnations(&w, d, &q->params);
+	mw_jw_end(&w);
 }
 
 int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size_t n,
@@ -200,6 +198,8 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 			 struct mw_err *err)
 {
 	struct mw_leak_aspect_result ar[MW_LEAK_NASPECTS];
+	struct mw_leak_kind_found kind;
+	struct mw_jbuf json;
 	size_t a, deciding;
 	double max_bytes;
 	int rc = -1;
@@ -215,12 +215,15 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 		*excluded = true;
 		goto out;
 	}
-	out->json = group_json(reader, e[0].group, watched, out->verdict, aspects, naspects, ar,
-			       deciding, q, from, to, step);
+	group_kind(&kind, reader, &aspects[deciding], &ar[deciding], out->verdict, from, to, step);
+	mw_jbuf_init(&json);
+	group_json(&json, e[0].group, watched, aspects, naspects, ar, deciding, &kind, q);
+	out->json = mw_jbuf_detach(&json, &out->len);
+	mw_jbuf_release(&json);
 	out->slope = ar[deciding].g.r.slope_bph;
 	out->watched = watched;
 	fill_verdict(&out->v, e[0].group, watched, out->verdict, &aspects[deciding],
-		     &ar[deciding].g.r, out->json);
+		     &ar[deciding].g.r, kind.kind);
 out:
 	for (a = 0; a < naspects; a++)
 		mw_leak_aspect_result_release(&ar[a]);

@@ -11,7 +11,7 @@
  *                        chunks, each incarnation judged, the best listed;
  *   leak_report_kind.c   which kind of memory a failing process grew in;
  *   leak_report_group.c  one group: its aspects' verdicts combined, its JSON;
- *   leak_json.c          a result's figures as JSON;
+ *   leak_json.c          a result's figures and a kind as JSON;
  *   leak_report.c        the report: selection, grouping, ranking, counts;
  *   leak_table.c         the report as a table for people.
  */
@@ -22,8 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
-
+#include "base/json_out.h"
 #include "base/mwerr.h"
 #include "core/status.h"
 #include "leak_report.h"
@@ -92,17 +91,31 @@ void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
 
 /* ---- which kind of memory (leak_report_kind.c) ---- */
 
-/* Name the kind carrying r's growth for the process with this pid (and
- * image name, may be NULL), from the first source that has series for
- * it: adds "kind" (null when none carries it), "kind_source" and
- * "kinds_bytes_per_hour" to o. */
-void mw_leak_add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const char *process,
-		      const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step);
+/* At most this many kinds per source. */
+#define MW_LEAK_MAX_KINDS 16
+
+/* The kind carrying a growth and the source that says so. */
+struct mw_leak_kind_found {
+	const char *kind;	/* NULL: none carries it (static strings) */
+	const char *source;	/* the metric read; NULL: no source has series */
+	size_t nk;		/* the source's kinds and their slopes */
+	const char *names[MW_LEAK_MAX_KINDS];
+	double shares[MW_LEAK_MAX_KINDS];	/* bytes per hour; NaN: unknown */
+};
+
+/* Name the kind carrying r's growth for the process with this pid (may
+ * be NULL: none) and image name (may be NULL), from the first source that
+ * names one; the figures are that source's, else those of the first
+ * source with series for the process. */
+void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+		       const char *pid, const char *process, const struct mw_leak_result *r,
+		       int64_t from, int64_t to, int64_t step);
 
 /* ---- one group (leak_report_group.c) ---- */
 
 struct mw_leak_judged_group {
-	cJSON *json;
+	char *json;			/* the group's JSON object (owned) */
+	size_t len;
 	enum mw_verdict verdict;
 	double slope;
 	bool watched;
@@ -123,15 +136,15 @@ int mw_leak_cmp_judged(const void *a, const void *b);
 
 /* ---- JSON pieces (leak_json.c) ---- */
 
-/* A number, null when not finite. */
-void mw_leak_json_num(cJSON *o, const char *key, double v);
 /* A time in ms, null for INT64_MIN or INT64_MAX (none, open). */
-void mw_leak_json_ts(cJSON *o, const char *key, int64_t ts);
-/* A string, null for NULL. */
-void mw_leak_json_str(cJSON *o, const char *key, const char *s);
+void mw_leak_json_ts(struct mw_jw *w, const char *key, int64_t ts);
 /* The figures every result has (group and incarnation alike). */
-void mw_leak_json_result(cJSON *o, const struct mw_leak_result *r, const struct mw_leak_params *p);
+void mw_leak_json_result(struct mw_jw *w, const struct mw_leak_result *r,
+			 const struct mw_leak_params *p);
 /* The fitted line for drawing ("fit"), null without one. */
-void mw_leak_json_fit(cJSON *o, const struct mw_leak_result *r);
+void mw_leak_json_fit(struct mw_jw *w, const struct mw_leak_result *r);
+/* "kind" (null for none), and with a source "kind_source" and
+ * "kinds_bytes_per_hour" (each kind's slope). */
+void mw_leak_json_kind(struct mw_jw *w, const struct mw_leak_kind_found *k);
 
 #endif

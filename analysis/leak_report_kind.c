@@ -94,14 +94,11 @@ static void kind_selector(char *sel, size_t size, const struct kind_source *src,
 	snprintf(sel + strlen(sel), size - strlen(sel), "}");
 }
 
-/* At most this many kinds per source. */
-#define MAX_KINDS 16
-
 /* One source's series summed per kind, bucket by bucket: a bucket where
  * any of them is missing is a gap, not a dip.  names[k] and sums[k]
  * (owned, res->nt values) for each of the returned number of kinds. */
 static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_result *res,
-			  const char *names[MAX_KINDS], double *sums[MAX_KINDS])
+			  const char *names[MW_LEAK_MAX_KINDS], double *sums[MW_LEAK_MAX_KINDS])
 {
 	size_t nk = 0, i, j, k;
 
@@ -113,7 +110,7 @@ static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_r
 		for (k = 0; k < nk && strcmp(names[k], kind); k++)
 			;
 		if (k == nk) {
-			if (nk == MAX_KINDS)
+			if (nk == MW_LEAK_MAX_KINDS)
 				continue;
 			names[nk] = kind;
 			sums[nk] = mw_xcalloc(res->nt ? res->nt : 1, sizeof(double));
@@ -125,37 +122,35 @@ static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_r
 	return nk;
 }
 
-/* "kind" (names[best], null for none), "kind_source" and each kind's
- * slope, replacing what an earlier source put. */
-static void put_kinds(cJSON *o, const struct kind_source *src, const char *const *names,
-		      const double *shares, size_t nk, int best)
+/* Keep one source's kinds as the answer: the kind it names (best; -1:
+ * none) and every kind's slope. */
+static void keep_kinds(struct mw_leak_kind_found *out, const struct kind_source *src,
+		       const char *const *names, const double *shares, size_t nk, int best)
 {
-	cJSON *kinds;
 	size_t k;
 
-	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind");
-	cJSON_DeleteItemFromObjectCaseSensitive(o, "kind_source");
-	cJSON_DeleteItemFromObjectCaseSensitive(o, "kinds_bytes_per_hour");
-	mw_leak_json_str(o, "kind", best >= 0 ? names[best] : NULL);
-	cJSON_AddStringToObject(o, "kind_source", src->metric);
-	kinds = cJSON_AddObjectToObject(o, "kinds_bytes_per_hour");
-	for (k = 0; k < nk; k++)
-		mw_leak_json_num(kinds, names[k], shares[k]);
+	out->kind = best >= 0 ? names[best] : NULL;
+	out->source = src->metric;
+	out->nk = nk;
+	for (k = 0; k < nk; k++) {
+		out->names[k] = names[k];
+		out->shares[k] = shares[k];
+	}
 }
 
 /* Try one source: -1 when it has no series of the process, else the kind
- * it names (-1 too when none carries the growth), its figures put in o
- * when it names one or is the first with series. */
-static int kind_from_source(cJSON *o, struct mw_reader *reader, const struct kind_source *src,
-			    const char *pid, const char *process, const struct mw_leak_result *r,
-			    int64_t from, int64_t to, int64_t step)
+ * it names (-1 too when none carries the growth), kept in out when it
+ * names one or is the first with series. */
+static int kind_from_source(struct mw_leak_kind_found *out, struct mw_reader *reader,
+			    const struct kind_source *src, const char *pid, const char *process,
+			    const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
 {
 	struct mw_range_query q;
 	struct mw_range_result res = { 0 };
 	char sel[512];
-	const char *names[MAX_KINDS];
-	double *sums[MAX_KINDS], shares[MAX_KINDS];
-	struct mw_trace traces[MAX_KINDS];
+	const char *names[MW_LEAK_MAX_KINDS];
+	double *sums[MW_LEAK_MAX_KINDS], shares[MW_LEAK_MAX_KINDS];
+	struct mw_trace traces[MW_LEAK_MAX_KINDS];
 	size_t nk, k;
 	int best;
 
@@ -177,22 +172,22 @@ static int kind_from_source(cJSON *o, struct mw_reader *reader, const struct kin
 	best = nk ? mw_leak_kind(traces, nk, r, shares) : -1;
 	/* the first source that names the kind; else the first with series
 	 * at all, whose figures still say what grew */
-	if (nk && (best >= 0 || !cJSON_GetObjectItemCaseSensitive(o, "kind_source")))
-		put_kinds(o, src, names, shares, nk, best);
+	if (nk && (best >= 0 || !out->source))
+		keep_kinds(out, src, names, shares, nk, best);
 	for (k = 0; k < nk; k++)
 		free(sums[k]);
 	mw_range_result_release(&res);
 	return best;
 }
 
-void mw_leak_add_kind(cJSON *o, struct mw_reader *reader, const char *pid, const char *process,
-		      const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
+void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+		       const char *pid, const char *process, const struct mw_leak_result *r,
+		       int64_t from, int64_t to, int64_t step)
 {
 	size_t s;
 
+	memset(out, 0, sizeof(*out));
 	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++)
-		if (kind_from_source(o, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
+		if (kind_from_source(out, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
 			return;
-	if (!cJSON_GetObjectItemCaseSensitive(o, "kind"))
-		cJSON_AddNullToObject(o, "kind");
 }

@@ -1,9 +1,11 @@
 /*
  * leak_table.c - a leak report as a table for people (`memwatchd check`):
  * the overall verdict and counts, then one row per group (verdict,
- * process, kind, rate, onset, growth) with its reason folded below.  It
- * reads the report's JSON, so `check --url` prints what `check --db`
- * prints.  Times are UTC, the same on every machine and in CI logs.
+ * process, kind, rate, onset, growth) with its reason folded below; and
+ * the exit status's verdict.  It reads the report's JSON text parsed
+ * (cJSON as a parser only), which `check --db` writes and `check --url`
+ * receives alike, so both print the same.  Times are UTC, the same on
+ * every machine and in CI logs.
  *
  * Owner: the detector work.  Caller: app/check_cmd.c (leak_report.h).
  */
@@ -170,4 +172,15 @@ void mw_leak_report_print(const cJSON *report, FILE *f)
 	}
 	if (any_watched)
 		fprintf(f, "\n* watched process\n");
+}
+
+enum mw_verdict mw_leak_report_verdict(const cJSON *report, bool inconclusive_passes)
+{
+	const char *v = str_of(report, "verdict", "");
+
+	if (!strcmp(v, "fail"))
+		return MW_VERDICT_FAIL;
+	if (!strcmp(v, "pass"))
+		return MW_VERDICT_PASS;
+	return mw_leak_verdict_gate(MW_VERDICT_INCONCLUSIVE, inconclusive_passes);
 }

@@ -83,42 +83,60 @@ void mw_ws_diff_release(struct mw_ws_diff *d)
 
 /* What a region is, the same in a diff and in a snapshot listing: base,
  * size, category and owner. */
-static void add_region_head(cJSON *o, uint64_t base, uint64_t size, uint8_t category,
+static void add_region_head(struct mw_jw *w, uint64_t base, uint64_t size, uint8_t category,
 			    const char *owner, uint8_t kind, uint32_t id)
 {
 	char hex[24];
 
 	snprintf(hex, sizeof(hex), "0x%" PRIx64, base);
-	cJSON_AddStringToObject(o, "base", hex);
-	cJSON_AddNumberToObject(o, "size", (double)size);
-	cJSON_AddStringToObject(o, "category", category < MW_WS_NCATEGORIES
-				? mw_ws_category_names[category] : "other");
-	if (owner)
-		cJSON_AddStringToObject(o, "owner", owner);
-	else
-		cJSON_AddNullToObject(o, "owner");
-	cJSON_AddStringToObject(o, "owner_kind",
-				kind < MW_WS_NOWNER_KINDS ? mw_ws_owner_kind_names[kind] : "unknown");
-	cJSON_AddNumberToObject(o, "owner_id", id);
+	mw_jw_str(w, "base", hex);
+	mw_jw_uint(w, "size", size);
+	mw_jw_str(w, "category", category < MW_WS_NCATEGORIES
+		  ? mw_ws_category_names[category] : "other");
+	mw_jw_str(w, "owner", owner);
+	mw_jw_str(w, "owner_kind",
+		  kind < MW_WS_NOWNER_KINDS ? mw_ws_owner_kind_names[kind] : "unknown");
+	mw_jw_uint(w, "owner_id", id);
 }
 
-static cJSON *names(const char *const *v, int n)
+static void names(struct mw_jw *w, const char *key, const char *const *v, int n)
 {
-	return cJSON_CreateStringArray(v, n);
+	int i;
+
+	mw_jw_array(w, key);
+	for (i = 0; i < n; i++)
+		mw_jw_str(w, NULL, v[i]);
+	mw_jw_end(w);
 }
 
-static cJSON *totals(const int64_t t[MW_WS_NCATEGORIES][MW_WS_NSHARING], uint32_t page)
+/* Bytes per category and sharing class: t2 - t1 pages with a t1 (the
+ * change), t2 alone without. */
+static void totals(struct mw_jw *w, const char *key,
+		   const uint64_t t1[MW_WS_NCATEGORIES][MW_WS_NSHARING],
+		   const uint64_t t2[MW_WS_NCATEGORIES][MW_WS_NSHARING], uint32_t page)
 {
-	cJSON *o = cJSON_CreateObject();
 	int c, s;
 
+	mw_jw_object(w, key);
 	for (c = 0; c < MW_WS_NCATEGORIES; c++) {
-		cJSON *k = cJSON_AddObjectToObject(o, mw_ws_category_names[c]);
-
+		mw_jw_object(w, mw_ws_category_names[c]);
 		for (s = 0; s < MW_WS_NSHARING; s++)
-			cJSON_AddNumberToObject(k, mw_ws_sharing_names[s], (double)t[c][s] * page);
+			mw_jw_int(w, mw_ws_sharing_names[s],
+				  ((int64_t)t2[c][s] - (t1 ? (int64_t)t1[c][s] : 0)) * page);
+		mw_jw_end(w);
 	}
-	return o;
+	mw_jw_end(w);
+}
+
+/* Bytes per sharing class. */
+static void by_sharing(struct mw_jw *w, const char *key, const int64_t *pages, uint32_t page)
+{
+	int s;
+
+	mw_jw_object(w, key);
+	for (s = 0; s < MW_WS_NSHARING; s++)
+		mw_jw_int(w, mw_ws_sharing_names[s], pages[s] * page);
+	mw_jw_end(w);
 }
 
 static void fmt_time(char *buf, size_t size, int64_t ms)
@@ -129,13 +147,14 @@ static void fmt_time(char *buf, size_t size, int64_t ms)
 		snprintf(buf, size, "%lld", (long long)ms);
 }
 
-/* The process the query names: 0 (p filled, others listed in *others),
+/* The process the query names: 0 (p filled; with rest, the other
+ * processes of the list handed over, rest->items[0] emptied),
  * MW_WS_NOT_FOUND, or -1. */
 static int pick(struct mw_reader *r, const char *pid, const char *process, int64_t from,
-		int64_t to, struct mw_ws_process *p, cJSON **others, struct mw_err *err)
+		int64_t to, struct mw_ws_process *p, struct mw_ws_process_list *rest,
+		struct mw_err *err)
 {
 	struct mw_ws_process_list list;
-	size_t i;
 
 	if (mw_reader_ws_processes(r, pid, process, from, to, &list, err))
 		return -1;
@@ -165,49 +184,95 @@ static int pick(struct mw_reader *r, const char *pid, const char *process, int64
 	}
 	*p = list.items[0];
 	list.items[0].pid = list.items[0].process = NULL;
-	if (others) {
-		*others = NULL;
-		for (i = 1; i < list.n; i++) {
-			if (!strcmp(list.items[i].pid, p->pid))
-				continue;
-			if (!*others)
-				*others = cJSON_CreateArray();
-			cJSON_AddItemToArray(*others, cJSON_CreateString(list.items[i].pid));
-		}
-	}
-	mw_ws_process_list_release(&list);
+	if (rest)
+		*rest = list;
+	else
+		mw_ws_process_list_release(&list);
 	return 0;
 }
 
-static cJSON *head(const struct mw_ws_process *p)
+/* "other_pids": the other pids of the process name, when there are. */
+static void other_pids(struct mw_jw *w, const struct mw_ws_process_list *rest, const char *pid)
 {
-	cJSON *o = cJSON_CreateObject();
+	size_t i;
+	bool open = false;
 
-	cJSON_AddStringToObject(o, "pid", p->pid);
-	cJSON_AddStringToObject(o, "process", p->process);
-	return o;
+	for (i = 1; i < rest->n; i++) {
+		if (!strcmp(rest->items[i].pid, pid))
+			continue;
+		if (!open)
+			mw_jw_array(w, "other_pids");
+		open = true;
+		mw_jw_str(w, NULL, rest->items[i].pid);
+	}
+	if (open)
+		mw_jw_end(w);
 }
 
-int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q, cJSON **out,
-		      struct mw_err *err)
+static void head(struct mw_jw *w, struct mw_jbuf *out, const struct mw_ws_process *p)
+{
+	mw_jw_init(w, out);
+	mw_jw_object(w, NULL);
+	mw_jw_str(w, "pid", p->pid);
+	mw_jw_str(w, "process", p->process);
+}
+
+static void diff_json(struct mw_jbuf *out, const struct mw_ws_diff_query *q,
+		      const struct mw_ws_process *p, const struct mw_ws_process_list *rest,
+		      const struct mw_ws_diff *d, int64_t from, int64_t to, int64_t t1, int64_t t2,
+		      uint32_t page)
+{
+	struct mw_jw w;
+	size_t i, n = q->limit && q->limit < d->n ? q->limit : d->n;
+
+	head(&w, out, p);
+	mw_jw_int(&w, "from_ms", from);
+	mw_jw_int(&w, "to_ms", to);
+	mw_jw_int(&w, "t1_ms", t1);
+	mw_jw_int(&w, "t2_ms", t2);
+	mw_jw_uint(&w, "page_size", page);
+	names(&w, "categories", mw_ws_category_names, MW_WS_NCATEGORIES);
+	names(&w, "sharing", mw_ws_sharing_names, MW_WS_NSHARING);
+	mw_jw_object(&w, "totals");
+	totals(&w, "t1", NULL, d->t1, page);
+	totals(&w, "t2", NULL, d->t2, page);
+	totals(&w, "change", d->t1, d->t2, page);
+	mw_jw_end(&w);
+	mw_jw_uint(&w, "regions_total", d->n);
+	mw_jw_array(&w, "regions");
+	for (i = 0; i < n; i++) {
+		const struct mw_ws_diff_region *g = &d->regions[i];
+
+		mw_jw_object(&w, NULL);
+		add_region_head(&w, g->base, g->size, g->category, g->owner, g->owner_kind,
+				g->owner_id);
+		mw_jw_str(&w, "change", mw_ws_change_names[g->change]);
+		mw_jw_uint(&w, "bytes_t1", g->pages_t1 * page);
+		mw_jw_uint(&w, "bytes_t2", g->pages_t2 * page);
+		mw_jw_int(&w, "delta_bytes", g->delta_pages * page);
+		by_sharing(&w, "delta", g->delta, page);
+		mw_jw_end(&w);
+	}
+	mw_jw_end(&w);
+	other_pids(&w, rest, p->pid);
+	mw_jw_end(&w);
+}
+
+int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q,
+		      struct mw_jbuf *out, struct mw_err *err)
 {
 	struct mw_ws_process p = { 0 };
+	struct mw_ws_process_list rest = { 0 };
 	struct mw_ws_result a = { 0 }, b = { 0 };
 	struct mw_ws_diff d = { 0 };
 	int64_t t1, t2, from = q->from_ms, to = q->to_ms;
-	int64_t ch[MW_WS_NCATEGORIES][MW_WS_NSHARING], v1[MW_WS_NCATEGORIES][MW_WS_NSHARING];
-	int64_t v2[MW_WS_NCATEGORIES][MW_WS_NSHARING];
-	cJSON *o = NULL, *others = NULL, *tot, *list;
-	uint32_t page;
-	size_t i, n;
-	int rc, c, s;
+	int rc;
 
-	*out = NULL;
 	if (!q->pid && !q->process)
 		return mw_error(err, "pid or process is required"), MW_WS_BAD;
 	if (from > to)
 		return mw_error(err, "from is after to"), MW_WS_BAD;
-	rc = pick(r, q->pid, q->process, from, to, &p, &others, err);
+	rc = pick(r, q->pid, q->process, from, to, &p, &rest, err);
 	if (rc)
 		return rc;
 	if (from == INT64_MIN)
@@ -226,51 +291,9 @@ int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q, cJS
 		goto out;
 	}
 	mw_ws_diff_compute(&a, &b, &d);
-	page = b.page_size ? b.page_size : a.page_size;
-	o = head(&p);
-	cJSON_AddNumberToObject(o, "from_ms", (double)from);
-	cJSON_AddNumberToObject(o, "to_ms", (double)to);
-	cJSON_AddNumberToObject(o, "t1_ms", (double)t1);
-	cJSON_AddNumberToObject(o, "t2_ms", (double)t2);
-	cJSON_AddNumberToObject(o, "page_size", page);
-	cJSON_AddItemToObject(o, "categories", names(mw_ws_category_names, MW_WS_NCATEGORIES));
-	cJSON_AddItemToObject(o, "sharing", names(mw_ws_sharing_names, MW_WS_NSHARING));
-	for (c = 0; c < MW_WS_NCATEGORIES; c++)
-		for (s = 0; s < MW_WS_NSHARING; s++) {
-			v1[c][s] = (int64_t)d.t1[c][s];
-			v2[c][s] = (int64_t)d.t2[c][s];
-			ch[c][s] = v2[c][s] - v1[c][s];
-		}
-	tot = cJSON_AddObjectToObject(o, "totals");
-	cJSON_AddItemToObject(tot, "t1", totals((const int64_t (*)[MW_WS_NSHARING])v1, page));
-	cJSON_AddItemToObject(tot, "t2", totals((const int64_t (*)[MW_WS_NSHARING])v2, page));
-	cJSON_AddItemToObject(tot, "change", totals((const int64_t (*)[MW_WS_NSHARING])ch, page));
-	cJSON_AddNumberToObject(o, "regions_total", (double)d.n);
-	list = cJSON_AddArrayToObject(o, "regions");
-	n = q->limit && q->limit < d.n ? q->limit : d.n;
-	for (i = 0; i < n; i++) {
-		const struct mw_ws_diff_region *g = &d.regions[i];
-		cJSON *e = cJSON_CreateObject(), *dl;
-
-		add_region_head(e, g->base, g->size, g->category, g->owner, g->owner_kind,
-				g->owner_id);
-		cJSON_AddStringToObject(e, "change", mw_ws_change_names[g->change]);
-		cJSON_AddNumberToObject(e, "bytes_t1", (double)g->pages_t1 * page);
-		cJSON_AddNumberToObject(e, "bytes_t2", (double)g->pages_t2 * page);
-		cJSON_AddNumberToObject(e, "delta_bytes", (double)g->delta_pages * page);
-		dl = cJSON_AddObjectToObject(e, "delta");
-		for (s = 0; s < MW_WS_NSHARING; s++)
-			cJSON_AddNumberToObject(dl, mw_ws_sharing_names[s], (double)g->delta[s] * page);
-		cJSON_AddItemToArray(list, e);
-	}
-	if (others) {
-		cJSON_AddItemToObject(o, "other_pids", others);
-		others = NULL;
-	}
-	*out = o;
-	rc = 0;
+	diff_json(out, q, &p, &rest, &d, from, to, t1, t2, b.page_size ? b.page_size : a.page_size);
 out:
-	cJSON_Delete(others);
+	mw_ws_process_list_release(&rest);
 	mw_ws_diff_release(&d);
 	mw_ws_result_release(&a);
 	mw_ws_result_release(&b);
@@ -280,16 +303,15 @@ out:
 }
 
 int mw_ws_regions_report(struct mw_reader *r, const char *pid, const char *process,
-			 int64_t at_ms, cJSON **out, struct mw_err *err)
+			 int64_t at_ms, struct mw_jbuf *out, struct mw_err *err)
 {
 	struct mw_ws_process p = { 0 };
 	struct mw_ws_result a = { 0 };
-	int64_t t;
-	cJSON *o, *list;
+	struct mw_jw w;
+	int64_t t, pages[MW_WS_NSHARING];
 	size_t i;
 	int rc, s;
 
-	*out = NULL;
 	if (!pid && !process)
 		return mw_error(err, "pid or process is required"), MW_WS_BAD;
 	rc = pick(r, pid, process, INT64_MIN, INT64_MAX, &p, NULL, err);
@@ -303,23 +325,23 @@ int mw_ws_regions_report(struct mw_reader *r, const char *pid, const char *proce
 		}
 		goto out;
 	}
-	o = head(&p);
-	cJSON_AddNumberToObject(o, "t_ms", (double)t);
-	cJSON_AddNumberToObject(o, "page_size", a.page_size);
-	list = cJSON_AddArrayToObject(o, "regions");
+	head(&w, out, &p);
+	mw_jw_int(&w, "t_ms", t);
+	mw_jw_uint(&w, "page_size", a.page_size);
+	mw_jw_array(&w, "regions");
 	for (i = 0; i < a.nregions; i++) {
 		const struct mw_ws_region *g = &a.regions[i];
-		cJSON *e = cJSON_CreateObject(), *res;
 
-		add_region_head(e, g->alloc_base, g->size, g->category, g->owner, g->owner_kind,
+		mw_jw_object(&w, NULL);
+		add_region_head(&w, g->alloc_base, g->size, g->category, g->owner, g->owner_kind,
 				g->owner_id);
-		res = cJSON_AddObjectToObject(e, "resident");
 		for (s = 0; s < MW_WS_NSHARING; s++)
-			cJSON_AddNumberToObject(res, mw_ws_sharing_names[s],
-						(double)g->pages[s] * a.page_size);
-		cJSON_AddItemToArray(list, e);
+			pages[s] = (int64_t)g->pages[s];
+		by_sharing(&w, "resident", pages, a.page_size);
+		mw_jw_end(&w);
 	}
-	*out = o;
+	mw_jw_end(&w);
+	mw_jw_end(&w);
 out:
 	mw_ws_result_release(&a);
 	free(p.pid);

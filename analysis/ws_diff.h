@@ -1,7 +1,8 @@
 /*
  * ws_diff.h - what changed in a process's working set between two region
  * snapshots (storage/query.h rebuilds them), and the report GET
- * /api/v1/diff and `memwatchd diff` print.
+ * /api/v1/diff and `memwatchd diff` print: written as JSON (json_out),
+ * printed as a table from that JSON parsed.
  *
  * mw_ws_diff_compute is pure: totals per category x sharing at both
  * times and their change, and the regions (by allocation base) whose
@@ -18,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/json_out.h"
 #include "base/mwerr.h"
 #include "core/ws_regions.h"
 
@@ -64,14 +66,17 @@ struct mw_ws_diff_query {
 #define MW_WS_NOT_FOUND 1
 #define MW_WS_BAD 2
 
-/* The JSON answer of /api/v1/diff (shape in README / SCHEMA.md). */
-int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q, cJSON **out,
-		      struct mw_err *err);
+/* The JSON answer of /api/v1/diff (shape in README / SCHEMA.md), one
+ * object appended to out (nothing on an error). */
+int mw_ws_diff_report(struct mw_reader *r, const struct mw_ws_diff_query *q,
+		      struct mw_jbuf *out, struct mw_err *err);
 /* The JSON answer of /api/v1/regions: the snapshot nearest to at_ms
  * (INT64_MAX: the latest). */
 int mw_ws_regions_report(struct mw_reader *r, const char *pid, const char *process,
-			 int64_t at_ms, cJSON **out, struct mw_err *err);
-/* The diff report as a table for people. */
+			 int64_t at_ms, struct mw_jbuf *out, struct mw_err *err);
+/* The diff report, its JSON text parsed (cJSON as a parser: the text
+ * `diff --db` writes and `diff --url` receives alike), as a table for
+ * people. */
 void mw_ws_diff_print(const cJSON *report, FILE *f);
 
 #endif

@@ -116,7 +116,7 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 
 /* The report from the daemon at a->url; the options go as they were
  * written, so relative times are the daemon's "now". */
-static cJSON *report_from_url(const struct check_args *a)
+static int report_from_url(const struct check_args *a, struct mw_report *rep)
 {
 	char path[8192] = "/api/v1/leaks";
 	size_t k;
@@ -126,21 +126,22 @@ static cJSON *report_from_url(const struct check_args *a)
 		if (mw_report_query_append(path, sizeof(path), &first, query_flags[k].name,
 					   a->raw[k])) {
 			fprintf(stderr, "memwatchd check: %s is too long\n", query_flags[k].flag);
-			return NULL;
+			return -1;
 		}
 	}
-	return mw_report_from_url("check", a->url, path, a->token, "verdict", "a leak report");
+	return mw_report_from_url("check", a->url, path, a->token, "verdict", "a leak report", rep);
 }
 
-static int build_report(struct mw_reader *r, const void *q, cJSON **out, struct mw_err *err)
+static int build_report(struct mw_reader *r, const void *q, struct mw_jbuf *out,
+			struct mw_err *err)
 {
-	return mw_leak_report(r, q, out, err);
+	return mw_leak_report(r, q, out, NULL, err);
 }
 
 int mw_cmd_check(int argc, char **argv)
 {
 	struct check_args a;
-	cJSON *report;
+	struct mw_report report;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -150,14 +151,16 @@ int mw_cmd_check(int argc, char **argv)
 		mw_leak_query_release(&a.q);
 		return rc == 1 ? 0 : rc;
 	}
-	report = a.url ? report_from_url(&a) : mw_report_from_db("check", a.db, build_report, &a.q);
-	if (!report) {
+	rc = a.url ? report_from_url(&a, &report)
+		   : mw_report_from_db("check", a.db, build_report, &a.q, &report);
+	if (rc) {
 		mw_leak_query_release(&a.q);
 		return 2;
 	}
-	mw_report_print(report, a.json, mw_leak_report_print);
-	rc = (int)mw_leak_report_verdict(report, a.q.inconclusive_passes);
-	cJSON_Delete(report);
+	/* the table and the verdict read the report parsed, --db and --url alike */
+	mw_report_print(&report, a.json, mw_leak_report_print);
+	rc = (int)mw_leak_report_verdict(report.doc, a.q.inconclusive_passes);
+	mw_report_release(&report);
 	mw_leak_query_release(&a.q);
 	return rc;
 }

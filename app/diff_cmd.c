@@ -64,7 +64,7 @@ static int parse_args(struct diff_args *a, int argc, char **argv)
 	return 0;
 }
 
-static cJSON *report_from_url(const struct diff_args *a)
+static int report_from_url(const struct diff_args *a, struct mw_report *rep)
 {
 	char path[8192] = "/api/v1/diff";
 	bool first = true;
@@ -75,19 +75,20 @@ static cJSON *report_from_url(const struct diff_args *a)
 	    mw_report_query_append(path, sizeof(path), &first, "to", a->to) ||
 	    mw_report_query_append(path, sizeof(path), &first, "limit", a->limit)) {
 		fprintf(stderr, "memwatchd diff: the options are too long\n");
-		return NULL;
+		return -1;
 	}
-	return mw_report_from_url("diff", a->url, path, a->token, "totals", "a diff");
+	return mw_report_from_url("diff", a->url, path, a->token, "totals", "a diff", rep);
 }
 
-static int build_report(struct mw_reader *r, const void *q, cJSON **out, struct mw_err *err)
+static int build_report(struct mw_reader *r, const void *q, struct mw_jbuf *out,
+			struct mw_err *err)
 {
 	return mw_ws_diff_report(r, q, out, err);
 }
 
 /* The report from the database; the times are read here, relative to
  * this machine's "now". */
-static cJSON *report_from_db(const struct diff_args *a)
+static int report_from_db(const struct diff_args *a, struct mw_report *rep)
 {
 	struct mw_ws_diff_query q = { a->pid, a->process, INT64_MIN, INT64_MAX, 0 };
 	struct mw_err err = { "" };
@@ -95,40 +96,39 @@ static cJSON *report_from_db(const struct diff_args *a)
 
 	if (a->pid && mw_param_int(a->pid, 0, UINT32_MAX, &n, &err)) {
 		fprintf(stderr, "memwatchd diff: --pid: %s\n", err.msg);
-		return NULL;
+		return -1;
 	}
 	if (a->from && mw_param_time(a->from, now, &q.from_ms, &err)) {
 		fprintf(stderr, "memwatchd diff: --from: %s\n", err.msg);
-		return NULL;
+		return -1;
 	}
 	if (a->to && mw_param_time(a->to, now, &q.to_ms, &err)) {
 		fprintf(stderr, "memwatchd diff: --to: %s\n", err.msg);
-		return NULL;
+		return -1;
 	}
 	if (a->limit) {
 		if (mw_param_int(a->limit, 1, 1000000, &n, &err)) {
 			fprintf(stderr, "memwatchd diff: --limit: %s\n", err.msg);
-			return NULL;
+			return -1;
 		}
 		q.limit = (size_t)n;
 	}
-	return mw_report_from_db("diff", a->db, build_report, &q);
+	return mw_report_from_db("diff", a->db, build_report, &q, rep);
 }
 
 int mw_cmd_diff(int argc, char **argv)
 {
 	struct diff_args a;
-	cJSON *report;
+	struct mw_report report;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	rc = parse_args(&a, argc, argv);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	report = a.url ? report_from_url(&a) : report_from_db(&a);
-	if (!report)
+	if (a.url ? report_from_url(&a, &report) : report_from_db(&a, &report))
 		return 2;
-	mw_report_print(report, a.json, mw_ws_diff_print);
-	cJSON_Delete(report);
+	mw_report_print(&report, a.json, mw_ws_diff_print);
+	mw_report_release(&report);
 	return 0;
 }

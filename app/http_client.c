@@ -81,6 +81,14 @@ struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
 			       const char *token, int timeout_ms, const char *expect,
 			       const char *what, struct mw_err *err)
 {
+	return mw_http_get_json_text(url_text, path_and_query, token, timeout_ms, expect, what,
+				     NULL, NULL, err);
+}
+
+struct cJSON *mw_http_get_json_text(const char *url_text, const char *path_and_query,
+				    const char *token, int timeout_ms, const char *expect,
+				    const char *what, char **text, size_t *len, struct mw_err *err)
+{
 	char url[8192 + 1024];
 	struct mw_rw_endpoint ep = {
 		.url = url,
@@ -103,6 +111,11 @@ struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
 		mw_error(err, "%s", answer.res.message);
 	else
 		doc = judge_answer(url_text, &answer, expect, what, err);
+	if (doc && text) {
+		*text = answer.body;	/* NUL-terminated by the transport */
+		*len = answer.len;
+		answer.body = NULL;
+	}
 	free(answer.body);
 	mw_rw_transport_free(t);
 	return doc;

@@ -45,5 +45,12 @@ struct cJSON;
 struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
 			       const char *token, int timeout_ms, const char *expect,
 			       const char *what, struct mw_err *err);
+/* The same, and the body as received in *text (NUL-terminated, *len
+ * bytes without the NUL; the caller frees it) when it returns a result:
+ * `check --url --json` prints the daemon's own bytes. */
+struct cJSON *mw_http_get_json_text(const char *url_text, const char *path_and_query,
+				    const char *token, int timeout_ms, const char *expect,
+				    const char *what, char **text, size_t *len,
+				    struct mw_err *err);
 
 #endif

@@ -33,46 +33,69 @@ int mw_report_query_append(char *path, size_t size, bool *first, const char *nam
 	return mw_url_encode_append(path, size, value);
 }
 
-cJSON *mw_report_from_url(const char *cmd, const char *url, const char *path_and_query,
-			  const char *token, const char *expect, const char *what)
+void mw_report_release(struct mw_report *rep)
 {
-	struct mw_err err = { "" };
-	cJSON *report = mw_http_get_json(url, path_and_query, token, 0, expect, what, &err);
-
-	if (!report)
-		fprintf(stderr, "memwatchd %s: --url: %s\n", cmd, err.msg);
-	return report;
+	free(rep->text);
+	cJSON_Delete(rep->doc);
+	memset(rep, 0, sizeof(*rep));
 }
 
-cJSON *mw_report_from_db(const char *cmd, const char *db, mw_report_build_fn build,
-			 const void *query)
+int mw_report_from_url(const char *cmd, const char *url, const char *path_and_query,
+		       const char *token, const char *expect, const char *what,
+		       struct mw_report *rep)
+{
+	struct mw_err err = { "" };
+
+	memset(rep, 0, sizeof(*rep));
+	rep->doc = mw_http_get_json_text(url, path_and_query, token, 0, expect, what,
+					 &rep->text, &rep->len, &err);
+	if (!rep->doc) {
+		fprintf(stderr, "memwatchd %s: --url: %s\n", cmd, err.msg);
+		return -1;
+	}
+	/* the daemon ends its answers with a newline; printing adds one */
+	while (rep->len && (rep->text[rep->len - 1] == '\n' || rep->text[rep->len - 1] == '\r'))
+		rep->text[--rep->len] = '\0';
+	return 0;
+}
+
+int mw_report_from_db(const char *cmd, const char *db, mw_report_build_fn build,
+		      const void *query, struct mw_report *rep)
 {
 	struct mw_err err = { "" };
 	struct mw_reader *reader = NULL;
-	cJSON *report = NULL;
+	struct mw_jbuf out;
+	int rc = -1;
 
+	memset(rep, 0, sizeof(*rep));
 	if (mw_reader_open(&reader, db ? db : "memwatch.db", &err)) {
 		fprintf(stderr, "memwatchd %s: --db: %s\n", cmd, err.msg);
-		return NULL;
+		return -1;
 	}
-	if (build(reader, query, &report, &err)) {
+	mw_jbuf_init(&out);
+	if (build(reader, query, &out, &err)) {
 		fprintf(stderr, "memwatchd %s: %s\n", cmd, err.msg);
-		report = NULL;
+	} else if (!(rep->doc = cJSON_ParseWithLength(out.p, out.len))) {
+		/* read back as --url reads the daemon's answer; json_out writes
+		 * valid JSON, so only cJSON's memory can fail here */
+		fprintf(stderr, "memwatchd %s: out of memory reading the report\n", cmd);
+	} else {
+		rep->text = mw_jbuf_detach(&out, &rep->len);
+		rc = 0;
 	}
+	mw_jbuf_release(&out);
 	mw_reader_free(reader);
-	return report;
+	return rc;
 }
 
-void mw_report_print(const cJSON *report, bool json,
+void mw_report_print(const struct mw_report *rep, bool json,
 		     void (*print_table)(const cJSON *report, FILE *f))
 {
 	if (json) {
-		char *text = cJSON_PrintUnformatted(report);
-
-		puts(text);
-		free(text);
+		fwrite(rep->text, 1, rep->len, stdout);
+		fputc('\n', stdout);
 	} else {
-		print_table(report, stdout);
+		print_table(rep->doc, stdout);
 	}
 	fflush(stdout);
 }

@@ -111,6 +111,7 @@ static double judge(struct mw_reader *r, const char *match, int64_t from, int64_
 {
 	struct mw_leak_query q;
 	struct mw_err err;
+	struct mw_jbuf text;
 	cJSON *report;
 	const cJSON *c;
 	double t;
@@ -120,9 +121,12 @@ static double judge(struct mw_reader *r, const char *match, int64_t from, int64_
 	q.from_ms = from;
 	q.to_ms = to;
 	t = now_s();
-	if (mw_leak_report(r, &q, &report, &err))
+	mw_jbuf_init(&text);
+	if (mw_leak_report(r, &q, &text, NULL, &err))
 		die("report", &err);
 	t = now_s() - t;
+	report = cJSON_Parse(text.p);
+	mw_jbuf_release(&text);
 	c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "counts"), "fail");
 	*fails = cJSON_IsNumber(c) ? (int)c->valuedouble : -1;
 	cJSON_Delete(report);

@@ -3,7 +3,7 @@
  * libmicrohttpd handler with the same flags, in the same run:
  *
  *   hello       52-byte JSON, queued on the second call (the ceiling)
- *   /healthz    cJSON body, no storage
+ *   /healthz    a small composed body (json_out), no storage
  *   query       /api/v1/query of one series, 60 points
  *   /metrics    2,000 live series plus the daemon's health
  *   export      1 M raw points of one series, CSV and JSON, streamed

@@ -419,13 +419,17 @@ static void judge_all(struct mw_reader *r)
 	for (e = 0; e < NE; e++) {
 		struct mw_leak_query q;
 		struct mw_err err;
-		cJSON *rep = NULL;
+		struct mw_jbuf text;
+		cJSON *rep;
 		const cJSON *g, *groups;
 
 		mw_leak_query_init(&q);
 		q.to_ms = end_ms(e);
-		if (mw_leak_report(r, &q, &rep, &err))
+		mw_jbuf_init(&text);
+		if (mw_leak_report(r, &q, &text, NULL, &err))
 			fail_msg("report to %d min: %s", END_MIN[e], err.msg);
+		rep = cJSON_Parse(text.p);
+		mw_jbuf_release(&text);
 		groups = cJSON_GetObjectItemCaseSensitive(rep, "groups");
 		cJSON_ArrayForEach(g, groups) {
 			const char *proc = str(g, "process"), *v = str(g, "verdict");

@@ -169,13 +169,15 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The report over [T0, to], or NULL with the error in err_out. */
+/* The report over [T0, to] as its JSON text parsed (as `check` and
+ * clients read it), or NULL with the error in err_out. */
 static cJSON *report_until(const char *match, const char *process, size_t limit, int64_t to,
 			   char *err_out)
 {
 	struct mw_reader *r;
 	struct mw_leak_query q;
 	struct mw_err err;
+	struct mw_jbuf text;
 	cJSON *rep = NULL;
 
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
@@ -185,11 +187,16 @@ static cJSON *report_until(const char *match, const char *process, size_t limit,
 	q.limit = limit;
 	q.from_ms = T0;
 	q.to_ms = to;
-	if (mw_leak_report(r, &q, &rep, &err)) {
+	mw_jbuf_init(&text);
+	if (mw_leak_report(r, &q, &text, NULL, &err)) {
 		if (!err_out)
 			fail_msg("report: %s", err.msg);
 		strcpy(err_out, err.msg);
+	} else {
+		rep = cJSON_Parse(text.p);
+		assert_non_null(rep);
 	}
+	mw_jbuf_release(&text);
 	mw_leak_query_release(&q);
 	mw_reader_free(r);
 	return rep;
@@ -337,7 +344,8 @@ static void limit_and_match(void **state)
 	struct mw_reader *r;
 	struct mw_leak_query q;
 	struct mw_err err;
-	cJSON *none = NULL;
+	struct mw_jbuf none;
+	enum mw_verdict overall = MW_VERDICT_PASS;
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
@@ -371,9 +379,24 @@ static void limit_and_match(void **state)
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 	mw_leak_query_init(&q);
 	q.match = strdup("x{");
-	assert_int_equal(mw_leak_report(r, &q, &none, &err), -1);
-	assert_null(none);
+	mw_jbuf_init(&none);
+	assert_int_equal(mw_leak_report(r, &q, &none, NULL, &err), -1);
+	assert_int_equal(none.len, 0);
 	assert_memory_equal(err.msg, "match: ", 7);
+	mw_leak_query_release(&q);
+
+	/* the overall verdict as a value (what /api/v1/check answers with) is
+	 * the JSON's "verdict"; the gate makes inconclusive pass on request */
+	mw_leak_query_init(&q);
+	q.match = strdup("memwatch_process_private_bytes{process=\"short.exe\"}");
+	q.from_ms = T0;
+	q.to_ms = T0 + (int64_t)HOURS * 3600000;
+	assert_int_equal(mw_leak_report(r, &q, &none, &overall, &err), 0);
+	assert_int_equal(overall, MW_VERDICT_INCONCLUSIVE);
+	assert_memory_equal(none.p, "{\"verdict\":\"inconclusive\",", 26);
+	assert_int_equal(mw_leak_verdict_gate(overall, true), MW_VERDICT_PASS);
+	assert_int_equal(mw_leak_verdict_gate(MW_VERDICT_FAIL, true), MW_VERDICT_FAIL);
+	mw_jbuf_release(&none);
 	mw_leak_query_release(&q);
 	mw_reader_free(r);
 }
@@ -431,6 +454,51 @@ static void table(void **state)
 	cJSON_Delete(rep);
 }
 
+/* The verdicts the judge service publishes are the report's groups, in
+ * its order, with the same verdict and kind (one model: both come from
+ * the same judged group, the kind from one lookup). */
+static void published_verdicts_match_json(void **state)
+{
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_leak_status st;
+	struct mw_err err;
+	struct mw_jbuf text;
+	const cJSON *g;
+	cJSON *rep;
+	size_t i = 0, nkind = 0;
+
+	(void)state;
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.from_ms = T0;
+	q.to_ms = T0 + (int64_t)HOURS * 3600000;
+	mw_jbuf_init(&text);
+	assert_int_equal(mw_leak_report_verdicts(r, &q, &text, &st, &err), 0);
+	rep = cJSON_Parse(text.p);
+	assert_non_null(rep);
+	assert_int_equal(st.n, (size_t)num(rep, "groups_total"));
+	assert_int_equal(st.counts[MW_VERDICT_FAIL],
+			 (size_t)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"));
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "groups")) {
+		const char *kind = str(g, "kind");
+
+		assert_true(i < st.n);
+		assert_string_equal(st.v[i].process, str(g, "process"));
+		assert_string_equal(mw_verdict_name((enum mw_verdict)st.v[i].verdict), str(g, "verdict"));
+		assert_string_equal(st.v[i].kind, kind ? kind : "");
+		nkind += kind != NULL;
+		i++;
+	}
+	assert_int_equal(i, st.n);
+	assert_true(nkind >= 3);	/* heap, handles, shared at least */
+	cJSON_Delete(rep);
+	mw_jbuf_release(&text);
+	mw_leak_status_release(&st);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +507,7 @@ int main(void)
 		cmocka_unit_test(options),
 		cmocka_unit_test(warm_up_says_when),
 		cmocka_unit_test(table),
+		cmocka_unit_test(published_verdicts_match_json),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

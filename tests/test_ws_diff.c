@@ -106,6 +106,28 @@ static double num(const cJSON *o, const char *k)
 	return v->valuedouble;
 }
 
+/* A report's rc; *rep its JSON text parsed (NULL after an error, when
+ * nothing may have been written).  regions: the region map at at_ms of
+ * q->pid, else the diff. */
+static int report_doc(struct mw_reader *r, const struct mw_ws_diff_query *q, bool regions,
+		      int64_t at_ms, cJSON **rep, struct mw_err *err)
+{
+	struct mw_jbuf b;
+	int rc;
+
+	mw_jbuf_init(&b);
+	rc = regions ? mw_ws_regions_report(r, q->pid, q->process, at_ms, &b, err)
+		     : mw_ws_diff_report(r, q, &b, err);
+	if (rc)
+		assert_int_equal(b.len, 0);
+	else
+		printf("%s\n", b.p);
+	*rep = rc ? NULL : cJSON_Parse(b.p);
+	assert_true(rc || *rep);
+	mw_jbuf_release(&b);
+	return rc;
+}
+
 static void report_from_db(void **state)
 {
 	struct mw_store_options o;
@@ -114,8 +136,8 @@ static void report_from_db(void **state)
 	struct mw_ws_result a, b;
 	struct mw_err err;
 	struct mw_ws_diff_query q = { NULL, "leaky.exe", INT64_MIN, INT64_MAX, 2 };
+	struct mw_ws_diff_query map = { "4242", NULL, INT64_MIN, INT64_MAX, 0 };
 	cJSON *rep, *regs, *e, *tot;
-	char *text;
 
 	(void)state;
 	mw_test_db_remove(DB);
@@ -129,10 +151,7 @@ static void report_from_db(void **state)
 	mw_store_free(s);
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), 0);
-	text = cJSON_PrintUnformatted(rep);
-	printf("%s\n", text);
-	free(text);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), 0);
 	assert_string_equal(cJSON_GetObjectItem(rep, "pid")->valuestring, "4242");
 	assert_true(num(rep, "t1_ms") == T0);
 	assert_true(num(rep, "t2_ms") == T0 + 10000);
@@ -155,7 +174,7 @@ static void report_from_db(void **state)
 	/* snapping inside the range */
 	q.from_ms = T0 + 4000;
 	q.to_ms = T0 + 6000;
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), 0);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), 0);
 	assert_true(num(rep, "t1_ms") == T0 + 5000);
 	assert_true(num(rep, "t2_ms") == T0 + 5000);
 	assert_true(num(rep, "regions_total") == 0);
@@ -164,19 +183,19 @@ static void report_from_db(void **state)
 	/* not found */
 	q.from_ms = T0 + 11000;
 	q.to_ms = T0 + 12000;
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), MW_WS_NOT_FOUND);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), MW_WS_NOT_FOUND);
 	q.process = "nope.exe";
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), MW_WS_NOT_FOUND);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), MW_WS_NOT_FOUND);
 	assert_non_null(strstr(err.msg, "unknown process"));
 	q.process = NULL;
 	q.pid = "42";
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), MW_WS_NOT_FOUND);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), MW_WS_NOT_FOUND);
 	assert_non_null(strstr(err.msg, "no snapshots for pid 42"));
 	q.pid = NULL;
-	assert_int_equal(mw_ws_diff_report(r, &q, &rep, &err), MW_WS_BAD);
+	assert_int_equal(report_doc(r, &q, false, 0, &rep, &err), MW_WS_BAD);
 
 	/* the region map */
-	assert_int_equal(mw_ws_regions_report(r, "4242", NULL, T0 + 9000, &rep, &err), 0);
+	assert_int_equal(report_doc(r, &map, true, T0 + 9000, &rep, &err), 0);
 	assert_true(num(rep, "t_ms") == T0 + 10000);
 	regs = cJSON_GetObjectItem(rep, "regions");
 	assert_int_equal(cJSON_GetArraySize(regs), 4);

@@ -14,22 +14,6 @@
 #include "storage/query.h"
 #include "web_internal.h"
 
-static struct MHD_Response *reply_cjson(struct mw_req *r, cJSON *o)
-{
-	char *text = cJSON_PrintUnformatted(o);
-	size_t len;
-
-	if (!text)
-		abort();
-	len = strlen(text);
-	text = realloc(text, len + 2);
-	if (!text)
-		abort();
-	text[len] = '\n';
-	text[len + 1] = '\0';
-	return mw_reply_bytes(r, 200, "application/json", text, len + 1);
-}
-
 /* pid and process: pid a decimal number; 400 response on bad input. */
 static struct MHD_Response *who(struct mw_req *r, const char **pid, const char **process)
 {
@@ -59,16 +43,32 @@ static struct MHD_Response *outcome(struct mw_req *r, struct mw_reader *reader, 
 			      err->msg);
 }
 
+/* The report written into b, or the error rc says. */
+static struct MHD_Response *answer(struct mw_req *r, struct mw_reader *reader, int rc,
+				   struct mw_jbuf *b, const struct mw_err *err)
+{
+	struct MHD_Response *resp;
+
+	if (rc) {
+		resp = outcome(r, reader, rc, err);
+	} else {
+		mw_j_char(b, '\n');
+		resp = mw_reply_json(r, 200, b);
+	}
+	mw_req_reader_put(r, reader);
+	mw_jbuf_release(b);
+	return resp;
+}
+
 struct MHD_Response *mw_h_diff(struct mw_req *r)
 {
 	struct mw_ws_diff_query q = { NULL, NULL, INT64_MIN, INT64_MAX, 0 };
 	struct MHD_Response *resp;
 	struct mw_err err = { "" };
 	struct mw_reader *reader;
-	cJSON *report = NULL;
+	struct mw_jbuf b;
 	const char *v;
 	int64_t n;
-	int rc;
 
 	if ((resp = who(r, &q.pid, &q.process)))
 		return resp;
@@ -85,11 +85,8 @@ struct MHD_Response *mw_h_diff(struct mw_req *r)
 	}
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
-	rc = mw_ws_diff_report(reader, &q, &report, &err);
-	resp = rc ? outcome(r, reader, rc, &err) : reply_cjson(r, report);
-	mw_req_reader_put(r, reader);
-	cJSON_Delete(report);
-	return resp;
+	mw_jbuf_init(&b);
+	return answer(r, reader, mw_ws_diff_report(reader, &q, &b, &err), &b, &err);
 }
 
 struct MHD_Response *mw_h_regions(struct mw_req *r)
@@ -98,9 +95,8 @@ struct MHD_Response *mw_h_regions(struct mw_req *r)
 	struct mw_err err = { "" };
 	struct mw_reader *reader;
 	const char *pid, *process, *v;
-	cJSON *report = NULL;
+	struct mw_jbuf b;
 	int64_t at = INT64_MAX;
-	int rc;
 
 	if ((resp = who(r, &pid, &process)))
 		return resp;
@@ -108,9 +104,7 @@ struct MHD_Response *mw_h_regions(struct mw_req *r)
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "at: %s", err.msg);
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
-	rc = mw_ws_regions_report(reader, pid, process, at, &report, &err);
-	resp = rc ? outcome(r, reader, rc, &err) : reply_cjson(r, report);
-	mw_req_reader_put(r, reader);
-	cJSON_Delete(report);
-	return resp;
+	mw_jbuf_init(&b);
+	return answer(r, reader, mw_ws_regions_report(reader, pid, process, at, &b, &err), &b,
+		      &err);
 }

@@ -26,11 +26,12 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 	struct mw_leak_query q;
 	struct mw_err err = { "" };
 	struct mw_reader *reader;
-	cJSON *report = NULL;
-	char *text;
+	struct mw_jbuf report;
+	enum mw_verdict verdict = MW_VERDICT_INCONCLUSIVE;
 	size_t i;
 	unsigned status = 200;
 
+	mw_jbuf_init(&report);
 	mw_leak_query_init(&q);
 	q.params = r->web->leak_params;
 	for (i = 0; i < MW_ARRAY_SIZE(leak_options); i++) {
@@ -48,7 +49,7 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 	}
 	if (!(reader = mw_req_reader(r, &resp)))
 		goto out;
-	if (mw_leak_report(reader, &q, &report, &err)) {
+	if (mw_leak_report(reader, &q, &report, &verdict, &err)) {
 		struct mw_err bare;
 		const char *what = "match", *msg = err.msg;
 
@@ -68,7 +69,7 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 	}
 	mw_req_reader_put(r, reader);
 	if (as_check) {
-		switch (mw_leak_report_verdict(report, q.inconclusive_passes)) {
+		switch (mw_leak_verdict_gate(verdict, q.inconclusive_passes)) {
 		case MW_VERDICT_PASS:
 			status = 200;
 			break;
@@ -80,19 +81,10 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 			break;
 		}
 	}
-	text = cJSON_PrintUnformatted(report);
-	{
-		size_t len = strlen(text);
-
-		text = realloc(text, len + 2);
-		if (!text)
-			abort();
-		text[len] = '\n';
-		text[len + 1] = '\0';
-		resp = mw_reply_bytes(r, status, "application/json", text, len + 1);
-	}
+	mw_j_char(&report, '\n');
+	resp = mw_reply_json(r, status, &report);
 out:
-	cJSON_Delete(report);
+	mw_jbuf_release(&report);
 	mw_leak_query_release(&q);
 	return resp;
 }

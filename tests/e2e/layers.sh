@@ -2,9 +2,10 @@
 # layers.sh - the house rule holds (README.md, "## Layout"): every include
 # goes down the layers (scripts/check-layers.sh), no two object files call
 # each other in a circle, natively and in the MinGW build
-# (scripts/check-calls.py), and no portable product file has an #if of
+# (scripts/check-calls.py), no portable product file has an #if of
 # its own for Windows (only platform files and the compat layer's
-# base/sockets.h).
+# base/sockets.h), and JSON has one writer (base/json_out): no product
+# file builds or prints a cJSON tree (cJSON only parses).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
@@ -20,4 +21,10 @@ ifs=$(grep -ln '_WIN32' base/*.[ch] core/*.[ch] collectors/*.[ch] storage/*.[ch]
 	forward/*.[ch] import/*.[ch] web/*.[ch] app/*.[ch] | grep -v '_win32\.c$' | grep -v '^base/sockets\.h$')
 check "no #if _WIN32 in portable product files" "[ -z \"$ifs\" ]"
 [ -n "$ifs" ] && echo "# $ifs"
+trees=$(grep -nE 'cJSON_(Create|Add|Print|Replace|InsertItem|Duplicate|SetValuestring|SetNumber)' \
+	base/*.[ch] core/*.[ch] collectors/*.[ch] storage/*.[ch] analysis/*.[ch] forward/*.[ch] \
+	import/*.[ch] web/*.[ch] app/*.[ch])
+ntrees=$(printf '%s' "$trees" | grep -c .)
+check "one JSON writer: no cJSON tree built or printed in product files" "[ $ntrees -eq 0 ]"
+[ -n "$trees" ] && echo "$trees" | sed 's/^/# /'
 finish

@@ -208,14 +208,15 @@ static void note_writing(struct mw_store *s, struct mw_size_cut *c)
 		qsort(c->held.v, c->held.n, sizeof(*c->held.v), cmp_i64);
 }
 
-/* Up to CHUNK_BATCH of the oldest closed chunks into out; how many. */
+/* Up to limit (<= CHUNK_BATCH) of the oldest closed chunks into out; how
+ * many. */
 static int oldest_chunks(struct mw_store *s, struct mw_size_cut *c, struct chunk_ref *out,
-			 struct mw_err *err)
+			 int limit, struct mw_err *err)
 {
 	sqlite3_stmt *st = c->st[SC_OLDEST];
-	int n = 0, passed = 0, rc;
+	int n = 0, passed = 0, rc = SQLITE_DONE;
 
-	while (n < CHUNK_BATCH && passed < CHUNK_SCAN && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (n < limit && passed < CHUNK_SCAN && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		if (ids_has(&c->open, id)) {
@@ -228,7 +229,7 @@ static int oldest_chunks(struct mw_store *s, struct mw_size_cut *c, struct chunk
 		out[n].max_ts = sqlite3_column_int64(st, 3);
 		n++;
 	}
-	if (n < CHUNK_BATCH && passed < CHUNK_SCAN && rc != SQLITE_DONE) {
+	if (n < limit && passed < CHUNK_SCAN && rc != SQLITE_DONE) {
 		sqlite3_reset(st);
 		return mw_error(err, "cannot read chunks: %s", sqlite3_errmsg(s->db));
 	}
@@ -279,15 +280,18 @@ static int cut_chunks(struct mw_store *s, struct mw_size_cut *c, const struct ch
 	return 0;
 }
 
-/* One round of raw data: the oldest closed chunks or the oldest region
- * group, whichever is older.  What was cut (chunks or snapshots), 0 when
- * no closed raw data is left, -1 on error. */
-static int64_t cut_raw(struct mw_store *s, struct mw_size_cut *c, struct mw_err *err)
+/* One round of raw data: up to limit of the oldest closed chunks, or the
+ * oldest region group, whichever is older.  What was cut (chunks or
+ * snapshots; *chunks tells which), 0 when no closed raw data is left, -1
+ * on error. */
+static int64_t cut_raw(struct mw_store *s, struct mw_size_cut *c, int limit, bool *chunks,
+		       struct mw_err *err)
 {
 	struct chunk_ref r[CHUNK_BATCH];
 	int64_t region_ts = 0, k;
-	int n = oldest_chunks(s, c, r, err), have_region;
+	int n = oldest_chunks(s, c, r, limit, err), have_region;
 
+	*chunks = false;
 	if (n < 0 || (have_region = mw_rg_store_oldest(s, &region_ts, err)) < 0)
 		return -1;
 	if (have_region && (!n || region_ts < r[0].max_ts)) {
@@ -299,6 +303,7 @@ static int64_t cut_raw(struct mw_store *s, struct mw_size_cut *c, struct mw_err 
 	}
 	if (!n)
 		return 0;
+	*chunks = true;
 	return cut_chunks(s, c, r, n, err) ? -1 : n;
 }
 
@@ -401,8 +406,9 @@ int mw_size_cut_step(struct mw_store *s, struct mw_size_cut **state, int64_t now
 {
 	uint64_t cap = s->opt.max_db_bytes;
 	struct mw_size_cut *c;
+	uint64_t target = cap / 1000 * TARGET_PERMILLE;
 	int64_t used, start;
-	int round, sweeps = 0;
+	int round, sweeps = 0, limit = CHUNK_BATCH;
 
 	if (!cap)
 		return 0;
@@ -425,9 +431,9 @@ int mw_size_cut_step(struct mw_store *s, struct mw_size_cut **state, int64_t now
 	s->size_warned = true;
 	c->cutting = true;
 	note_writing(s, c);
-	for (round = 0; round < ROUNDS && (uint64_t)used > cap / 1000 * TARGET_PERMILLE; round++) {
-		bool spent = false;
-		int64_t k = cut_raw(s, c, err);
+	for (round = 0; round < ROUNDS && (uint64_t)used > target; round++) {
+		bool spent = false, chunks;
+		int64_t before = used, k = cut_raw(s, c, limit, &chunks, err);
 
 		if (k == 0 && ++sweeps > SWEEP_ROUNDS)
 			break;	/* the step's share of the sweep is done */
@@ -445,8 +451,15 @@ int mw_size_cut_step(struct mw_store *s, struct mw_size_cut **state, int64_t now
 			break;
 		}
 		used = used_bytes(c);
+		/* near the target, a batch of what the last one freed per chunk
+		 * (a tenth of a small limit is a handful of chunks) */
+		if (chunks && k > 0 && used < before && (uint64_t)used > target) {
+			int64_t per = (before - used) / k + 1, need = ((int64_t)((uint64_t)used - target)) / per + 1;
+
+			limit = need < CHUNK_BATCH ? (int)need : CHUNK_BATCH;
+		}
 	}
-	if ((uint64_t)used <= cap / 1000 * TARGET_PERMILLE) {
+	if ((uint64_t)used <= target) {
 		c->cutting = false;
 		c->stuck_logged = false;
 	}

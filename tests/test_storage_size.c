@@ -32,10 +32,10 @@
 
 #define T0 1700000000000LL
 #define DB "test_storage_size.tmp.db"
-#define CAP (1024 * 1024)
+#define CAP (512 * 1024)
 #define TICK_MS 10000
-#define HOURS 6
-#define LONG_SERIES 120		/* live all along */
+#define HOURS 4
+#define LONG_SERIES 80		/* live all along */
 #define CHURN_EVERY 3		/* ticks between two short-lived processes */
 #define CHURN_SERIES 6		/* series of a short-lived process */
 #define CHURN_TICKS 12		/* its life */
@@ -121,7 +121,7 @@ static void check_step(struct mw_store *s, int64_t now, int step, struct figures
 	if (wal > f->max_wal)
 		f->max_wal = wal;
 	if (used > CAP + CAP / 50 || pages > CAP + CAP / 20 || file > CAP + CAP / 20 ||
-	    wal > CAP * 4)
+	    wal > CAP + CAP / 2)
 		fail_msg("step %d (%.2f h): %lld bytes in use, %lld in pages, file %lld, WAL %lld; "
 			 "cap %d", step, (double)(now - T0) / 3600000, (long long)used,
 			 (long long)pages, (long long)file, (long long)wal, CAP);

@@ -442,7 +442,7 @@ int mw_size_cut_step(struct mw_store *s, struct mw_size_cut **state, int64_t now
 		if (k < 0)
 			return -1;
 		if (spent) {
-			if (!c->stuck_logged)
+			if (!c->stuck_logged && (uint64_t)used > cap)
 				mw_log_warn("storage: '%s' has %lld bytes in use, over max_size "
 					    "(%llu), and nothing more can go: what is left is the "
 					    "data being written", s->db_path, (long long)used,

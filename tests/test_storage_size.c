@@ -4,10 +4,13 @@
  * writer API with long-lived series, a churn of short-lived processes and
  * the region snapshots of two watched processes, timestamps advancing
  * over hours, flushed and maintained at every tick as the writer thread
- * does.  At every step the file (what it is after its free pages go, and
- * its WAL) stays within a few percent of the cap, the chunks being written
- * survive, the newest data is there, snapshot groups stay whole; at the
- * end the counters read back what was cut.
+ * does.  At every step the pages in use stay within 2 % of the cap and the
+ * file (page count and size on disk) within 5 %; the WAL, which is not
+ * part of the cap, within one and a half caps (it holds about one flush
+ * and one cut step, SCHEMA.md); the chunks being written survive, the
+ * newest data is there, snapshot groups stay whole; at the end the
+ * counters read back what was cut.  Before the size cut was rewritten the
+ * open chunks of long-lived series went within the first hour.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -202,15 +205,6 @@ static void holds_over_hours(void **state)
 		if (mw_clock_mono_ns() - t0 > max_step_ns) {
 			max_step_ns = mw_clock_mono_ns() - t0;
 			slowest = step;
-		}
-		if (getenv("SIZE_TRACE") && (mw_clock_mono_ns() - t0 > 20000000 ||
-					     file_size("-wal") > CAP / 2)) {
-			mw_store_get_stats(s, &st);
-			printf("# step %d: %.1f ms, WAL %lld, cut so far %llu chunks %llu rollup rows"
-			       " %llu snapshots\n", step, (mw_clock_mono_ns() - t0) / 1e6,
-			       (long long)file_size("-wal"), (unsigned long long)st.size_cut.chunks,
-			       (unsigned long long)st.size_cut.rollup_rows,
-			       (unsigned long long)st.size_cut.region_snapshots);
 		}
 		check_step(s, now, step, &f);
 		if (step % 360 == 359)

@@ -442,19 +442,21 @@ int mw_size_cut_step(struct mw_store *s, struct mw_size_cut **state, int64_t now
 		if (k < 0)
 			return -1;
 		if (spent) {
-			if (!c->stuck_logged && (uint64_t)used > cap)
+			if (!c->stuck_logged && (uint64_t)used > cap) {
 				mw_log_warn("storage: '%s' has %lld bytes in use, over max_size "
 					    "(%llu), and nothing more can go: what is left is the "
 					    "data being written", s->db_path, (long long)used,
 					    (unsigned long long)cap);
-			c->stuck_logged = true;
+				c->stuck_logged = true;
+			}
 			break;
 		}
 		used = used_bytes(c);
 		/* near the target, a batch of what the last one freed per chunk
 		 * (a tenth of a small limit is a handful of chunks) */
 		if (chunks && k > 0 && used < before && (uint64_t)used > target) {
-			int64_t per = (before - used) / k + 1, need = ((int64_t)((uint64_t)used - target)) / per + 1;
+			int64_t per = (before - used) / k + 1;
+			int64_t need = (int64_t)((uint64_t)used - target) / per + 1;
 
 			limit = need < CHUNK_BATCH ? (int)need : CHUNK_BATCH;
 		}

@@ -208,6 +208,24 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_STORAGE_FLUSH_SECONDS] = {
 		"memwatch_storage_flush_seconds", GAUGE, "seconds", NO_LABELS, STORED, FWD_ALWAYS,
 		"Time the writer's last flush took." },
+	[MW_M_STORAGE_SIZE_CUT_POINTS_TOTAL] = {
+		"memwatch_storage_size_cut_points_total", COUNTER, "1", NO_LABELS, SCRAPED, FWD_NONE,
+		"Raw points removed to hold [storage] max_size." },
+	[MW_M_STORAGE_SIZE_CUT_CHUNKS_TOTAL] = {
+		"memwatch_storage_size_cut_chunks_total", COUNTER, "1", NO_LABELS, SCRAPED, FWD_NONE,
+		"Raw chunks removed to hold [storage] max_size." },
+	[MW_M_STORAGE_SIZE_CUT_ROLLUP_ROWS_TOTAL] = {
+		"memwatch_storage_size_cut_rollup_rows_total", COUNTER, "1", NO_LABELS, SCRAPED, FWD_NONE,
+		"1-minute and 1-hour rollup rows removed to hold [storage] max_size." },
+	[MW_M_STORAGE_SIZE_CUT_REGION_SNAPSHOTS_TOTAL] = {
+		"memwatch_storage_size_cut_region_snapshots_total", COUNTER, "1", NO_LABELS, SCRAPED,
+		FWD_NONE, "Region snapshots removed (whole keyframe groups) to hold [storage] max_size." },
+	[MW_M_STORAGE_SIZE_CUT_SERIES_TOTAL] = {
+		"memwatch_storage_size_cut_series_total", COUNTER, "1", NO_LABELS, SCRAPED, FWD_NONE,
+		"Series removed from the catalogue after max_size took their last data." },
+	[MW_M_STORAGE_SIZE_CUT_BYTES_TOTAL] = {
+		"memwatch_storage_size_cut_bytes_total", COUNTER, "bytes", NO_LABELS, SCRAPED, FWD_NONE,
+		"Database pages freed by the max_size cut, in bytes." },
 	[MW_M_WEB_REQUESTS_TOTAL] = {
 		"memwatch_web_requests_total", COUNTER, "1", CODE_L, SCRAPED, FWD_NONE,
 		"HTTP requests answered, by status code." },

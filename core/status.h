@@ -30,6 +30,14 @@ struct mw_collector_status {
 	bool failing;		/* last call failed; backing off */
 };
 
+/* What the size limit ([storage] max_size, storage/size_cut.c) removed
+ * since the writer started: raw points and their chunks, rollup rows,
+ * region snapshots, series rows left without data, and the pages in use
+ * that freed, in bytes. */
+struct mw_size_cut_counts {
+	uint64_t points, chunks, rollup_rows, region_snapshots, series, bytes;
+};
+
 /* The storage writer's health, published after each of its rounds, so
  * /healthz and /metrics show a writer that cannot write (disk full, a
  * database taken by another process) even when nothing can be stored. */
@@ -43,6 +51,7 @@ struct mw_storage_health {
 	uint64_t failed_flushes;
 	int64_t last_ok_flush_ms;	/* wall clock; 0: none yet */
 	char last_error[256];	/* of the last failed flush, "" when none */
+	struct mw_size_cut_counts size_cut;
 };
 
 /* What the watch list ([daemon] watch) selects now: each entry with the

@@ -21,6 +21,7 @@
 
 #include "store_impl.h"
 #include "regions.h"
+#include "size_cut.h"
 #include "schema.h"
 #include "base/log.h"
 #include "base/xalloc.h"
@@ -509,4 +510,106 @@ out:
 	for (i = 0; i < 3; i++)
 		sqlite3_finalize(st[i]);
 	return rc;
+}
+
+/* ---- the size limit (size_cut.c) ----------------------------------------- */
+
+/* The group of process p started by keyframe k is still being written:
+ * the writer holds p with that keyframe, or has rows of it pending. */
+static bool group_open(const struct mw_rg_store *g, int64_t p, int64_t k)
+{
+	size_t i;
+
+	for (i = 0; i < g->nprocs; i++)
+		if (g->procs[i]->id == p && g->procs[i]->key_id == k)
+			return true;
+	for (i = 0; i < g->npending; i++)
+		if (g->pending[i].proc->id == p && g->pending[i].key_id == k)
+			return true;
+	return false;
+}
+
+/* Prepare sql into *st; -1 with err. */
+static int cut_prepare(struct mw_store *s, sqlite3_stmt **st, const char *sql, struct mw_err *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
+		return 0;
+	return mw_error(err, "cannot prepare the region size cut: %s", sqlite3_errmsg(s->db));
+}
+
+int mw_rg_store_oldest(struct mw_store *s, int64_t *ts, struct mw_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (cut_prepare(s, &st, "SELECT ts FROM ws_snapshot ORDER BY id LIMIT 1", err))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ts = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return mw_error(err, "cannot read region snapshots: %s", sqlite3_errmsg(s->db));
+	return rc == SQLITE_ROW;
+}
+
+/*
+ * The oldest group goes whole (a delta is useless without the rows before
+ * it, and readers report a group without its keyframe as damaged).  Its
+ * rows are its process's rows from the oldest one up to that process's
+ * next keyframe (ids grow with time, SCHEMA.md), found by walking ids from
+ * there: at most the group's rows and those of the other processes
+ * written meanwhile, bounded by CUT_SCAN_ROWS.
+ */
+#define CUT_SCAN_ROWS 65536
+
+int64_t mw_rg_store_cut_oldest(struct mw_store *s, struct mw_err *err)
+{
+	sqlite3_stmt *scan = NULL, *del = NULL;
+	int64_t p = 0, k = 0, *ids = NULL, n = -1;
+	size_t nids = 0, cap = 0, seen = 0, i;
+	int step;
+
+	if (!s->rg)
+		return 0;
+	if (cut_prepare(s, &scan, "SELECT id, process_id, key_id FROM ws_snapshot"
+			" WHERE id >= ?1 ORDER BY id", err) ||
+	    cut_prepare(s, &del, "DELETE FROM ws_snapshot WHERE id = ?1", err))
+		goto out;
+	sqlite3_bind_int64(scan, 1, 0);
+	while ((step = sqlite3_step(scan)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(scan, 0);
+
+		if (!seen++) {
+			p = sqlite3_column_int64(scan, 1);
+			k = sqlite3_column_int64(scan, 2);
+			if (group_open(s->rg, p, k))
+				break;	/* nothing closed is older */
+		}
+		if (sqlite3_column_int64(scan, 1) == p) {
+			if (sqlite3_column_int64(scan, 2) != k)
+				break;	/* the process's next group: this one is whole */
+			MW_GROW(ids, cap, nids + 1);
+			ids[nids++] = id;
+		}
+		if (seen > CUT_SCAN_ROWS) {
+			nids = 0;	/* its end is too far: left for now */
+			break;
+		}
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		mw_error(err, "cannot read region snapshots: %s", sqlite3_errmsg(s->db));
+		goto out;
+	}
+	for (i = 0; i < nids; i++) {
+		sqlite3_bind_int64(del, 1, ids[i]);
+		if (step_done(s, del, "ws_snapshot", err))
+			goto out;
+	}
+	n = (int64_t)nids;
+out:
+	free(ids);
+	sqlite3_finalize(scan);
+	sqlite3_finalize(del);
+	return n;
 }

@@ -14,12 +14,11 @@
  * build agent's file does not keep a catalogue row for every process it
  * ever saw.
  *
- * Size: when the pages in use exceed max_db_bytes, the oldest raw chunks
- * (lowest rowid: chunks are inserted in time order) go first, a batch per
- * call; only with no raw chunk left do 1-minute, then 1-hour rollups go.
- * Freed pages are reused by later writes (auto_vacuum=INCREMENTAL also
- * lets us give them back: when more than a quarter of the file is free,
- * a few hundred pages are returned per call).
+ * Size: max_size is held by size_cut.c, one bounded step after the age
+ * limits in the same transaction; it borrows mw_retention_before_cut and
+ * mw_retention_drop_empty (size_cut.h) from here.  When more than a
+ * quarter of the file is free, a few hundred pages are given back per
+ * call (auto_vacuum=INCREMENTAL).
  *
  * Uses rollup_acc.c (buckets written before their raw points go),
  * catalog.c (a series removed), regions_store.c (region retention), codec.c
@@ -33,14 +32,13 @@
 #include "store_impl.h"
 #include "catalog.h"
 #include "schema.h"
+#include "size_cut.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */
 #define BUCKETS_PER_SERIES 1440	/* rollup rows per series, tier and call */
-#define SIZE_BATCH 16	/* oldest chunks per round */
-#define SIZE_ROUNDS 16
 #define VACUUM_PAGES 256
 
 /*
@@ -49,10 +47,8 @@
  * was 5 % of the writer's time under series churn.
  */
 enum {
-	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
-	RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H, RT_PAGES, RT_FREE,
-	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_SIZE_FIRST,
-	RT_SIZE_SERIES,
+	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY, RT_PAGES, RT_FREE,
+	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_NEWEST,
 	RT_COUNT
 };
 
@@ -69,12 +65,6 @@ static const char *const rt_sql[RT_COUNT] = {
 		     " AND NOT EXISTS (SELECT 1 FROM chunk WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_data WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1h_data WHERE series_id = ?1)",
-	[RT_SIZE_CHUNKS] = "DELETE FROM chunk WHERE id IN (SELECT id FROM chunk ORDER BY id"
-			   " LIMIT ?1)",
-	[RT_SIZE_1M] = "DELETE FROM rollup_1m_data WHERE (series_id, t) IN"
-		       " (SELECT series_id, t FROM rollup_1m_data ORDER BY t LIMIT ?1 * 16)",
-	[RT_SIZE_1H] = "DELETE FROM rollup_1h_data WHERE (series_id, t) IN"
-		       " (SELECT series_id, t FROM rollup_1h_data ORDER BY t LIMIT ?1 * 16)",
 	/* the series has raw chunks to expire: ?3 its newest raw point */
 	[RT_EXPIRING] = "SELECT (SELECT max(max_ts) FROM chunk WHERE series_id = ?1)"
 			" FROM chunk WHERE series_id = ?1 AND max_ts < ?2 LIMIT 1",
@@ -85,19 +75,14 @@ static const char *const rt_sql[RT_COUNT] = {
 			   " ORDER BY id",
 	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
 	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
-	[RT_SIZE_FIRST] = "UPDATE series SET first_ts = (SELECT min(min_ts) FROM chunk c"
-			  " WHERE c.series_id = series.id) WHERE first_ts IS NULL AND id IN"
-			  " (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)",
-	/* the series of the oldest chunks, with their newest raw point */
-	[RT_SIZE_SERIES] = "SELECT series_id, (SELECT max(max_ts) FROM chunk c"
-			   " WHERE c.series_id = o.series_id) FROM (SELECT DISTINCT series_id"
-			   " FROM (SELECT series_id FROM chunk ORDER BY id LIMIT ?1)) o",
+	[RT_NEWEST] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?1",
 	[RT_PAGES] = "PRAGMA page_count",
 	[RT_FREE] = "PRAGMA freelist_count",
 };
 
 struct mw_retention {
 	sqlite3_stmt *st[RT_COUNT];
+	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
 };
 
 static int prepare_all(struct mw_store *s, struct mw_err *err)
@@ -123,6 +108,7 @@ void mw_retention_free(struct mw_store *s)
 		return;
 	for (i = 0; i < RT_COUNT; i++)
 		sqlite3_finalize(s->ret->st[i]);
+	mw_size_cut_free(s->ret->cut);
 	free(s->ret);
 	s->ret = NULL;
 }
@@ -263,12 +249,12 @@ static int before_expiry(struct mw_store *s, int64_t id, int64_t cutoff, struct 
 	return in_memory(s, id) ? 0 : roll_up_tail(s, id, newest, err);
 }
 
-/* Remove the series' catalogue rows when retention left it nothing. */
-static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
+int mw_retention_drop_empty(struct mw_store *s, int64_t id, bool *removed, struct mw_err *err)
 {
 	sqlite3_stmt *st = s->ret->st[RT_EMPTY];
 	int rc, empty = 0;
 
+	*removed = false;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -276,9 +262,38 @@ static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return mw_error(err, "cannot apply retention: %s", sqlite3_errmsg(s->db));
-	if (!empty || in_memory(s, id))
+	if (!empty)
 		return 0;
+	*removed = true;
 	return mw_catalog_remove(&s->cat, id, err);
+}
+
+/* Remove the series' catalogue rows when retention left it nothing. */
+static int drop_if_empty(struct mw_store *s, int64_t id, struct mw_err *err)
+{
+	bool removed;
+
+	return in_memory(s, id) ? 0 : mw_retention_drop_empty(s, id, &removed, err);
+}
+
+int mw_retention_before_cut(struct mw_store *s, int64_t id, bool held, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->ret->st[RT_NEWEST];
+	int64_t newest = INT64_MIN;
+	int rc;
+
+	if (run(s, RT_FIRST_TS, id, 0, 0, err) < 0)
+		return -1;
+	if (held)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		newest = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return mw_error(err, "cannot apply max_size: %s", sqlite3_errmsg(s->db));
+	return newest == INT64_MIN ? 0 : roll_up_tail(s, id, newest, err);
 }
 
 static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
@@ -350,81 +365,20 @@ static int64_t pragma(struct mw_store *s, int which)
 	return v;
 }
 
-static int over_size(struct mw_store *s)
-{
-	int64_t pages = pragma(s, RT_PAGES);
-	int64_t freep = pragma(s, RT_FREE);
-	int64_t psize = mw_db_int(s->db, "PRAGMA page_size");
-
-	return s->opt.max_db_bytes && pages >= 0 && freep >= 0 && psize > 0 &&
-	       (uint64_t)((pages - freep) * psize) > s->opt.max_db_bytes;
-}
-
-/* Before the size limit takes the oldest chunks: roll up what the series
- * the writer no longer holds have not rolled up (as before_expiry). */
-static int before_size_cut(struct mw_store *s, struct mw_err *err)
-{
-	sqlite3_stmt *st = s->ret->st[RT_SIZE_SERIES];
-	int64_t ids[SIZE_BATCH], newest[SIZE_BATCH];
-	size_t n = 0, i;
-	int rc;
-
-	sqlite3_bind_int(st, 1, SIZE_BATCH);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < SIZE_BATCH) {
-		ids[n] = sqlite3_column_int64(st, 0);
-		newest[n++] = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return mw_error(err, "cannot apply max_size: %s", sqlite3_errmsg(s->db));
-	for (i = 0; i < n; i++)
-		if (!in_memory(s, ids[i]) && roll_up_tail(s, ids[i], newest[i], err))
-			return -1;
-	return 0;
-}
-
-static int by_size(struct mw_store *s, struct mw_err *err)
-{
-	static const int sql[] = { RT_SIZE_FIRST, RT_SIZE_CHUNKS, RT_SIZE_1M, RT_SIZE_1H };
-	int round, rc = 0;
-	size_t i;
-
-	if (!s->opt.max_db_bytes || !over_size(s)) {
-		s->size_warned = false;
-		return 0;
-	}
-	if (!s->size_warned)
-		mw_log_warn("storage: '%s' reached max_size (%llu bytes); removing the "
-			    "oldest data", s->db_path,
-			    (unsigned long long)s->opt.max_db_bytes);
-	s->size_warned = true;
-	for (round = 0; round < SIZE_ROUNDS && over_size(s); round++) {
-		if (before_size_cut(s, err))
-			return -1;
-		for (i = 0; i < MW_ARRAY_SIZE(sql); i++) {
-			rc = run(s, sql[i], SIZE_BATCH, 0, 0, err);
-			if (i == 0 && rc >= 0)
-				continue;	/* first points recorded, not a deletion */
-			if (rc != 0)
-				break;
-		}
-		if (rc <= 0)
-			return rc;
-	}
-	return 0;
-}
-
 int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
 	int64_t pages, freep;
 
 	if (prepare_all(s, err) || mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
-	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) || by_size(s, err) || mw_db_exec(s->db, "COMMIT", err)) {
+	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) ||
+	    mw_size_cut_step(s, &s->ret->cut, now_ms, err) || mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
+	if (mw_size_cut_settle(s, s->ret->cut, err))
+		return -1;
 	pages = pragma(s, RT_PAGES);
 	freep = pragma(s, RT_FREE);
 	if (pages > 0 && freep * 4 > pages) {

@@ -482,3 +482,10 @@ fail:
 	sqlite3_close(db);
 	return mw_error_prefix(err, "database '%s'", path);
 }
+
+/* ---- the size limit's index (retention.c, size_cut.c) ------------------ */
+
+int mw_schema_size_index(sqlite3 *db, struct mw_err *err)
+{
+	return mw_db_exec(db, "CREATE INDEX IF NOT EXISTS chunk_by_time ON chunk(max_ts)", err);
+}

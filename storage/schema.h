@@ -41,5 +41,11 @@ int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err);
 /* PRAGMA user_version, or -1 on error. */
 int mw_schema_version(sqlite3 *db);
 
+/* The index the size limit reads raw chunks oldest first by (chunk_by_time
+ * on chunk(max_ts)): made, once, the first time a store with a max_size
+ * applies it, so files without a limit do not pay for it.  Additive and
+ * unversioned (CREATE INDEX IF NOT EXISTS): older builds keep it up to
+ * date without knowing it.  Inside or outside a transaction. */
+int mw_schema_size_index(sqlite3 *db, struct mw_err *err);
 
 #endif

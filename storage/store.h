@@ -28,6 +28,7 @@
 #include <sqlite3.h>
 #include "core/batch.h"
 #include "core/config.h"
+#include "core/status.h"
 #include "base/mwerr.h"
 
 struct mw_store_options {
@@ -86,6 +87,7 @@ struct mw_store_stats {
 	uint64_t dropped_region_snapshots_total;	/* given up (disk, queue) */
 	uint64_t pending_region_snapshots;	/* accepted, not yet committed */
 	uint64_t region_bytes_total;	/* encoded bytes committed */
+	struct mw_size_cut_counts size_cut;	/* what max_size removed (size_cut.c) */
 };
 
 struct mw_store;

@@ -95,6 +95,7 @@ static void publish(struct mw_writer *w, const struct mw_store_stats *st)
 	h.flushes = st->flushes;
 	h.failed_flushes = st->failed_flushes;
 	h.last_ok_flush_ms = w->last_ok_flush_ms;
+	h.size_cut = st->size_cut;
 	if (w->failing)
 		snprintf(h.last_error, sizeof(h.last_error), "%s", w->last_error);
 	mw_status_set_storage(status, &h);

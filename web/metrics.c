@@ -313,6 +313,14 @@ struct MHD_Response *mw_h_metrics(struct mw_req *r)
 			write_one(&b, MW_M_STORAGE_FAILED_FLUSHES_TOTAL, (double)h.failed_flushes);
 			write_one(&b, MW_M_STORAGE_LAST_FLUSH_TIMESTAMP_SECONDS,
 				  (double)h.last_ok_flush_ms / 1000);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_POINTS_TOTAL, (double)h.size_cut.points);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_CHUNKS_TOTAL, (double)h.size_cut.chunks);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_ROLLUP_ROWS_TOTAL,
+				  (double)h.size_cut.rollup_rows);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_REGION_SNAPSHOTS_TOTAL,
+				  (double)h.size_cut.region_snapshots);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_SERIES_TOTAL, (double)h.size_cut.series);
+			write_one(&b, MW_M_STORAGE_SIZE_CUT_BYTES_TOTAL, (double)h.size_cut.bytes);
 		}
 	}
 	write_one(&b, MW_M_WEB_SLOW_CLIENTS_CLOSED_TOTAL,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/watch.h"
@@ -379,6 +380,15 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 		goto out;
 	from = q->from_ms > sel.first ? q->from_ms : sel.first;
 	to = q->to_ms < sel.last ? q->to_ms : sel.last;
+	/* A point stamped in the future (a clock-skewed import, a step of the
+	 * clock) is not "now": an open range ends at the present, and never
+	 * outside what a query can take (years 0001 to 9999). */
+	if (q->to_ms == INT64_MAX && to > mw_clock_wall_ms())
+		to = mw_clock_wall_ms();
+	if (to > MW_TIME_MAX)
+		to = MW_TIME_MAX;
+	if (from < MW_TIME_MIN)
+		from = MW_TIME_MIN;
 	judged_range = sel.nent && to >= from;
 	if (judged_range) {
 		step = choose_step(to - from);

@@ -29,6 +29,9 @@
 
 #define RAW_BLOCK 65536
 #define DEFAULT_FLUSH_POINTS 1000000
+/* A recording from a machine whose clock runs a little ahead is fine; a
+ * point further ahead would stand for "now" in every view of the store. */
+#define DEFAULT_MAX_FUTURE_MS (10 * 60 * 1000LL)
 
 /* ---- reading, UTF-16LE transcoded ----------------------------------------- */
 
@@ -124,11 +127,12 @@ static void stats_init(struct mw_import_stats *st)
 	st->last_ts = INT64_MIN;
 }
 
-int mw_import_file(struct mw_store *store, const char *path,
-		   const struct mw_import_options *o, struct mw_import_result *res,
-		   struct mw_err *err)
+/* One pass over the file: into the store, or (store NULL) parse only. */
+static int import_pass(struct mw_store *store, const char *path,
+		       const struct mw_import_options *o, struct mw_import_result *res,
+		       struct mw_err *err)
 {
-	struct mw_import_options defaults = { false, 0, NULL };
+	struct mw_import_options defaults = { false, 0, NULL, 0 };
 	struct glue g = { store, 0 };
 	struct rd *r = mw_xcalloc(1, sizeof(*r));
 	struct mw_csv_import csv;
@@ -148,6 +152,7 @@ int mw_import_file(struct mw_store *store, const char *path,
 	memset(res, 0, sizeof(*res));
 	stats_init(&res->st);
 	mw_csv_import_init(&csv, glue_point, &g);
+	csv.not_after_ms = o->not_after_ms;
 	r->f = mw_fopen(path, "rb");
 	if (!r->f) {
 		mw_error(err, "%s: cannot open: %s", path, strerror(errno));
@@ -193,6 +198,7 @@ int mw_import_file(struct mw_store *store, const char *path,
 
 	if (res->format == MW_IMPORT_JSON) {
 		json = mw_json_import_new(glue_point, &g);
+		mw_json_import_not_after(json, o->not_after_ms);
 		while (len) {
 			if (mw_json_import_feed(json, buf, len, &why)) {
 				res->stop_line = mw_json_import_line(json);
@@ -220,6 +226,13 @@ int mw_import_file(struct mw_store *store, const char *path,
 		char *nl = memchr(buf + start, '\n', len - start);
 		size_t end;
 
+		if (!nl && len - start > MW_IMPORT_MAX_LINE) {
+			/* a line that never ends: named, not read to the end */
+			mw_error(&why, "line longer than %u MiB (no line break: not a CSV export?)",
+				 MW_IMPORT_MAX_LINE >> 20);
+			res->stop_line = lineno + 1;
+			goto bad;
+		}
 		if (!nl) {
 			if (rd_done(r)) {
 				if (start == len)
@@ -246,8 +259,14 @@ int mw_import_file(struct mw_store *store, const char *path,
 			end = (size_t)(nl - buf);
 		}
 		lineno++;
+		if (end - start > MW_IMPORT_MAX_LINE) {
+			mw_error(&why, "line longer than %u MiB", MW_IMPORT_MAX_LINE >> 20);
+			res->stop_line = lineno;
+			goto bad;
+		}
 		if (mw_csv_import_line(&csv, buf + start, end - start, &why)) {
-			if (!o->skip_bad || !csv.have_header) {
+			/* a point in the future is no bad row to skip: the file's clock is */
+			if (!o->skip_bad || !csv.have_header || csv.st.future) {
 				res->stop_line = lineno;
 				goto bad;
 			}
@@ -305,10 +324,37 @@ out:
 	return rc;
 }
 
+int mw_import_file(struct mw_store *store, const char *path,
+		   const struct mw_import_options *o, struct mw_import_result *res,
+		   struct mw_err *err)
+{
+	static const struct mw_import_options defaults = { false, 0, NULL, 0 };
+	struct mw_import_options check;
+
+	/* A point in the future (or after year 9999) refuses the whole file:
+	 * a first pass without the store finds it before anything is stored.
+	 * Other errors are the second pass's to report (the points before
+	 * them are kept). */
+	if (store) {
+		if (!o)
+			o = &defaults;
+		check = *o;
+		check.report = NULL;
+		if (import_pass(NULL, path, &check, res, err) && res->st.future) {
+			res->st.points = res->st.series = 0;
+			res->st.first_ts = INT64_MAX;
+			res->st.last_ts = INT64_MIN;
+			return -1;
+		}
+	}
+	return import_pass(store, path, o, res, err);
+}
+
 /* ---- the command ---------------------------------------------------------------- */
 
 static const char import_usage[] =
-	"usage: memwatchd import [--db PATH] [--config FILE] [--skip-bad] FILE...\n"
+	"usage: memwatchd import [--db PATH] [--config FILE] [--skip-bad]\n"
+	"                        [--max-future DURATION | --allow-future] FILE...\n"
 	"\n"
 	"Load recordings into the database: memwatch's own /api/v1/export (CSV or\n"
 	"JSON) and typeperf/relog CSV (\"(PDH-CSV 4.0) (ZONE)(BIAS)\" header).  The\n"
@@ -320,6 +366,10 @@ static const char import_usage[] =
 	"  --config FILE   take [storage] settings (db, retention, chunks) from FILE\n"
 	"  --skip-bad      CSV: report a bad line and go on (default: stop the file\n"
 	"                  there; the points before it are kept)\n"
+	"  --max-future D  a point more than D (10m) ahead of this machine's clock\n"
+	"                  refuses its whole file: nothing of it is stored\n"
+	"  --allow-future  store points in the future as they are (after year 9999:\n"
+	"                  always refused)\n"
 	"\n"
 	"Each file gets a summary line: points, series, time span (UTC), empty cells,\n"
 	"lines skipped.  Exit status: 0 everything imported; 2 bad usage, or a bad or\n"
@@ -348,7 +398,10 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 		fprintf(f, ", %llu points already stored (kept once)",
 			(unsigned long long)res->already_stored);
 	fprintf(f, "%s\n", res->stopped ? "" : ", complete");
-	if (res->stopped && res->stop_line && res->format == MW_IMPORT_CSV)
+	if (res->st.future)
+		fprintf(f, "%s: refused at line %llu: a point in the future; nothing of this file "
+			"was stored\n", path, (unsigned long long)res->stop_line);
+	else if (res->stopped && res->stop_line && res->format == MW_IMPORT_CSV)
 		fprintf(f, "%s: stopped at line %llu: the points of the lines above were imported "
 			"and committed, nothing from line %llu on\n", path,
 			(unsigned long long)res->stop_line, (unsigned long long)res->stop_line);
@@ -360,7 +413,7 @@ static void summary(const char *path, const struct mw_import_result *res, FILE *
 
 int mw_cmd_import(int argc, char **argv)
 {
-	struct mw_import_options io = { false, 0, stderr };
+	struct mw_import_options io = { false, 0, stderr, 0 };
 	struct mw_config cfg;
 	struct mw_store_options so;
 	struct mw_store *store = NULL;
@@ -368,7 +421,8 @@ int mw_cmd_import(int argc, char **argv)
 	const char *config_path = NULL, *db = NULL;
 	const char **files;
 	int i, nfiles = 0, rc = 0;
-	bool dashes = false;
+	bool dashes = false, allow_future = false;
+	int64_t max_future_ms = DEFAULT_MAX_FUTURE_MS;
 	int64_t oldest = INT64_MAX;
 	uint64_t total = 0;
 
@@ -382,6 +436,17 @@ int mw_cmd_import(int argc, char **argv)
 			dashes = true;
 		} else if (!strcmp(a, "--skip-bad")) {
 			io.skip_bad = true;
+		} else if (!strcmp(a, "--allow-future")) {
+			allow_future = true;
+		} else if (!strcmp(a, "--max-future") || !strncmp(a, "--max-future=", 13)) {
+			const char *v = a[12] == '=' ? a + 13 : i + 1 < argc ? argv[++i] : NULL;
+
+			if (!v || mw_parse_duration_ms(v, &max_future_ms, &err)) {
+				fprintf(stderr, "memwatchd import: --max-future: %s\n",
+					v ? err.msg : "needs a duration (10m)");
+				free(files);
+				return 2;
+			}
 		} else if (!strcmp(a, "--db") || !strcmp(a, "--config")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "memwatchd import: %s needs a value\n", a);
@@ -416,6 +481,8 @@ int mw_cmd_import(int argc, char **argv)
 		free(files);
 		return 2;
 	}
+	/* Now, read once: every file of the run is held to the same limit. */
+	io.not_after_ms = allow_future ? 0 : mw_clock_wall_ms() + max_future_ms;
 	mw_store_options_from_config(&so, &cfg);
 	so.self_metrics = false;
 	so.skip_stored = true;	/* the same recording twice stores it once */

@@ -12,6 +12,7 @@
 #include "base/fsutf8.h"
 #include "base/log.h"
 #include "base/privilege.h"
+#include "base/private_files.h"
 #include "app/perfdata_cmd.h"
 
 static const char usage[] =
@@ -204,6 +205,8 @@ int main(int argc, char **argv)
 
 	/* UTF-8 arguments on Windows too (paths outside the ANSI code page). */
 	mw_utf8_argv(&argc, &argv);
+	/* Before any file is made: the database, its WAL and lock, the log. */
+	mw_files_private();
 
 	/* check, diff, export and import have a help of their own (and their
 	 * own options). */

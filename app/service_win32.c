@@ -26,7 +26,9 @@
 
 #include "commands.h"
 #include "base/utf8_wide.h"
+#include "base/fsutf8.h"
 #include "base/log.h"
+#include "base/private_files.h"
 #include "service_args.h"
 #include "base/stop.h"
 
@@ -347,6 +349,68 @@ static int register_event_source(void)
 	return 0;
 }
 
+/* The database the service command line cmd names: its --db or --set
+ * storage.db= (the last wins), else the config file's (absolute: the
+ * line leaves it out).  Copied into out; -1 when there is none. */
+static int service_db(const char *cmd, const char *config_db, char *out, size_t size)
+{
+	WCHAR *w = mw_utf8_to_wide(cmd), **argv;
+	const char *db = config_db;
+	char *found = NULL, *a;
+	int argc = 0, i;
+
+	argv = w ? CommandLineToArgvW(w, &argc) : NULL;
+	for (i = 1; argv && i + 1 < argc; i++) {
+		if (!(a = to_utf8(argv[i])))
+			continue;
+		if (!strcmp(a, "--db") || !strcmp(a, "--set")) {
+			char *v = to_utf8(argv[i + 1]);
+
+			if (v && (!strcmp(a, "--db") || !strncmp(v, "storage.db=", 11))) {
+				free(found);
+				found = _strdup(a[2] == 'd' ? v : v + 11);
+			}
+			free(v);
+			i++;
+		}
+		free(a);
+	}
+	if (found)
+		db = found;
+	i = db && (size_t)snprintf(out, size, "%s", db) < size ? 0 : -1;
+	free(found);
+	if (argv)
+		LocalFree(argv);
+	free(w);
+	return i;
+}
+
+/* The database's folder readable by the administrators and the service
+ * (SYSTEM) only: the database holds what other users may not see (every
+ * process's mapped-file paths). */
+static int private_data_folder(const char *cmd, const char *config_db)
+{
+	char db[MAX_PATH * 3], dir[MAX_PATH * 3];
+	struct mw_err err;
+
+	if (service_db(cmd, config_db, db, sizeof(db)) ||
+	    mw_path_dirname(dir, sizeof(dir), db)) {
+		fprintf(stderr, "memwatchd: service install: cannot tell the database's folder\n");
+		return -1;
+	}
+	if (mw_mkdir(dir)) {
+		fprintf(stderr, "memwatchd: service install: cannot create the folder '%s'\n", dir);
+		return -1;
+	}
+	if (mw_folder_private(dir, &err)) {
+		fprintf(stderr, "memwatchd: service install: %s\n", err.msg);
+		return -1;
+	}
+	printf("data folder %s: Administrators and SYSTEM only (the database, its log\n"
+	       "and what it holds about every process)\n", dir);
+	return 0;
+}
+
 static int install(const char *const *ansi_args, int nargs)
 {
 	static char cmd[CMDLINE_MAX * 3 + 1];
@@ -391,6 +455,8 @@ static int install(const char *const *ansi_args, int nargs)
 				"%d characters\n", CMDLINE_MAX - 1);
 		goto out;
 	}
+	if (private_data_folder(cmd, config_db))
+		goto out;
 	scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CREATE_SERVICE);
 	if (!scm) {
 		fprintf(stderr, "memwatchd: cannot open the service manager: error %lu "

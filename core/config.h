@@ -81,6 +81,7 @@ struct mw_config {
 	/* [web] */
 	char *listen;		/* "127.0.0.1:8080", "[::1]:8080", "off" */
 	char *token;		/* bearer token; NULL or "": none */
+	bool web_allow_anonymous;	/* listen beyond loopback without a token */
 	int64_t web_threads;
 	int64_t web_max_connections;
 	int64_t web_max_per_ip;

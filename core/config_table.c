@@ -154,6 +154,10 @@ const struct mw_option mw_config_options[] = {
 	  .check = listen_check },
 	{ MW_OPTION("web", "token", MW_OPT_STRING, OFF(token), "", 0, 0,
 	  "Bearer token; when set every path but /healthz needs 'Authorization: Bearer TOKEN'.") },
+	{ MW_OPTION("web", "allow_anonymous", MW_OPT_BOOL, OFF(web_allow_anonymous), "false", 0, 0,
+	  "Listening beyond loopback (0.0.0.0, [::], a LAN address) without a token is\n"
+	  "refused at start: anyone who reaches the port reads every process's memory\n"
+	  "figures and mapped-file paths.  true allows it (a warning is logged).") },
 	{ MW_OPTION("web", "threads", MW_OPT_INT, OFF(web_threads), "2", 1, 64,
 	  "HTTP worker threads.") },
 	{ MW_OPTION("web", "max_connections", MW_OPT_INT, OFF(web_max_connections), "256", 1, 10000,

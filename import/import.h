@@ -43,7 +43,10 @@
  * read as NaN; CSV keeps infinities.
  *
  * Errors: a file stops at its first bad line ("PATH:LINE: what"), the
- * points before it committed; CSV rows are all or nothing.  The command
+ * points before it committed; CSV rows are all or nothing.  A point in the
+ * future (after not_after_ms) or after year 9999 refuses the whole file:
+ * nothing of it is stored.  Names are never altered: a NUL in a name,
+ * label or header cell, or labels that are not UTF-8, are errors.  The command
  * (app/commands.h, mw_cmd_import) exits 0, 2 for usage or input errors
  * (also when --skip-bad left lines out), 1 when the database refuses.
  */
@@ -74,7 +77,14 @@ struct mw_import_stats {
 	uint64_t skipped_lines;	/* bad rows skipped (skip_bad only) */
 	int64_t first_ts, last_ts;	/* INT64_MAX / INT64_MIN when no points */
 	uint64_t lines;		/* lines read so far */
+	bool future;		/* stopped at a point after not_after_ms or year 9999 */
 };
+
+/* Longest CSV line (the header included): a line that never ends is an
+ * error naming it once it is this long, not read until memory runs out.
+ * 100,000 typeperf columns fit.  JSON is bounded by its token (1 MiB) and
+ * label limits instead: an export is one line however long. */
+#define MW_IMPORT_MAX_LINE (8u << 20)
 
 /* ---- detection ------------------------------------------------------------- */
 
@@ -153,6 +163,8 @@ struct mw_csv_import {
 	/* one row's cells */
 	double *vals;
 	signed char *state;	/* per column: 1 value, 0 gap */
+	int64_t not_after_ms;	/* a later time is refused (0: up to year 9999) */
+	uint64_t header_probes;	/* hash probes of the header's checks (linear) */
 	char *cellbuf;
 	size_t cellbuf_cap;
 	struct mw_import_stats st;
@@ -174,6 +186,8 @@ int mw_csv_import_line(struct mw_csv_import *c, const char *line, size_t len,
 struct mw_json_import;
 struct mw_json_import *mw_json_import_new(mw_import_point_fn point, void *ctx);
 void mw_json_import_free(struct mw_json_import *j);
+/* Points after ms are refused (0: up to year 9999, always refused after). */
+void mw_json_import_not_after(struct mw_json_import *j, int64_t ms);
 /* Feed the next bytes (any split).  -1 with a message naming what was
  * wrong (series and point); mw_json_import_line() is the line it is on. */
 int mw_json_import_feed(struct mw_json_import *j, const char *p, size_t n,
@@ -189,6 +203,10 @@ struct mw_import_options {
 	bool skip_bad;		/* CSV: report a bad row and go on (default: stop) */
 	uint64_t flush_points;	/* commit every this many points (0: 1,000,000) */
 	FILE *report;		/* skipped rows are reported here (NULL: not) */
+	/* A point after this is refused, and then nothing of the file is
+	 * stored (a first pass reads it through; 0: no limit but year 9999,
+	 * which is always refused).  The command sets now + --max-future. */
+	int64_t not_after_ms;
 };
 
 struct mw_import_result {

@@ -51,6 +51,7 @@ struct mw_json_import {
 	char *label_name;
 	uint64_t npoint;
 	int pidx;
+	int64_t not_after_ms;	/* 0: up to year 9999 */
 	int64_t pts;
 	double pv;
 };
@@ -75,6 +76,11 @@ void mw_json_import_free(struct mw_json_import *j)
 	free(j->tok);
 	free(j->label_name);
 	free(j);
+}
+
+void mw_json_import_not_after(struct mw_json_import *j, int64_t ms)
+{
+	j->not_after_ms = ms;
 }
 
 uint64_t mw_json_import_line(const struct mw_json_import *j)
@@ -159,6 +165,8 @@ static int series_ready(struct mw_json_import *j, struct mw_err *err)
 		return mw_error(err, "\"points\" before \"name\"");
 	if (j->ready)
 		return mw_error(err, "\"points\" twice");
+	if (mw_import_series_check(&j->se, err))
+		return -1;
 	mw_import_series_rekey(&j->se);
 	j->ready = true;
 	return 0;
@@ -184,6 +192,9 @@ static int value(struct mw_json_import *j, int kind, struct mw_err *err)
 		if (top->state == O_KEY0 || top->state == O_KEY) {
 			if (kind != V_STR)
 				return mw_error(err, "expected a quoted key");
+			/* "name\u0000x" must not be read as "name" */
+			if (strlen(t) != n)
+				return mw_error(err, "key '%.60s' holds a NUL (\\u0000)", t);
 			top->key = (unsigned char)key_of(top->ctx, t);
 			if (top->ctx == J_LABELS) {
 				free(j->label_name);
@@ -225,6 +236,8 @@ static int value(struct mw_json_import *j, int kind, struct mw_err *err)
 				return mw_error(err, "\"name\" is not a string");
 			if (j->ready || j->have_name)
 				return mw_error(err, "\"name\" twice or after \"points\"");
+			if (strlen(t) != n)
+				return mw_error(err, "name '%.60s' holds a NUL (\\u0000)", t);
 			if (!mw_import_metric_name_ok(t))
 				return mw_error(err, "name '%.80s' is not a metric name", t);
 			j->se.metric = mw_xstrndup(t, n);
@@ -265,6 +278,10 @@ static int value(struct mw_json_import *j, int kind, struct mw_err *err)
 		if (j->pidx == 0) {
 			if (parse_ts(t, n, &j->pts))
 				return mw_error(err, "timestamp '%.40s' is not an integer (ms)", t);
+			if (mw_import_time_check(j->pts, j->not_after_ms, err)) {
+				j->st.future = true;
+				return -1;
+			}
 		} else if (!strcmp(t, "null")) {
 			j->pv = NAN;
 		} else if (mw_import_value(t, n, &j->pv) != 1) {

@@ -10,8 +10,10 @@
 
 #include "import_internal.h"
 #include "base/calendar.h"
+#include "base/utf8.h"
 #include "core/counter_path.h"
 #include "base/xalloc.h"
+#include "storage/query.h"
 
 /* ---- detection ------------------------------------------------------------- */
 
@@ -471,6 +473,33 @@ int mw_import_series_add_label(struct mw_import_series *s, const char *name, con
 	return 0;
 }
 
+int mw_import_series_check(const struct mw_import_series *s, struct mw_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlabels; i++)
+		if (!mw_utf8_valid(s->labels[i].value))
+			return mw_error(err, "label '%s' of %s is not valid UTF-8 (save the file as "
+					"UTF-8 or UTF-16LE)", s->labels[i].name, s->metric);
+	return 0;
+}
+
+int mw_import_time_check(int64_t ts, int64_t not_after_ms, struct mw_err *err)
+{
+	char at[40], limit[40];
+
+	if (ts < MW_TIME_MIN || ts > MW_TIME_MAX)
+		return mw_error(err, "time %lld ms lies outside years 0001 to 9999", (long long)ts);
+	if (not_after_ms && ts > not_after_ms) {
+		mw_time_human(at, sizeof(at), ts);
+		mw_time_human(limit, sizeof(limit), not_after_ms);
+		return mw_error(err, "time %s is in the future (after %s, now + --max-future): "
+				"a clock-skewed recording? nothing of this file was stored; "
+				"--allow-future stores it as it is", at, limit);
+	}
+	return 0;
+}
+
 int mw_import_metric_name_ok(const char *name)
 {
 	size_t n;
@@ -565,12 +594,93 @@ static int next_cell(struct mw_csv_import *c, const char **pp, const char *end, 
 	return 1;
 }
 
+/* ---- the header's checks, linear in its columns: open addressing --------------- */
+
+static uint64_t hash_text(const char *s, bool fold)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++) {
+		unsigned char b = (unsigned char)*s;
+
+		if (fold && b >= 'A' && b <= 'Z')
+			b = (unsigned char)(b + 32);
+		h = (h ^ b) * 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The slot of table (mask + 1 slots holding column + 1, 0 empty) where
+ * a column with text t is, or the empty slot where it would go.  fold:
+ * ASCII case-insensitive (perfmon instances). */
+static size_t table_slot(struct mw_csv_import *c, const size_t *table, size_t mask,
+			 const char *t, const char *(*text)(const struct mw_csv_col *), bool fold)
+{
+	size_t i = (size_t)hash_text(t, fold) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const char *there;
+
+		c->header_probes++;
+		if (!table[i])
+			return i;
+		there = text(&c->cols[table[i] - 1]);
+		if (fold ? !strcasecmp(there, t) : !strcmp(there, t))
+			return i;
+	}
+}
+
+static const char *col_key(const struct mw_csv_col *col)
+{
+	return col->s.key;
+}
+
+static const char *col_instance(const struct mw_csv_col *col)
+{
+	return col->s.instance;
+}
+
+/* Two columns onto one series would interleave two recordings: refused.
+ * Process gauges take their pid from the same instance's ID Process
+ * column (the last of that instance). */
+static int header_links(struct mw_csv_import *c, struct mw_err *err)
+{
+	size_t size = 16, mask, i, slot, *keys, *ids;
+	int rc = 0;
+
+	while (size < 2 * c->ncols)
+		size *= 2;
+	mask = size - 1;
+	keys = mw_xcalloc(size, sizeof(*keys));
+	ids = mw_xcalloc(size, sizeof(*ids));
+	for (i = 0; i < c->ncols && !rc; i++) {
+		slot = table_slot(c, keys, mask, c->cols[i].s.key, col_key, false);
+		if (keys[slot])
+			rc = mw_error(err, "header: columns %zu and %zu are both %s "
+				      "(several machines in one file?)", keys[slot] + 1, i + 2,
+				      c->cols[i].s.key);
+		keys[slot] = i + 1;
+		if (c->cols[i].s.is_id_process)
+			ids[table_slot(c, ids, mask, c->cols[i].s.instance, col_instance, true)] = i + 1;
+	}
+	for (i = 0; i < c->ncols && !rc; i++) {
+		if (!c->cols[i].s.is_process)
+			continue;
+		slot = table_slot(c, ids, mask, c->cols[i].s.instance, col_instance, true);
+		if (ids[slot])
+			c->cols[i].pid_col = (long)(ids[slot] - 1);
+	}
+	free(keys);
+	free(ids);
+	return rc;
+}
+
 static int csv_header(struct mw_csv_import *c, const char *line, size_t len,
 		      struct mw_err *err)
 {
 	const char *p = line, *end = line + len, *cell;
 	bool more = true;
-	size_t clen, i, k, cap = 0;
+	size_t clen, cap = 0;
 	char *text;
 	int rc;
 
@@ -593,11 +703,17 @@ static int csv_header(struct mw_csv_import *c, const char *line, size_t len,
 		text = mw_xstrndup(cell, clen);
 		if (!clen)
 			rc = mw_error(err, "column %zu has no name", c->ncols + 2);
+		else if (memchr(cell, '\0', clen))
+			rc = mw_error(err, "the name '%.80s' holds a NUL byte", text);
 		else if (text[0] == '\\')
 			rc = mw_import_map_counter(text, &col->s, err);
 		else
 			rc = mw_import_parse_key(text, &col->s, err);
+		if (!rc && mw_import_series_check(&col->s, err))
+			rc = -1;
 		free(text);
+		if (rc)
+			mw_import_series_release(&col->s);
 		if (rc)
 			return mw_error_prefix(err, "header, column %zu", c->ncols + 2);
 		c->ncols++;
@@ -606,22 +722,8 @@ static int csv_header(struct mw_csv_import *c, const char *line, size_t len,
 		return mw_error(err, "header: unterminated quote");
 	if (!c->ncols)
 		return mw_error(err, "header: no columns after the time");
-	/* Two columns onto one series would interleave two recordings. */
-	for (i = 0; i < c->ncols; i++)
-		for (k = i + 1; k < c->ncols; k++)
-			if (!strcmp(c->cols[i].s.key, c->cols[k].s.key))
-				return mw_error(err, "header: columns %zu and %zu are both %s "
-						"(several machines in one file?)", i + 2, k + 2,
-						c->cols[i].s.key);
-	/* Process gauges take their pid from the same instance's ID Process. */
-	for (k = 0; k < c->ncols; k++) {
-		if (!c->cols[k].s.is_id_process)
-			continue;
-		for (i = 0; i < c->ncols; i++)
-			if (c->cols[i].s.is_process &&
-			    !strcasecmp(c->cols[i].s.instance, c->cols[k].s.instance))
-				c->cols[i].pid_col = (long)k;
-	}
+	if (header_links(c, err))
+		return -1;
 	c->vals = mw_xcalloc(c->ncols, sizeof(*c->vals));
 	c->state = mw_xcalloc(c->ncols, sizeof(*c->state));
 	c->have_header = true;
@@ -666,6 +768,10 @@ int mw_csv_import_line(struct mw_csv_import *c, const char *line, size_t len,
 		return mw_error(err, "time '%.*s' is not MM/DD/YYYY hh:mm:ss.fff",
 				(int)(clen > 40 ? 40 : clen), cell);
 	ts += (int64_t)c->bias_min * 60000;
+	if (mw_import_time_check(ts, c->not_after_ms, err)) {
+		c->st.future = true;
+		return -1;
+	}
 	while ((rc = next_cell(c, &p, end, &more, &cell, &clen)) == 1) {
 		if (n >= c->ncols)
 			return mw_error(err, "more cells than the header's %zu columns",

@@ -295,8 +295,11 @@ static size_t keep_rows(struct mw_proc_view *t, size_t nrows,
 			const struct mw_proc_query *q)
 {
 	/* A process is live when sampled within three intervals of the newest
-	 * sample; exited ones drop out of the table. */
-	int64_t live = t->newest - 3 * q->interval_ms;
+	 * sample, or of now when that is later than now (a point stamped in the
+	 * future, imported or from a clock step, must not make every running
+	 * process look exited); exited ones drop out of the table. */
+	int64_t ref = t->newest > q->now_ms ? q->now_ms : t->newest;
+	int64_t live = ref == INT64_MIN ? INT64_MIN : ref - 3 * q->interval_ms;
 	size_t i, k;
 
 	for (i = k = 0; i < nrows; i++)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "app/commands.h"
+#include "base/clock.h"
 #include "import/import.h"
 #include "storage/export.h"
 #include "storage/query.h"
@@ -920,7 +921,7 @@ static void relog_utf16_bias_pid(void **state)
 
 static void bad_line_mid_file(void **state)
 {
-	struct mw_import_options o = { false, 0, NULL };
+	struct mw_import_options o = { false, 0, NULL, 0 };
 	struct mw_import_result res;
 	struct mw_store *s = mw_test_store_reopen(DB);
 	struct mw_reader *r;
@@ -1049,6 +1050,259 @@ static void command(void **state)
 	mw_reader_free(r);
 }
 
+/* ---- hostile files (issue 22) ------------------------------------------------------ */
+
+/* `memwatchd import --db DB [OPT] FILE`; its stderr is not checked here. */
+static int import_opt(const char *opt, const char *path)
+{
+	char *argv[] = { (char *)"import", (char *)"--db", (char *)DB, (char *)opt, (char *)path,
+			 NULL };
+
+	if (!opt) {
+		argv[3] = (char *)path;
+		argv[4] = NULL;
+	}
+	return mw_cmd_import(opt ? 5 : 4, argv);
+}
+
+/* JSON of one process series with points at now - 10 min, now - 5 min and
+ * last. */
+static void write_json_points(int64_t last)
+{
+	char doc[600];
+	int64_t now = mw_clock_wall_ms();
+	int n = snprintf(doc, sizeof(doc),
+			 "{\"series\":[{\"name\":\"memwatch_process_private_bytes\",\"labels\":"
+			 "{\"pid\":\"1\",\"process\":\"a.exe\"},\"points\":[[%lld,1],[%lld,2],\n"
+			 "[%lld,3]]}]}\n", (long long)(now - 600000), (long long)(now - 300000),
+			 (long long)last);
+
+	mw_test_write_file(TMP_JSON, doc, (size_t)n);
+}
+
+/* A point an hour ahead refuses the file (exit 2, nothing stored), also
+ * after many good points; --max-future 2h or --allow-future store it. */
+static void future_point(void **state)
+{
+	struct mw_import_options o = { false, 0, NULL, 0 };
+	struct mw_import_result res;
+	struct mw_store *s;
+	struct mw_err err;
+	int64_t now = mw_clock_wall_ms();
+	FILE *f;
+	int i;
+
+	(void)state;
+	write_json_points(now + 3600000);
+	assert_int_equal(import_opt(NULL, TMP_JSON), 2);
+	assert_int_equal(count_points(DB, NULL), 0);
+	assert_int_equal(import_opt("--max-future=2h", TMP_JSON), 0);
+	assert_int_equal(count_points(DB, NULL), 3);
+	mw_test_db_remove(DB);
+	assert_int_equal(import_opt("--allow-future", TMP_JSON), 0);
+	assert_int_equal(count_points(DB, NULL), 3);
+
+	/* CSV: 5,000 good rows committed every 1,000 points, then the future:
+	 * the error names the line and nothing of the file is stored */
+	mw_test_db_remove(DB);
+	f = fopen(TMP_CSV, "wb");
+	assert_non_null(f);
+	fputs("\"(PDH-CSV 4.0) (UTC)(0)\",\"m\"\r\n", f);
+	for (i = 0; i < 5000; i++)
+		fprintf(f, "\"11/21/2025 %02d:%02d:%02d.000\",\"%d\"\r\n", i / 3600, i / 60 % 60,
+			i % 60, i);
+	fputs("\"11/21/2035 10:00:00.000\",\"1\"\r\n", f);
+	fclose(f);
+	s = mw_test_store_reopen(DB);
+	o.flush_points = 1000;
+	o.not_after_ms = now + 600000;
+	assert_int_equal(mw_import_file(s, TMP_CSV, &o, &res, &err), -1);
+	assert_non_null(strstr(err.msg, TMP_CSV ":5002: time 2035-11-21 10:00:00 UTC is in the future"));
+	assert_true(res.st.future);
+	assert_int_equal(res.stop_line, 5002);
+	/* --skip-bad does not skip it: the file's clock is wrong, not a row */
+	o.skip_bad = true;
+	assert_int_equal(mw_import_file(s, TMP_CSV, &o, &res, &err), -1);
+	mw_store_free(s);
+	assert_int_equal(count_points(DB, NULL), 0);
+}
+
+/* After year 9999 nothing can query it: refused even with --allow-future. */
+static void year_10000(void **state)
+{
+	(void)state;
+	write_json_points(253402300800000LL);	/* 10000-01-01T00:00:00Z */
+	assert_int_equal(import_opt("--allow-future", TMP_JSON), 2);
+	assert_int_equal(count_points(DB, NULL), 0);
+	write_json_points(-62135596800001LL);	/* before year 1 */
+	assert_int_equal(import_opt("--allow-future", TMP_JSON), 2);
+	assert_int_equal(count_points(DB, NULL), 0);
+}
+
+/* A line that never ends is an error naming it once it passes the limit,
+ * in the header or in a row; JSON's tokens are bounded the same way. */
+static void endless_line(void **state)
+{
+	struct mw_import_result res;
+	struct mw_err err;
+	size_t n = MW_IMPORT_MAX_LINE + (1u << 20), head;
+	char *big = malloc(n);
+
+	(void)state;
+	assert_non_null(big);
+	/* a row of 9 MiB without a line break */
+	head = (size_t)sprintf(big, "\"(PDH-CSV 4.0) (UTC)(0)\",\"m\"\r\n\"11/21/2025 10:00:00.000\",\"");
+	memset(big + head, '1', n - head);
+	mw_test_write_file(TMP_CSV, big, n);
+	assert_int_equal(mw_import_file(NULL, TMP_CSV, NULL, &res, &err), -1);
+	assert_non_null(strstr(err.msg, TMP_CSV ":2: line longer than 8 MiB"));
+	/* the header: one endless quoted cell */
+	head = (size_t)sprintf(big, "\"(PDH-CSV 4.0) (UTC)(0)\",\"m");
+	memset(big + head, 'x', n - head);
+	mw_test_write_file(TMP_CSV, big, n);
+	assert_int_equal(mw_import_file(NULL, TMP_CSV, NULL, &res, &err), -1);
+	assert_non_null(strstr(err.msg, TMP_CSV ":1: line longer than"));
+	/* JSON: a label value that never ends */
+	head = (size_t)sprintf(big, "{\"series\":[{\"name\":\"m\",\"labels\":{\"a\":\"");
+	memset(big + head, 'x', n - head);
+	mw_test_write_file(TMP_JSON, big, n);
+	assert_int_equal(mw_import_file(NULL, TMP_JSON, NULL, &res, &err), -1);
+	assert_non_null(strstr(err.msg, TMP_JSON ":1: "));
+	assert_non_null(strstr(err.msg, "longer than"));
+	free(big);
+}
+
+static void ignore_point(void *ctx, const char *key, const char *metric,
+			 const struct mw_label *labels, size_t nlabels, int64_t ts, double v)
+{
+	(void)key;
+	(void)metric;
+	(void)labels;
+	(void)nlabels;
+	(void)ts;
+	(void)v;
+	(*(size_t *)ctx)++;
+}
+
+/* Header probes of a header of n columns "c0", "c1" ... and one row. */
+static uint64_t header_work(size_t n)
+{
+	struct mw_csv_import c;
+	struct mw_err err;
+	size_t len = 0, i, points = 0;
+	char *line = malloc(32 + n * 12);
+
+	assert_non_null(line);
+	len += (size_t)sprintf(line, "\"(PDH-CSV 4.0) (UTC)(0)\"");
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(line + len, ",\"c%zu\"", i);
+	mw_csv_import_init(&c, ignore_point, &points);
+	if (mw_csv_import_line(&c, line, len, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.ncols, n);
+	len = (size_t)sprintf(line, "\"11/21/2025 10:00:00.000\"");
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(line + len, ",1");
+	if (mw_csv_import_line(&c, line, len, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(points, n);
+	mw_csv_import_release(&c);
+	free(line);
+	return c.header_probes;
+}
+
+/* 100,000 columns: the header's checks (repeated series, ID Process
+ * links) cost per column what 1,000 columns cost (they compared every
+ * pair: 78 s). */
+static void wide_header(void **state)
+{
+	double small, large;
+
+	(void)state;
+	small = (double)header_work(1000) / 1000;
+	large = (double)header_work(100000) / 100000;
+	assert_true(small > 0);
+	assert_true(large < 2 * small);
+}
+
+/* Names are never cut: a NUL in a CSV header cell, \u0000 in a JSON name,
+ * label name or key; labels that are not UTF-8. */
+static void altered_names(void **state)
+{
+#define CASE(text, msg) { text, sizeof(text) - 1, msg }
+	static const struct {
+		const char *content;
+		size_t len;
+		const char *msg;
+	} cases[] = {
+		CASE("\"(PDH-CSV 4.0) (UTC)(0)\",\"m\0y\"\r\n",
+		     ":1: header, column 2: the name 'm' holds a NUL"),
+		CASE("\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Process(a\0b)\\Private Bytes\"\r\n",
+		     ":1: header, column 2: the name '\\\\H\\Process(a' holds a NUL"),
+		CASE("{\"series\":[{\"name\":\"m\",\"labels\":{\"a\\u0000b\":\"1\"},\"points\":[[1,1]]}]}",
+		     ":1: series 1 (m): key 'a' holds a NUL"),
+		CASE("{\"series\":[{\"name\":\"m\\u0000x\",\"labels\":{},\"points\":[[1,1]]}]}",
+		     ":1: series 1: name 'm' holds a NUL"),
+		CASE("{\"series\":[{\"name\":\"m\",\"labels\":{\"a\":\"1\"},\n\"points\\u0000\":[],"
+		     "\"points\":[[1,1]]}]}", ":2: series 1 (m): key 'points' holds a NUL"),
+		CASE("{\"series\":[{\"name\":\"m\",\"labels\":{\"a\":\"\xff\xfe\"},\n\"points\":[[1,1]]}]}",
+		     ":2: series 1 (m): label 'a' of m is not valid UTF-8"),
+		CASE("\"(PDH-CSV 4.0) (UTC)(0)\",\"m{a=\"\"\xc3\"\"}\"\r\n",
+		     ":1: header, column 2: label 'a' of m is not valid UTF-8"),
+		CASE("\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Process(\xed\xa0\x80)\\Private Bytes\"\r\n",
+		     ":1: header, column 2: label 'process' of memwatch_process_private_bytes is not "
+		     "valid UTF-8"),
+	};
+#undef CASE
+	struct mw_import_result res;
+	struct mw_store *s = mw_test_store_reopen(DB);
+	struct mw_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mw_test_write_file(TMP_CSV, cases[i].content, cases[i].len);
+		err.msg[0] = '\0';
+		if (mw_import_file(s, TMP_CSV, NULL, &res, &err) != -1)
+			fail_msg("case %zu accepted", i);
+		if (strncmp(err.msg, TMP_CSV ":", strlen(TMP_CSV) + 1) || !strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+	}
+	mw_store_free(s);
+	assert_int_equal(count_points(DB, NULL), 0);
+}
+
+/* The same series twice in one file, its timestamps stored once: JSON
+ * (the labels in another order) and CSV (two perfmon instances of one
+ * process, made one series by their ID Process). */
+static void series_twice(void **state)
+{
+	static const char json[] =
+		"{\"series\":[{\"name\":\"m\",\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"points\":"
+		"[[1763719200000,1],[1763719201000,2],[1763719201000,2]]},"
+		"{\"name\":\"m\",\"labels\":{\"b\":\"2\",\"a\":\"1\"},\"points\":"
+		"[[1763719201000,2],[1763719200000,1],[1763719202000,3]]}]}";
+	static const char csv[] =
+		"\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Process(app)\\Private Bytes\","
+		"\"\\\\H\\Process(app)\\ID Process\",\"\\\\H\\Process(app#1)\\Private Bytes\","
+		"\"\\\\H\\Process(app#1)\\ID Process\"\r\n"
+		"\"11/21/2025 10:00:00.000\",\"5\",\"42\",\"5\",\"42\"\r\n"
+		"\"11/21/2025 10:00:01.000\",\"6\",\"42\",\"6\",\"42\"\r\n";
+	double sum;
+
+	(void)state;
+	mw_test_write_file(TMP_JSON, json, sizeof(json) - 1);
+	assert_int_equal(import_opt(NULL, TMP_JSON), 0);
+	assert_int_equal(count_points(DB, &sum), 3);
+	assert_true(sum == 6);
+	mw_test_db_remove(DB);
+	mw_test_write_file(TMP_CSV, csv, sizeof(csv) - 1);
+	assert_int_equal(import_opt(NULL, TMP_CSV), 0);
+	/* pid 42's private bytes twice a row, stored once; and each ID Process */
+	assert_int_equal(count_points(DB, &sum), 2 + 2 * 2);
+	assert_true(sum == 5 + 6 + 4 * 42);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(detect),
 	cmocka_unit_test(pdh_header_and_time),
@@ -1068,4 +1322,10 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(bad_line_mid_file),
 	MW_FIXTURE_TEST(damaged_files),
 	MW_FIXTURE_TEST(command),
+	MW_FIXTURE_TEST(future_point),
+	MW_FIXTURE_TEST(year_10000),
+	MW_FIXTURE_TEST(endless_line),
+	cmocka_unit_test(wide_header),
+	MW_FIXTURE_TEST(altered_names),
+	MW_FIXTURE_TEST(series_twice),
 )

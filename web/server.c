@@ -292,6 +292,37 @@ bad:
 	return mw_error(err, "bad listen address '%s' (want HOST:PORT or [V6]:PORT)", s);
 }
 
+/* Only this machine can connect: 127.0.0.0/8, ::1, ::ffff:127.x.x.x. */
+static bool is_loopback(const union mw_sockaddr *a, bool v6)
+{
+	static const unsigned char v6_loop[16] = { [15] = 1 };
+	static const unsigned char v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+	const unsigned char *b;
+
+	if (!v6)
+		return (ntohl(a->v4.sin_addr.s_addr) >> 24) == 127;
+	b = (const unsigned char *)&a->v6.sin6_addr;
+	return !memcmp(b, v6_loop, 16) || (!memcmp(b, v4_mapped, 12) && b[12] == 127);
+}
+
+/* Beyond loopback without a token anyone who reaches the port reads what
+ * /proc hides from them (other users' mapped-file paths): refused unless
+ * [web] allow_anonymous says it is meant, and then said in the log. */
+static int check_anonymous(const struct mw_config *cfg, const union mw_sockaddr *a, bool v6,
+			   struct mw_err *err)
+{
+	if ((cfg->token && cfg->token[0]) || is_loopback(a, v6))
+		return 0;
+	if (!cfg->web_allow_anonymous)
+		return mw_error(err, "'%s' is reachable from other machines and [web] token is "
+				"not set: anyone reaching it would read every process's data; set "
+				"[web] token, listen on 127.0.0.1, or set [web] allow_anonymous = "
+				"true", cfg->listen);
+	mw_log_warn("web: listening on %s without a token ([web] allow_anonymous = true): "
+		    "anyone who can reach it reads every process's data", cfg->listen);
+	return 0;
+}
+
 int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		 struct mw_status_table *status, struct mw_err *err)
 {
@@ -306,7 +337,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	*out = NULL;
 	if (!cfg->listen || !strcmp(cfg->listen, "off") || !cfg->listen[0])
 		return 0;
-	if (parse_listen(cfg->listen, &addr, &v6, err))
+	if (parse_listen(cfg->listen, &addr, &v6, err) || check_anonymous(cfg, &addr, v6, err))
 		return -1;
 	if (v6)
 		flags |= MHD_USE_IPv6;

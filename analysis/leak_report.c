@@ -17,6 +17,7 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/watch.h"
+#include "exit_check.h"
 #include "leak_report_internal.h"
 
 /* Buckets per judged range: enough for the statistics, few enough that
@@ -383,6 +384,7 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	if (verdicts)
 		copy_verdicts(&jg, counts, verdicts);
 	*out = report_json(q, &sel, &jg, counts, judged_range, from, to, step);
+	mw_exit_check_apply(reader, q, *out);	/* exit leak reports (exit_check.h) */
 	rc = 0;
 out:
 	for (i = 0; i < jg.ngroups; i++)

@@ -14,7 +14,7 @@
  * and moved into DIR/done/ so it is read once; a file that cannot be moved
  * is remembered (name, size, time) and not read again while the daemon
  * runs.  The process name is the one seen alive, else the file's prefix
- * NAME; the exit time is the file's last write.
+ * NAME; the exit time is the file's last write, to the second.
  */
 #include "exit_leaks.h"
 
@@ -269,7 +269,8 @@ static void take(struct lsan_os *s, const char *file, int64_t pid, size_t prefix
 		r.process = e && e->process[0] ? mw_xstrdup(e->process) : mw_xstrndup(file, prefix);
 		r.pid = pid;
 		r.started_ms = e ? e->started_ms : 0;
-		r.exited_ms = (int64_t)sb->st_mtim.tv_sec * 1000 + sb->st_mtim.tv_nsec / 1000000;
+		/* to the second, as `memwatchd import` of the same file takes it */
+		r.exited_ms = (int64_t)sb->st_mtime * 1000;
 		if (cut)
 			r.complete = false;
 		deliver(ctx, &r);

@@ -18,7 +18,8 @@
 #include "leak_report.h"
 #include "storage/exit_reports.h"
 
-#define REPORTS_MAX 200	/* listed in the report; the check reads them all */
+#define REPORTS_MAX 200	/* listed in the report */
+#define JUDGED_MAX 100000	/* judged: the newest, when a range holds more */
 
 static cJSON *group_of(cJSON *groups, const char *process)
 {
@@ -97,7 +98,7 @@ void mw_exit_check_apply(struct mw_reader *r, const struct mw_leak_query *q, cJS
 	xl = cJSON_AddObjectToObject(report, "exit_leaks");
 	cJSON_AddNumberToObject(xl, "max_bytes", (double)max);
 	arr = cJSON_AddArrayToObject(xl, "reports");
-	if (mw_reader_exit_reports(r, NULL, q->from_ms, q->to_ms, SIZE_MAX / 2, &list, &err)) {
+	if (mw_reader_exit_reports(r, NULL, q->from_ms, q->to_ms, JUDGED_MAX, &list, &err)) {
 		cJSON_AddStringToObject(xl, "error", err.msg);
 		return;
 	}
@@ -131,6 +132,8 @@ void mw_exit_check_apply(struct mw_reader *r, const struct mw_leak_query *q, cJS
 		fail_group(report, row, reason);
 	}
 	cJSON_AddNumberToObject(xl, "failed", (double)failed);
+	if (list.more)
+		cJSON_AddNumberToObject(xl, "judged_only_newest", JUDGED_MAX);
 	if (failed) {
 		set_str(report, "verdict", "fail");
 		cJSON_DeleteItemFromObjectCaseSensitive(report, "reason");

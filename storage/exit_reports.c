@@ -147,7 +147,7 @@ int mw_reader_exit_reports(struct mw_reader *r, const char *process, int64_t fro
 		sqlite3_bind_text(st, 3, process, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, (int64_t)max + 1);
+	sqlite3_bind_int64(st, 4, max < (size_t)INT32_MAX ? (int64_t)max + 1 : -1);	/* -1: all */
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct mw_exit_report_row *row;
 		struct mw_err why;

@@ -422,3 +422,18 @@ void mw_xr_add_frame(struct mw_exit_stack *s, const char *p, size_t n)
 	s->frames[have + n] = '\n';
 	s->frames[have + n + 1] = '\0';
 }
+
+void mw_xr_start(struct mw_exit_report *out, struct mw_exit_stack *cur, enum mw_exit_source src)
+{
+	memset(out, 0, sizeof(*out));
+	memset(cur, 0, sizeof(*cur));
+	out->source = src;
+}
+
+int mw_xr_fail(struct mw_exit_report *out, struct mw_exit_stack *cur)
+{
+	free(cur->frames);
+	cur->frames = NULL;
+	mw_exit_report_release(out);
+	return -1;
+}

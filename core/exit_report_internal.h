@@ -45,6 +45,11 @@ void mw_xr_keep_stack(struct mw_exit_report *r, struct mw_exit_stack *s);
 /* Order r's stacks by bytes, largest first (at the end of a parse). */
 void mw_xr_sort_stacks(struct mw_exit_report *r);
 
+/* A parse begins: out and cur emptied, out's source set. */
+void mw_xr_start(struct mw_exit_report *out, struct mw_exit_stack *cur, enum mw_exit_source src);
+/* A parse fails: cur's frames and out released; -1. */
+int mw_xr_fail(struct mw_exit_report *out, struct mw_exit_stack *cur);
+
 /* Append [p, n) and a newline to a stack's frames, within
  * MW_EXIT_MAX_FRAMES_BYTES (a line that does not fit is dropped; a NUL
  * in it ends it). */

@@ -105,9 +105,7 @@ int mw_lsan_parse(const char *text, size_t n, struct mw_exit_report *out, struct
 	size_t pos = 0;
 	int k;
 
-	memset(out, 0, sizeof(*out));
-	memset(&cur, 0, sizeof(cur));
-	out->source = MW_EXIT_LSAN;
+	mw_xr_start(out, &cur, MW_EXIT_LSAN);
 	while (mw_xr_next_line(text, n, &pos, &l)) {
 		size_t b = mw_xr_blanks(l.p, l.n);
 
@@ -166,7 +164,5 @@ int mw_lsan_parse(const char *text, size_t n, struct mw_exit_report *out, struct
 	mw_xr_sort_stacks(out);
 	return 0;
 fail:
-	free(cur.frames);
-	mw_exit_report_release(out);
-	return -1;
+	return mw_xr_fail(out, &cur);
 }

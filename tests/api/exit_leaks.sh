@@ -72,6 +72,19 @@ check "/metrics: the last report's gauges of leaky" \
 	'curl -s "$base/metrics" | grep -qx "memwatch_exit_leak_bytes{process=\"leaky\"} 4396" && \
 	 curl -s "$base/metrics" | grep -qx "memwatch_exit_leak_allocations{process=\"leaky\"} 3"'
 
+# the page lists it (Chromium renders the page; skipped without it)
+page_row() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=8000 \
+		--dump-dom "$base/" 2>/dev/null | python3 -c "import re,sys
+t=sys.stdin.read(); i=t.find('id=\"exit-table\"'); row=re.sub(r'<[^>]+>', '|', t[i:t.find('</table>', i)])
+assert '|leaky||$lpid||lsan||3||4.29 KiB|' in row and 'lsan_leaky_linux.c' in row, row[:800]"
+}
+if command -v chromium >/dev/null 2>&1; then
+	check "the page's exit leak panel shows the run: figures and top stacks" page_row
+else
+	skip "chromium not installed (the page's exit leak panel)"
+fi
+
 # a report written while its process runs: read after it exits, with its start time
 go=$tmpdir/go
 ASAN_OPTIONS="log_path=$lsan/held" "$leaky" hold "$go" >/dev/null 2>&1 &

@@ -65,6 +65,13 @@ void mw_store_add_exit_report(struct mw_store *s, const struct mw_detail *d)
 	sqlite3_stmt *st = NULL;
 	int rc;
 
+	/* the table comes with the first report: a file without reports stays
+	 * as it was (readers answer none without it) */
+	if (mw_exit_reports_schema(s->db, &err)) {
+		mw_log_warn("storage: cannot store exit leak reports: %s", err.msg);
+		s->stats.dropped_points_total++;
+		return;
+	}
 	if (!mw_exit_report_decode(d->data, d->len, &r, &err)) {
 		if (!bad_logged)
 			mw_log_warn("storage: dropping an exit leak report: %s", err.msg);

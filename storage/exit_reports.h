@@ -6,7 +6,9 @@
  * The writer side: store.c hands every MW_EXIT_REPORT_DETAIL detail
  * record to mw_store_add_exit_report, which decodes it and writes its row
  * at once (reports are rare: one per run), the same report twice (process,
- * pid, exit time, source) once.  Rows older than [storage] retention_1h
+ * pid, exit time, source) once.  The table is made with the first report
+ * (outside the numbered schema versions: a file without reports is left
+ * as it was, and readers answer none).  Rows older than [storage] retention_1h
  * (the longest the series of the run are kept) are removed then.
  *
  * The read side: mw_reader_exit_reports, for web/exit_leaks.c and
@@ -26,7 +28,7 @@ struct mw_store;
 struct mw_reader;
 struct sqlite3;
 
-/* The table (created where missing, by mw_schema_open). */
+/* The table, created where missing (by the writer, with the first report). */
 int mw_exit_reports_schema(struct sqlite3 *db, struct mw_err *err);
 
 /* Writer: store one detail record (a bad one is logged once and counted

@@ -23,7 +23,6 @@
 #include "db.h"
 #include "codec.h"
 #include "catalog.h"
-#include "exit_reports.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -475,9 +474,7 @@ int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err)
 	    mw_db_exec(db, "PRAGMA synchronous = FULL", err) ||
 	    mw_db_exec(db, "PRAGMA cache_size = -16000", err) ||
 	    mw_db_exec(db, "PRAGMA temp_store = MEMORY", err) ||
-	    mw_schema_migrate(db, MW_SCHEMA_VERSION, err) ||
-	    /* outside the numbered versions: created where missing */
-	    mw_exit_reports_schema(db, err))
+	    mw_schema_migrate(db, MW_SCHEMA_VERSION, err))
 		goto fail;
 	*out = db;
 	return 0;

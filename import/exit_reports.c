@@ -181,14 +181,19 @@ int mw_import_exit_report_file(struct mw_store *store, const char *path, FILE *o
 
 	if (!f)
 		return 0;	/* the caller says why it cannot be opened */
-	text = mw_xmalloc(MAX_FILE + 1);
-	n = fread(text, 1, MAX_FILE + 1, f);
-	fclose(f);
+	/* the head first: a recording of gigabytes is not read twice */
+	text = mw_xmalloc(SNIFF);
+	n = fread(text, 1, SNIFF, f);
 	k = sniff(text, n);
 	if (k == NOT_ONE) {
+		fclose(f);
 		free(text);
 		return 0;
 	}
+	text = mw_xrealloc(text, MAX_FILE + 1);
+	if (n == SNIFF)
+		n += fread(text + n, 1, MAX_FILE + 1 - n, f);
+	fclose(f);
 	if (n > MAX_FILE) {
 		free(text);
 		return mw_error(err, "%s: an exit leak report larger than %u MB", path,

@@ -3,8 +3,9 @@
  * [exit_leaks] into the platform hook's options, each delivered report
  * into a MW_EXIT_REPORT_DETAIL record (mw_exit_report_encode) for the
  * writer (storage/exit_reports.c), and the gauges of the last report of
- * every image seen since start (memwatch_exit_leak_*), written each tick
- * so /metrics keeps them while the daemon runs.
+ * every image seen since start (memwatch_exit_leak_*), written when a
+ * report arrives and every GAUGE_EVERY_MS, so /metrics keeps them while
+ * the daemon runs.
  */
 #include "exit_leaks.h"
 
@@ -21,6 +22,10 @@
 /* Images whose last report is exported; beyond, the oldest is forgotten
  * (bounded cardinality whatever names the report files carry). */
 #define LAST_MAX 256
+/* The gauges are written again this often (and when a report arrives):
+ * /metrics shows a series sampled within the last minute at least, and a
+ * gauge that changes once per run need not cost a point per tick. */
+#define GAUGE_EVERY_MS 15000
 
 struct last_report {
 	char *process;
@@ -37,6 +42,8 @@ struct xl_state {
 	/* the tick being filled (deliver's context) */
 	struct mw_sample_ctx *ctx;
 	uint64_t delivered;
+	int64_t gauges_ms;	/* when the gauges were last written */
+	bool fresh;		/* a report arrived this tick */
 };
 
 char **mw_exit_leaks_split_images(const char *list, size_t *n)
@@ -118,6 +125,7 @@ static void deliver(void *arg, struct mw_exit_report *r)
 		    r->complete ? "" : " (report incomplete)");
 	remember(st, r);
 	st->delivered++;
+	st->fresh = true;
 	mw_exit_report_release(r);
 }
 
@@ -161,6 +169,7 @@ static int xl_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct xl_state *st = state;
 	size_t i;
+	bool write;
 
 	if (!st->active) {
 		snprintf(ctx->mode, sizeof(ctx->mode), "off ([exit_leaks] images, lsan_dir unset)");
@@ -169,7 +178,13 @@ static int xl_sample(void *state, struct mw_sample_ctx *ctx)
 	st->ctx = ctx;
 	mw_exit_leaks_os_poll(st->os, ctx->ts_ms, deliver, st);
 	st->ctx = NULL;
-	for (i = 0; i < st->nlast; i++) {
+	write = st->fresh || ctx->ts_ms - st->gauges_ms >= GAUGE_EVERY_MS ||
+		ctx->ts_ms < st->gauges_ms;	/* the clock went back */
+	if (write) {
+		st->fresh = false;
+		st->gauges_ms = ctx->ts_ms;
+	}
+	for (i = 0; write && i < st->nlast; i++) {
 		struct mw_label l = { "process", st->last[i].process };
 
 		mw_batch_add(ctx->batch, mw_metric_name(MW_M_EXIT_LEAK_BYTES), &l, 1,

@@ -135,7 +135,7 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		"memwatch_vm_regions", GAUGE, "1", WATCHED_L, STORED, FWD_WATCHED,
 		"Regions in a watched process's address space." },
 
-	/* the exit_leaks collector: the last report per image, rewritten each tick;
+	/* the exit_leaks collector: the last report per image, written again every 15 s;
 	 * forwarded when a selector names them */
 	[MW_M_EXIT_LEAK_BYTES] = {
 		"memwatch_exit_leak_bytes", GAUGE, "bytes", PROCESS_L, STORED, FWD_NONE,

@@ -17,6 +17,7 @@
 #include "base/xalloc.h"
 #include "collectors/exit_leaks.h"
 #include "core/batch.h"
+#include "core/config.h"
 #include "core/exit_report.h"
 #include "import/exit_reports.h"
 #include "storage/exit_reports.h"
@@ -315,6 +316,30 @@ static void image_list(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* [exit_leaks]: images are names, not paths; sizes as everywhere. */
+static void settings(void **state)
+{
+	struct mw_config cfg;
+	struct mw_err err = { "" };
+
+	(void)state;
+	mw_config_init(&cfg);
+	assert_int_equal(cfg.exit_leaks_max_bytes, 0);
+	assert_string_equal(cfg.exit_leaks_images, "");
+	assert_int_equal(mw_config_load_string(&cfg, "t.ini", "[exit_leaks]\nimages = app.exe, b.exe\n"
+					       "lsan_dir = /var/tmp/lsan\nmax_bytes = 1KB\n", &err), 0);
+	assert_string_equal(cfg.exit_leaks_images, "app.exe, b.exe");
+	assert_string_equal(cfg.exit_leaks_lsan_dir, "/var/tmp/lsan");
+	assert_int_equal(cfg.exit_leaks_max_bytes, 1024);
+	assert_int_equal(mw_config_load_string(&cfg, "t.ini", "[exit_leaks]\nimages = C:\\bin\\app.exe\n",
+					       &err), -1);
+	assert_non_null(strstr(err.msg, "t.ini:2"));
+	assert_non_null(strstr(err.msg, "is a path"));
+	assert_int_equal(mw_config_load_string(&cfg, "t.ini", "[exit_leaks]\nmax_bytes = lots\n", &err), -1);
+	assert_non_null(strstr(err.msg, "max_bytes"));
+	mw_config_release(&cfg);
+}
+
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(stored_once_and_read_back),
 	MW_FIXTURE_TEST(retention),
@@ -322,4 +347,5 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(imports),
 	MW_FIXTURE_TEST(check_fails_the_group),
 	cmocka_unit_test(image_list),
+	cmocka_unit_test(settings),
 )

@@ -85,6 +85,21 @@ static void fail_group(cJSON *report, const struct mw_exit_report_row *row, cons
 	}
 }
 
+bool mw_exit_check_has_reports(struct mw_reader *r, const struct mw_leak_query *q)
+{
+	struct mw_exit_report_list list;
+	struct mw_err err;
+	bool found = false;
+	size_t i;
+
+	if (mw_reader_exit_reports(r, NULL, q->from_ms, q->to_ms, JUDGED_MAX, &list, &err))
+		return false;
+	for (i = 0; i < list.n && !found; i++)
+		found = !q->process || mw_image_name_match(q->process, list.items[i].r.process);
+	mw_exit_report_list_release(&list);
+	return found;
+}
+
 void mw_exit_check_apply(struct mw_reader *r, const struct mw_leak_query *q, cJSON *report)
 {
 	struct mw_exit_report_list list;

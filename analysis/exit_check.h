@@ -10,6 +10,8 @@
 #ifndef MW_ANALYSIS_EXIT_CHECK_H
 #define MW_ANALYSIS_EXIT_CHECK_H
 
+#include <stdbool.h>
+
 #include <cjson/cJSON.h>
 
 struct mw_reader;
@@ -21,5 +23,11 @@ struct mw_leak_query;
  * process without series), and the counts and the overall verdict follow.
  * A storage error is written into exit_leaks.error, never fatal. */
 void mw_exit_check_apply(struct mw_reader *r, const struct mw_leak_query *q, cJSON *report);
+
+/* Has a process of q's pattern an exit report in q's range?  (A run too
+ * short for series - [collector.process] min_age - is still judged by its
+ * report: `check --process app` must not call it unknown.)  false on a
+ * storage error. */
+bool mw_exit_check_has_reports(struct mw_reader *r, const struct mw_leak_query *q);
 
 #endif

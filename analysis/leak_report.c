@@ -217,7 +217,8 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 	 * or selector is the caller's error, not an empty pass. */
 	if (!q->live_only && q->match && sel->nmatched == 0)
 		return mw_error(err, "match: no series match '%s'", q->match);
-	if (!q->live_only && q->process && sel->nent == 0)
+	if (!q->live_only && q->process && sel->nent == 0 &&
+	    !mw_exit_check_has_reports(reader, q))	/* a run known by its exit report only */
 		return mw_error(err, "process: no process named '%s' has data in the range", q->process);
 	return 0;
 }

@@ -299,6 +299,38 @@ static void check_fails_the_group(void **state)
 	mw_exit_report_release(&a);
 }
 
+/* `check --process app` where app's run left only its exit report (too
+ * short for series): judged by the report, not "no process named". */
+static void check_of_a_process_known_by_its_report(void **state)
+{
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_exit_report a;
+	struct mw_leak_query q;
+	struct mw_reader *rd;
+	struct mw_err err = { "" };
+	cJSON *rep = NULL;
+
+	(void)state;
+	assert_non_null(s);
+	report(&a, "app", 4242, mw_clock_wall_ms(), 4396);
+	add_report(s, &a);
+	mw_store_free(s);
+	assert_int_equal(mw_reader_open(&rd, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.process = mw_xstrdup("app");
+	if (mw_leak_report(rd, &q, &rep, &err))
+		fail_msg("check --process app: %s", err.msg);
+	assert_int_equal(mw_leak_report_verdict(rep, false), MW_VERDICT_FAIL);
+	cJSON_Delete(rep);
+	free(q.process);
+	q.process = mw_xstrdup("nothing_like_it");
+	assert_int_equal(mw_leak_report(rd, &q, &rep, &err), -1);	/* still an error */
+	assert_non_null(strstr(err.msg, "process: no process named"));
+	mw_leak_query_release(&q);
+	mw_reader_free(rd);
+	mw_exit_report_release(&a);
+}
+
 static void image_list(void **state)
 {
 	size_t n, i;
@@ -346,6 +378,7 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(file_without_the_table),
 	MW_FIXTURE_TEST(imports),
 	MW_FIXTURE_TEST(check_fails_the_group),
+	MW_FIXTURE_TEST(check_of_a_process_known_by_its_report),
 	cmocka_unit_test(image_list),
 	cmocka_unit_test(settings),
 )

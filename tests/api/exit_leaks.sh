@@ -121,6 +121,8 @@ check "importing it again stores it once" \
 	 [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select count(*) from exit_report\").fetchone()[0])" "$tmpdir/f.db")" = 1 ]'
 check "check --db on the fresh database fails (exit 1) naming the report" \
 	'expect_rc 1 "$daemon" check --db "$tmpdir/f.db"; grep -q "exit leak report 1 (lsan, leaky pid $lpid): 4396 bytes in 3 allocations leaked at exit" "$tmpdir/cmd.out" || { cat "$tmpdir/cmd.out"; false; }'
+check "check --db --process leaky (a run with no series, only its report) fails too" \
+	'expect_rc 1 "$daemon" check --db "$tmpdir/f.db" --process leaky; grep -q "exit leak report 1" "$tmpdir/cmd.out" || { cat "$tmpdir/cmd.out"; false; }'
 main_base=$base
 mw_serve f --interval 1s
 check "a daemon on the fresh database answers" wait_ready "$base/healthz"

@@ -74,6 +74,7 @@ struct mw_leak_params {
 	 * "rising 360 handles/h" and the budget is budget_count_per_hour. */
 	const char *count_unit;
 	double budget_count_per_hour;	/* budget of a count (10 /h) */
+	uint64_t exit_max_bytes;	/* [exit_leaks] max_bytes (analysis/exit_check.c, 0) */
 };
 
 /* The documented defaults (README, config/memwatch.ini). */

@@ -47,6 +47,7 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->horizon_ms = 24 * 3600000LL;
 	p->count_unit = NULL;
 	p->budget_count_per_hour = 10.0;
+	p->exit_max_bytes = 0;
 }
 void mw_leak_result_reset(struct mw_leak_result *out)
 {

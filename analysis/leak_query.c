@@ -34,6 +34,7 @@ void mw_leak_params_from_config(struct mw_leak_params *p, const struct mw_config
 	p->budget_rel_per_hour = cfg->leak_max_growth.rel_per_hour;
 	p->horizon_ms = cfg->leak_horizon_ms;
 	p->budget_count_per_hour = (double)cfg->leak_max_count_growth;
+	p->exit_max_bytes = cfg->exit_leaks_max_bytes;
 }
 
 void mw_leak_query_release(struct mw_leak_query *q)

@@ -18,6 +18,7 @@
 #include "base/units.h"
 #include "base/xalloc.h"
 #include "core/watch.h"
+#include "exit_check.h"
 #include "leak_report_internal.h"
 
 /* Buckets per judged range: enough for the statistics, few enough that
@@ -224,7 +225,8 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 	 * or selector is the caller's error, not an empty pass. */
 	if (!q->live_only && q->match && sel->nmatched == 0)
 		return mw_error(err, "match: no series match '%s'", q->match);
-	if (!q->live_only && q->process && sel->nent == 0)
+	if (!q->live_only && q->process && sel->nent == 0 &&
+	    !mw_exit_check_has_reports(reader, q))	/* a run known by its exit report only */
 		return mw_error(err, "process: no process named '%s' has data in the range", q->process);
 	return 0;
 }
@@ -255,7 +257,8 @@ static void note_first_verdict(const struct mw_leak_entry *e, size_t n, const st
  * read, judged and released before the next; rank them. */
 static int judge_groups(struct mw_reader *reader, const struct mw_leak_query *q,
 			const struct mw_leak_aspect *aspects, size_t naspects, struct selection *sel,
-			int64_t from, int64_t to, int64_t step, struct judged *jg, struct mw_err *err)
+			int64_t from, int64_t to, int64_t step, struct mw_exit_check *xc,
+			struct judged *jg, struct mw_err *err)
 {
 	struct mw_leak_entry *ent = sel->ent;
 	char **watched = NULL;
@@ -273,7 +276,7 @@ static int judge_groups(struct mw_reader *reader, const struct mw_leak_query *q,
 			;
 		w = nwatched && bsearch(&ent[i].group, watched, nwatched, sizeof(*watched), cmp_str);
 		if (mw_leak_report_group(reader, ent + i, j - i, aspects, naspects, q, from, to, step, w,
-					 g, &excluded, err))
+					 xc, g, &excluded, err))
 			goto out;
 		if (excluded) {
 			jg->nexcluded++;
@@ -283,13 +286,42 @@ static int judge_groups(struct mw_reader *reader, const struct mw_leak_query *q,
 			note_first_verdict(ent + i, j - i, q, to, step, &jg->ready);
 		jg->ngroups++;
 	}
-	qsort(jg->groups, jg->ngroups, sizeof(*jg->groups), mw_leak_cmp_judged);
 	rc = 0;
 out:
 	for (i = 0; i < nwatched; i++)
 		free(watched[i]);
 	free(watched);
 	return rc;
+}
+
+/* A group for each process whose failing exit leak report no judged
+ * group took: a run too short for series, or one imported. */
+static void add_exit_groups(struct judged *jg, struct mw_exit_check *xc)
+{
+	const char *process, *reason;
+	size_t i = 0;
+
+	while (mw_exit_check_untaken(xc, &i, &process, &reason)) {
+		struct mw_leak_judged_group *g;
+		struct mw_jbuf json;
+
+		jg->groups = mw_xrealloc(jg->groups, (jg->ngroups + 1) * sizeof(*jg->groups));
+		g = &jg->groups[jg->ngroups++];
+		memset(g, 0, sizeof(*g));
+		mw_jbuf_init(&json);
+		mw_exit_check_group_json(&json, process, reason);
+		g->json = mw_jbuf_detach(&json, &g->len);
+		mw_jbuf_release(&json);
+		g->verdict = MW_VERDICT_FAIL;
+		g->slope = NAN;
+		snprintf(g->v.process, sizeof(g->v.process), "%s", process);
+		g->v.verdict = MW_VERDICT_FAIL;
+		snprintf(g->v.aspect, sizeof(g->v.aspect), "exit_leaks");
+		snprintf(g->v.unit, sizeof(g->v.unit), "bytes");
+		snprintf(g->v.kind, sizeof(g->v.kind), "exit leak");
+		g->v.slope_per_hour = g->v.growth = g->v.projected = NAN;
+		g->v.onset_ms = INT64_MIN;
+	}
 }
 
 /* Every group's verdict as a structure, in ranked order (the judge
@@ -324,7 +356,8 @@ enum mw_verdict mw_leak_overall_verdict(const size_t counts[4])
  * leak_report_group.c, in ranked order up to q's limit. */
 static void report_json(struct mw_jbuf *out, const struct mw_leak_query *q,
 			const struct selection *sel, const struct judged *jg, const size_t counts[4],
-			bool judged_range, int64_t from, int64_t to, int64_t step)
+			const struct mw_exit_check *xc, bool judged_range, int64_t from, int64_t to,
+			int64_t step)
 {
 	enum mw_verdict overall = mw_leak_overall_verdict(counts);
 	struct mw_jw w;
@@ -356,6 +389,7 @@ static void report_json(struct mw_jbuf *out, const struct mw_leak_query *q,
 	for (i = 0; i < jg->ngroups && (!q->limit || i < q->limit); i++)
 		mw_jw_json(&w, NULL, jg->groups[i].json, jg->groups[i].len);
 	mw_jw_end(&w);
+	mw_exit_check_json(&w, xc);
 	mw_jw_end(&w);
 }
 
@@ -367,12 +401,14 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	size_t naspects = mw_leak_aspects_for(q, &user, &aspects), counts[4] = { 0 }, i;
 	struct selection sel;
 	struct judged jg = { NULL, 0, 0, INT64_MAX };
+	struct mw_exit_check xc;
 	int64_t from, to, step = 0;
 	bool judged_range;
 	int rc = -1;
 
 	if (verdicts)
 		memset(verdicts, 0, sizeof(*verdicts));
+	memset(&xc, 0, sizeof(xc));
 	memset(&sel, 0, sizeof(sel));
 	sel.first = INT64_MAX;
 	sel.last = INT64_MIN;
@@ -390,22 +426,26 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	if (from < MW_TIME_MIN)
 		from = MW_TIME_MIN;
 	judged_range = sel.nent && to >= from;
+	mw_exit_check_read(reader, q, &xc);
 	if (judged_range) {
 		step = choose_step(to - from);
-		if (judge_groups(reader, q, aspects, naspects, &sel, from, to, step, &jg, err))
+		if (judge_groups(reader, q, aspects, naspects, &sel, from, to, step, &xc, &jg, err))
 			goto out;
 	}
+	add_exit_groups(&jg, &xc);
+	qsort(jg.groups, jg.ngroups, sizeof(*jg.groups), mw_leak_cmp_judged);
 	for (i = 0; i < jg.ngroups; i++)
 		counts[jg.groups[i].verdict]++;
 	if (verdicts)
 		copy_verdicts(&jg, counts, verdicts);
 	if (out)
-		report_json(out, q, &sel, &jg, counts, judged_range, from, to, step);
+		report_json(out, q, &sel, &jg, counts, &xc, judged_range, from, to, step);
 	rc = 0;
 out:
 	for (i = 0; i < jg.ngroups; i++)
 		free(jg.groups[i].json);
 	free(jg.groups);
+	mw_exit_check_release(&xc);
 	selection_release(&sel, naspects);
 	return rc;
 }

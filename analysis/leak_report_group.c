@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exit_check.h"
 #include "leak_report_internal.h"
 
 int mw_leak_cmp_judged(const void *a, const void *b)
@@ -155,11 +156,13 @@ static void fill_verdict(struct mw_leak_verdict *v, const char *process, bool wa
 }
 
 /* The group's JSON object into out: the deciding aspect's figures and
- * series, its kind, every aspect's summary, the listed incarnations. */
+ * series, its kind, every aspect's summary, the listed incarnations, and
+ * the failing exit leak report's reason when there is one. */
 static void group_json(struct mw_jbuf *out, const char *process, bool watched,
 		       const struct mw_leak_aspect *aspects, size_t naspects,
 		       const struct mw_leak_aspect_result *ar, size_t deciding,
-		       const struct mw_leak_kind_found *kind, const struct mw_leak_query *q)
+		       const struct mw_leak_kind_found *kind, const char *exit_reason,
+		       const struct mw_leak_query *q)
 {
 	const struct mw_leak_aspect_result *d = &ar[deciding];
 	struct mw_jw w;
@@ -188,18 +191,21 @@ static void group_json(struct mw_jbuf *out, const char *process, bool watched,
 			add_aspect_summary(&w, aspects[a].name, aspects[a].unit, &ar[a]);
 	mw_jw_end(&w);
 	add_incarnations(&w, d, &q->params);
+	if (exit_reason)
+		mw_jw_str(&w, "exit_leak_reason", exit_reason);
 	mw_jw_end(&w);
 }
 
 int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size_t n,
 			 const struct mw_leak_aspect *aspects, size_t naspects,
 			 const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
-			 bool watched, struct mw_leak_judged_group *out, bool *excluded,
-			 struct mw_err *err)
+			 bool watched, struct mw_exit_check *xc, struct mw_leak_judged_group *out,
+			 bool *excluded, struct mw_err *err)
 {
 	struct mw_leak_aspect_result ar[MW_LEAK_NASPECTS];
 	struct mw_leak_kind_found kind;
 	struct mw_jbuf json;
+	const char *exit_reason;
 	size_t a, deciding;
 	double max_bytes;
 	int rc = -1;
@@ -216,8 +222,17 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 		goto out;
 	}
 	group_kind(&kind, reader, &aspects[deciding], &ar[deciding], out->verdict, from, to, step);
+	exit_reason = xc ? mw_exit_check_reason(xc, e[0].group) : NULL;
+	if (exit_reason && out->verdict != MW_VERDICT_FAIL) {
+		/* the program's own heap check failed it: its verdict and reason */
+		struct mw_leak_result *r = &ar[deciding].g.r;
+
+		out->verdict = r->verdict = MW_VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "%s", exit_reason);
+		kind.kind = "exit leak";
+	}
 	mw_jbuf_init(&json);
-	group_json(&json, e[0].group, watched, aspects, naspects, ar, deciding, &kind, q);
+	group_json(&json, e[0].group, watched, aspects, naspects, ar, deciding, &kind, exit_reason, q);
 	out->json = mw_jbuf_detach(&json, &out->len);
 	mw_jbuf_release(&json);
 	out->slope = ar[deciding].g.r.slope_bph;

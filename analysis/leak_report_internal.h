@@ -113,6 +113,8 @@ void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
 
 /* ---- one group (leak_report_group.c) ---- */
 
+struct mw_exit_check;
+
 struct mw_leak_judged_group {
 	char *json;			/* the group's JSON object (owned) */
 	size_t len;
@@ -123,13 +125,14 @@ struct mw_leak_judged_group {
 };
 
 /* Judge one group (the entries e[0..n), all of one process name, sorted
- * by aspect) into *out; *excluded when it has no memory at all (a kernel
+ * by aspect) into *out, a failing exit leak report of the process (xc,
+ * exit_check.h) failing it too; *excluded when it has no memory at all (a kernel
  * thread, a zombie) or nothing could be decided.  0, or -1 with err. */
 int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size_t n,
 			 const struct mw_leak_aspect *aspects, size_t naspects,
 			 const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
-			 bool watched, struct mw_leak_judged_group *out, bool *excluded,
-			 struct mw_err *err);
+			 bool watched, struct mw_exit_check *xc, struct mw_leak_judged_group *out,
+			 bool *excluded, struct mw_err *err);
 /* qsort order of the report: failures first, then the watched processes,
  * then by verdict, then the steepest. */
 int mw_leak_cmp_judged(const void *a, const void *b);

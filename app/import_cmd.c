@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/fsutf8.h"
+#include "import/exit_reports.h"
 #include "import/import.h"
 #include "base/calendar.h"
 #include "base/clock.h"
@@ -357,9 +358,11 @@ static const char import_usage[] =
 	"                        [--max-future DURATION | --allow-future] FILE...\n"
 	"\n"
 	"Load recordings into the database: memwatch's own /api/v1/export (CSV or\n"
-	"JSON) and typeperf/relog CSV (\"(PDH-CSV 4.0) (ZONE)(BIAS)\" header).  The\n"
-	"format is read from the content.  Stop the daemon writing to the same\n"
-	"database first, or import into another file with --db.  A point the database\n"
+	"JSON) and typeperf/relog CSV (\"(PDH-CSV 4.0) (ZONE)(BIAS)\" header), and exit\n"
+	"leak reports: LeakSanitizer files (NAME.PID), debugger logs with ntdll's\n"
+	"report, UMDH logs and comparisons.  The format is read from the content.\n"
+	"Stop the daemon writing to the same database first, or import into another\n"
+	"file with --db.  A point the database\n"
 	"holds already (same series, same time) is kept once, as first stored.\n"
 	"\n"
 	"  --db PATH       database file (memwatch.db, or [storage] db of --config)\n"
@@ -494,7 +497,15 @@ int mw_cmd_import(int argc, char **argv)
 	}
 	for (i = 0; i < nfiles; i++) {
 		struct mw_import_result res;
+		int xr = mw_import_exit_report_file(store, files[i], stdout, &err);
 
+		if (xr) {	/* an exit leak report (import/exit_reports.h) */
+			if (xr < 0) {
+				fprintf(stderr, "memwatchd import: %s\n", err.msg);
+				rc = strstr(err.msg, ": storage: ") && rc != 2 ? 1 : 2;
+			}
+			continue;
+		}
 		if (mw_import_file(store, files[i], &io, &res, &err)) {
 			fprintf(stderr, "memwatchd import: %s\n", err.msg);
 			rc = strstr(err.msg, ": storage: ") && rc != 2 ? 1 : 2;

@@ -101,6 +101,10 @@ struct mw_config {
 	int64_t leak_refresh_ms;	/* how often it runs, at most */
 	double leak_cpu_budget;	/* share of a core it may take (0: no limit) */
 	int64_t leak_metrics_top;	/* growers exported besides watched processes */
+	/* [exit_leaks]: exit leak reports (collectors/exit_leaks.h) */
+	char *exit_leaks_images;	/* Windows: image names, comma-separated; "" none */
+	char *exit_leaks_lsan_dir;	/* LeakSanitizer report directory; "" none */
+	uint64_t exit_leaks_max_bytes;	/* leaked at exit allowed before check fails */
 	/* [collector.NAME], one per registered collector, registry order */
 	struct mw_collector_config *collectors;
 	size_t ncollectors;

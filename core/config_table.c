@@ -1,6 +1,6 @@
 /*
  * config_table.c - the options of the core's sections ([daemon],
- * [storage], [web], [leak]) as one typed table (option.h), with the
+ * [storage], [web], [leak], [exit_leaks]) as one typed table (option.h), with the
  * checks and the watch list's parser that some rows name.  config.c sets
  * them, config_reference.c writes them.
  */
@@ -98,6 +98,33 @@ static void watch_format(const void *base, char *buf, size_t size)
 		snprintf(buf + n, size - n, "%s%s", i ? "," : "", cfg->watch[i]);
 		n += strlen(buf + n);
 	}
+}
+
+/* [exit_leaks] images: names as the process list shows them, not paths
+ * (Image File Execution Options keys are image names). */
+static int images_check(const char *value, struct mw_err *err)
+{
+	const char *p = value;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t a = 0, b = n;
+
+		while (a < b && isspace((unsigned char)p[a]))
+			a++;
+		while (b > a && isspace((unsigned char)p[b - 1]))
+			b--;
+		if (b > a && memchr(p + a, '\\', b - a))
+			return mw_error(err, "'%.*s' is a path: give the image name (app.exe)",
+					(int)(b - a), p + a);
+		if (b > a && memchr(p + a, '/', b - a))
+			return mw_error(err, "'%.*s' is a path: give the image name (app.exe)",
+					(int)(b - a), p + a);
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
 }
 
 const struct mw_option mw_config_options[] = {
@@ -211,6 +238,17 @@ const struct mw_option mw_config_options[] = {
 	{ MW_OPTION("leak", "metrics_top", MW_OPT_INT, OFF(leak_metrics_top), "10", 0, 1000,
 	  "Processes exported as memwatch_leak_* gauges besides the watched ones: the\n"
 	  "failing and fastest-growing first (bounded cardinality).") },
+	{ MW_OPTION("exit_leaks", "images", MW_OPT_STRING, OFF(exit_leaks_images), "", 0, 0,
+	  "Windows: image names (comma-separated, e.g. app.exe) whose heap leak check at\n"
+	  "exit memwatch turns on (IFEO ShutdownFlags=1) and captures as their debugger.\n"
+	  "Invasive: the program sees a debugger.  Empty: none."),
+	  .check = images_check },
+	{ MW_OPTION("exit_leaks", "lsan_dir", MW_OPT_STRING, OFF(exit_leaks_lsan_dir), "", 0, 0,
+	  "A directory where LeakSanitizer writes its reports (run the program with\n"
+	  "ASAN_OPTIONS=log_path=DIR/NAME): each NAME.PID is read once, stored and moved\n"
+	  "into DIR/done/.  Empty: none."), },
+	{ MW_OPTION("exit_leaks", "max_bytes", MW_OPT_SIZE, OFF(exit_leaks_max_bytes), "0B", 0, 0,
+	  "Bytes a run may leave leaked at exit before memwatchd check fails its group.") },
 };
 
 const size_t mw_config_noptions = MW_ARRAY_SIZE(mw_config_options);

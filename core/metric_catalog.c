@@ -135,6 +135,18 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		"memwatch_vm_regions", GAUGE, "1", WATCHED_L, STORED, FWD_WATCHED,
 		"Regions in a watched process's address space." },
 
+	/* the exit_leaks collector: the last report per image, written again every 15 s;
+	 * forwarded when a selector names them */
+	[MW_M_EXIT_LEAK_BYTES] = {
+		"memwatch_exit_leak_bytes", GAUGE, "bytes", PROCESS_L, STORED, FWD_NONE,
+		"Bytes the last run of an image left leaked at exit (ntdll's heap leak check, LeakSanitizer)." },
+	[MW_M_EXIT_LEAK_ALLOCATIONS] = {
+		"memwatch_exit_leak_allocations", GAUGE, "1", PROCESS_L, STORED, FWD_NONE,
+		"Allocations the last run of an image left leaked at exit." },
+	[MW_M_EXIT_LEAK_REPORT_TIMESTAMP_SECONDS] = {
+		"memwatch_exit_leak_report_timestamp_seconds", GAUGE, "seconds", PROCESS_L, STORED,
+		FWD_NONE, "When the last run of an image with an exit leak report exited (Unix time)." },
+
 	/* the performance counters: forwarded only when a selector names them */
 	[MW_M_PERF_VALUE] = {
 		"memwatch_perf_value", GAUGE, "varies", PERF_L, STORED, FWD_NONE,

@@ -52,6 +52,10 @@ enum mw_metric_id {
 	MW_M_VM_LARGEST_FREE_BYTES,
 	MW_M_VM_FREE_BLOCKS,
 	MW_M_VM_REGIONS,
+	/* collectors/exit_leaks.c: the last exit leak report of each image */
+	MW_M_EXIT_LEAK_BYTES,
+	MW_M_EXIT_LEAK_ALLOCATIONS,
+	MW_M_EXIT_LEAK_REPORT_TIMESTAMP_SECONDS,
 	/* collectors/perfcounters.c */
 	MW_M_PERF_VALUE,
 	MW_M_PERF_OBJECTS_SKIPPED,

@@ -41,6 +41,7 @@
 #include "rollup.h"
 #include "schema.h"
 #include "dblock.h"
+#include "exit_reports.h"
 #include "query.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -291,6 +292,8 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 	for (i = 0; i < b->ndetails; i++)
 		if (!strcmp(b->details[i].kind, "workingset.regions"))
 			mw_store_add_regions(s, &b->details[i]);
+		else if (!strcmp(b->details[i].kind, MW_EXIT_REPORT_DETAIL))
+			mw_store_add_exit_report(s, &b->details[i]);
 }
 
 void mw_store_count_dropped(struct mw_store *s, uint64_t npoints)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "exit_leaks.h"
 #include "web_internal.h"
 
 static const char *const no_params[] = { NULL };
@@ -17,6 +18,7 @@ static const char *const leak_params[] = { "match", "from", "to", "warmup", "min
 static const char *const export_params[] = { "match", "from", "to", "format", NULL };
 static const char *const diff_params[] = { "pid", "process", "from", "to", "limit", NULL };
 static const char *const regions_params[] = { "pid", "process", "at", NULL };
+static const char *const exit_leaks_params[] = { "process", "from", "to", "limit", NULL };
 
 static const struct mw_route routes[] = {
 	{ "/healthz", mw_h_healthz, no_params },
@@ -31,6 +33,7 @@ static const struct mw_route routes[] = {
 	{ "/api/v1/check", mw_h_check, leak_params },
 	{ "/api/v1/diff", mw_h_diff, diff_params },
 	{ "/api/v1/regions", mw_h_regions, regions_params },
+	{ "/api/v1/exit-leaks", mw_h_exit_leaks, exit_leaks_params },
 };
 
 const struct mw_route *mw_route_find(const char *path)

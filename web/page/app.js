@@ -192,6 +192,7 @@ function choose(sel, how = {}) {
   }
   chartTitle();
   loadDetail();
+  loadExitLeaks();
   if (state.selBy === "user" || state.selBy === "link") writeHash();
 }
 
@@ -499,6 +500,54 @@ async function loadLeaks() {
     if (same && !had && $("selector").value.trim() === same.series) loadChart();
   }
   markLeakRow();
+}
+
+// ---- exit leak reports ------------------------------------------------------
+// What the program's own leak check said at exit (/api/v1/exit-leaks): the
+// process the user chose (a click, a link), else every run in the range.  A
+// run that leaked more than [exit_leaks] max_bytes also fails its group in
+// the Leaks panel.
+const EXIT_LIMIT = 20;
+function stackLines(s) {
+  // the frames that name the program: allocator frames first in LeakSanitizer's list
+  const frames = (s.frames || []).filter((f) => !/malloc|calloc|realloc|operator new|RtlAllocateHeap|libasan/.test(f));
+  return (frames.length ? frames : s.frames || []).slice(0, 2).map((f) => f.replace(/^#\d+ 0x[0-9a-f]+ in /, "")).join(" ← ");
+}
+function exitRow(r) {
+  const tr = el("tr");
+  const stacks = el("td", { class: "stacks" });
+  for (const s of (r.stacks || []).slice(0, 3))
+    stacks.append(el("div", {}, `${bytes(s.bytes)} in ${num(s.count)}${s.indirect ? " (indirect)" : ""}: ${stackLines(s)}`));
+  if (!r.stacks || !r.stacks.length)
+    stacks.append(el("div", {}, r.blocks && r.blocks.length ? `${num(r.blocks.length)} blocks, largest ${bytes(r.blocks[0].size)}` : "–"));
+  tr.append(el("td", {}, clock(r.exited_ms)), el("td", {}, r.process), el("td", {}, String(r.pid || "–")),
+    el("td", {}, r.source + (r.complete ? "" : " (incomplete)")),
+    el("td", { class: "num" }, num(r.leaks)), el("td", { class: "num" }, bytes(r.bytes)), stacks);
+  return tr;
+}
+async function loadExitLeaks() {
+  const chosen = state.sel && state.sel.process && (state.selBy === "user" || state.selBy === "link");
+  const proc = chosen ? state.sel.process : null;
+  const url = "/api/v1/exit-leaks?" + (proc ? "process=" + encodeURIComponent(proc) + "&" : "") +
+    (rangeFrom() !== "0" ? "from=" + encodeURIComponent(rangeFrom()) + "&" : "") + "limit=" + EXIT_LIMIT;
+  $("exit-json").href = url;
+  $("exit-proc").textContent = proc ? proc : "";
+  const msg = $("exit-msg"), table = $("exit-table");
+  let d;
+  try {
+    d = await getJSON(url);
+  } catch (e) {
+    table.hidden = true; msg.hidden = false;
+    msg.textContent = "Exit leak reports could not be read: " + e.message;
+    return;
+  }
+  const tb = table.tBodies[0];
+  tb.replaceChildren(...d.reports.map(exitRow));
+  table.hidden = !d.reports.length;
+  msg.hidden = !!d.reports.length;
+  msg.textContent = d.reports.length ? "" : (proc ? `No exit leak report for ${proc} in this range.` : "No exit leak report in this range.") +
+    " Set [exit_leaks] lsan_dir (LeakSanitizer: ASAN_OPTIONS=log_path=DIR/NAME) or images (Windows).";
+  $("exit-summary").textContent = d.reports.length ? `${num(d.reports.length)}${d.more ? "+" : ""} run${d.reports.length === 1 ? "" : "s"}` : "";
 }
 
 // ---- breakdown and address space ---------------------------------------------
@@ -1014,7 +1063,7 @@ $("selector").addEventListener("change", () => { state.zoomed = false; state.lea
 window.addEventListener("hashchange", () => { if (new URLSearchParams(location.hash.replace(/^#/, "")).has("pid")) applyHash(); });
 for (const a of document.querySelectorAll('nav a[href^="#"]'))
   a.addEventListener("click", (e) => { e.preventDefault(); $(a.getAttribute("href").slice(1))?.scrollIntoView(); });
-$("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); loadWorkingSet(); });
+$("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); loadWorkingSet(); loadExitLeaks(); });
 $("leaks-match").addEventListener("change", () => loadLeaks());
 $("agg").addEventListener("change", () => loadChart());
 window.addEventListener("resize", () => {
@@ -1026,11 +1075,13 @@ window.addEventListener("resize", () => {
 loadHealth();
 applyHash();
 loadLeaks();
+loadExitLeaks();
 loadProcesses();
 loadChart();
 setInterval(() => { if ($("follow").checked && !state.zoomed) loadChart(); }, 2000);
 setInterval(loadProcesses, 5000);
 setInterval(loadLeaks, 60000);
+setInterval(loadExitLeaks, 15000);
 setInterval(loadHealth, 15000);
 setInterval(() => loadWorkingSet(), 15000);
 setInterval(markOverflow, 1000);

@@ -168,4 +168,28 @@ void mw_ifeo_saved_format(const struct mw_ifeo_saved *s, char *out, size_t out_s
 /* false when text is not what format writes. */
 bool mw_ifeo_saved_parse(const char *text, struct mw_ifeo_saved *out);
 
+/* --- Windows only (exit_leaks_win32.c) ------------------------------------ */
+
+/* What the capture did since init, for the collector's status (its mode
+ * and counters): processes attached, reports queued, processes not
+ * captured with the last one's reason, processes that exited without a
+ * report, detached at fini, reports dropped because nobody polled. */
+struct mw_exit_leaks_os_counts {
+	uint64_t attached;
+	uint64_t captured;
+	uint64_t not_captured;
+	uint64_t exited_without_report;
+	uint64_t detached;
+	uint64_t dropped;
+	char last_not_captured[256];	/* "app.exe pid 42: another debugger is attached ..." */
+};
+
+/* Thread-safe; os as mw_exit_leaks_os_init gave it (NULL: zeros). */
+void mw_exit_leaks_os_counts(void *os, struct mw_exit_leaks_os_counts *out);
+
+/* Put back ShutdownFlags of every image memwatch set (its saved value
+ * under the image's IFEO key says which): for `service uninstall`, and
+ * after a crash left values behind.  Returns how many were put back. */
+int mw_exit_leaks_restore_all(void);
+
 #endif

@@ -10,7 +10,10 @@
  * report through DbgPrint with ntdll's own calls (the "HEAP[name]: "
  * prefix and each row's "\n" as calls of their own), one unrelated
  * OutputDebugStringA line first, and returns EXIT_CODE from main (a
- * normal exit, ExitProcess).  The blocks are fixed so the test knows the
+ * normal exit, ExitProcess).  Before printing it raises an exception of
+ * its own that its vectored handler handles: a debugger that swallowed it
+ * (continued it as handled) would keep the handler from running, and the
+ * helper then exits with 99 instead.  The blocks are fixed so the test knows the
  * exact figures: 3 leaks, 100 + 4096 + 200 = 4396 bytes.
  */
 #include <windows.h>
@@ -28,6 +31,18 @@ static const struct {
 	{ 0x000001F2A3C00050ull, 0x1f2a3c00000ull, 200 },
 };
 
+#define OWN_EXCEPTION 0xE0004D57UL
+
+static volatile LONG handled;
+
+static LONG CALLBACK own_handler(EXCEPTION_POINTERS *e)
+{
+	if (e->ExceptionRecord->ExceptionCode != OWN_EXCEPTION)
+		return EXCEPTION_CONTINUE_SEARCH;
+	InterlockedIncrement(&handled);
+	return EXCEPTION_CONTINUE_EXECUTION;
+}
+
 int main(int argc, char **argv)
 {
 	int code = argc > 1 ? atoi(argv[1]) : 0;
@@ -38,6 +53,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 100;
+	AddVectoredExceptionHandler(1, own_handler);
+	RaiseException(OWN_EXCEPTION, 0, 0, NULL);
+	if (handled != 1)
+		code = 99;
 	OutputDebugStringA("ntdll_report: not a report line\n");
 	DbgPrint("HEAP[%s]: ", name);
 	DbgPrint("Inspecting leaks at process shutdown ...\n");

@@ -1,7 +1,6 @@
 /*
  * exit_leaks_dbg.c - the pure parts of the Windows exit leak capture
- * (exit_leaks_dbg.h): image names, debug strings as UTF-8, strings into
- * ntdll report lines, the target table, the report queue, the saved IFEO
+ * (exit_leaks_dbg.h): image names, debug strings into ntdll report lines, the target table, the report queue, the saved IFEO
  * value.  Used by exit_leaks_win32.c; tested natively by
  * tests/test_exit_leaks_dbg.c.
  */
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/utf16.h"
 #include "base/utf8.h"
 #include "base/xalloc.h"
 
@@ -55,35 +53,6 @@ bool mw_image_matches(char *const *images, size_t nimages, const char *name)
 	return false;
 }
 
-/* --- debug strings -------------------------------------------------------- */
-
-size_t mw_dbg_string_decode(const unsigned char *raw, size_t nbytes, bool unicode, char *out,
-			    size_t out_size)
-{
-	size_t i = 0, o = 0, end = 0;
-
-	if (unicode)
-		return mw_utf16le_decode(raw, nbytes / 2, out, out_size);
-	while (end < nbytes && raw[end] != 0)
-		end++;
-	while (i < end && o + 1 < out_size) {
-		size_t k = mw_utf8_char_len(raw + i, end - i);
-
-		if (k == 0) {
-			out[o++] = '?';	/* an ANSI byte that is not UTF-8 */
-			i++;
-			continue;
-		}
-		if (o + k >= out_size)
-			break;
-		memcpy(out + o, raw + i, k);
-		o += k;
-		i += k;
-	}
-	out[o] = '\0';
-	return o;
-}
-
 /* --- one process's strings into reports ------------------------------------ */
 
 void mw_dbg_report_free(struct mw_exit_report *r)
@@ -100,25 +69,14 @@ void mw_dbg_capture_init(struct mw_dbg_capture *c)
 {
 	memset(c, 0, sizeof(*c));
 	mw_ntdll_parser_init(&c->parser);
+	c->held.max = MW_DBG_HELD_MAX;
 }
 
 void mw_dbg_capture_release(struct mw_dbg_capture *c)
 {
 	mw_ntdll_parser_release(&c->parser);
-	for (size_t i = 0; i < c->nheld; i++)
-		mw_dbg_report_free(&c->held[i]);
+	mw_report_queue_release(&c->held);
 	mw_dbg_capture_init(c);
-}
-
-static void hold(struct mw_dbg_capture *c, struct mw_exit_report *r)
-{
-	if (c->nheld == MW_DBG_HELD_MAX) {
-		mw_dbg_report_free(&c->held[0]);
-		memmove(c->held, c->held + 1, (MW_DBG_HELD_MAX - 1) * sizeof(c->held[0]));
-		c->nheld--;
-		c->dropped++;
-	}
-	c->held[c->nheld++] = *r;
 }
 
 /* The line read so far goes to the parser (an overlong one is dropped). */
@@ -127,7 +85,7 @@ static void line_done(struct mw_dbg_capture *c)
 	struct mw_exit_report r;
 
 	if (!c->overlong && mw_ntdll_parser_line(&c->parser, c->line, c->len, &r) == 1)
-		hold(c, &r);
+		mw_report_queue_push(&c->held, &r);
 	c->len = 0;
 	c->overlong = false;
 }
@@ -169,17 +127,12 @@ void mw_dbg_capture_end(struct mw_dbg_capture *c)
 	if (c->len > 0 || c->overlong)
 		line_done(c);
 	if (mw_ntdll_parser_end(&c->parser, &r) == 1)
-		hold(c, &r);
+		mw_report_queue_push(&c->held, &r);
 }
 
 bool mw_dbg_capture_take(struct mw_dbg_capture *c, struct mw_exit_report *out)
 {
-	if (c->nheld == 0)
-		return false;
-	*out = c->held[0];
-	memmove(c->held, c->held + 1, (c->nheld - 1) * sizeof(c->held[0]));
-	c->nheld--;
-	return true;
+	return mw_report_queue_pop(&c->held, out);
 }
 
 /* --- targets ------------------------------------------------------------- */
@@ -254,8 +207,8 @@ void mw_dbg_scan_end(struct mw_dbg_targets *ts)
 
 void mw_report_queue_push(struct mw_report_queue *q, struct mw_exit_report *r)
 {
-	if (q->n == MW_REPORT_QUEUE_MAX) {
-		/* nobody polls: keep the newest, count the loss */
+	if (q->n == (q->max ? q->max : MW_REPORT_QUEUE_MAX)) {
+		/* nobody takes them: keep the newest, count the loss */
 		mw_dbg_report_free(&q->r[0]);
 		memmove(q->r, q->r + 1, (q->n - 1) * sizeof(q->r[0]));
 		q->n--;
@@ -281,7 +234,9 @@ void mw_report_queue_release(struct mw_report_queue *q)
 	for (size_t i = 0; i < q->n; i++)
 		mw_dbg_report_free(&q->r[i]);
 	free(q->r);
-	memset(q, 0, sizeof(*q));
+	q->r = NULL;
+	q->n = q->cap = 0;
+	q->dropped = 0;
 }
 
 /* --- the saved IFEO value ------------------------------------------------ */

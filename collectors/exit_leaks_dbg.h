@@ -4,8 +4,6 @@
  * process of a configured image), kept apart so they are tested natively:
  *
  * - image names: which are valid IFEO key names, which process is one;
- * - the debug string as text: ANSI or UTF-16LE bytes read out of the
- *   target, made UTF-8;
  * - per process, the strings made into lines and fed to ntdll's report
  *   parser (core/exit_report.h): ntdll prints "HEAP[app.exe]: " and the
  *   message with two DbgPrint calls, a block row and its "\n" with two
@@ -46,11 +44,23 @@ bool mw_image_matches(char *const *images, size_t nimages, const char *name);
  * 512 bytes; OutputDebugString may send more: the rest is cut). */
 #define MW_DBG_STRING_MAX 4096
 
-/* The nbytes at raw (UTF-16LE when unicode, else the ANSI code page) up to
- * the first NUL as NUL-terminated UTF-8 in out (a byte that is not UTF-8
- * becomes '?').  Returns the length written; out_size >= 1. */
-size_t mw_dbg_string_decode(const unsigned char *raw, size_t nbytes, bool unicode, char *out,
-			    size_t out_size);
+/* --- finished reports: a process's until it exits, then the queue from the
+ * debugger thread to poll --------------------------------------------------- */
+
+#define MW_REPORT_QUEUE_MAX 256
+
+struct mw_report_queue {
+	struct mw_exit_report *r;
+	size_t n, cap;
+	size_t max;		/* reports kept at most; 0: MW_REPORT_QUEUE_MAX */
+	uint64_t dropped;	/* the oldest dropped when full */
+};
+
+/* Takes ownership of *r's contents. */
+void mw_report_queue_push(struct mw_report_queue *q, struct mw_exit_report *r);
+/* The oldest into *out (the caller owns it); false when empty. */
+bool mw_report_queue_pop(struct mw_report_queue *q, struct mw_exit_report *out);
+void mw_report_queue_release(struct mw_report_queue *q);
 
 /* --- one process's strings into reports -------------------------------- */
 
@@ -65,9 +75,7 @@ struct mw_dbg_capture {
 	char line[MW_DBG_LINE_MAX];
 	size_t len;
 	bool overlong;		/* the line being read passed MW_DBG_LINE_MAX */
-	struct mw_exit_report held[MW_DBG_HELD_MAX];
-	size_t nheld;
-	uint64_t dropped;	/* reports dropped for want of room */
+	struct mw_report_queue held;	/* max MW_DBG_HELD_MAX */
 };
 
 void mw_dbg_capture_init(struct mw_dbg_capture *c);
@@ -129,22 +137,6 @@ void mw_dbg_scan_begin(struct mw_dbg_targets *ts);
 struct mw_dbg_target *mw_dbg_scan_see(struct mw_dbg_targets *ts, uint32_t pid, int64_t start_ms,
 				      const char *image);
 void mw_dbg_scan_end(struct mw_dbg_targets *ts);
-
-/* --- finished reports, debugger thread to poll -------------------------- */
-
-#define MW_REPORT_QUEUE_MAX 256
-
-struct mw_report_queue {
-	struct mw_exit_report *r;
-	size_t n, cap;
-	uint64_t dropped;	/* the oldest dropped when full */
-};
-
-/* Takes ownership of *r's contents. */
-void mw_report_queue_push(struct mw_report_queue *q, struct mw_exit_report *r);
-/* The oldest into *out (the caller owns it); false when empty. */
-bool mw_report_queue_pop(struct mw_report_queue *q, struct mw_exit_report *out);
-void mw_report_queue_release(struct mw_report_queue *q);
 
 /* What an ntdll report owns (process, blocks, stacks).  Until
  * core/exit_report.c's mw_exit_report_release is merged; then the lead

@@ -370,11 +370,30 @@ static void scan(struct mw_exit_leaks_os *os)
 	mw_dbg_scan_end(&os->targets);
 }
 
+/* A debug string's bytes (UTF-16LE, or the ANSI code page DbgPrint and
+ * OutputDebugStringA write in) up to the first NUL as UTF-8. */
+static size_t string_text(const unsigned char *raw, size_t nbytes, bool unicode, char *out,
+			  size_t out_size)
+{
+	wchar_t wide[MW_DBG_STRING_MAX];
+	size_t n = 0;
+	int units;
+
+	if (unicode)
+		return mw_utf16le_decode(raw, nbytes / 2, out, out_size);
+	while (n < nbytes && raw[n] != 0)
+		n++;
+	units = n ? MultiByteToWideChar(CP_ACP, 0, (const char *)raw, (int)n, wide,
+					(int)MW_ARRAY_SIZE(wide))
+		  : 0;
+	return mw_utf16le_decode((const unsigned char *)wide, (size_t)units, out, out_size);
+}
+
 /* One debug string out of the target, as UTF-8, into its capture. */
 static void read_string(struct mw_dbg_target *t, const OUTPUT_DEBUG_STRING_INFO *s)
 {
 	unsigned char raw[MW_DBG_STRING_MAX];
-	char text[MW_DBG_STRING_MAX * 3 / 2 + 1];
+	char text[MW_DBG_STRING_MAX * 3 + 1];
 	size_t want = (size_t)s->nDebugStringLength * (s->fUnicode ? 2 : 1);
 	SIZE_T got = 0;
 	size_t n;
@@ -385,7 +404,7 @@ static void read_string(struct mw_dbg_target *t, const OUTPUT_DEBUG_STRING_INFO 
 		want = sizeof(raw);
 	if (!ReadProcessMemory(t->process, s->lpDebugStringData, raw, want, &got) && got == 0)
 		return;
-	n = mw_dbg_string_decode(raw, got, s->fUnicode != 0, text, sizeof(text));
+	n = string_text(raw, got, s->fUnicode != 0, text, sizeof(text));
 	mw_dbg_capture_string(&t->cap, text, n);
 }
 
@@ -576,9 +595,11 @@ void mw_exit_leaks_os_poll(void *p, int64_t now_ms,
 	}
 	/* deliver outside the lock: the debugger thread never waits on it */
 	EnterCriticalSection(&os->lock);
-	got = os->queue;
-	memset(&os->queue, 0, sizeof(os->queue));
-	got.dropped = 0;
+	got.r = os->queue.r;
+	got.n = os->queue.n;
+	got.cap = os->queue.cap;
+	os->queue.r = NULL;	/* its dropped count stays, for the counts */
+	os->queue.n = os->queue.cap = 0;
 	LeaveCriticalSection(&os->lock);
 	while (mw_report_queue_pop(&got, &r))
 		deliver(ctx, &r);

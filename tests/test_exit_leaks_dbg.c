@@ -1,7 +1,6 @@
 /*
  * test_exit_leaks_dbg.c - the pure parts of the Windows exit leak capture
- * (collectors/exit_leaks_dbg.c): image names, debug strings decoded,
- * ntdll's DbgPrint calls as a debugger receives them made into a report,
+ * (collectors/exit_leaks_dbg.c): image names, ntdll's DbgPrint calls as a debugger receives them made into a report,
  * the target table across scans, the report queue, the saved IFEO value.
  */
 #include <stdarg.h>
@@ -45,30 +44,6 @@ static void image_names(void **state)
 	assert_false(mw_image_matches(images, 0, "app.exe"));
 }
 
-static void strings_decoded(void **state)
-{
-	char out[16];
-	static const unsigned char wide[] = { 'H', 0, 'i', 0, 0xe9, 0, 0x3d, 0xd8, 0x00, 0xde,
-					      0, 0, 'x', 0 };
-	static const unsigned char ansi[] = { 'c', 'a', 'f', 0xe9, '\n', 0, 'x' };
-
-	(void)state;
-	assert_int_equal(mw_dbg_string_decode(wide, sizeof(wide), true, out, sizeof(out)), 8);
-	assert_string_equal(out, "Hi\xc3\xa9\xf0\x9f\x98\x80");
-	/* ANSI: up to the NUL, a byte that is not UTF-8 as '?' */
-	assert_int_equal(mw_dbg_string_decode(ansi, sizeof(ansi), false, out, sizeof(out)), 5);
-	assert_string_equal(out, "caf?\n");
-	/* bounded by out, never cutting a character */
-	assert_int_equal(mw_dbg_string_decode((const unsigned char *)"abcdef", 6, false, out, 4), 3);
-	assert_string_equal(out, "abc");
-	assert_int_equal(mw_dbg_string_decode((const unsigned char *)"a\xc3\xa9", 3, false, out, 3),
-			 1);
-	assert_string_equal(out, "a");
-	/* an odd byte count of UTF-16: the half unit is not read */
-	assert_int_equal(mw_dbg_string_decode(wide, 3, true, out, sizeof(out)), 1);
-	assert_string_equal(out, "H");
-}
-
 static void feed_all(struct mw_dbg_capture *c, const char *const *strings, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -101,10 +76,10 @@ static void ntdll_calls_make_a_report(void **state)
 	mw_dbg_capture_init(&c);
 	feed_all(&c, NTDLL_CALLS, MW_ARRAY_SIZE(NTDLL_CALLS));
 	/* held until the process exits */
-	assert_int_equal(c.nheld, 1);
+	assert_int_equal(c.held.n, 1);
 	mw_dbg_capture_end(&c);
 	assert_true(mw_dbg_capture_take(&c, &r));
-	assert_int_equal(c.nheld, 0);
+	assert_int_equal(c.held.n, 0);
 	assert_string_equal(r.process, "app.exe");
 	assert_true(r.complete);
 	assert_int_equal(r.leaks, 2);
@@ -132,7 +107,7 @@ static void strings_without_line_ends(void **state)
 	(void)state;
 	mw_dbg_capture_init(&c);
 	feed_all(&c, calls, MW_ARRAY_SIZE(calls));
-	assert_int_equal(c.nheld, 0);	/* the last line ends at the exit */
+	assert_int_equal(c.held.n, 0);	/* the last line ends at the exit */
 	mw_dbg_capture_end(&c);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	assert_true(r.complete);
@@ -157,7 +132,7 @@ static void crlf_and_many_lines_per_string(void **state)
 	(void)state;
 	mw_dbg_capture_init(&c);
 	feed_all(&c, calls, MW_ARRAY_SIZE(calls));
-	assert_int_equal(c.nheld, 1);
+	assert_int_equal(c.held.n, 1);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	/* "0000000000A00020  a00000" and "  32" were two strings: two lines,
 	 * neither a row (a row is one DbgPrint call) */
@@ -215,8 +190,8 @@ static void held_reports_bounded(void **state)
 			 "0000000000A00010  a00000  %d\nHEAP[app.exe]: 1 leaks detected.\n", i + 1);
 		mw_dbg_capture_string(&c, line, strlen(line));
 	}
-	assert_int_equal(c.nheld, MW_DBG_HELD_MAX);
-	assert_int_equal(c.dropped, 2);
+	assert_int_equal(c.held.n, MW_DBG_HELD_MAX);
+	assert_int_equal(c.held.dropped, 2);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	assert_int_equal(r.bytes, 3);
 	mw_dbg_report_free(&r);
@@ -319,7 +294,6 @@ static void ifeo_saved_value(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test(image_names),
-	cmocka_unit_test(strings_decoded),
 	cmocka_unit_test(ntdll_calls_make_a_report),
 	cmocka_unit_test(strings_without_line_ends),
 	cmocka_unit_test(crlf_and_many_lines_per_string),

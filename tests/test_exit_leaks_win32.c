@@ -31,6 +31,8 @@
 #include "collectors/exit_leaks.h"
 #include "collectors/exit_leaks_dbg.h"
 #include "base/clock.h"
+#include "tests/support/child_win32.h"
+#include "tests/support/known_report.h"
 #include "tests/support/test_main.h"
 
 #define HELPER "ntdll_report_win32.exe"
@@ -43,65 +45,12 @@ struct child {
 	HANDLE in_w, out_r;
 };
 
-static HANDLE live[4];
-
-static void live_set(HANDLE h, HANDLE was)
-{
-	for (size_t i = 0; i < MW_ARRAY_SIZE(live); i++)
-		if (live[i] == was) {
-			live[i] = h;
-			return;
-		}
-}
-
-/* Teardown: end the children a failure left running (ours, by handle). */
-static int kill_children(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < MW_ARRAY_SIZE(live); i++)
-		if (live[i]) {
-			TerminateProcess(live[i], 1);
-			WaitForSingleObject(live[i], 10000);
-			live[i] = NULL;
-		}
-	return 0;
-}
-
 static void start_helper(struct child *c, int exit_code, DWORD flags)
 {
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
-	HANDLE in_r, out_w;
-	STARTUPINFOA si;
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "build\\win64\\helpers\\" HELPER " %d", exit_code);
-	assert_true(CreatePipe(&in_r, &c->in_w, &sa, 0));
-	assert_true(CreatePipe(&c->out_r, &out_w, &sa, 0));
-	SetHandleInformation(c->in_w, HANDLE_FLAG_INHERIT, 0);
-	SetHandleInformation(c->out_r, HANDLE_FLAG_INHERIT, 0);
-	memset(&si, 0, sizeof(si));
-	si.cb = sizeof(si);
-	si.dwFlags = STARTF_USESTDHANDLES;
-	si.hStdInput = in_r;
-	si.hStdOutput = out_w;
-	si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
-	if (!CreateProcessA(NULL, cmd, NULL, NULL, TRUE, flags, NULL, NULL, &si, &c->pi))
-		fail_msg("cannot start %s: Win32 error %lu (build the helpers first)", cmd,
-			 GetLastError());
-	CloseHandle(in_r);
-	CloseHandle(out_w);
-	live_set(c->pi.hProcess, NULL);
-}
-
-static void read_line(struct child *c, char *buf, size_t size)
-{
-	size_t n = 0;
-	DWORD got;
-	char ch;
-
-	while (n + 1 < size && ReadFile(c->out_r, &ch, 1, &got, NULL) && got == 1 && ch != '\n')
-		buf[n++] = ch;
-	buf[n] = '\0';
+	mw_test_child_start(cmd, flags, &c->pi, &c->in_w, &c->out_r);
 }
 
 static void wait_ready(struct child *c)
@@ -109,7 +58,7 @@ static void wait_ready(struct child *c)
 	char line[64];
 	unsigned long pid = 0;
 
-	read_line(c, line, sizeof(line));
+	mw_test_child_read_line(c->out_r, line, sizeof(line));
 	assert_int_equal(sscanf(line, "ready %lu", &pid), 1);
 	assert_int_equal(pid, c->pi.dwProcessId);
 }
@@ -128,7 +77,7 @@ static DWORD wait_exit(struct child *c)
 
 	assert_int_equal(WaitForSingleObject(c->pi.hProcess, DEADLINE_MS), WAIT_OBJECT_0);
 	assert_true(GetExitCodeProcess(c->pi.hProcess, &code));
-	live_set(NULL, c->pi.hProcess);
+	mw_test_child_forget(c->pi.hProcess);
 	CloseHandle(c->in_w);
 	CloseHandle(c->out_r);
 	CloseHandle(c->pi.hProcess);
@@ -220,7 +169,7 @@ static int clean_keys(void **state)
 
 static int teardown(void **state)
 {
-	kill_children(state);
+	mw_test_children_kill(state);
 	return clean_keys(state);
 }
 
@@ -303,20 +252,8 @@ static void captures_the_report(void **state)
 	assert_int_equal(wait_exit(&c), 3);
 
 	assert_int_equal(g.n, 1);
-	assert_string_equal(g.r[0].process, HELPER);
+	mw_test_assert_known_report(&g.r[0], HELPER);
 	assert_int_equal(g.r[0].pid, c.pi.dwProcessId);
-	assert_int_equal(g.r[0].source, MW_EXIT_NTDLL);
-	assert_true(g.r[0].complete);
-	assert_int_equal(g.r[0].leaks, 3);
-	assert_int_equal(g.r[0].bytes, 4396);
-	assert_int_equal(g.r[0].nblocks, 3);
-	assert_true(g.r[0].blocks[0].entry == 0x000001F2A3B40010ull);
-	assert_true(g.r[0].blocks[0].heap == 0x1f2a3b00000ull);
-	assert_int_equal(g.r[0].blocks[0].size, 100);
-	assert_int_equal(g.r[0].blocks[1].size, 4096);
-	assert_true(g.r[0].blocks[2].entry == 0x000001F2A3C00050ull);
-	assert_true(g.r[0].blocks[2].heap == 0x1f2a3c00000ull);
-	assert_int_equal(g.r[0].blocks[2].size, 200);
 	/* the process list's start time, the exit seen after the test began */
 	assert_true(g.r[0].started_ms > 0);
 	assert_true(g.r[0].exited_ms >= g.r[0].started_ms);

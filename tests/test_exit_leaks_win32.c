@@ -11,7 +11,8 @@
  *   former run left set and no longer configured is put back at init;
  *   mw_exit_leaks_restore_all puts back every one;
  * - fini detaches while the helper waits: it goes on and exits with its
- *   own code;
+ *   own code; so it does when the capturing process is killed (this
+ *   program run with --capture IMAGE is that process);
  * - a process that already has a debugger is not captured, with the
  *   reason.
  *
@@ -33,7 +34,6 @@
 #include "base/clock.h"
 #include "tests/support/child_win32.h"
 #include "tests/support/known_report.h"
-#include "tests/support/test_main.h"
 
 #define HELPER "ntdll_report_win32.exe"
 #define STALE "memwatch_stale_test.exe"
@@ -377,10 +377,83 @@ static void bad_images_refused(void **state)
 	assert_non_null(strstr(err.msg, "C:\\bin\\app.exe"));
 }
 
-MW_TEST_MAIN(
+/* memwatch killed while attached: Windows detaches (kill-on-exit is off),
+ * the helper exits with its own code; the value stays until uninstall. */
+static void killed_capture_leaves_the_program_alive(void **state)
+{
+	struct child helper, capturer;
+	char self[MAX_PATH], cmd[MAX_PATH + 64], line[64];
+	int64_t end = mw_clock_mono_ns() / 1000000 + DEADLINE_MS;
+	BOOL debugged = FALSE;
+	DWORD code = 0;
+
+	(void)state;
+	start_helper(&helper, 9, 0);
+	wait_ready(&helper);
+	assert_true(GetModuleFileNameA(NULL, self, sizeof(self)) > 0);
+	snprintf(cmd, sizeof(cmd), "\"%s\" --capture " HELPER, self);
+	mw_test_child_start(cmd, 0, &capturer.pi, &capturer.in_w, &capturer.out_r);
+	mw_test_child_read_line(capturer.out_r, line, sizeof(line));
+	assert_string_equal(line, "attached");
+	assert_true(CheckRemoteDebuggerPresent(helper.pi.hProcess, &debugged));
+	assert_true(debugged);
+	assert_true(TerminateProcess(capturer.pi.hProcess, 1));
+	assert_int_equal(wait_exit(&capturer), 1);
+	do {
+		assert_true(CheckRemoteDebuggerPresent(helper.pi.hProcess, &debugged));
+		if (debugged)
+			Sleep(20);	/* Windows detaches as the debugger's process ends */
+	} while (debugged && mw_clock_mono_ns() / 1000000 < end);
+	assert_false(debugged);
+	say_go(&helper);
+	code = wait_exit(&helper);
+	assert_int_equal(code, 9);
+	/* no fini ran: the value stays until uninstall or the next start */
+	assert_int_equal(flags_of(L"" HELPER), 1);
+	assert_int_equal(mw_exit_leaks_restore_all(), 1);
+	assert_int_equal(flags_of(L"" HELPER), -2);
+}
+
+/* --capture IMAGE: capture IMAGE, say "attached" once attached to one
+ * process, then wait to be killed. */
+static int capture_and_wait(char *image)
+{
+	char *images[] = { image };
+	struct mw_exit_leaks_options o = { images, 1, NULL, 0 };
+	struct mw_exit_leaks_os_counts c = { 0 };
+	struct mw_err err = { "" };
+	int64_t end = mw_clock_mono_ns() / 1000000 + DEADLINE_MS;
+	void *os = NULL;
+
+	if (mw_exit_leaks_os_init(&os, &o, &err)) {
+		fprintf(stderr, "capture: %s\n", err.msg);
+		return 2;
+	}
+	while (c.attached == 0 && mw_clock_mono_ns() / 1000000 < end) {
+		Sleep(20);	/* the capture attaches on its own thread */
+		mw_exit_leaks_os_counts(os, &c);
+	}
+	if (c.attached == 0)
+		return 3;
+	printf("attached\n");
+	fflush(stdout);
+	for (;;)
+		Sleep(1000);	/* until the test kills this process */
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(captures_the_report, clean_keys, teardown),
 	cmocka_unit_test_setup_teardown(detach_leaves_the_program_alive, clean_keys, teardown),
 	cmocka_unit_test_setup_teardown(already_debugged_not_captured, clean_keys, teardown),
 	cmocka_unit_test_setup_teardown(stale_and_uninstall, clean_keys, teardown),
+	cmocka_unit_test_setup_teardown(killed_capture_leaves_the_program_alive, clean_keys,
+					teardown),
 	cmocka_unit_test(bad_images_refused),
-)
+	};
+
+	if (argc == 3 && strcmp(argv[1], "--capture") == 0)
+		return capture_and_wait(argv[2]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

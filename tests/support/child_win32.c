@@ -77,5 +77,7 @@ void mw_test_child_read_line(HANDLE out_r, char *buf, size_t size)
 
 	while (n + 1 < size && ReadFile(out_r, &ch, 1, &got, NULL) && got == 1 && ch != '\n')
 		buf[n++] = ch;
+	if (n > 0 && buf[n - 1] == '\r')
+		n--;	/* a child's stdout in text mode ends lines with CRLF */
 	buf[n] = '\0';
 }

@@ -23,8 +23,8 @@ void mw_test_child_forget(HANDLE process);
  * their handles. */
 int mw_test_children_kill(void **state);
 
-/* One line from out_r without its '\n' (what came before the end of the
- * output, when it ends first); NUL-terminated in buf. */
+/* One line from out_r without its '\n' or "\r\n" (what came before the
+ * end of the output, when it ends first); NUL-terminated in buf. */
 void mw_test_child_read_line(HANDLE out_r, char *buf, size_t size);
 
 #endif

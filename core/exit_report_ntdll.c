@@ -99,17 +99,25 @@ static bool split_heap_line(const char *s, size_t n, const char **name, size_t *
 		*msg_len = n - 6;
 		return true;
 	}
+	if (n == 5 && memcmp(s, "HEAP:", 5) == 0) {
+		*name = NULL;	/* the prefix alone, its blank trimmed */
+		*name_len = 0;
+		*msg = s + 5;
+		*msg_len = 0;
+		return true;
+	}
 	if (!starts_with(s, n, "HEAP["))
 		return false;
-	for (i = 5; i + 2 < n && i - 5 <= NAME_MAX_BYTES; i++)
-		if (s[i] == ']' && s[i + 1] == ':' && s[i + 2] == ' ')
+	/* "]: " ends the name; "]:" may end the line (the prefix alone) */
+	for (i = 5; i + 1 < n && i - 5 <= NAME_MAX_BYTES; i++)
+		if (s[i] == ']' && s[i + 1] == ':' && (i + 2 == n || s[i + 2] == ' '))
 			break;
-	if (i + 2 >= n || i - 5 > NAME_MAX_BYTES || i == 5)
+	if (i + 1 >= n || i - 5 > NAME_MAX_BYTES || i == 5)
 		return false;
 	*name = s + 5;
 	*name_len = i - 5;
-	*msg = s + i + 3;
-	*msg_len = n - (i + 3);
+	*msg = s + (i + 2 == n ? n : i + 3);
+	*msg_len = n - (size_t)(*msg - s);
 	while (*msg_len > 0 && is_blank(**msg)) {
 		(*msg)++;
 		(*msg_len)--;
@@ -220,12 +228,14 @@ void mw_ntdll_parser_init(struct mw_ntdll_leak_parser *p)
 {
 	p->state = 0;
 	report_reset(&p->cur);
+	p->prefix = NULL;
 }
 
 void mw_ntdll_parser_release(struct mw_ntdll_leak_parser *p)
 {
 	free(p->cur.process);
 	free(p->cur.blocks);
+	free(p->prefix);
 	mw_ntdll_parser_init(p);
 }
 
@@ -290,15 +300,58 @@ static bool is_closing(const char *msg, size_t n)
 	return n >= k && memcmp(msg + n - k, LEAKS_MSG, k) == 0;
 }
 
+static int parse_line(struct mw_ntdll_leak_parser *p, const char *line, size_t n,
+		      struct mw_exit_report *out);
+
+/* A prefix line waiting: joined with this line, unless this one is a
+ * HEAP line itself (then the prefix had no message: dropped). */
+static int parse_after_prefix(struct mw_ntdll_leak_parser *p, const char *line, size_t n,
+			      struct mw_exit_report *out)
+{
+	char *prefix = p->prefix;
+	size_t k = strlen(prefix);
+	char *joined;
+	int rc;
+
+	p->prefix = NULL;
+	if (starts_with(line, n, "HEAP")) {
+		free(prefix);
+		return parse_line(p, line, n, out);
+	}
+	joined = mw_xmalloc(k + 1 + n + 1);
+	memcpy(joined, prefix, k);
+	joined[k] = ' ';
+	memcpy(joined + k + 1, line, n);
+	joined[k + 1 + n] = '\0';
+	rc = parse_line(p, joined, k + 1 + n, out);
+	free(joined);
+	free(prefix);
+	return rc;
+}
+
 int mw_ntdll_parser_line(struct mw_ntdll_leak_parser *p, const char *line, size_t n,
 			 struct mw_exit_report *out)
+{
+	n = trim_end(line, n);
+	if (p->prefix && n > 0)
+		return parse_after_prefix(p, line, n, out);
+	return parse_line(p, line, n, out);
+}
+
+static int parse_line(struct mw_ntdll_leak_parser *p, const char *line, size_t n,
+		      struct mw_exit_report *out)
 {
 	const char *name, *msg;
 	size_t name_len, msg_len;
 	struct mw_exit_block b;
 
-	n = trim_end(line, n);
 	if (split_heap_line(line, n, &name, &name_len, &msg, &msg_len)) {
+		if (msg_len == 0) {
+			/* the prefix alone: its message is the next line */
+			free(p->prefix);
+			p->prefix = mw_xstrndup(line, n);
+			return 0;
+		}
 		if (starts_with(msg, msg_len, START_MSG)) {
 			/* a report starting inside another: the first one is cut */
 			int handed = 0;

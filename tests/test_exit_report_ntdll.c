@@ -389,6 +389,45 @@ static void names_made_valid(void **state)
 	assert_int_equal(res.n, 0);
 }
 
+/* A log with each DbgPrint call on its own line (DebugView's "force
+ * carriage returns"): the prefix alone, then its message; an empty line
+ * after each row; a prefix whose message never came is dropped. */
+static void prefix_on_its_own_line(void **state)
+{
+	struct results res = { 0 };
+
+	(void)state;
+	parse_all("HEAP[app.exe]: \r\n"
+		  "Inspecting leaks at process shutdown ...\r\n"
+		  "Entry     Heap              Size       \r\n"
+		  "0000000000A00010  a00000  16\r\n"
+		  "\r\n"
+		  "HEAP[app.exe]: \r\n"
+		  "\r\n"
+		  "1 leaks detected.\r\n"
+		  "HEAP: \n"
+		  "HEAP[b.exe]: \n"
+		  "Inspecting leaks at process shutdown ...\n"
+		  "HEAP[b.exe]: \n"
+		  "No leaks detected.\n",
+		  true, &res);
+	assert_int_equal(res.n, 2);
+	assert_string_equal(res.r[0].process, "app.exe");
+	assert_true(res.r[0].complete);
+	assert_int_equal(res.r[0].leaks, 1);
+	assert_int_equal(res.r[0].bytes, 16);
+	assert_string_equal(res.r[1].process, "b.exe");
+	assert_true(res.r[1].complete);
+	assert_int_equal(res.r[1].leaks, 0);
+	results_free(&res);
+	/* a prefix left waiting at the end is freed (ASan checks) */
+	parse_all("HEAP[app.exe]: Inspecting leaks at process shutdown ...\nHEAP[app.exe]:\n",
+		  true, &res);
+	assert_int_equal(res.n, 1);
+	assert_false(res.r[0].complete);
+	results_free(&res);
+}
+
 /* The parser can be fed again after a report, and release frees a report
  * in progress (ASan checks). */
 static void reuse_and_release(void **state)
@@ -422,5 +461,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(very_long_lines),
 	cmocka_unit_test(rows_beyond_the_limit),
 	cmocka_unit_test(names_made_valid),
+	cmocka_unit_test(prefix_on_its_own_line),
 	cmocka_unit_test(reuse_and_release),
 )

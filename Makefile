@@ -76,6 +76,8 @@ TEST_HELPERS := $(sort $(wildcard tests/helpers/*.c))
 # Test-only code (e.g. the PERF_DATA_BLOCK builder): linked into the test
 # programs and benches, never into memwatchd.
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+NATIVE_TEST_SUPPORT := $(filter-out %_win32.c,$(TEST_SUPPORT))
+WIN_TEST_SUPPORT := $(filter-out %_linux.c,$(TEST_SUPPORT))
 BENCHES := $(sort $(wildcard bench/bench_*.c))
 
 # --- native -----------------------------------------------------------------
@@ -86,9 +88,9 @@ WIN_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(WIN_SRC) $(GEN_SRC))
 NATIVE_LIB_OBJ := $(filter-out build/native/obj/$(MAIN_SRC:.c=.o),$(NATIVE_OBJ))
 ASAN_LIB_OBJ := $(filter-out build/asan/obj/$(MAIN_SRC:.c=.o),$(ASAN_OBJ))
 WIN_LIB_OBJ := $(filter-out build/win64/obj/$(MAIN_SRC:.c=.o),$(WIN_OBJ))
-NATIVE_SUPPORT_OBJ := $(patsubst %.c,build/native/obj/%.o,$(TEST_SUPPORT))
-ASAN_SUPPORT_OBJ := $(patsubst %.c,build/asan/obj/%.o,$(TEST_SUPPORT))
-WIN_SUPPORT_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(TEST_SUPPORT))
+NATIVE_SUPPORT_OBJ := $(patsubst %.c,build/native/obj/%.o,$(NATIVE_TEST_SUPPORT))
+ASAN_SUPPORT_OBJ := $(patsubst %.c,build/asan/obj/%.o,$(NATIVE_TEST_SUPPORT))
+WIN_SUPPORT_OBJ := $(patsubst %.c,build/win64/obj/%.o,$(WIN_TEST_SUPPORT))
 
 NATIVE_TEST_BIN := $(patsubst tests/%.c,build/asan/tests/%$(EXE),$(NATIVE_TESTS))
 WIN_TEST_BIN := $(patsubst tests/%.c,build/win64/tests/%.exe,$(WIN_TESTS))

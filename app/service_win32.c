@@ -31,6 +31,7 @@
 #include "base/private_files.h"
 #include "service_args.h"
 #include "base/stop.h"
+#include "collectors/exit_leaks_dbg.h"
 
 #define SERVICE_NAME L"memwatch"
 #define SERVICE_DISPLAY L"memwatch memory monitor"
@@ -502,6 +503,7 @@ static int uninstall(void)
 	SC_HANDLE scm, svc;
 	SERVICE_STATUS st;
 	LONG e;
+	int restored;
 
 	scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT);
 	if (!scm) {
@@ -528,6 +530,11 @@ static int uninstall(void)
 		fprintf(stderr, "memwatchd: cannot remove the Event Log source 'memwatch': "
 				"error %ld\n", e);
 	printf("removed service 'memwatch'\n");
+	/* the exit leak check memwatch turned on ([exit_leaks] images) goes
+	 * back to what it was */
+	restored = mw_exit_leaks_restore_all();
+	if (restored > 0)
+		printf("put back the former ShutdownFlags of %d image(s)\n", restored);
 	CloseServiceHandle(svc);
 	CloseServiceHandle(scm);
 	return 0;

@@ -91,6 +91,10 @@ bool mw_exit_report_decode(const void *data, size_t len, struct mw_exit_report *
 struct mw_ntdll_leak_parser {
 	int state;			/* 0 outside a report, 1 inside */
 	struct mw_exit_report cur;	/* the report being read */
+	/* A "HEAP[app.exe]:" line alone, joined to the next line: a log that
+	 * puts each DbgPrint call on its own line (DebugView's "force
+	 * carriage returns") splits ntdll's prefix from its message. */
+	char *prefix;
 };
 
 void mw_ntdll_parser_init(struct mw_ntdll_leak_parser *p);

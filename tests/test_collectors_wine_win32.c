@@ -46,6 +46,7 @@
 #include "collectors/workingset.h"
 #include "core/batch.h"
 #include "base/xalloc.h"
+#include "tests/support/child_win32.h"
 #include "tests/support/process_find.h"
 #include "tests/support/heap_sums.h"
 #include "tests/support/test_main.h"
@@ -57,73 +58,21 @@ struct child {
 	HANDLE in_w, out_r;
 };
 
-/* Children still running, so a failed test cannot leave one behind
- * (it would keep the output pipe open and show up in later tests). */
-static HANDLE live[8];
-
-static void live_add(HANDLE h)
-{
-	for (size_t i = 0; i < MW_ARRAY_SIZE(live); i++)
-		if (!live[i]) {
-			live[i] = h;
-			return;
-		}
-	fail_msg("too many children");
-}
-
-static void live_remove(HANDLE h)
-{
-	for (size_t i = 0; i < MW_ARRAY_SIZE(live); i++)
-		if (live[i] == h)
-			live[i] = NULL;
-}
-
-/* Teardown of every test: end the children a failure left running. */
+/* Teardown of every test: end the children a failure left running
+ * (mw_test_child_start keeps them). */
 static int kill_children(void **state)
 {
-	(void)state;
-	for (size_t i = 0; i < MW_ARRAY_SIZE(live); i++)
-		if (live[i]) {
-			TerminateProcess(live[i], 1);
-			WaitForSingleObject(live[i], 10000);
-			live[i] = NULL;
-		}
-	return 0;
+	return mw_test_children_kill(state);
 }
 
 static void read_line(struct child *c, char *buf, size_t size)
 {
-	size_t n = 0;
-	DWORD got;
-	char ch;
-
-	while (n + 1 < size && ReadFile(c->out_r, &ch, 1, &got, NULL) && got == 1 && ch != '\n')
-		buf[n++] = ch;
-	buf[n] = '\0';
+	mw_test_child_read_line(c->out_r, buf, size);
 }
 
 static void start_cmd(struct child *c, char *cmd, DWORD flags)
 {
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
-	HANDLE in_r, out_w;
-	STARTUPINFOA si;
-
-	assert_true(CreatePipe(&in_r, &c->in_w, &sa, 0));
-	assert_true(CreatePipe(&c->out_r, &out_w, &sa, 0));
-	SetHandleInformation(c->in_w, HANDLE_FLAG_INHERIT, 0);
-	SetHandleInformation(c->out_r, HANDLE_FLAG_INHERIT, 0);
-	memset(&si, 0, sizeof(si));
-	si.cb = sizeof(si);
-	si.dwFlags = STARTF_USESTDHANDLES;
-	si.hStdInput = in_r;
-	si.hStdOutput = out_w;
-	si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
-	if (!CreateProcessA(NULL, cmd, NULL, NULL, TRUE, flags, NULL, NULL, &si, &c->pi))
-		fail_msg("cannot start %s: Win32 error %lu (build the helpers first)", cmd,
-			 GetLastError());
-	CloseHandle(in_r);
-	CloseHandle(out_w);
-	live_add(c->pi.hProcess);
+	mw_test_child_start(cmd, flags, &c->pi, &c->in_w, &c->out_r);
 }
 
 static void start_leaky_flags(struct child *c, DWORD flags)
@@ -171,7 +120,7 @@ static void stop_leaky(struct child *c)
 {
 	CloseHandle(c->in_w);	/* end of input: it exits */
 	WaitForSingleObject(c->pi.hProcess, 10000);
-	live_remove(c->pi.hProcess);
+	mw_test_child_forget(c->pi.hProcess);
 	CloseHandle(c->out_r);
 	CloseHandle(c->pi.hProcess);
 	CloseHandle(c->pi.hThread);

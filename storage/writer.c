@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "storage.h"
 #include "store.h"
 #include "base/clock.h"
+#include "base/cond.h"
 #include "base/log.h"
 #include "core/status.h"
 #include "base/xalloc.h"
@@ -48,17 +48,6 @@ struct mw_writer {
 	int64_t last_ok_flush_ms;
 	char last_error[256];
 };
-
-static void abs_deadline(struct timespec *ts, int64_t ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += (time_t)(ms / 1000);
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
 
 static void flush_now(struct mw_writer *w)
 {
@@ -127,10 +116,9 @@ static void *writer_main(void *arg)
 
 		if (!w->count && !w->stopping && w->flush_requests == w->flushes_done &&
 		    now < next) {
-			struct timespec ts;
-
-			abs_deadline(&ts, next - now);
-			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+			/* monotonic (base/cond.h): a wall clock stepped back
+			 * does not hold the flush for the length of the step */
+			mw_cond_wait_until(&w->wake, &w->lock, mw_cond_deadline(next - now));
 			continue;
 		}
 		while (w->count) {
@@ -207,8 +195,8 @@ int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct 
 	w->cap = cfg->queue_batches > 0 ? (size_t)cfg->queue_batches : 64;
 	w->queue = mw_xcalloc(w->cap, sizeof(*w->queue));
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
-	pthread_cond_init(&w->done, NULL);
+	mw_cond_init(&w->wake);
+	mw_cond_init(&w->done);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		mw_error(err, "cannot start the writer thread");
 		writer_destroy(w);
@@ -257,16 +245,15 @@ void mw_writer_flush_sync(struct mw_writer *w)
 
 int mw_writer_flush_wait(struct mw_writer *w, int64_t timeout_ms)
 {
-	struct timespec ts;
+	int64_t until = mw_cond_deadline(timeout_ms);
 	uint64_t ticket;
 	int rc = 0;
 
-	abs_deadline(&ts, timeout_ms);
 	pthread_mutex_lock(&w->lock);
 	ticket = ++w->flush_requests;
 	pthread_cond_signal(&w->wake);
 	while (w->flushes_done < ticket && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&w->done, &w->lock, &ts);
+		rc = mw_cond_wait_until(&w->done, &w->lock, until);
 	rc = w->flushes_done >= ticket && w->flush_ok ? 0 : -1;
 	pthread_mutex_unlock(&w->lock);
 	return rc;

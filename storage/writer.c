@@ -6,9 +6,10 @@
  * never touches the disk; when the queue is full the batch is dropped and
  * its points counted.  The thread drains the queue into the store (memory
  * only), and every flush_interval flushes, adds its self metrics and runs
- * one retention step.  The first data is flushed as soon as it arrives, so
- * a freshly started daemon shows its first tick at once, not a flush
- * interval later.  After every round the writer's health goes to the
+ * one retention step.  During the first flush interval data is flushed as
+ * soon as it arrives, so a freshly started daemon shows its first
+ * collector tick at once, not a flush interval later, whatever was
+ * submitted before it.  After every round the writer's health goes to the
  * status table (/healthz, /metrics).  pthreads: glibc natively,
  * winpthreads on MinGW.
  */
@@ -42,7 +43,11 @@ struct mw_writer {
 	bool stopping;
 	struct mw_store_stats stats;	/* the store's, as of the last round */
 	struct mw_status_table *status;	/* NULL: publish nowhere */
-	bool flushed_data;	/* the first data has been flushed */
+	/* Until then (monotonic ms) data is flushed as soon as it arrives:
+	 * the first flush interval after start, so the first collector tick
+	 * is readable at once whatever batch (leak gauges, self metrics)
+	 * came first. */
+	int64_t eager_until_ms;
 	/* The thread's own: */
 	bool failing;
 	int64_t last_ok_flush_ms;
@@ -106,6 +111,8 @@ static void *writer_main(void *arg)
 	int64_t next = mw_clock_mono_ns() / 1000000 + w->flush_interval_ms;
 	struct mw_batch **take = mw_xcalloc(w->cap, sizeof(*take));
 
+	w->eager_until_ms = next;
+
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		size_t n = 0, i;
@@ -144,11 +151,9 @@ static void *writer_main(void *arg)
 		mw_store_count_dropped_regions(w->store, dropped_details);
 		now = mw_clock_mono_ns() / 1000000;
 		mw_store_mark_complete(w->store, taken_ms);
-		if (stop || now >= next || req != w->flushes_done || (n && !w->flushed_data)) {
+		if (stop || now >= next || req != w->flushes_done || (n && now < w->eager_until_ms)) {
 			flush_now(w);
 			next = now + w->flush_interval_ms;
-			if (n && !w->failing)
-				w->flushed_data = true;
 		}
 
 		mw_store_get_stats(w->store, &st);

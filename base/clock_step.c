@@ -8,13 +8,11 @@
 #include "log.h"
 #include "units.h"
 
-#define HISTORY 16
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool have_prev;
 static int64_t prev_wall_ms, prev_elapsed_ns;
 static uint64_t nsteps;
-static struct mw_clock_step history[HISTORY];	/* ring; nsteps % HISTORY next */
+static struct mw_clock_step last;
 
 int64_t mw_clock_step_of(int64_t wall_delta_ms, int64_t elapsed_delta_ns)
 {
@@ -34,7 +32,7 @@ uint64_t mw_clock_step_poll(void)
 	if (have_prev)
 		step = mw_clock_step_of(wall - prev_wall_ms, elapsed - prev_elapsed_ns);
 	if (step) {
-		history[nsteps % HISTORY] = (struct mw_clock_step){
+		last = (struct mw_clock_step){
 			step, wall, elapsed, wall - (elapsed - prev_elapsed_ns) / 1000000 };
 		nsteps++;
 	}
@@ -50,7 +48,8 @@ uint64_t mw_clock_step_poll(void)
 		mw_format_duration(how, sizeof(how), ((step > 0 ? step : -step) + 500) / 1000 * 1000);
 		mw_log_warn("clock: the wall clock stepped %s by %s; samples carry the new time, "
 			    "%s", step > 0 ? "forward" : "back", how,
-			    step > 0 ? "the leak judgement's window spans the step"
+			    step > 0 ? "a leak judgement needs its minimum duration of data "
+				       "after the step"
 				     : "remote write holds back points stamped after the present "
 				       "until their time comes");
 	}
@@ -64,27 +63,7 @@ bool mw_clock_step_last(struct mw_clock_step *out)
 	pthread_mutex_lock(&lock);
 	any = nsteps > 0;
 	if (any)
-		*out = history[(nsteps - 1) % HISTORY];
+		*out = last;
 	pthread_mutex_unlock(&lock);
 	return any;
-}
-
-void mw_clock_steps_within(int64_t within_ms, int64_t *forward_ms, int64_t *back_ms)
-{
-	int64_t since = mw_clock_elapsed_ns() - within_ms * 1000000;
-	uint64_t i;
-
-	*forward_ms = *back_ms = 0;
-	pthread_mutex_lock(&lock);
-	for (i = nsteps > HISTORY ? nsteps - HISTORY : 0; i < nsteps; i++) {
-		const struct mw_clock_step *s = &history[i % HISTORY];
-
-		if (s->elapsed_ns < since)
-			continue;
-		if (s->step_ms > 0)
-			*forward_ms += s->step_ms;
-		else
-			*back_ms += s->step_ms;
-	}
-	pthread_mutex_unlock(&lock);
 }

@@ -8,10 +8,9 @@
  * sleep: leak judgement, slow-client guard; the forwarder after each
  * wait); whichever polls first after a step logs it.  What each does with
  * a step: the waits never depended on the wall clock (base/cond.h); the
- * forwarder sends no point stamped after the present (forward/forwarder.c);
- * the leak judgement widens its window by the steps forward inside it
- * (app/leak_judge.c).  Samples keep the wall clock's time: it is the
- * truth after the step.
+ * forwarder sends no point stamped after the present and rewinds a cursor
+ * a step back left in the future (forward/forwarder.c).  Samples keep the
+ * wall clock's time: it is the truth after the step.
  */
 #ifndef MW_BASE_CLOCK_STEP_H
 #define MW_BASE_CLOCK_STEP_H
@@ -41,9 +40,5 @@ uint64_t mw_clock_step_poll(void);
 
 /* The newest step noticed; false when none. */
 bool mw_clock_step_last(struct mw_clock_step *out);
-
-/* The sums of the steps forward (>= 0) and back (<= 0) noticed within the
- * last within_ms of elapsed time (the latest 16 steps). */
-void mw_clock_steps_within(int64_t within_ms, int64_t *forward_ms, int64_t *back_ms);
 
 #endif

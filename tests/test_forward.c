@@ -398,6 +398,15 @@ static int hook(void *arg, const char *dest, const struct mw_rw_series *series, 
 	return status;
 }
 
+/* An empty record of what the hook saw. */
+static void got_reset(void)
+{
+	memset(&got, 0, sizeof(got));
+	pthread_mutex_init(&got.lock, NULL);
+	pthread_cond_init(&got.cond, NULL);
+	got.order_ok = true;
+}
+
 /* Wait (bounded) until the hook has seen n points. */
 static void wait_points(size_t n)
 {
@@ -446,10 +455,7 @@ static void forwarder_cursor_and_late_series(void **state)
 	int i;
 
 	(void)state;
-	memset(&got, 0, sizeof(got));
-	pthread_mutex_init(&got.lock, NULL);
-	pthread_cond_init(&got.cond, NULL);
-	got.order_ok = true;
+	got_reset();
 	/* first request: no answer, then a 503 (both retried), then a 400
 	 * (that batch is skipped and counted), then all accepted */
 	got.script[0] = 0;
@@ -586,10 +592,7 @@ static void forwarder_cursor_refused(void **state)
 	int i;
 
 	(void)state;
-	memset(&got, 0, sizeof(got));
-	pthread_mutex_init(&got.lock, NULL);
-	pthread_cond_init(&got.cond, NULL);
-	got.order_ok = true;
+	got_reset();
 	for (i = 0; i < 50; i++)
 		add_point(s, 1, t0 + i * 1000, i);
 	assert_int_equal(mw_store_flush(s, &err), 0);

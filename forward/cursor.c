@@ -196,10 +196,9 @@ int mw_rw_cursor_commit(struct mw_rw_cursor *c, const struct mw_rw_cursor_pos *p
 	return write_held(c, err);
 }
 
-int mw_rw_cursor_rewind(struct mw_rw_cursor *c, int64_t series_id, int64_t ts, struct mw_err *err)
+void mw_rw_cursor_rewind(struct mw_rw_cursor *c, int64_t series_id, int64_t ts)
 {
 	held_set(c, series_id, ts, false);
-	return write_held(c, err);
 }
 
 int64_t mw_rw_cursor_unsaved(const struct mw_rw_cursor *c)

@@ -55,8 +55,9 @@ int mw_rw_cursor_commit(struct mw_rw_cursor *c, const struct mw_rw_cursor_pos *p
 			struct mw_err *err);
 
 /* Set a series' cursor back to ts (the wall clock stepped back: the cursor
- * lies in the future) and write it like commit. */
-int mw_rw_cursor_rewind(struct mw_rw_cursor *c, int64_t series_id, int64_t ts, struct mw_err *err);
+ * lies in the future); written with the next commit (after a step many
+ * series go back at once: one transaction for all). */
+void mw_rw_cursor_rewind(struct mw_rw_cursor *c, int64_t series_id, int64_t ts);
 
 /* Positions held in memory that the database does not have yet. */
 int64_t mw_rw_cursor_unsaved(const struct mw_rw_cursor *c);

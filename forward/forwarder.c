@@ -236,21 +236,42 @@ static int cmp_point(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Read the points of p in (p->cur, horizon] into the batch, oldest first.
- * Storage order is not time order after the wall clock stepped back (the
- * points stamped after the step follow the ones stamped before it), so the
- * window is sorted; of two points with one timestamp the one stored last
- * is sent.  Returns the number added, -1 on a read error (message in
- * err). */
-static long read_series(struct dest *d, struct pending *p, int64_t horizon, bool *full,
-			struct mw_err *err)
+/* Collect the points of p in (p->cur, horizon] into d->pts, at most cap
+ * (then cap + 1 are there and the window was not read whole).  0, or -1
+ * on a read error. */
+static int collect(struct dest *d, const struct pending *p, int64_t horizon, size_t cap,
+		   size_t *nout, struct mw_err *err)
 {
 	struct mw_raw_iter *it;
 	int64_t ts;
 	double v;
-	size_t n = 0, i;
-	long added = 0;
+	size_t n = 0;
 	int rc;
+
+	if (mw_raw_iter_open(&it, d->reader, p->info->id, p->cur + 1, horizon, err))
+		return -1;
+	while (n <= cap && (rc = mw_raw_iter_next(it, &ts, &v, err)) == 1) {
+		MW_GROW(d->pts, d->pts_cap, n + 1);
+		d->pts[n] = (struct point){ ts, v, n };
+		n++;
+	}
+	mw_raw_iter_free(it);
+	*nout = n;
+	return n <= cap && rc < 0 ? -1 : 0;
+}
+
+/* Read the points of p in (p->cur, *horizon] into the batch, oldest first.
+ * Storage order is not time order after the wall clock stepped back (the
+ * points stamped after the step follow the ones stamped before it), so the
+ * window is sorted; of two points with one timestamp the one stored last
+ * is sent.  Memory stays bounded: a window holding more than a few
+ * batches of points is halved (*horizon says how far it was read).
+ * Returns the number added, -1 on a read error (message in err). */
+static long read_series(struct dest *d, struct pending *p, int64_t *horizon, bool *full,
+			struct mw_err *err)
+{
+	size_t cap = 4 * d->batch.cap + 1024, n, i;
+	long added = 0;
 
 	*full = false;
 	if (!mw_rw_batch_begin(&d->batch, p->info->id, p->info->name, p->info->labels,
@@ -260,19 +281,18 @@ static long read_series(struct dest *d, struct pending *p, int64_t horizon, bool
 		p->done = true;
 		return 0;
 	}
-	if (mw_raw_iter_open(&it, d->reader, p->info->id, p->cur + 1, horizon, err)) {
-		mw_rw_batch_end(&d->batch);
-		return -1;
-	}
-	while ((rc = mw_raw_iter_next(it, &ts, &v, err)) == 1) {
-		MW_GROW(d->pts, d->pts_cap, n + 1);
-		d->pts[n] = (struct point){ ts, v, n };
-		n++;
-	}
-	mw_raw_iter_free(it);
-	if (rc < 0) {
-		mw_rw_batch_end(&d->batch);
-		return -1;
+	for (;;) {
+		if (collect(d, p, *horizon, cap, &n, err)) {
+			mw_rw_batch_end(&d->batch);
+			return -1;
+		}
+		if (n <= cap)
+			break;
+		if (*horizon - p->cur < 2) {
+			cap = SIZE_MAX - 1;	/* one timestamp: read it whole */
+			continue;
+		}
+		*horizon = p->cur + (*horizon - p->cur) / 2;
 	}
 	if (n > 1)
 		qsort(d->pts, n, sizeof(*d->pts), cmp_point);
@@ -306,16 +326,12 @@ static int cmp_pending_id(const void *x, const void *y)
 static int64_t rewound(struct dest *d, int64_t series_id, int64_t cur, int64_t now)
 {
 	struct mw_clock_step step;
-	struct mw_err err = { "" };
-	int64_t to;
 
 	if (cur < now || !mw_clock_step_last(&step) || step.step_ms >= 0 ||
 	    step.from_wall_ms > now || step.from_wall_ms - 1 >= cur)
 		return cur;
-	to = step.from_wall_ms - 1;
-	if (mw_rw_cursor_rewind(d->cursor, series_id, to, &err))
-		mw_log_debug("remote_write.%s: %s", d->name, err.msg);
-	return to;
+	mw_rw_cursor_rewind(d->cursor, series_id, step.from_wall_ms - 1);
+	return step.from_wall_ms - 1;
 }
 
 /* The series with points newer than their cursor and not after now; the
@@ -446,24 +462,26 @@ static int pass(struct dest *d, struct mw_err *err)
 		for (i = 0; i < npend && mw_rw_batch_room(&d->batch); i++) {
 			struct pending *p = &pend[i];
 			bool full;
+			int64_t read_to;
 			long got;
 
 			if (p->cur >= horizon)
 				break;
-			got = read_series(d, p, horizon, &full, err);
+			read_to = horizon;
+			got = read_series(d, p, &read_to, &full, err);
 			if (got < 0) {
 				rc = -1;
 				goto out;
 			}
-			if (!full && (horizon >= p->info->last_ts || horizon >= now)) {
+			if (!full && (read_to >= p->info->last_ts || read_to >= now)) {
 				p->done = true;
-				if (horizon < p->info->last_ts)
+				if (read_to < p->info->last_ts)
 					d->st.future_series++;
-			}
-			else if (!got && !full)
-				/* nothing in (cur, horizon] but newer points are
+			} else if (!got && !full) {
+				/* nothing in (cur, read_to] but newer points are
 				 * committed: nothing can appear there any more */
-				p->cur = horizon;
+				p->cur = read_to;
+			}
 		}
 		if (d->batch.nsamples) {
 			sent = send_batch(d);

@@ -112,6 +112,10 @@ g0=$(metric memwatch_web_slow_clients_closed_total)
 check "after a step back remote write delivers the points stamped after it" \
 	wait_until 20 has_system_below $((before_max - 1800000))
 check "after a step back the leak judgement keeps running" wait_until 20 checks_above $((c0 + 2))
+leak_after_step() {
+	[ "$(recv_py "print(sum(1 for k,t,v in d if 'memwatch_leak_' in k and t < $before_max - 1800000))")" -gt 0 ]
+}
+check "  ... and its series reach the receiver" wait_until 20 leak_after_step
 check "after a step back the slow-client guard still cuts" slow_client
 check "  ... and counts it" wait_until 10 guard_above "$g0"
 # from the first point stamped after the step on, nothing the receiver
@@ -124,6 +128,13 @@ print(sum(1 for k,t,v in d[first:] if t > $now + 2000))"
 }
 check "remote write sent nothing stamped after the present" test "$(future_after_step)" -eq 0
 check "the step back is logged" grep -q "wall clock stepped back by 1h" "$tmpdir/cs.log"
+caught_up() {
+	curl -sf "$base/api/v1/remote_write" | python3 -c "import json,sys
+r=json.load(sys.stdin)['remote_write'][0]
+sys.exit(0 if r['caught_up'] and r['lag_seconds'] < 60 else 1)"
+}
+check "after a step back the remote-write status says caught up, lag under a minute" \
+	wait_until 20 caught_up
 
 # ---- the wall clock steps forward an hour -----------------------------------
 echo 3600 >"$offset"
@@ -132,11 +143,6 @@ c1=$(metric memwatch_leak_checks_total)
 check "after a step forward remote write delivers" wait_until 20 has_system_above "$fwd_ms"
 check "after a step forward the leak judgement keeps running" wait_until 20 checks_above $((c1 + 2))
 check "the step forward is logged" wait_until 10 grep -q "wall clock stepped forward by 1h" "$tmpdir/cs.log"
-caught_up() {
-	curl -sf "$base/api/v1/remote_write" | python3 -c "import json,sys
-r=json.load(sys.stdin)['remote_write'][0]
-sys.exit(0 if r['caught_up'] and r['lag_seconds'] < 60 else 1)"
-}
 check "after a step forward the remote-write status says caught up, lag under a minute" \
 	wait_until 20 caught_up
 newest_ok() {

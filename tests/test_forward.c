@@ -20,6 +20,7 @@
 
 #include "core/batch.h"
 #include "base/clock.h"
+#include "base/cond.h"
 #include "base/utf8.h"
 #include "core/config.h"
 #include "core/status.h"
@@ -403,20 +404,18 @@ static void got_reset(void)
 {
 	memset(&got, 0, sizeof(got));
 	pthread_mutex_init(&got.lock, NULL);
-	pthread_cond_init(&got.cond, NULL);
+	mw_cond_init(&got.cond);
 	got.order_ok = true;
 }
 
 /* Wait (bounded) until the hook has seen n points. */
 static void wait_points(size_t n)
 {
-	struct timespec ts;
+	int64_t until = mw_cond_deadline(30000);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 30;
 	pthread_mutex_lock(&got.lock);
 	while (got.n < n)
-		if (pthread_cond_timedwait(&got.cond, &got.lock, &ts) == ETIMEDOUT)
+		if (mw_cond_wait_until(&got.cond, &got.lock, until) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&got.lock);
 	if (got.n < n)

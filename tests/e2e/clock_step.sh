@@ -16,6 +16,7 @@
 # Every process is started here and stopped by its PID; loopback only.
 set -u
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/fake_receiver.bash"
 need cc curl python3
 daemon=$root/build/native/memwatchd
 need_file "make build/native/memwatchd" "$daemon"
@@ -26,9 +27,7 @@ check "the wall-clock shim builds" \
 offset=$tmpdir/offset
 echo 3600 >"$offset"
 
-start_bg recv python3 "$root/tests/e2e/remote_write_fake.py" "$tmpdir/recv.port"
-check "receiver listens" wait_until 10 test -s "$tmpdir/recv.port"
-recv=http://127.0.0.1:$(cat "$tmpdir/recv.port")
+fake_receiver_start
 
 cat >"$tmpdir/mw.ini" <<INI
 [daemon]
@@ -38,23 +37,7 @@ flush_interval = 500ms
 [web]
 header_timeout = 1s
 timeout = 60s
-[leak]
-refresh = 1s
-cpu_budget = 0
-[collector.process]
-enabled = false
-[collector.workingset]
-enabled = false
-[collector.perfcounters]
-enabled = false
-[collector.heap]
-enabled = false
-[collector.vmmap]
-enabled = false
-[remote_write.ok]
-url = $recv/ok
-match = {__name__=~"memwatch_(system|leak)_.*"}
-max_backoff = 1s
+$(forwarding_ini "$recv/ok")
 INI
 
 export MW_WALLCLOCK_OFFSET_FILE=$offset
@@ -71,7 +54,6 @@ $1"
 }
 # the daemon's clock in ms, as the shim moves it
 daemon_now_ms() { echo $(( $(date +%s%3N) + $(cat "$offset") * 1000 )); }
-metric() { curl -sf "$base/metrics" | awk -v m="$1" '$1 == m { print int($2); f=1 } END { if (!f) print -1 }'; }
 has_system_below() { [ "$(recv_py "print(sum(1 for t in sys_ts if t < $1))")" -gt 0 ]; }
 has_system_above() { [ "$(recv_py "print(sum(1 for t in sys_ts if t > $1))")" -gt 0 ]; }
 checks_above() { [ "$(metric memwatch_leak_checks_total)" -gt "$1" ]; }

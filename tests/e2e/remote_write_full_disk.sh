@@ -23,6 +23,7 @@ if [ "${1:-}" != "--inside" ]; then
 	exit 0
 fi
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/fake_receiver.bash"
 need curl python3
 daemon=$root/build/native/memwatchd
 need_file "make build/native/memwatchd" "$daemon"
@@ -34,9 +35,7 @@ at_exit "umount '$disk' 2>/dev/null"
 
 # the receiver leaves its first requests unanswered: the forwarder falls
 # behind, and still has stored points to send when the disk is full
-start_bg recv python3 "$root/tests/e2e/remote_write_fake.py" "$tmpdir/recv.port" --hang 12
-check "receiver listens" wait_until 10 test -s "$tmpdir/recv.port"
-recv=http://127.0.0.1:$(cat "$tmpdir/recv.port")
+fake_receiver_start --hang 12
 
 cat >"$tmpdir/mw.ini" <<INI
 [daemon]
@@ -44,32 +43,15 @@ interval = 200ms
 [storage]
 db = $disk/mw.db
 flush_interval = 500ms
-[leak]
-refresh = 1s
-cpu_budget = 0
-[collector.process]
-enabled = false
-[collector.workingset]
-enabled = false
-[collector.perfcounters]
-enabled = false
-[collector.heap]
-enabled = false
-[collector.vmmap]
-enabled = false
-[remote_write.ok]
-url = $recv/hang
+$(forwarding_ini "$recv/hang")
 timeout = 1s
-match = {__name__=~"memwatch_(system|leak)_.*"}
 batch_size = 50
-max_backoff = 1s
 INI
 port=$(free_port)
 base=http://127.0.0.1:$port
 mw_start fd --config "$tmpdir/mw.ini" --listen "127.0.0.1:$port"
 check "daemon ready" wait_ready "$base/healthz"
 
-metric() { curl -sf "$base/metrics" | awk -v m="$1" '$1 == m { print int($2); f=1 } END { if (!f) print -1 }'; }
 received() { curl -sf "$recv/dump?path=/hang" | python3 -c "import json,sys; print(len(json.load(sys.stdin)['samples']))"; }
 received_above() { [ "$(received)" -gt "$1" ]; }
 failed_above() { [ "$(metric memwatch_storage_failed_flushes_total)" -gt "$1" ]; }

@@ -19,6 +19,14 @@ int64_t mw_clock_mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t mw_clock_elapsed_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void mw_sleep_ms(int64_t ms)
 {
 	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };

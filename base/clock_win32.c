@@ -31,6 +31,12 @@ int64_t mw_clock_mono_ns(void)
 	       (int64_t)(now.QuadPart % freq.QuadPart) * 1000000000LL / freq.QuadPart;
 }
 
+int64_t mw_clock_elapsed_ns(void)
+{
+	/* ticks since boot, sleep included */
+	return (int64_t)GetTickCount64() * 1000000;
+}
+
 void mw_sleep_ms(int64_t ms)
 {
 	if (ms > 0)

@@ -2,12 +2,14 @@
 #include "worker.h"
 
 #include <errno.h>
-#include <time.h>
+
+#include "clock_step.h"
+#include "cond.h"
 
 int mw_worker_start(struct mw_worker *w, void *(*main)(void *), void *arg)
 {
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
+	mw_cond_init(&w->wake);
 	if (pthread_create(&w->thread, NULL, main, arg))
 		return -1;
 	w->started = true;
@@ -16,16 +18,14 @@ int mw_worker_start(struct mw_worker *w, void *(*main)(void *), void *arg)
 
 void mw_worker_sleep(struct mw_worker *w, int64_t ms)
 {
-	struct timespec until;
-	int64_t ns;
+	/* a monotonic deadline: a wall clock stepped back does not stretch
+	 * the pause by the step (base/cond.h) */
+	int64_t until = mw_cond_deadline(ms);
 
-	/* pthread_cond_timedwait takes the wall clock */
-	clock_gettime(CLOCK_REALTIME, &until);
-	ns = (int64_t)until.tv_nsec + (ms % 1000) * 1000000;
-	until.tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
-	until.tv_nsec = (long)(ns % 1000000000);
-	while (!w->stopping && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT)
+	while (!w->stopping && mw_cond_wait_until(&w->wake, &w->lock, until) != ETIMEDOUT)
 		;
+	/* every worker ticks: a step of the wall clock is noticed here too */
+	mw_clock_step_poll();
 }
 
 void mw_worker_stop(struct mw_worker *w)

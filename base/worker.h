@@ -3,7 +3,8 @@
  * again until told to stop: its lock, its wake-up condition and the
  * stop flag, started and stopped the same way for the leak judgement
  * (app/leak_judge.c) and the web server's slow-client guard
- * (web/conn_guard.c).
+ * (web/conn_guard.c).  Its sleeps run on the monotonic clock (base/cond.h)
+ * and poll for wall-clock steps (base/clock_step.h).
  */
 #ifndef MW_BASE_WORKER_H
 #define MW_BASE_WORKER_H

@@ -96,6 +96,8 @@ struct mw_rw_status {
 	uint64_t batches_skipped;	/* refused for good (4xx), not resent */
 	uint64_t points_skipped;
 	uint64_t pending_series;	/* series with points to send, last scan */
+	uint64_t future_series;	/* series whose unsent points are all stamped
+				 * after the present (held until their time) */
 	int last_status;	/* HTTP status of the last request, 0 none/no answer */
 	int64_t last_error_ms;	/* wall clock of the last error, 0 none */
 	char last_error[512];	/* the receiver's message or the network error */

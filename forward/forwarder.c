@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/watch.h"
 #include "base/clock.h"
+#include "base/clock_step.h"
+#include "base/cond.h"
 #include "base/fsutf8.h"
 #include "base/log.h"
 #include "base/xalloc.h"
@@ -28,6 +29,13 @@
 #define SPAN_MS (5 * 60000LL)
 /* How often the cursors of series older than max_age are forgotten. */
 #define PRUNE_EVERY_MS (3600000LL)
+
+/* A stored point, and where it came in storage order. */
+struct point {
+	int64_t ts;
+	double v;
+	size_t seq;
+};
 
 /* A series with points to send. */
 struct pending {
@@ -56,9 +64,12 @@ struct dest {
 	struct mw_rw_cursor *cursor;
 	struct mw_rw_batch batch;
 	struct mw_rw_buf pb, body;
+	struct point *pts;	/* one series' points of a window, sorted */
+	size_t pts_cap;
 	uint64_t rnd;
 	int64_t pruned_ms;
 	bool failing;		/* logged the start of a failure streak */
+	bool cursor_failing;	/* logged that the cursor cannot be written */
 
 	pthread_t thread;
 	bool started;
@@ -82,27 +93,20 @@ static bool stopping(struct dest *d)
 	return s;
 }
 
-/* Sleep up to ms; true when asked to stop. */
+/* Sleep up to ms on the monotonic clock (a wall clock stepped back does
+ * not stretch it); true when asked to stop. */
 static bool wait_ms(struct dest *d, int64_t ms)
 {
 	struct mw_forwarder *f = d->owner;
-	struct timespec ts;
+	int64_t until = mw_cond_deadline(ms);
 	bool s;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(ms / 1000);
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&f->lock);
-	while (!f->stopping) {
-		if (pthread_cond_timedwait(&f->wake, &f->lock, &ts) == ETIMEDOUT)
-			break;
-	}
+	while (!f->stopping && mw_cond_wait_until(&f->wake, &f->lock, until) != ETIMEDOUT)
+		;
 	s = f->stopping;
 	pthread_mutex_unlock(&f->lock);
+	mw_clock_step_poll();
 	return s;
 }
 
@@ -223,16 +227,51 @@ static int cmp_pending(const void *x, const void *y)
 	return a->info->id < b->info->id ? -1 : a->info->id > b->info->id;
 }
 
-/* Read the points of p in (p->cur, horizon] into the batch.  Returns the
- * number added, -1 on a read error (message in err). */
-static long read_series(struct dest *d, struct pending *p, int64_t horizon, bool *full,
-			struct mw_err *err)
+static int cmp_point(const void *x, const void *y)
+{
+	const struct point *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Collect the points of p in (p->cur, horizon] into d->pts, at most cap
+ * (then cap + 1 are there and the window was not read whole).  0, or -1
+ * on a read error. */
+static int collect(struct dest *d, const struct pending *p, int64_t horizon, size_t cap,
+		   size_t *nout, struct mw_err *err)
 {
 	struct mw_raw_iter *it;
-	int64_t ts, last = p->cur;
+	int64_t ts;
 	double v;
-	long added = 0;
+	size_t n = 0;
 	int rc;
+
+	if (mw_raw_iter_open(&it, d->reader, p->info->id, p->cur + 1, horizon, err))
+		return -1;
+	while (n <= cap && (rc = mw_raw_iter_next(it, &ts, &v, err)) == 1) {
+		MW_GROW(d->pts, d->pts_cap, n + 1);
+		d->pts[n] = (struct point){ ts, v, n };
+		n++;
+	}
+	mw_raw_iter_free(it);
+	*nout = n;
+	return n <= cap && rc < 0 ? -1 : 0;
+}
+
+/* Read the points of p in (p->cur, *horizon] into the batch, oldest first.
+ * Storage order is not time order after the wall clock stepped back (the
+ * points stamped after the step follow the ones stamped before it), so the
+ * window is sorted; of two points with one timestamp the one stored last
+ * is sent.  Memory stays bounded: a window holding more than a few
+ * batches of points is halved (*horizon says how far it was read).
+ * Returns the number added, -1 on a read error (message in err). */
+static long read_series(struct dest *d, struct pending *p, int64_t *horizon, bool *full,
+			struct mw_err *err)
+{
+	size_t cap = 4 * d->batch.cap + 1024, n, i;
+	long added = 0;
 
 	*full = false;
 	if (!mw_rw_batch_begin(&d->batch, p->info->id, p->info->name, p->info->labels,
@@ -242,27 +281,31 @@ static long read_series(struct dest *d, struct pending *p, int64_t horizon, bool
 		p->done = true;
 		return 0;
 	}
-	if (mw_raw_iter_open(&it, d->reader, p->info->id, p->cur + 1, horizon, err)) {
-		mw_rw_batch_end(&d->batch);
-		return -1;
-	}
-	while ((rc = mw_raw_iter_next(it, &ts, &v, err)) == 1) {
-		/* Storage order: a point older than what this batch already
-		 * has of the series (clock stepped back) would be out of order
-		 * for the receiver; it is not sent. */
-		if (ts <= last)
+	for (;;) {
+		if (collect(d, p, *horizon, cap, &n, err)) {
+			mw_rw_batch_end(&d->batch);
+			return -1;
+		}
+		if (n <= cap)
+			break;
+		if (*horizon - p->cur < 2) {
+			cap = SIZE_MAX - 1;	/* one timestamp: read it whole */
 			continue;
-		if (!mw_rw_batch_add(&d->batch, ts, v)) {
+		}
+		*horizon = p->cur + (*horizon - p->cur) / 2;
+	}
+	if (n > 1)
+		qsort(d->pts, n, sizeof(*d->pts), cmp_point);
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && d->pts[i + 1].ts == d->pts[i].ts)
+			continue;	/* the later one of the same time */
+		if (!mw_rw_batch_add(&d->batch, d->pts[i].ts, d->pts[i].v)) {
 			*full = true;
 			break;
 		}
-		last = ts;
 		added++;
 	}
-	mw_raw_iter_free(it);
 	mw_rw_batch_end(&d->batch);
-	if (rc < 0)
-		return -1;
 	return added;
 }
 
@@ -273,9 +316,29 @@ static int cmp_pending_id(const void *x, const void *y)
 	return a->info->id < b->info->id ? -1 : a->info->id > b->info->id;
 }
 
-/* The series with points newer than their cursor. */
+/* A cursor in the future (cur >= now) says points were sent that are
+ * stamped after the present: the wall clock stepped back since.  The
+ * points stamped after the step are older than the cursor and would wait
+ * for the clock to pass it; the cursor goes back to where the step came
+ * (the points stamped in between, sent before the step, are sent once
+ * more as the clock passes them).  Without a step seen by this process
+ * (one before a restart) the series waits. */
+static int64_t rewound(struct dest *d, int64_t series_id, int64_t cur, int64_t now)
+{
+	struct mw_clock_step step;
+
+	if (cur < now || !mw_clock_step_last(&step) || step.step_ms >= 0 ||
+	    step.from_wall_ms > now || step.from_wall_ms - 1 >= cur)
+		return cur;
+	mw_rw_cursor_rewind(d->cursor, series_id, step.from_wall_ms - 1);
+	return step.from_wall_ms - 1;
+}
+
+/* The series with points newer than their cursor and not after now; the
+ * ones whose every unsent point is stamped after now are counted in
+ * *future (they wait for their time). */
 static int scan(struct dest *d, struct mw_series_list *lists, struct pending **out, size_t *nout,
-		int64_t floor, struct mw_err *err)
+		int64_t floor, int64_t now, uint64_t *future, struct mw_err *err)
 {
 	struct pending *pend = NULL;
 	size_t i, j, n = 0, cap = 0;
@@ -320,8 +383,14 @@ static int scan(struct dest *d, struct mw_series_list *lists, struct pending **o
 			cur = floor - 1;
 		if (!rc && pend[i].info->first_ts != INT64_MIN && pend[i].info->first_ts - 1 > cur)
 			cur = pend[i].info->first_ts - 1;
+		if (rc)
+			cur = rewound(d, pend[i].info->id, cur, now);
 		if (pend[i].info->last_ts <= cur)
 			continue;
+		if (cur >= now) {
+			(*future)++;
+			continue;
+		}
 		pend[j] = pend[i];
 		pend[j].cur = cur;
 		j++;
@@ -358,9 +427,10 @@ static int pass(struct dest *d, struct mw_err *err)
 	int64_t now = mw_clock_wall_ms();
 	int64_t floor = now - d->max_age_ms;
 	int64_t span = SPAN_MS;
+	uint64_t future = 0;
 	int rc = 0;
 
-	if (scan(d, lists, &pend, &npend, floor, err)) {
+	if (scan(d, lists, &pend, &npend, floor, now, &future, err)) {
 		rc = -1;
 		goto out;
 	}
@@ -371,6 +441,7 @@ static int pass(struct dest *d, struct mw_err *err)
 	}
 	if (npend > 1)
 		qsort(pend, npend, sizeof(*pend), cmp_pending);
+	d->st.future_series = future;
 	update_lag(d, pend, npend);
 	publish(d);
 	while (npend) {
@@ -383,25 +454,34 @@ static int pass(struct dest *d, struct mw_err *err)
 			goto out;
 		}
 		horizon = pend[0].cur > INT64_MAX - span ? INT64_MAX : pend[0].cur + span;
+		/* no point stamped after the present is sent: it waits for
+		 * its time (a clock stepped back, an imported future point) */
+		if (horizon > now)
+			horizon = now;
 		mw_rw_batch_reset(&d->batch);
 		for (i = 0; i < npend && mw_rw_batch_room(&d->batch); i++) {
 			struct pending *p = &pend[i];
 			bool full;
+			int64_t read_to;
 			long got;
 
 			if (p->cur >= horizon)
 				break;
-			got = read_series(d, p, horizon, &full, err);
+			read_to = horizon;
+			got = read_series(d, p, &read_to, &full, err);
 			if (got < 0) {
 				rc = -1;
 				goto out;
 			}
-			if (!full && horizon >= p->info->last_ts)
+			if (!full && (read_to >= p->info->last_ts || read_to >= now)) {
 				p->done = true;
-			else if (!got && !full)
-				/* nothing in (cur, horizon] but newer points are
+				if (read_to < p->info->last_ts)
+					d->st.future_series++;
+			} else if (!got && !full) {
+				/* nothing in (cur, read_to] but newer points are
 				 * committed: nothing can appear there any more */
-				p->cur = horizon;
+				p->cur = read_to;
+			}
 		}
 		if (d->batch.nsamples) {
 			sent = send_batch(d);
@@ -411,9 +491,16 @@ static int pass(struct dest *d, struct mw_err *err)
 			}
 			/* accepted or refused for good: the cursor moves on */
 			if (mw_rw_cursor_commit(d->cursor, d->batch.pos, d->batch.nseries, err)) {
-				mw_log_warn("remote_write.%s: %s (the batch will be sent again)",
-					    d->name, err->msg);
+				/* held in memory: not sent again by this process */
+				if (!d->cursor_failing)
+					mw_log_warn("remote_write.%s: %s (the positions are kept in "
+						    "memory and written when the database takes "
+						    "them)", d->name, err->msg);
+				d->cursor_failing = true;
 				set_error(d, d->st.last_status, "%s", err->msg);
+			} else if (d->cursor_failing) {
+				mw_log_info("remote_write.%s: the cursor is written again", d->name);
+				d->cursor_failing = false;
 			}
 			for (k = 0; k < d->batch.nseries; k++)
 				for (i = 0; i < npend; i++)
@@ -427,9 +514,15 @@ static int pass(struct dest *d, struct mw_err *err)
 			span *= 4;	/* a gap in the data: look further */
 		}
 		/* drop the finished series, keep the order by cursor */
-		for (i = k = 0; i < npend; i++)
-			if (!pend[i].done)
-				pend[k++] = pend[i];
+		for (i = k = 0; i < npend; i++) {
+			if (pend[i].done)
+				continue;
+			if (pend[i].cur >= now) {	/* the rest is after the present */
+				d->st.future_series++;
+				continue;
+			}
+			pend[k++] = pend[i];
+		}
 		update_lag(d, pend, k);
 		npend = k;
 		if (npend > 1)
@@ -538,6 +631,7 @@ static void dest_release(struct dest *d)
 	mw_rw_batch_release(&d->batch);
 	mw_rw_buf_release(&d->pb);
 	mw_rw_buf_release(&d->body);
+	free(d->pts);
 	mw_rw_select_release(&d->sel);
 	mw_labels_release(d->extra, d->nextra);
 	free(d->extra);
@@ -614,7 +708,7 @@ int mw_forwarder_start(struct mw_forwarder **out, const struct mw_config *cfg,
 		return 0;
 	f = mw_xcalloc(1, sizeof(*f));
 	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->wake, NULL);
+	mw_cond_init(&f->wake);
 	f->d = mw_xcalloc(cfg->nremote_write, sizeof(*f->d));
 	f->n = cfg->nremote_write;
 	for (i = 0; i < f->n; i++) {

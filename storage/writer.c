@@ -6,9 +6,10 @@
  * never touches the disk; when the queue is full the batch is dropped and
  * its points counted.  The thread drains the queue into the store (memory
  * only), and every flush_interval flushes, adds its self metrics and runs
- * one retention step.  The first data is flushed as soon as it arrives, so
- * a freshly started daemon shows its first tick at once, not a flush
- * interval later.  After every round the writer's health goes to the
+ * one retention step.  During the first flush interval data is flushed as
+ * soon as it arrives, so a freshly started daemon shows its first
+ * collector tick at once, not a flush interval later, whatever was
+ * submitted before it.  After every round the writer's health goes to the
  * status table (/healthz, /metrics).  pthreads: glibc natively,
  * winpthreads on MinGW.
  */
@@ -17,11 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "storage.h"
 #include "store.h"
 #include "base/clock.h"
+#include "base/cond.h"
 #include "base/log.h"
 #include "core/status.h"
 #include "base/xalloc.h"
@@ -42,23 +43,16 @@ struct mw_writer {
 	bool stopping;
 	struct mw_store_stats stats;	/* the store's, as of the last round */
 	struct mw_status_table *status;	/* NULL: publish nowhere */
-	bool flushed_data;	/* the first data has been flushed */
+	/* Until then (monotonic ms) data is flushed as soon as it arrives:
+	 * the first flush interval after start, so the first collector tick
+	 * is readable at once whatever batch (leak gauges, self metrics)
+	 * came first. */
+	int64_t eager_until_ms;
 	/* The thread's own: */
 	bool failing;
 	int64_t last_ok_flush_ms;
 	char last_error[256];
 };
-
-static void abs_deadline(struct timespec *ts, int64_t ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += (time_t)(ms / 1000);
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
 
 static void flush_now(struct mw_writer *w)
 {
@@ -118,6 +112,8 @@ static void *writer_main(void *arg)
 	int64_t next = mw_clock_mono_ns() / 1000000 + w->flush_interval_ms;
 	struct mw_batch **take = mw_xcalloc(w->cap, sizeof(*take));
 
+	w->eager_until_ms = next;
+
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		size_t n = 0, i;
@@ -128,10 +124,9 @@ static void *writer_main(void *arg)
 
 		if (!w->count && !w->stopping && w->flush_requests == w->flushes_done &&
 		    now < next) {
-			struct timespec ts;
-
-			abs_deadline(&ts, next - now);
-			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+			/* monotonic (base/cond.h): a wall clock stepped back
+			 * does not hold the flush for the length of the step */
+			mw_cond_wait_until(&w->wake, &w->lock, mw_cond_deadline(next - now));
 			continue;
 		}
 		while (w->count) {
@@ -157,11 +152,9 @@ static void *writer_main(void *arg)
 		mw_store_count_dropped_regions(w->store, dropped_details);
 		now = mw_clock_mono_ns() / 1000000;
 		mw_store_mark_complete(w->store, taken_ms);
-		if (stop || now >= next || req != w->flushes_done || (n && !w->flushed_data)) {
+		if (stop || now >= next || req != w->flushes_done || (n && now < w->eager_until_ms)) {
 			flush_now(w);
 			next = now + w->flush_interval_ms;
-			if (n && !w->failing)
-				w->flushed_data = true;
 		}
 
 		mw_store_get_stats(w->store, &st);
@@ -208,8 +201,8 @@ int mw_writer_start(struct mw_writer **out, const struct mw_config *cfg, struct 
 	w->cap = cfg->queue_batches > 0 ? (size_t)cfg->queue_batches : 64;
 	w->queue = mw_xcalloc(w->cap, sizeof(*w->queue));
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
-	pthread_cond_init(&w->done, NULL);
+	mw_cond_init(&w->wake);
+	mw_cond_init(&w->done);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		mw_error(err, "cannot start the writer thread");
 		writer_destroy(w);
@@ -258,16 +251,15 @@ void mw_writer_flush_sync(struct mw_writer *w)
 
 int mw_writer_flush_wait(struct mw_writer *w, int64_t timeout_ms)
 {
-	struct timespec ts;
+	int64_t until = mw_cond_deadline(timeout_ms);
 	uint64_t ticket;
 	int rc = 0;
 
-	abs_deadline(&ts, timeout_ms);
 	pthread_mutex_lock(&w->lock);
 	ticket = ++w->flush_requests;
 	pthread_cond_signal(&w->wake);
 	while (w->flushes_done < ticket && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&w->done, &w->lock, &ts);
+		rc = mw_cond_wait_until(&w->done, &w->lock, until);
 	rc = w->flushes_done >= ticket && w->flush_ok ? 0 : -1;
 	pthread_mutex_unlock(&w->lock);
 	return rc;

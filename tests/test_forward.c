@@ -20,6 +20,7 @@
 
 #include "core/batch.h"
 #include "base/clock.h"
+#include "base/cond.h"
 #include "base/utf8.h"
 #include "core/config.h"
 #include "core/status.h"
@@ -30,6 +31,7 @@
 #include "forward/rw_transport.h"
 #include "forward/rw_wire.h"
 #include "forward/select.h"
+#include "storage/db.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_main.h"
@@ -397,16 +399,23 @@ static int hook(void *arg, const char *dest, const struct mw_rw_series *series, 
 	return status;
 }
 
+/* An empty record of what the hook saw. */
+static void got_reset(void)
+{
+	memset(&got, 0, sizeof(got));
+	pthread_mutex_init(&got.lock, NULL);
+	mw_cond_init(&got.cond);
+	got.order_ok = true;
+}
+
 /* Wait (bounded) until the hook has seen n points. */
 static void wait_points(size_t n)
 {
-	struct timespec ts;
+	int64_t until = mw_cond_deadline(30000);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 30;
 	pthread_mutex_lock(&got.lock);
 	while (got.n < n)
-		if (pthread_cond_timedwait(&got.cond, &got.lock, &ts) == ETIMEDOUT)
+		if (mw_cond_wait_until(&got.cond, &got.lock, until) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&got.lock);
 	if (got.n < n)
@@ -445,10 +454,7 @@ static void forwarder_cursor_and_late_series(void **state)
 	int i;
 
 	(void)state;
-	memset(&got, 0, sizeof(got));
-	pthread_mutex_init(&got.lock, NULL);
-	pthread_cond_init(&got.cond, NULL);
-	got.order_ok = true;
+	got_reset();
 	/* first request: no answer, then a 503 (both retried), then a 400
 	 * (that batch is skipped and counted), then all accepted */
 	got.script[0] = 0;
@@ -551,6 +557,101 @@ static void forwarder_cursor_and_late_series(void **state)
 	pthread_mutex_destroy(&got.lock);
 }
 
+/* Wait (bounded) until the hook has seen the point (sid, ts). */
+static void wait_point(int sid, int64_t ts)
+{
+	int64_t until = mw_clock_mono_ns() + 30 * 1000000000LL;
+	size_t n = 0;
+
+	while (mw_clock_mono_ns() < until) {
+		struct timespec pause = { 0, 10 * 1000000L };
+
+		pthread_mutex_lock(&got.lock);
+		n = count_of(sid, ts);
+		pthread_mutex_unlock(&got.lock);
+		if (n)
+			return;
+		nanosleep(&pause, NULL);
+	}
+	fail_msg("the forwarder did not send point %d@%lld within 30 s", sid, (long long)ts);
+}
+
+/* A disk that refuses the cursor's writes (full): a trigger fails them
+ * the way SQLITE_FULL does.  Each stored point is still sent once (the
+ * positions are held in memory), and written once the disk takes them. */
+static void forwarder_cursor_refused(void **state)
+{
+	struct mw_store *s = mw_test_store_reopen(DB);
+	struct mw_status_table *status = mw_status_new(0);
+	struct mw_rw_cursor *c;
+	struct mw_forwarder *f;
+	struct mw_config cfg;
+	struct mw_err err;
+	int64_t t0 = mw_clock_wall_ms() - 600000;
+	int i;
+
+	(void)state;
+	got_reset();
+	for (i = 0; i < 50; i++)
+		add_point(s, 1, t0 + i * 1000, i);
+	/* a dense series: a window holds more than the forwarder reads at
+	 * once (4 batches + 1024 points), so it reads halves */
+	for (i = 0; i < 3000; i++)
+		add_point(s, 2, t0 + i * 10, i);
+	assert_int_equal(mw_store_flush(s, &err), 0);
+	assert_int_equal(mw_rw_cursor_open(&c, DB, "t", &err), 0);	/* the table */
+	mw_rw_cursor_free(c);
+	assert_int_equal(mw_db_exec(mw_store_db(s),
+				    "CREATE TRIGGER full_i BEFORE INSERT ON remote_write_cursor"
+				    " BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;"
+				    "CREATE TRIGGER full_u BEFORE UPDATE ON remote_write_cursor"
+				    " BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END", &err), 0);
+
+	mw_config_init(&cfg);
+	assert_int_equal(mw_config_set(&cfg, "storage", "db", DB, "t", &err), 0);
+	assert_int_equal(mw_config_set(&cfg, "storage", "flush_interval", "100ms", "t", &err), 0);
+	assert_int_equal(mw_config_set(&cfg, "remote_write.t", "url", "http://127.0.0.1:9/w", "t",
+				       &err), 0);
+	assert_int_equal(mw_config_set(&cfg, "remote_write.t", "match", "m_test", "t", &err), 0);
+	assert_int_equal(mw_config_set(&cfg, "remote_write.t", "batch_size", "10", "t", &err), 0);
+	mw_forwarder_set_post_hook(hook, &got);
+	if (mw_forwarder_start(&f, &cfg, status, &err))
+		fail_msg("%s", err.msg);
+	wait_point(1, t0 + 49000);
+	wait_point(2, t0 + 29990);
+	/* more passes: a point stored later needs one */
+	for (i = 50; i < 60; i++)
+		add_point(s, 1, t0 + i * 1000, i);
+	assert_int_equal(mw_store_flush(s, &err), 0);
+	wait_point(1, t0 + 59000);
+	/* the disk takes writes again: the next commit writes the positions */
+	if (mw_db_exec(mw_store_db(s), "DROP TRIGGER full_i; DROP TRIGGER full_u", &err))
+		fail_msg("%s", err.msg);
+	add_point(s, 1, t0 + 60000, 60);
+	assert_int_equal(mw_store_flush(s, &err), 0);
+	wait_point(1, t0 + 60000);
+	mw_forwarder_stop(f);
+	mw_forwarder_set_post_hook(NULL, NULL);
+
+	pthread_mutex_lock(&got.lock);
+	for (i = 0; i <= 60; i++)
+		if (count_of(1, t0 + i * 1000) != 1)
+			fail_msg("point %d sent %zu times", i, count_of(1, t0 + i * 1000));
+	for (i = 0; i < 3000; i++)
+		if (count_of(2, t0 + i * 10) != 1)
+			fail_msg("dense point %d sent %zu times", i, count_of(2, t0 + i * 10));
+	assert_int_equal(got.n, 3061);
+	assert_true(got.order_ok);
+	pthread_mutex_unlock(&got.lock);
+	assert_int_equal(mw_test_db_int(DB, "SELECT max(ts) FROM remote_write_cursor"), t0 + 60000);
+
+	mw_config_release(&cfg);
+	mw_status_free(status);
+	mw_store_free(s);
+	pthread_cond_destroy(&got.cond);
+	pthread_mutex_destroy(&got.lock);
+}
+
 static void forwarder_bad_settings(void **state)
 {
 	struct mw_config cfg;
@@ -586,5 +687,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(config_sections),
 	MW_FIXTURE_TEST(cursor_round_trip),
 	MW_FIXTURE_TEST(forwarder_cursor_and_late_series),
+	MW_FIXTURE_TEST(forwarder_cursor_refused),
 	cmocka_unit_test(forwarder_bad_settings),
 )

@@ -130,6 +130,8 @@ static void add_remote_write(struct mw_jw *w, struct mw_status_table *status, in
 		mw_jw_double(w, "lag_seconds", (double)mw_rw_status_lag_ms(&st, now_ms) / 1000);
 		add_ms_or_null(w, "oldest_unsent_ms", st.oldest_unsent_ms);
 		mw_jw_uint(w, "pending_series", st.pending_series);
+		/* stamped after the present (a clock step): wait for their time */
+		mw_jw_uint(w, "future_series", st.future_series);
 		mw_jw_uint(w, "points_sent", st.points_sent);
 		mw_jw_uint(w, "batches_sent", st.batches_sent);
 		mw_jw_uint(w, "retries", st.retries);

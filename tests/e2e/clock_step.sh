@@ -117,13 +117,6 @@ sys.exit(0 if r['caught_up'] and r['lag_seconds'] < 60 else 1)"
 }
 check "after a step back the remote-write status says caught up, lag under a minute" \
 	wait_until 20 caught_up
-future_counted() {
-	curl -sf "$base/api/v1/remote_write" | python3 -c "import json,sys
-r = json.load(sys.stdin)['remote_write'][0]
-sys.exit(0 if r['future_series'] > 0 else 1)"
-}
-check "  ... and counts the series whose points wait for their time (stamped before the step)" \
-	future_counted
 
 # ---- the wall clock steps forward an hour -----------------------------------
 echo 3600 >"$offset"

@@ -126,9 +126,11 @@ build/native/helpers/%$(EXE): tests/helpers/%.c
 	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) -o $@ $<
 
 BENCH_BIN := $(patsubst bench/%.c,build/native/bench/%$(EXE),$(BENCHES))
+# Benches link the shared test support whole; some of it checks with
+# cmocka's assertions (known_report.c), hence cmocka here too.
 build/native/bench/%$(EXE): bench/%.c $(NATIVE_LIB_OBJ) $(NATIVE_SUPPORT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(NATIVE_LIB_OBJ) $(NATIVE_SUPPORT_OBJ) $(NATIVE_DEP_LIBS)
+	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -o $@ $< $(NATIVE_LIB_OBJ) $(NATIVE_SUPPORT_OBJ) $(NATIVE_DEP_LIBS) $(CMOCKA_LIBS)
 
 bench-build: $(BENCH_BIN) build/native/memwatchd$(EXE)
 

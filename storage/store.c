@@ -27,10 +27,13 @@
  * chunk left open by a stop or a crash gets its true max_ts at the next
  * start (fix_open_bounds).
  *
- * Why rollup rows are written only when a bucket completes: writing the
- * bucket in progress on every flush would double the statements per
- * flush; the state lost in a crash is rebuilt from the raw chunks at the
- * next start (series.c).
+ * Why the 1-minute bucket in progress is written with every flush that
+ * adds to it (write_minute_in_progress) though it costs a statement per
+ * series and flush: after a crash it was rebuilt from the raw chunks only
+ * for the series still live, so a process that ended before the crash
+ * lost its last minute.  The 1-hour bucket in progress is still written
+ * only when it completes (rebuilt from raw chunks at the next start,
+ * series.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +74,9 @@ static const char *const statements[ST_COUNT] = {
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
 	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
 	[ST_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
-	[ST_RECOVER_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ? AND max_ts >= ? "
+	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
+			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
+	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "
 			      "ORDER BY id",
 	/* a live series' newest chunk whose max_ts lies past its newest
 	 * point: an open chunk's bound (only live series can have one: a
@@ -413,6 +418,25 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
 }
 
 /*
+ * The 1-minute bucket in progress of a series that received points, in the
+ * flush that commits those points: a process that ends, then a crash before
+ * the next minute began, would otherwise leave raw points and no 1-minute
+ * row (the bucket lived only in memory).  The row is replaced by the next
+ * flush's, and for good when the bucket completes (mw_rollup_add).  After
+ * a crash the bucket is recomputed whole from the raw points (series.c
+ * starts from the newest stored bucket), so a partial row is never added
+ * to twice.  The 1-hour bucket in progress stays in memory: its minutes
+ * are stored, and it is rebuilt from raw chunks after a crash.
+ */
+static int write_minute_in_progress(struct mw_store *s, struct mw_series *se,
+				    struct mw_err *err)
+{
+	if (se->acc[0].bucket == INT64_MIN)
+		return 0;
+	return mw_rollup_write(s, series_id(se), se->key, 0, false, &se->acc[0], err);
+}
+
+/*
  * The open chunk of se, if it has points not written or its row still
  * carries the bound and the chunk is done with (its series leaving memory,
  * the store closing).  Its first OPEN_BOUND_FROM - 1 writes put the true
@@ -421,7 +445,7 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
  * once more); the writes after it leave max_ts alone; the last puts the
  * true max_ts.
  */
-#define OPEN_BOUND_FROM 3
+#define OPEN_BOUND_FROM MW_OPEN_BOUND_FROM
 
 static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points,
 		      struct mw_err *err)
@@ -447,7 +471,7 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 			se->open.t_min, max, se->open.t_last, se->open.v_last, err))
 		return -1;
 	*points += se->open.n - se->open_flushed;
-	return 0;
+	return write_minute_in_progress(s, se, err);
 }
 
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
@@ -613,13 +637,41 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
  * nearly every flush was followed by a checkpoint writing those same
  * pages again (a tenth of the writer's CPU).  Checkpointing after every
  * CHECKPOINT_COMMITS commits writes each of those hot pages once per
- * CHECKPOINT_COMMITS flushes instead; WAL_MAX_FRAMES bounds the WAL file
- * (4 KB pages: 32 MB) for a store whose commits are large.  A checkpoint
- * is PASSIVE: it never waits for a reader.  Durability is the WAL's
- * either way (synchronous = FULL syncs it at every commit).
+ * CHECKPOINT_COMMITS flushes instead.  Those checkpoints are PASSIVE:
+ * they never wait for a reader.  Durability is the WAL's either way
+ * (synchronous = FULL syncs it at every commit).
+ *
+ * Why the WAL is also truncated: a passive checkpoint copies pages back
+ * but the WAL file only starts over when a commit finds no reader using
+ * it, and with readers always present (a dashboard, a querier) that never
+ * happened: the WAL grew without end (1.2 GB after 909 crashes), and
+ * every start-up read all of it (WAL recovery, then quick_check through
+ * it), slower at every restart.  So the store truncates the WAL (a
+ * TRUNCATE checkpoint, which waits for the readers of older snapshots to
+ * finish; new readers read the database file and do not hold it up) at
+ * start-up, and whenever a commit leaves it above WAL_MAX_FRAMES (4 KB
+ * pages: 32 MB).  Readers run bounded queries, so the wait is short; it is
+ * bounded by WAL_TRUNCATE_WAIT_MS, and a truncation that could not finish
+ * (a reader holding one snapshot that long) is tried again
+ * CHECKPOINT_COMMITS commits later.  journal_size_limit caps what a WAL
+ * that started over keeps on disk.
  */
 #define CHECKPOINT_COMMITS 8
 #define WAL_MAX_FRAMES 8192
+#define WAL_TRUNCATE_WAIT_MS 1000
+#define WAL_SIZE_LIMIT "33554432"
+
+/* A TRUNCATE checkpoint waiting at most wait_ms for readers; 0 when the
+ * WAL was emptied. */
+static int truncate_wal(sqlite3 *db, const char *name, int wait_ms)
+{
+	int rc;
+
+	sqlite3_busy_timeout(db, wait_ms);
+	rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(db, MW_BUSY_TIMEOUT_MS);
+	return rc == SQLITE_OK ? 0 : -1;
+}
 
 static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
 {
@@ -629,6 +681,8 @@ static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
 		return SQLITE_OK;
 	s->commits_since_checkpoint = 0;
 	s->stats.checkpoints++;
+	if (frames >= WAL_MAX_FRAMES && truncate_wal(db, name, WAL_TRUNCATE_WAIT_MS) == 0)
+		return SQLITE_OK;
 	sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;	/* a checkpoint that could not finish is retried later */
 }
@@ -703,6 +757,12 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 	}
 	sqlite3_wal_hook(s->db, wal_committed, s);	/* instead of the autocheckpoint */
+	sqlite3_exec(s->db, "PRAGMA journal_size_limit = " WAL_SIZE_LIMIT, NULL, NULL, NULL);
+	/* what crashes left in the WAL, before this run adds to it (waiting
+	 * as long as any write would for readers of other processes) */
+	if (truncate_wal(s->db, "main", MW_BUSY_TIMEOUT_MS))
+		mw_log_warn("storage: cannot empty the WAL of '%s' at start-up (%s); "
+			    "it is tried again as it grows", s->db_path, sqlite3_errmsg(s->db));
 	s->mark_ms = INT64_MIN;
 	if (mw_db_exec(s->db, mark_table_sql, err))
 		goto fail;

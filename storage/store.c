@@ -558,6 +558,22 @@ static void shed_pending(struct mw_store *s)
 	s->dropped_while_failing += dropped;
 }
 
+/*
+ * Before each flush: is the file at db_path still the one open?  Deleted or
+ * replaced, everything written to it would be lost when the daemon stops:
+ * the flush fails instead (/healthz degraded, with this reason; points
+ * kept in memory up to max_pending_points), and an error is logged once.
+ */
+static int check_file(struct mw_store *s, struct mw_err *err)
+{
+	if (!s->lock || mw_dblock_check(s->lock, s->db_path, err) == 0)
+		return 0;
+	if (!s->file_lost)
+		mw_log_error("storage: %s", err->msg);
+	s->file_lost = true;
+	return -1;
+}
+
 int mw_store_flush(struct mw_store *s, struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
@@ -565,7 +581,8 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	struct mw_err why;
 	size_t i;
 
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
+	if (check_file(s, &why) ||
+	    mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
 	    mw_db_exec(s->db, "COMMIT", &why)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -746,7 +763,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		mw_store_free(s);
 		return -1;
 	}
-	if (mw_schema_open(&s->db, s->db_path, err))
+	if (mw_schema_open(&s->db, s->db_path, err) || mw_dblock_follow(s->lock, s->db_path, err))
 		goto fail;
 	if (s->opt.cache_bytes) {
 		char sql[64];

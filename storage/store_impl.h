@@ -136,6 +136,7 @@ struct mw_store {
 	uint64_t pending;
 	bool failing;		/* last flush failed (logged once) */
 	bool closing;		/* the last flush: open chunks get their true max_ts */
+	bool file_lost;		/* the file at db_path is not ours any more (logged) */
 	size_t unsaved;		/* series created since the last commit (at most) */
 	uint64_t dropped_while_failing;
 	bool size_warned;

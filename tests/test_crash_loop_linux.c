@@ -170,7 +170,7 @@ static void crash_loop_stays_fast(void **state)
 	assert_true(rpid > 0);
 
 	for (round = 0; round < ROUNDS; round++) {
-		int fds[2], reports = 1 + rand() % 6, i;
+		int fds[2], reports = 1 + rand() % 6;
 		int64_t upto;
 		pid_t pid;
 
@@ -186,12 +186,7 @@ static void crash_loop_stays_fast(void **state)
 		assert_int_equal(read(fds[0], open, sizeof(open)), sizeof(open));
 		open_ns[round] = open[0];
 		open_cpu[round] = open[1];
-		for (i = 0; i < reports; i++)
-			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));
-		kill(pid, SIGKILL);
-		close(fds[0]);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		mw_kill_after_reports(pid, fds[0], reports, &upto);
 		wal[round] = file_size(DB "-wal");
 		if (round < FIRST && wal[round] > wal_first)
 			wal_first = wal[round];

@@ -14,14 +14,12 @@ healthz_says() {
 ('$3' == '' or '$3' in (d['storage']['error'] or ''))" >/dev/null
 }
 
+# flushing often, so a change is seen within a second
+fast=(--interval 200ms --set storage.flush_interval=300ms)
+
 # --- deleted ------------------------------------------------------------------
-port=$(free_port)
-base=http://127.0.0.1:$port
-mw_start del --listen "127.0.0.1:$port" --db "$tmpdir/del.db" --interval 200ms \
-	--set storage.flush_interval=300ms
-del_pid=$mw_pid
-check "daemon A ready" wait_ready "$base/healthz"
-check "... and storing (healthz ok after its first flush)" wait_until 15 has_series "$base"
+mw_serve_data del "${fast[@]}"
+del_pid=$main_pid
 check "healthz ok before" healthz_says "$base" ok ""
 rm -f "$tmpdir/del.db" "$tmpdir/del.db-wal" "$tmpdir/del.db-shm" "$tmpdir/del.db.lock"
 check "deleted: healthz says degraded, naming the deletion" \
@@ -30,35 +28,30 @@ check "... and an error is logged" grep -q "error storage: the database file '.*
 	"$tmpdir/del.log"
 check "a second daemon on the same path is refused (exit 2)" \
 	expect_rc 2 timeout 20 "$daemon" run --listen "127.0.0.1:$(free_port)" --db "$tmpdir/del.db"
-check "... saying it is in use, with A's pid" \
+check "... saying it is in use, with its pid" \
 	grep -q "in use by another memwatchd (pid $del_pid)" "$tmpdir/cmd.out"
 check "... and it created no database there" test ! -e "$tmpdir/del.db"
-check "A stops when asked" stop_pid "$del_pid"
+check "it stops when asked" stop_pid "$del_pid"
 
 # --- replaced -----------------------------------------------------------------
-port=$(free_port)
-base=http://127.0.0.1:$port
-mw_start rep --listen "127.0.0.1:$port" --db "$tmpdir/rep.db" --interval 200ms \
-	--set storage.flush_interval=300ms
-rep_pid=$mw_pid
-check "daemon R ready and storing" wait_until 15 has_series "$base"
+mw_serve_data rep "${fast[@]}"
+rep_pid=$main_pid
 cp "$tmpdir/rep.db" "$tmpdir/other.db"
 mv "$tmpdir/other.db" "$tmpdir/rep.db"
 check "replaced: healthz says degraded, naming the replacement" \
 	wait_until 10 healthz_says "$base" degraded "was replaced"
 check "... and an error is logged" grep -q "error storage: the database file '.*rep.db' was replaced" \
 	"$tmpdir/rep.log"
-check "R stops when asked" stop_pid "$rep_pid"
+check "it stops when asked" stop_pid "$rep_pid"
 
 # --- the same file under another name -----------------------------------------
-port=$(free_port)
-mw_start one --listen "127.0.0.1:$port" --db "$tmpdir/one.db"
+mw_serve one
 one_pid=$mw_pid
-check "daemon O ready" wait_ready "http://127.0.0.1:$port/healthz"
+check "daemon O ready" wait_ready "$base/healthz"
 ln -s "$tmpdir/one.db" "$tmpdir/alias.db"
-check "a daemon on a link to O's file is refused (exit 2)" \
+check "a daemon on a link to its file is refused (exit 2)" \
 	expect_rc 2 timeout 20 "$daemon" run --listen "127.0.0.1:$(free_port)" --db "$tmpdir/alias.db"
 check "... saying it is in use" grep -q "in use by another memwatchd" "$tmpdir/cmd.out"
-check "O stops with status 0" mw_stop "$one_pid"
+check "it stops with status 0" mw_stop "$one_pid"
 
 finish

@@ -109,6 +109,8 @@ void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t t
 	p.last_ts = ts;
 	p.count = 1;
 	add_to_tier(s, se, tier, &p);
+	if (tier == 0)
+		se->minute_unsaved = true;	/* store.c write_quiet_minute */
 }
 
 void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,

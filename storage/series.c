@@ -220,8 +220,8 @@ static void continue_open(struct mw_store *s, struct mw_series *se, int64_t rowi
 
 /*
  * The hour in progress from the stored minutes before the newest one (each
- * minute of it is stored, complete: 1-minute buckets are written with the
- * flush of their points, store.c), rather than from an hour of raw points:
+ * minute before a series' newest stored one is stored whole: store.c
+ * write_quiet_minute), rather than from an hour of raw points:
  * start-up decoded up to an hour of every live series' points, and took
  * longer the later in the hour the daemon restarted.
  */

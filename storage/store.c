@@ -27,13 +27,14 @@
  * chunk left open by a stop or a crash gets its true max_ts at the next
  * start (fix_open_bounds).
  *
- * Why the 1-minute bucket in progress is written with every flush that
- * adds to it (write_minute_in_progress) though it costs a statement per
- * series and flush: after a crash it was rebuilt from the raw chunks only
- * for the series still live, so a process that ended before the crash
- * lost its last minute.  The 1-hour bucket in progress is still written
- * only when it completes (rebuilt from raw chunks at the next start,
- * series.c).
+ * Why the 1-minute bucket in progress is written at the first flush that
+ * brings its series no point (write_quiet_minute): it lived only in
+ * memory, so a process that ended and then a crash left raw points and no
+ * 1-minute row.  Writing it with every flush instead cost a statement per
+ * series and flush (a 2,000-series flush took 67 % longer); a series that
+ * goes quiet costs one row, the one retention would write anyway.  The
+ * 1-hour bucket in progress is written when it completes; after a crash
+ * both are rebuilt (series.c), the hour from the stored minutes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -418,21 +419,23 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
 }
 
 /*
- * The 1-minute bucket in progress of a series that received points, in the
- * flush that commits those points: a process that ends, then a crash before
- * the next minute began, would otherwise leave raw points and no 1-minute
- * row (the bucket lived only in memory).  The row is replaced by the next
- * flush's, and for good when the bucket completes (mw_rollup_add).  After
- * a crash the bucket is recomputed whole from the raw points (series.c
- * starts from the newest stored bucket), so a partial row is never added
- * to twice.  The 1-hour bucket in progress stays in memory: its minutes
- * are stored, and it is rebuilt from raw chunks after a crash.
+ * The 1-minute bucket in progress of a series that received no point
+ * since the last commit, if it has points not written: so a process that
+ * ended keeps its last minute whatever happens next (a crash, a restart
+ * that rebuilds the bucket from raw points does the same at its first
+ * flush).  The row is replaced if the series resumes in that minute (the
+ * completed bucket, mw_rollup_add), and a crash rebuilds the bucket whole
+ * from the raw points (series.c starts from the newest stored bucket), so
+ * a partial row is never added to twice.  Every minute before a series'
+ * newest stored one is thus stored whole (series.c rebuilds the hour in
+ * progress from them).
  */
-static int write_minute_in_progress(struct mw_store *s, struct mw_series *se,
-				    struct mw_err *err)
+static int write_quiet_minute(struct mw_store *s, struct mw_series *se, struct mw_err *err)
 {
-	if (se->acc[0].bucket == INT64_MIN)
+	if (!se->minute_unsaved || se->open.n != se->open_flushed ||
+	    se->acc[0].bucket == INT64_MIN)
 		return 0;
+	se->tx_minute_saved = true;
 	return mw_rollup_write(s, series_id(se), se->key, 0, false, &se->acc[0], err);
 }
 
@@ -471,7 +474,7 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 			se->open.t_min, max, se->open.t_last, se->open.v_last, err))
 		return -1;
 	*points += se->open.n - se->open_flushed;
-	return write_minute_in_progress(s, se, err);
+	return 0;
 }
 
 static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
@@ -505,7 +508,7 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 			if (mw_store_step_done(s, st, "series_live", se->key, err))
 				return -1;
 		}
-		if (write_open(s, se, points, err))
+		if (write_quiet_minute(s, se, err) || write_open(s, se, points, err))
 			return -1;
 	}
 	for (i = 0; i < s->nrollups; i++)
@@ -589,6 +592,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		for (i = 0; i < s->nall; i++) {
 			s->all[i]->tx_id = 0;
 			s->all[i]->evicting = false;
+			s->all[i]->tx_minute_saved = false;
 		}
 		shed_pending(s);
 		mw_rg_store_failed(s);
@@ -621,6 +625,8 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_rowid = se->tx_open_rowid;
 		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
+		if (se->tx_minute_saved)
+			se->minute_unsaved = se->tx_minute_saved = false;
 		se->live_row = true;
 		mw_dedupe_committed(se);
 	}

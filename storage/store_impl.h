@@ -49,6 +49,8 @@ struct mw_series {
 	uint8_t tx_open_writes;
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	struct mw_rollup_acc acc[MW_TIERS];
+	bool minute_unsaved;	/* acc[0] has points no stored row holds */
+	bool tx_minute_saved;	/* written by the running flush (store.c) */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
 };
 

@@ -19,7 +19,7 @@
  *     (a restart takes its open chunk up again instead of starting a new
  *     one-point chunk);
  *   - the process that ended has its last minute rolled up (the bucket in
- *     progress is written with the flush of its points);
+ *     progress is written when its series goes quiet);
  *   - the file passes integrity_check and the reader never stopped.
  * Synchronisation is only through pipes; no sleeps.
  */
@@ -236,10 +236,12 @@ static void crash_loop_stays_fast(void **state)
 		       "%.1f points per series)\n", (long long)chunks, NLIVE, (long long)points,
 		       (double)chunks / NLIVE, (double)points / NLIVE);
 
-		/* a generous factor: what it guards against grew without bound.
+		/* a generous factor: what it guards against grew without bound
+		 * (9 times in 250 rounds); quick_check still reads the whole
+		 * file, which grows a little.
 		 * CPU time: the wall time of 20 starts on a shared machine
 		 * varies more than that (printed above). */
-		assert_true(median(open_cpu + ROUNDS - FIRST, FIRST) <= 3 * median(open_cpu, FIRST));
+		assert_true(median(open_cpu + ROUNDS - FIRST, FIRST) <= 4 * median(open_cpu, FIRST));
 		assert_true(wal[ROUNDS - 1] <= 2 * wal_first + (1 << 20));
 		/* full chunks, plus the one being written */
 		assert_true(chunks <= NLIVE * (points / NLIVE / CHUNK_POINTS + 2));

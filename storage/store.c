@@ -700,11 +700,16 @@ static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
 {
 	struct mw_store *s = arg;
 
-	if (++s->commits_since_checkpoint < CHECKPOINT_COMMITS && frames < WAL_MAX_FRAMES)
+	bool big = frames >= WAL_MAX_FRAMES;
+
+	/* a big WAL at once, unless the last truncation failed (a reader held
+	 * on): then not before CHECKPOINT_COMMITS commits, as the rest */
+	if (++s->commits_since_checkpoint < CHECKPOINT_COMMITS && !(big && !s->truncate_failed))
 		return SQLITE_OK;
 	s->commits_since_checkpoint = 0;
 	s->stats.checkpoints++;
-	if (frames >= WAL_MAX_FRAMES && truncate_wal(db, name, WAL_TRUNCATE_WAIT_MS) == 0)
+	s->truncate_failed = big && truncate_wal(db, name, WAL_TRUNCATE_WAIT_MS) != 0;
+	if (big && !s->truncate_failed)
 		return SQLITE_OK;
 	sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;	/* a checkpoint that could not finish is retried later */

@@ -146,6 +146,7 @@ struct mw_store {
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
 	int64_t mark_ms;	/* mw_store_mark_complete (INT64_MIN: none) */
 	int commits_since_checkpoint;	/* see wal_committed (store.c) */
+	bool truncate_failed;	/* the last WAL truncation found a reader */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
 };

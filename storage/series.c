@@ -121,6 +121,7 @@ static struct mw_series *create_parsed(struct mw_store *s, char *key, struct mw_
 		se->acc[t].bucket = INT64_MIN;
 	se->seen = s->now_ts;
 	se->first_ts = INT64_MAX;
+	se->minute_row = INT64_MIN;
 	map_put(s, se);
 	return se;
 }
@@ -315,6 +316,10 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, int64_t las
 	if (rc != SQLITE_DONE)
 		return mw_error(err, "cannot read chunks of '%s': %s", se->key,
 				sqlite3_errmsg(s->db));
+	/* the newest stored minute, rebuilt: kept whole as points come
+	 * (store.c write_quiet_minute) */
+	if (since[0] != INT64_MIN && se->acc[0].bucket == since[0])
+		se->minute_row = since[0];
 	return 0;
 }
 

@@ -426,14 +426,20 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
  * flush).  The row is replaced if the series resumes in that minute (the
  * completed bucket, mw_rollup_add), and a crash rebuilds the bucket whole
  * from the raw points (series.c starts from the newest stored bucket), so
- * a partial row is never added to twice.  Every minute before a series'
+ * a partial row is never added to twice.  Once stored in progress, the row
+ * is kept whole by every flush that adds to the bucket.  Every minute
+ * before a series'
  * newest stored one is thus stored whole (series.c rebuilds the hour in
  * progress from them).
  */
 static int write_quiet_minute(struct mw_store *s, struct mw_series *se, struct mw_err *err)
 {
-	if (!se->minute_unsaved || se->open.n != se->open_flushed ||
-	    se->acc[0].bucket == INT64_MIN)
+	if (!se->minute_unsaved || se->acc[0].bucket == INT64_MIN)
+		return 0;
+	/* a series with points in this flush: only to keep a row stored in
+	 * progress whole (readers take a stored bucket as it is, and read raw
+	 * points only after it) */
+	if (se->open.n != se->open_flushed && se->minute_row != se->acc[0].bucket)
 		return 0;
 	se->tx_minute_saved = true;
 	return mw_rollup_write(s, series_id(se), se->key, 0, false, &se->acc[0], err);
@@ -625,8 +631,10 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_rowid = se->tx_open_rowid;
 		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
-		if (se->tx_minute_saved)
+		if (se->tx_minute_saved) {
 			se->minute_unsaved = se->tx_minute_saved = false;
+			se->minute_row = se->acc[0].bucket;
+		}
 		se->live_row = true;
 		mw_dedupe_committed(se);
 	}

@@ -51,6 +51,7 @@ struct mw_series {
 	struct mw_rollup_acc acc[MW_TIERS];
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
+	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
 };
 

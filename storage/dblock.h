@@ -1,15 +1,25 @@
 /*
- * dblock.h - one writer per database file.  Two daemons writing one file
- * corrupted nothing but failed every flush of the second for ever
- * ("UNIQUE constraint failed"), while it reported healthy.  The store
- * (the only writer) holds an exclusive OS lock on "DB.lock" for its whole
- * life; a second writer refuses to open with a message naming the holder.
- * The lock goes with the process (crash, SIGKILL), so no stale lock can
- * keep a restarted daemon out.  Readers take no lock.
+ * dblock.h - one writer per database file, and the file it has open still
+ * the one at its path.  Two daemons writing one file corrupted nothing but
+ * failed every flush of the second for ever ("UNIQUE constraint failed"),
+ * while it reported healthy.  The store (the only writer) holds an
+ * exclusive OS lock for its whole life; a second writer refuses to open
+ * with a message naming the holder.  The locks go with the process (crash,
+ * SIGKILL), so no stale lock can keep a restarted daemon out.  Readers
+ * take no lock.
  *
- * dblock_linux.c: flock(2) (the file stays, holding the pid of the last
- * holder); dblock_win32.c: the file opened without sharing, deleted on
- * close.
+ * A database deleted or replaced under the daemon went unnoticed: every
+ * later point was written to a file nobody could open again, /healthz said
+ * ok, and with the lock file deleted too a second daemon started on the
+ * same path.  So the lock is not a file someone can delete, and the store
+ * compares the file it has open with the one at the path before each
+ * flush (mw_dblock_check).
+ *
+ * dblock_linux.c: flock(2) on the database file, and an abstract Unix
+ * socket named after its path; dblock_win32.c: the file DB.lock opened
+ * without sharing, deleted on close (an open file cannot be deleted on
+ * Windows: neither it nor the database, which SQLite opens without
+ * FILE_SHARE_DELETE), and the database's file ID.
  */
 #ifndef MW_DBLOCK_H
 #define MW_DBLOCK_H
@@ -21,7 +31,14 @@ struct mw_dblock;
 /* Take the lock of db_path; -1 with "database 'X' is in use by another
  * memwatchd (pid N)" when held, or the OS error. */
 int mw_dblock_acquire(struct mw_dblock **out, const char *db_path, struct mw_err *err);
-/* Release it; NULL is fine. */
+/* After the database was opened (and perhaps a corrupt file moved aside
+ * and a new one created): the file now at db_path is the one watched and,
+ * where the lock is on the file, locked. */
+int mw_dblock_follow(struct mw_dblock *l, const char *db_path, struct mw_err *err);
+/* 0 while db_path names the file followed; -1 with "the database file 'X'
+ * was deleted ..." or "... was replaced by another file ...". */
+int mw_dblock_check(struct mw_dblock *l, const char *db_path, struct mw_err *err);
+/* Release it (after the store's connection closed); NULL is fine. */
 void mw_dblock_release(struct mw_dblock *l);
 
 #endif

@@ -56,48 +56,70 @@ void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool mer
 	r->count = a->count;
 }
 
-static void acc_start(struct mw_rollup_acc *a, int64_t bucket, int64_t ts, double v)
+/* Fold part (a point, or an aggregate whose points are all in one bucket
+ * of the tier) into a, which holds bucket b already. */
+static void acc_fold(struct mw_rollup_acc *a, const struct mw_rollup_acc *part)
 {
-	a->bucket = bucket;
-	a->min = a->max = a->sum = a->last = v;
-	a->last_ts = ts;
-	a->count = 1;
+	if (part->min < a->min)
+		a->min = part->min;
+	if (part->max > a->max)
+		a->max = part->max;
+	a->sum += part->sum;
+	a->count += part->count;
+	if (part->last_ts >= a->last_ts) {
+		a->last = part->last;
+		a->last_ts = part->last_ts;
+	}
 }
 
-void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v)
+/* part (its points all in one bucket of the tier, starting at or after
+ * part->bucket) into the tier's accumulator of se. */
+static void add_to_tier(struct mw_store *s, struct mw_series *se, int tier,
+			struct mw_rollup_acc *part)
 {
 	struct mw_rollup_acc *a = &se->acc[tier];
-	int64_t b;
+	int64_t ts = part->bucket, b;
 
-	if (isnan(v))
-		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
 	/* the usual case, the bucket in progress, without a division */
 	if (a->bucket != INT64_MIN && ts >= a->bucket && ts - a->bucket < mw_rollup_res[tier])
 		b = a->bucket;
 	else
 		b = mw_floor_to(ts, mw_rollup_res[tier]);
+	part->bucket = b;
 	if (a->bucket == INT64_MIN) {
-		acc_start(a, b, ts, v);
+		*a = *part;
 	} else if (b == a->bucket) {
-		if (v < a->min)
-			a->min = v;
-		if (v > a->max)
-			a->max = v;
-		a->sum += v;
-		a->count++;
-		if (ts >= a->last_ts) {
-			a->last = v;
-			a->last_ts = ts;
-		}
+		acc_fold(a, part);
 	} else if (b > a->bucket) {
 		mw_rollup_emit(s, se, tier, false, a);
-		acc_start(a, b, ts, v);
+		*a = *part;
 	} else {
-		struct mw_rollup_acc late;
-
-		acc_start(&late, b, ts, v);	/* the clock stepped back */
-		mw_rollup_emit(s, se, tier, true, &late);
+		mw_rollup_emit(s, se, tier, true, part);	/* the clock stepped back */
 	}
+}
+
+void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v)
+{
+	struct mw_rollup_acc p;
+
+	if (isnan(v))
+		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
+	p.bucket = ts;
+	p.min = p.max = p.sum = p.last = v;
+	p.last_ts = ts;
+	p.count = 1;
+	add_to_tier(s, se, tier, &p);
+	if (tier == 0)
+		se->minute_unsaved = true;	/* store.c write_quiet_minute */
+}
+
+void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,
+			const struct mw_rollup_acc *part)
+{
+	struct mw_rollup_acc p = *part;
+
+	if (p.count > 0)
+		add_to_tier(s, se, tier, &p);
 }
 
 /* Write a bucket of series id; merge: combine it with the stored row of

@@ -12,7 +12,8 @@
  * rebuilt from the raw chunks from each tier's newest bucket on: rollup
  * rows are written when a bucket completes (or, partial, when the series
  * leaves memory), so after a crash the buckets in progress are recomputed,
- * not lost.
+ * not lost.  A live series loaded at open also takes up its newest chunk
+ * again as its open chunk (continue_open), so restarts add no chunks.
  *
  * Uses rollup_acc.c (accumulators rebuilt from raw chunks), catalog.c,
  * dedupe.c and db.c.  Used by store.c (store_impl.h); it never calls
@@ -24,6 +25,7 @@
 #include "store_impl.h"
 #include "catalog.h"
 #include "schema.h"
+#include "rollup.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -119,6 +121,7 @@ static struct mw_series *create_parsed(struct mw_store *s, char *key, struct mw_
 		se->acc[t].bucket = INT64_MIN;
 	se->seen = s->now_ts;
 	se->first_ts = INT64_MAX;
+	se->minute_row = INT64_MIN;
 	map_put(s, se);
 	return se;
 }
@@ -188,11 +191,75 @@ void mw_series_free_all(struct mw_store *s)
 	s->nall = s->all_cap = s->map_cap = 0;
 }
 
-/* Rebuild the rollup accumulators of one series from raw chunks: the
- * points from the newest stored bucket of each tier on (that bucket may
- * have been written while still in progress, when the series left memory
- * or the store closed, so it is recomputed whole). */
-static int recover_rollups(struct mw_store *s, struct mw_series *se, struct mw_err *err)
+/*
+ * A restart takes up each live series' newest chunk (row last_chunk) as its
+ * open chunk, as if the store had never stopped: it used to start a new
+ * chunk for every live series, so a crash loop left one short chunk per
+ * series and restart (364,459 chunk rows for 8,605 series after 150
+ * crashes).  Its points are committed already, and are decoded anyway to
+ * rebuild the rollups (recover_rollups appends them as it goes).  A row
+ * with its true max_ts (store.c's fix_open_bounds put it right) gets the
+ * bound at the next write.  A chunk that is full, damaged, too long or not
+ * the series' newest is left closed.
+ */
+static bool may_continue(const struct mw_store *s, const struct mw_chunk_dec *d)
+{
+	return d->n > 0 && (int64_t)d->n < s->opt.chunk_points;
+}
+
+static void continue_open(struct mw_store *s, struct mw_series *se, int64_t rowid, int rc)
+{
+	if (rc != 0 || se->open.n == 0 ||
+	    se->open.t_max - se->open.t_first >= s->opt.chunk_duration_ms) {
+		mw_chunk_enc_reset(&se->open);
+		return;
+	}
+	se->open_rowid = rowid;
+	se->open_flushed = se->open.n;
+	se->open_writes = MW_OPEN_BOUND_FROM - 1;
+}
+
+/*
+ * The hour in progress from the stored minutes before the newest one (each
+ * minute before a series' newest stored one is stored whole: store.c
+ * write_quiet_minute), rather than from an hour of raw points:
+ * start-up decoded up to an hour of every live series' points, and took
+ * longer the later in the hour the daemon restarted.
+ */
+static int minutes_into_hour(struct mw_store *s, struct mw_series *se, int64_t hour_from,
+			     int64_t minute_to, struct mw_err *err)
+{
+	sqlite3_stmt *st = s->st[ST_RECOVER_MINUTES];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, se->id);
+	sqlite3_bind_int64(st, 2, hour_from / mw_rollup_res[0]);
+	sqlite3_bind_int64(st, 3, minute_to / mw_rollup_res[0]);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_rollup_acc part;
+
+		part.bucket = sqlite3_column_int64(st, 0) * mw_rollup_res[0];
+		part.count = sqlite3_column_int64(st, 1);
+		mw_rollup_column(st, 2, part.count, &part.min, &part.max, &part.last, &part.sum);
+		part.last_ts = part.bucket;	/* before any raw point replayed after */
+		mw_rollup_add_part(s, se, 1, &part);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return mw_error(err, "cannot read rollup_1m of '%s': %s", se->key,
+				sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* Rebuild the rollup accumulators of one series: the points from the
+ * newest stored bucket of each tier on (that bucket may have been written
+ * while still in progress, so it is recomputed whole), the hour's from
+ * its stored minutes where they reach (minutes_into_hour), the rest from
+ * raw chunks.  last_chunk > 0: that chunk, read on the way (its max_ts is
+ * at or past every bucket's start), becomes the open chunk again
+ * (continue_open). */
+static int recover_rollups(struct mw_store *s, struct mw_series *se, int64_t last_chunk,
+			   struct mw_err *err)
 {
 	sqlite3_stmt *chunks = s->st[ST_RECOVER_CHUNKS];
 	int64_t since[MW_TIERS], from = INT64_MAX;
@@ -210,39 +277,65 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, struct mw_e
 		if (since[t] < from)
 			from = since[t];
 	}
+	/* minutes stored after the newest stored hour (any, when none is:
+	 * a series younger than its first whole hour, bar a crash): the hour
+	 * in progress up to the newest minute, raw points only from there */
+	if (since[0] != INT64_MIN && since[0] > since[1]) {
+		if (minutes_into_hour(s, se, since[1], since[0], err))
+			return -1;
+		since[1] = since[0];
+		from = since[0];
+	}
 	sqlite3_bind_int64(chunks, 1, se->id);
 	sqlite3_bind_int64(chunks, 2, from);
 	while ((rc = sqlite3_step(chunks)) == SQLITE_ROW) {
 		struct mw_chunk_dec d;
+		const void *blob = sqlite3_column_blob(chunks, 0);
+		size_t len = (size_t)sqlite3_column_bytes(chunks, 0);
 		int64_t ts;
 		double v;
 
-		if (mw_chunk_dec_init(&d, sqlite3_column_blob(chunks, 0),
-				      (size_t)sqlite3_column_bytes(chunks, 0)))
+		bool take_up;
+		int next;
+
+		if (mw_chunk_dec_init(&d, blob, len))
 			continue;
-		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
+		take_up = last_chunk > 0 && sqlite3_column_int64(chunks, 1) == last_chunk &&
+			  may_continue(s, &d);
+		while ((next = mw_chunk_dec_next(&d, &ts, &v)) == 1) {
+			if (take_up)
+				mw_chunk_enc_append(&se->open, ts, v);
 			for (t = 0; t < MW_TIERS; t++)
 				if (ts >= since[t])
 					mw_rollup_add(s, se, t, ts, v);
+		}
+		if (take_up)
+			continue_open(s, se, last_chunk, next);
 	}
 	sqlite3_reset(chunks);
 	if (rc != SQLITE_DONE)
 		return mw_error(err, "cannot read chunks of '%s': %s", se->key,
 				sqlite3_errmsg(s->db));
+	/* the newest stored minute, rebuilt: kept whole as points come
+	 * (store.c write_quiet_minute) */
+	if (since[0] != INT64_MIN && se->acc[0].bucket == since[0])
+		se->minute_row = since[0];
 	return 0;
 }
 
 /* A series from its row: in memory (*out, even on failure), rollup state
- * rebuilt.  -1 when the rebuild failed. */
+ * rebuilt, its newest chunk taken up again when last_chunk > 0.  -1 when
+ * the rebuild failed. */
 static int load_one(struct mw_store *s, int64_t id, char *key, struct mw_key *k,
-		    int64_t first_ts, struct mw_series **out, struct mw_err *err)
+		    int64_t first_ts, int64_t last_chunk, struct mw_series **out,
+		    struct mw_err *err)
 {
 	struct mw_series *se = create_parsed(s, key, k);
 
 	se->id = id;
 	se->first_ts = first_ts;
 	*out = se;
-	return recover_rollups(s, se, err);
+	return recover_rollups(s, se, last_chunk, err);
 }
 
 struct mw_series *mw_series_get(struct mw_store *s, const char *key)
@@ -276,7 +369,7 @@ struct mw_series *mw_series_get(struct mw_store *s, const char *key)
 					? INT64_MIN : sqlite3_column_int64(st, 1);
 
 			sqlite3_reset(st);
-			if (load_one(s, id, canon, &k, first, &se, &err))
+			if (load_one(s, id, canon, &k, first, 0, &se, &err))
 				mw_log_warn("storage: %s; its rollup buckets in progress start "
 					    "empty", err.msg);
 			canon = NULL;
@@ -302,7 +395,7 @@ static int cmp_label(const void *a, const void *b)
 
 /* One live series from its rows (one per label, any order): key rebuilt. */
 static int load_live(struct mw_store *s, int64_t id, struct mw_key *k, int64_t first_ts,
-		     int64_t seen, struct mw_err *err)
+		     int64_t seen, int64_t last_chunk, struct mw_err *err)
 {
 	struct mw_series *se;
 	char *key;
@@ -316,7 +409,7 @@ static int load_live(struct mw_store *s, int64_t id, struct mw_key *k, int64_t f
 		mw_key_release(k);
 		return 0;
 	}
-	if (load_one(s, id, key, k, first_ts, &se, err))
+	if (load_one(s, id, key, k, first_ts, last_chunk, &se, err))
 		return -1;
 	se->live_row = true;
 	se->seen = seen;
@@ -329,13 +422,13 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 {
 	sqlite3_stmt *sel = NULL;
 	struct mw_key k;
-	int64_t cur = 0, first = INT64_MIN, seen = INT64_MIN;
+	int64_t cur = 0, first = INT64_MIN, seen = INT64_MIN, last_chunk = 0;
 	size_t cap = 0;
 	bool have = false;
 	int rc = -1, step;
 
 	memset(&k, 0, sizeof(k));
-	if (mw_db_prepare(s->db, &sel, "SELECT s.id, m.name, s.first_ts, coalesce(c.last_ts, c.max_ts), l.name, l.value"
+	if (mw_db_prepare(s->db, &sel, "SELECT s.id, m.name, s.first_ts, coalesce(c.last_ts, c.max_ts), l.name, l.value, c.id"
 			  " FROM series_live v JOIN series s ON s.id = v.series_id"
 			  " JOIN metric m ON m.id = s.metric_id"
 			  " LEFT JOIN chunk c ON c.id = s.last_chunk"
@@ -351,7 +444,7 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 		if (step == SQLITE_ROW)
 			id = sqlite3_column_int64(sel, 0);
 		if (have && (step != SQLITE_ROW || id != cur)) {
-			if (load_live(s, cur, &k, first, seen, err))
+			if (load_live(s, cur, &k, first, seen, last_chunk, err))
 				goto out;
 			have = false;
 		}
@@ -369,6 +462,7 @@ int mw_series_load(struct mw_store *s, struct mw_err *err)
 				? INT64_MIN : sqlite3_column_int64(sel, 2);
 			seen = sqlite3_column_type(sel, 3) == SQLITE_NULL
 			       ? INT64_MIN : sqlite3_column_int64(sel, 3);
+			last_chunk = sqlite3_column_int64(sel, 6);	/* 0: none */
 		}
 		if (sqlite3_column_type(sel, 4) != SQLITE_NULL) {
 			struct mw_label *l;

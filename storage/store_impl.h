@@ -45,12 +45,19 @@ struct mw_series {
 	struct mw_chunk_enc open;	/* the open chunk */
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
-	uint8_t open_writes;	/* of its row, up to OPEN_BOUND_FROM (store.c) */
+	uint8_t open_writes;	/* of its row, up to MW_OPEN_BOUND_FROM */
 	uint8_t tx_open_writes;
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	struct mw_rollup_acc acc[MW_TIERS];
+	bool minute_unsaved;	/* acc[0] has points no stored row holds */
+	bool tx_minute_saved;	/* written by the running flush (store.c) */
+	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
 };
+
+/* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an
+ * upper bound as max_ts (store.c write_open). */
+#define MW_OPEN_BOUND_FROM 3
 
 /* A closed chunk waiting for the next flush. */
 struct mw_pending_chunk {
@@ -89,6 +96,7 @@ enum {
 	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
 	ST_LAST_1H,
 	ST_RECOVER_CHUNKS,
+	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the hour in progress */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */
@@ -131,6 +139,7 @@ struct mw_store {
 	uint64_t pending;
 	bool failing;		/* last flush failed (logged once) */
 	bool closing;		/* the last flush: open chunks get their true max_ts */
+	bool file_lost;		/* the file at db_path is not ours any more (logged) */
 	size_t unsaved;		/* series created since the last commit (at most) */
 	uint64_t dropped_while_failing;
 	bool size_warned;
@@ -138,6 +147,7 @@ struct mw_store {
 	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
 	int64_t mark_ms;	/* mw_store_mark_complete (INT64_MIN: none) */
 	int commits_since_checkpoint;	/* see wal_committed (store.c) */
+	bool truncate_failed;	/* the last WAL truncation found a reader */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
 };
@@ -191,6 +201,11 @@ int64_t mw_floor_to(int64_t ts, int64_t res);
 /* Feed a point to one tier's accumulator of se; a completed bucket (or a
  * late point's, merge) is queued for the next flush. */
 void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v);
+/* Feed an aggregate of points (a stored bucket of a finer tier, starting
+ * at part->bucket) to one tier's accumulator of se, as mw_rollup_add does
+ * a point. */
+void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,
+			const struct mw_rollup_acc *part);
 /* Queue the bucket a for the next flush (merge: combine with the row). */
 void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
 		    const struct mw_rollup_acc *a);

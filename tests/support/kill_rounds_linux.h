@@ -37,6 +37,20 @@ typedef void (*mw_kill_child_fn)(int fd, int64_t committed);
  * the round began, upto: its last report); returns how far it holds. */
 typedef int64_t (*mw_kill_verify_fn)(int64_t from, int64_t upto);
 
+/* After fork: read `reports` reports of the child pid from fd (the last
+ * in *upto), then SIGKILL it and reap it; fd is closed. */
+static inline void mw_kill_after_reports(pid_t pid, int fd, int reports, int64_t *upto)
+{
+	int status, i;
+
+	for (i = 0; i < reports; i++)
+		assert_int_equal(read(fd, upto, sizeof(*upto)), sizeof(*upto));
+	kill(pid, SIGKILL);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 /* `rounds` rounds on a fresh database at db (removed before and after). */
 static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn child,
 				  mw_kill_verify_fn verify)
@@ -52,7 +66,7 @@ static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn c
 	srand(seed);
 	mw_test_db_remove(db);
 	for (round = 0; round < rounds; round++) {
-		int fds[2], status, reports = 1 + rand() % 6, i;
+		int fds[2], reports = 1 + rand() % 6;
 		int64_t upto = committed, from = committed;
 		pid_t pid;
 
@@ -63,12 +77,7 @@ static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn c
 		}
 		assert_true(pid > 0);
 		close(fds[1]);
-		for (i = 0; i < reports; i++)
-			assert_int_equal(read(fds[0], &upto, sizeof(upto)), sizeof(upto));
-		kill(pid, SIGKILL);
-		close(fds[0]);
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		mw_kill_after_reports(pid, fds[0], reports, &upto);
 		/* every reported point is there; the next child resumes after
 		 * what the file holds (the kill may have landed after a commit
 		 * it could not report) */

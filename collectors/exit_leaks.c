@@ -168,6 +168,7 @@ static int xl_init(void **state, const struct mw_collector_env *env, struct mw_e
 static int xl_sample(void *state, struct mw_sample_ctx *ctx)
 {
 	struct xl_state *st = state;
+	char os_says[160];
 	size_t i;
 	bool write;
 
@@ -194,9 +195,11 @@ static int xl_sample(void *state, struct mw_sample_ctx *ctx)
 		mw_batch_add(ctx->batch, mw_metric_name(MW_M_EXIT_LEAK_REPORT_TIMESTAMP_SECONDS), &l,
 			     1, (double)st->last[i].exited_ms / 1000.0, ctx->ts_ms);
 	}
-	snprintf(ctx->mode, sizeof(ctx->mode), "%s%s%s; %" PRIu64 " report%s since start",
+	mw_exit_leaks_os_describe(st->os, os_says, sizeof(os_says));
+	snprintf(ctx->mode, sizeof(ctx->mode), "%s%s%s; %" PRIu64 " report%s since start%s%s",
 		 st->o.lsan_dir ? "lsan_dir" : "", st->o.lsan_dir && st->o.nimages ? ", " : "",
-		 st->o.nimages ? "images" : "", st->delivered, st->delivered == 1 ? "" : "s");
+		 st->o.nimages ? "images" : "", st->delivered, st->delivered == 1 ? "" : "s",
+		 os_says[0] ? "; " : "", os_says);
 	return MW_COLLECTOR_OK;
 }
 

@@ -52,6 +52,11 @@ void mw_exit_leaks_os_poll(void *os, int64_t now_ms,
 /* Stop capturing (detach, restore settings) and free os (NULL: nothing). */
 void mw_exit_leaks_os_fini(void *os);
 
+/* What the capture did that the collector's mode should say (Windows:
+ * processes attached, and those not captured with the last reason, e.g.
+ * another debugger); "" when nothing to say. */
+void mw_exit_leaks_os_describe(void *os, char *buf, size_t n);
+
 /* ---- portable helpers, tested directly ----------------------------------- */
 
 /* Split a comma-separated image list into trimmed, non-empty names

@@ -619,6 +619,19 @@ void mw_exit_leaks_os_counts(void *p, struct mw_exit_leaks_os_counts *out)
 	LeaveCriticalSection(&os->lock);
 }
 
+void mw_exit_leaks_os_describe(void *p, char *buf, size_t n)
+{
+	struct mw_exit_leaks_os_counts c;
+
+	mw_exit_leaks_os_counts(p, &c);
+	if (c.not_captured)
+		snprintf(buf, n, "attached %llu, not captured %llu (last: %s)",
+			 (unsigned long long)c.attached, (unsigned long long)c.not_captured,
+			 c.last_not_captured);
+	else
+		snprintf(buf, n, "attached %llu", (unsigned long long)c.attached);
+}
+
 void mw_exit_leaks_os_fini(void *p)
 {
 	struct mw_exit_leaks_os *os = p;

@@ -42,6 +42,12 @@ start_helper 1 3
 check "helper 1 runs" wait_until 30 grep -q '^ready' "$dir/h1.out"
 p1=$(ready_pid 1)
 check "memwatch attaches to it as its debugger (pid $p1)" wait_until 20 attached "$p1"
+mode_says() {
+	curl -sf -m 5 "$base/api/v1/collectors" | python3 -c "import json,sys
+c = [c for c in json.load(sys.stdin)['collectors'] if c['name'] == 'exit_leaks'][0]
+sys.exit(0 if '$1' in (c.get('mode') or '') else 1)"
+}
+check "/api/v1/collectors: the exit_leaks mode says it attached" wait_until 10 mode_says "attached 1"
 echo go >&7
 wait "$wine_pid_1"
 rc=$?

@@ -573,7 +573,24 @@ struct judged_span {
 	size_t first, last, js;
 	size_t nv;		/* valid buckets from js to last */
 	size_t nbad;		/* values that are not memory sizes */
+	size_t nhole;		/* empty buckets from js to last in a clock step's hole */
 };
+
+/* Bucket i is empty because the wall clock was stepped forward over it
+ * (p->holes): no time passed there for the process, so it is no missing
+ * data and no part of the judged span. */
+static bool in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
+{
+	int64_t t = tr->t0_ms + (int64_t)i * tr->step_ms;
+	size_t h;
+
+	if (!isnan(tr->v[i]))
+		return false;
+	for (h = 0; h < p->nholes; h++)	/* the bucket [t, t + step) overlaps it */
+		if (t < p->holes[h].to_ms && t + tr->step_ms > p->holes[h].from_ms)
+			return true;
+	return false;
+}
 
 /* A trace that can be read at all: data, a positive step, and a time
  * axis t0 + n * step that does not overflow. */
@@ -641,13 +658,16 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	}
 	s->js = s->first + (size_t)skip;
 	out->judged_from_ms = tr->t0_ms + (int64_t)s->js * step;
-	s->nv = 0;
+	s->nv = s->nhole = 0;
 	for (i = s->js; i <= s->last; i++)
 		if (mw_leak_valid_value(tr->v[i]))
 			s->nv++;
-	out->coverage = (double)s->nv / (double)(s->last - s->js + 1);
-	if ((double)(s->last - s->js + 1) * (double)step < (double)p->min_duration_ms) {
-		mw_leak_fmt_duration(s1, sizeof(s1), (double)(s->last - s->js + 1) * (double)step);
+		else if (p->nholes && in_hole(tr, i, p))
+			s->nhole++;
+	out->coverage = (double)s->nv / (double)(s->last - s->js + 1 - s->nhole);
+	if ((double)(s->last - s->js + 1 - s->nhole) * (double)step < (double)p->min_duration_ms) {
+		mw_leak_fmt_duration(s1, sizeof(s1),
+				     (double)(s->last - s->js + 1 - s->nhole) * (double)step);
 		snprintf(out->reason, sizeof(out->reason), "too little data after warm-up: %s", s1);
 		return false;
 	}
@@ -668,15 +688,18 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
  * that is one value throughout passes as flat, with its level and a zero
  * rate (nothing for the statistics to do). */
 static bool collect_points(const struct mw_trace *tr, const struct judged_span *s,
-			   struct mw_leak_work *w, struct mw_leak_result *out)
+			   const struct mw_leak_params *p, struct mw_leak_work *w,
+			   struct mw_leak_result *out)
 {
-	size_t i, k = 0;
+	size_t i, k = 0, holes = 0;
 	double lo = INFINITY, hi = -INFINITY;
 	char level[32];
 
 	for (i = s->js; i <= s->last; i++)
-		if (mw_leak_valid_value(tr->v[i])) {
-			w->x[k] = (double)(i - s->js) * (double)tr->step_ms;
+		if (s->nhole && in_hole(tr, i, p)) {
+			holes++;	/* the axis closes over it */
+		} else if (mw_leak_valid_value(tr->v[i])) {
+			w->x[k] = (double)(i - s->js - holes) * (double)tr->step_ms;
 			w->y[k] = tr->v[i];
 			if (w->y[k] < lo)
 				lo = w->y[k];
@@ -719,9 +742,9 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 		snprintf(out->reason, sizeof(out->reason), "out of memory");
 		return;
 	}
-	if (collect_points(tr, &s, &w, out))
+	if (collect_points(tr, &s, &p, &w, out))
 		judge_points(&w, s.nv, &p, out->judged_from_ms,
-			     (double)(s.last - s.js) * (double)tr->step_ms, out, &saw, &budget);
+			     (double)(s.last - s.js - s.nhole) * (double)tr->step_ms, out, &saw, &budget);
 	mw_leak_work_free(&w);
 	if (out->verdict == MW_VERDICT_FAIL)
 		mw_leak_date_onset(tr, s.first, s.last, &p, out, saw, budget);

@@ -75,6 +75,18 @@ struct mw_leak_params {
 	const char *count_unit;
 	double budget_count_per_hour;	/* budget of a count (10 /h) */
 	uint64_t exit_max_bytes;	/* [exit_leaks] max_bytes (analysis/exit_check.c, 0) */
+	/* Holes in the time axis a step of the wall clock forward left
+	 * (analysis/leak_steps.c): a bucket without data inside one is not
+	 * missing data, and the judged span closes over it.  The caller's,
+	 * NULL/0 for none. */
+	const struct mw_time_hole *holes;
+	size_t nholes;
+};
+
+/* [from_ms, to_ms): no time passed there for the process, only for the
+ * wall clock (it was stepped forward by to_ms - from_ms). */
+struct mw_time_hole {
+	int64_t from_ms, to_ms;
 };
 
 /* The documented defaults (README, config/memwatch.ini). */

@@ -48,6 +48,8 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->count_unit = NULL;
 	p->budget_count_per_hour = 10.0;
 	p->exit_max_bytes = 0;
+	p->holes = NULL;
+	p->nholes = 0;
 }
 void mw_leak_result_reset(struct mw_leak_result *out)
 {
@@ -86,4 +88,8 @@ void mw_leak_params_sane(const struct mw_leak_params *in, struct mw_leak_params 
 	p->count_unit = in->count_unit;
 	if (in->budget_count_per_hour >= 0.0 && isfinite(in->budget_count_per_hour))
 		p->budget_count_per_hour = in->budget_count_per_hour;
+	if (in->holes && in->nholes) {
+		p->holes = in->holes;
+		p->nholes = in->nholes;
+	}
 }

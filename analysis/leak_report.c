@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "core/watch.h"
 #include "exit_check.h"
+#include "leak_steps.h"
 #include "leak_report_internal.h"
 
 /* Buckets per judged range: enough for the statistics, few enough that
@@ -393,9 +394,12 @@ static void report_json(struct mw_jbuf *out, const struct mw_leak_query *q,
 	mw_jw_end(&w);
 }
 
-int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query *q,
+int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query *qin,
 			    struct mw_jbuf *out, struct mw_leak_status *verdicts, struct mw_err *err)
 {
+	/* the query with the holes clock steps left (leak_steps.h) */
+	struct mw_time_hole holes[MW_LEAK_MAX_HOLES];
+	struct mw_leak_query qq = *qin, *q = &qq;
 	struct mw_leak_aspect user;
 	const struct mw_leak_aspect *aspects;
 	size_t naspects = mw_leak_aspects_for(q, &user, &aspects), counts[4] = { 0 }, i;
@@ -426,6 +430,10 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	if (from < MW_TIME_MIN)
 		from = MW_TIME_MIN;
 	judged_range = sel.nent && to >= from;
+	if (judged_range) {
+		qq.params.holes = holes;
+		qq.params.nholes = mw_leak_read_holes(reader, from, to, holes, MW_LEAK_MAX_HOLES);
+	}
 	mw_exit_check_read(reader, q, &xc);
 	if (judged_range) {
 		step = choose_step(to - from);

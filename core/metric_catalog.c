@@ -220,6 +220,11 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_STORAGE_FLUSH_SECONDS] = {
 		"memwatch_storage_flush_seconds", GAUGE, "seconds", NO_LABELS, STORED, FWD_ALWAYS,
 		"Time the writer's last flush took." },
+	[MW_M_CLOCK_STEP_SECONDS] = {
+		"memwatch_clock_step_seconds", GAUGE, "seconds", NO_LABELS, STORED, FWD_NONE,
+		"A step of the wall clock the daemon noticed (+ forward, - back), one point\n"
+		"stamped when noticed: the leak judge does not count the hole a step\n"
+		"forward leaves in every series as missing data." },
 	[MW_M_STORAGE_SIZE_CUT_POINTS_TOTAL] = {
 		"memwatch_storage_size_cut_points_total", COUNTER, "1", NO_LABELS, SCRAPED, FWD_NONE,
 		"Raw points removed to hold [storage] max_size." },

@@ -83,6 +83,7 @@ enum mw_metric_id {
 	MW_M_STORAGE_SERIES,
 	MW_M_STORAGE_SERIES_EVICTED_TOTAL,
 	MW_M_STORAGE_FLUSH_SECONDS,
+	MW_M_CLOCK_STEP_SECONDS,
 	/* what [storage] max_size removed (storage/size_cut.c, /metrics) */
 	MW_M_STORAGE_SIZE_CUT_POINTS_TOTAL,
 	MW_M_STORAGE_SIZE_CUT_CHUNKS_TOTAL,

@@ -132,6 +132,7 @@ struct mw_store {
 	size_t nrollups, rollups_cap;
 
 	struct mw_store_stats stats;
+	uint64_t clock_steps;	/* steps of the wall clock stored (base/clock_step.h) */
 	/* Points accepted and not committed: in closed chunks waiting and in
 	 * the open chunks past open_flushed (counted as they come: summing
 	 * them over every series for each batch's status was a scan of all

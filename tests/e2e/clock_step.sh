@@ -136,5 +136,11 @@ sys.exit(0 if s and all(x['last_ts'] <= now + 2000 for x in s) else 1)"
 }
 check "no series' newest point lies ahead of the daemon's clock" newest_ok
 check "daemon stops cleanly" mw_stop "$mw_pid"
+steps_stored() {
+	"$daemon" export --db "$tmpdir/cs.db" --match memwatch_clock_step_seconds --format csv |
+		awk -F, 'NR > 1 { gsub(/"/, "", $NF); printf "%.0f\n", $NF }' | sort -n | tr '\n' ' '
+}
+check "both steps are stored for the leak judge: memwatch_clock_step_seconds -3600 and 3600 (got $(steps_stored))" \
+	'[ "$(steps_stored)" = "-3600 3600 " ]'
 unset MW_WALLCLOCK_OFFSET_FILE
 finish

@@ -1,0 +1,125 @@
+/*
+ * test_leak_steps.c - a leak across a step of the wall clock forward
+ * (issue 22): the store holds the step the writer noticed
+ * (memwatch_clock_step_seconds) and the leak report reads it, so the hour
+ * without points the step left is no missing data and the leak fails;
+ * without the step stored the same data is inconclusive ("data mostly
+ * missing"), as every verdict was after a step.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "analysis/leak_report.h"
+#include "analysis/leak_steps.h"
+#include "base/json_out.h"
+#include "core/metric_catalog.h"
+#include "storage/query.h"
+#include "storage/store.h"
+#include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
+
+#define DB "test_leak_steps.tmp.db"
+#define MIN 60000LL
+#define T0 1790000000000LL	/* 2026-09-21 */
+
+MW_TEST_DB_FIXTURES(DB)
+
+/* 20 MiB/h at 10 s for 40 minutes, an hour without points (the clock
+ * stepped forward), 30 more minutes; the step stored when with_step. */
+static void write_store(bool with_step)
+{
+	static const char metric[] = "memwatch_process_private_bytes";
+	struct mw_label l[3] = { { "pid", "7" }, { "process", "stepped" }, { "started", "1" } };
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_err err;
+	char key[256];
+	double v = 50e6;
+	int64_t t;
+
+	assert_non_null(s);
+	mw_series_key_format(key, sizeof(key), metric, l, 3);
+	for (t = T0; t < T0 + 130 * MIN; t += 10000) {
+		if (t >= T0 + 40 * MIN && t < T0 + 100 * MIN)
+			continue;	/* the hour the clock jumped over */
+		mw_store_add(s, key, metric, l, 3, t, v);
+		v += 20.0 * 1048576 / 360;
+	}
+	if (with_step)
+		mw_store_add(s, "memwatch_clock_step_seconds",
+			     mw_metric_name(MW_M_CLOCK_STEP_SECONDS), NULL, 0, T0 + 100 * MIN + 2000, 3600.0);
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+	mw_store_free(s);
+}
+
+static cJSON *report(void)
+{
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_err err;
+	struct mw_jbuf text;
+	cJSON *rep;
+
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.process = strdup("stepped");
+	mw_jbuf_init(&text);
+	if (mw_leak_report(r, &q, &text, NULL, &err))
+		fail_msg("report: %s", err.msg);
+	rep = cJSON_Parse(text.p);
+	assert_non_null(rep);
+	mw_jbuf_release(&text);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+	return rep;
+}
+
+static const char *group_str(const cJSON *rep, const char *key)
+{
+	const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(rep, "groups"), 0);
+
+	assert_non_null(g);
+	return cJSON_GetObjectItem(g, key)->valuestring;
+}
+
+static void leak_across_a_step_fails(void **state)
+{
+	struct mw_reader *r;
+	struct mw_time_hole holes[4];
+	struct mw_err err;
+	cJSON *rep;
+
+	(void)state;
+	write_store(true);
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	assert_int_equal(mw_leak_read_holes(r, T0, T0 + 130 * MIN, holes, 4), 1);
+	assert_true(holes[0].from_ms <= T0 + 40 * MIN + 2000 && holes[0].to_ms >= T0 + 100 * MIN);
+	mw_reader_free(r);
+	rep = report();
+	assert_string_equal(group_str(rep, "verdict"), "fail");
+	cJSON_Delete(rep);
+}
+
+static void without_the_step_it_is_missing_data(void **state)
+{
+	cJSON *rep;
+
+	(void)state;
+	write_store(false);
+	rep = report();
+	assert_string_equal(group_str(rep, "verdict"), "inconclusive");
+	assert_non_null(strstr(group_str(rep, "reason"), "data mostly missing"));
+	cJSON_Delete(rep);
+}
+
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(leak_across_a_step_fails),
+	MW_FIXTURE_TEST(without_the_step_it_is_missing_data),
+)

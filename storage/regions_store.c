@@ -273,8 +273,7 @@ void mw_store_add_regions(struct mw_store *s, const struct mw_detail *d)
 		s->stats.dropped_region_snapshots_total++;
 		return;
 	}
-	if (d->ts_ms > s->now_ts)
-		s->now_ts = d->ts_ms;
+	mw_store_saw(s, d->ts_ms);
 	dup = mw_rg_normalize(&g->cur);
 	p = proc_get(s, pid, process, d->ts_ms);
 	p->seen_ts = s->now_ts;

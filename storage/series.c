@@ -413,8 +413,7 @@ static int load_live(struct mw_store *s, int64_t id, struct mw_key *k, int64_t f
 		return -1;
 	se->live_row = true;
 	se->seen = seen;
-	if (seen > s->now_ts)
-		s->now_ts = seen;
+	mw_store_saw(s, seen);
 	return 0;
 }
 

@@ -121,6 +121,11 @@ void mw_store_count_dropped_regions(struct mw_store *s, uint64_t nsnapshots);
 /* Append the store's own metrics (memwatch_storage_*) stamped now_ms. */
 void mw_store_add_self_metrics(struct mw_store *s, int64_t now_ms);
 
+/* The store's present: the newest point it saw, but never more than a
+ * minute past the wall clock of its last flush (a point stamped in the
+ * future does not stop series from going idle); INT64_MIN before any. */
+int64_t mw_store_now(const struct mw_store *s);
+
 /* Everything handed to the store's owner up to wall-clock time ms has
  * been added: the next flush records ms in the file (table writer_mark),
  * which readers report as how far the file is complete (export.h).  The

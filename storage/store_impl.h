@@ -145,13 +145,23 @@ struct mw_store {
 	uint64_t dropped_while_failing;
 	bool size_warned;
 	int64_t maintain_cursor;	/* series id retention resumes after */
-	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none) */
+	int64_t now_ts;		/* newest point timestamp seen (INT64_MIN: none),
+				 * never past now_cap */
+	/* The wall clock (plus a minute) at open and at each flush: a point
+	 * stamped in the future (an import with --allow-future, a clock
+	 * stepped back) must not stand for "now", or no series would ever go
+	 * idle and memory would grow with the process churn. */
+	int64_t now_cap;
 	int64_t mark_ms;	/* mw_store_mark_complete (INT64_MIN: none) */
 	int commits_since_checkpoint;	/* see wal_committed (store.c) */
 	bool truncate_failed;	/* the last WAL truncation found a reader */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
 };
+
+/* store.c: a point (or snapshot) stamped ts_ms was seen: now_ts follows,
+ * never past now_cap. */
+void mw_store_saw(struct mw_store *s, int64_t ts_ms);
 
 /* series.c */
 struct mw_series *mw_series_find(struct mw_store *s, const char *key);

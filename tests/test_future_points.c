@@ -146,7 +146,24 @@ static void verdicts_after_year_9999(void **state)
 	mw_reader_free(r);
 }
 
+/* A point a day ahead does not become the store's present: series keep
+ * going idle (and leaving memory) as the wall clock passes. */
+static void store_present_is_not_the_future(void **state)
+{
+	struct mw_store *s = mw_test_store_open(DB);
+	int64_t now = mw_clock_wall_ms();
+
+	(void)state;
+	assert_non_null(s);
+	add(s, "skewed.exe", "20", now + 86400000, 5);
+	add(s, "live.exe", "10", now, 1e6);
+	assert_true(mw_store_now(s) <= mw_clock_wall_ms() + 60000);
+	assert_true(mw_store_now(s) >= now);
+	mw_store_free(s);
+}
+
 MW_TEST_MAIN(
+	MW_FIXTURE_TEST(store_present_is_not_the_future),
 	MW_FIXTURE_TEST(processes_judged_by_the_clock),
 	MW_FIXTURE_TEST(processes_after_year_9999),
 	MW_FIXTURE_TEST(verdicts_after_year_9999),

@@ -52,24 +52,25 @@ static void put(struct wbuf *b, const void *src, size_t n)
 	b->n += n;
 }
 
-static void put_u64(struct wbuf *b, uint64_t v)
+/* v as a little-endian unsigned of `bytes` bytes (at most 8). */
+static void put_le(struct wbuf *b, uint64_t v, size_t bytes)
 {
 	unsigned char x[8];
-	int i;
+	size_t i;
 
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < bytes; i++)
 		x[i] = (unsigned char)(v >> (8 * i));
-	put(b, x, 8);
+	put(b, x, bytes);
+}
+
+static void put_u64(struct wbuf *b, uint64_t v)
+{
+	put_le(b, v, 8);
 }
 
 static void put_u32(struct wbuf *b, uint32_t v)
 {
-	unsigned char x[4];
-	int i;
-
-	for (i = 0; i < 4; i++)
-		x[i] = (unsigned char)(v >> (8 * i));
-	put(b, x, 4);
+	put_le(b, v, 4);
 }
 
 static void put_u8(struct wbuf *b, unsigned v)
@@ -140,27 +141,31 @@ static bool take(struct rbuf *b, size_t n, const char *what)
 	return true;
 }
 
-static bool get_u64(struct rbuf *b, uint64_t *v, const char *what)
+/* A little-endian unsigned of `bytes` bytes (at most 8). */
+static bool get_le(struct rbuf *b, size_t bytes, uint64_t *v, const char *what)
 {
-	int i;
+	size_t i;
 
-	if (!take(b, 8, what))
+	if (!take(b, bytes, what))
 		return false;
 	*v = 0;
-	for (i = 0; i < 8; i++)
-		*v |= (uint64_t)b->p[b->at - 8 + i] << (8 * i);
+	for (i = 0; i < bytes; i++)
+		*v |= (uint64_t)b->p[b->at - bytes + i] << (8 * i);
 	return true;
+}
+
+static bool get_u64(struct rbuf *b, uint64_t *v, const char *what)
+{
+	return get_le(b, 8, v, what);
 }
 
 static bool get_u32(struct rbuf *b, uint32_t *v, const char *what)
 {
-	int i;
+	uint64_t x;
 
-	if (!take(b, 4, what))
+	if (!get_le(b, 4, &x, what))
 		return false;
-	*v = 0;
-	for (i = 0; i < 4; i++)
-		*v |= (uint32_t)b->p[b->at - 4 + i] << (8 * i);
+	*v = (uint32_t)x;
 	return true;
 }
 
@@ -170,6 +175,16 @@ static bool get_u8(struct rbuf *b, unsigned *v, const char *what)
 		return false;
 	*v = b->p[b->at - 1];
 	return true;
+}
+
+/* A record's count of blocks or stacks is at most what a report keeps:
+ * more is a record memwatch did not write. */
+static bool count_within(uint32_t count, int max, const char *what, struct mw_err *err)
+{
+	if (count <= (uint32_t)max)
+		return true;
+	mw_error(err, "exit report record: %u %s (at most %d)", (unsigned)count, what, max);
+	return false;
 }
 
 /* A length-prefixed string of at most max bytes without NUL: -1 bad
@@ -238,11 +253,8 @@ bool mw_exit_report_decode(const void *data, size_t len, struct mw_exit_report *
 		goto fail_or_truncated;
 	if (!get_u32(&b, &count, "block count"))
 		goto truncated;
-	if (count > MW_EXIT_MAX_BLOCKS) {
-		mw_error(err, "exit report record: %u blocks (at most %d)", (unsigned)count,
-			 MW_EXIT_MAX_BLOCKS);
+	if (!count_within(count, MW_EXIT_MAX_BLOCKS, "blocks", err))
 		goto fail;
-	}
 	if ((size_t)count * 24 > b.n - b.at) {
 		b.what = "blocks";
 		goto truncated;
@@ -256,11 +268,8 @@ bool mw_exit_report_decode(const void *data, size_t len, struct mw_exit_report *
 	r.nblocks = count;
 	if (!get_u32(&b, &count, "stack count"))
 		goto truncated;
-	if (count > MW_EXIT_MAX_STACKS) {
-		mw_error(err, "exit report record: %u stacks (at most %d)", (unsigned)count,
-			 MW_EXIT_MAX_STACKS);
+	if (!count_within(count, MW_EXIT_MAX_STACKS, "stacks", err))
 		goto fail;
-	}
 	r.stacks = count ? mw_xcalloc(count, sizeof(*r.stacks)) : NULL;
 	for (i = 0; i < count; i++) {
 		struct mw_exit_stack *st = &r.stacks[i];

@@ -124,13 +124,42 @@ void mw_exit_report_list_release(struct mw_exit_report_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* st's rows into out in its order, at most max (out->more when there
+ * were more); a row that does not decode is skipped with a warning.  The
+ * last sqlite3_step result. */
+static int decode_rows(sqlite3_stmt *st, size_t max, struct mw_exit_report_list *out)
+{
+	size_t cap = 0;
+	int step;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct mw_exit_report_row *row;
+		struct mw_err why;
+
+		if (out->n == max) {
+			out->more = true;
+			return SQLITE_ROW;
+		}
+		MW_GROW(out->items, cap, out->n + 1);
+		row = &out->items[out->n];
+		row->id = sqlite3_column_int64(st, 0);
+		if (!mw_exit_report_decode(sqlite3_column_blob(st, 1),
+					   (size_t)sqlite3_column_bytes(st, 1), &row->r, &why)) {
+			mw_log_warn("storage: exit_report row %lld unreadable: %s",
+				    (long long)row->id, why.msg);
+			continue;
+		}
+		out->n++;
+	}
+	return step;
+}
+
 int mw_reader_exit_reports(struct mw_reader *r, const char *process, int64_t from_ms,
 			   int64_t to_ms, size_t max, struct mw_exit_report_list *out,
 			   struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
 	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
 	int rc = -1, step;
 
 	memset(out, 0, sizeof(*out));
@@ -155,25 +184,7 @@ int mw_reader_exit_reports(struct mw_reader *r, const char *process, int64_t fro
 	else
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, max < (size_t)INT32_MAX ? (int64_t)max + 1 : -1);	/* -1: all */
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct mw_exit_report_row *row;
-		struct mw_err why;
-
-		if (out->n == max) {
-			out->more = true;
-			break;
-		}
-		MW_GROW(out->items, cap, out->n + 1);
-		row = &out->items[out->n];
-		row->id = sqlite3_column_int64(st, 0);
-		if (!mw_exit_report_decode(sqlite3_column_blob(st, 1),
-					   (size_t)sqlite3_column_bytes(st, 1), &row->r, &why)) {
-			mw_log_warn("storage: exit_report row %lld unreadable: %s",
-				    (long long)row->id, why.msg);
-			continue;
-		}
-		out->n++;
-	}
+	step = decode_rows(st, max, out);
 	if (step != SQLITE_ROW && step != SQLITE_DONE) {
 		mw_reader_fail(r, err);
 		mw_exit_report_list_release(out);

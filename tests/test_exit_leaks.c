@@ -70,14 +70,20 @@ static void add_report(struct mw_store *s, const struct mw_exit_report *r)
 	free(enc);
 }
 
-static void read_all(struct mw_exit_report_list *l, const char *process)
+/* The newest max reports of process (NULL: any) stored in DB. */
+static void read_newest(struct mw_exit_report_list *l, const char *process, size_t max)
 {
 	struct mw_reader *rd;
 	struct mw_err err = { "" };
 
 	assert_int_equal(mw_reader_open(&rd, DB, &err), 0);
-	assert_int_equal(mw_reader_exit_reports(rd, process, INT64_MIN, INT64_MAX, 100, l, &err), 0);
+	assert_int_equal(mw_reader_exit_reports(rd, process, INT64_MIN, INT64_MAX, max, l, &err), 0);
 	mw_reader_free(rd);
+}
+
+static void read_all(struct mw_exit_report_list *l, const char *process)
+{
+	read_newest(l, process, 100);
 }
 
 static void stored_once_and_read_back(void **state)
@@ -106,6 +112,7 @@ static void stored_once_and_read_back(void **state)
 
 	read_all(&l, NULL);
 	assert_int_equal(l.n, 2);
+	assert_false(l.more);
 	assert_string_equal(l.items[0].r.process, "other");	/* newest first */
 	assert_string_equal(l.items[1].r.process, "app");
 	assert_int_equal(l.items[1].r.pid, 4242);
@@ -116,6 +123,12 @@ static void stored_once_and_read_back(void **state)
 	mw_exit_report_list_release(&l);
 	read_all(&l, "app");
 	assert_int_equal(l.n, 1);
+	mw_exit_report_list_release(&l);
+	/* at most one: the newest, and more left */
+	read_newest(&l, NULL, 1);
+	assert_int_equal(l.n, 1);
+	assert_true(l.more);
+	assert_string_equal(l.items[0].r.process, "other");
 	mw_exit_report_list_release(&l);
 	mw_exit_report_release(&a);
 	mw_exit_report_release(&b);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "collectors/exit_leaks_dbg.h"
+#include "tests/support/known_report.h"
 #include "tests/support/test_main.h"
 
 static void image_names(void **state)
@@ -21,15 +22,20 @@ static void image_names(void **state)
 	char *images[] = { a, b };
 	char long_name[MW_IMAGE_NAME_MAX + 2];
 
+	/* names, not paths; UTF-8 without control bytes */
+	static const struct {
+		const char *name;
+		bool valid;
+	} names[] = {
+		{ "app.exe", true }, { "caf\xc3\xa9 [1].exe", true }, { "", false },
+		{ "C:\\bin\\app.exe", false }, { "bin/app.exe", false }, { "app\x01.exe", false },
+		{ "caf\xe9.exe", false }, { "..", false },
+	};
+
 	(void)state;
-	assert_true(mw_image_name_valid("app.exe"));
-	assert_true(mw_image_name_valid("caf\xc3\xa9 [1].exe"));
-	assert_false(mw_image_name_valid(""));
-	assert_false(mw_image_name_valid("C:\\bin\\app.exe"));
-	assert_false(mw_image_name_valid("bin/app.exe"));
-	assert_false(mw_image_name_valid("app\x01.exe"));
-	assert_false(mw_image_name_valid("caf\xe9.exe"));
-	assert_false(mw_image_name_valid(".."));
+	for (size_t i = 0; i < MW_ARRAY_SIZE(names); i++)
+		if (mw_image_name_valid(names[i].name) != names[i].valid)
+			fail_msg("mw_image_name_valid(\"%s\") is not %d", names[i].name, names[i].valid);
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
 	assert_false(mw_image_name_valid(long_name));
@@ -44,10 +50,19 @@ static void image_names(void **state)
 	assert_false(mw_image_matches(images, 0, "app.exe"));
 }
 
-static void feed_all(struct mw_dbg_capture *c, const char *const *strings, size_t n)
+/* A new capture fed these debug strings, one call each. */
+static void capture_calls(struct mw_dbg_capture *c, const char *const *strings, size_t n)
 {
+	mw_dbg_capture_init(c);
 	for (size_t i = 0; i < n; i++)
 		mw_dbg_capture_string(c, strings[i], strlen(strings[i]));
+}
+
+/* Frees the report taken and the capture (ASan checks nothing is left). */
+static void capture_done(struct mw_dbg_capture *c, struct mw_exit_report *r)
+{
+	mw_dbg_report_free(r);
+	mw_dbg_capture_release(c);
 }
 
 /* The DbgPrint calls of RtlDetectHeapLeaks, one debug string each. */
@@ -73,20 +88,16 @@ static void ntdll_calls_make_a_report(void **state)
 	struct mw_exit_report r;
 
 	(void)state;
-	mw_dbg_capture_init(&c);
-	feed_all(&c, NTDLL_CALLS, MW_ARRAY_SIZE(NTDLL_CALLS));
+	capture_calls(&c, NTDLL_CALLS, MW_ARRAY_SIZE(NTDLL_CALLS));
 	/* held until the process exits */
 	assert_int_equal(c.held.n, 1);
 	mw_dbg_capture_end(&c);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	assert_int_equal(c.held.n, 0);
 	assert_string_equal(r.process, "app.exe");
-	assert_true(r.complete);
-	assert_int_equal(r.leaks, 2);
-	assert_int_equal(r.bytes, 4196);
+	mw_test_assert_exit_totals(&r, true, 2, 4196);
 	assert_int_equal(r.nblocks, 2);
-	mw_dbg_report_free(&r);
-	mw_dbg_capture_release(&c);
+	capture_done(&c, &r);
 }
 
 /* A program that sends each line without '\n' (OutputDebugString per
@@ -105,16 +116,12 @@ static void strings_without_line_ends(void **state)
 	struct mw_exit_report r;
 
 	(void)state;
-	mw_dbg_capture_init(&c);
-	feed_all(&c, calls, MW_ARRAY_SIZE(calls));
+	capture_calls(&c, calls, MW_ARRAY_SIZE(calls));
 	assert_int_equal(c.held.n, 0);	/* the last line ends at the exit */
 	mw_dbg_capture_end(&c);
 	assert_true(mw_dbg_capture_take(&c, &r));
-	assert_true(r.complete);
-	assert_int_equal(r.leaks, 2);
-	assert_int_equal(r.bytes, 48);
-	mw_dbg_report_free(&r);
-	mw_dbg_capture_release(&c);
+	mw_test_assert_exit_totals(&r, true, 2, 48);
+	capture_done(&c, &r);
 }
 
 /* CRLF line ends, several lines in one string, a row's "\r\n" sent apart. */
@@ -130,8 +137,7 @@ static void crlf_and_many_lines_per_string(void **state)
 	struct mw_exit_report r;
 
 	(void)state;
-	mw_dbg_capture_init(&c);
-	feed_all(&c, calls, MW_ARRAY_SIZE(calls));
+	capture_calls(&c, calls, MW_ARRAY_SIZE(calls));
 	assert_int_equal(c.held.n, 1);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	/* "0000000000A00020  a00000" and "  32" were two strings: two lines,
@@ -139,8 +145,7 @@ static void crlf_and_many_lines_per_string(void **state)
 	assert_int_equal(r.nblocks, 1);
 	assert_int_equal(r.leaks, 2);
 	assert_true(r.complete);
-	mw_dbg_report_free(&r);
-	mw_dbg_capture_release(&c);
+	capture_done(&c, &r);
 }
 
 /* The process exits in the middle: an incomplete report; an overlong
@@ -165,11 +170,8 @@ static void exit_inside_and_overlong(void **state)
 	mw_dbg_capture_string(&c, "0000000000A00010  a00000  16", 28);
 	mw_dbg_capture_end(&c);
 	assert_true(mw_dbg_capture_take(&c, &r));
-	assert_false(r.complete);
-	assert_int_equal(r.leaks, 1);
-	assert_int_equal(r.bytes, 16);
-	mw_dbg_report_free(&r);
-	mw_dbg_capture_release(&c);
+	mw_test_assert_exit_totals(&r, false, 1, 16);
+	capture_done(&c, &r);
 	free(junk);
 }
 
@@ -194,8 +196,7 @@ static void held_reports_bounded(void **state)
 	assert_int_equal(c.held.dropped, 2);
 	assert_true(mw_dbg_capture_take(&c, &r));
 	assert_int_equal(r.bytes, 3);
-	mw_dbg_report_free(&r);
-	mw_dbg_capture_release(&c);
+	capture_done(&c, &r);
 }
 
 static void targets_across_scans(void **state)

@@ -12,7 +12,65 @@
 
 #include "core/exit_report.h"
 #include "base/xalloc.h"
+#include "tests/support/known_report.h"
 #include "tests/support/test_main.h"
+
+/* mw_lsan_parse and mw_umdh_parse: the tests below run on either. */
+typedef int (*parse_fn)(const char *text, size_t n, struct mw_exit_report *out,
+			struct mw_err *err);
+
+/* Each text is refused with a message. */
+static void refuses_each(parse_fn parse, const char *const *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct mw_exit_report r;
+		struct mw_err err = { "" };
+
+		if (parse(bad[i], strlen(bad[i]), &r, &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_true(err.msg[0] != '\0');
+	}
+}
+
+/* Every prefix of text, each in a buffer of exactly its length (ASan sees
+ * overreads), parses or is refused with a message; check sees each
+ * report parsed and the prefix's length. */
+static void each_prefix(parse_fn parse, const char *text,
+			void (*check)(const struct mw_exit_report *r, size_t cut))
+{
+	size_t len = strlen(text), cut;
+
+	for (cut = 0; cut <= len; cut++) {
+		struct mw_exit_report r;
+		struct mw_err err = { "" };
+		char *copy = mw_xmalloc(cut ? cut : 1);
+
+		memcpy(copy, text, cut);
+		if (parse(copy, cut, &r, &err) == 0) {
+			check(&r, cut);
+			mw_exit_report_release(&r);
+		} else {
+			assert_true(err.msg[0] != '\0');
+		}
+		free(copy);
+	}
+}
+
+/* text parses (fails the test with the parser's message if not). */
+static void parses(parse_fn parse, const char *text, size_t n, struct mw_exit_report *r)
+{
+	struct mw_err err = { "" };
+
+	if (parse(text, n, r, &err) != 0)
+		fail_msg("refused: %s", err.msg);
+}
+
+/* One stack's bytes and allocation count. */
+static void assert_stack(const struct mw_exit_stack *st, uint64_t bytes, uint64_t count)
+{
+	assert_int_equal(st->bytes, bytes);
+	assert_int_equal(st->count, count);
+}
 
 static const char lsan_report[] =
 	"=================================================================\n"
@@ -31,22 +89,17 @@ static const char lsan_report[] =
 static void lsan_parses_report(void **state)
 {
 	struct mw_exit_report r;
-	struct mw_err err = { "" };
 
 	(void)state;
-	assert_int_equal(mw_lsan_parse(lsan_report, strlen(lsan_report), &r, &err), 0);
+	parses(mw_lsan_parse, lsan_report, strlen(lsan_report), &r);
 	assert_int_equal(r.source, MW_EXIT_LSAN);
-	assert_true(r.complete);
 	assert_int_equal(r.pid, 4242);
-	assert_int_equal(r.bytes, 4396);
-	assert_int_equal(r.leaks, 3);
+	mw_test_assert_exit_totals(&r, true, 3, 4396);
 	assert_int_equal(r.nstacks, 2);
-	assert_int_equal(r.stacks[0].bytes, 4096);
-	assert_int_equal(r.stacks[0].count, 1);
+	assert_stack(&r.stacks[0], 4096, 1);
 	assert_false(r.stacks[0].indirect);
 	assert_non_null(strstr(r.stacks[0].frames, "#1 0x55d1e4a1 in main /src/leaky.c:12\n"));
-	assert_int_equal(r.stacks[1].bytes, 300);
-	assert_int_equal(r.stacks[1].count, 2);
+	assert_stack(&r.stacks[1], 300, 2);
 	assert_true(r.stacks[1].indirect);
 	assert_non_null(strstr(r.stacks[1].frames, "make_node"));
 	mw_exit_report_release(&r);
@@ -54,30 +107,21 @@ static void lsan_parses_report(void **state)
 
 /* Every prefix of the report parses or is refused cleanly; the prefixes
  * without the summary are incomplete with the listed leaks' totals. */
-static void lsan_truncated(void **state)
+static void lsan_prefix_checked(const struct mw_exit_report *r, size_t cut)
 {
-	size_t len = strlen(lsan_report), cut;
 	const char *summary = strstr(lsan_report, "SUMMARY");
 
-	(void)state;
-	for (cut = 0; cut <= len; cut++) {
-		struct mw_exit_report r;
-		struct mw_err err = { "" };
-		char *copy = mw_xmalloc(cut ? cut : 1);	/* exactly cut bytes: ASan sees overreads */
+	assert_true(r->bytes <= 4396);
+	if (cut < (size_t)(summary - lsan_report) + 60)
+		assert_false(r->complete);
+	if (!r->complete)
+		assert_int_equal(r->bytes, r->nstacks == 2 ? 4396 : 4096);
+}
 
-		memcpy(copy, lsan_report, cut);
-		if (mw_lsan_parse(copy, cut, &r, &err) == 0) {
-			assert_true(r.bytes <= 4396);
-			if (cut < (size_t)(summary - lsan_report) + 60)
-				assert_false(r.complete);
-			if (!r.complete)
-				assert_int_equal(r.bytes, r.nstacks == 2 ? 4396 : 4096);
-			mw_exit_report_release(&r);
-		} else {
-			assert_true(err.msg[0] != '\0');
-		}
-		free(copy);
-	}
+static void lsan_truncated(void **state)
+{
+	(void)state;
+	each_prefix(mw_lsan_parse, lsan_report, lsan_prefix_checked);
 }
 
 static void lsan_hostile(void **state)
@@ -96,17 +140,9 @@ static void lsan_hostile(void **state)
 		"",
 		"hello\n",
 	};
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct mw_exit_report r;
-		struct mw_err err = { "" };
-
-		if (mw_lsan_parse(bad[i], strlen(bad[i]), &r, &err) == 0)
-			fail_msg("accepted: %s", bad[i]);
-		assert_true(err.msg[0] != '\0');
-	}
+	refuses_each(mw_lsan_parse, bad, MW_ARRAY_SIZE(bad));
 	{
 		struct mw_exit_report r;
 		struct mw_err err = { "" };
@@ -126,13 +162,10 @@ static void lsan_nul_and_no_newline(void **state)
 		"    #0 0x1 in f\0ghost a.c:1\r\n"
 		"SUMMARY: AddressSanitizer: 64 byte(s) leaked in 2 allocation(s).";
 	struct mw_exit_report r;
-	struct mw_err err = { "" };
 
 	(void)state;
-	assert_int_equal(mw_lsan_parse(text, sizeof(text) - 1, &r, &err), 0);
-	assert_true(r.complete);
-	assert_int_equal(r.bytes, 64);
-	assert_int_equal(r.leaks, 2);
+	parses(mw_lsan_parse, text, sizeof(text) - 1, &r);
+	mw_test_assert_exit_totals(&r, true, 2, 64);
 	assert_int_equal(r.nstacks, 1);
 	assert_string_equal(r.stacks[0].frames, "#0 0x1 in f\n");
 	mw_exit_report_release(&r);
@@ -145,7 +178,6 @@ static void lsan_huge(void **state)
 	size_t cap = 1 << 20, n = 0, i;
 	char *t = mw_xmalloc(cap);
 	struct mw_exit_report r;
-	struct mw_err err = { "" };
 	uint64_t sum = 0;
 
 	(void)state;
@@ -158,10 +190,8 @@ static void lsan_huge(void **state)
 						      "    #%d 0xdeadbeef in frame_%d /x.c:1\n", f, f);
 		sum += i;
 	}
-	assert_int_equal(mw_lsan_parse(t, n, &r, &err), 0);
-	assert_false(r.complete);
-	assert_int_equal(r.bytes, sum);
-	assert_int_equal(r.leaks, 1000);
+	parses(mw_lsan_parse, t, n, &r);
+	mw_test_assert_exit_totals(&r, false, 1000, sum);
 	assert_int_equal(r.nstacks, MW_EXIT_MAX_STACKS);
 	assert_int_equal(r.stacks[0].bytes, 1000);
 	assert_int_equal(r.stacks[MW_EXIT_MAX_STACKS - 1].bytes, 1000 - MW_EXIT_MAX_STACKS + 1);
@@ -198,22 +228,17 @@ static const char umdh_compare[] =
 static void umdh_parses_comparison(void **state)
 {
 	struct mw_exit_report r;
-	struct mw_err err = { "" };
 
 	(void)state;
-	assert_int_equal(mw_umdh_parse(umdh_compare, strlen(umdh_compare), &r, &err), 0);
+	parses(mw_umdh_parse, umdh_compare, strlen(umdh_compare), &r);
 	assert_int_equal(r.source, MW_EXIT_UMDH);
-	assert_true(r.complete);
+	mw_test_assert_exit_totals(&r, true, 0x1c + 3, 0x5520);
 	assert_int_equal(r.nstacks, 2);
-	assert_int_equal(r.stacks[0].bytes, 0x5320);
-	assert_int_equal(r.stacks[0].count, 0x1c);
+	assert_stack(&r.stacks[0], 0x5320, 0x1c);
 	assert_string_equal(r.stacks[0].frames, "BackTrace00B53\nntdll!RtlAllocateHeap+000000C7\n"
 			    "app!grow_cache+00000042\n");
-	assert_int_equal(r.stacks[1].bytes, 0x200);
-	assert_int_equal(r.stacks[1].count, 3);
+	assert_stack(&r.stacks[1], 0x200, 3);
 	assert_null(strstr(r.stacks[1].frames, "shrinks"));
-	assert_int_equal(r.bytes, 0x5520);
-	assert_int_equal(r.leaks, 0x1c + 3);
 	mw_exit_report_release(&r);
 }
 
@@ -225,16 +250,21 @@ static void umdh_parses_log(void **state)
 		"00001000 bytes in 0x1 allocations (@ 0x00001000 + 0x00000018) by: BackTrace0002\n"
 		"\tapp!big+1";
 	struct mw_exit_report r;
-	struct mw_err err = { "" };
 
 	(void)state;
-	assert_int_equal(mw_umdh_parse(text, sizeof(text) - 1, &r, &err), 0);
+	parses(mw_umdh_parse, text, sizeof(text) - 1, &r);
 	assert_int_equal(r.nstacks, 2);
 	assert_int_equal(r.stacks[0].bytes, 0x1000);
 	assert_string_equal(r.stacks[0].frames, "BackTrace0002\napp!big+1\n");
 	assert_int_equal(r.bytes, 0x1038);
 	assert_int_equal(r.leaks, 3);
 	mw_exit_report_release(&r);
+}
+
+static void umdh_prefix_checked(const struct mw_exit_report *r, size_t cut)
+{
+	(void)cut;
+	assert_true(r->bytes <= 0x5520);
 }
 
 static void umdh_hostile(void **state)
@@ -247,29 +277,10 @@ static void umdh_hostile(void **state)
 		"nothing here\n",
 		"",
 	};
-	size_t i, len = strlen(umdh_compare), cut;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct mw_exit_report r;
-		struct mw_err err = { "" };
-
-		if (mw_umdh_parse(bad[i], strlen(bad[i]), &r, &err) == 0)
-			fail_msg("accepted: %s", bad[i]);
-		assert_true(err.msg[0] != '\0');
-	}
-	for (cut = 0; cut <= len; cut++) {
-		struct mw_exit_report r;
-		struct mw_err err = { "" };
-		char *copy = mw_xmalloc(cut ? cut : 1);
-
-		memcpy(copy, umdh_compare, cut);
-		if (mw_umdh_parse(copy, cut, &r, &err) == 0) {
-			assert_true(r.bytes <= 0x5520);
-			mw_exit_report_release(&r);
-		}
-		free(copy);
-	}
+	refuses_each(mw_umdh_parse, bad, MW_ARRAY_SIZE(bad));
+	each_prefix(mw_umdh_parse, umdh_compare, umdh_prefix_checked);
 }
 
 static void sample_report(struct mw_exit_report *r)

@@ -110,9 +110,7 @@ static void parses_32_bit_crlf(void **state)
 		  true, &res);
 	assert_int_equal(res.n, 1);
 	assert_string_equal(res.r[0].process, "old32.exe");
-	assert_true(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 2);
-	assert_int_equal(res.r[0].bytes, 32);
+	mw_test_assert_exit_totals(&res.r[0], true, 2, 32);
 	assert_int_equal(res.r[0].blocks[0].entry, 0x00A81F40);
 	assert_int_equal(res.r[0].blocks[0].heap, 0xa80000);
 	results_free(&res);
@@ -127,9 +125,7 @@ static void no_leaks(void **state)
 		  "HEAP[app.exe]: No leaks detected.\n",
 		  true, &res);
 	assert_int_equal(res.n, 1);
-	assert_true(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 0);
-	assert_int_equal(res.r[0].bytes, 0);
+	mw_test_assert_exit_totals(&res.r[0], true, 0, 0);
 	assert_int_equal(res.r[0].nblocks, 0);
 	assert_null(res.r[0].blocks);
 	results_free(&res);
@@ -170,9 +166,7 @@ static void truncated(void **state)
 		  "000001F2A3B40200  1f2a3b00000       40",
 		  true, &res);
 	assert_int_equal(res.n, 1);
-	assert_false(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 2);
-	assert_int_equal(res.r[0].bytes, 140);
+	mw_test_assert_exit_totals(&res.r[0], false, 2, 140);
 	assert_int_equal(res.r[0].nblocks, 2);
 	results_free(&res);
 	/* cut in the middle of a row: that row is not a row */
@@ -204,13 +198,9 @@ static void second_report_inside_first(void **state)
 		  true, &res);
 	assert_int_equal(res.n, 2);
 	assert_string_equal(res.r[0].process, "a.exe");
-	assert_false(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 1);
-	assert_int_equal(res.r[0].bytes, 16);
+	mw_test_assert_exit_totals(&res.r[0], false, 1, 16);
 	assert_string_equal(res.r[1].process, "b.exe");
-	assert_true(res.r[1].complete);
-	assert_int_equal(res.r[1].leaks, 2);
-	assert_int_equal(res.r[1].bytes, 96);
+	mw_test_assert_exit_totals(&res.r[1], true, 2, 96);
 	results_free(&res);
 }
 
@@ -257,17 +247,13 @@ static void absurd_counts(void **state)
 			 "0000000000A00010  a00000  16\n%s", bad[i]);
 		parse_all(text, false, &res);
 		assert_int_equal(res.n, 1);
-		assert_false(res.r[0].complete);
-		assert_int_equal(res.r[0].leaks, 1);
-		assert_int_equal(res.r[0].bytes, 16);
+		mw_test_assert_exit_totals(&res.r[0], false, 1, 16);
 		results_free(&res);
 	}
 	parse_all("HEAP[app.exe]: Inspecting leaks at process shutdown ...\n"
 		  "HEAP[app.exe]: 2147483647 leaks detected.\n", false, &res);
 	assert_int_equal(res.n, 1);
-	assert_true(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 2147483647);
-	assert_int_equal(res.r[0].bytes, 0);
+	mw_test_assert_exit_totals(&res.r[0], true, 2147483647, 0);
 	results_free(&res);
 }
 
@@ -408,9 +394,7 @@ static void prefix_on_its_own_line(void **state)
 		  true, &res);
 	assert_int_equal(res.n, 2);
 	assert_string_equal(res.r[0].process, "app.exe");
-	assert_true(res.r[0].complete);
-	assert_int_equal(res.r[0].leaks, 1);
-	assert_int_equal(res.r[0].bytes, 16);
+	mw_test_assert_exit_totals(&res.r[0], true, 1, 16);
 	assert_string_equal(res.r[1].process, "b.exe");
 	assert_true(res.r[1].complete);
 	assert_int_equal(res.r[1].leaks, 0);

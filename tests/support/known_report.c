@@ -1,6 +1,7 @@
 /*
  * known_report.c - the known exit leak report and its check
- * (known_report.h), for test_exit_report_ntdll and test_exit_leaks_win32.
+ * (known_report.h), for test_exit_report_ntdll and test_exit_leaks_win32;
+ * the totals check for every exit report parser test.
  */
 #include "known_report.h"
 
@@ -30,4 +31,12 @@ void mw_test_assert_known_report(const struct mw_exit_report *r, const char *pro
 		assert_true(r->blocks[i].size == mw_known_blocks[i].size);
 	}
 	assert_null(r->stacks);
+}
+
+void mw_test_assert_exit_totals(const struct mw_exit_report *r, bool complete, uint64_t leaks,
+				uint64_t bytes)
+{
+	assert_int_equal(r->complete, complete);
+	assert_int_equal(r->leaks, leaks);
+	assert_int_equal(r->bytes, bytes);
 }

@@ -41,4 +41,8 @@ int mw_dblock_check(struct mw_dblock *l, const char *db_path, struct mw_err *err
 /* Release it (after the store's connection closed); NULL is fine. */
 void mw_dblock_release(struct mw_dblock *l);
 
+/* What mw_dblock_check says, the same words on every OS (dblock.c). */
+int mw_dblock_deleted_error(struct mw_err *err, const char *db_path);
+int mw_dblock_replaced_error(struct mw_err *err, const char *db_path);
+
 #endif

@@ -171,16 +171,12 @@ int mw_dblock_check(struct mw_dblock *l, const char *db_path, struct mw_err *err
 
 	if (stat(db_path, &st)) {
 		if (errno == ENOENT)
-			return mw_error(err, "the database file '%s' was deleted while memwatchd "
-					"had it open: nothing more can be stored; restart "
-					"memwatchd to start a new database there", db_path);
+			return mw_dblock_deleted_error(err, db_path);
 		return mw_error(err, "cannot check the database file '%s': %s", db_path,
 				strerror(errno));
 	}
 	if (st.st_dev != l->dev || st.st_ino != l->ino)
-		return mw_error(err, "the database file '%s' was replaced by another file while "
-				"memwatchd had it open: nothing more can be stored; restart "
-				"memwatchd to use the new file", db_path);
+		return mw_dblock_replaced_error(err, db_path);
 	return 0;
 }
 

@@ -114,17 +114,13 @@ int mw_dblock_check(struct mw_dblock *l, const char *db_path, struct mw_err *err
 		return 0;
 	e = identify(db_path, &info);
 	if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
-		return mw_error(err, "the database file '%s' was deleted while memwatchd had it "
-				"open: nothing more can be stored; restart memwatchd to start "
-				"a new database there", db_path);
+		return mw_dblock_deleted_error(err, db_path);
 	if (e)
 		return mw_error(err, "cannot check the database file '%s': Win32 error %lu",
 				db_path, (unsigned long)e);
 	if (info.dwVolumeSerialNumber != l->volume || info.nFileIndexHigh != l->index_high ||
 	    info.nFileIndexLow != l->index_low)
-		return mw_error(err, "the database file '%s' was replaced by another file while "
-				"memwatchd had it open: nothing more can be stored; restart "
-				"memwatchd to use the new file", db_path);
+		return mw_dblock_replaced_error(err, db_path);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "storage/exit_reports.h"
 #include "storage/query.h"
 #include "storage/store.h"
+#include "tests/support/leak_report_parsed.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_main.h"
 
@@ -251,20 +252,7 @@ static void imports(void **state)
 /* The leak report of the store's data over the last two hours, parsed. */
 static cJSON *check(struct mw_leak_query *q)
 {
-	struct mw_reader *rd;
-	struct mw_err err = { "" };
-	struct mw_jbuf text;
-	cJSON *rep;
-
-	assert_int_equal(mw_reader_open(&rd, DB, &err), 0);
-	mw_jbuf_init(&text);
-	if (mw_leak_report(rd, q, &text, NULL, &err))
-		fail_msg("report: %s", err.msg);
-	rep = cJSON_Parse(text.p);
-	assert_non_null(rep);
-	mw_jbuf_release(&text);
-	mw_reader_free(rd);
-	return rep;
+	return mw_test_leak_report(DB, q);
 }
 
 static const cJSON *group_named(const cJSON *rep, const char *process)

@@ -22,6 +22,7 @@
 #include "core/metric_catalog.h"
 #include "storage/query.h"
 #include "storage/store.h"
+#include "tests/support/leak_report_parsed.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_main.h"
 
@@ -61,23 +62,13 @@ static void write_store(bool with_step)
 
 static cJSON *report(void)
 {
-	struct mw_reader *r;
 	struct mw_leak_query q;
-	struct mw_err err;
-	struct mw_jbuf text;
 	cJSON *rep;
 
-	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
 	mw_leak_query_init(&q);
 	q.process = strdup("stepped");
-	mw_jbuf_init(&text);
-	if (mw_leak_report(r, &q, &text, NULL, &err))
-		fail_msg("report: %s", err.msg);
-	rep = cJSON_Parse(text.p);
-	assert_non_null(rep);
-	mw_jbuf_release(&text);
+	rep = mw_test_leak_report(DB, &q);
 	mw_leak_query_release(&q);
-	mw_reader_free(r);
 	return rep;
 }
 

@@ -14,16 +14,15 @@
  * build agent's file does not keep a catalogue row for every process it
  * ever saw.
  *
- * Size: max_size is held by size_cut.c, one bounded step after the age
- * limits in the same transaction; it borrows mw_retention_before_cut and
- * mw_retention_drop_empty (size_cut.h) from here.  When more than a
- * quarter of the file is free, a few hundred pages are given back per
- * call (auto_vacuum=INCREMENTAL).
+ * Size: max_size is held by size_cut.c, which borrows
+ * mw_retention_before_cut and mw_retention_drop_empty (size_cut.h) from
+ * here; maintain.c runs both, and gives free pages back.
  *
  * Uses rollup_acc.c (buckets written before their raw points go),
- * catalog.c (a series removed), regions_store.c (region retention), codec.c
- * and db.c.  Used by writer.c (mw_store_maintain, store.h) and store.c
- * (mw_retention_free); it never calls back into store.c.
+ * catalog.c (a series removed), codec.c and db.c.  Used by maintain.c
+ * (mw_retention_by_age), size_cut.c (mw_retention_before_cut,
+ * mw_retention_drop_empty) and store.c (mw_retention_free); it never
+ * calls back into either.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +38,6 @@
 #define STEP_SERIES 64
 #define ROWS_PER_SERIES 256	/* chunks per series and call */
 #define BUCKETS_PER_SERIES 1440	/* rollup rows per series, tier and call */
-#define VACUUM_PAGES 256
 
 /*
  * Statements are prepared once, at the first maintenance step, and kept
@@ -47,7 +45,7 @@
  * was 5 % of the writer's time under series churn.
  */
 enum {
-	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY, RT_PAGES, RT_FREE,
+	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
 	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_NEWEST,
 	RT_COUNT
 };
@@ -76,13 +74,10 @@ static const char *const rt_sql[RT_COUNT] = {
 	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
 	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[RT_NEWEST] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?1",
-	[RT_PAGES] = "PRAGMA page_count",
-	[RT_FREE] = "PRAGMA freelist_count",
 };
 
 struct mw_retention {
 	sqlite3_stmt *st[RT_COUNT];
-	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
 };
 
 static int prepare_all(struct mw_store *s, struct mw_err *err)
@@ -108,7 +103,6 @@ void mw_retention_free(struct mw_store *s)
 		return;
 	for (i = 0; i < RT_COUNT; i++)
 		sqlite3_finalize(s->ret->st[i]);
-	mw_size_cut_free(s->ret->cut);
 	free(s->ret);
 	s->ret = NULL;
 }
@@ -354,39 +348,7 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 	return 0;
 }
 
-static int64_t pragma(struct mw_store *s, int which)
+int mw_retention_by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->ret->st[which];
-	int64_t v = -1;
-
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return v;
-}
-
-int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
-{
-	int64_t pages, freep;
-
-	if (prepare_all(s, err) || mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
-		return -1;
-	if (by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) ||
-	    mw_size_cut_step(s, &s->ret->cut, now_ms, err) || mw_db_exec(s->db, "COMMIT", err)) {
-		if (!sqlite3_get_autocommit(s->db))
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
-	if (mw_size_cut_settle(s, s->ret->cut, err))
-		return -1;
-	pages = pragma(s, RT_PAGES);
-	freep = pragma(s, RT_FREE);
-	if (pages > 0 && freep * 4 > pages) {
-		char sql[64];
-
-		snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)", VACUUM_PAGES);
-		if (mw_db_exec(s->db, sql, err))
-			return -1;
-	}
-	return 0;
+	return prepare_all(s, err) || by_age(s, now_ms, err) ? -1 : 0;
 }

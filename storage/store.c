@@ -163,19 +163,9 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	se->open_flushed = 0;
 }
 
-#define NOW_SLACK_MS 60000	/* clocks of collectors and the writer differ a little */
-
 int64_t mw_store_now(const struct mw_store *s)
 {
 	return s->now_ts;
-}
-
-void mw_store_saw(struct mw_store *s, int64_t ts_ms)
-{
-	if (ts_ms > s->now_cap)
-		ts_ms = s->now_cap;
-	if (ts_ms > s->now_ts)
-		s->now_ts = ts_ms;
 }
 
 /* Add one point to se, or to the series of key (found or created) when
@@ -624,7 +614,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 	struct mw_err why;
 	size_t i;
 
-	s->now_cap = mw_clock_wall_ms() + NOW_SLACK_MS;
+	s->now_cap = mw_clock_wall_ms() + MW_STORE_NOW_SLACK_MS;
 	if (check_file(s, &why) ||
 	    mw_db_exec(s->db, "BEGIN IMMEDIATE", &why) || write_all(s, &points, &why) ||
 	    mw_db_exec(s->db, "COMMIT", &why)) {
@@ -813,7 +803,7 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 	if (s->opt.chunk_duration_ms <= 0)
 		s->opt.chunk_duration_ms = 2 * 3600000;
 	s->now_ts = INT64_MIN;
-	s->now_cap = mw_clock_wall_ms() + NOW_SLACK_MS;
+	s->now_cap = mw_clock_wall_ms() + MW_STORE_NOW_SLACK_MS;
 	if (mw_dblock_acquire(&s->lock, s->db_path, err)) {
 		mw_store_free(s);
 		return -1;
@@ -875,6 +865,7 @@ void mw_store_free(struct mw_store *s)
 		sqlite3_finalize(s->st[i]);
 	mw_catalog_close(&s->cat);
 	mw_retention_free(s);
+	mw_maintain_free(s);
 	mw_rg_store_free(s);
 	mw_dedupe_close(s);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK)

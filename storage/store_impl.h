@@ -111,6 +111,7 @@ struct mw_store {
 	sqlite3_stmt *st[ST_COUNT];
 	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
 	struct mw_retention *ret;	/* retention.c's statements */
+	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
 
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;
@@ -159,9 +160,17 @@ struct mw_store {
 	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
 };
 
-/* store.c: a point (or snapshot) stamped ts_ms was seen: now_ts follows,
- * never past now_cap. */
-void mw_store_saw(struct mw_store *s, int64_t ts_ms);
+/* A point (or snapshot) stamped ts_ms was seen: now_ts follows, never
+ * past now_cap (store.c, series.c, regions_store.c; inline so that none
+ * calls another for it). */
+#define MW_STORE_NOW_SLACK_MS 60000	/* clocks of collectors and the writer differ a little */
+static inline void mw_store_saw(struct mw_store *s, int64_t ts_ms)
+{
+	if (ts_ms > s->now_cap)
+		ts_ms = s->now_cap;
+	if (ts_ms > s->now_ts)
+		s->now_ts = ts_ms;
+}
 
 /* series.c */
 struct mw_series *mw_series_find(struct mw_store *s, const char *key);
@@ -204,6 +213,11 @@ void mw_dedupe_close(struct mw_store *s);
 
 /* retention.c */
 void mw_retention_free(struct mw_store *s);
+/* One bounded step of the age limits (inside the caller's transaction). */
+int mw_retention_by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+
+/* maintain.c: the size cut's state (size_cut.h) */
+void mw_maintain_free(struct mw_store *s);
 
 /* rollup_acc.c: the rollup tiers on the write side (below store.c,
  * series.c and retention.c). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # private.sh DAEMON - private by default (issue 22): the database, its
-# -wal and -shm, its lock and the log are created 0600 (owner only); a
+# -wal and -shm and the log are created 0600 (owner only; on Linux the
+# lock is the database file itself, no file of its own); a
 # listen address beyond loopback without [web] token is refused at start
 # (exit 2, naming [web] allow_anonymous) and allowed with that option,
 # with a warning in the log.  Daemons are ours, stopped by PID.
@@ -14,8 +15,7 @@ mode() { stat -c %a "$1"; }
 # all_private: every file the daemon made is there and 0600
 all_private() {
 	local f ok=0
-	for f in "$tmpdir/p.db" "$tmpdir/p.db-wal" "$tmpdir/p.db-shm" "$tmpdir/p.db.lock" \
-		"$tmpdir/p-file.log"; do
+	for f in "$tmpdir/p.db" "$tmpdir/p.db-wal" "$tmpdir/p.db-shm" "$tmpdir/p-file.log"; do
 		if [ ! -e "$f" ]; then
 			echo "missing $f"
 			ok=1
@@ -32,7 +32,7 @@ umask 022
 mw_serve p --log-file "$tmpdir/p-file.log" --interval 200ms --set storage.flush_interval=200ms
 check "daemon answers /healthz" wait_ready "$base/healthz"
 check "first samples are queryable" wait_data "$base"
-check "database, -wal, -shm, lock and log are 0600 while it runs" all_private
+check "database, -wal, -shm and log are 0600 while it runs" all_private
 check "it stops cleanly" mw_stop "$mw_pid"
 check "database and log are still 0600 after the stop" \
 	'[ "$(mode "$tmpdir/p.db")" = 600 ] && [ "$(mode "$tmpdir/p-file.log")" = 600 ]'

@@ -62,9 +62,11 @@ w "$exe" service uninstall >"$dir/uninstall"
 check "service uninstall removes it" "grep -q \"removed service 'memwatch'\" '$dir/uninstall'"
 check "uninstall removes the Event Log source" "! w reg query '$evkey' | grep -q EventMessageFile"
 
-# A start that fails (the database folder does not exist): STOPPED with
-# ERROR_SERVICE_SPECIFIC_ERROR (1066) and the daemon's exit code 2.
-w "$exe" service install --listen "127.0.0.1:$port" --db "$(wine_path "$dir/no/such/dir/x.db")" \
+# A start that fails (the database path is a folder; install makes the
+# database's folder itself, so a missing one no longer fails): STOPPED
+# with ERROR_SERVICE_SPECIFIC_ERROR (1066) and the daemon's exit code 2.
+mkdir -p "$dir/a_folder.db"
+w "$exe" service install --listen "127.0.0.1:$port" --db "$(wine_path "$dir/a_folder.db")" \
 	--log-file "$(wine_path "$dir/bad.log")" >"$dir/install-bad"
 w sc start memwatch >"$dir/start-bad"
 for _ in $(seq 1 120); do

@@ -117,8 +117,12 @@ int mw_cmd_run(const struct mw_config *cfg)
 	mw_leak_judge_stop(judge);
 	mw_status_set_flush(status, NULL, NULL);
 	mw_scheduler_release(&sched);
-	/* Before the writer: it must not read a database being closed.  What
-	 * the writer commits last is sent at the next start. */
+	/* The last samples are committed first: nothing waits on forwarding
+	 * for them (a receiver that hangs, a service manager that kills a
+	 * slow stop).  Then the forwarder, before the writer closes the
+	 * database it reads; what was committed last is sent at the next
+	 * start. */
+	mw_writer_flush_sync(writer);
 	mw_forwarder_stop(forwarder);
 	mw_writer_stop(writer);
 	mw_batch_pool_drain();

@@ -744,6 +744,10 @@ void mw_forwarder_stop(struct mw_forwarder *f)
 	f->stopping = true;
 	pthread_cond_broadcast(&f->wake);
 	pthread_mutex_unlock(&f->lock);
+	/* a post in flight to a receiver that does not answer must not hold
+	 * the stop for its timeout: what it carried is sent at the next start */
+	for (i = 0; i < f->n; i++)
+		mw_rw_transport_cancel(f->d[i].transport);
 	for (i = 0; i < f->n; i++) {
 		if (f->d[i].started)
 			pthread_join(f->d[i].thread, NULL);

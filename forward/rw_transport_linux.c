@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct mw_rw_transport {
 	char *got;			/* a GET's whole body (NUL-terminated) */
 	size_t got_len, got_cap, got_max;
 	bool too_big;
+	atomic_bool cancelled;		/* mw_rw_transport_cancel, any thread */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -49,6 +51,21 @@ static CURLcode global_rc;
 static void global_init(void)
 {
 	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* libcurl calls this about once a second and on every transfer step,
+ * also while waiting for a connection or an answer: a cancel
+ * (stopping) ends the exchange there. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct mw_rw_transport *t = arg;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return atomic_load(&t->cancelled) ? 1 : 0;
 }
 
 /* A GET keeps all of the body, up to got_max: more ends the transfer. */
@@ -177,6 +194,9 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_TIMEOUT_MS, (long)ep->timeout_ms);
 	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)ep->timeout_ms);
+	SET(CURLOPT_NOPROGRESS, 0L);
+	SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+	SET(CURLOPT_XFERINFODATA, t);
 	SET(CURLOPT_WRITEFUNCTION, on_body);
 	SET(CURLOPT_WRITEDATA, t);
 	SET(CURLOPT_SSL_VERIFYPEER, ep->tls_verify ? 1L : 0L);
@@ -189,6 +209,12 @@ fail:
 	return NULL;
 }
 
+void mw_rw_transport_cancel(struct mw_rw_transport *t)
+{
+	if (t)
+		atomic_store(&t->cancelled, true);
+}
+
 /* The message for a post that got no answer. */
 static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_result *res)
 {
@@ -196,6 +222,10 @@ static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_resul
 	long oserr = 0;
 
 	switch (rc) {
+	case CURLE_ABORTED_BY_CALLBACK:
+		snprintf(res->message, sizeof(res->message),
+			 "cancelled: memwatchd is stopping (%s:%u)", t->url.host, t->url.port);
+		break;
 	case CURLE_OPERATION_TIMEDOUT:
 		snprintf(res->message, sizeof(res->message),
 			 "timed out after %d ms waiting for %s:%u (%s)", t->timeout_ms,

@@ -45,7 +45,14 @@ struct mw_rw_transport {
 	bool tls_verify, get;
 	const char *peer;		/* who should be running, for messages */
 	int timeout_ms;
+	volatile LONG cancelled;	/* mw_rw_transport_cancel, any thread */
 };
+
+void mw_rw_transport_cancel(struct mw_rw_transport *t)
+{
+	if (t)
+		InterlockedExchange(&t->cancelled, 1);
+}
 
 void mw_rw_transport_free(struct mw_rw_transport *t)
 {
@@ -271,6 +278,10 @@ static int request(struct mw_rw_transport *t, const void *body, size_t len,
 
 	res->status = 0;
 	res->message[0] = '\0';
+	if (InterlockedCompareExchange(&t->cancelled, 0, 0)) {
+		snprintf(res->message, sizeof(res->message), "cancelled: memwatchd is stopping");
+		return -1;
+	}
 	if (len > MAXDWORD) {
 		snprintf(res->message, sizeof(res->message), "body of %zu bytes is too large", len);
 		return -1;

@@ -396,6 +396,19 @@ static void post_hangs(void **state)
 	expect_no_answer(t, "timed out after 400 ms");
 }
 
+/* Stopping: a cancelled transport gives up on a receiver that never
+ * answers (within a second on Linux, before the request on Windows), not
+ * after its minute of timeout, and says why. */
+static void post_cancelled(void **state)
+{
+	struct mw_rw_transport *t = client("/api/v1/write", 60000, NULL);
+
+	(void)state;
+	mw_stub_set(&srv, MW_STUB_HANG, NULL);
+	mw_rw_transport_cancel(t);
+	expect_no_answer(t, "cancelled: memwatchd is stopping");
+}
+
 static void post_redirected(void **state)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
@@ -475,6 +488,7 @@ int main(void)
 		cmocka_unit_test(post_unauthorized),
 		cmocka_unit_test(post_bad_request),
 		cmocka_unit_test(post_hangs),
+		cmocka_unit_test(post_cancelled),
 		cmocka_unit_test(post_redirected),
 		cmocka_unit_test(post_ipv6),
 		cmocka_unit_test(post_refused),

@@ -176,6 +176,12 @@ const struct mw_option mw_config_options[] = {
 		    "16MB", 65536, 1099511627776LL,
 	  "SQLite page cache of the writer; each reader gets the same, at most 2MB.\n"
 	  "It fills as the database grows, then stays: lower it where memory is tight.") },
+	{ MW_OPTION("storage", "full_check", MW_OPT_DURATION, OFF(full_check_every_ms),
+		    "7d", 0, 100 * 365 * DAY,
+	  "Start-up reads the whole database (PRAGMA quick_check, ~1 s per GB) after a\n"
+	  "crash or a kill, when the file changed size behind memwatch's back, and at\n"
+	  "least this often; a file the last run closed cleanly is otherwise trusted.\n"
+	  "0: at every start-up.") },
 	{ MW_OPTION("web", "listen", MW_OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'."),
 	  .check = listen_check },

@@ -18,11 +18,13 @@
 #include <time.h>
 
 #include "base/calendar.h"
+#include "base/clock.h"
 #include "base/fsutf8.h"
 #include "schema.h"
 #include "db.h"
 #include "codec.h"
 #include "catalog.h"
+#include "clean_stop.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -440,16 +442,35 @@ static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
 	return 0;
 }
 
-int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err)
+int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
+		   const char **checked, struct mw_err *err)
 {
 	sqlite3 *db = NULL;
 	struct mw_err why;
-	int rc;
+	int64_t now_ms = mw_clock_wall_ms(), file_bytes, t0;
+	struct mw_clean_stop last;
+	const char *reason;
+	int rc = 0;
 
 	*out = NULL;
+	if (checked)
+		*checked = NULL;
+	file_bytes = mw_file_size(path);	/* before SQLite replays a WAL into it */
 	if (open_one(&db, path, err))
 		return -1;
-	rc = check(db, &why);
+	reason = mw_clean_stop_read(db, &last) ? "the file could not be read" :
+		 mw_full_check_reason(&last, file_bytes, mw_db_int(db, "PRAGMA page_size"),
+				      now_ms, full_check_every_ms);
+	t0 = mw_clock_mono_ns();
+	if (reason) {
+		rc = check(db, &why);
+		mw_log_info("storage: full check of '%s' (%s): %s in %lld ms", path, reason,
+			    rc ? "failed" : "ok", (long long)((mw_clock_mono_ns() - t0) / 1000000));
+	} else {
+		mw_log_info("storage: '%s' was closed cleanly and is unchanged since; full "
+			    "check skipped (the last one %lld h ago)", path,
+			    (long long)((now_ms - last.checked_ms) / 3600000));
+	}
 	if (rc < 0) {
 		sqlite3_close(db);
 		return mw_error(err, "cannot check '%s': %s", path, why.msg);
@@ -474,8 +495,11 @@ int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err)
 	    mw_db_exec(db, "PRAGMA synchronous = FULL", err) ||
 	    mw_db_exec(db, "PRAGMA cache_size = -16000", err) ||
 	    mw_db_exec(db, "PRAGMA temp_store = MEMORY", err) ||
-	    mw_schema_migrate(db, MW_SCHEMA_VERSION, err))
+	    mw_schema_migrate(db, MW_SCHEMA_VERSION, err) ||
+	    mw_clean_stop_begin(db, reason != NULL, now_ms, err))
 		goto fail;
+	if (checked)
+		*checked = reason;
 	*out = db;
 	return 0;
 fail:

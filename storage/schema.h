@@ -25,14 +25,18 @@
 
 /*
  * Open (creating if needed) the database at path for writing: check it
- * (PRAGMA quick_check), and if it is not a valid database or fails the
- * check, close it, rename it and its -wal/-shm files aside to
+ * (PRAGMA quick_check; skipped for a file the last run closed cleanly and
+ * that is unchanged since, unless the last check is older than
+ * full_check_every_ms, 0: always: clean_stop.h), and if it is not a
+ * valid database or fails the check, close it, rename it and its -wal/-shm files aside to
  * PATH.corrupt-YYYYmmddTHHMMSS (UTC), log that at error level, and start
- * a fresh file.  Then set WAL, synchronous=FULL, incremental auto-vacuum
+ * a fresh file.  *checked (may be NULL): why the full check ran (a
+ * static string), NULL when it was skipped.  Then set WAL, synchronous=FULL, incremental auto-vacuum
  * (new files) and migrate to MW_SCHEMA_VERSION.  -1 with a message on
  * failure (unwritable directory, newer schema ...).
  */
-int mw_schema_open(sqlite3 **out, const char *path, struct mw_err *err);
+int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
+		   const char **checked, struct mw_err *err);
 
 /* Migrate an open database from its current version up to `target`
  * (<= MW_SCHEMA_VERSION; tests use it to build older files). */

@@ -44,6 +44,7 @@
 #include "store_impl.h"
 #include "rollup.h"
 #include "schema.h"
+#include "clean_stop.h"
 #include "dblock.h"
 #include "exit_reports.h"
 #include "query.h"
@@ -114,6 +115,7 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->cache_bytes = 16u << 20;
 	o->regions_keyframe_every = 64;
 	o->max_pending_region_bytes = 64u << 20;
+	o->full_check_every_ms = MW_FULL_CHECK_EVERY_MS;
 }
 
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
@@ -133,6 +135,7 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 		o->series_idle_ms = cfg->series_idle_ms;
 	if (cfg->cache_bytes > 0)
 		o->cache_bytes = cfg->cache_bytes;
+	o->full_check_every_ms = cfg->full_check_every_ms;
 }
 
 /* ---- points -------------------------------------------------------------- */
@@ -808,7 +811,8 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		mw_store_free(s);
 		return -1;
 	}
-	if (mw_schema_open(&s->db, s->db_path, err) || mw_dblock_follow(s->lock, s->db_path, err))
+	if (mw_schema_open(&s->db, s->db_path, s->opt.full_check_every_ms,
+			   &s->stats.full_check, err) || mw_dblock_follow(s->lock, s->db_path, err))
 		goto fail;
 	if (s->opt.cache_bytes) {
 		char sql[64];
@@ -860,6 +864,8 @@ void mw_store_free(struct mw_store *s)
 		if (mw_store_flush(s, &err))
 			mw_log_error("storage: cannot write the last points to '%s': %s",
 				     s->db_path, err.msg);
+		else if (mw_clean_stop_mark(s->db, &err))	/* the next start may skip the full check */
+			mw_log_warn("storage: '%s': %s", s->db_path, err.msg);
 	}
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);

@@ -61,6 +61,11 @@ struct mw_store_options {
 	 * overlap them (storage/dedupe.c).  Off for sampling: after a clock
 	 * step back, a new sample may well repeat a stored timestamp. */
 	bool skip_stored;
+	/* The start-up's full read of the file (PRAGMA quick_check) is
+	 * skipped after a clean stop that left the file unchanged, unless the
+	 * last full check is older than this; 0: at every start-up.  Default
+	 * MW_FULL_CHECK_EVERY_MS (clean_stop.h). */
+	int64_t full_check_every_ms;
 };
 
 #define MW_STORE_SERIES_IDLE_MS (10 * 60000)
@@ -71,6 +76,9 @@ void mw_store_options_init(struct mw_store_options *o);
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg);
 
 struct mw_store_stats {
+	/* Why the start-up read the whole file (a static string), NULL when
+	 * a clean stop let it skip that (clean_stop.h). */
+	const char *full_check;
 	uint64_t points_total;	/* points committed to the database */
 	uint64_t dropped_points_total;	/* points given up: queue full, disk */
 	uint64_t skipped_points_total;	/* skip_stored: stored already, not added */

@@ -218,7 +218,7 @@ static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx)
 		}
 		emit(ctx->batch, mw_process_keys_of(&st->keys, p), p, ts);
 	}
-	mw_process_keys_done(&st->keys);
+	mw_process_keys_done(&st->keys, ctx->batch);
 	ctx->inaccessible = st->table.inaccessible;
 	st->skipped_total += skipped;
 	{

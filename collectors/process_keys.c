@@ -69,7 +69,7 @@ static void keys_build(struct mw_process_key *k, const struct mw_process_info *p
 	}
 	k->pid = p->pid;
 	k->start_ms = p->start_ms;
-	k->tail_id = mw_batch_tail_ids(4);
+	k->tail_id = mw_batch_tail_ids(MW_PROCESS_TAIL_IDS);
 }
 
 void mw_process_keys_begin(struct mw_process_keys *k, size_t nprocs)
@@ -95,12 +95,17 @@ const struct mw_process_key *mw_process_keys_of(struct mw_process_keys *k,
 	return e;
 }
 
-void mw_process_keys_done(struct mw_process_keys *k)
+void mw_process_keys_done(struct mw_process_keys *k, struct mw_batch *b)
 {
 	struct mw_process_key_list old = k->cur;
 
-	for (size_t i = 0; i < old.n; i++)
+	for (size_t i = 0; i < old.n; i++) {
+		/* not moved to this tick: the process ended (or is a new one
+		 * under its pid), so its tails get no more points */
+		if (old.v[i].block && b)
+			mw_batch_end_tails(b, old.v[i].tail_id, MW_PROCESS_TAIL_IDS);
 		free(old.v[i].block);
+	}
 	mw_pid_sort(k->next.v, k->next.n, sizeof(*k->next.v));
 	k->cur = k->next;
 	k->next = old;		/* the spare for the next tick */

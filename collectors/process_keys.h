@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
+#include "core/batch.h"
 
 /* The kind label of memwatch_process_resident_bytes, in the order of
  * kind_tail. */
@@ -25,6 +26,7 @@ struct mw_process_key {
 	const char *tail, *kind_tail[3];	/* `{pid="..",process="..",started=".."}`, and with kind */
 	size_t tail_len, kind_len[3];
 	uint64_t tail_id;	/* of tail; tail_id + 1 + i of kind_tail[i] */
+#define MW_PROCESS_TAIL_IDS 4	/* ids taken per process: tail and 3 kind tails */
 };
 
 struct mw_process_key_list {
@@ -42,8 +44,10 @@ void mw_process_keys_begin(struct mw_process_keys *k, size_t nprocs);
  * same, else new.  Valid until the next tick's mw_process_keys_done. */
 const struct mw_process_key *mw_process_keys_of(struct mw_process_keys *k,
 						const struct mw_process_info *p);
-/* The tick ends: its keys become the cache, the others are freed. */
-void mw_process_keys_done(struct mw_process_keys *k);
+/* The tick ends: its keys become the cache, the others are freed, and
+ * the series of each process not seen this tick are ended in b
+ * (mw_batch_end_tails; b may be NULL). */
+void mw_process_keys_done(struct mw_process_keys *k, struct mw_batch *b);
 void mw_process_keys_release(struct mw_process_keys *k);
 
 #endif

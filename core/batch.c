@@ -325,6 +325,13 @@ void mw_batch_add_detail(struct mw_batch *b, const char *kind,
 	d->len = len;
 }
 
+void mw_batch_end_tails(struct mw_batch *b, uint64_t first_tail_id, uint32_t n)
+{
+	struct mw_series_ended e = { first_tail_id, n };
+
+	mw_batch_add_detail(b, MW_SERIES_ENDED_DETAIL, "", NULL, 0, 0, &e, sizeof(e));
+}
+
 void mw_labels_release(struct mw_label *labels, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

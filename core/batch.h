@@ -123,6 +123,21 @@ void mw_batch_add_detail(struct mw_batch *b, const char *kind,
 			 size_t nlabels, int64_t ts_ms,
 			 const void *data, size_t len);
 
+/*
+ * The series of tail ids [first, first + n) get no more points: the
+ * process they describe ended.  Recorded as a detail of kind
+ * MW_SERIES_ENDED_DETAIL holding a struct mw_series_ended; the writer lets
+ * those series leave memory at its next flush instead of holding them for
+ * [storage] series_idle (a build agent starts tens of processes a second).
+ * A series that gets a point after all is found again in the database.
+ */
+#define MW_SERIES_ENDED_DETAIL "series.ended"
+struct mw_series_ended {
+	uint64_t first_tail_id;
+	uint32_t n;
+};
+void mw_batch_end_tails(struct mw_batch *b, uint64_t first_tail_id, uint32_t n);
+
 /* Copy a string into the batch arena (lives as long as the batch). */
 const char *mw_batch_strdup(struct mw_batch *b, const char *s);
 

@@ -288,6 +288,8 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 			if (se->order_pos < s->norder && s->order[se->order_pos] == se)
 				pos = se->order_pos + 1;
 		}
+		if (se->tail_id != p->tail_id)
+			se->ended = false;	/* its keys were made again: a new run */
 		se->tail_id = p->tail_id;
 		se->tail_metric = p->tail_id ? p->metric : NULL;
 		se->order_pos = s->norder_next;
@@ -308,6 +310,8 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 			mw_store_add_regions(s, &b->details[i]);
 		else if (!strcmp(b->details[i].kind, MW_EXIT_REPORT_DETAIL))
 			mw_store_add_exit_report(s, &b->details[i]);
+		else if (!strcmp(b->details[i].kind, MW_SERIES_ENDED_DETAIL))
+			mw_store_note_ended(s, &b->details[i]);
 }
 
 void mw_store_count_dropped(struct mw_store *s, uint64_t npoints)
@@ -532,7 +536,9 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 
 		if (i + PREFETCH_AHEAD < s->nall)
 			prefetch_whole(s->all[i + PREFETCH_AHEAD]);
-		if (!se->evicting && is_idle(s, se))
+		if (s->nended && !se->ended && mw_store_tail_ended(s, se->tail_id))
+			se->ended = true;
+		if (!se->evicting && (is_idle(s, se) || (se->ended && se->id)))
 			se->evicting = true;
 		if (se->live_row != !se->evicting) {
 			sqlite3_stmt *st = s->st[se->evicting ? ST_LIVE_DELETE : ST_LIVE_INSERT];
@@ -666,6 +672,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->live_row = true;
 		mw_dedupe_committed(se);
 	}
+	mw_store_ended_committed(s);
 	for (i = 0; i < s->nchunks; i++)
 		free(s->chunks[i].data);
 	s->nchunks = 0;
@@ -882,6 +889,7 @@ void mw_store_free(struct mw_store *s)
 		free(s->chunks[i].data);
 	free(s->chunks);
 	free(s->rollups);
+	free(s->ended);
 	mw_series_free_all(s);
 	free(s->db_path);
 	free(s);

@@ -53,6 +53,7 @@ struct mw_series {
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
 	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
+	bool ended;		/* its process ended: leaves memory once written */
 };
 
 /* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an
@@ -158,6 +159,11 @@ struct mw_store {
 	bool truncate_failed;	/* the last WAL truncation found a reader */
 	struct mw_rg_store *rg;	/* region snapshots (regions_store.c) */
 	struct mw_dedupe_stmts *dd;	/* skip_stored: dedupe.c's statements */
+	/* Tail-id ranges of ended processes (batch.h mw_batch_end_tails)
+	 * since the last commit; series_ended.c. */
+	struct mw_series_ended *ended;
+	size_t nended, ended_cap;
+	bool ended_sorted;
 };
 
 /* A point (or snapshot) stamped ts_ms was seen: now_ts follows, never
@@ -171,6 +177,15 @@ static inline void mw_store_saw(struct mw_store *s, int64_t ts_ms)
 	if (ts_ms > s->now_ts)
 		s->now_ts = ts_ms;
 }
+
+/* series_ended.c: series whose process ended leave memory at the next
+ * flush rather than after series_idle. */
+void mw_store_note_ended(struct mw_store *s, const struct mw_detail *d);
+/* During a flush's pass over every series: tail_id is in a range noted
+ * since the last commit. */
+bool mw_store_tail_ended(struct mw_store *s, uint64_t tail_id);
+/* After a commit: the ranges are on their series now. */
+void mw_store_ended_committed(struct mw_store *s);
 
 /* series.c */
 struct mw_series *mw_series_find(struct mw_store *s, const char *key);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "collectors/process.h"
+#include "collectors/process_keys.h"
 #include "core/batch.h"
 #include "core/collector.h"
 #include "core/config.h"
@@ -149,6 +150,82 @@ static void identity_changes_are_formatted_again(void **state)
 	mw_config_release(&cfg);
 }
 
+/* The tail id of the first sample of metric for pid in b; 0: none. */
+static uint64_t tail_of(const struct mw_batch *b, const char *metric, const char *pid)
+{
+	for (size_t i = 0; i < b->nsamples; i++) {
+		const struct mw_sample *s = &b->samples[i];
+
+		if (!strcmp(s->metric, metric) && !strcmp(s->labels[0].value, pid))
+			return s->tail_id;
+	}
+	return 0;
+}
+
+/* The ranges b ends (mw_batch_end_tails), in out; returns how many. */
+static size_t ended_of(const struct mw_batch *b, struct mw_series_ended *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->ndetails; i++)
+		if (!strcmp(b->details[i].kind, MW_SERIES_ENDED_DETAIL) && n < max) {
+			assert_int_equal(b->details[i].len, sizeof(*out));
+			memcpy(&out[n++], b->details[i].data, sizeof(*out));
+		}
+	return n;
+}
+
+/* A process gone from the table ends its tails in that tick's batch (the
+ * writer then lets its series go at once), exactly once; one still there
+ * ends nothing. */
+static void ended_processes_end_their_tails(void **state)
+{
+	struct mw_config cfg;
+	struct mw_sample_ctx ctx;
+	struct mw_batch b;
+	struct mw_process_table t;
+	struct mw_process_info *p;
+	struct mw_series_ended e[4];
+	uint64_t tail7, tail30;
+	void *st = collector_new(&cfg);
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	mw_batch_init(&b);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.batch = &b;
+	ctx.ts_ms = 1700000100000LL;
+	p = mw_process_table_add(&t);
+	p->pid = 30;
+	p->start_ms = 1700000000000LL;
+	snprintf(p->name, sizeof(p->name), "thirty");
+	p = mw_process_table_add(&t);
+	p->pid = 7;
+	p->start_ms = 1600000000000LL;
+	snprintf(p->name, sizeof(p->name), "seven");
+	assert_int_equal(mw_process_sample_table(st, &ctx, &t), MW_COLLECTOR_OK);
+	assert_int_equal(ended_of(&b, e, 4), 0);
+	tail7 = tail_of(&b, "memwatch_process_virtual_bytes", "7");
+	tail30 = tail_of(&b, "memwatch_process_virtual_bytes", "30");
+	assert_true(tail7 && tail30 && tail7 != tail30);
+	mw_batch_reset(&b);
+
+	t.nprocs = 1;	/* pid 7 ended */
+	assert_int_equal(mw_process_sample_table(st, &ctx, &t), MW_COLLECTOR_OK);
+	assert_int_equal(ended_of(&b, e, 4), 1);
+	assert_true(e[0].first_tail_id == tail7);
+	assert_int_equal(e[0].n, MW_PROCESS_TAIL_IDS);
+	assert_true(tail_of(&b, "memwatch_process_virtual_bytes", "30") == tail30);
+	mw_batch_reset(&b);
+
+	assert_int_equal(mw_process_sample_table(st, &ctx, &t), MW_COLLECTOR_OK);
+	assert_int_equal(ended_of(&b, e, 4), 0);	/* once */
+	mw_batch_release(&b);
+	mw_process_table_release(&t);
+	mw_collector_process.fini(st);
+	mw_config_release(&cfg);
+}
+
 static void keyed_add_matches_plain_add(void **state)
 {
 	struct mw_batch a, k;
@@ -236,6 +313,7 @@ static void arrays_by_pid(void **state)
 MW_TEST_MAIN(
 	cmocka_unit_test(real_ticks_have_canonical_keys),
 	cmocka_unit_test(identity_changes_are_formatted_again),
+	cmocka_unit_test(ended_processes_end_their_tails),
 	cmocka_unit_test(keyed_add_matches_plain_add),
 	cmocka_unit_test(cadence_options_checked),
 	cmocka_unit_test(arrays_by_pid),

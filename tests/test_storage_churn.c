@@ -114,6 +114,72 @@ static void idle_series_leave_memory(void **state)
 	mw_store_free(s);
 }
 
+/* One keyed sample per pid in [from, to) at ts, tail id base + pid (as
+ * the process collector adds them), into the store as one batch; ending
+ * [end_from, end_to) in the same batch. */
+static void add_keyed(struct mw_store *s, int from, int to, int64_t ts, uint64_t base,
+		      int end_from, int end_to)
+{
+	struct mw_batch *b = mw_batch_new();
+	char tail[64];
+	int pid;
+
+	for (pid = from; pid < to; pid++) {
+		struct mw_label *l = mw_batch_alloc(b, sizeof(*l));
+
+		snprintf(tail, sizeof(tail), "{pid=\"%d\"}", pid);
+		l->name = "pid";
+		l->value = mw_batch_strdup(b, tail + 6);
+		((char *)l->value)[strlen(l->value) - 2] = 0;
+		mw_batch_add_keyed(b, METRIC, l, 1, tail, strlen(tail), base + (uint64_t)pid,
+				   (double)pid, ts);
+	}
+	for (pid = end_from; pid < end_to; pid++)
+		mw_batch_end_tails(b, base + (uint64_t)pid, 1);
+	mw_store_add_batch(s, b);
+	mw_batch_free(b);
+}
+
+/* Series whose process ended (mw_batch_end_tails) leave memory at the
+ * flush after their first commit, long before series_idle, with every
+ * point stored; a point that comes after all finds the series again. */
+static void ended_series_leave_at_once(void **state)
+{
+	struct mw_store *s = open_store(0);
+	struct mw_store_stats st;
+	uint64_t base = mw_batch_tail_ids(10000) - 1;
+
+	(void)state;
+	add_keyed(s, 1, 101, T0, base, 0, 0);
+	flush(s);
+	assert_int_equal(in_memory(s), 100);
+	/* a second tick: pids 51..100 ended (their last points in this batch) */
+	add_keyed(s, 1, 101, T0 + 1000, base, 51, 101);
+	flush(s);
+	assert_int_equal(in_memory(s), 50);
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series_evicted_total, 50);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series_live"), 50);
+	assert_int_equal(db_int(s, "SELECT sum(npoints) FROM chunk"), 200);
+	/* ended before its first commit: written first, then leaves */
+	add_keyed(s, 200, 201, T0 + 2000, base, 200, 201);
+	flush(s);
+	assert_int_equal(in_memory(s), 51);
+	add_keyed(s, 1, 2, T0 + 3000, base, 0, 0);
+	flush(s);
+	assert_int_equal(in_memory(s), 50);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 101);
+	/* pid 60 again, keys made anew (a new tail id): found again, kept */
+	add_keyed(s, 60, 61, T0 + 4000, base + 5000, 0, 0);
+	flush(s);
+	add_keyed(s, 60, 61, T0 + 5000, base + 5000, 0, 0);
+	flush(s);
+	assert_int_equal(in_memory(s), 51);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 101);
+	assert_int_equal(db_int(s, "SELECT sum(npoints) FROM chunk"), 204);
+	mw_store_free(s);
+}
+
 /* A series that leaves memory and comes back keeps its id and continues
  * exactly: its rollup buckets in progress when it left are completed with
  * the points before and after. */
@@ -643,6 +709,7 @@ static void keyed_hint_tells_metrics_apart(void **state)
 
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(idle_series_leave_memory),
+	MW_FIXTURE_TEST(ended_series_leave_at_once),
 	MW_FIXTURE_TEST(series_comes_back_exactly),
 	MW_FIXTURE_TEST(startup_loads_live_series_only),
 	MW_FIXTURE_TEST(readers_over_dead_and_live),

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "segheap.h"
+
 static uint64_t le(const unsigned char *p, size_t n)
 {
 	uint64_t v = 0;
@@ -157,7 +159,15 @@ void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32
 		return;
 	s = (uint32_t)le(hdr + sig, 4);
 	if (s == MW_SEGMENT_HEAP_SIGNATURE) {
+		struct mw_segheap_walk sw;
+
 		info->layout = MW_HEAP_LAYOUT_SEGMENT;
+		mw_segheap_walk(rd, ctx, heap, is32, id, out, &sw);
+		info->segments = sw.segments;
+		info->large = sw.large;
+		/* what was not read makes the figure a lower bound: say so */
+		info->truncated = sw.truncated || !sw.segments_read || !sw.large_read;
+		info->header_only = !sw.segments_read && !sw.large_read;
 		return;
 	}
 	if (s != MW_NT_HEAP_SIGNATURE)

@@ -16,9 +16,11 @@
  *               SegmentListEntry 0x18 / 0x10, BaseAddress 0x30 / 0x1C,
  *               NumberOfPages 0x38 / 0x20
  *               Signature 0x98 / 0x60 (0xEEFFEEFF)
- *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segments are not
- *               walked (their layout changes between builds); only the
- *               allocation holding the heap header is known
+ *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segment lists
+ *               (the segment contexts, found by a validated scan of the
+ *               header because their offset moved between builds) and its
+ *               large-block tree (LargeAllocMetadata 0x48 / 0x44): see
+ *               segheap.h for the offsets and the checks
  *   Wine 8      PEB NumberOfHeaps 0 and ProcessHeaps NULL; ProcessHeap is
  *   (x64 only)  set.  Its heaps start like an NT heap (0xFFEEFFEE at 0x10)
  *               but have no HEAP.Signature at 0x98; every heap is on a list
@@ -97,7 +99,7 @@ typedef bool (*mw_peb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 enum mw_heap_layout {
 	MW_HEAP_LAYOUT_UNKNOWN,	/* no known signature (Wine's own heap) */
 	MW_HEAP_LAYOUT_NT,	/* NT heap: segments walked */
-	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: header allocation only */
+	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: segments and large blocks (segheap.h) */
 	MW_HEAP_LAYOUT_WINE	/* Wine's heap (x64): subheaps and large blocks */
 };
 
@@ -105,7 +107,10 @@ struct mw_heap_walk {
 	enum mw_heap_layout layout;
 	uint32_t segments;	/* segment list entries accepted (Wine: subheaps) */
 	uint32_t large;		/* VirtualAllocdBlocks entries accepted */
-	bool truncated;		/* a walk hit its limit or a bad entry */
+	bool truncated;		/* a walk hit its limit or a bad entry (segment
+				 * heap: or a part could not be read) */
+	bool header_only;	/* segment heap: neither its segments nor its
+				 * large blocks could be read */
 };
 
 /*
@@ -113,7 +118,8 @@ struct mw_heap_walk {
  * id: always [heap, heap + 1) (the allocation holding the header), then
  * for an NT heap each segment [BaseAddress, BaseAddress + NumberOfPages *
  * page_size) from the SegmentList and each large block's first byte from
- * VirtualAllocdBlocks.  A walk stops at a NULL, misaligned or unreadable
+ * VirtualAllocdBlocks; for a segment heap its segments and large blocks
+ * (mw_segheap_walk).  A walk stops at a NULL, misaligned or unreadable
  * link, a segment without the signature, or after MW_HEAP_MAX_SEGMENTS.
  */
 void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t page_size,
@@ -167,6 +173,8 @@ struct mw_peb_info {
 	bool wine_list;		/* the PEB listed none: ProcessHeap + Wine's list */
 	uint32_t segments, large;	/* NT heap ranges found */
 	uint32_t truncated;	/* heaps whose walk stopped early */
+	uint32_t segment_partial;	/* segment heaps read in part (truncated) */
+	uint32_t segment_header_only;	/* segment heaps: only the header's allocation */
 	bool wow64;		/* the 32-bit PEB was read too */
 };
 /* The heap ranges of the process behind handle process (a HANDLE with

@@ -75,6 +75,10 @@ static int one_peb(HANDLE h, uint64_t addr, bool is32, uint32_t page_size, uint3
 		info->segments += hw.segments;
 		info->large += hw.large;
 		info->truncated += hw.truncated;
+		if (hw.layout == MW_HEAP_LAYOUT_SEGMENT) {
+			info->segment_header_only += hw.header_only;
+			info->segment_partial += hw.truncated && !hw.header_only;
+		}
 	}
 	free(arr);
 	return 0;

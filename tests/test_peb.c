@@ -1,6 +1,8 @@
 /* test_peb.c - the PEB, NT heap and WOW64 TEB readers (collectors/peb.c)
  * on constructed process memory: the Windows x64 and x86 layouts, the
- * segment heap and Wine's heap (signatures only), and lying lists. */
+ * segment heap (contexts, segment lists, the large-block tree, encoded
+ * or not), Wine's heap, and lying lists.  Wine 8 has no segment heap, so
+ * these constructed buffers are the segment heap's only evidence here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +12,7 @@
 #include <cmocka.h>
 
 #include "collectors/peb.h"
+#include "collectors/segheap.h"
 #include "tests/support/test_main.h"
 
 /* A fake address space: a few chunks of bytes. */
@@ -447,12 +450,241 @@ static void pe_large_address_aware(void **state)
 	assert_int_equal(mw_pe_large_address_aware(h, 0x3f), -1);
 }
 
+/* A segment heap as the public layouts describe it: two segment contexts
+ * (1 MB and 16 MB segments), three segments, two large blocks. */
+struct sh {
+	uint64_t heap;
+	size_t w, sig, ctx, ctx_size, f_heap, f_list, f_count, tree, va, pages;
+};
+static const struct sh sh64 = { 0x7ff600000000ULL, 8, 0x10, 0x140, 0xC0, 0x38, 0x48, 0x58,
+				 0x48, 0x18, 0x20 };
+static const struct sh sh32 = { 0x00a00000, 4, 0x08, 0x100, 0x80, 0x24, 0x44, 0x4c, 0x44,
+				0x0c, 0x10 };
+#define SEG1 0x30000000ULL
+#define SEG2 0x30100000ULL
+#define SEG3 0x32000000ULL
+#define NODES 0x38000000ULL
+
+static void build_sh(struct mem *m, const struct sh *t, bool encoded)
+{
+	uint64_t c0 = t->heap + t->ctx, c1 = c0 + t->ctx_size;
+	uint64_t h0 = c0 + t->f_list, h1 = c1 + t->f_list, top = t->w == 4 ? 0xffffffffULL : ~0ULL;
+	uint64_t n1 = NODES, n2 = NODES + 0x100, tree = t->heap + t->tree;
+
+	m->n = 0;
+	add_chunk(m, t->heap);
+	add_chunk(m, SEG1);
+	add_chunk(m, SEG2);
+	add_chunk(m, SEG3);
+	add_chunk(m, NODES);
+	wr(m, t->heap + t->sig, MW_SEGMENT_HEAP_SIGNATURE, 4);
+	/* context 0: 1 MB segments SEG1, SEG2 */
+	wr(m, c0, top & ~0xfffffULL, t->w);
+	wr(m, c0 + t->f_heap, t->heap, t->w);
+	wr(m, h0, SEG1, t->w);
+	wr(m, h0 + t->w, SEG2, t->w);
+	wr(m, c0 + t->f_count, 2, t->w);
+	wr(m, SEG1, SEG2, t->w);
+	wr(m, SEG1 + t->w, h0, t->w);
+	wr(m, SEG2, h0, t->w);
+	wr(m, SEG2 + t->w, SEG1, t->w);
+	/* context 1: 16 MB segments, SEG3 */
+	wr(m, c1, top & ~0xffffffULL, t->w);
+	wr(m, c1 + t->f_heap, t->heap, t->w);
+	wr(m, h1, SEG3, t->w);
+	wr(m, h1 + t->w, SEG3, t->w);
+	wr(m, c1 + t->f_count, 1, t->w);
+	wr(m, SEG3, h1, t->w);
+	wr(m, SEG3 + t->w, h1, t->w);
+	/* large blocks: root n1, its left child n2; UnusedBytes in the low
+	 * 16 bits of VirtualAddress, AllocatedPages from bit 12 */
+	wr(m, tree, encoded ? n1 ^ tree : n1, t->w);
+	wr(m, tree + t->w, encoded ? n2 | 1 : n2, t->w);
+	wr(m, n1, encoded ? n2 ^ n1 : n2, t->w);
+	wr(m, n1 + t->va, 0x40000000 | 0x123, t->w);
+	wr(m, n1 + t->pages, 32ULL << 12, t->w);
+	wr(m, n2 + t->va, 0x41000000, t->w);
+	wr(m, n2 + t->pages, 300ULL << 12 | 1, t->w);
+}
+
+static void check_sh(const struct sh *t, bool is32, bool encoded)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+
+	build_sh(&m, t, encoded);
+	mw_heap_walk(rd, &m, t->heap, is32, 4096, 5, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
+	assert_int_equal(hw.segments, 3);
+	assert_int_equal(hw.large, 2);
+	assert_false(hw.truncated);
+	assert_false(hw.header_only);
+	assert_int_equal(r.n, 6);
+	assert_int_equal(r.r[0].base, t->heap);
+	assert_int_equal(r.r[1].base, SEG1);
+	assert_int_equal(r.r[1].size, 0x100000);
+	assert_int_equal(r.r[2].base, SEG2);
+	assert_int_equal(r.r[3].base, SEG3);
+	assert_int_equal(r.r[3].size, 0x1000000);
+	assert_int_equal(r.r[4].base, 0x40000000);
+	assert_int_equal(r.r[4].size, 1);
+	assert_int_equal(r.r[5].base, 0x41000000);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_equal(r.r[i].id, 5);
+	mw_vm_ranges_release(&r);
+}
+
+static void segment_heap_x64(void **state)
+{
+	(void)state;
+	check_sh(&sh64, false, false);
+	check_sh(&sh64, false, true);
+}
+
+static void segment_heap_x86(void **state)
+{
+	(void)state;
+	check_sh(&sh32, true, false);
+	check_sh(&sh32, true, true);
+}
+
+/* Contexts are found where the build put them (0x100 on older Windows 10)
+ * and only when they check out. */
+static void segment_contexts(void **state)
+{
+	unsigned char b[MW_SEGHEAP_SCAN];
+	struct mw_segctx c[2];
+	uint64_t heap = 0x7ff600000000ULL;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	put(b + 0x100, ~0xfffffULL, 8);
+	put(b + 0x100 + 0x38, heap, 8);
+	put(b + 0x100 + 0x48, 0x30000000, 8);
+	put(b + 0x100 + 0x58, 7, 8);
+	assert_int_equal(mw_segctx_find(b, sizeof(b), false, heap, c, 2), 1);
+	assert_int_equal(c[0].addr, heap + 0x100);
+	assert_int_equal(c[0].segment_size, 0x100000);
+	assert_int_equal(c[0].list_head, heap + 0x148);
+	assert_int_equal(c[0].first, 0x30000000);
+	assert_int_equal(c[0].count, 7);
+	/* another heap's context */
+	assert_int_equal(mw_segctx_find(b, sizeof(b), false, heap + 0x1000, c, 2), 0);
+	/* a mask that is no segment size: not a power of two, too small, too big */
+	put(b + 0x100, ~0xffffeULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100, ~0xfffULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100, ~0x3fffffffULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	/* a NULL or misaligned list head */
+	put(b + 0x100, ~0xfffffULL, 8);
+	put(b + 0x100 + 0x48, 0x30000004, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100 + 0x48, 0, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	/* the context's bytes must lie within the buffer */
+	put(b + 0x100 + 0x48, 0x30000000, 8);
+	assert_true(mw_segctx_parse(b, 0x160, 0x100, false, heap, c));
+	assert_false(mw_segctx_parse(b, 0x15f, 0x100, false, heap, c));
+	assert_false(mw_segctx_parse(b, sizeof(b), sizeof(b) + 8, false, heap, c));
+	/* x86: a 32-bit mask */
+	memset(b, 0, sizeof(b));
+	put(b + 0x140, 0xfff00000, 4);
+	put(b + 0x140 + 0x24, 0xa00000, 4);
+	put(b + 0x140 + 0x44, 0x30000000, 4);
+	assert_int_equal(mw_segctx_find(b, sizeof(b), true, 0xa00000, c, 2), 1);
+	assert_int_equal(c[0].segment_size, 0x100000);
+}
+
+/* What does not check out is not counted, and the walk says so. */
+static void segment_heap_lies(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+	const struct sh *t = &sh64;
+	uint64_t h0 = t->heap + t->ctx + t->f_list;
+
+	(void)state;
+	/* a Blink that does not point back: the list stops there */
+	build_sh(&m, t, false);
+	wr(&m, SEG2 + 8, h0, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.segments, 2);	/* SEG1, then context 1's SEG3 */
+	assert_true(hw.truncated);
+	assert_false(hw.header_only);
+	/* a segment not aligned to its size */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, h0, SEG1 + 0x1000, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.segments, 1);
+	assert_true(hw.truncated);
+	/* a list shorter than its SegmentCount: a partial figure */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, t->heap + t->ctx + t->f_count, 3, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.segments, 3);
+	assert_true(hw.truncated);
+	/* a large block at NULL, a misaligned node */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, NODES + 0x100 + t->va, 0xffff, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.large, 1);
+	assert_true(hw.truncated);
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, NODES, NODES + 0x101, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.large, 1);
+	assert_true(hw.truncated);
+	/* a tree that loops: bounded */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, NODES + 0x100, NODES, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.large, MW_SEGHEAP_MAX_LARGE);
+	assert_true(hw.truncated);
+	/* an encoded tree read as plain (the Encoded bit lost): nonsense
+	 * pointers are not followed */
+	r.n = 0;
+	build_sh(&m, t, true);
+	wr(&m, t->heap + t->tree + 8, NODES + 0x100, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.large, 0);
+	assert_true(hw.truncated);
+	/* no context checks out and the tree is unreadable: the header only,
+	 * and the walk says so */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, t->heap + t->ctx + t->f_heap, 0, 8);
+	wr(&m, t->heap + t->ctx + t->ctx_size + t->f_heap, 0, 8);
+	wr(&m, t->heap + t->tree, 0x50000000, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
+	assert_int_equal(hw.segments, 0);
+	assert_int_equal(hw.large, 0);
+	assert_true(hw.truncated);
+	assert_true(hw.header_only);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.r[0].base, t->heap);
+	mw_vm_ranges_release(&r);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(pe_large_address_aware),
 	cmocka_unit_test(peb_fields),
 	cmocka_unit_test(nt_heap_x64),
 	cmocka_unit_test(nt_heap_x86),
 	cmocka_unit_test(other_layouts),
+	cmocka_unit_test(segment_heap_x64),
+	cmocka_unit_test(segment_heap_x86),
+	cmocka_unit_test(segment_contexts),
+	cmocka_unit_test(segment_heap_lies),
 	cmocka_unit_test(wine_heaps),
 	cmocka_unit_test(lying_lists),
 	cmocka_unit_test(wow64_teb),

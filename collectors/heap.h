@@ -257,11 +257,14 @@ struct mw_heap_notes {
 					 * allocation is known */
 	uint32_t wow64_no_remote;	/* WOW64 targets read from their PEBs although
 					 * remote_summary is on */
+	uint32_t wow64_side_unread;	/* WOW64 targets of which one PEB (32- or
+					 * 64-bit) could not be read */
 };
 /* sum += n */
 void mw_heap_notes_add(struct mw_heap_notes *sum, const struct mw_heap_notes *n);
 /* The notes as a mode fragment, e.g. "; segment heap: 2 header only, 1
- * partial; WOW64: PEB, no remote summary"; "" when there are none. */
+ * partial; WOW64: PEB, no remote summary; WOW64: 1 side unread"; "" when
+ * there are none. */
 void mw_heap_notes_text(const struct mw_heap_notes *n, char *buf, size_t size);
 
 /* How a target's heaps are read. */

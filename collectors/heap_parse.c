@@ -106,6 +106,7 @@ void mw_heap_notes_add(struct mw_heap_notes *sum, const struct mw_heap_notes *n)
 	sum->segment_partial += n->segment_partial;
 	sum->segment_header_only += n->segment_header_only;
 	sum->wow64_no_remote += n->wow64_no_remote;
+	sum->wow64_side_unread += n->wow64_side_unread;
 }
 
 void mw_heap_notes_text(const struct mw_heap_notes *n, char *buf, size_t size)
@@ -126,7 +127,10 @@ void mw_heap_notes_text(const struct mw_heap_notes *n, char *buf, size_t size)
 					       n->segment_partial);
 	}
 	if (n->wow64_no_remote && at < size)
-		snprintf(buf + at, size - at, "; WOW64: PEB, no remote summary");
+		at += (size_t)snprintf(buf + at, size - at, "; WOW64: PEB, no remote summary");
+	if (n->wow64_side_unread && at < size)
+		snprintf(buf + at, size - at, "; WOW64: %" PRIu32 " side unread",
+			 n->wow64_side_unread);
 }
 
 /* --- the remote summary --------------------------------------------------- */

@@ -514,6 +514,7 @@ static int read_peb(struct mw_heap_reader *r, uint32_t pid, struct mw_heap_list 
 		return mw_error_prefix(err, "heap: pid %lu: ", (unsigned long)pid), 1;
 	r->notes.segment_partial += info.segment_partial;
 	r->notes.segment_header_only += info.segment_header_only;
+	r->notes.wow64_side_unread += info.side_unread;
 	mw_heap_from_ranges(&r->regions, &r->ranges, out);
 	if (out->n == 0)
 		return mw_error(err, "heap: pid %lu: no heaps in its PEB", (unsigned long)pid), 1;

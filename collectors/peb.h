@@ -167,6 +167,8 @@ uint64_t mw_wow64_top(int laa);
  * | PROCESS_VM_READ): 1, 0, or -1 when it cannot be read. */
 int mw_wow64_laa(void *process);
 
+#define MW_PEB64_ID0_WOW64 0x10000	/* a WOW64 process's 64-bit heap ids */
+
 struct mw_peb_info {
 	uint32_t heaps;		/* heaps listed in the PEB(s) */
 	uint32_t nt, segment, unknown, wine;	/* by layout */
@@ -175,12 +177,29 @@ struct mw_peb_info {
 	uint32_t truncated;	/* heaps whose walk stopped early */
 	uint32_t segment_partial;	/* segment heaps read in part (truncated) */
 	uint32_t segment_header_only;	/* segment heaps: only the header's allocation */
-	bool wow64;		/* the 32-bit PEB was read too */
+	bool wow64;		/* a WOW64 process: both PEBs walked */
+	bool side_unread;	/* WOW64: one of the two PEBs could not be read
+				 * (err says which); the other's heaps are in */
 };
+
+/* The heaps listed in the PEB at peb (is32: a WOW64 process's 32-bit
+ * PEB; a PEB listing none: Wine's list from ProcessHeap, x64), each walked
+ * with mw_heap_walk and numbered id0.., counted into info (added to).  0,
+ * or -1 with err when the PEB or its heap array cannot be read. */
+int mw_peb_walk(mw_peb_read_fn rd, void *ctx, uint64_t peb, bool is32, uint32_t page_size,
+		uint32_t id0, struct mw_vm_ranges *out, struct mw_peb_info *info, struct mw_err *err);
+/* Both sides of a process: peb32 (0: not WOW64) with ids 0.., then peb64
+ * with ids from 0 (MW_PEB64_ID0_WOW64 for a WOW64 process).  One side
+ * that cannot be read does not stop the other: 0 when at least one was
+ * read (info->side_unread and err say what was not), -1 when neither.
+ * Replaces info. */
+int mw_process_heaps(mw_peb_read_fn rd, void *ctx, uint64_t peb64, uint64_t peb32,
+		     uint32_t page_size, struct mw_vm_ranges *out, struct mw_peb_info *info,
+		     struct mw_err *err);
 /* The heap ranges of the process behind handle process (a HANDLE with
  * PROCESS_QUERY_INFORMATION | PROCESS_VM_READ), appended to out with the
- * heap number as id (a WOW64 process: its 32-bit heaps 0.., the 64-bit
- * ones from 0x10000).  0, or 1 with err saying why they cannot be read. */
+ * heap number as id: mw_process_heaps over ReadProcessMemory (a WOW64
+ * process: both PEBs).  0, or 1 with err saying why they cannot be read. */
 int mw_peb_heap_ranges(void *process, uint32_t page_size, struct mw_vm_ranges *out,
 		       struct mw_peb_info *info, struct mw_err *err);
 

@@ -794,7 +794,7 @@ static void how_targets_are_read(void **state)
 
 static void notes_in_the_mode(void **state)
 {
-	struct mw_heap_notes sum = { 0 }, a = { 1, 2, 0 }, c = { 0, 1, 1 };
+	struct mw_heap_notes sum = { 0 }, a = { 1, 2, 0, 0 }, c = { 0, 1, 1, 0 };
 	char buf[96];
 
 	(void)state;
@@ -815,6 +815,10 @@ static void notes_in_the_mode(void **state)
 	assert_string_equal(buf, "; segment");
 	mw_heap_notes_text(&sum, buf, 1);
 	assert_string_equal(buf, "");
+	sum.segment_partial = sum.wow64_no_remote = 0;
+	sum.wow64_side_unread = 2;
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "; WOW64: 2 side unread");
 }
 
 MW_TEST_MAIN(

@@ -122,11 +122,18 @@ struct nt {
 	size_t w, sig, lst, bse, pgs, seglist, valist, hsig;
 };
 
+static void add_nt(struct mem *m, const struct nt *t);
+
 static void build_nt(struct mem *m, const struct nt *t)
+{
+	m->n = 0;
+	add_nt(m, t);
+}
+
+static void add_nt(struct mem *m, const struct nt *t)
 {
 	uint64_t head = t->heap + t->seglist, vahead = t->heap + t->valist;
 
-	m->n = 0;
 	add_chunk(m, t->heap);
 	add_chunk(m, t->seg2);
 	add_chunk(m, t->big);
@@ -675,6 +682,79 @@ static void segment_heap_lies(void **state)
 	mw_vm_ranges_release(&r);
 }
 
+/* A WOW64 process: the 32-bit PEB's heaps and the 64-bit PEB's heaps
+ * (WOW64's own ntdll heap) are both walked; one side that cannot be read
+ * does not hide the other. */
+#define PEB64 0x3000000ULL
+#define PEB32 0x3100000ULL
+
+static void build_wow64(struct mem *m)
+{
+	m->n = 0;
+	add_nt(m, &nt64);
+	add_nt(m, &nt32);
+	add_chunk(m, PEB64);
+	add_chunk(m, PEB32);
+	wr(m, PEB64 + MW_PEB64_NUMBER_OF_HEAPS, 1, 4);
+	wr(m, PEB64 + MW_PEB64_PROCESS_HEAPS, PEB64 + 0x200, 8);
+	wr(m, PEB64 + 0x200, nt64.heap, 8);
+	wr(m, PEB32 + MW_PEB32_NUMBER_OF_HEAPS, 2, 4);
+	wr(m, PEB32 + MW_PEB32_PROCESS_HEAPS, PEB32 + 0x200, 4);
+	wr(m, PEB32 + 0x200, nt32.heap, 4);
+	wr(m, PEB32 + 0x204, 0, 4);	/* a NULL entry: skipped, still counted */
+}
+
+static void wow64_both_sides(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_peb_info info;
+	struct mw_err err = { "" };
+
+	(void)state;
+	build_wow64(&m);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, PEB32, 4096, &r, &info, &err), 0);
+	assert_true(info.wow64);
+	assert_false(info.side_unread);
+	assert_int_equal(info.heaps, 3);
+	assert_int_equal(info.nt, 2);
+	assert_int_equal(info.segments, 4);
+	assert_int_equal(r.n, 8);		/* 4 ranges per NT heap */
+	assert_int_equal(r.r[0].base, nt32.heap);
+	assert_int_equal(r.r[0].id, 0);
+	assert_int_equal(r.r[4].base, nt64.heap);
+	assert_int_equal(r.r[4].id, MW_PEB64_ID0_WOW64);
+	/* the 32-bit PEB unreadable: the 64-bit side still */
+	r.n = 0;
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0x3200000, 4096, &r, &info, &err), 0);
+	assert_true(info.side_unread);
+	assert_non_null(strstr(err.msg, "32-bit PEB"));
+	assert_int_equal(info.heaps, 1);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[0].id, MW_PEB64_ID0_WOW64);
+	/* the 64-bit heap array unreadable: the 32-bit side still */
+	r.n = 0;
+	wr(&m, PEB64 + MW_PEB64_PROCESS_HEAPS, 0x9000000, 8);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, PEB32, 4096, &r, &info, &err), 0);
+	assert_true(info.side_unread);
+	assert_non_null(strstr(err.msg, "ProcessHeaps"));
+	assert_int_equal(info.heaps, 2);
+	assert_int_equal(r.n, 4);
+	/* neither: an error naming both */
+	r.n = 0;
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0x3200000, 4096, &r, &info, &err), -1);
+	assert_non_null(strstr(err.msg, "32-bit PEB"));
+	assert_non_null(strstr(err.msg, "ProcessHeaps"));
+	/* not WOW64: the 64-bit PEB only, ids from 0 */
+	r.n = 0;
+	wr(&m, PEB64 + MW_PEB64_PROCESS_HEAPS, PEB64 + 0x200, 8);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0, 4096, &r, &info, &err), 0);
+	assert_false(info.wow64);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[0].id, 0);
+	mw_vm_ranges_release(&r);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(pe_large_address_aware),
 	cmocka_unit_test(peb_fields),
@@ -688,5 +768,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(wine_heaps),
 	cmocka_unit_test(lying_lists),
 	cmocka_unit_test(wow64_teb),
+	cmocka_unit_test(wow64_both_sides),
 	cmocka_unit_test(dos_paths),
 )

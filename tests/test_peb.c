@@ -472,10 +472,26 @@ static const struct sh sh32 = { 0x00a00000, 4, 0x08, 0x100, 0x80, 0x24, 0x44, 0x
 #define SEG3 0x32000000ULL
 #define NODES 0x38000000ULL
 
+/* A segment context at c: segments of seg_size, segs[0..n) on its list. */
+static void add_context(struct mem *m, const struct sh *t, uint64_t c, uint64_t seg_size,
+			const uint64_t *segs, size_t n)
+{
+	uint64_t head = c + t->f_list, top = t->w == 4 ? 0xffffffffULL : ~0ULL;
+
+	wr(m, c, top & ~(seg_size - 1), t->w);
+	wr(m, c + t->f_heap, t->heap, t->w);
+	wr(m, c + t->f_count, n, t->w);
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t at = i < n ? segs[i] : head;	/* Flink, Blink of each */
+
+		wr(m, at, i + 1 < n ? segs[i + 1] : i < n ? head : segs[0], t->w);
+		wr(m, at + t->w, i == 0 ? head : segs[i - 1], t->w);
+	}
+}
+
 static void build_sh(struct mem *m, const struct sh *t, bool encoded)
 {
-	uint64_t c0 = t->heap + t->ctx, c1 = c0 + t->ctx_size;
-	uint64_t h0 = c0 + t->f_list, h1 = c1 + t->f_list, top = t->w == 4 ? 0xffffffffULL : ~0ULL;
+	static const uint64_t segs0[] = { SEG1, SEG2 }, segs1[] = { SEG3 };
 	uint64_t n1 = NODES, n2 = NODES + 0x100, tree = t->heap + t->tree;
 
 	m->n = 0;
@@ -485,24 +501,8 @@ static void build_sh(struct mem *m, const struct sh *t, bool encoded)
 	add_chunk(m, SEG3);
 	add_chunk(m, NODES);
 	wr(m, t->heap + t->sig, MW_SEGMENT_HEAP_SIGNATURE, 4);
-	/* context 0: 1 MB segments SEG1, SEG2 */
-	wr(m, c0, top & ~0xfffffULL, t->w);
-	wr(m, c0 + t->f_heap, t->heap, t->w);
-	wr(m, h0, SEG1, t->w);
-	wr(m, h0 + t->w, SEG2, t->w);
-	wr(m, c0 + t->f_count, 2, t->w);
-	wr(m, SEG1, SEG2, t->w);
-	wr(m, SEG1 + t->w, h0, t->w);
-	wr(m, SEG2, h0, t->w);
-	wr(m, SEG2 + t->w, SEG1, t->w);
-	/* context 1: 16 MB segments, SEG3 */
-	wr(m, c1, top & ~0xffffffULL, t->w);
-	wr(m, c1 + t->f_heap, t->heap, t->w);
-	wr(m, h1, SEG3, t->w);
-	wr(m, h1 + t->w, SEG3, t->w);
-	wr(m, c1 + t->f_count, 1, t->w);
-	wr(m, SEG3, h1, t->w);
-	wr(m, SEG3 + t->w, h1, t->w);
+	add_context(m, t, t->heap + t->ctx, 0x100000, segs0, 2);
+	add_context(m, t, t->heap + t->ctx + t->ctx_size, 0x1000000, segs1, 1);
 	/* large blocks: root n1, its left child n2; UnusedBytes in the low
 	 * 16 bits of VirtualAddress, AllocatedPages from bit 12 */
 	wr(m, tree, encoded ? n1 ^ tree : n1, t->w);
@@ -514,6 +514,17 @@ static void build_sh(struct mem *m, const struct sh *t, bool encoded)
 	wr(m, n2 + t->pages, 300ULL << 12 | 1, t->w);
 }
 
+/* A segment heap's walk as expected. */
+static void expect_sh(const struct mw_heap_walk *hw, uint32_t segments, uint32_t large,
+		      bool truncated, bool header_only)
+{
+	assert_int_equal(hw->layout, MW_HEAP_LAYOUT_SEGMENT);
+	assert_int_equal(hw->segments, segments);
+	assert_int_equal(hw->large, large);
+	assert_int_equal(hw->truncated, truncated);
+	assert_int_equal(hw->header_only, header_only);
+}
+
 static void check_sh(const struct sh *t, bool is32, bool encoded)
 {
 	struct mem m;
@@ -522,11 +533,7 @@ static void check_sh(const struct sh *t, bool is32, bool encoded)
 
 	build_sh(&m, t, encoded);
 	mw_heap_walk(rd, &m, t->heap, is32, 4096, 5, &r, &hw);
-	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
-	assert_int_equal(hw.segments, 3);
-	assert_int_equal(hw.large, 2);
-	assert_false(hw.truncated);
-	assert_false(hw.header_only);
+	expect_sh(&hw, 3, 2, false, false);
 	assert_int_equal(r.n, 6);
 	assert_int_equal(r.r[0].base, t->heap);
 	assert_int_equal(r.r[1].base, SEG1);
@@ -605,65 +612,47 @@ static void segment_contexts(void **state)
 	assert_int_equal(c[0].segment_size, 0x100000);
 }
 
-/* What does not check out is not counted, and the walk says so. */
+/* What does not check out is not counted, and the walk says so: one lie
+ * (8 bytes written at off from the heap, or at an absolute address) in the
+ * x64 segment heap at a time, and what is still found. */
+struct lie {
+	const char *what;
+	uint64_t addr;		/* absolute; 0: heap + off */
+	size_t off;
+	uint64_t value;
+	bool encoded;
+	uint32_t segments, large;
+};
+
 static void segment_heap_lies(void **state)
 {
+	const struct sh *t = &sh64;
+	const uint64_t h0 = t->heap + t->ctx + t->f_list;
+	const struct lie lies[] = {
+		{ "Blink not back", SEG2 + 8, 0, h0, false, 2, 2 },	/* SEG1, SEG3 */
+		{ "segment misaligned", h0, 0, SEG1 + 0x1000, false, 1, 2 },
+		{ "list shorter than SegmentCount", 0, 0x140 + 0x58, 3, false, 3, 2 },
+		{ "large block at NULL", NODES + 0x100 + 0x18, 0, 0xffff, false, 3, 1 },
+		{ "node misaligned", NODES, 0, NODES + 0x101, false, 3, 1 },
+		{ "tree loops", NODES + 0x100, 0, NODES, false, 3, MW_SEGHEAP_MAX_LARGE },
+		/* the Encoded bit lost: nonsense pointers are not followed */
+		{ "encoded read as plain", 0, 0x48 + 8, NODES + 0x100, true, 3, 0 },
+	};
 	struct mem m;
 	struct mw_vm_ranges r = { 0 };
 	struct mw_heap_walk hw;
-	const struct sh *t = &sh64;
-	uint64_t h0 = t->heap + t->ctx + t->f_list;
 
 	(void)state;
-	/* a Blink that does not point back: the list stops there */
-	build_sh(&m, t, false);
-	wr(&m, SEG2 + 8, h0, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.segments, 2);	/* SEG1, then context 1's SEG3 */
-	assert_true(hw.truncated);
-	assert_false(hw.header_only);
-	/* a segment not aligned to its size */
-	r.n = 0;
-	build_sh(&m, t, false);
-	wr(&m, h0, SEG1 + 0x1000, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.segments, 1);
-	assert_true(hw.truncated);
-	/* a list shorter than its SegmentCount: a partial figure */
-	r.n = 0;
-	build_sh(&m, t, false);
-	wr(&m, t->heap + t->ctx + t->f_count, 3, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.segments, 3);
-	assert_true(hw.truncated);
-	/* a large block at NULL, a misaligned node */
-	r.n = 0;
-	build_sh(&m, t, false);
-	wr(&m, NODES + 0x100 + t->va, 0xffff, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.large, 1);
-	assert_true(hw.truncated);
-	r.n = 0;
-	build_sh(&m, t, false);
-	wr(&m, NODES, NODES + 0x101, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.large, 1);
-	assert_true(hw.truncated);
-	/* a tree that loops: bounded */
-	r.n = 0;
-	build_sh(&m, t, false);
-	wr(&m, NODES + 0x100, NODES, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.large, MW_SEGHEAP_MAX_LARGE);
-	assert_true(hw.truncated);
-	/* an encoded tree read as plain (the Encoded bit lost): nonsense
-	 * pointers are not followed */
-	r.n = 0;
-	build_sh(&m, t, true);
-	wr(&m, t->heap + t->tree + 8, NODES + 0x100, 8);
-	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.large, 0);
-	assert_true(hw.truncated);
+	for (size_t i = 0; i < MW_ARRAY_SIZE(lies); i++) {
+		const struct lie *l = &lies[i];
+
+		print_message("lie: %s\n", l->what);
+		r.n = 0;
+		build_sh(&m, t, l->encoded);
+		wr(&m, l->addr ? l->addr : t->heap + l->off, l->value, 8);
+		mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+		expect_sh(&hw, l->segments, l->large, true, false);
+	}
 	/* no context checks out and the tree is unreadable: the header only,
 	 * and the walk says so */
 	r.n = 0;
@@ -672,11 +661,7 @@ static void segment_heap_lies(void **state)
 	wr(&m, t->heap + t->ctx + t->ctx_size + t->f_heap, 0, 8);
 	wr(&m, t->heap + t->tree, 0x50000000, 8);
 	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
-	assert_int_equal(hw.layout, MW_HEAP_LAYOUT_SEGMENT);
-	assert_int_equal(hw.segments, 0);
-	assert_int_equal(hw.large, 0);
-	assert_true(hw.truncated);
-	assert_true(hw.header_only);
+	expect_sh(&hw, 0, 0, true, true);
 	assert_int_equal(r.n, 1);
 	assert_int_equal(r.r[0].base, t->heap);
 	mw_vm_ranges_release(&r);

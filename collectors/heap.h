@@ -45,13 +45,16 @@
  * and segments come from its PEB and heap headers (peb.h, ReadProcessMemory)
  * and each heap's committed and uncommitted bytes from the region map
  * (mw_heap_from_ranges); allocated and free bytes are unknown, so the
- * breakdown gives the committed heap as one figure (kind "heap").
+ * breakdown gives the committed heap as one figure (kind "heap").  NT
+ * heaps, segment heaps (segheap.h) and, for a WOW64 target, the heaps of
+ * both its PEBs; what could not be read is in the mode (mw_heap_notes).
  *
  * [collector.heap] remote_summary = true (invasive, off by default):
  * RtlQueryProcessDebugInformation with RTL_QUERY_PROCESS_HEAP_SUMMARY,
  * which creates a thread in the target: never on a process whose threads
  * are all suspended, in a worker thread with a time limit; a target that
- * times out is held back for a back-off period.  Under Wine the call
+ * times out is held back for a back-off period.  Never on a WOW64 target
+ * (mw_heap_how): the PEB path instead, the mode says so.  Under Wine the call
  * succeeds and returns no heaps: the process is counted inaccessible and
  * the mode says so, logged once.
  *

@@ -1,6 +1,6 @@
 /*
- * peb.h - pure readers of another process's PEB, NT heap headers and
- * WOW64 TEB, on bytes read out of it (peb_win32.c does the reading with
+ * peb.h - pure readers of another process's PEB(s), NT heap headers (and,
+ * through segheap.h, segment heaps) and WOW64 TEB, on bytes read out of it (peb_win32.c does the reading with
  * ReadProcessMemory).  Nothing here trusts a pointer or a count: every
  * field is read within the bytes given, every list walk is bounded and
  * stops at the first entry that does not look like what it should be.
@@ -16,11 +16,16 @@
  *               SegmentListEntry 0x18 / 0x10, BaseAddress 0x30 / 0x1C,
  *               NumberOfPages 0x38 / 0x20
  *               Signature 0x98 / 0x60 (0xEEFFEEFF)
- *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segment lists
- *               (the segment contexts, found by a validated scan of the
- *               header because their offset moved between builds) and its
- *               large-block tree (LargeAllocMetadata 0x48 / 0x44): see
- *               segheap.h for the offsets and the checks
+ *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE), LargeAllocMetadata
+ *               0x48 / 0x44 (large-block tree), SegContexts[2] 0x100 or
+ *               0x140 (build-dependent: found by a validated scan);
+ *   SEG_CONTEXT  SegmentMask 0x00, Heap 0x38 / 0x24, SegmentListHead
+ *               0x48 / 0x44, SegmentCount 0x58 / 0x4C; the large block's
+ *               VirtualAddress 0x18 / 0x0C: segheap.h has them all and the
+ *               checks (public PDB-derived layouts, Windows 10 1809 to
+ *               Windows 11 24H2; never seen on a real machine here)
+ *   WOW64       both PEBs are walked (mw_process_heaps): the 32-bit one's
+ *               heaps numbered 0.., the 64-bit one's from 0x10000
  *   Wine 8      PEB NumberOfHeaps 0 and ProcessHeaps NULL; ProcessHeap is
  *   (x64 only)  set.  Its heaps start like an NT heap (0xFFEEFFEE at 0x10)
  *               but have no HEAP.Signature at 0x98; every heap is on a list

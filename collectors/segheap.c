@@ -80,7 +80,9 @@ static void walk_context(mw_segheap_read_fn rd, void *ctx, const struct mw_segct
 			info->truncated = true;
 			return;
 		}
-		mw_vm_ranges_add(out, link, sc->segment_size, id);
+		/* its first byte: the allocation holding it is the heap's; its
+		 * length is not assumed (a longer range would claim neighbours) */
+		mw_vm_ranges_add(out, link, 1, id);
 		info->segments++;
 		n++;
 		prev = link;

@@ -18,15 +18,17 @@
  *                     size - 1)), Heap 0x38 / 0x24 (must be the heap),
  *                     SegmentListHead 0x48 / 0x44, SegmentCount 0x58 /
  *                     0x4C.
- *   HEAP_PAGE_SEGMENT starts with its LIST_ENTRY; it is one segment-size
- *                     aligned block of segment size (1 MB: context 0).
+ *   HEAP_PAGE_SEGMENT starts with its LIST_ENTRY and is aligned to its
+ *                     context's segment size (1 MB: context 0).
  *   HEAP_LARGE_ALLOC_DATA  RTL_BALANCED_NODE (Left 0, Right 8 / 4) then
  *                     VirtualAddress 0x18 / 0x0C (low 16 bits UnusedBytes)
  *                     and AllocatedPages (bits 12..) 0x20 / 0x10.  In an
  *                     encoded tree Root is stored XORed with the tree's
  *                     address and each child with its parent node's.
- * A segment becomes the range [segment, + segment size), a large block
- * the range [VirtualAddress, + 1) (its own allocation).  What cannot be
+ * A segment becomes the range [segment, + 1), a large block the range
+ * [VirtualAddress, + 1): each claims the allocation holding it (the region
+ * map gives its committed and reserved bytes; a longer range could claim a
+ * neighbouring allocation that is not the heap's).  What cannot be
  * read is said in mw_segheap_walk's result, never guessed.
  */
 #ifndef MW_COLLECTORS_SEGHEAP_H

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "collectors/heap.h"
 #include "collectors/peb.h"
 #include "collectors/segheap.h"
 #include "tests/support/test_main.h"
@@ -537,10 +538,10 @@ static void check_sh(const struct sh *t, bool is32, bool encoded)
 	assert_int_equal(r.n, 6);
 	assert_int_equal(r.r[0].base, t->heap);
 	assert_int_equal(r.r[1].base, SEG1);
-	assert_int_equal(r.r[1].size, 0x100000);
+	assert_int_equal(r.r[1].size, 1);
 	assert_int_equal(r.r[2].base, SEG2);
 	assert_int_equal(r.r[3].base, SEG3);
-	assert_int_equal(r.r[3].size, 0x1000000);
+	assert_int_equal(r.r[3].size, 1);
 	assert_int_equal(r.r[4].base, 0x40000000);
 	assert_int_equal(r.r[4].size, 1);
 	assert_int_equal(r.r[5].base, 0x41000000);
@@ -667,6 +668,43 @@ static void segment_heap_lies(void **state)
 	mw_vm_ranges_release(&r);
 }
 
+/* The walk's ranges over a region map: the segment heap's committed and
+ * reserved bytes are the heap's (before: only its header's allocation). */
+static void segment_heap_bytes(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_vm_regions v = { 0 };
+	struct mw_heap_list h = { 0 };
+	struct mw_heap_walk hw;
+	const uint64_t K = 1024, M = K * K;
+
+	(void)state;
+	build_sh(&m, &sh64, true);
+	mw_heap_walk(rd, &m, sh64.heap, false, 4096, 0, &r, &hw);
+	/* header 64 KB; SEG1 256 KB of 1 MB committed, SEG2 all, SEG3 1 MB of
+	 * 16 MB; large blocks 128 KB and 1.2 MB; an unrelated neighbour */
+	mw_vm_regions_add(&v, SEG1, 256 * K, SEG1, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG1 + 256 * K, 768 * K, SEG1, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(&v, SEG2, M, SEG2, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG2 + M, M, SEG2 + M, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG3, M, SEG3, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG3 + M, 15 * M, SEG3, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(&v, 0x40000000, 128 * K, 0x40000000, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, 0x41000000, 1200 * K, 0x41000000, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, sh64.heap, 64 * K, sh64.heap, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_heap_from_ranges(&v, &r, &h);
+	assert_int_equal(h.n, 1);
+	print_message("segment heap: committed %llu (header only: %llu), uncommitted %llu\n",
+		      (unsigned long long)h.h[0].committed, (unsigned long long)(64 * K),
+		      (unsigned long long)h.h[0].uncommitted);
+	assert_int_equal(h.h[0].committed, 64 * K + 256 * K + M + M + 128 * K + 1200 * K);
+	assert_int_equal(h.h[0].uncommitted, 768 * K + 15 * M);
+	free(h.h);
+	mw_vm_regions_release(&v);
+	mw_vm_ranges_release(&r);
+}
+
 /* A WOW64 process: the 32-bit PEB's heaps and the 64-bit PEB's heaps
  * (WOW64's own ntdll heap) are both walked; one side that cannot be read
  * does not hide the other. */
@@ -750,6 +788,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(segment_heap_x86),
 	cmocka_unit_test(segment_contexts),
 	cmocka_unit_test(segment_heap_lies),
+	cmocka_unit_test(segment_heap_bytes),
 	cmocka_unit_test(wine_heaps),
 	cmocka_unit_test(lying_lists),
 	cmocka_unit_test(wow64_teb),

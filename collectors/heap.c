@@ -129,6 +129,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 	struct heap_state *st = state;
 	int64_t t0 = mw_clock_mono_ns();
 	struct mw_err why = { "" };
+	struct mw_heap_notes notes = { 0 };
 	size_t i, ok = 0, no_remote = 0, cut = 0;
 
 	if (mw_watched_refresh(&st->w, ctx))
@@ -142,6 +143,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 					     &why);
 
 		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
+		mw_heap_notes_add(&notes, &got.notes);
 		if (rc) {
 			ctx->inaccessible++;
 			no_remote += got.remote_unavailable;
@@ -166,7 +168,7 @@ static int heap_sample(void *state, struct mw_sample_ctx *ctx)
 			 MW_HEAP_NO_REMOTE_MSG);
 	else
 		mw_heap_mode_line(st->reader, ctx->mode, sizeof(ctx->mode), ok, st->w.targets.n,
-				  (double)(mw_clock_mono_ns() - t0) / 1e6, cut, why.msg);
+				  (double)(mw_clock_mono_ns() - t0) / 1e6, cut, &notes, why.msg);
 	return MW_COLLECTOR_OK;
 }
 

@@ -23,7 +23,9 @@
  *                        .bss, copy-on-write: Protect is RW/WC/XRW/XWC)
  *       private_other    other committed private bytes (heap metadata,
  *                        VirtualAlloc, CRT, ...)
- *       mapped           committed mapped-file and section views
+ *       mapped           committed mapped-file and section views (but
+ *                        for heaps living in section views, counted as
+ *                        heap)
  *       heap             instead of heap_used + heap_free when only the
  *                        committed heap is known, free blocks included:
  *                        Linux ([heap] and malloc arenas, see
@@ -43,13 +45,16 @@
  * and segments come from its PEB and heap headers (peb.h, ReadProcessMemory)
  * and each heap's committed and uncommitted bytes from the region map
  * (mw_heap_from_ranges); allocated and free bytes are unknown, so the
- * breakdown gives the committed heap as one figure (kind "heap").
+ * breakdown gives the committed heap as one figure (kind "heap").  NT
+ * heaps, segment heaps (segheap.h) and, for a WOW64 target, the heaps of
+ * both its PEBs; what could not be read is in the mode (mw_heap_notes).
  *
  * [collector.heap] remote_summary = true (invasive, off by default):
  * RtlQueryProcessDebugInformation with RTL_QUERY_PROCESS_HEAP_SUMMARY,
  * which creates a thread in the target: never on a process whose threads
  * are all suspended, in a worker thread with a time limit; a target that
- * times out is held back for a back-off period.  Under Wine the call
+ * times out is held back for a back-off period.  Never on a WOW64 target
+ * (mw_heap_how): the PEB path instead, the mode says so.  Under Wine the call
  * succeeds and returns no heaps: the process is counted inaccessible and
  * the mode says so, logged once.
  *
@@ -124,7 +129,9 @@ struct mw_heap_breakdown {
  * allocation (consecutive regions sharing an AllocationBase) that a stack
  * range overlaps is a stack.  Heap bytes come out of the private committed
  * bytes outside stacks and are clipped to them, so the committed kinds
- * always add up to the committed total of the regions. */
+ * always add up to the committed total of the regions; a heap whose base
+ * lies in a mapped region (a heap in a section view: shared, CSR's) comes
+ * out of the mapped bytes instead, clipped to them, for it is not private. */
 void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *stacks,
 		       size_t nstacks, const struct mw_heap_list *heaps,
 		       struct mw_heap_breakdown *out);
@@ -245,6 +252,35 @@ void mw_heap_backoff_release(struct mw_heap_backoff *b);
 typedef int (*mw_heap_remote_fn)(uint32_t pid, struct mw_heap_list *out, struct mw_err *err,
 				 void *arg);
 
+/* What a read could not do fully, for the collector's mode. */
+struct mw_heap_notes {
+	uint32_t segment_partial;	/* segment heaps read in part: their figure
+					 * is a lower bound */
+	uint32_t segment_header_only;	/* segment heaps of which only the header's
+					 * allocation is known */
+	uint32_t wow64_no_remote;	/* WOW64 targets read from their PEBs although
+					 * remote_summary is on */
+	uint32_t wow64_side_unread;	/* WOW64 targets of which one PEB (32- or
+					 * 64-bit) could not be read */
+};
+/* sum += n */
+void mw_heap_notes_add(struct mw_heap_notes *sum, const struct mw_heap_notes *n);
+/* The notes as a mode fragment, e.g. "; segment heap: 2 header only, 1
+ * partial; WOW64: PEB, no remote summary; WOW64: 1 side unread"; "" when
+ * there are none. */
+void mw_heap_notes_text(const struct mw_heap_notes *n, char *buf, size_t size);
+
+/* How a target's heaps are read. */
+enum mw_heap_how { MW_HEAP_HOW_SELF, MW_HEAP_HOW_PEB, MW_HEAP_HOW_REMOTE };
+/* self: HeapWalk.  Others: the remote summary only when remote_summary is
+ * on and the target is known not to be WOW64 (wow64 0): in a WOW64
+ * process the summary's thread and heap list are the 64-bit side's, its
+ * 32-bit heaps are not in it, and its heap records are not laid out as
+ * the x64 parser reads them; an unknown wow64 (-1) runs nothing in the
+ * target either.  Otherwise the PEB heap lists (both PEBs of a WOW64
+ * process). */
+enum mw_heap_how mw_heap_how(bool self, bool remote_summary, int wow64);
+
 struct mw_heap_reader_opts {
 	int64_t time_limit_ms;	/* per remote query; 0: 2000 */
 	int64_t backoff_ms;	/* hold a target back after a time-out; 0: 300000 */
@@ -254,6 +290,10 @@ struct mw_heap_reader_opts {
 	 * region map (nothing runs in the target); true runs the remote
 	 * summary above, which creates a thread in the target: invasive. */
 	bool remote_summary;
+	/* Tests: is pid a WOW64 process (1, 0, -1 unknown)?  NULL:
+	 * IsWow64Process. */
+	int (*wow64_of)(uint32_t pid, void *arg);
+	void *wow64_arg;
 	/* Own process: HeapWalk bounds per heap (0: MW_HEAP_WALK_MAX_ENTRIES,
 	 * MW_HEAP_WALK_MAX_MS); a heap cut short is marked truncated. */
 	uint32_t walk_max_entries;
@@ -276,10 +316,10 @@ void mw_heap_reader_free(struct mw_heap_reader *r);
 /* Wait up to wait_ms for timed-out workers to finish and forget the
  * finished ones; returns how many still run. */
 size_t mw_heap_reader_reap(struct mw_heap_reader *r, uint32_t wait_ms);
-/* The heaps of a process, replacing out.  0; 1 when it cannot be read
- * (inaccessible, suspended, timed out, held back, no heaps: err says why);
- * -1 on failure.  *remote_unavailable (may be NULL) is set when the remote
- * summary gave no heaps (Wine). */
+/* The heaps of a process, replacing out, read as mw_heap_how says.  0; 1
+ * when it cannot be read (inaccessible, suspended, timed out, held back,
+ * no heaps: err says why); -1 on failure.  *remote_unavailable (may be
+ * NULL) is set when the remote summary gave no heaps (Wine). */
 int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_heap_list *out,
 		 bool *remote_unavailable, struct mw_err *err);
 /* 0 when the platform has heaps to read, else -1 and why. */
@@ -295,15 +335,17 @@ struct mw_heap_target_read {
 	bool heaps;			/* heaps filled */
 	bool bar;			/* bar filled */
 	bool remote_unavailable;	/* the remote summary gave no heaps (Wine) */
+	struct mw_heap_notes notes;	/* what the heap read could not do fully */
 };
 int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
 			struct mw_heap_list *heaps, struct mw_heap_breakdown *bar,
 			struct mw_heap_target_read *out, struct mw_err *why);
 /* The collector's mode after a tick: ok of n processes read in ms, how
  * this platform reads them, whether an own heap's walk was cut short
- * (cut), and the last why ("" none). */
+ * (cut), the tick's notes (mw_heap_notes_text) and the last why ("" none). */
 void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
-		       size_t n, double ms, size_t cut, const char *why);
+		       size_t n, double ms, size_t cut, const struct mw_heap_notes *notes,
+		       const char *why);
 
 /* The mode's word for how other processes' heaps are read. */
 #define MW_HEAP_MODE_PEB "others: PEB heap list"

@@ -27,6 +27,34 @@ static bool overlaps_stack(const struct mw_vm_range *s, size_t n, uint64_t lo, u
 	return false;
 }
 
+/* Whether addr lies in a mapped (section view) region of v, sorted by base. */
+static bool in_mapped_view(const struct mw_vm_regions *v, uint64_t addr)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mw_vm_region *r = &v->r[mid];
+
+		if (addr < r->base)
+			hi = mid;
+		else if (addr - r->base >= r->size)
+			lo = mid + 1;
+		else
+			return r->state != MW_VM_FREE && r->type == MW_VM_MAPPED;
+	}
+	return false;
+}
+
+/* Take want bytes out of *pool, at most what it holds; the bytes taken. */
+static uint64_t take(uint64_t *pool, uint64_t want)
+{
+	if (want > *pool)
+		want = *pool;
+	*pool -= want;
+	return want;
+}
+
 void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *stacks,
 		       size_t nstacks, const struct mw_heap_list *heaps,
 		       struct mw_heap_breakdown *out)
@@ -74,37 +102,35 @@ void mw_heap_breakdown(const struct mw_vm_regions *v, const struct mw_vm_range *
 			}
 		}
 	}
+	/* A heap in a section view (a shared heap, CSR's) is in mapped bytes,
+	 * not private ones: its figures come out of mapped (pool 1). */
 	if (heaps && heaps->n && heaps->h[0].segments) {
 		/* PEB heap list: only the committed heap is known */
-		uint64_t whole = 0;
+		uint64_t whole[2] = { 0, 0 };
 
 		for (i = 0; i < heaps->n; i++)
-			whole += heaps->h[i].committed;
-		if (whole > priv)
-			whole = priv;
-		out->bytes[MW_HK_HEAP] = whole;
-		priv -= whole;
+			whole[in_mapped_view(v, heaps->h[i].base)] += heaps->h[i].committed;
+		out->bytes[MW_HK_HEAP] = take(&priv, whole[0]) +
+					 take(&out->bytes[MW_HK_MAPPED], whole[1]);
 		out->have_heaps = out->heap_whole = true;
 	} else if (heaps) {
-		uint64_t used = 0, unused = 0;
+		uint64_t used[2] = { 0, 0 }, unused[2] = { 0, 0 };
 
 		for (i = 0; i < heaps->n; i++) {
 			const struct mw_heap_totals *h = &heaps->h[i];
+			int m = in_mapped_view(v, h->base);
 
-			used += h->busy;
+			used[m] += h->busy;
 			if (h->summary)
-				unused += h->committed > h->busy ? h->committed - h->busy : 0;
+				unused[m] += h->committed > h->busy ? h->committed - h->busy : 0;
 			else
-				unused += h->free + h->overhead;
+				unused[m] += h->free + h->overhead;
 		}
 		/* The heap figures and the walk are two snapshots: clip. */
-		if (used > priv)
-			used = priv;
-		if (unused > priv - used)
-			unused = priv - used;
-		out->bytes[MW_HK_HEAP_USED] = used;
-		out->bytes[MW_HK_HEAP_FREE] = unused;
-		priv -= used + unused;
+		out->bytes[MW_HK_HEAP_USED] = take(&priv, used[0]);
+		out->bytes[MW_HK_HEAP_FREE] = take(&priv, unused[0]);
+		out->bytes[MW_HK_HEAP_USED] += take(&out->bytes[MW_HK_MAPPED], used[1]);
+		out->bytes[MW_HK_HEAP_FREE] += take(&out->bytes[MW_HK_MAPPED], unused[1]);
 		out->have_heaps = true;
 	}
 	out->bytes[MW_HK_PRIVATE_OTHER] = priv;

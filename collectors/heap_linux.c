@@ -87,10 +87,12 @@ int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
 }
 
 void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
-		       size_t n, double ms, size_t cut, const char *why)
+		       size_t n, double ms, size_t cut, const struct mw_heap_notes *notes,
+		       const char *why)
 {
 	(void)r;
 	(void)cut;
+	(void)notes;	/* segment heaps and WOW64 are Windows' */
 	snprintf(buf, size, "%zu of %zu read, %.2f ms; %s%s%.40s", ok, n, ms, MW_HEAP_LINUX_MODE,
 		 why[0] ? "; " : "", why);
 }

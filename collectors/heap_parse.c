@@ -92,6 +92,47 @@ void mw_heap_from_ranges(const struct mw_vm_regions *v, const struct mw_vm_range
 	free(claimed);
 }
 
+/* --- how a target is read, and what the mode says about it --------------- */
+
+enum mw_heap_how mw_heap_how(bool self, bool remote_summary, int wow64)
+{
+	if (self)
+		return MW_HEAP_HOW_SELF;
+	return remote_summary && wow64 == 0 ? MW_HEAP_HOW_REMOTE : MW_HEAP_HOW_PEB;
+}
+
+void mw_heap_notes_add(struct mw_heap_notes *sum, const struct mw_heap_notes *n)
+{
+	sum->segment_partial += n->segment_partial;
+	sum->segment_header_only += n->segment_header_only;
+	sum->wow64_no_remote += n->wow64_no_remote;
+	sum->wow64_side_unread += n->wow64_side_unread;
+}
+
+void mw_heap_notes_text(const struct mw_heap_notes *n, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (n->segment_header_only || n->segment_partial) {
+		at += (size_t)snprintf(buf, size, "; segment heap: ");
+		if (n->segment_header_only && at < size)
+			at += (size_t)snprintf(buf + at, size - at, "%" PRIu32 " header only%s",
+					       n->segment_header_only,
+					       n->segment_partial ? ", " : "");
+		if (n->segment_partial && at < size)
+			at += (size_t)snprintf(buf + at, size - at, "%" PRIu32 " partial",
+					       n->segment_partial);
+	}
+	if (n->wow64_no_remote && at < size)
+		at += (size_t)snprintf(buf + at, size - at, "; WOW64: PEB, no remote summary");
+	if (n->wow64_side_unread && at < size)
+		snprintf(buf + at, size - at, "; WOW64: %" PRIu32 " side unread",
+			 n->wow64_side_unread);
+}
+
 /* --- the remote summary --------------------------------------------------- */
 
 size_t mw_heap_info_stride(uint32_t build)

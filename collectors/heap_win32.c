@@ -322,9 +322,25 @@ struct mw_heap_reader {
 	ULONG spi_size;
 	struct mw_vm_regions regions;	/* the PEB path's region map */
 	struct mw_vm_ranges ranges;	/* and heap ranges */
+	struct mw_heap_notes notes;	/* of the last mw_heap_read */
 	struct mw_vm_regions bar_regions;	/* the bar's region map */
 	struct mw_vm_ranges bar_stacks;		/* and thread stacks */
 };
+
+/* 1 when pid is a WOW64 process, 0 when not, -1 when it cannot be told. */
+static int is_wow64(uint32_t pid, void *arg)
+{
+	HANDLE h = mw_process_open(pid, MW_NEED_TOTALS, NULL);
+	BOOL wow = FALSE;
+	int rc;
+
+	(void)arg;
+	if (!h)
+		return -1;
+	rc = IsWow64Process(h, &wow) ? wow != FALSE : -1;
+	CloseHandle(h);
+	return rc;
+}
 
 struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts)
 {
@@ -340,6 +356,8 @@ struct mw_heap_reader *mw_heap_reader_new(const struct mw_heap_reader_opts *opts
 		r->opts.walk_max_entries = MW_HEAP_WALK_MAX_ENTRIES;
 	if (r->opts.walk_max_ms <= 0)
 		r->opts.walk_max_ms = MW_HEAP_WALK_MAX_MS;
+	if (!r->opts.wow64_of)
+		r->opts.wow64_of = is_wow64;
 	if (r->opts.remote)
 		r->opts.remote_summary = true;	/* a query given is a query meant */
 	else
@@ -494,6 +512,9 @@ static int read_peb(struct mw_heap_reader *r, uint32_t pid, struct mw_heap_list 
 	CloseHandle(h);
 	if (rc)
 		return mw_error_prefix(err, "heap: pid %lu: ", (unsigned long)pid), 1;
+	r->notes.segment_partial += info.segment_partial;
+	r->notes.segment_header_only += info.segment_header_only;
+	r->notes.wow64_side_unread += info.side_unread;
 	mw_heap_from_ranges(&r->regions, &r->ranges, out);
 	if (out->n == 0)
 		return mw_error(err, "heap: pid %lu: no heaps in its PEB", (unsigned long)pid), 1;
@@ -509,10 +530,16 @@ int mw_heap_read(struct mw_heap_reader *r, uint32_t pid, bool self, struct mw_he
 	if (!remote_unavailable)
 		remote_unavailable = &dummy;
 	*remote_unavailable = false;
+	memset(&r->notes, 0, sizeof(r->notes));
 	if (self)
 		return read_self(&r->opts, out, err);
 	if (!r->opts.remote_summary)
 		return read_peb(r, pid, out, err);
+	/* the remote summary asked for: never in a WOW64 process */
+	if (mw_heap_how(false, true, r->opts.wow64_of(pid, r->opts.wow64_arg)) == MW_HEAP_HOW_PEB) {
+		r->notes.wow64_no_remote = 1;
+		return read_peb(r, pid, out, err);
+	}
 	return read_remote(r, pid, out, remote_unavailable, err);
 }
 
@@ -524,6 +551,7 @@ int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
 
 	memset(out, 0, sizeof(*out));
 	out->heaps = mw_heap_read(r, pid, self, heaps, &out->remote_unavailable, why) == 0;
+	out->notes = r->notes;
 	/* The bar needs the address space; the heaps only refine it. */
 	if (mw_vm_walk(pid, self, &r->bar_regions, &werr) == 0) {
 		if (mw_vm_stacks(pid, self, &r->bar_stacks, &werr))
@@ -536,9 +564,13 @@ int mw_heap_read_target(struct mw_heap_reader *r, uint32_t pid, bool self,
 }
 
 void mw_heap_mode_line(const struct mw_heap_reader *r, char *buf, size_t size, size_t ok,
-		       size_t n, double ms, size_t cut, const char *why)
+		       size_t n, double ms, size_t cut, const struct mw_heap_notes *notes,
+		       const char *why)
 {
-	snprintf(buf, size, "%zu of %zu read, %.2f ms, %s%s%s%.30s", ok, n, ms,
+	char said[96];
+
+	mw_heap_notes_text(notes, said, sizeof(said));
+	snprintf(buf, size, "%zu of %zu read, %.2f ms, %s%s%s%s%.30s", ok, n, ms,
 		 r->opts.remote_summary ? MW_HEAP_MODE_REMOTE : MW_HEAP_MODE_PEB,
-		 cut ? "; " MW_HEAP_MODE_CUT : "", why[0] ? "; " : "", why);
+		 cut ? "; " MW_HEAP_MODE_CUT : "", said, why[0] ? "; " : "", why);
 }

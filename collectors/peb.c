@@ -3,7 +3,11 @@
  */
 #include "peb.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/xalloc.h"
+#include "segheap.h"
 
 static uint64_t le(const unsigned char *p, size_t n)
 {
@@ -157,7 +161,15 @@ void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32
 		return;
 	s = (uint32_t)le(hdr + sig, 4);
 	if (s == MW_SEGMENT_HEAP_SIGNATURE) {
+		struct mw_segheap_walk sw;
+
 		info->layout = MW_HEAP_LAYOUT_SEGMENT;
+		mw_segheap_walk(rd, ctx, heap, is32, id, out, &sw);
+		info->segments = sw.segments;
+		info->large = sw.large;
+		/* what was not read makes the figure a lower bound: say so */
+		info->truncated = sw.truncated || !sw.segments_read || !sw.large_read;
+		info->header_only = !sw.segments_read && !sw.large_read;
 		return;
 	}
 	if (s != MW_NT_HEAP_SIGNATURE)
@@ -200,6 +212,92 @@ size_t mw_wine_heaps(mw_peb_read_fn rd, void *ctx, uint64_t process_heap, uint64
 			break;
 	}
 	return n;
+}
+
+int mw_peb_walk(mw_peb_read_fn rd, void *ctx, uint64_t peb, bool is32, uint32_t page_size,
+		uint32_t id0, struct mw_vm_ranges *out, struct mw_peb_info *info, struct mw_err *err)
+{
+	unsigned char buf[MW_PEB64_READ];
+	size_t need = is32 ? MW_PEB32_READ : MW_PEB64_READ, w = is32 ? 4 : 8;
+	struct mw_peb_heaps ph;
+	uint64_t *heaps;
+	uint32_t i, n;
+
+	if (!peb || !rd(ctx, peb, buf, need))
+		return mw_error(err, "%s PEB at 0x%llx: unreadable", is32 ? "32-bit" : "64-bit",
+				(unsigned long long)peb);
+	if (mw_peb_parse(buf, need, is32, &ph, err))
+		return -1;
+	if (ph.nheaps) {
+		unsigned char *arr = mw_xmalloc((size_t)ph.nheaps * w);
+
+		if (!rd(ctx, ph.heaps_array, arr, (size_t)ph.nheaps * w)) {
+			free(arr);
+			return mw_error(err, "PEB ProcessHeaps at 0x%llx (%lu heaps): unreadable",
+					(unsigned long long)ph.heaps_array,
+					(unsigned long)ph.nheaps);
+		}
+		heaps = mw_xmalloc((size_t)ph.nheaps * sizeof(*heaps));
+		for (i = 0; i < ph.nheaps; i++)
+			heaps[i] = mw_peb_ptr(arr, (size_t)ph.nheaps * w, i * w, is32);
+		free(arr);
+		n = ph.nheaps;
+	} else {
+		/* Wine: no list in the PEB, but ProcessHeap and its own list */
+		heaps = mw_xmalloc(64 * sizeof(*heaps));
+		n = is32 ? 0 : (uint32_t)mw_wine_heaps(rd, ctx, ph.process_heap, heaps, 64);
+		if (n)
+			info->wine_list = true;
+	}
+	for (i = 0; i < n; i++) {
+		struct mw_heap_walk hw;
+
+		mw_heap_walk(rd, ctx, heaps[i], is32, page_size, id0 + i, out, &hw);
+		info->heaps++;
+		info->nt += hw.layout == MW_HEAP_LAYOUT_NT;
+		info->segment += hw.layout == MW_HEAP_LAYOUT_SEGMENT;
+		info->unknown += hw.layout == MW_HEAP_LAYOUT_UNKNOWN;
+		info->wine += hw.layout == MW_HEAP_LAYOUT_WINE;
+		info->segments += hw.segments;
+		info->large += hw.large;
+		info->truncated += hw.truncated;
+		if (hw.layout == MW_HEAP_LAYOUT_SEGMENT) {
+			info->segment_header_only += hw.header_only;
+			info->segment_partial += hw.truncated && !hw.header_only;
+		}
+	}
+	free(heaps);
+	return 0;
+}
+
+int mw_process_heaps(mw_peb_read_fn rd, void *ctx, uint64_t peb64, uint64_t peb32,
+		     uint32_t page_size, struct mw_vm_ranges *out, struct mw_peb_info *info,
+		     struct mw_err *err)
+{
+	struct mw_err e32 = { "" };
+	int rc32 = 0, rc64;
+
+	memset(info, 0, sizeof(*info));
+	if (peb32) {
+		/* a WOW64 process: its 32-bit heaps (0..) are the ones its code
+		 * uses; the 64-bit side (0x10000..) holds WOW64's own */
+		info->wow64 = true;
+		rc32 = mw_peb_walk(rd, ctx, peb32, true, page_size, 0, out, info, &e32);
+	}
+	rc64 = mw_peb_walk(rd, ctx, peb64, false, page_size, peb32 ? MW_PEB64_ID0_WOW64 : 0, out,
+			   info, err);
+	if (rc32 && rc64) {
+		struct mw_err e64 = *err;
+
+		return mw_error(err, "%s; %s", e32.msg, e64.msg);
+	}
+	if (rc32 || rc64) {
+		info->side_unread = true;
+		if (rc32)
+			mw_error(err, "%s", e32.msg);
+		return 0;
+	}
+	return 0;
 }
 
 uint64_t mw_teb32_address(const unsigned char *field, size_t len, uint64_t teb64_addr)

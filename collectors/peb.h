@@ -1,6 +1,6 @@
 /*
- * peb.h - pure readers of another process's PEB, NT heap headers and
- * WOW64 TEB, on bytes read out of it (peb_win32.c does the reading with
+ * peb.h - pure readers of another process's PEB(s), NT heap headers (and,
+ * through segheap.h, segment heaps) and WOW64 TEB, on bytes read out of it (peb_win32.c does the reading with
  * ReadProcessMemory).  Nothing here trusts a pointer or a count: every
  * field is read within the bytes given, every list walk is bounded and
  * stops at the first entry that does not look like what it should be.
@@ -16,9 +16,16 @@
  *               SegmentListEntry 0x18 / 0x10, BaseAddress 0x30 / 0x1C,
  *               NumberOfPages 0x38 / 0x20
  *               Signature 0x98 / 0x60 (0xEEFFEEFF)
- *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE): its segments are not
- *               walked (their layout changes between builds); only the
- *               allocation holding the heap header is known
+ *   SEGMENT_HEAP Signature 0x10 / 0x08 (0xDDEEDDEE), LargeAllocMetadata
+ *               0x48 / 0x44 (large-block tree), SegContexts[2] 0x100 or
+ *               0x140 (build-dependent: found by a validated scan);
+ *   SEG_CONTEXT  SegmentMask 0x00, Heap 0x38 / 0x24, SegmentListHead
+ *               0x48 / 0x44, SegmentCount 0x58 / 0x4C; the large block's
+ *               VirtualAddress 0x18 / 0x0C: segheap.h has them all and the
+ *               checks (public PDB-derived layouts, Windows 10 1809 to
+ *               Windows 11 24H2; never seen on a real machine here)
+ *   WOW64       both PEBs are walked (mw_process_heaps): the 32-bit one's
+ *               heaps numbered 0.., the 64-bit one's from 0x10000
  *   Wine 8      PEB NumberOfHeaps 0 and ProcessHeaps NULL; ProcessHeap is
  *   (x64 only)  set.  Its heaps start like an NT heap (0xFFEEFFEE at 0x10)
  *               but have no HEAP.Signature at 0x98; every heap is on a list
@@ -97,7 +104,7 @@ typedef bool (*mw_peb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 enum mw_heap_layout {
 	MW_HEAP_LAYOUT_UNKNOWN,	/* no known signature (Wine's own heap) */
 	MW_HEAP_LAYOUT_NT,	/* NT heap: segments walked */
-	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: header allocation only */
+	MW_HEAP_LAYOUT_SEGMENT,	/* segment heap: segments and large blocks (segheap.h) */
 	MW_HEAP_LAYOUT_WINE	/* Wine's heap (x64): subheaps and large blocks */
 };
 
@@ -105,7 +112,10 @@ struct mw_heap_walk {
 	enum mw_heap_layout layout;
 	uint32_t segments;	/* segment list entries accepted (Wine: subheaps) */
 	uint32_t large;		/* VirtualAllocdBlocks entries accepted */
-	bool truncated;		/* a walk hit its limit or a bad entry */
+	bool truncated;		/* a walk hit its limit or a bad entry (segment
+				 * heap: or a part could not be read) */
+	bool header_only;	/* segment heap: neither its segments nor its
+				 * large blocks could be read */
 };
 
 /*
@@ -113,7 +123,8 @@ struct mw_heap_walk {
  * id: always [heap, heap + 1) (the allocation holding the header), then
  * for an NT heap each segment [BaseAddress, BaseAddress + NumberOfPages *
  * page_size) from the SegmentList and each large block's first byte from
- * VirtualAllocdBlocks.  A walk stops at a NULL, misaligned or unreadable
+ * VirtualAllocdBlocks; for a segment heap its segments and large blocks
+ * (mw_segheap_walk).  A walk stops at a NULL, misaligned or unreadable
  * link, a segment without the signature, or after MW_HEAP_MAX_SEGMENTS.
  */
 void mw_heap_walk(mw_peb_read_fn rd, void *ctx, uint64_t heap, bool is32, uint32_t page_size,
@@ -161,18 +172,39 @@ uint64_t mw_wow64_top(int laa);
  * | PROCESS_VM_READ): 1, 0, or -1 when it cannot be read. */
 int mw_wow64_laa(void *process);
 
+#define MW_PEB64_ID0_WOW64 0x10000	/* a WOW64 process's 64-bit heap ids */
+
 struct mw_peb_info {
 	uint32_t heaps;		/* heaps listed in the PEB(s) */
 	uint32_t nt, segment, unknown, wine;	/* by layout */
 	bool wine_list;		/* the PEB listed none: ProcessHeap + Wine's list */
 	uint32_t segments, large;	/* NT heap ranges found */
 	uint32_t truncated;	/* heaps whose walk stopped early */
-	bool wow64;		/* the 32-bit PEB was read too */
+	uint32_t segment_partial;	/* segment heaps read in part (truncated) */
+	uint32_t segment_header_only;	/* segment heaps: only the header's allocation */
+	bool wow64;		/* a WOW64 process: both PEBs walked */
+	bool side_unread;	/* WOW64: one of the two PEBs could not be read
+				 * (err says which); the other's heaps are in */
 };
+
+/* The heaps listed in the PEB at peb (is32: a WOW64 process's 32-bit
+ * PEB; a PEB listing none: Wine's list from ProcessHeap, x64), each walked
+ * with mw_heap_walk and numbered id0.., counted into info (added to).  0,
+ * or -1 with err when the PEB or its heap array cannot be read. */
+int mw_peb_walk(mw_peb_read_fn rd, void *ctx, uint64_t peb, bool is32, uint32_t page_size,
+		uint32_t id0, struct mw_vm_ranges *out, struct mw_peb_info *info, struct mw_err *err);
+/* Both sides of a process: peb32 (0: not WOW64) with ids 0.., then peb64
+ * with ids from 0 (MW_PEB64_ID0_WOW64 for a WOW64 process).  One side
+ * that cannot be read does not stop the other: 0 when at least one was
+ * read (info->side_unread and err say what was not), -1 when neither.
+ * Replaces info. */
+int mw_process_heaps(mw_peb_read_fn rd, void *ctx, uint64_t peb64, uint64_t peb32,
+		     uint32_t page_size, struct mw_vm_ranges *out, struct mw_peb_info *info,
+		     struct mw_err *err);
 /* The heap ranges of the process behind handle process (a HANDLE with
  * PROCESS_QUERY_INFORMATION | PROCESS_VM_READ), appended to out with the
- * heap number as id (a WOW64 process: its 32-bit heaps 0.., the 64-bit
- * ones from 0x10000).  0, or 1 with err saying why they cannot be read. */
+ * heap number as id: mw_process_heaps over ReadProcessMemory (a WOW64
+ * process: both PEBs).  0, or 1 with err saying why they cannot be read. */
 int mw_peb_heap_ranges(void *process, uint32_t page_size, struct mw_vm_ranges *out,
 		       struct mw_peb_info *info, struct mw_err *err);
 

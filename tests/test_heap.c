@@ -729,12 +729,107 @@ static void heaps_from_ranges(void **state)
 	mw_vm_regions_release(&v);
 }
 
+/* A heap in a section view (a shared heap, CSR's) is not private memory:
+ * its bytes come out of mapped, and private_other keeps every private byte
+ * that is no heap. */
+static void breakdown_heap_in_section_view(void **state)
+{
+	struct mw_vm_regions v = { 0 };
+	struct mw_vm_ranges rg = { 0 };
+	struct mw_heap_list h = { 0 };
+	struct mw_heap_totals s;
+	struct mw_heap_list sum = { &s, 1, 1 };
+	struct mw_heap_breakdown b;
+
+	(void)state;
+	build(&v);
+	/* PEB heap list: heap 0 private at 0xa00000, heap 1 in the view */
+	mw_vm_ranges_add(&rg, 0xa00000, 1, 0);
+	mw_vm_ranges_add(&rg, 0x600000, 1, 1);
+	mw_heap_from_ranges(&v, &rg, &h);
+	assert_int_equal(h.n, 2);
+	assert_int_equal(h.h[1].committed, 4 * P);
+	mw_heap_breakdown(&v, stack, 1, &h, &b);
+	assert_int_equal(b.bytes[MW_HK_HEAP], 16 * P + 4 * P);
+	assert_int_equal(b.bytes[MW_HK_MAPPED], 0);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P - 16 * P);
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
+	/* the remote summary of the same shared heap: used and free from
+	 * mapped, clipped to it */
+	memset(&s, 0, sizeof(s));
+	s.summary = true, s.base = 0x601000, s.committed = 6 * P, s.busy = 3 * P;
+	mw_heap_breakdown(&v, stack, 1, &sum, &b);
+	assert_int_equal(b.bytes[MW_HK_HEAP_USED], 3 * P);
+	assert_int_equal(b.bytes[MW_HK_HEAP_FREE], 1 * P);
+	assert_int_equal(b.bytes[MW_HK_MAPPED], 0);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P);
+	assert_int_equal(mw_test_heap_committed(&b), mw_test_vm_committed(&v));
+	/* a base in the view's reserved part is still in the view; one in free
+	 * space is not */
+	s.base = 0x605000;
+	mw_heap_breakdown(&v, stack, 1, &sum, &b);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P);
+	s.base = 0x300000;
+	mw_heap_breakdown(&v, stack, 1, &sum, &b);
+	assert_int_equal(b.bytes[MW_HK_PRIVATE_OTHER], 24 * P - 6 * P);
+	assert_int_equal(b.bytes[MW_HK_MAPPED], 4 * P);
+	free(h.h);
+	mw_vm_ranges_release(&rg);
+	mw_vm_regions_release(&v);
+}
+
+/* The remote summary never runs in a WOW64 target, nor in one whose
+ * bitness is unknown. */
+static void how_targets_are_read(void **state)
+{
+	(void)state;
+	assert_int_equal(mw_heap_how(true, true, 1), MW_HEAP_HOW_SELF);
+	assert_int_equal(mw_heap_how(true, false, 0), MW_HEAP_HOW_SELF);
+	assert_int_equal(mw_heap_how(false, false, 0), MW_HEAP_HOW_PEB);
+	assert_int_equal(mw_heap_how(false, false, 1), MW_HEAP_HOW_PEB);
+	assert_int_equal(mw_heap_how(false, true, 0), MW_HEAP_HOW_REMOTE);
+	assert_int_equal(mw_heap_how(false, true, 1), MW_HEAP_HOW_PEB);
+	assert_int_equal(mw_heap_how(false, true, -1), MW_HEAP_HOW_PEB);
+}
+
+static void notes_in_the_mode(void **state)
+{
+	struct mw_heap_notes sum = { 0 }, a = { 1, 2, 0, 0 }, c = { 0, 1, 1, 0 };
+	char buf[96];
+
+	(void)state;
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	mw_heap_notes_add(&sum, &a);
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "; segment heap: 2 header only, 1 partial");
+	mw_heap_notes_add(&sum, &c);
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "; segment heap: 3 header only, 1 partial; WOW64: PEB, no remote "
+				 "summary");
+	sum.segment_header_only = 0;
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "; segment heap: 1 partial; WOW64: PEB, no remote summary");
+	/* a short buffer: cut, terminated */
+	mw_heap_notes_text(&sum, buf, 10);
+	assert_string_equal(buf, "; segment");
+	mw_heap_notes_text(&sum, buf, 1);
+	assert_string_equal(buf, "");
+	sum.segment_partial = sum.wow64_no_remote = 0;
+	sum.wow64_side_unread = 2;
+	mw_heap_notes_text(&sum, buf, sizeof(buf));
+	assert_string_equal(buf, "; WOW64: 2 side unread");
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(heaps_from_ranges),
 	cmocka_unit_test(accounting),
 	cmocka_unit_test(breakdown_known_answer),
 	cmocka_unit_test(breakdown_without_heaps_or_stacks),
 	cmocka_unit_test(breakdown_clips_heaps),
+	cmocka_unit_test(breakdown_heap_in_section_view),
+	cmocka_unit_test(how_targets_are_read),
+	cmocka_unit_test(notes_in_the_mode),
 	cmocka_unit_test(kind_names),
 	cmocka_unit_test(debug_info_heaps),
 	cmocka_unit_test(debug_info_wine_and_lies),

@@ -1,6 +1,8 @@
 /* test_peb.c - the PEB, NT heap and WOW64 TEB readers (collectors/peb.c)
  * on constructed process memory: the Windows x64 and x86 layouts, the
- * segment heap and Wine's heap (signatures only), and lying lists. */
+ * segment heap (contexts, segment lists, the large-block tree, encoded
+ * or not), Wine's heap, and lying lists.  Wine 8 has no segment heap, so
+ * these constructed buffers are the segment heap's only evidence here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,7 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "collectors/heap.h"
 #include "collectors/peb.h"
+#include "collectors/segheap.h"
 #include "tests/support/test_main.h"
 
 /* A fake address space: a few chunks of bytes. */
@@ -119,11 +123,18 @@ struct nt {
 	size_t w, sig, lst, bse, pgs, seglist, valist, hsig;
 };
 
+static void add_nt(struct mem *m, const struct nt *t);
+
 static void build_nt(struct mem *m, const struct nt *t)
+{
+	m->n = 0;
+	add_nt(m, t);
+}
+
+static void add_nt(struct mem *m, const struct nt *t)
 {
 	uint64_t head = t->heap + t->seglist, vahead = t->heap + t->valist;
 
-	m->n = 0;
 	add_chunk(m, t->heap);
 	add_chunk(m, t->seg2);
 	add_chunk(m, t->big);
@@ -447,14 +458,340 @@ static void pe_large_address_aware(void **state)
 	assert_int_equal(mw_pe_large_address_aware(h, 0x3f), -1);
 }
 
+/* A segment heap as the public layouts describe it: two segment contexts
+ * (1 MB and 16 MB segments), three segments, two large blocks. */
+struct sh {
+	uint64_t heap;
+	size_t w, sig, ctx, ctx_size, f_heap, f_list, f_count, tree, va, pages;
+};
+static const struct sh sh64 = { 0x7ff600000000ULL, 8, 0x10, 0x140, 0xC0, 0x38, 0x48, 0x58,
+				 0x48, 0x18, 0x20 };
+static const struct sh sh32 = { 0x00a00000, 4, 0x08, 0x100, 0x80, 0x24, 0x44, 0x4c, 0x44,
+				0x0c, 0x10 };
+#define SEG1 0x30000000ULL
+#define SEG2 0x30100000ULL
+#define SEG3 0x32000000ULL
+#define NODES 0x38000000ULL
+
+/* A segment context at c: segments of seg_size, segs[0..n) on its list. */
+static void add_context(struct mem *m, const struct sh *t, uint64_t c, uint64_t seg_size,
+			const uint64_t *segs, size_t n)
+{
+	uint64_t head = c + t->f_list, top = t->w == 4 ? 0xffffffffULL : ~0ULL;
+
+	wr(m, c, top & ~(seg_size - 1), t->w);
+	wr(m, c + t->f_heap, t->heap, t->w);
+	wr(m, c + t->f_count, n, t->w);
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t at = i < n ? segs[i] : head;	/* Flink, Blink of each */
+
+		wr(m, at, i + 1 < n ? segs[i + 1] : i < n ? head : segs[0], t->w);
+		wr(m, at + t->w, i == 0 ? head : segs[i - 1], t->w);
+	}
+}
+
+static void build_sh(struct mem *m, const struct sh *t, bool encoded)
+{
+	static const uint64_t segs0[] = { SEG1, SEG2 }, segs1[] = { SEG3 };
+	uint64_t n1 = NODES, n2 = NODES + 0x100, tree = t->heap + t->tree;
+
+	m->n = 0;
+	add_chunk(m, t->heap);
+	add_chunk(m, SEG1);
+	add_chunk(m, SEG2);
+	add_chunk(m, SEG3);
+	add_chunk(m, NODES);
+	wr(m, t->heap + t->sig, MW_SEGMENT_HEAP_SIGNATURE, 4);
+	add_context(m, t, t->heap + t->ctx, 0x100000, segs0, 2);
+	add_context(m, t, t->heap + t->ctx + t->ctx_size, 0x1000000, segs1, 1);
+	/* large blocks: root n1, its left child n2; UnusedBytes in the low
+	 * 16 bits of VirtualAddress, AllocatedPages from bit 12 */
+	wr(m, tree, encoded ? n1 ^ tree : n1, t->w);
+	wr(m, tree + t->w, encoded ? n2 | 1 : n2, t->w);
+	wr(m, n1, encoded ? n2 ^ n1 : n2, t->w);
+	wr(m, n1 + t->va, 0x40000000 | 0x123, t->w);
+	wr(m, n1 + t->pages, 32ULL << 12, t->w);
+	wr(m, n2 + t->va, 0x41000000, t->w);
+	wr(m, n2 + t->pages, 300ULL << 12 | 1, t->w);
+}
+
+/* A segment heap's walk as expected. */
+static void expect_sh(const struct mw_heap_walk *hw, uint32_t segments, uint32_t large,
+		      bool truncated, bool header_only)
+{
+	assert_int_equal(hw->layout, MW_HEAP_LAYOUT_SEGMENT);
+	assert_int_equal(hw->segments, segments);
+	assert_int_equal(hw->large, large);
+	assert_int_equal(hw->truncated, truncated);
+	assert_int_equal(hw->header_only, header_only);
+}
+
+static void check_sh(const struct sh *t, bool is32, bool encoded)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+
+	build_sh(&m, t, encoded);
+	mw_heap_walk(rd, &m, t->heap, is32, 4096, 5, &r, &hw);
+	expect_sh(&hw, 3, 2, false, false);
+	assert_int_equal(r.n, 6);
+	assert_int_equal(r.r[0].base, t->heap);
+	assert_int_equal(r.r[1].base, SEG1);
+	assert_int_equal(r.r[1].size, 1);
+	assert_int_equal(r.r[2].base, SEG2);
+	assert_int_equal(r.r[3].base, SEG3);
+	assert_int_equal(r.r[3].size, 1);
+	assert_int_equal(r.r[4].base, 0x40000000);
+	assert_int_equal(r.r[4].size, 1);
+	assert_int_equal(r.r[5].base, 0x41000000);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_equal(r.r[i].id, 5);
+	mw_vm_ranges_release(&r);
+}
+
+static void segment_heap_x64(void **state)
+{
+	(void)state;
+	check_sh(&sh64, false, false);
+	check_sh(&sh64, false, true);
+}
+
+static void segment_heap_x86(void **state)
+{
+	(void)state;
+	check_sh(&sh32, true, false);
+	check_sh(&sh32, true, true);
+}
+
+/* Contexts are found where the build put them (0x100 on older Windows 10)
+ * and only when they check out. */
+static void segment_contexts(void **state)
+{
+	unsigned char b[MW_SEGHEAP_SCAN];
+	struct mw_segctx c[2];
+	uint64_t heap = 0x7ff600000000ULL;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	put(b + 0x100, ~0xfffffULL, 8);
+	put(b + 0x100 + 0x38, heap, 8);
+	put(b + 0x100 + 0x48, 0x30000000, 8);
+	put(b + 0x100 + 0x58, 7, 8);
+	assert_int_equal(mw_segctx_find(b, sizeof(b), false, heap, c, 2), 1);
+	assert_int_equal(c[0].addr, heap + 0x100);
+	assert_int_equal(c[0].segment_size, 0x100000);
+	assert_int_equal(c[0].list_head, heap + 0x148);
+	assert_int_equal(c[0].first, 0x30000000);
+	assert_int_equal(c[0].count, 7);
+	/* another heap's context */
+	assert_int_equal(mw_segctx_find(b, sizeof(b), false, heap + 0x1000, c, 2), 0);
+	/* a mask that is no segment size: not a power of two, too small, too big */
+	put(b + 0x100, ~0xffffeULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100, ~0xfffULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100, ~0x3fffffffULL, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	/* a NULL or misaligned list head */
+	put(b + 0x100, ~0xfffffULL, 8);
+	put(b + 0x100 + 0x48, 0x30000004, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	put(b + 0x100 + 0x48, 0, 8);
+	assert_false(mw_segctx_parse(b, sizeof(b), 0x100, false, heap, c));
+	/* the context's bytes must lie within the buffer */
+	put(b + 0x100 + 0x48, 0x30000000, 8);
+	assert_true(mw_segctx_parse(b, 0x160, 0x100, false, heap, c));
+	assert_false(mw_segctx_parse(b, 0x15f, 0x100, false, heap, c));
+	assert_false(mw_segctx_parse(b, sizeof(b), sizeof(b) + 8, false, heap, c));
+	/* x86: a 32-bit mask */
+	memset(b, 0, sizeof(b));
+	put(b + 0x140, 0xfff00000, 4);
+	put(b + 0x140 + 0x24, 0xa00000, 4);
+	put(b + 0x140 + 0x44, 0x30000000, 4);
+	assert_int_equal(mw_segctx_find(b, sizeof(b), true, 0xa00000, c, 2), 1);
+	assert_int_equal(c[0].segment_size, 0x100000);
+}
+
+/* What does not check out is not counted, and the walk says so: one lie
+ * (8 bytes written at off from the heap, or at an absolute address) in the
+ * x64 segment heap at a time, and what is still found. */
+struct lie {
+	const char *what;
+	uint64_t addr;		/* absolute; 0: heap + off */
+	size_t off;
+	uint64_t value;
+	bool encoded;
+	uint32_t segments, large;
+};
+
+static void segment_heap_lies(void **state)
+{
+	const struct sh *t = &sh64;
+	const uint64_t h0 = t->heap + t->ctx + t->f_list;
+	const struct lie lies[] = {
+		{ "Blink not back", SEG2 + 8, 0, h0, false, 2, 2 },	/* SEG1, SEG3 */
+		{ "segment misaligned", h0, 0, SEG1 + 0x1000, false, 1, 2 },
+		{ "list shorter than SegmentCount", 0, 0x140 + 0x58, 3, false, 3, 2 },
+		{ "large block at NULL", NODES + 0x100 + 0x18, 0, 0xffff, false, 3, 1 },
+		{ "node misaligned", NODES, 0, NODES + 0x101, false, 3, 1 },
+		{ "tree loops", NODES + 0x100, 0, NODES, false, 3, MW_SEGHEAP_MAX_LARGE },
+		/* the Encoded bit lost: nonsense pointers are not followed */
+		{ "encoded read as plain", 0, 0x48 + 8, NODES + 0x100, true, 3, 0 },
+	};
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_heap_walk hw;
+
+	(void)state;
+	for (size_t i = 0; i < MW_ARRAY_SIZE(lies); i++) {
+		const struct lie *l = &lies[i];
+
+		print_message("lie: %s\n", l->what);
+		r.n = 0;
+		build_sh(&m, t, l->encoded);
+		wr(&m, l->addr ? l->addr : t->heap + l->off, l->value, 8);
+		mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+		expect_sh(&hw, l->segments, l->large, true, false);
+	}
+	/* no context checks out and the tree is unreadable: the header only,
+	 * and the walk says so */
+	r.n = 0;
+	build_sh(&m, t, false);
+	wr(&m, t->heap + t->ctx + t->f_heap, 0, 8);
+	wr(&m, t->heap + t->ctx + t->ctx_size + t->f_heap, 0, 8);
+	wr(&m, t->heap + t->tree, 0x50000000, 8);
+	mw_heap_walk(rd, &m, t->heap, false, 4096, 0, &r, &hw);
+	expect_sh(&hw, 0, 0, true, true);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.r[0].base, t->heap);
+	mw_vm_ranges_release(&r);
+}
+
+/* The walk's ranges over a region map: the segment heap's committed and
+ * reserved bytes are the heap's (before: only its header's allocation). */
+static void segment_heap_bytes(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_vm_regions v = { 0 };
+	struct mw_heap_list h = { 0 };
+	struct mw_heap_walk hw;
+	const uint64_t K = 1024, M = K * K;
+
+	(void)state;
+	build_sh(&m, &sh64, true);
+	mw_heap_walk(rd, &m, sh64.heap, false, 4096, 0, &r, &hw);
+	/* header 64 KB; SEG1 256 KB of 1 MB committed, SEG2 all, SEG3 1 MB of
+	 * 16 MB; large blocks 128 KB and 1.2 MB; an unrelated neighbour */
+	mw_vm_regions_add(&v, SEG1, 256 * K, SEG1, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG1 + 256 * K, 768 * K, SEG1, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(&v, SEG2, M, SEG2, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG2 + M, M, SEG2 + M, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG3, M, SEG3, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, SEG3 + M, 15 * M, SEG3, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	mw_vm_regions_add(&v, 0x40000000, 128 * K, 0x40000000, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, 0x41000000, 1200 * K, 0x41000000, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_vm_regions_add(&v, sh64.heap, 64 * K, sh64.heap, MW_VM_COMMIT, MW_VM_PRIVATE, 4);
+	mw_heap_from_ranges(&v, &r, &h);
+	assert_int_equal(h.n, 1);
+	print_message("segment heap: committed %llu (header only: %llu), uncommitted %llu\n",
+		      (unsigned long long)h.h[0].committed, (unsigned long long)(64 * K),
+		      (unsigned long long)h.h[0].uncommitted);
+	assert_int_equal(h.h[0].committed, 64 * K + 256 * K + M + M + 128 * K + 1200 * K);
+	assert_int_equal(h.h[0].uncommitted, 768 * K + 15 * M);
+	free(h.h);
+	mw_vm_regions_release(&v);
+	mw_vm_ranges_release(&r);
+}
+
+/* A WOW64 process: the 32-bit PEB's heaps and the 64-bit PEB's heaps
+ * (WOW64's own ntdll heap) are both walked; one side that cannot be read
+ * does not hide the other. */
+#define PEB64 0x3000000ULL
+#define PEB32 0x3100000ULL
+
+static void build_wow64(struct mem *m)
+{
+	m->n = 0;
+	add_nt(m, &nt64);
+	add_nt(m, &nt32);
+	add_chunk(m, PEB64);
+	add_chunk(m, PEB32);
+	wr(m, PEB64 + MW_PEB64_NUMBER_OF_HEAPS, 1, 4);
+	wr(m, PEB64 + MW_PEB64_PROCESS_HEAPS, PEB64 + 0x200, 8);
+	wr(m, PEB64 + 0x200, nt64.heap, 8);
+	wr(m, PEB32 + MW_PEB32_NUMBER_OF_HEAPS, 2, 4);
+	wr(m, PEB32 + MW_PEB32_PROCESS_HEAPS, PEB32 + 0x200, 4);
+	wr(m, PEB32 + 0x200, nt32.heap, 4);
+	wr(m, PEB32 + 0x204, 0, 4);	/* a NULL entry: skipped, still counted */
+}
+
+static void wow64_both_sides(void **state)
+{
+	struct mem m;
+	struct mw_vm_ranges r = { 0 };
+	struct mw_peb_info info;
+	struct mw_err err = { "" };
+
+	(void)state;
+	build_wow64(&m);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, PEB32, 4096, &r, &info, &err), 0);
+	assert_true(info.wow64);
+	assert_false(info.side_unread);
+	assert_int_equal(info.heaps, 3);
+	assert_int_equal(info.nt, 2);
+	assert_int_equal(info.segments, 4);
+	assert_int_equal(r.n, 8);		/* 4 ranges per NT heap */
+	assert_int_equal(r.r[0].base, nt32.heap);
+	assert_int_equal(r.r[0].id, 0);
+	assert_int_equal(r.r[4].base, nt64.heap);
+	assert_int_equal(r.r[4].id, MW_PEB64_ID0_WOW64);
+	/* the 32-bit PEB unreadable: the 64-bit side still */
+	r.n = 0;
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0x3200000, 4096, &r, &info, &err), 0);
+	assert_true(info.side_unread);
+	assert_non_null(strstr(err.msg, "32-bit PEB"));
+	assert_int_equal(info.heaps, 1);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[0].id, MW_PEB64_ID0_WOW64);
+	/* the 64-bit heap array unreadable: the 32-bit side still */
+	r.n = 0;
+	wr(&m, PEB64 + MW_PEB64_PROCESS_HEAPS, 0x9000000, 8);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, PEB32, 4096, &r, &info, &err), 0);
+	assert_true(info.side_unread);
+	assert_non_null(strstr(err.msg, "ProcessHeaps"));
+	assert_int_equal(info.heaps, 2);
+	assert_int_equal(r.n, 4);
+	/* neither: an error naming both */
+	r.n = 0;
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0x3200000, 4096, &r, &info, &err), -1);
+	assert_non_null(strstr(err.msg, "32-bit PEB"));
+	assert_non_null(strstr(err.msg, "ProcessHeaps"));
+	/* not WOW64: the 64-bit PEB only, ids from 0 */
+	r.n = 0;
+	wr(&m, PEB64 + MW_PEB64_PROCESS_HEAPS, PEB64 + 0x200, 8);
+	assert_int_equal(mw_process_heaps(rd, &m, PEB64, 0, 4096, &r, &info, &err), 0);
+	assert_false(info.wow64);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[0].id, 0);
+	mw_vm_ranges_release(&r);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(pe_large_address_aware),
 	cmocka_unit_test(peb_fields),
 	cmocka_unit_test(nt_heap_x64),
 	cmocka_unit_test(nt_heap_x86),
 	cmocka_unit_test(other_layouts),
+	cmocka_unit_test(segment_heap_x64),
+	cmocka_unit_test(segment_heap_x86),
+	cmocka_unit_test(segment_contexts),
+	cmocka_unit_test(segment_heap_lies),
+	cmocka_unit_test(segment_heap_bytes),
 	cmocka_unit_test(wine_heaps),
 	cmocka_unit_test(lying_lists),
 	cmocka_unit_test(wow64_teb),
+	cmocka_unit_test(wow64_both_sides),
 	cmocka_unit_test(dos_paths),
 )

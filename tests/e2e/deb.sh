@@ -14,7 +14,7 @@
 # start is put in place for the test (when there is none), so that
 # installing does not start the real service.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 need dpkg-deb dpkg-shlibdeps lintian
 
@@ -118,7 +118,7 @@ exec_start=$(unit_value ExecStart)
 run_user=$(unit_value User)
 workdir=$(unit_value WorkingDirectory)
 # CAP_SYS_PTRACE CAP_DAC_READ_SEARCH -> +sys_ptrace,+dac_read_search
-caps=$(unit_value AmbientCapabilities | tr 'A-Z' 'a-z' | sed -e 's/cap_/+/g' -e 's/ \+/,/g')
+caps=$(unit_value AmbientCapabilities | tr '[:upper:]' '[:lower:]' | sed -e 's/cap_/+/g' -e 's/ \+/,/g')
 check "the unit runs memwatchd as memwatch with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH" \
 	"[ '$run_user' = memwatch ] && [ '$caps' = '+sys_ptrace,+dac_read_search' ] &&
 	 [ \"\$(unit_value CapabilityBoundingSet)\" = \"\$(unit_value AmbientCapabilities)\" ] &&

@@ -270,7 +270,7 @@ build/deb/obj/%.o: %.c
 	$(CC) $(COMMON_CFLAGS) $(DEB_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
 clean:
-	rm -rf build/native build/asan build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
+	rm -rf build/native build/asan build/deb build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
 
 -include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d) \
 	$(NATIVE_SUPPORT_OBJ:.o=.d) $(ASAN_SUPPORT_OBJ:.o=.d) $(WIN_SUPPORT_OBJ:.o=.d) \

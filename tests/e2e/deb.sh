@@ -148,6 +148,27 @@ PY
 stop_pid "$other"
 untrack "$other"
 
+# An [exit_leaks] lsan_dir shared with group memwatch (setgid, group
+# writable, as README says): memwatch reads a LeakSanitizer report of
+# root's and moves it into done/.
+lsan=$tmpdir/lsan
+if gcc -fsanitize=address -g -O0 tests/helpers/lsan_leaky_linux.c -o "$tmpdir/leaky" -lpthread \
+	2>"$tmpdir/gcc.log"; then
+	install -d -o root -g memwatch -m 2775 "$lsan"
+	ASAN_OPTIONS="log_path=$lsan/leaky" "$tmpdir/leaky" >/dev/null 2>&1 &
+	lpid=$!
+	wait "$lpid"
+	(cd "$workdir" && "${as_unit[@]}" /usr/bin/memwatchd once --config /etc/memwatch/memwatch.conf \
+		--set "exit_leaks.lsan_dir=$lsan" --set collector.perfcounters.enabled=false) \
+		>"$tmpdir/lsan.json" 2>"$tmpdir/lsan.err"
+	check "as memwatch it reads root's LeakSanitizer report in a group-memwatch lsan_dir" \
+		"[ -e '$lsan/done/leaky.$lpid' ] && [ ! -e '$lsan/leaky.$lpid' ] &&
+		 grep -q '\"memwatch_exit_leak_bytes\",\"labels\":{[^}]*},\"value\":4396' '$tmpdir/lsan.json' ||
+		 { ls -lR '$lsan'; cat '$tmpdir/lsan.err'; false; }"
+else
+	skip "lsan_dir as memwatch: gcc cannot build with -fsanitize=address: $(head -1 "$tmpdir/gcc.log")"
+fi
+
 # ExecStart= itself (the conffile, its database in /var/lib/memwatch), on a
 # free port: a later --listen overrides the conffile's.
 port=$(free_port)

@@ -16,6 +16,10 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
+# Stopped (SIGTERM, ^C): exit, so that tap.sh's EXIT trap restores the
+# machine before the shell ends.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 need dpkg-deb dpkg-shlibdeps lintian
 
 version=$(sed -n 's/^VERSION := //p' Makefile)

@@ -56,14 +56,16 @@ NATIVE_PKGS=(
 	libmicrohttpd-dev libcjson-dev libsqlite3-dev libcmocka-dev
 	libcurl4-openssl-dev
 	sqlite3:sqlite3 curl:curl python3:python3 npm:npm
+	dpkg-dev:dpkg-shlibdeps
 )
 # Only the tests need these: a real Prometheus scraping /metrics (promtool
 # comes with it) and headless Chromium opening the chart page; openssl to
 # make a throw-away certificate for the remote-write TLS tests; libsnappy
-# to check our snappy blocks against (loaded at run time, never linked).
+# to check our snappy blocks against (loaded at run time, never linked);
+# lintian to check the Debian package (make deb, tests/e2e/deb.sh).
 TEST_PKGS=(
 	prometheus:promtool chromium:chromium openssl:openssl libsnappy1v5
-	victoria-metrics:victoria-metrics
+	victoria-metrics:victoria-metrics lintian:lintian
 )
 WIN64_PKGS=(
 	gcc:gcc make:make

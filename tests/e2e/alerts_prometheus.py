@@ -8,8 +8,8 @@ the rules loaded, and scrapes memwatch's /metrics for the figures memwatch
 does not store (remote write lag, up), keeping only those, as
 contrib/README.md advises.  memwatch samples every second, watches two
 copies of tests/helpers/memhog - mw_leaker growing 1.25 MiB/s, mw_plateau
-holding 20 MiB it took before memwatch started - and remote-writes to
-Prometheus with instance=<its web address>.
+holding 20 MiB it took before memwatch started - and a saw-tooth (mw_saw,
+below), and remote-writes to Prometheus with instance=<its web address>.
 
 Test-only copy of the rules, and why: the shipped durations are for hours
 of data (a 10-minute floor, a 15-minute slope, `for: 5m` and `30m`); the
@@ -20,11 +20,14 @@ annotations are the shipped ones.
 
 Checked: MemwatchLeakVerdictFail and MemwatchProcessGrowthOverBudget fire
 for mw_leaker in Prometheus' own ALERTS series, with the page annotation
-naming memwatch's page for that pid (and the page answering); mw_plateau,
-judged pass by memwatch and with its floor's growth recorded, never has an
-ALERTS series (pending or firing) over the whole run; then every query of
-the dashboard returns data for host=<instance>, process=mw_leaker
-(check_dashboard.py).  Every wait polls a condition with a deadline.
+naming memwatch's page for that pid (and the page answering); mw_plateau
+and mw_saw (a copy of python3 taking 40 MiB and giving it back every 4 s),
+judged pass by memwatch and with their floors' growth recorded, never have
+an ALERTS series (pending or firing) over the whole run (without the floor,
+the growth alert goes pending on mw_saw); then every query of the
+dashboard returns data for host=<instance>, process=mw_leaker
+(check_dashboard.py), and the checker names the empty ones for a process
+never seen.  Every wait polls a condition with a deadline.
 """
 import json
 import os
@@ -76,6 +79,28 @@ def hog(tmp, name, args):
     return rw.start([exe] + [str(a) for a in args], os.path.join(tmp, name + ".out"))
 
 
+# mw_saw: takes 40 MiB and gives it back every 4 seconds (a GC's saw-tooth:
+# resident and private, freed with munmap), for 4 minutes at most.
+SAW = ("import time\nend = time.time() + 240\nwhile time.time() < end:\n"
+       "    b = bytearray(b'Z') * (40 << 20)\n    time.sleep(2)\n    del b\n    time.sleep(2)\n")
+
+
+def sawtooth(tmp):
+    """A copy of python3 named mw_saw running SAW."""
+    exe = os.path.join(tmp, "mw_saw")
+    shutil.copy(sys.executable, exe)
+    return rw.start([exe, "-c", SAW], os.path.join(tmp, "mw_saw.out"))
+
+
+def check_dashboard(port, host, process):
+    """contrib/grafana/check_dashboard.py against the Prometheus on port."""
+    return subprocess.run([sys.executable, os.path.join(CONTRIB, "grafana/check_dashboard.py"),
+                           os.path.join(CONTRIB, "grafana/memwatch.json"), "-v",
+                           "--prometheus", "http://127.0.0.1:%d" % port,
+                           "--var", "host=" + host, "--var", "process=" + process],
+                          capture_output=True, text=True)
+
+
 def run(tmp):
     prom, promtool = shutil.which("prometheus"), shutil.which("promtool")
     if not prom or not promtool:
@@ -93,6 +118,7 @@ def run(tmp):
     rw.tap(bool(rw.wait_for(lambda: resident_pages(plateau.pid) * 4096 >= 20 << 20, 30, "plateau")),
            "mw_plateau holds its 20 MiB")
     leaker = hog(tmp, "mw_leaker", (256, 200, 0, 240))
+    saw = sawtooth(tmp)
 
     pp, mp = rw.free_port(), rw.free_port()
     instance = "127.0.0.1:%d" % mp
@@ -114,7 +140,7 @@ def run(tmp):
     cfg = tmp + "/mw.ini"
     with open(cfg, "w") as f:
         f.write("\n".join([
-            "[daemon]", "interval = 1s", "watch = mw_leaker, mw_plateau",
+            "[daemon]", "interval = 1s", "watch = mw_leaker, mw_plateau, mw_saw",
             "[storage]", "db = " + tmp + "/mw.db", "flush_interval = 500ms",
             "[web]", "listen = " + instance,
             "[leak]", "refresh = 1s", "cpu_budget = 0", "window = 1h", "warmup = 2s", "min_duration = 10s",
@@ -150,27 +176,34 @@ def run(tmp):
     rw.tap(re.search(r"leaking \w+ memory, rising [0-9.]+[KMG]iB/h since .*UTC, \+[0-9.]+[KMG]?i?B so far", desc),
            "its description names the kind, the rate and since when: %s" % desc[:160])
 
-    # mw_plateau was judged (pass) and its floor's growth recorded, and
-    # nothing ever alerted on it.
-    rw.tap(bool(rw.wait_for(lambda: prom_query(pp, 'memwatch_leak_verdict{process="mw_plateau"} == 0'), 30,
-                            "plateau verdict")), "memwatch judges mw_plateau pass (in Prometheus)")
-    rw.tap(bool(prom_query(pp, 'memwatch_process:private_bytes_floor:growth_bytes_per_hour{process="mw_plateau"}')),
-           "the growth of mw_plateau's floor is recorded")
-    seen = prom_query(pp, 'count_over_time(ALERTS{process="mw_plateau"}[1h])')
-    rw.tap(not seen, "no alert, pending or firing, for mw_plateau over the whole run", json.dumps(seen))
+    # mw_plateau and mw_saw were judged (pass) and their floors' growth
+    # recorded, and nothing ever alerted on them.
+    for name in ("mw_plateau", "mw_saw"):
+        rw.tap(bool(rw.wait_for(lambda: prom_query(pp, 'memwatch_leak_verdict{process="%s"} == 0' % name), 30,
+                                name + " verdict")), "memwatch judges %s pass (in Prometheus)" % name,
+               prom_query(pp, 'memwatch_leak_verdict{process="%s"}' % name))
+        rw.tap(bool(prom_query(pp, 'memwatch_process:private_bytes_floor:growth_bytes_per_hour{process="%s"}' % name)),
+               "the growth of %s's floor is recorded" % name)
+        seen = prom_query(pp, 'count_over_time(ALERTS{process="%s"}[1h])' % name)
+        rw.tap(not seen, "no alert, pending or firing, for %s over the whole run" % name, json.dumps(seen))
+    swing = prom_query(pp, 'max_over_time(memwatch_process_private_bytes{process="mw_saw"}[1m])'
+                       ' - min_over_time(memwatch_process_private_bytes{process="mw_saw"}[1m])')
+    rw.tap(bool(swing) and float(swing[0]["value"][1]) >= 30 << 20,
+           "... though mw_saw's private bytes swing by %s bytes" % (swing[0]["value"][1] if swing else "?"))
 
     # The dashboard's queries, with its variables set to this daemon and the leaker.
-    r = subprocess.run([sys.executable, os.path.join(CONTRIB, "grafana/check_dashboard.py"),
-                        os.path.join(CONTRIB, "grafana/memwatch.json"), "-v",
-                        "--prometheus", "http://127.0.0.1:%d" % pp,
-                        "--var", "host=" + instance, "--var", "process=mw_leaker"],
-                       capture_output=True, text=True)
+    r = check_dashboard(pp, instance, "mw_leaker")
     rw.tap(r.returncode == 0, "every query of the Grafana dashboard returns data from this Prometheus",
            r.stdout + r.stderr)
     print("\n".join(line for line in r.stdout.splitlines() if line.startswith("#")))
+    # The checker sees an empty answer: a process nobody runs.
+    r = check_dashboard(pp, instance, "mw_nobody")
+    rw.tap(r.returncode == 1 and "query A returns no data" in r.stdout and "variable process offers" in r.stdout,
+           "... and names the panels without data for a process memwatch never saw", r.stdout + r.stderr)
     rw.stop(mw)
     rw.stop(leaker)
     rw.stop(plateau)
+    rw.stop(saw)
     rw.stop(p)
 
 

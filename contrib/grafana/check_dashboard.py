@@ -7,9 +7,9 @@ Prometheus fed by memwatch).  Only the standard library.
     check_dashboard.py DASHBOARD.json
         The JSON parses and is importable: a schemaVersion, the template
         variables datasource (type datasource, prometheus), host and
-        process; every panel has a title, a place (gridPos), a unique id,
-        the data source variable and at least one query; every variable a
-        query names exists.
+        process; every panel has a title, a known type, a place (gridPos),
+        a unique id, the data source variable and at least one query (each
+        with its own refId); every variable a query names exists.
 
     check_dashboard.py DASHBOARD.json --prometheus URL --var host=V --var process=P
         The same, then every query with the variables substituted is run
@@ -28,6 +28,9 @@ import urllib.parse
 import urllib.request
 
 REQUIRED_VARS = ("datasource", "host", "process")
+# Panel types Grafana 10 ships (an unknown type imports as a broken panel).
+PANEL_TYPES = {"timeseries", "table", "stat", "gauge", "bargauge", "barchart", "piechart",
+               "heatmap", "histogram", "state-timeline", "status-history", "text", "logs"}
 # Grafana's own variables, with the values a 1-minute refresh would give.
 BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "1h",
             "__range_s": "3600", "__interval_ms": "15000"}
@@ -77,9 +80,14 @@ def static_problems(dash):
             out.append("%s: no gridPos" % what)
         if (p.get("datasource") or {}).get("uid") != "${datasource}":
             out.append("%s: data source is not ${datasource}" % what)
+        if p.get("type") not in PANEL_TYPES:
+            out.append("%s: unknown panel type %r" % (what, p.get("type")))
         targets = p.get("targets") or []
         if not targets:
             out.append("%s: no query" % what)
+        refs = [t.get("refId") for t in targets]
+        if len(set(refs)) != len(refs) or not all(refs):
+            out.append("%s: refIds missing or repeated %s" % (what, refs))
         for t in targets:
             expr = (t.get("expr") or "").strip()
             if not expr:

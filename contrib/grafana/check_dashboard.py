@@ -37,17 +37,28 @@ BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "1h",
 VAR_RE = re.compile(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]")
 
 
+def obj(x):
+    """x when it is a JSON object, else an empty one (bad input reads as missing)."""
+    return x if isinstance(x, dict) else {}
+
+
 def variables(dash):
-    return {v.get("name"): v for v in dash.get("templating", {}).get("list", [])}
+    t = dash.get("templating")
+    lst = t.get("list") if isinstance(t, dict) else None
+    return {v["name"]: v for v in lst if isinstance(v, dict) and isinstance(v.get("name"), str)} \
+        if isinstance(lst, list) else {}
 
 
 def var_query(v):
     q = v.get("query")
-    return q.get("query", "") if isinstance(q, dict) else (q or "")
+    q = q.get("query", "") if isinstance(q, dict) else q
+    return q if isinstance(q, str) else ""
 
 
 def static_problems(dash):
     """What makes the dashboard not importable or not usable, as text lines."""
+    if not isinstance(dash, dict):
+        return ["not a dashboard: the top level is not a JSON object"]
     out = []
     if not isinstance(dash.get("schemaVersion"), int):
         out.append("no schemaVersion")
@@ -64,32 +75,39 @@ def static_problems(dash):
         if name in vs and not var_query(vs[name]).startswith("label_values("):
             out.append("variable %s has no label_values query" % name)
     panels = dash.get("panels")
-    if not isinstance(panels, list) or not panels:
-        out.append("no panels")
+    if not isinstance(panels, list) or not panels or not all(isinstance(p, dict) for p in panels):
+        out.append("no panels (a list of objects)")
         return out
     ids = set()
     for p in panels:
         what = "panel %r" % p.get("title", p.get("id"))
         if not p.get("title"):
             out.append("%s: no title" % what)
-        if p.get("id") in ids:
-            out.append("%s: id %r used twice" % (what, p.get("id")))
-        ids.add(p.get("id"))
-        g = p.get("gridPos", {})
+        if not isinstance(p.get("id"), int):
+            out.append("%s: no numeric id" % what)
+        elif p["id"] in ids:
+            out.append("%s: id %r used twice" % (what, p["id"]))
+        else:
+            ids.add(p["id"])
+        g = obj(p.get("gridPos"))
         if not all(isinstance(g.get(k), int) for k in "xywh"):
             out.append("%s: no gridPos" % what)
-        if (p.get("datasource") or {}).get("uid") != "${datasource}":
+        if obj(p.get("datasource")).get("uid") != "${datasource}":
             out.append("%s: data source is not ${datasource}" % what)
-        if p.get("type") not in PANEL_TYPES:
+        if not isinstance(p.get("type"), str) or p["type"] not in PANEL_TYPES:
             out.append("%s: unknown panel type %r" % (what, p.get("type")))
         targets = p.get("targets") or []
+        if not isinstance(targets, list) or not all(isinstance(t, dict) for t in targets):
+            out.append("%s: targets is not a list of queries" % what)
+            continue
         if not targets:
             out.append("%s: no query" % what)
         refs = [t.get("refId") for t in targets]
-        if len(set(refs)) != len(refs) or not all(refs):
+        if not all(isinstance(r, str) and r for r in refs) or len(set(refs)) != len(refs):
             out.append("%s: refIds missing or repeated %s" % (what, refs))
         for t in targets:
-            expr = (t.get("expr") or "").strip()
+            expr = t.get("expr") if isinstance(t.get("expr"), str) else ""
+            expr = expr.strip()
             if not expr:
                 out.append("%s: target %s has no expr" % (what, t.get("refId")))
             for m in VAR_RE.finditer(expr):
@@ -97,7 +115,7 @@ def static_problems(dash):
                 if name not in vs and name not in BUILTINS:
                     out.append("%s: query names undefined variable $%s" % (what, name))
     for name in ("host", "process"):
-        for m in VAR_RE.finditer(var_query(vs.get(name, {}))):
+        for m in VAR_RE.finditer(var_query(obj(vs.get(name)))):
             ref = m.group(1) or m.group(2) or m.group(3)
             if ref not in vs:
                 out.append("variable %s names undefined variable $%s" % (name, ref))
@@ -133,6 +151,10 @@ def label_values(base, query, values):
 def live_problems(dash, base, values, verbose):
     """Each query, substituted, must return data from the Prometheus at base."""
     out = []
+    try:
+        prom_get(base, "/api/v1/status/buildinfo", {})
+    except Exception as e:  # nothing else can be checked
+        return ["Prometheus at %s does not answer: %s" % (base, e)]
     vs = variables(dash)
     for name in ("host", "process"):
         try:

@@ -118,27 +118,27 @@ check "the TLS daemon stops cleanly" mw_stop "$tls_pid"
 # (bounded: a daemon that starts instead is stopped by timeout, exit 124).
 cp "$pki/other.key" "$pki/mismatch.key"
 printf 'not a certificate\n' >"$pki/junk.pem"
-# refused NEEDLE ARGS...: `run ARGS` exits 2 and its output has NEEDLE.
+# refused CERT KEY NEEDLE: `run` with those settings exits 2 and its
+# output has NEEDLE.
 refused() {
-	local needle=$1
-	shift
 	expect_rc 2 timeout 20 "$daemon" run --db "$tmpdir/refused.db" \
-		--listen "127.0.0.1:$(free_port)" "$@" && grep -qF -- "$needle" "$tmpdir/cmd.out"
+		--listen "127.0.0.1:$(free_port)" --set "web.tls_cert=$1" --set "web.tls_key=$2" \
+		</dev/null &&
+		grep -qF -- "$3" "$tmpdir/cmd.out"
 }
-check "a missing tls_cert: exit 2 naming the file" \
-	refused "[web] tls_cert '$pki/none.pem' cannot be opened" \
-	--set "web.tls_cert=$pki/none.pem" --set "web.tls_key=$pki/server.key"
-check "a tls_cert that is not PEM: exit 2 naming it" \
-	refused "[web] tls_cert '$pki/junk.pem' is not a PEM certificate" \
-	--set "web.tls_cert=$pki/junk.pem" --set "web.tls_key=$pki/server.key"
-check "a key that does not match the certificate: exit 2, GnuTLS's words" \
-	refused "do not match" \
-	--set "web.tls_cert=$pki/server.pem" --set "web.tls_key=$pki/mismatch.key"
-check "the files swapped: exit 2 saying so" \
-	refused "are tls_cert and tls_key swapped?" \
-	--set "web.tls_cert=$pki/server.key" --set "web.tls_key=$pki/server.pem"
+# what it is | tls_cert | tls_key | what the message says
+while IFS='|' read -r what cert key needle; do
+	check "$what: exit 2 naming it" refused "$pki/$cert" "$pki/$key" "$needle"
+done <<EOF
+a missing tls_cert|none.pem|server.key|[web] tls_cert '$pki/none.pem' cannot be opened
+a tls_cert that is not PEM|junk.pem|server.key|[web] tls_cert '$pki/junk.pem' is not a PEM certificate
+a key that does not match the certificate (GnuTLS's words)|server.pem|mismatch.key|do not match
+the two files swapped|server.key|server.pem|are tls_cert and tls_key swapped?
+EOF
 check "tls_cert without tls_key: exit 2" \
-	refused "tls_cert is set without [web] tls_key" --set "web.tls_cert=$pki/server.pem"
+	'expect_rc 2 timeout 20 "$daemon" run --db "$tmpdir/refused.db" \
+		--listen "127.0.0.1:$(free_port)" --set "web.tls_cert=$pki/server.pem" &&
+	 grep -qF "tls_cert is set without [web] tls_key" "$tmpdir/cmd.out"'
 
 # Beyond loopback: a token over plain HTTP is said loudly; over HTTPS not.
 port=$(free_port)

@@ -356,7 +356,8 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	unsigned int threads, timeout_s;
 	size_t mem;
 	bool v6 = false;
-	struct MHD_OptionItem tls_opts[3] = { { MHD_OPTION_END, 0, NULL },
+	struct MHD_OptionItem tls_opts[4] = { { MHD_OPTION_END, 0, NULL },
+					      { MHD_OPTION_END, 0, NULL },
 					      { MHD_OPTION_END, 0, NULL },
 					      { MHD_OPTION_END, 0, NULL } };
 
@@ -396,6 +397,10 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		tls_opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
 						       web->tls.cert };
 		tls_opts[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, web->tls.key };
+		/* GnuTLS's defaults still offer TLS 1.0 and 1.1 (RFC 8996
+		 * deprecates them): 1.2 and 1.3 only */
+		tls_opts[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						       (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1" };
 	}
 	atomic_store(&web->starting, true);
 	web->daemon = MHD_start_daemon(

@@ -3,7 +3,8 @@
 # [web] tls_cert / tls_key the daemon answers `curl --cacert CA` over
 # HTTPS with the token (200; no token 401), a plain-HTTP request gets no
 # HTTP answer (the connection is closed) and the daemon goes on serving,
-# a client trusting another CA fails verification; `check --url https://`
+# TLS 1.0 and 1.1 are refused, a client trusting another CA fails
+# verification; `check --url https://`
 # works with --ca-file and fails without it with a message naming the URL
 # and the reason (exit 2); a bad certificate path, a key that does not
 # match, or only one of the two settings stop start-up with a message
@@ -73,6 +74,15 @@ plain_refused() {
 }
 check "plain HTTP on the TLS port gets no HTTP answer" plain_refused
 check "and the daemon goes on serving HTTPS" up
+
+# handshake VERSION: openssl s_client completes a handshake at that
+# version (the client made willing to speak the old ones: SECLEVEL=0).
+handshake() {
+	openssl s_client -connect "127.0.0.1:$port" "-$1" -CAfile "$pki/ca.pem" \
+		-cipher 'DEFAULT@SECLEVEL=0' </dev/null >"$tmpdir/s_client.out" 2>&1
+}
+check "TLS 1.2 and 1.3 handshakes complete" 'handshake tls1_2 && handshake tls1_3'
+check "TLS 1.0 and 1.1 are refused (RFC 8996)" '! handshake tls1 && ! handshake tls1_1'
 
 # verify_failed CA: curl trusting CA refuses the daemon's certificate
 # (exit 60, "SSL certificate problem").

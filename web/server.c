@@ -15,6 +15,10 @@
  * guard: URL, query string and headers over max_request_size get a JSON
  * 413; far bigger requests overflow MHD's per-connection memory and MHD
  * answers them itself before we are called.
+ *
+ * HTTPS ([web] tls_cert / tls_key, checked by tls.c): libmicrohttpd with
+ * GnuTLS, TLS 1.2 and 1.3; GnuTLS's reason for refusing the pair comes
+ * through libmicrohttpd's log while it starts, so the message can say it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,10 +251,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct mw_web *web = cls;
 	char line[512];
 	size_t n;
-
-	struct mw_web *web = cls;
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strlen(line);

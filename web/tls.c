@@ -9,7 +9,9 @@
 #include <microhttpd.h>
 
 #include "base/fsutf8.h"
+#include "base/log.h"
 #include "base/xalloc.h"
+#include "tls_key_mode.h"
 
 /* A certificate chain or a key is a few KB; anything far larger is not one. */
 #define PEM_MAX_BYTES (1u << 20)
@@ -99,6 +101,7 @@ int mw_web_tls_load(struct mw_web_tls *tls, const struct mw_config *cfg, struct 
 	const char *cert = cfg->web_tls_cert ? cfg->web_tls_cert : "";
 	const char *key = cfg->web_tls_key ? cfg->web_tls_key : "";
 	const char *why;
+	unsigned mode;
 
 	memset(tls, 0, sizeof(*tls));
 	if (!cert[0] && !key[0])
@@ -129,6 +132,9 @@ int mw_web_tls_load(struct mw_web_tls *tls, const struct mw_config *cfg, struct 
 		mw_web_tls_release(tls);
 		return mw_error(err, "[web] tls_key '%s' %s", key, why);
 	}
+	if (mw_web_key_readable_by_others(key, &mode))
+		mw_log_warn("web: [web] tls_key '%s' can be read by other users (mode %04o): "
+			    "anyone who reads it can pose as this server; chmod 600 it", key, mode);
 	return 0;
 }
 

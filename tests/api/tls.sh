@@ -9,7 +9,8 @@
 # and the reason (exit 2); a bad certificate path, a key that does not
 # match, or only one of the two settings stop start-up with a message
 # naming the file (exit 2).  Beyond loopback a token over plain HTTP is
-# warned about, over HTTPS it is not.  The Windows build (under Wine,
+# warned about, over HTTPS it is not; a key others can read is warned
+# about.  The Windows build (under Wine,
 # when built) refuses tls_cert saying what to do instead.  A throw-away
 # CA and certificates made with openssl in $tmpdir; daemons are ours,
 # stopped by PID.
@@ -53,6 +54,8 @@ up() { curl -s -o /dev/null --max-time 2 --cacert "$pki/ca.pem" "$https/healthz"
 check "the daemon answers HTTPS" wait_until 10 up
 check "the log says it listens on https://" \
 	'grep -q "listening on https://127.0.0.1:$port" "$tmpdir/tls.log"'
+check "a key only its owner reads (0600, as openssl writes it) is not warned about" \
+	'[ "$(stat -c %a "$pki/server.key")" = 600 ] && ! grep -q "tls_key.*other users" "$tmpdir/tls.log"'
 
 check "curl --cacert CA with the token: /healthz answers 200" \
 	'[ "$(status "$https/healthz" --cacert "$pki/ca.pem" -H "Authorization: Bearer $token")" = 200 ]'
@@ -158,13 +161,19 @@ check "0.0.0.0 with a token over plain HTTP starts" wait_ready "http://127.0.0.1
 check "and warns that the token crosses the network in clear text" \
 	'grep "warn" "$tmpdir/open.log" | grep -q "0.0.0.0:$port over plain HTTP: the bearer token"'
 check "it stops cleanly" mw_stop "$open_pid"
+# ... and this one's key (a copy) can be read by everyone: warned about.
 port=$(free_port)
+cp "$pki/server.key" "$pki/open.key"
+chmod 644 "$pki/open.key"
 mw_start open_tls --db "$tmpdir/open_tls.db" --listen "0.0.0.0:$port" --set "web.token=$token" \
-	"${tls[@]}"
+	--set "web.tls_cert=$pki/server.pem" --set "web.tls_key=$pki/open.key"
 open_pid=$mw_pid
 https=https://127.0.0.1:$port
 check "0.0.0.0 with a token over HTTPS starts" wait_until 10 up
 check "and does not warn about the token" '! grep -q "clear text" "$tmpdir/open_tls.log"'
+check "a tls_key others can read (0644) is warned about, with chmod 600" \
+	'grep "warn" "$tmpdir/open_tls.log" | grep -qF "tls_key '"'"'$pki/open.key'"'"' can be read by other users (mode 0644)" &&
+	 grep -q "chmod 600" "$tmpdir/open_tls.log"'
 check "it stops cleanly" mw_stop "$open_pid"
 
 # The Windows build has no TLS in its libmicrohttpd: refused, saying

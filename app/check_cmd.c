@@ -21,7 +21,8 @@ static const char check_usage[] =
 	"usage: memwatchd check [--db PATH | --url URL] [--process NAME] [--match SELECTOR]\n"
 	"                       [--from T] [--to T] [--warmup D] [--min-duration D]\n"
 	"                       [--max-growth RATE] [--max-count-growth N/h] [--horizon D]\n"
-	"                       [--limit N] [--inconclusive pass|fail] [--token TOKEN] [--json]\n"
+	"                       [--limit N] [--inconclusive pass|fail] [--token TOKEN]\n"
+	"                       [--ca-file PEM] [--json]\n"
 	"\n"
 	"Judge whether processes leak: pass, fail or inconclusive per process (image name),\n"
 	"with the growth rate, since when, and which kind of memory.  Exit status 0 pass,\n"
@@ -42,6 +43,8 @@ static const char check_usage[] =
 	"  --horizon D        projection horizon for the projected growth (24h)\n"
 	"  --limit N          list at most N processes (all)\n"
 	"  --token TOKEN      bearer token for --url (or MEMWATCH_TOKEN)\n"
+	"  --ca-file PEM      CA that signed an https:// daemon's certificate (default:\n"
+	"                     the system's trust store; not on Windows: import it there)\n"
 	"  --json             the report as JSON (the shape of GET /api/v1/leaks)\n";
 
 /* Options taken by mw_leak_query_set, with their command-line spelling. */
@@ -56,7 +59,7 @@ static const struct {
 };
 
 struct check_args {
-	const char *db, *url, *token;
+	const char *db, *url, *token, *ca_file;
 	const char *raw[MW_ARRAY_SIZE(query_flags)];	/* as given, for --url */
 	bool json;
 	struct mw_leak_query q;
@@ -97,6 +100,10 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 			a->token = v;
 			continue;
 		}
+		if (flen == 9 && !strncmp(arg, "--ca-file", 9)) {
+			a->ca_file = v;
+			continue;
+		}
 		for (k = 0; k < MW_ARRAY_SIZE(query_flags); k++) {
 			if (strlen(query_flags[k].flag) != flen ||
 			    strncmp(arg, query_flags[k].flag, flen))
@@ -111,7 +118,7 @@ static int parse_args(struct check_args *a, int argc, char **argv, int64_t now_m
 		if (!found)
 			return mw_cmd_option_unknown("check", arg, flen);
 	}
-	return mw_report_source_check("check", a->db, a->url, &a->token);
+	return mw_report_source_check("check", a->db, a->url, a->ca_file, &a->token);
 }
 
 /* The report from the daemon at a->url; the options go as they were
@@ -129,7 +136,8 @@ static int report_from_url(const struct check_args *a, struct mw_report *rep)
 			return -1;
 		}
 	}
-	return mw_report_from_url("check", a->url, path, a->token, "verdict", "a leak report", rep);
+	return mw_report_from_url("check", a->url, path, a->token, a->ca_file, "verdict",
+				  "a leak report", rep);
 }
 
 static int build_report(struct mw_reader *r, const void *q, struct mw_jbuf *out,

@@ -20,7 +20,8 @@
 
 static const char diff_usage[] =
 	"usage: memwatchd diff [--db PATH | --url URL] (--pid P | --process NAME)\n"
-	"                      [--from T] [--to T] [--limit N] [--token TOKEN] [--json]\n"
+	"                      [--from T] [--to T] [--limit N] [--token TOKEN] [--ca-file PEM]\n"
+	"                      [--json]\n"
 	"\n"
 	"What changed in a process's working set between two times: resident bytes by\n"
 	"category and sharing at both times and the change, then the regions that are\n"
@@ -37,25 +38,27 @@ static const char diff_usage[] =
 	"                   each snaps to the nearest snapshot in range\n"
 	"  --limit N        list at most N regions (all)\n"
 	"  --token TOKEN    bearer token for --url (or MEMWATCH_TOKEN)\n"
+	"  --ca-file PEM    CA that signed an https:// daemon's certificate (default: the\n"
+	"                   system's trust store; not on Windows: import it there)\n"
 	"  --json           the report as JSON (the shape of GET /api/v1/diff)\n";
 
 struct diff_args {
-	const char *db, *url, *token, *pid, *process, *from, *to, *limit;
+	const char *db, *url, *token, *ca_file, *pid, *process, *from, *to, *limit;
 	bool json;
 };
 
 static int parse_args(struct diff_args *a, int argc, char **argv)
 {
-	static const char *const flags[] = { "--db", "--url", "--token", "--pid", "--process",
-					     "--from", "--to", "--limit" };
-	const char **slots[] = { &a->db, &a->url, &a->token, &a->pid, &a->process, &a->from,
-				 &a->to, &a->limit };
+	static const char *const flags[] = { "--db", "--url", "--token", "--ca-file", "--pid",
+					     "--process", "--from", "--to", "--limit" };
+	const char **slots[] = { &a->db, &a->url, &a->token, &a->ca_file, &a->pid, &a->process,
+				 &a->from, &a->to, &a->limit };
 	int rc = mw_cmd_parse_slots("diff", diff_usage, argc, argv, flags, slots,
 				    MW_ARRAY_SIZE(flags), &a->json);
 
 	if (rc)
 		return rc;
-	if (mw_report_source_check("diff", a->db, a->url, &a->token))
+	if (mw_report_source_check("diff", a->db, a->url, a->ca_file, &a->token))
 		return 2;
 	if (!a->pid && !a->process) {
 		fprintf(stderr, "memwatchd diff: --pid or --process is required\n");
@@ -77,7 +80,8 @@ static int report_from_url(const struct diff_args *a, struct mw_report *rep)
 		fprintf(stderr, "memwatchd diff: the options are too long\n");
 		return -1;
 	}
-	return mw_report_from_url("diff", a->url, path, a->token, "totals", "a diff", rep);
+	return mw_report_from_url("diff", a->url, path, a->token, a->ca_file, "totals", "a diff",
+				  rep);
 }
 
 static int build_report(struct mw_reader *r, const void *q, struct mw_jbuf *out,

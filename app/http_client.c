@@ -81,18 +81,21 @@ struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
 			       const char *token, int timeout_ms, const char *expect,
 			       const char *what, struct mw_err *err)
 {
-	return mw_http_get_json_text(url_text, path_and_query, token, timeout_ms, expect, what,
-				     NULL, NULL, err);
+	return mw_http_get_json_text(url_text, path_and_query, token, NULL, timeout_ms, expect,
+				     what, NULL, NULL, err);
 }
 
 struct cJSON *mw_http_get_json_text(const char *url_text, const char *path_and_query,
-				    const char *token, int timeout_ms, const char *expect,
-				    const char *what, char **text, size_t *len, struct mw_err *err)
+				    const char *token, const char *ca_file, int timeout_ms,
+				    const char *expect, const char *what, char **text,
+				    size_t *len, struct mw_err *err)
 {
 	char url[8192 + 1024];
 	struct mw_rw_endpoint ep = {
 		.url = url,
 		.bearer_token = token,
+		.ca_file = ca_file,
+		.ca_setting = "--ca-file",
 		.tls_verify = true,
 		.timeout_ms = timeout_ms > 0 ? timeout_ms : MW_HTTP_TIMEOUT_MS,
 		.get = true,
@@ -107,8 +110,8 @@ struct cJSON *mw_http_get_json_text(const char *url_text, const char *path_and_q
 	t = mw_rw_transport_new(&ep, err);
 	if (!t)
 		return NULL;
-	if (mw_rw_get(t, MW_HTTP_MAX_RESPONSE, &answer) < 0)
-		mw_error(err, "%s", answer.res.message);
+	if (mw_rw_get(t, MW_HTTP_MAX_RESPONSE, &answer) < 0)	/* no answer: the URL and why */
+		mw_error(err, "%s: %s", url_text, answer.res.message);
 	else
 		doc = judge_answer(url_text, &answer, expect, what, err);
 	if (doc && text) {

@@ -36,8 +36,9 @@ int mw_url_encode_append(char *buf, size_t size, const char *s);
  * (bearer token may be NULL; timeout_ms 0 for MW_HTTP_TIMEOUT_MS) and
  * return the parsed body when the status is 200 and the object has the
  * member `expect` (NULL: any object).  Otherwise NULL with a message for
- * people: the network error ("connection refused by HOST:PORT ...",
- * "timed out after N ms ..."), "URL answered 400: <its error>" (the JSON
+ * people: "URL: " and the network or TLS error ("connection refused by
+ * HOST:PORT ...", "timed out after N ms ...", "certificate of HOST did
+ * not verify: REASON ..."), "URL answered 400: <its error>" (the JSON
  * error member, or the body itself on one line), or "URL did not answer
  * with WHAT (is it memwatchd?)".  The caller cJSON_Delete()s the result.
  */
@@ -47,10 +48,14 @@ struct cJSON *mw_http_get_json(const char *url_text, const char *path_and_query,
 			       const char *what, struct mw_err *err);
 /* The same, and the body as received in *text (NUL-terminated, *len
  * bytes without the NUL; the caller frees it) when it returns a result:
- * `check --url --json` prints the daemon's own bytes. */
+ * `check --url --json` prints the daemon's own bytes.  ca_file (--ca-file;
+ * NULL: the system's trust store) is the PEM file of the CA that signed
+ * an https:// daemon's certificate; it is refused for http://, when it
+ * cannot be read, and on Windows (WinHTTP trusts the Windows store only):
+ * the message names --ca-file. */
 struct cJSON *mw_http_get_json_text(const char *url_text, const char *path_and_query,
-				    const char *token, int timeout_ms, const char *expect,
-				    const char *what, char **text, size_t *len,
-				    struct mw_err *err);
+				    const char *token, const char *ca_file, int timeout_ms,
+				    const char *expect, const char *what, char **text,
+				    size_t *len, struct mw_err *err);
 
 #endif

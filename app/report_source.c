@@ -7,10 +7,14 @@
 #include "http_client.h"
 
 int mw_report_source_check(const char *cmd, const char *db, const char *url,
-			   const char **token)
+			   const char *ca_file, const char **token)
 {
 	if (db && url) {
 		fprintf(stderr, "memwatchd %s: give --db or --url, not both\n", cmd);
+		return 2;
+	}
+	if (ca_file && !url) {
+		fprintf(stderr, "memwatchd %s: --ca-file is for --url https://...\n", cmd);
 		return 2;
 	}
 	if (!*token)
@@ -41,13 +45,13 @@ void mw_report_release(struct mw_report *rep)
 }
 
 int mw_report_from_url(const char *cmd, const char *url, const char *path_and_query,
-		       const char *token, const char *expect, const char *what,
-		       struct mw_report *rep)
+		       const char *token, const char *ca_file, const char *expect,
+		       const char *what, struct mw_report *rep)
 {
 	struct mw_err err = { "" };
 
 	memset(rep, 0, sizeof(*rep));
-	rep->doc = mw_http_get_json_text(url, path_and_query, token, 0, expect, what,
+	rep->doc = mw_http_get_json_text(url, path_and_query, token, ca_file, 0, expect, what,
 					 &rep->text, &rep->len, &err);
 	if (!rep->doc) {
 		fprintf(stderr, "memwatchd %s: --url: %s\n", cmd, err.msg);

@@ -32,10 +32,11 @@ struct mw_report {
 
 void mw_report_release(struct mw_report *rep);
 
-/* --db and --url are exclusive (2 with a message when both are given);
- * with no --token the token is $MEMWATCH_TOKEN.  0 otherwise. */
+/* --db and --url are exclusive (2 with a message when both are given),
+ * --ca-file needs --url (2 too); with no --token the token is
+ * $MEMWATCH_TOKEN.  0 otherwise. */
 int mw_report_source_check(const char *cmd, const char *db, const char *url,
-			   const char **token);
+			   const char *ca_file, const char **token);
 
 /* Append "?name=value" (the first time, then "&name=value") to path,
  * percent-encoded; nothing when value is NULL.  -1 when it does not fit
@@ -44,10 +45,11 @@ int mw_report_query_append(char *path, size_t size, bool *first, const char *nam
 			   const char *value);
 
 /* GET url + path_and_query (a JSON object with the member `expect`) into
- * *rep: 0, or -1 after printing "memwatchd CMD: --url: <why>". */
+ * *rep, an https:// daemon's certificate verified (against ca_file when
+ * not NULL): 0, or -1 after printing "memwatchd CMD: --url: <why>". */
 int mw_report_from_url(const char *cmd, const char *url, const char *path_and_query,
-		       const char *token, const char *expect, const char *what,
-		       struct mw_report *rep);
+		       const char *token, const char *ca_file, const char *expect,
+		       const char *what, struct mw_report *rep);
 
 /* Open db (NULL: memwatch.db) and write the report with build(reader,
  * query, out, err) into *rep: 0, or -1 after printing why. */

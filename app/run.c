@@ -102,10 +102,10 @@ int mw_cmd_run(const struct mw_config *cfg)
 	}
 	for (i = 0; i < sched.nitems; i++)
 		active += sched.items[i].active;
-	mw_log_info("memwatchd %s started: %zu collectors sampling, database '%s', %s%s",
+	mw_log_info("memwatchd %s started: %zu collectors sampling, database '%s', %s%s%s%s",
 		    MW_VERSION, active, cfg->db_path,
-		    web ? "listening on http://" : "web server off",
-		    web ? cfg->listen : "");
+		    web ? "listening on " : "web server off", web ? mw_web_scheme(web) : "",
+		    web ? "://" : "", web ? cfg->listen : "");
 	/* Storage and web are up: a service reports RUNNING now. */
 	if (ready_hook)
 		ready_hook(ready_arg);

@@ -90,6 +90,8 @@ struct mw_config {
 	int64_t web_header_timeout_ms;	/* request line and headers must arrive within */
 	int64_t web_query_timeout_ms;	/* a storage query longer than this is a 503 */
 	uint64_t web_max_request_bytes;
+	char *web_tls_cert;	/* PEM certificate (chain) for HTTPS; NULL or "": plain HTTP */
+	char *web_tls_key;	/* PEM private key of web_tls_cert */
 
 	/* [leak]: defaults of the leak verdicts (check, /api/v1/leaks) and the
 	 * daemon's background judgement for the memwatch_leak_* gauges */

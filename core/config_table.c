@@ -211,6 +211,13 @@ const struct mw_option mw_config_options[] = {
 	{ MW_OPTION("web", "max_request_size", MW_OPT_SIZE, OFF(web_max_request_bytes),
 		    "16KB", 1024, 262144,
 	  "Largest request (line, headers and body) accepted; larger gets 413.") },
+	{ MW_OPTION("web", "tls_cert", MW_OPT_STRING, OFF(web_tls_cert), "", 0, 0,
+	  "PEM certificate (its chain after it) to serve HTTPS instead of HTTP, with\n"
+	  "tls_key; a plain-HTTP request is then refused (the connection is closed).\n"
+	  "Both files are read and checked at start (restart to load a new one).\n"
+	  "Not available in the Windows build: put an HTTPS reverse proxy in front.") },
+	{ MW_OPTION("web", "tls_key", MW_OPT_STRING, OFF(web_tls_key), "", 0, 0,
+	  "PEM private key of tls_cert, unencrypted (keep it readable by memwatch only).") },
 	{ MW_OPTION("leak", "warmup", MW_OPT_DURATION, OFF(leak_warmup_ms), "10m", 0, 30 * DAY,
 	  "Leak verdicts: the start of each process not judged (start-up, caches filling).\n"
 	  "These [leak] keys are the defaults of GET /api/v1/leaks and /api/v1/check;\n"

@@ -122,6 +122,11 @@ static int has_line_break(const char *s)
 	return s && strpbrk(s, "\r\n") != NULL;
 }
 
+const char *mw_rw_ca_setting(const struct mw_rw_endpoint *ep)
+{
+	return ep->ca_setting ? ep->ca_setting : "remote-write ca_file";
+}
+
 int mw_rw_endpoint_check(const struct mw_rw_endpoint *ep, struct mw_rw_url *u,
 			 struct mw_err *err)
 {
@@ -150,8 +155,8 @@ int mw_rw_endpoint_check(const struct mw_rw_endpoint *ep, struct mw_rw_url *u,
 		return mw_error(err, "%s basic_user or basic_password contains a line "
 				"break", who);
 	if (ep->ca_file && ep->ca_file[0] && !u->https)
-		return mw_error(err, "%s ca_file is set but url '%.200s' is not "
-				"https://", who, ep->url);
+		return mw_error(err, "%s is set but %s '%.200s' is not https://",
+				mw_rw_ca_setting(ep), url_setting, ep->url);
 	return 0;
 }
 

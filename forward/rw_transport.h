@@ -21,7 +21,8 @@
  *
  * TLS is verified unless tls_verify is false.  On Windows WinHTTP trusts
  * the Windows certificate store only: a ca_file is refused at creation
- * (the message says to import the CA into the store instead).  Timeouts:
+ * (the message says to import the CA into the store instead), for a GET
+ * (--ca-file) as for a post.  Timeouts:
  * libcurl's covers the whole exchange; WinHTTP's are per step (resolve,
  * connect, send, wait for the answer), each timeout_ms.
  */
@@ -38,6 +39,8 @@ struct mw_rw_endpoint {
 	const char *basic_user;		/* NULL or "" for none */
 	const char *basic_password;
 	const char *ca_file;		/* NULL: the system's trust store */
+	const char *ca_setting;		/* names ca_file in messages: NULL for
+					 * "remote-write ca_file", "--ca-file" */
 	bool tls_verify;		/* false only when asked in the config */
 	int timeout_ms;			/* whole exchange: connect, send, answer */
 	bool get;			/* a GET (mw_rw_get) instead of the POST */

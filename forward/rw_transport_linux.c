@@ -39,6 +39,7 @@ struct mw_rw_transport {
 	size_t body_len;
 	bool get;
 	const char *peer;		/* who should be running, for messages */
+	char ca_setting[32];		/* how messages name ca_file */
 	char *got;			/* a GET's whole body (NUL-terminated) */
 	size_t got_len, got_cap, got_max;
 	bool too_big;
@@ -149,8 +150,8 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	if (ep->ca_file && ep->ca_file[0]) {
 		ca = fopen(ep->ca_file, "r");
 		if (!ca) {
-			mw_error(err, "remote-write ca_file %s cannot be read: %s", ep->ca_file,
-				 strerror(errno));
+			mw_error(err, "%s %s cannot be read: %s", mw_rw_ca_setting(ep),
+				 ep->ca_file, strerror(errno));
 			goto fail;
 		}
 		fclose(ca);
@@ -158,6 +159,7 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	t->timeout_ms = ep->timeout_ms;
 	t->get = ep->get;
 	t->peer = ep->get ? "the daemon" : "the receiver";
+	snprintf(t->ca_setting, sizeof(t->ca_setting), "%s", mw_rw_ca_setting(ep));
 	if (mw_rw_headers_build(ep, &h, err) < 0)
 		goto fail;
 	for (size_t i = 0; h.line[i]; i++) {
@@ -247,14 +249,13 @@ static void no_answer(struct mw_rw_transport *t, CURLcode rc, struct mw_rw_resul
 		break;
 	case CURLE_PEER_FAILED_VERIFICATION:
 		snprintf(res->message, sizeof(res->message),
-			 "certificate of %s did not verify: %s (%s, or fix %s's certificate)",
-			 t->url.host, detail,
-			 t->get ? "trust its CA in the system's store" : "give the CA as ca_file",
-			 t->peer);
+			 "certificate of %s did not verify: %s (give the CA that signed it as "
+			 "%s or trust it in the system's store, or fix %s's certificate)",
+			 t->url.host, detail, t->ca_setting, t->peer);
 		break;
 	case CURLE_SSL_CACERT_BADFILE:
-		snprintf(res->message, sizeof(res->message), "ca_file could not be used: %s",
-			 detail);
+		snprintf(res->message, sizeof(res->message), "%s could not be used: %s",
+			 t->ca_setting, detail);
 		break;
 	case CURLE_SSL_CONNECT_ERROR:
 		snprintf(res->message, sizeof(res->message), "TLS handshake with %s:%u failed: %s",

@@ -32,6 +32,10 @@ int mw_rw_url_parse(const char *url, struct mw_rw_url *u, struct mw_err *err);
 int mw_rw_endpoint_check(const struct mw_rw_endpoint *ep, struct mw_rw_url *u,
 			 struct mw_err *err);
 
+/* How messages name the endpoint's ca_file: its ca_setting, or
+ * "remote-write ca_file". */
+const char *mw_rw_ca_setting(const struct mw_rw_endpoint *ep);
+
 /* The request's header lines besides Host, Content-Length and User-Agent
  * (which the HTTP clients write themselves), each "Name: value" without
  * CRLF, NULL-terminated.  Authorization is built here (Bearer, or Basic

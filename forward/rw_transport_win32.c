@@ -98,10 +98,10 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
 		goto fail;
 	if (ep->ca_file && ep->ca_file[0]) {
-		mw_error(err, "remote-write ca_file is not supported on Windows: WinHTTP checks "
+		mw_error(err, "%s is not supported on Windows: WinHTTP checks "
 			 "certificates against the Windows certificate store; import the CA "
-			 "there (certutil -addstore Root %s) and leave ca_file empty",
-			 ep->ca_file);
+			 "there (certutil -addstore Root %s) and leave it out",
+			 mw_rw_ca_setting(ep), ep->ca_file);
 		goto fail;
 	}
 	t->tls_verify = ep->tls_verify;

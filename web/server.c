@@ -15,6 +15,10 @@
  * guard: URL, query string and headers over max_request_size get a JSON
  * 413; far bigger requests overflow MHD's per-connection memory and MHD
  * answers them itself before we are called.
+ *
+ * HTTPS ([web] tls_cert / tls_key, checked by tls.c): libmicrohttpd with
+ * GnuTLS, TLS 1.2 and 1.3; GnuTLS's reason for refusing the pair comes
+ * through libmicrohttpd's log while it starts, so the message can say it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,14 +251,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct mw_web *web = cls;
 	char line[512];
 	size_t n;
 
-	MW_UNUSED(cls);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strlen(line);
 	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';
+	if (atomic_load(&web->starting) && !web->start_said[0])
+		snprintf(web->start_said, sizeof(web->start_said), "%s", line);
 	mw_log_debug("web: libmicrohttpd: %s", line);
 }
 
@@ -323,6 +329,26 @@ static int check_anonymous(const struct mw_config *cfg, const union mw_sockaddr 
 	return 0;
 }
 
+/* Whether libmicrohttpd's line is about the certificate or key (GnuTLS),
+ * not the socket. */
+static bool tls_refused(const char *said)
+{
+	return said[0] && (strstr(said, "TLS") || strstr(said, "x509") ||
+			   strstr(said, "certificate") || strstr(said, "key"));
+}
+
+/* A token over plain HTTP beyond loopback crosses the network readable by
+ * anyone on the path: allowed (a lab behind a proxy), but said loudly. */
+static void warn_clear_token(const struct mw_config *cfg, const union mw_sockaddr *a, bool v6,
+			     bool tls)
+{
+	if (tls || !cfg->token || !cfg->token[0] || is_loopback(a, v6))
+		return;
+	mw_log_warn("web: listening on %s over plain HTTP: the bearer token crosses the "
+		    "network in clear text; set [web] tls_cert and tls_key (HTTPS), or listen "
+		    "on 127.0.0.1 behind an HTTPS proxy", cfg->listen);
+}
+
 int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		 struct mw_status_table *status, struct mw_err *err)
 {
@@ -333,6 +359,10 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	unsigned int threads, timeout_s;
 	size_t mem;
 	bool v6 = false;
+	struct MHD_OptionItem tls_opts[4] = { { MHD_OPTION_END, 0, NULL },
+					      { MHD_OPTION_END, 0, NULL },
+					      { MHD_OPTION_END, 0, NULL },
+					      { MHD_OPTION_END, 0, NULL } };
 
 	*out = NULL;
 	if (!cfg->listen || !strcmp(cfg->listen, "off") || !cfg->listen[0])
@@ -350,6 +380,10 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		web->token_len = strlen(web->token);
 	}
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
+	if (mw_web_tls_load(&web->tls, cfg, err)) {
+		mw_web_stop(web);
+		return -1;
+	}
 	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
 	mw_pool_set_timeout(web->pool, cfg->web_query_timeout_ms);
 	mw_leak_params_from_config(&web->leak_params, cfg);
@@ -361,8 +395,21 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	 * MHD then had no room left even to answer), plus its write buffer. */
 	mem = web->max_request_bytes * 36 + 32768;
 	web->guard = mw_conn_guard_start(cfg->web_header_timeout_ms);
+	if (web->tls.cert) {
+		flags |= MHD_USE_TLS;
+		tls_opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						       web->tls.cert };
+		tls_opts[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, web->tls.key };
+		/* GnuTLS's defaults still offer TLS 1.0 and 1.1 (RFC 8996
+		 * deprecates them): 1.2 and 1.3 only */
+		tls_opts[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						       (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1" };
+	}
+	atomic_store(&web->starting, true);
 	web->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, web,
+		/* first, so MHD's every word (GnuTLS's refusal too) comes here */
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,
 		MHD_OPTION_SOCK_ADDR, &addr.sa,
 		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->web_max_connections,
@@ -371,16 +418,22 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
 		/* never share the port (listen_options.h) */
 		MHD_OPTION_ARRAY, mw_web_listen_options(),
+		MHD_OPTION_ARRAY, tls_opts,	/* empty for plain HTTP */
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, web,
 		MHD_OPTION_NOTIFY_CONNECTION, mw_conn_guard_notify, web->guard,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,
 		MHD_OPTION_END);
+	atomic_store(&web->starting, false);
 	if (!web->daemon) {
-		mw_error(err, "cannot listen on '%s' (address in use or not available?)",
-			 cfg->listen);
+		/* GnuTLS refusing the pair is said before the socket is made */
+		if (web->tls.cert && tls_refused(web->start_said))
+			mw_web_tls_start_failed(cfg, web->start_said, err);
+		else
+			mw_error(err, "cannot listen on '%s' (address in use or not available?)",
+				 cfg->listen);
 		mw_web_stop(web);
 		return -1;
 	}
+	warn_clear_token(cfg, &addr, v6, web->tls.cert != NULL);
 	info = MHD_get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	web->port = info ? (int)info->port : 0;
 	*out = web;
@@ -392,6 +445,11 @@ int mw_web_port(const struct mw_web *web)
 	return web ? web->port : 0;
 }
 
+const char *mw_web_scheme(const struct mw_web *web)
+{
+	return web && web->tls.cert ? "https" : "http";
+}
+
 void mw_web_stop(struct mw_web *web)
 {
 	if (!web)
@@ -401,6 +459,7 @@ void mw_web_stop(struct mw_web *web)
 	mw_conn_guard_stop(web->guard);
 	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);
+	mw_web_tls_release(&web->tls);
 	free(web->token);
 	free(web->listen);
 	free(web);

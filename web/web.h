@@ -24,4 +24,7 @@ void mw_web_stop(struct mw_web *web);
 /* The TCP port actually bound (useful with port 0), 0 for NULL. */
 int mw_web_port(const struct mw_web *web);
 
+/* "https" when it serves TLS ([web] tls_cert), "http" otherwise. */
+const char *mw_web_scheme(const struct mw_web *web);
+
 #endif

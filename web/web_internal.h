@@ -21,6 +21,7 @@
 #include "base/mwerr.h"
 #include "core/status.h"
 #include "base/json_out.h"
+#include "tls.h"
 #include "web.h"
 
 struct mw_reader_pool;
@@ -41,6 +42,11 @@ struct mw_web {
 	int port;
 	struct mw_leak_params leak_params;	/* [leak] defaults of /api/v1/leaks */
 	struct mw_conn_guard *guard;	/* slow request heads (conn_guard.h) */
+	struct mw_web_tls tls;	/* [web] tls_cert / tls_key; cert NULL: plain HTTP */
+	/* libmicrohttpd's first log line while it starts (GnuTLS's reason
+	 * when it refuses the certificate); written only before it returns */
+	char start_said[256];
+	atomic_bool starting;
 	atomic_uint_fast64_t requests[MW_WEB_NCODES + 1];	/* last: other */
 };
 

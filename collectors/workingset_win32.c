@@ -14,8 +14,10 @@
  *            QueryWorkingSet always and QueryWorkingSetEx except on the
  *            GetCurrentProcess() pseudo-handle: self gets the Ex mode.)
  *   regions  VirtualQueryEx (vmmap_win32.c's walk)
- *   names    GetMappedFileNameW per image/mapped allocation, turned into
- *            a DOS path (QueryDosDeviceW of each drive letter)
+ *   names    GetMappedFileNameW per image/mapped allocation (buffer grown
+ *            until the name is whole), turned into a DOS path through the
+ *            mount manager's global volume table (mapped_name_win32.c;
+ *            why not per-letter QueryDosDeviceW: mapped_name.h)
  *   heaps    every process: the PEB's ProcessHeaps and each NT heap's
  *            segment list, read with ReadProcessMemory (peb_win32.c; no
  *            thread is created in the target); when that fails, own
@@ -35,6 +37,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "mapped_name.h"
 #include "peb.h"
 
 _Static_assert(sizeof(struct mw_ws_ex_info) == sizeof(PSAPI_WORKING_SET_EX_INFORMATION),
@@ -86,53 +89,34 @@ static DWORD pages_full(HANDLE h, struct mw_ws_snapshot *s)
 	return ERROR_BAD_LENGTH;
 }
 
-/* The NT device of each drive letter, as UTF-8 ("" when none). */
-static void dos_devices(char dev[26][MAX_PATH * 3], const char *ptrs[26])
-{
-	for (int i = 0; i < 26; i++) {
-		WCHAR drive[3] = { (WCHAR)('A' + i), L':', 0 }, w[MAX_PATH];
-
-		dev[i][0] = '\0';
-		ptrs[i] = dev[i];
-		if (QueryDosDeviceW(drive, w, MAX_PATH) &&
-		    !WideCharToMultiByte(CP_UTF8, 0, w, -1, dev[i], MAX_PATH * 3, NULL, NULL))
-			dev[i][0] = '\0';
-	}
-}
-
+/* The file behind each image/mapped allocation (mapped_name.h: the
+ * mount manager's table, read once per process read when first needed). */
 static void names(HANDLE h, struct mw_ws_snapshot *s)
 {
 	uint64_t last = UINT64_MAX;
 	size_t i;
-	static char dev[26][MAX_PATH * 3];	/* only the collector thread reads */
-	const char *ptrs[26];
-	bool have_devices = false;
+	struct mw_mount_table mounts = { 0 };
+	bool have_mounts = false;
 
 	for (i = 0; i < s->regions.n; i++) {
 		const struct mw_vm_region *r = &s->regions.r[i];
-		WCHAR w[MAX_PATH];
-		char u[MAX_PATH * 3];
+		char *name;
 
 		if ((r->type != MW_VM_IMAGE && r->type != MW_VM_MAPPED) || r->alloc_base == last)
 			continue;
 		last = r->alloc_base;
-		if (!GetMappedFileNameW(h, (LPVOID)(uintptr_t)r->alloc_base, w, MAX_PATH))
-			continue;
-		if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, u, sizeof(u), NULL, NULL))
-			continue;
-		if (!have_devices) {
-			dos_devices(dev, ptrs);
-			have_devices = true;
+		if (!have_mounts) {
+			mw_mount_table_read(&mounts);
+			have_mounts = true;
 		}
+		name = mw_mapped_file_name(h, r->alloc_base, &mounts);
+		if (!name)
+			continue;
 		MW_GROW(s->names, s->names_cap, s->nnames + 1);
 		s->names[s->nnames].alloc_base = r->alloc_base;
-		{
-			char d[MAX_PATH * 3];
-
-			s->names[s->nnames++].name =
-				mw_xstrdup(mw_nt_to_dos_path(u, ptrs, d, sizeof(d)) ? d : u);
-		}
+		s->names[s->nnames++].name = name;
 	}
+	mw_mount_table_release(&mounts);
 }
 
 static void add_heap(struct mw_ws_snapshot *s, uint64_t base, uint64_t size, uint32_t id)

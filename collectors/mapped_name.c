@@ -5,25 +5,18 @@
  */
 #include "mapped_name.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/xalloc.h"
 #include "peb.h"
 
-static int lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
+/* ASCII case-insensitive: NT device names are ASCII. */
 static bool prefix_ci(const char *s, const char *p, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!s[i] || lower((unsigned char)s[i]) != lower((unsigned char)p[i]))
-			return false;
-	return true;
+	return strncasecmp(s, p, n) == 0;
 }
 
 /* head + tail into out, one backslash between them. */
@@ -116,7 +109,7 @@ const char *mw_volume_root_choice(const char *paths)
 	if (!paths)
 		return NULL;
 	for (p = paths; *p; p += strlen(p) + 1) {
-		int c = lower((unsigned char)p[0]);
+		int c = tolower((unsigned char)p[0]);
 
 		if (c >= 'a' && c <= 'z' && p[1] == ':' && p[2] == '\\' && !p[3])
 			return p;

@@ -158,6 +158,25 @@ static struct mw_ws_os fake(struct fake_os *f, const struct fake_proc *procs, si
 	};
 }
 
+/* The fakes, a snapshot reused across reads (as the collector does). */
+struct rig {
+	struct fake_os f;
+	struct mw_ws_os os;
+	struct mw_ws_snapshot s;
+	struct mw_err err;
+};
+
+static void rig_init(struct rig *r, const struct fake_proc *procs, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->os = fake(&r->f, procs, n);
+}
+
+static int rig_read(struct rig *r, uint32_t pid)
+{
+	return mw_ws_read_with(&r->os, pid, false, &r->s, &r->err);
+}
+
 /* Two protected processes read into one snapshot, as the collector does;
  * the second's GetProcessMemoryInfo fails.  Before: the first's 123 MB
  * was reported for the second. */
@@ -167,23 +186,21 @@ static void failed_total_is_not_the_previous_targets(void **state)
 		{ .pid = 100, .refuse = PROTECTED, .ws_bytes = 123 * MB },
 		{ .pid = 200, .refuse = PROTECTED, .mem_err = 5 },
 	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 2);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
+	struct rig r;
 
 	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 100, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_TOTALS);
-	assert_true(s.have_total);
-	assert_int_equal(s.total_bytes, 123 * MB);
+	rig_init(&r, procs, 2);
+	assert_int_equal(rig_read(&r, 100), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_true(r.s.have_total);
+	assert_int_equal(r.s.total_bytes, 123 * MB);
 
-	assert_int_equal(mw_ws_read_with(&os, 200, false, &s, &err), 1);	/* inaccessible */
-	assert_false(s.have_total);
-	assert_int_not_equal(s.total_bytes, 123 * MB);
-	assert_non_null(strstr(err.msg, "GetProcessMemoryInfo(200): error 5"));
-	assert_int_equal(f.open_handles, 0);
-	mw_ws_snapshot_release(&s);
+	assert_int_equal(rig_read(&r, 200), 1);	/* inaccessible */
+	assert_false(r.s.have_total);
+	assert_int_not_equal(r.s.total_bytes, 123 * MB);
+	assert_non_null(strstr(r.err.msg, "GetProcessMemoryInfo(200): error 5"));
+	assert_int_equal(r.f.open_handles, 0);
+	mw_ws_snapshot_release(&r.s);
 }
 
 /* The same with the full read: a readable process after one whose total
@@ -195,28 +212,26 @@ static void failed_total_in_full_mode(void **state)
 		{ .pid = 2, .mem_err = 31 },
 		{ .pid = 3, .mem_err = 31, .full_fails = true, .ex_fails = true },
 	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 3);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
+	struct rig r;
 
 	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 1, false, &s, &err), 0);
-	assert_true(s.have_total);
-	assert_int_equal(mw_ws_read_with(&os, 2, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_FULL);	/* the pages are still read */
-	assert_false(s.have_total);
-	assert_int_equal(s.total_bytes, 0);
+	rig_init(&r, procs, 3);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_true(r.s.have_total);
+	assert_int_equal(rig_read(&r, 2), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_FULL);	/* the pages are still read */
+	assert_false(r.s.have_total);
+	assert_int_equal(r.s.total_bytes, 0);
 	/* neither page call answers (other processes under Wine): totals
 	 * mode, the regions still read, and no total to report */
-	assert_int_equal(mw_ws_read_with(&os, 1, false, &s, &err), 0);
-	assert_int_equal(mw_ws_read_with(&os, 3, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_TOTALS);
-	assert_false(s.have_total);
-	assert_int_equal(s.npages, 0);
-	assert_true(s.regions.n > 0);
-	assert_non_null(strstr(s.why, "GetProcessMemoryInfo failed"));
-	mw_ws_snapshot_release(&s);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_int_equal(rig_read(&r, 3), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_false(r.s.have_total);
+	assert_int_equal(r.s.npages, 0);
+	assert_true(r.s.regions.n > 0);
+	assert_non_null(strstr(r.s.why, "GetProcessMemoryInfo failed"));
+	mw_ws_snapshot_release(&r.s);
 }
 
 /* GetProcessMemoryInfo is called on a handle with the rights it
@@ -229,32 +244,30 @@ static void memory_info_rights(void **state)
 		{ .pid = 2, .refuse = MW_PROCESS_QUERY_INFORMATION, .ws_bytes = 2 * MB },
 		{ .pid = 3, .refuse = PROTECTED, .ws_bytes = 3 * MB },
 	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 3);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
+	struct rig r;
 
 	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 1, false, &s, &err), 0);
-	assert_true(mw_process_access(f.mem_info_need) & MW_PROCESS_VM_READ);
-	assert_int_equal(f.nopened, 1);
+	rig_init(&r, procs, 3);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_true(mw_process_access(r.f.mem_info_need) & MW_PROCESS_VM_READ);
+	assert_int_equal(r.f.nopened, 1);
 
-	f.nopened = 0;
-	assert_int_equal(mw_ws_read_with(&os, 2, false, &s, &err), 0);
-	assert_int_equal(f.mem_info_need, MW_NEED_MEMORY_INFO);
-	assert_int_equal(mw_process_access(f.mem_info_need),
+	r.f.nopened = 0;
+	assert_int_equal(rig_read(&r, 2), 0);
+	assert_int_equal(r.f.mem_info_need, MW_NEED_MEMORY_INFO);
+	assert_int_equal(mw_process_access(r.f.mem_info_need),
 			 MW_PROCESS_QUERY_LIMITED_INFORMATION | MW_PROCESS_VM_READ);
-	assert_int_equal(s.total_bytes, 2 * MB);
+	assert_int_equal(r.s.total_bytes, 2 * MB);
 
-	f.nopened = 0;
-	assert_int_equal(mw_ws_read_with(&os, 3, false, &s, &err), 0);
-	assert_int_equal(f.nopened, 3);
-	assert_int_equal(f.opened[1], MW_NEED_MEMORY_INFO);
-	assert_int_equal(f.opened[2], MW_NEED_TOTALS);
-	assert_int_equal(s.mode, MW_WS_MODE_TOTALS);
-	assert_non_null(strstr(s.why, "totals only: OpenProcess(3"));
-	assert_int_equal(f.open_handles, 0);
-	mw_ws_snapshot_release(&s);
+	r.f.nopened = 0;
+	assert_int_equal(rig_read(&r, 3), 0);
+	assert_int_equal(r.f.nopened, 3);
+	assert_int_equal(r.f.opened[1], MW_NEED_MEMORY_INFO);
+	assert_int_equal(r.f.opened[2], MW_NEED_TOTALS);
+	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_non_null(strstr(r.s.why, "totals only: OpenProcess(3"));
+	assert_int_equal(r.f.open_handles, 0);
+	mw_ws_snapshot_release(&r.s);
 }
 
 static uint64_t private_pages(const struct mw_ws_snapshot *s)
@@ -270,68 +283,46 @@ static uint64_t private_pages(const struct mw_ws_snapshot *s)
 	return n;
 }
 
-/* QueryWorkingSet mode: the two resident large pages (4 MB) are found
- * and counted as private pages.  Before: 7 pages, 3 private. */
-static void large_pages_full_mode(void **state)
+/* Large pages in each mode, one process read through the fakes:
+ * - QueryWorkingSet mode: the two resident large pages (4 MB) are found
+ *   with QueryWorkingSetEx and counted as private pages (before: 7 pages,
+ *   3 of them private);
+ * - QueryWorkingSetEx mode (QueryWorkingSet refused): every committed
+ *   page is asked; those with the LargePage bit are counted;
+ * - the large-page question refused: the QueryWorkingSet figures stay and
+ *   the why says so. */
+static void large_pages_each_mode(void **state)
 {
-	const struct fake_proc procs[] = {
-		{ .pid = 9, .ws_bytes = 5 * MB, .large_lo = 0x40000000, .large_hi = 0x40400000 },
+	static const struct {
+		struct fake_proc p;
+		int mode;
+		size_t npages;
+		uint64_t large, private_pages;
+		const char *why;
+	} cases[] = {
+		{ { .pid = 9, .ws_bytes = 5 * MB, .large_lo = 0x40000000, .large_hi = 0x40400000 },
+		  MW_WS_MODE_FULL, 7 + 2 * LP / P, 2, 3 + 2 * LP / P, "2 large pages, 4 MB" },
+		{ { .pid = 9, .full_fails = true, .large_lo = 0x40000000, .large_hi = 0x40200000 },
+		  MW_WS_MODE_EX, 7 + LP / P, 1, 3 + LP / P, "1 large pages, 2 MB" },
+		{ { .pid = 9, .ex_fails = true, .large_lo = 0x40000000, .large_hi = 0x40400000 },
+		  MW_WS_MODE_FULL, 7, 0, 3, "large pages unknown: QueryWorkingSetEx: error 87" },
 	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 1);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
 
 	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 9, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_FULL);
-	assert_int_equal(s.npages, 7 + 2 * LP / P);
-	assert_int_equal(s.large_pages, 2);
-	assert_int_equal(s.large_bytes, 2 * LP);
-	assert_int_equal(private_pages(&s), 3 + 2 * LP / P);
-	assert_non_null(strstr(s.why, "2 large pages, 4 MB"));
-	mw_ws_snapshot_release(&s);
-}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rig r;
 
-/* QueryWorkingSetEx mode (QueryWorkingSet refused): every committed page
- * is asked; those with the LargePage bit are counted. */
-static void large_pages_ex_mode(void **state)
-{
-	const struct fake_proc procs[] = {
-		{ .pid = 9, .full_fails = true, .large_lo = 0x40000000, .large_hi = 0x40200000 },
-	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 1);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
-
-	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 9, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_EX);
-	assert_int_equal(s.npages, 7 + LP / P);
-	assert_int_equal(s.large_pages, 1);
-	assert_int_equal(s.large_bytes, LP);
-	mw_ws_snapshot_release(&s);
-}
-
-/* A failed large-page scan leaves the QueryWorkingSet figures and says so. */
-static void large_pages_refused(void **state)
-{
-	const struct fake_proc procs[] = {
-		{ .pid = 9, .ex_fails = true, .large_lo = 0x40000000, .large_hi = 0x40400000 },
-	};
-	struct fake_os f;
-	struct mw_ws_os os = fake(&f, procs, 1);
-	struct mw_ws_snapshot s = { 0 };
-	struct mw_err err = { "" };
-
-	(void)state;
-	assert_int_equal(mw_ws_read_with(&os, 9, false, &s, &err), 0);
-	assert_int_equal(s.mode, MW_WS_MODE_FULL);
-	assert_int_equal(s.npages, 7);
-	assert_int_equal(s.large_pages, 0);
-	assert_non_null(strstr(s.why, "large pages unknown: QueryWorkingSetEx: error 87"));
-	mw_ws_snapshot_release(&s);
+		print_message("case %zu\n", i);
+		rig_init(&r, &cases[i].p, 1);
+		assert_int_equal(rig_read(&r, 9), 0);
+		assert_int_equal(r.s.mode, cases[i].mode);
+		assert_int_equal(r.s.npages, cases[i].npages);
+		assert_int_equal(r.s.large_pages, cases[i].large);
+		assert_int_equal(r.s.large_bytes, cases[i].large * LP);
+		assert_int_equal(private_pages(&r.s), cases[i].private_pages);
+		assert_non_null(strstr(r.s.why, cases[i].why));
+		mw_ws_snapshot_release(&r.s);
+	}
 }
 
 /* The interpretation alone, on a constructed PSAPI_WORKING_SET_EX array:
@@ -366,8 +357,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(failed_total_is_not_the_previous_targets),
 	cmocka_unit_test(failed_total_in_full_mode),
 	cmocka_unit_test(memory_info_rights),
-	cmocka_unit_test(large_pages_full_mode),
-	cmocka_unit_test(large_pages_ex_mode),
-	cmocka_unit_test(large_pages_refused),
+	cmocka_unit_test(large_pages_each_mode),
 	cmocka_unit_test(large_pages_interpretation),
 )

@@ -93,15 +93,17 @@ int mw_vm_stacks(uint32_t pid, bool self, struct mw_vm_ranges *out, struct mw_er
 #define MW_THREAD_QUERY_LIMITED_INFORMATION 0x0800u
 
 enum {
-	MW_NEED_TOTALS = 1,	/* GetProcessMemoryInfo, IsWow64Process,
-				 * NtQueryInformationProcess (basic, WOW64) */
+	MW_NEED_TOTALS = 1,	/* IsWow64Process, NtQueryInformationProcess
+				 * (basic, WOW64) */
 	MW_NEED_REGIONS = 2,	/* VirtualQueryEx, GetMappedFileName */
 	MW_NEED_READ = 4,	/* ReadProcessMemory */
 	MW_NEED_WORKING_SET = 8,	/* QueryWorkingSet(Ex) */
+	MW_NEED_MEMORY_INFO = 16,	/* GetProcessMemoryInfo: documented to need
+					 * QUERY_(LIMITED_)INFORMATION and VM_READ */
 };
 /* The process access mask for a set of MW_NEED_*: LIMITED for totals,
  * QUERY_INFORMATION only for regions and the working set, VM_READ only
- * to read memory. */
+ * to read memory and for GetProcessMemoryInfo (its documentation). */
 uint32_t mw_process_access(unsigned need);
 /* The thread access mask to read a thread's TEB address
  * (NtQueryInformationThread(ThreadBasicInformation)): LIMITED. */

@@ -137,7 +137,7 @@ uint32_t mw_process_access(unsigned need)
 
 	if (need & (MW_NEED_REGIONS | MW_NEED_WORKING_SET))
 		m = MW_PROCESS_QUERY_INFORMATION;	/* implies LIMITED */
-	if (need & (MW_NEED_READ | MW_NEED_WORKING_SET))
+	if (need & (MW_NEED_READ | MW_NEED_WORKING_SET | MW_NEED_MEMORY_INFO))
 		m |= MW_PROCESS_VM_READ;
 	return m;
 }

@@ -77,6 +77,10 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 		snprintf(pid, sizeof(pid), "%" PRIu32, t->pid);
 		mode = mode_name(s->mode);
 		if (s->mode == MW_WS_MODE_TOTALS) {
+			if (!s->have_total) {	/* nothing read: never a stale figure */
+				ctx->inaccessible++;
+				continue;
+			}
 			struct mw_label l[4] = { { "pid", pid }, { "process", t->name },
 						 { "category", "all" }, { "sharing", "all" } };
 

@@ -39,6 +39,9 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 	s->npages = s->nnames = s->nheaps = s->nstacks = 0;
 	s->why[0] = '\0';
 	s->mode = MW_WS_MODE_SMAPS;
+	s->total_bytes = 0;	/* never the previous target's */
+	s->have_total = false;
+	s->large_pages = s->large_bytes = 0;
 	rc = mw_procmaps_parse(pid, MW_PROCMAPS_WORKINGSET, &pm, &maps, &f, err);
 	/* the text buffer stays the snapshot's, for the next tick */
 	s->text = pm.text;
@@ -48,6 +51,7 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 		s->page_size = pm.page_size;
 		mw_smaps_classify(&maps, &f, &s->classified, &tot);
 		s->total_bytes = tot.rss;
+		s->have_total = true;
 		s->pss_bytes = tot.pss;
 		s->uss_bytes = tot.uss;
 	}

@@ -1,15 +1,23 @@
 /*
  * workingset_win32.c - the raw facts behind a working-set sample, each
- * from one thin Win32/NT call:
- *   pages    QueryWorkingSet (buffer grown until it fits); if refused,
- *            QueryWorkingSetEx over every committed page; if refused
- *            too, GetProcessMemoryInfo totals only.  (Wine refuses
+ * from one thin Win32/NT call; the order, the fallbacks and what a failed
+ * call leaves absent are workingset_read.c's (mw_ws_read_with):
+ *   totals   GetProcessMemoryInfo, on the handle opened for everything
+ *            (QUERY_INFORMATION + VM_READ: what the call documents); a
+ *            process that refuses that (protected) is opened with
+ *            QUERY_LIMITED + VM_READ, then QUERY_LIMITED alone
+ *   pages    QueryWorkingSet (buffer grown until it fits) plus
+ *            QueryWorkingSetEx at each large-page-aligned address of
+ *            committed private memory (QueryWorkingSet leaves large pages
+ *            out); if refused, QueryWorkingSetEx over every committed
+ *            page; if refused too, totals only.  (Wine refuses
  *            QueryWorkingSet always and QueryWorkingSetEx except on the
  *            GetCurrentProcess() pseudo-handle: self gets the Ex mode.)
  *   regions  VirtualQueryEx (vmmap_win32.c's walk)
- *   names    GetMappedFileNameW per image/mapped allocation
- *   names    GetMappedFileNameW per image/mapped allocation, turned into
- *            a DOS path (QueryDosDeviceW of each drive letter)
+ *   names    GetMappedFileNameW per image/mapped allocation (buffer grown
+ *            until the name is whole), turned into a DOS path through the
+ *            mount manager's global volume table (mapped_name_win32.c;
+ *            why not per-letter QueryDosDeviceW: mapped_name.h)
  *   heaps    every process: the PEB's ProcessHeaps and each NT heap's
  *            segment list, read with ReadProcessMemory (peb_win32.c; no
  *            thread is created in the target); when that fails, own
@@ -17,32 +25,25 @@
  *            none, and why says "heaps: ..."
  *   stacks   mw_vm_stacks (vmmap_win32.c): each thread's TEB NT_TIB
  *            StackLimit/StackBase (WOW64: the 32-bit TEB's)
- * QueryWorkingSetEx asks about at most EX_MAX_PAGES pages; past that why
- * says "stopped after X GB of Y GB committed" and the stop is counted
- * (mw_ws_ex_truncations).
- * Names, heaps and stacks are read in every mode, totals included (the
- * snapshot always tells what each allocation is).
+ * Names, heaps and stacks are read whenever the pages were.
  */
 #include "workingset.h"
 
 #include <windows.h>
 #include <psapi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "mapped_name.h"
 #include "peb.h"
 
-#define EX_CHUNK 4096
-#define EX_MAX_PAGES (4u << 20)	/* 16 GB of committed memory at 4 KB */
-
-static volatile LONG64 ex_truncations;
-
-uint64_t mw_ws_ex_truncations(void)
-{
-	return (uint64_t)InterlockedCompareExchange64(&ex_truncations, 0, 0);
-}
+_Static_assert(sizeof(struct mw_ws_ex_info) == sizeof(PSAPI_WORKING_SET_EX_INFORMATION),
+	       "mw_ws_ex_info is PSAPI_WORKING_SET_EX_INFORMATION");
+_Static_assert(offsetof(PSAPI_WORKING_SET_EX_INFORMATION, VirtualAttributes) ==
+	       offsetof(struct mw_ws_ex_info, attrs), "attrs offset");
 
 int mw_ws_supported(struct mw_err *why)
 {
@@ -88,106 +89,34 @@ static DWORD pages_full(HANDLE h, struct mw_ws_snapshot *s)
 	return ERROR_BAD_LENGTH;
 }
 
-/* QueryWorkingSetEx over every committed page (at most EX_MAX_PAGES):
- * 0 or the Win32 error.  *asked / *committed: pages asked about / committed. */
-static DWORD pages_ex(HANDLE h, struct mw_ws_snapshot *s, uint64_t *asked, uint64_t *committed)
-{
-	PSAPI_WORKING_SET_EX_INFORMATION *q = mw_xmalloc(EX_CHUNK * sizeof(*q));
-	size_t k = 0, i, total = 0;
-	DWORD err = 0;
-
-	for (i = 0; i < s->regions.n && !err; i++) {
-		const struct mw_vm_region *r = &s->regions.r[i];
-		uint64_t a;
-
-		if (r->state != MW_VM_COMMIT)
-			continue;
-		*committed += r->size / s->page_size;
-		for (a = r->base; a < r->base + r->size && total < EX_MAX_PAGES; a += s->page_size) {
-			q[k++].VirtualAddress = (PVOID)(uintptr_t)a;
-			total++;
-			if (k == EX_CHUNK) {
-				if (!QueryWorkingSetEx(h, q, (DWORD)(k * sizeof(*q)))) {
-					err = GetLastError();
-					break;
-				}
-				for (size_t j = 0; j < k; j++) {
-					struct mw_ws_page p;
-
-					if (mw_ws_from_ex_block((uint64_t)(uintptr_t)q[j].VirtualAddress,
-								q[j].VirtualAttributes.Flags, &p))
-						add_page(s, p);
-				}
-				k = 0;
-			}
-		}
-	}
-	if (!err && k) {
-		if (!QueryWorkingSetEx(h, q, (DWORD)(k * sizeof(*q))))
-			err = GetLastError();
-		for (size_t j = 0; !err && j < k; j++) {
-			struct mw_ws_page p;
-
-			if (mw_ws_from_ex_block((uint64_t)(uintptr_t)q[j].VirtualAddress,
-						q[j].VirtualAttributes.Flags, &p))
-				add_page(s, p);
-		}
-	}
-	for (; i < s->regions.n; i++)	/* the rest, after an error */
-		if (s->regions.r[i].state == MW_VM_COMMIT)
-			*committed += s->regions.r[i].size / s->page_size;
-	*asked = total;
-	free(q);
-	return err;
-}
-
-/* The NT device of each drive letter, as UTF-8 ("" when none). */
-static void dos_devices(char dev[26][MAX_PATH * 3], const char *ptrs[26])
-{
-	for (int i = 0; i < 26; i++) {
-		WCHAR drive[3] = { (WCHAR)('A' + i), L':', 0 }, w[MAX_PATH];
-
-		dev[i][0] = '\0';
-		ptrs[i] = dev[i];
-		if (QueryDosDeviceW(drive, w, MAX_PATH) &&
-		    !WideCharToMultiByte(CP_UTF8, 0, w, -1, dev[i], MAX_PATH * 3, NULL, NULL))
-			dev[i][0] = '\0';
-	}
-}
-
+/* The file behind each image/mapped allocation (mapped_name.h: the
+ * mount manager's table, read once per process read when first needed). */
 static void names(HANDLE h, struct mw_ws_snapshot *s)
 {
 	uint64_t last = UINT64_MAX;
 	size_t i;
-	static char dev[26][MAX_PATH * 3];	/* only the collector thread reads */
-	const char *ptrs[26];
-	bool have_devices = false;
+	struct mw_mount_table mounts = { 0 };
+	bool have_mounts = false;
 
 	for (i = 0; i < s->regions.n; i++) {
 		const struct mw_vm_region *r = &s->regions.r[i];
-		WCHAR w[MAX_PATH];
-		char u[MAX_PATH * 3];
+		char *name;
 
 		if ((r->type != MW_VM_IMAGE && r->type != MW_VM_MAPPED) || r->alloc_base == last)
 			continue;
 		last = r->alloc_base;
-		if (!GetMappedFileNameW(h, (LPVOID)(uintptr_t)r->alloc_base, w, MAX_PATH))
-			continue;
-		if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, u, sizeof(u), NULL, NULL))
-			continue;
-		if (!have_devices) {
-			dos_devices(dev, ptrs);
-			have_devices = true;
+		if (!have_mounts) {
+			mw_mount_table_read(&mounts);
+			have_mounts = true;
 		}
+		name = mw_mapped_file_name(h, r->alloc_base, &mounts);
+		if (!name)
+			continue;
 		MW_GROW(s->names, s->names_cap, s->nnames + 1);
 		s->names[s->nnames].alloc_base = r->alloc_base;
-		{
-			char d[MAX_PATH * 3];
-
-			s->names[s->nnames++].name =
-				mw_xstrdup(mw_nt_to_dos_path(u, ptrs, d, sizeof(d)) ? d : u);
-		}
+		s->names[s->nnames++].name = name;
 	}
+	mw_mount_table_release(&mounts);
 }
 
 static void add_heap(struct mw_ws_snapshot *s, uint64_t base, uint64_t size, uint32_t id)
@@ -258,76 +187,74 @@ static void stacks(uint32_t pid, bool self, struct mw_ws_snapshot *s)
 	mw_vm_ranges_release(&r);
 }
 
-int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err *err)
-{
-	HANDLE h;
-	SYSTEM_INFO si;
-	PROCESS_MEMORY_COUNTERS pmc;
-	DWORD e1, e2;
-	uint64_t asked = 0, committed = 0;
-	size_t i;
+/* --- the thin calls behind mw_ws_read_with ------------------------------ */
 
-	for (i = 0; i < s->nnames; i++)
-		free((char *)s->names[i].name);
-	s->npages = s->nnames = s->nheaps = s->nstacks = 0;
-	s->why[0] = '\0';
-	GetSystemInfo(&si);
-	s->page_size = si.dwPageSize;
-	/* Totals need only PROCESS_QUERY_LIMITED_INFORMATION, which a
-	 * protected process grants: they come first, and a process that
-	 * refuses more is read as totals only. */
-	h = self ? GetCurrentProcess() : mw_process_open(pid, MW_NEED_TOTALS, err);
-	if (!h)
-		return 1;
+static void *os_open(void *ctx, uint32_t pid, bool self, unsigned need, struct mw_err *err)
+{
+	(void)ctx;
+	return self ? GetCurrentProcess() : mw_process_open(pid, need, err);
+}
+
+static void os_close(void *ctx, void *h, bool self)
+{
+	(void)ctx;
+	if (!self)
+		CloseHandle(h);
+}
+
+static unsigned long os_memory_info(void *ctx, void *h, uint64_t *bytes)
+{
+	PROCESS_MEMORY_COUNTERS pmc;
+
+	(void)ctx;
 	memset(&pmc, 0, sizeof(pmc));
 	pmc.cb = sizeof(pmc);
-	if (GetProcessMemoryInfo(h, &pmc, sizeof(pmc)))
-		s->total_bytes = pmc.WorkingSetSize;
-	if (!self) {
-		struct mw_err oerr;
-		HANDLE full;
+	if (!GetProcessMemoryInfo(h, &pmc, sizeof(pmc)))
+		return GetLastError() ? GetLastError() : ERROR_GEN_FAILURE;
+	*bytes = pmc.WorkingSetSize;
+	return 0;
+}
 
-		CloseHandle(h);
-		full = mw_process_open(pid, MW_NEED_WORKING_SET | MW_NEED_REGIONS | MW_NEED_READ, &oerr);
-		if (!full) {
-			s->regions.n = 0;
-			s->mode = MW_WS_MODE_TOTALS;
-			snprintf(s->why, sizeof(s->why), "totals only: %s", oerr.msg);
-			return 0;
-		}
-		h = full;
-	}
-	if (mw_vm_walk(pid, self, &s->regions, err)) {
-		s->regions.n = 0;
-		s->mode = MW_WS_MODE_TOTALS;
-		snprintf(s->why, sizeof(s->why), "totals only: %s", err->msg);
-		if (!self)
-			CloseHandle(h);
-		return 0;
-	}
-	s->mode = MW_WS_MODE_FULL;
-	if ((e1 = pages_full(h, s)) != 0) {
-		s->npages = 0;
-		s->mode = MW_WS_MODE_EX;
-		snprintf(s->why, sizeof(s->why), "QueryWorkingSet: error %lu", (unsigned long)e1);
-		if ((e2 = pages_ex(h, s, &asked, &committed)) != 0) {
-			s->npages = 0;
-			s->mode = MW_WS_MODE_TOTALS;
-			snprintf(s->why, sizeof(s->why), "QueryWorkingSet: error %lu, "
-				 "QueryWorkingSetEx: error %lu", (unsigned long)e1, (unsigned long)e2);
-		} else if (asked < committed) {
-			/* First, so that a short mode line still shows it. */
-			InterlockedIncrement64(&ex_truncations);
-			snprintf(s->why, sizeof(s->why),
-				 "stopped after %.0f GB of %.0f GB committed, QueryWorkingSet: error %lu",
-				 (double)asked * s->page_size / (1u << 30),
-				 (double)committed * s->page_size / (1u << 30), (unsigned long)e1);
-		}
-	}
+static int os_walk(void *ctx, uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)
+{
+	(void)ctx;
+	return mw_vm_walk(pid, self, v, err);
+}
+
+static unsigned long os_pages_full(void *ctx, void *h, struct mw_ws_snapshot *s)
+{
+	(void)ctx;
+	return pages_full(h, s);
+}
+
+static unsigned long os_query_ex(void *ctx, void *h, struct mw_ws_ex_info *q, size_t n)
+{
+	(void)ctx;
+	/* same layout (asserted above): the OS fills the array in place */
+	if (!QueryWorkingSetEx(h, q, (DWORD)(n * sizeof(*q))))
+		return GetLastError() ? GetLastError() : ERROR_GEN_FAILURE;
+	return 0;
+}
+
+static void os_details(void *ctx, void *h, uint32_t pid, bool self, struct mw_ws_snapshot *s)
+{
+	(void)ctx;
 	names(h, s);
 	heaps_peb(h, self, s);
 	stacks(pid, self, s);
-	if (!self)
-		CloseHandle(h);
-	return 0;
+}
+
+int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err *err)
+{
+	SYSTEM_INFO si;
+	struct mw_ws_os os = {
+		.open = os_open, .close = os_close, .memory_info = os_memory_info,
+		.walk = os_walk, .pages_full = os_pages_full, .query_ex = os_query_ex,
+		.details = os_details,
+	};
+
+	GetSystemInfo(&si);
+	os.page_size = si.dwPageSize;
+	os.large_page_size = GetLargePageMinimum();
+	return mw_ws_read_with(&os, pid, self, s, err);
 }

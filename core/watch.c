@@ -114,6 +114,32 @@ bool mw_image_name_match(const char *pattern, const char *image)
 	return false;
 }
 
+/* Processes a wildcard never selects: opening lsass.exe (credentials) or
+ * csrss.exe with PROCESS_VM_READ, as the heap and working-set collectors
+ * do, trips EDR and Credential Guard alarms, and both refuse it anyway
+ * (protected processes).  A pattern like "*" or "l*" meant "my
+ * programs", not these; an exact name ("lsass", "lsass.exe") or a pid
+ * still selects them, because someone asked for them by name. */
+static const char *const wildcard_excluded[] = { "lsass.exe", "csrss.exe" };
+
+bool mw_watch_wildcard_excluded(const char *image)
+{
+	const char *base = mw_path_basename(image);
+	size_t i;
+
+	for (i = 0; i < sizeof(wildcard_excluded) / sizeof(wildcard_excluded[0]); i++)
+		if (!strcasecmp(base, wildcard_excluded[i]))
+			return true;
+	return false;
+}
+
+static bool name_entry_match(const char *pattern, const char *image)
+{
+	if (!image || !mw_image_name_match(pattern, image))
+		return false;
+	return !(strpbrk(pattern, "*?") && mw_watch_wildcard_excluded(image));
+}
+
 static bool entry_match(const struct mw_watch_entry *e, uint32_t pid, const char *image,
 			uint32_t self_pid)
 {
@@ -123,7 +149,7 @@ static bool entry_match(const struct mw_watch_entry *e, uint32_t pid, const char
 	case MW_WATCH_PID:
 		return pid == e->pid;
 	case MW_WATCH_NAME:
-		return image && mw_image_name_match(e->pattern, image);
+		return name_entry_match(e->pattern, image);
 	}
 	return false;
 }

@@ -11,6 +11,10 @@
  * The image name on Windows is the Toolhelp32 szExeFile; on Linux it is
  * mw_proc_image_name's: the full executable name, not the 15-character
  * comm.  Entries that select nothing are reported (mw_watch_report).
+ *
+ * A pattern with * or ? never selects lsass.exe or csrss.exe (see
+ * mw_watch_wildcard_excluded): they are watched only when named exactly
+ * or by pid.
  */
 #ifndef MW_CORE_WATCH_H
 #define MW_CORE_WATCH_H
@@ -63,6 +67,10 @@ bool mw_wildcard_match(const char *pattern, const char *text);
 /* An image name against a watch-list name pattern: case-insensitive, * and
  * ?, the basename of a path, "notepad" selects "notepad.exe". */
 bool mw_image_name_match(const char *pattern, const char *image);
+/* Is this image one a wildcard pattern never selects (lsass.exe,
+ * csrss.exe: reading their memory raises security alarms and is refused
+ * anyway)?  Case-insensitive, on the base name. */
+bool mw_watch_wildcard_excluded(const char *image);
 /* The base name of a path ("C:\x\y.exe" -> "y.exe", "/usr/bin/z" -> "z"). */
 const char *mw_path_basename(const char *path);
 

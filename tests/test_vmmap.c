@@ -147,6 +147,9 @@ static void access_masks(void **state)
 	/* a totals-only read never asks for VM_READ or QUERY_INFORMATION */
 	assert_int_equal(mw_process_access(MW_NEED_TOTALS) &
 			 (MW_PROCESS_VM_READ | MW_PROCESS_QUERY_INFORMATION), 0);
+	/* GetProcessMemoryInfo: what its documentation asks, no more */
+	assert_int_equal(mw_process_access(MW_NEED_MEMORY_INFO),
+			 MW_PROCESS_QUERY_LIMITED_INFORMATION | MW_PROCESS_VM_READ);
 	assert_int_equal(mw_thread_access(), MW_THREAD_QUERY_LIMITED_INFORMATION);
 }
 

@@ -56,6 +56,41 @@ static void matching(void **state)
 	mw_watch_release(&w);
 }
 
+/* A wildcard never selects lsass.exe or csrss.exe (opening them with
+ * VM_READ raises security alarms); an exact name or a pid does. */
+static void wildcard_skips_lsass_csrss(void **state)
+{
+	const char *wild[] = { "*", "l*", "?sass.exe", "CSRSS*" };
+	const char *exact[] = { "lsass", "CSRSS.EXE" };
+	const char *pid[] = { "624" };
+	struct mw_watch w;
+	struct mw_err err;
+
+	(void)state;
+	assert_int_equal(mw_watch_init(&w, wild, 4, &err), 0);
+	assert_false(mw_watch_match(&w, 624, "lsass.exe", 1));
+	assert_false(mw_watch_match(&w, 624, "C:\\Windows\\System32\\LSASS.EXE", 1));
+	assert_false(mw_watch_match(&w, 500, "csrss.exe", 1));
+	for (size_t i = 0; i < 4; i++)
+		assert_false(mw_watch_entry_match(&w, i, 624, "lsass.exe", 1));
+	/* everything else still matches the wildcards */
+	assert_true(mw_watch_match(&w, 700, "lsm.exe", 1));
+	assert_true(mw_watch_match(&w, 700, "notepad.exe", 1));
+	assert_true(mw_watch_match(&w, 700, "lsass2.exe", 1));
+	mw_watch_release(&w);
+
+	assert_int_equal(mw_watch_init(&w, exact, 2, &err), 0);
+	assert_true(mw_watch_match(&w, 624, "lsass.exe", 1));
+	assert_true(mw_watch_match(&w, 500, "csrss.exe", 1));
+	mw_watch_release(&w);
+
+	assert_int_equal(mw_watch_init(&w, pid, 1, &err), 0);
+	assert_true(mw_watch_match(&w, 624, "lsass.exe", 1));
+	mw_watch_release(&w);
+	assert_true(mw_watch_wildcard_excluded("Lsass.exe"));
+	assert_false(mw_watch_wildcard_excluded("lsass"));	/* the image name has .exe */
+}
+
 static void bad_entries(void **state)
 {
 	const char *empty[] = { "self", "  " };
@@ -507,6 +542,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wildcards),
 		cmocka_unit_test(matching),
+		cmocka_unit_test(wildcard_skips_lsass_csrss),
 		cmocka_unit_test(bad_entries),
 		cmocka_unit_test(targets_self),
 		cmocka_unit_test(targets_without_names),

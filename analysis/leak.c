@@ -445,6 +445,78 @@ static void retest_after_onset(struct judging *j, struct mw_leak_result *out)
 	}
 }
 
+/* The scatter of the points from one to the next, as a standard deviation
+ * (the median absolute deviation of the first differences, over sqrt 2):
+ * a step or a slow wander hardly moves it, a GC sawtooth's floors do. */
+static double point_scatter(const struct judging *j)
+{
+	const double *ry = j->w->ry;
+	double *a = j->w->a, med;
+	size_t i, m = j->m;
+
+	for (i = 1; i < m; i++)
+		a[i - 1] = ry[i] - ry[i - 1];
+	med = mw_median_inplace(a, m - 1);
+	for (i = 1; i < m; i++)
+		a[i - 1] = fabs(ry[i] - ry[i - 1] - med);
+	return 1.4826 * mw_median_inplace(a, m - 1) / sqrt(2.0);
+}
+
+/* The smallest slope (per ms) a line fitted through points scattered by
+ * sd would show at the trend test's threshold (TREND_Z standard errors),
+ * were the scatter white: a lower bound, autocorrelation only raises it. */
+static double detectable_slope(const struct judging *j, double sd)
+{
+	const double *rx = j->w->rx;
+	double mean = 0.0, sxx = 0.0;
+	size_t i, m = j->m;
+
+	for (i = 0; i < m; i++)
+		mean += rx[i];
+	mean /= (double)m;
+	for (i = 0; i < m; i++)
+		sxx += (rx[i] - mean) * (rx[i] - mean);
+	return sxx > 0.0 ? TREND_Z * sd / sqrt(sxx) : INFINITY;
+}
+
+/* No trend, but none could have been seen: the points scatter so much from
+ * one to the next that a growth of a tenth of the process an hour
+ * (SHORTCUT_REL_PER_HOUR, fast against its size: it doubles it within the
+ * horizon) would still look like noise over this span - a Node process
+ * under a GC sawtooth of a gigabyte whose floors vary by hundreds of MB.
+ * Not a pass: inconclusive, with what the data cannot see yet.  The
+ * detectable growth shrinks as the span's 1.5th power, so a longer run
+ * decides; a quiet process (an allocator's jitter, an idle server), a
+ * one-time load (a step) and a slow wander see a tenth of themselves an
+ * hour within minutes and are not touched. */
+static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result *out)
+{
+	double *a = j->w->a, level, mds, sd;
+	size_t m = j->m;
+	char d[32], sp[32], rate[32];
+
+	if (m < DOMINANT_MIN_POINTS)
+		return false;
+	sd = point_scatter(j);
+	mds = detectable_slope(j, sd) * HOUR_MS;
+	memcpy(a, j->w->ry, m * sizeof(double));
+	level = mw_median_inplace(a, m);
+	if (!isfinite(mds) || !(mds > j->budget) || !(mds > SHORTCUT_REL_PER_HOUR * level))
+		return false;
+	out->verdict = MW_VERDICT_INCONCLUSIVE;
+	no_rate(out);
+	out->detectable_bph = mds;
+	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
+	mw_leak_fmt_amount(sp, sizeof(sp), sd, j->p);
+	mw_leak_fmt_amount(rate, sizeof(rate), mds, j->p);
+	snprintf(out->reason, sizeof(out->reason),
+		 "too noisy to judge yet: the %s scatter by %s (sd), so over %s a growth "
+		 "below %s/h (%.0f %% of the level an hour) cannot be seen",
+		 j->saw ? "sawtooth floors" : "floors", sp, d, rate,
+		 level > 0 ? 100.0 * mds / level : 0.0);
+	return true;
+}
+
 /* Pass: no significant trend and no dominant rise (random wander, noise). */
 static bool pass_without_trend(const struct judging *j, struct mw_leak_result *out)
 {
@@ -452,6 +524,8 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 
 	if (j->dominant || j->trend)
 		return false;
+	if (inconclusive_by_noise(j, out))
+		return true;
 	out->verdict = MW_VERDICT_PASS;
 	no_rate(out);
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);

@@ -127,6 +127,11 @@ struct mw_leak_result {
 	 * (t - fit_t0_ms) / 3600000 for t >= fit_t0_ms. */
 	int64_t fit_t0_ms;
 	double fit_value0;
+	/* Inconclusive because the points wander too much to see a growth
+	 * that matters: the smallest growth per hour the trend test would see
+	 * over this span; NaN otherwise.  A group with such an aspect is not
+	 * passed on a quiet one. */
+	double detectable_bph;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 

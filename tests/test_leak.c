@@ -332,6 +332,45 @@ static void shapes_of_real_programs(void **state)
 	assert_int_equal(res.verdict, MW_VERDICT_PASS);
 }
 
+/* Floors that scatter by a third of their level from one bucket to the
+ * next (a GC sawtooth of a gigabyte read at its floors) cannot show a
+ * leak of a tenth of the process an hour within 31 minutes: no pass (it
+ * read "no steady trend", a clean pass, for a real Node leak), but
+ * inconclusive with the growth that cannot be seen yet - whether a 20
+ * MiB/h leak lies under it or not.  The same level with a small scatter,
+ * a one-time load and a slow wander still pass (shapes_of_real_programs,
+ * basic_shapes). */
+static void too_noisy_is_not_a_pass(void **state)
+{
+	static double v[372];
+	struct mw_trace tr = { T0, 5000, v, 372 };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	struct lc_rng r = { 11 };
+	int leak;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (leak = 0; leak < 2; leak++) {
+		for (i = 0; i < 372; i++)
+			v[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r) +
+			       (leak ? 20 * LC_MIB * (double)i * 5.0 / 3600.0 : 0.0);
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+		if (!strstr(res.reason, "too noisy"))
+			fail_msg("%s", res.reason);
+		/* 100 MiB of white scatter over 21 judged minutes: about 200 MiB/h */
+		assert_true(res.detectable_bph > 30 * LC_MIB && res.detectable_bph < 300 * LC_MIB);
+		assert_true(isnan(res.slope_bph) && res.projected_bytes == 0.0);
+	}
+	for (i = 0; i < 372; i++)
+		v[i] = 300 * LC_MIB + 1 * LC_MIB * lc_normal(&r);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_true(isnan(res.detectable_bph));
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -575,6 +614,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(group_growing_workers),
 	cmocka_unit_test(onset_is_the_change_point),
 	cmocka_unit_test(shapes_of_real_programs),
+	cmocka_unit_test(too_noisy_is_not_a_pass),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),

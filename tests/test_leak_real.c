@@ -44,7 +44,9 @@
  *   F  a pass shows no leak-like rate or projection (slope within the
  *      budget, no projection);
  *   G  a leak growing from its start is not dated to the end of the
- *      warm-up: its onset is the start (within 2 min) or none.
+ *      warm-up: its onset is the start (within 2 min) or none;
+ *   H  a leak is never passed at any end time (what the data cannot
+ *      show yet is inconclusive).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,8 +92,13 @@
 static const char *const KNOWN_A[] = { "ok_cache", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
- * floors wander 80-330 MB: no end time within the recording shows it. */
+ * floors wander 150-330 MB (its 5-minute minima 155-331 MB, no rise): no
+ * end time within the recording shows it; what the floors' scatter lets
+ * the trend test see over 45 min is ~120 MiB/h, six times the leak.  It is
+ * inconclusive (H), not passed. */
 static const char *const KNOWN_B[] = { "lk_node", NULL };
+/* H: leaks passed at some end time */
+static const char *const KNOWN_H[] = { NULL };
 /* C: lk_late's onset within 2 min of the truth */
 static const char *const KNOWN_C[] = { NULL };
 /* D: not inconclusive at 25 min */
@@ -716,6 +723,15 @@ static void real_corpus(void **state)
 				}
 			expect(ok, "B", KNOWN_B, x->name, what);
 		}
+		/* H: a leak is never passed: what cannot be seen yet is inconclusive */
+		ok = 1;
+		for (e = 0; e < NE; e++)
+			if (C[w][e].verdict == MW_VERDICT_PASS) {
+				ok = 0;
+				snprintf(what, sizeof(what), "pass at %s (%s)", ename(e), C[w][e].reason);
+				break;
+			}
+		expect(ok, "H", KNOWN_H, x->name, what);
 		/* C: the onset of a late leak within 2 min of the truth */
 		if (x->onset_ms > 0) {
 			ok = 1;

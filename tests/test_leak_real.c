@@ -88,7 +88,20 @@
  * FIFO eviction of 256 B-8 KiB blocks): it passes as settling at 31 and 35
  * minutes and fails from 40.  From outside, memory that grows steadily for
  * 45 minutes is what a leak looks like; kept as a known failure rather than
- * relabelled, so the table keeps showing it. */
+ * relabelled, so the table keeps showing it.  No saturating shape sets it
+ * apart (session 4): Theil-Sen over sliding 10-minute windows of its 10 s
+ * floors gives 1.98 1.61 1.04 0.90 1.12 1.04 1.04 1.02 1.12 MiB/h
+ * (windows from 10, 15, ... 50 min), lk_slow's true 1 MiB/h leak 0.95 1.13
+ * 1.05 1.18 1.05 1.14 1.22 1.13 1.00: after 20 minutes both are straight
+ * lines of the same rate.  An exponential approach fitted to ok_cache
+ * (10 min to the end) moves its asymptote out as the data grows (time
+ * constant 0.28, 0.41, 0.52, 0.80 h at 31, 40, 45, 55 min; the rate at the
+ * end stays 0.7-0.8 MiB/h), so it is no plateau the data shows; and the
+ * same fit on lk_slowing (a table that doubles) "saturates" within 0.4 h,
+ * so such a rule would pass a real leak.  Only the level differs (3 % of
+ * ok_cache an hour, 30 % of lk_slow): a relative budget, --max-growth
+ * 1MB/h,5%/h, passes ok_cache and still fails lk_slow - the user's choice,
+ * not a default. */
 static const char *const KNOWN_A[] = { "ok_cache", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose

@@ -127,6 +127,10 @@ static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
 	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
 		mw_leak_find_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
 				  mw_leak_label_of(d->deciding, "process"), &d->g.r, from, to, step);
+	else if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine_shareable)
+		mw_leak_find_shareable_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
+					    mw_leak_label_of(d->deciding, "process"), &d->g.r, from,
+					    to, step);
 	if (verdict == MW_VERDICT_FAIL && !k->kind)
 		k->kind = aspect->kind;
 }

@@ -653,7 +653,7 @@ struct judged_span {
 /* Bucket i is empty because the wall clock was stepped forward over it
  * (p->holes): no time passed there for the process, so it is no missing
  * data and no part of the judged span. */
-static bool in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
+bool mw_leak_in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
 {
 	int64_t t = tr->t0_ms + (int64_t)i * tr->step_ms;
 	size_t h;
@@ -736,7 +736,7 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	for (i = s->js; i <= s->last; i++)
 		if (mw_leak_valid_value(tr->v[i]))
 			s->nv++;
-		else if (p->nholes && in_hole(tr, i, p))
+		else if (p->nholes && mw_leak_in_hole(tr, i, p))
 			s->nhole++;
 	out->coverage = (double)s->nv / (double)(s->last - s->js + 1 - s->nhole);
 	if ((double)(s->last - s->js + 1 - s->nhole) * (double)step < (double)p->min_duration_ms) {
@@ -758,6 +758,22 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	return true;
 }
 
+/* The wall-clock time of x ms of the closed axis (holes left out) after
+ * the judged start: the start of the first bucket at or after it, so a
+ * fit dated after a step forward is not early by the step. */
+static int64_t wall_of_closed(const struct mw_trace *tr, const struct judged_span *s,
+			      const struct mw_leak_params *p, double x)
+{
+	size_t i, holes = 0;
+
+	for (i = s->js; i <= s->last; i++)
+		if (mw_leak_in_hole(tr, i, p))
+			holes++;
+		else if ((double)(i - s->js - holes) * (double)tr->step_ms >= x)
+			break;
+	return tr->t0_ms + (int64_t)(i <= s->last ? i : s->last) * tr->step_ms;
+}
+
 /* The judged points into w->x (ms since the judged start), w->y; a trace
  * that is one value throughout passes as flat, with its level and a zero
  * rate (nothing for the statistics to do). */
@@ -770,7 +786,7 @@ static bool collect_points(const struct mw_trace *tr, const struct judged_span *
 	char level[32];
 
 	for (i = s->js; i <= s->last; i++)
-		if (s->nhole && in_hole(tr, i, p)) {
+		if (s->nhole && mw_leak_in_hole(tr, i, p)) {
 			holes++;	/* the axis closes over it */
 		} else if (mw_leak_valid_value(tr->v[i])) {
 			w->x[k] = (double)(i - s->js - holes) * (double)tr->step_ms;
@@ -816,9 +832,13 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 		snprintf(out->reason, sizeof(out->reason), "out of memory");
 		return;
 	}
-	if (collect_points(tr, &s, &p, &w, out))
+	if (collect_points(tr, &s, &p, &w, out)) {
 		judge_points(&w, s.nv, &p, out->judged_from_ms,
 			     (double)(s.last - s.js - s.nhole) * (double)tr->step_ms, out, &saw, &budget);
+		if (s.nhole && out->fit_t0_ms != INT64_MIN)
+			out->fit_t0_ms = wall_of_closed(tr, &s, &p,
+							(double)(out->fit_t0_ms - out->judged_from_ms));
+	}
 	mw_leak_work_free(&w);
 	if (out->verdict == MW_VERDICT_FAIL)
 		mw_leak_date_onset(tr, s.first, s.last, &p, out, saw, budget);

@@ -528,6 +528,55 @@ static void step_forward_is_no_missing_data(void **state)
 	assert_true(r.coverage > 0.99);
 }
 
+/* Since when, across a step of the wall clock forward: the hour the clock
+ * jumped over is no time for the process, so a leak that started before
+ * the step is dated where it started (on the wall clock it looks flat over
+ * the hole and was dated after it), one that started after the step is
+ * drawn from there (its fit was early by the step), and the growth counts
+ * only the time the process lived (it counted the hour too). */
+static void onset_across_a_step(void **state)
+{
+	enum { HOLE_AT = 45, HOLE = 60, N = 160 };
+	static const int onsets[] = { 20, 35, 55 };	/* process minutes */
+	double v[N], rate = 20.0 * 1048576 / 60;	/* 20 MiB/h, per minute */
+	struct mw_trace tr = { T0, LC_MIN, v, N };
+	struct mw_time_hole hole = mw_leak_hole_of_step(T0 + (HOLE_AT + HOLE) * LC_MIN + 3000,
+							 HOLE * 60.0);
+	struct mw_leak_params p;
+	struct mw_leak_result r;
+	struct lc_rng rng = { 3 };
+	size_t o;
+	int i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	p.holes = &hole;
+	p.nholes = 1;
+	for (o = 0; o < sizeof(onsets) / sizeof(onsets[0]); o++) {
+		int on = onsets[o];
+		int64_t truth = T0 + (on < HOLE_AT ? on : on + HOLE) * LC_MIN;
+		double lived = (double)(N - 1 - HOLE - on);	/* minutes since the onset */
+
+		for (i = 0; i < N; i++) {
+			int proc = i < HOLE_AT ? i : i - HOLE;
+
+			v[i] = i >= HOLE_AT && i < HOLE_AT + HOLE ? NAN :
+			       50e6 + rate * (proc > on ? proc - on : 0) + 20e3 * lc_normal(&rng);
+		}
+		mw_leak_judge(&tr, &p, &r);
+		assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+		if (r.onset_ms == INT64_MIN || llabs(r.onset_ms - truth) > 2 * LC_MIN)
+			fail_msg("onset at process minute %d: %+.1f min off (%s)", on,
+				 (double)(r.onset_ms - truth) / (double)LC_MIN, r.reason);
+		if (fabs(r.growth_bytes - rate * lived) > 0.15 * rate * lived)
+			fail_msg("onset %d: growth %.1f MiB, truth %.1f MiB", on,
+				 r.growth_bytes / 1048576, rate * lived / 1048576);
+		if (on > HOLE_AT && llabs(r.fit_t0_ms - truth) > 2 * LC_MIN)
+			fail_msg("onset %d: fit from %+.1f min off", on,
+				 (double)(r.fit_t0_ms - truth) / (double)LC_MIN);
+	}
+}
+
 static void bad_input(void **state)
 {
 	struct mw_leak_params p;
@@ -619,5 +668,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),
 	cmocka_unit_test(step_forward_is_no_missing_data),
+	cmocka_unit_test(onset_across_a_step),
 	cmocka_unit_test(bad_input),
 )

@@ -452,6 +452,10 @@ static void options(void **state)
 	assert_int_equal(mw_leak_query_set(&q, "inconclusive", "maybe", 0, &err), -1);
 	assert_int_equal(mw_leak_query_set(&q, "limit", "-1", 0, &err), -1);
 	assert_int_equal(mw_leak_query_set(&q, "colour", "red", 0, &err), 1);
+	/* check --db --exit-max-bytes (it had only the default, 0) */
+	assert_int_equal(mw_leak_query_set(&q, "exit_max_bytes", "4KB", 0, &err), 0);
+	assert_true(q.params.exit_max_bytes == 4096);
+	assert_int_equal(mw_leak_query_set(&q, "exit_max_bytes", "lots", 0, &err), -1);
 	mw_leak_query_release(&q);
 }
 

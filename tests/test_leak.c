@@ -342,18 +342,19 @@ static void shapes_of_real_programs(void **state)
  * basic_shapes). */
 static void too_noisy_is_not_a_pass(void **state)
 {
-	static double v[372];
-	struct mw_trace tr = { T0, 5000, v, 372 };
-	struct mw_leak_params p;
-	struct mw_leak_result res;
+	enum { N = 31 * 12 };	/* 31 minutes at 5 s */
+	static double v[N];
 	struct lc_rng r = { 11 };
-	int leak;
+	struct mw_leak_result res;
+	struct mw_trace tr = { T0, 5000, v, N };
+	struct mw_leak_params p;
 	size_t i;
+	int leak;
 
 	(void)state;
 	mw_leak_params_init(&p);
 	for (leak = 0; leak < 2; leak++) {
-		for (i = 0; i < 372; i++)
+		for (i = 0; i < N; i++)
 			v[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r) +
 			       (leak ? 20 * LC_MIB * (double)i * 5.0 / 3600.0 : 0.0);
 		mw_leak_judge(&tr, &p, &res);
@@ -364,7 +365,7 @@ static void too_noisy_is_not_a_pass(void **state)
 		assert_true(res.detectable_bph > 30 * LC_MIB && res.detectable_bph < 300 * LC_MIB);
 		assert_true(isnan(res.slope_bph) && res.projected_bytes == 0.0);
 	}
-	for (i = 0; i < 372; i++)
+	for (i = 0; i < N; i++)
 		v[i] = 300 * LC_MIB + 1 * LC_MIB * lc_normal(&r);
 	mw_leak_judge(&tr, &p, &res);
 	assert_int_equal(res.verdict, MW_VERDICT_PASS);

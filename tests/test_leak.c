@@ -371,6 +371,23 @@ static void too_noisy_is_not_a_pass(void **state)
 	assert_int_equal(res.verdict, MW_VERDICT_PASS);
 	assert_true(isnan(res.detectable_bph));
 
+	/* a group of the quiet one and a noisy one is not passed on the
+	 * quiet one */
+	{
+		static double nv[N];
+		struct mw_trace two[2] = { { T0, 5000, v, N }, { T0, 5000, nv, N } };
+		struct mw_leak_result each[2];
+		struct mw_leak_group_result g;
+
+		for (i = 0; i < N; i++)
+			nv[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r);
+		mw_leak_judge_group(two, 2, &p, each, &g);
+		assert_int_equal(each[0].verdict, MW_VERDICT_PASS);
+		assert_int_equal(g.r.verdict, MW_VERDICT_INCONCLUSIVE);
+		if (!strstr(g.r.reason, "too noisy") || !isfinite(g.r.detectable_bph))
+			fail_msg("%s", g.r.reason);
+	}
+
 	/* a longer run decides: the same scatter over four hours sees a
 	 * tenth of the process an hour, and passes */
 	{

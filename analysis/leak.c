@@ -35,7 +35,15 @@
  *   - onset: a hinge (flat, then linear) fitted by least squares on
  *     winsorized points; kept only when the part before it is flat;
  *   - budget last: significance says "it grows", the budget says "it
- *     grows enough to matter".
+ *     grows enough to matter";
+ *   - no trend is a pass only when a trend could have been seen: points
+ *     that scatter from one to the next so much that a growth of a tenth
+ *     of the process an hour stays below the test's threshold (a Node
+ *     process under a GC sawtooth a gigabyte deep) are inconclusive, with
+ *     the growth that cannot be seen yet;
+ *   - the time axis closes over the holes steps of the wall clock forward
+ *     left (no time passed there for the process), and what is dated on
+ *     it (onset, fit) is put back on the wall clock after them.
  */
 #include "leak_internal.h"
 #include "robust_stats.h"

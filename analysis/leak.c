@@ -35,7 +35,15 @@
  *   - onset: a hinge (flat, then linear) fitted by least squares on
  *     winsorized points; kept only when the part before it is flat;
  *   - budget last: significance says "it grows", the budget says "it
- *     grows enough to matter".
+ *     grows enough to matter";
+ *   - no trend is a pass only when a trend could have been seen: points
+ *     that scatter from one to the next so much that a growth of a tenth
+ *     of the process an hour stays below the test's threshold (a Node
+ *     process under a GC sawtooth a gigabyte deep) are inconclusive, with
+ *     the growth that cannot be seen yet;
+ *   - the time axis closes over the holes steps of the wall clock forward
+ *     left (no time passed there for the process), and what is dated on
+ *     it (onset, fit) is put back on the wall clock after them.
  */
 #include "leak_internal.h"
 #include "robust_stats.h"
@@ -445,6 +453,78 @@ static void retest_after_onset(struct judging *j, struct mw_leak_result *out)
 	}
 }
 
+/* The scatter of the points from one to the next, as a standard deviation
+ * (the median absolute deviation of the first differences, over sqrt 2):
+ * a step or a slow wander hardly moves it, a GC sawtooth's floors do. */
+static double point_scatter(const struct judging *j)
+{
+	const double *ry = j->w->ry;
+	double *a = j->w->a, med;
+	size_t i, m = j->m;
+
+	for (i = 1; i < m; i++)
+		a[i - 1] = ry[i] - ry[i - 1];
+	med = mw_median_inplace(a, m - 1);
+	for (i = 1; i < m; i++)
+		a[i - 1] = fabs(ry[i] - ry[i - 1] - med);
+	return 1.4826 * mw_median_inplace(a, m - 1) / sqrt(2.0);
+}
+
+/* The smallest slope (per ms) a line fitted through points scattered by
+ * sd would show at the trend test's threshold (TREND_Z standard errors),
+ * were the scatter white: a lower bound, autocorrelation only raises it. */
+static double detectable_slope(const struct judging *j, double sd)
+{
+	const double *rx = j->w->rx;
+	double mean = 0.0, sxx = 0.0;
+	size_t i, m = j->m;
+
+	for (i = 0; i < m; i++)
+		mean += rx[i];
+	mean /= (double)m;
+	for (i = 0; i < m; i++)
+		sxx += (rx[i] - mean) * (rx[i] - mean);
+	return sxx > 0.0 ? TREND_Z * sd / sqrt(sxx) : INFINITY;
+}
+
+/* No trend, but none could have been seen: the points scatter so much from
+ * one to the next that a growth of a tenth of the process an hour
+ * (SHORTCUT_REL_PER_HOUR, fast against its size: it doubles it within the
+ * horizon) would still look like noise over this span - a Node process
+ * under a GC sawtooth of a gigabyte whose floors vary by hundreds of MB.
+ * Not a pass: inconclusive, with what the data cannot see yet.  The
+ * detectable growth shrinks as the span's 1.5th power, so a longer run
+ * decides; a quiet process (an allocator's jitter, an idle server), a
+ * one-time load (a step) and a slow wander see a tenth of themselves an
+ * hour within minutes and are not touched. */
+static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result *out)
+{
+	double *a = j->w->a, level, mds, sd;
+	size_t m = j->m;
+	char d[32], sp[32], rate[32];
+
+	if (m < DOMINANT_MIN_POINTS)
+		return false;
+	sd = point_scatter(j);
+	mds = detectable_slope(j, sd) * HOUR_MS;
+	memcpy(a, j->w->ry, m * sizeof(double));
+	level = mw_median_inplace(a, m);
+	if (!isfinite(mds) || !(mds > j->budget) || !(mds > SHORTCUT_REL_PER_HOUR * level))
+		return false;
+	out->verdict = MW_VERDICT_INCONCLUSIVE;
+	no_rate(out);
+	out->detectable_bph = mds;
+	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
+	mw_leak_fmt_amount(sp, sizeof(sp), sd, j->p);
+	mw_leak_fmt_amount(rate, sizeof(rate), mds, j->p);
+	snprintf(out->reason, sizeof(out->reason),
+		 "too noisy to judge yet: the %s scatter by %s (sd), so over %s a growth "
+		 "below %s/h (%.0f %% of the level an hour) cannot be seen",
+		 j->saw ? "sawtooth floors" : "floors", sp, d, rate,
+		 level > 0 ? 100.0 * mds / level : 0.0);
+	return true;
+}
+
 /* Pass: no significant trend and no dominant rise (random wander, noise). */
 static bool pass_without_trend(const struct judging *j, struct mw_leak_result *out)
 {
@@ -452,6 +532,8 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 
 	if (j->dominant || j->trend)
 		return false;
+	if (inconclusive_by_noise(j, out))
+		return true;
 	out->verdict = MW_VERDICT_PASS;
 	no_rate(out);
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
@@ -579,7 +661,7 @@ struct judged_span {
 /* Bucket i is empty because the wall clock was stepped forward over it
  * (p->holes): no time passed there for the process, so it is no missing
  * data and no part of the judged span. */
-static bool in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
+bool mw_leak_in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
 {
 	int64_t t = tr->t0_ms + (int64_t)i * tr->step_ms;
 	size_t h;
@@ -662,7 +744,7 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	for (i = s->js; i <= s->last; i++)
 		if (mw_leak_valid_value(tr->v[i]))
 			s->nv++;
-		else if (p->nholes && in_hole(tr, i, p))
+		else if (p->nholes && mw_leak_in_hole(tr, i, p))
 			s->nhole++;
 	out->coverage = (double)s->nv / (double)(s->last - s->js + 1 - s->nhole);
 	if ((double)(s->last - s->js + 1 - s->nhole) * (double)step < (double)p->min_duration_ms) {
@@ -684,6 +766,22 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	return true;
 }
 
+/* The wall-clock time of x ms of the closed axis (holes left out) after
+ * the judged start: the start of the first bucket at or after it, so a
+ * fit dated after a step forward is not early by the step. */
+static int64_t wall_of_closed(const struct mw_trace *tr, const struct judged_span *s,
+			      const struct mw_leak_params *p, double x)
+{
+	size_t i, holes = 0;
+
+	for (i = s->js; i <= s->last; i++)
+		if (mw_leak_in_hole(tr, i, p))
+			holes++;
+		else if ((double)(i - s->js - holes) * (double)tr->step_ms >= x)
+			break;
+	return tr->t0_ms + (int64_t)(i <= s->last ? i : s->last) * tr->step_ms;
+}
+
 /* The judged points into w->x (ms since the judged start), w->y; a trace
  * that is one value throughout passes as flat, with its level and a zero
  * rate (nothing for the statistics to do). */
@@ -696,7 +794,7 @@ static bool collect_points(const struct mw_trace *tr, const struct judged_span *
 	char level[32];
 
 	for (i = s->js; i <= s->last; i++)
-		if (s->nhole && in_hole(tr, i, p)) {
+		if (s->nhole && mw_leak_in_hole(tr, i, p)) {
 			holes++;	/* the axis closes over it */
 		} else if (mw_leak_valid_value(tr->v[i])) {
 			w->x[k] = (double)(i - s->js - holes) * (double)tr->step_ms;
@@ -742,9 +840,13 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 		snprintf(out->reason, sizeof(out->reason), "out of memory");
 		return;
 	}
-	if (collect_points(tr, &s, &p, &w, out))
+	if (collect_points(tr, &s, &p, &w, out)) {
 		judge_points(&w, s.nv, &p, out->judged_from_ms,
 			     (double)(s.last - s.js - s.nhole) * (double)tr->step_ms, out, &saw, &budget);
+		if (s.nhole && out->fit_t0_ms != INT64_MIN)
+			out->fit_t0_ms = wall_of_closed(tr, &s, &p,
+							(double)(out->fit_t0_ms - out->judged_from_ms));
+	}
 	mw_leak_work_free(&w);
 	if (out->verdict == MW_VERDICT_FAIL)
 		mw_leak_date_onset(tr, s.first, s.last, &p, out, saw, budget);

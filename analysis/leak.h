@@ -127,6 +127,11 @@ struct mw_leak_result {
 	 * (t - fit_t0_ms) / 3600000 for t >= fit_t0_ms. */
 	int64_t fit_t0_ms;
 	double fit_value0;
+	/* Inconclusive because the points wander too much to see a growth
+	 * that matters: the smallest growth per hour the trend test would see
+	 * over this span; NaN otherwise.  A group with such an aspect is not
+	 * passed on a quiet one. */
+	double detectable_bph;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 
@@ -148,7 +153,8 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *p,
  *     worker added every 20 minutes that never exits); a total that
  *     follows how many instances come and go (shells, compilers) is not
  *     judged;
- *   - else inconclusive when every incarnation is inconclusive and the
+ *   - else inconclusive when an incarnation was too noisy to judge
+ *     (detectable_bph), or when every incarnation is inconclusive and the
  *     total is too, or not judged; else pass.
  * The group's figures are those of the failing incarnation with the
  * steepest slope, else those of the total.
@@ -187,6 +193,8 @@ struct mw_leak_group {
 	struct mw_leak_result first_r;	/* the first one added (a group of one) */
 	struct mw_leak_result longest_r;	/* the inconclusive one with most data */
 	int have_longest;
+	size_t nnoisy;			/* judged, too noisy to see a leak (leak.c) */
+	struct mw_leak_result noisy_r;	/* the first of them */
 	size_t counted_only;		/* counted, not read */
 };
 

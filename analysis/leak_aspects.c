@@ -17,19 +17,24 @@
  * verdict is the worst of its aspects', and a fail names the aspect (for
  * private memory, the finer kind when a watched process has the series
  * to tell).  Windows has shared memory as the shareable part of the
- * working set (images and mapped files in it too), no mapped-file series.
+ * working set (images and mapped files in it too), no per-process
+ * mapped-file series: a fail there is named from the working-set
+ * categories of a watched process.
  */
 #define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
 
 static const struct mw_leak_aspect default_aspects[] = {
-	{ "private", "memwatch_process_private_bytes", NULL, true, "private" },
-	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared" },
+	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false },
+	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared", false },
 	/* Windows: the shareable pages resident, where a pagefile-backed
-	 * section (CreateFileMapping without a file) that grows shows */
-	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared" },
-	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped" },
-	{ "handles", "memwatch_process_handles", "handles", false, "handles" },
-	{ "threads", "memwatch_process_threads", "threads", false, "threads" },
+	 * section (CreateFileMapping without a file) that grows shows, and
+	 * images and mapped files too: a watched process's working-set
+	 * categories tell them apart (mapped, image or shared); an unwatched
+	 * one has only the sum, named shared */
+	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true },
+	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false },
+	{ "handles", "memwatch_process_handles", "handles", false, "handles", false },
+	{ "threads", "memwatch_process_threads", "threads", false, "threads", false },
 };
 
 /* The unit of a user's selector: a count for the count metrics. */
@@ -78,11 +83,11 @@ size_t mw_leak_aspects_for(const struct mw_leak_query *q, struct mw_leak_aspect 
 	}
 	unit = unit_of_selector(q->match);
 	if (unit)
-		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit };
+		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit, false };
 	else if (is_private_selector(q->match))
 		*user = default_aspects[0];
 	else
-		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL };
+		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL, false };
 	user->selector = q->match;
 	*aspects = user;
 	return 1;

@@ -84,6 +84,8 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 		g->nfail++;
 	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
 		g->ninconclusive++;
+		if (isfinite(r->detectable_bph) && g->nnoisy++ == 0)
+			g->noisy_r = *r;
 		if (r->first_ms != INT64_MIN && r->last_ms != INT64_MIN &&
 		    (!g->have_longest ||
 		     r->last_ms - r->first_ms > g->longest_r.last_ms - g->longest_r.first_ms)) {
@@ -215,9 +217,10 @@ static void inconclusive_reason(const struct mw_leak_group *g, const struct mw_l
 			 total->reason);
 }
 
-/* No incarnation fails: the total decides when it fails; when none could
- * be judged the group is inconclusive; else it passes, without the
- * figures of a total that was not judged, or passed. */
+/* No incarnation fails: the total decides when it fails; when one was too
+ * noisy to judge, or none could be judged, the group is inconclusive;
+ * else it passes, without the figures of a total that was not judged, or
+ * passed. */
 static void decided_by_total(const struct mw_leak_group *g, const struct mw_leak_result *total,
 			     struct mw_leak_group_result *out)
 {
@@ -227,6 +230,11 @@ static void decided_by_total(const struct mw_leak_group *g, const struct mw_leak
 	if (total->verdict == MW_VERDICT_FAIL) {
 		snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s", g->ninc,
 			 total->reason);
+	} else if (g->nnoisy > 0) {
+		/* judged, and it could hide a leak: not a pass on the quiet ones */
+		out->r = g->noisy_r;
+		snprintf(tmp, sizeof(tmp), "%zu of %zu incarnations: %s", g->nnoisy, g->ninc,
+			 g->noisy_r.reason);
 	} else if (g->ninconclusive == g->ninc &&
 		   (g->nended > 0 || total->verdict == MW_VERDICT_INCONCLUSIVE)) {
 		out->r.verdict = MW_VERDICT_INCONCLUSIVE;

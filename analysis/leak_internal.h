@@ -17,6 +17,7 @@
 #define MW_ANALYSIS_LEAK_INTERNAL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "leak.h"
@@ -61,6 +62,10 @@ void mw_leak_fmt_bytes(char *buf, size_t len, double b);
 void mw_leak_fmt_duration(char *buf, size_t len, double ms);
 /* An amount of what the trace counts: bytes, or "360 handles". */
 void mw_leak_fmt_amount(char *buf, size_t len, double v, const struct mw_leak_params *p);
+
+/* Bucket i of tr is empty because the wall clock was stepped forward over
+ * it (p->holes): no time passed there for the process (leak.c). */
+bool mw_leak_in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p);
 
 /* Date a failing trace's onset from its change point over every point
  * from first to last (warm-up included), its growth since then, and

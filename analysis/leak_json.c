@@ -42,6 +42,8 @@ void mw_leak_json_result(struct mw_jw *w, const struct mw_leak_result *r,
 	mw_leak_json_ts(w, "judged_from_ms", r->judged_from_ms);
 	mw_jw_double(w, "coverage", r->coverage);
 	mw_jw_double(w, "p_value", r->p_value);
+	/* inconclusive, too noisy: the smallest growth the data could show */
+	mw_jw_double(w, "detectable_bytes_per_hour", r->detectable_bph);
 	mw_jw_str(w, "reason", r->reason);
 }
 

@@ -81,30 +81,49 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 }
 
 /* A failing trace's onset from its change point over every point from
- * the first (warm-up included), its growth since then, and its reason. */
+ * the first (warm-up included), its growth since then, and its reason.
+ * The change point is searched on the process's own time: the holes a
+ * step of the wall clock forward left (p->holes) are closed, as the
+ * judgement closes them - on the wall clock a leak under way across a
+ * step looks flat over the hole and is dated after it - and the onset is
+ * then put back on the wall clock, after the holes before it. */
 void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 		       const struct mw_leak_params *p, struct mw_leak_result *out, int saw,
 		       double budget)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0, holes = 0;
 	double *x = malloc((last - first + 1) * sizeof(*x));
 	double *y = malloc((last - first + 1) * sizeof(*y));
-	double on = 0.0;
+	size_t *at = malloc((last - first + 1) * sizeof(*at));
+	double on = 0.0, lived = (double)(out->last_ms - out->first_ms);
 	int at_start = 1;
 
-	if (x && y) {
+	out->onset_ms = out->first_ms;
+	if (x && y && at) {
 		for (i = first; i <= last; i++)
-			if (mw_leak_valid_value(tr->v[i])) {
-				x[n] = (double)(i - first) * (double)tr->step_ms;
+			if (p->nholes && mw_leak_in_hole(tr, i, p)) {
+				holes++;
+			} else if (mw_leak_valid_value(tr->v[i])) {
+				x[n] = (double)(i - first - holes) * (double)tr->step_ms;
 				y[n] = tr->v[i];
+				at[n] = i;
 				n++;
 			}
 		on = change_point(x, y, n, &at_start);
+		if (!at_start) {
+			/* the holes before the first point at or after it */
+			for (k = 0; k + 1 < n && x[k] < on; k++)
+				;
+			out->onset_ms = out->first_ms + (int64_t)on +
+					((int64_t)(at[k] - first) * tr->step_ms - (int64_t)x[k]);
+		}
+		if (n > 0)
+			lived = x[n - 1];
 	}
 	free(x);
 	free(y);
+	free(at);
 	out->onset_at_start = at_start;
-	out->onset_ms = out->first_ms + (at_start ? 0 : (int64_t)on);
-	out->growth_bytes = out->slope_bph * (double)(out->last_ms - out->onset_ms) / HOUR_MS;
+	out->growth_bytes = out->slope_bph * (lived - (at_start ? 0.0 : on)) / HOUR_MS;
 	fail_reason(out, p, saw, budget);
 }

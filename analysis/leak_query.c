@@ -91,6 +91,14 @@ int mw_leak_query_set(struct mw_leak_query *q, const char *name, const char *val
 	if (!strcmp(name, "max_growth"))
 		return mw_parse_growth_budget(value, &q->params.budget_bytes_per_hour,
 					      &q->params.budget_rel_per_hour, err);
+	if (!strcmp(name, "exit_max_bytes")) {
+		uint64_t b;
+
+		if (mw_parse_size(value, &b, err))
+			return -1;
+		q->params.exit_max_bytes = b;
+		return 0;
+	}
 	if (!strcmp(name, "limit")) {
 		if (mw_param_int(value, 0, 100000, &v, err))
 			return -1;

@@ -72,15 +72,27 @@ static int judge_aspects(struct mw_reader *reader, struct mw_leak_entry *e, size
 	return 0;
 }
 
-/* One verdict: fail when an aspect fails, pass when one passes,
- * inconclusive when none could be judged; its figures and reason are
- * those of the first aspect (private memory first, counts last) with that
- * verdict, so no reason contradicts it.  Returns that aspect, naspects
- * when none is present. */
+/* An aspect judged inconclusive because its points wander too much to
+ * see a growth that matters (leak.c): it was judged, and its data cannot
+ * exclude a leak. */
+static bool too_noisy(const struct mw_leak_aspect_result *a)
+{
+	return a->present && a->g.r.verdict == MW_VERDICT_INCONCLUSIVE &&
+	       isfinite(a->g.r.detectable_bph);
+}
+
+/* One verdict: fail when an aspect fails; inconclusive when one is too
+ * noisy to judge (a quiet shared-memory series that passes must not pass
+ * a process whose private memory could hide a leak); pass when one
+ * passes; inconclusive when none could be judged.  Its figures and reason
+ * are those of the first aspect (private memory first, counts last) with
+ * that verdict, so no reason contradicts it.  Returns that aspect,
+ * naspects when none is present. */
 static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t naspects,
 			      enum mw_verdict *verdict)
 {
 	size_t a;
+	bool noisy = false;
 
 	*verdict = MW_VERDICT_INCONCLUSIVE;
 	for (a = 0; a < naspects; a++) {
@@ -90,6 +102,13 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 			*verdict = MW_VERDICT_FAIL;
 		else if (ar[a].g.r.verdict == MW_VERDICT_PASS && *verdict != MW_VERDICT_FAIL)
 			*verdict = MW_VERDICT_PASS;
+		noisy = noisy || too_noisy(&ar[a]);
+	}
+	if (noisy && *verdict != MW_VERDICT_FAIL) {
+		*verdict = MW_VERDICT_INCONCLUSIVE;
+		for (a = 0; a < naspects; a++)
+			if (too_noisy(&ar[a]))
+				return a;
 	}
 	for (a = 0; a < naspects; a++)
 		if (ar[a].present && ar[a].g.r.verdict == *verdict)
@@ -108,6 +127,10 @@ static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
 	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
 		mw_leak_find_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
 				  mw_leak_label_of(d->deciding, "process"), &d->g.r, from, to, step);
+	else if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine_shareable)
+		mw_leak_find_shareable_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
+					    mw_leak_label_of(d->deciding, "process"), &d->g.r, from,
+					    to, step);
 	if (verdict == MW_VERDICT_FAIL && !k->kind)
 		k->kind = aspect->kind;
 }

@@ -41,6 +41,10 @@ struct mw_leak_aspect {
 	const char *unit;	/* NULL: bytes, else what is counted */
 	bool refine;		/* a fail looks for the finer kind (leak_report_kind.c) */
 	const char *kind;	/* the kind a fail names otherwise; NULL: none */
+	/* Windows' shareable working set: a fail names image, mapped (a
+	 * mapped file) or shared (a pagefile-backed section) from the
+	 * watched process's working-set categories, where it has them */
+	bool refine_shareable;
 };
 
 /* The number of default aspects: the most a report judges. */
@@ -110,6 +114,13 @@ struct mw_leak_kind_found {
 void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
 		       const char *pid, const char *process, const struct mw_leak_result *r,
 		       int64_t from, int64_t to, int64_t step);
+/* The same for a growth of Windows' shareable working set: only the
+ * shareable categories of the working set (image, mapped_file, shareable)
+ * are asked, so a private heap growing beside it is not named. */
+void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+				 const char *pid, const char *process,
+				 const struct mw_leak_result *r, int64_t from, int64_t to,
+				 int64_t step);
 
 /* ---- one group (leak_report_group.c) ---- */
 

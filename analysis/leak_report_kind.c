@@ -49,6 +49,16 @@ static const char *const breakdown_map[] = {
 static const char *const vm_map[] = {
 	"image", "image", "mapped", "mapped", "private", "private_data", NULL,
 };
+/* The shareable working set (Windows' "shared" aspect) is made of images,
+ * mapped files and pagefile-backed sections (collectors/workingset_pages.c:
+ * a MEM_MAPPED allocation with a file name is a mapped file, one without a
+ * pagefile-backed section, "shareable"). */
+static const char *const ws_shareable_map[] = {
+	"image", "image", "mapped_file", "mapped", "shareable", "shared", NULL,
+};
+static const struct kind_source shareable_source = {
+	"memwatch_workingset_bytes", "", "category", ws_shareable_map
+};
 static const struct kind_source kind_sources[] = {
 	{ "memwatch_workingset_bytes", "", "category", ws_map },
 	{ "memwatch_heap_breakdown_bytes", "", "kind", breakdown_map },
@@ -190,4 +200,14 @@ void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
 	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++)
 		if (kind_from_source(out, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
 			return;
+}
+
+void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+				 const char *pid, const char *process,
+				 const struct mw_leak_result *r, int64_t from, int64_t to,
+				 int64_t step)
+{
+	memset(out, 0, sizeof(*out));
+	if (pid)
+		kind_from_source(out, reader, &shareable_source, pid, process, r, from, to, step);
 }

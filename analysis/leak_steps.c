@@ -18,6 +18,44 @@ struct mw_time_hole mw_leak_hole_of_step(int64_t noticed_ms, double step_s)
 	return h;
 }
 
+/* How much of [from_ms, to_ms] the holes cover (they do not overlap: each
+ * step leaves its own). */
+static int64_t covered(const struct mw_time_hole *h, size_t n, int64_t from_ms, int64_t to_ms)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int64_t a = h[i].from_ms > from_ms ? h[i].from_ms : from_ms;
+		int64_t b = h[i].to_ms < to_ms ? h[i].to_ms : to_ms;
+
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+int64_t mw_leak_window_from(struct mw_reader *r, int64_t to_ms, int64_t window_ms)
+{
+	struct mw_time_hole holes[MW_LEAK_MAX_HOLES];
+	int64_t from, wider = to_ms - window_ms;
+	int i;
+
+	if (window_ms <= 0 || to_ms < INT64_MIN / 2 + window_ms)
+		return to_ms;
+	/* each pass takes in the holes of the part it added */
+	for (i = 0; i < 4; i++) {
+		size_t n;
+
+		from = wider;
+		n = mw_leak_read_holes(r, from, to_ms, holes, MW_LEAK_MAX_HOLES);
+		wider = to_ms - window_ms - covered(holes, n, from, to_ms);
+		if (wider >= from)
+			break;
+	}
+	return wider < from ? wider : from;
+}
+
 size_t mw_leak_read_holes(struct mw_reader *r, int64_t from_ms, int64_t to_ms,
 			  struct mw_time_hole *out, size_t max)
 {

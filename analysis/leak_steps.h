@@ -27,6 +27,14 @@ struct mw_reader;
 size_t mw_leak_read_holes(struct mw_reader *r, int64_t from_ms, int64_t to_ms,
 			  struct mw_time_hole *out, size_t max);
 
+/* Where a window of window_ms of the processes' own time ending at to_ms
+ * starts: window_ms before to_ms, and earlier by the holes steps forward
+ * left in it (the background judgement's [leak] window: an hour the clock
+ * jumped over is no time any process lived, and would leave the window
+ * too short to judge).  Widened a few times at most, as holes come into
+ * the widened window. */
+int64_t mw_leak_window_from(struct mw_reader *r, int64_t to_ms, int64_t window_ms);
+
 /* The hole a step forward of step_s seconds noticed at noticed_ms left:
  * from the old clock's last tick to the new clock's first, a second of
  * slack each side (only buckets without data count as the hole). */

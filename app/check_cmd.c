@@ -21,8 +21,8 @@ static const char check_usage[] =
 	"usage: memwatchd check [--db PATH | --url URL] [--process NAME] [--match SELECTOR]\n"
 	"                       [--from T] [--to T] [--warmup D] [--min-duration D]\n"
 	"                       [--max-growth RATE] [--max-count-growth N/h] [--horizon D]\n"
-	"                       [--limit N] [--inconclusive pass|fail] [--token TOKEN]\n"
-	"                       [--ca-file PEM] [--json]\n"
+	"                       [--exit-max-bytes SIZE] [--limit N] [--inconclusive pass|fail]\n"
+	"                       [--token TOKEN] [--ca-file PEM] [--json]\n"
 	"\n"
 	"Judge whether processes leak: pass, fail or inconclusive per process (image name),\n"
 	"with the growth rate, since when, and which kind of memory.  Exit status 0 pass,\n"
@@ -41,6 +41,8 @@ static const char check_usage[] =
 	"  --max-growth RATE  growth budget: 1MB/h, 2%/h or both: 1MB/h,2%/h (64KB/h)\n"
 	"  --max-count-growth N/h  budget of handles and threads (10/h)\n"
 	"  --horizon D        projection horizon for the projected growth (24h)\n"
+	"  --exit-max-bytes SIZE  bytes a run may leave leaked at exit ([exit_leaks] max_bytes\n"
+	"                     of the daemon with --url; 0B with --db)\n"
 	"  --limit N          list at most N processes (all)\n"
 	"  --token TOKEN      bearer token for --url (or MEMWATCH_TOKEN)\n"
 	"  --ca-file PEM      CA that signed an https:// daemon's certificate (default:\n"
@@ -56,6 +58,7 @@ static const struct {
 	{ "--max-growth", "max_growth" }, { "--horizon", "horizon" },
 	{ "--limit", "limit" }, { "--inconclusive", "inconclusive" },
 	{ "--process", "process" }, { "--max-count-growth", "max_count_growth" },
+	{ "--exit-max-bytes", "exit_max_bytes" },
 };
 
 struct check_args {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "analysis/leak_report.h"
+#include "analysis/leak_steps.h"
 #include "core/batch.h"
 #include "base/clock.h"
 #include "core/watch.h"
@@ -118,7 +119,9 @@ static int64_t run_once(struct mw_leak_judge *j, struct mw_reader **reader)
 	}
 	mw_leak_query_init(&q);
 	q.params = j->params;
-	q.from_ms = now - j->window_ms;
+	/* the window in the processes' own time: a step of the clock
+	 * forward inside it would leave it too short to judge */
+	q.from_ms = mw_leak_window_from(*reader, now, j->window_ms);
 	q.to_ms = now;
 	q.live_only = true;
 	/* the verdicts only: no JSON is written */

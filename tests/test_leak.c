@@ -332,6 +332,75 @@ static void shapes_of_real_programs(void **state)
 	assert_int_equal(res.verdict, MW_VERDICT_PASS);
 }
 
+/* Floors that scatter by a third of their level from one bucket to the
+ * next (a GC sawtooth of a gigabyte read at its floors) cannot show a
+ * leak of a tenth of the process an hour within 31 minutes: no pass (it
+ * read "no steady trend", a clean pass, for a real Node leak), but
+ * inconclusive with the growth that cannot be seen yet - whether a 20
+ * MiB/h leak lies under it or not.  The same level with a small scatter,
+ * a one-time load and a slow wander still pass (shapes_of_real_programs,
+ * basic_shapes). */
+static void too_noisy_is_not_a_pass(void **state)
+{
+	enum { N = 31 * 12 };	/* 31 minutes at 5 s */
+	static double v[N];
+	struct lc_rng r = { 11 };
+	struct mw_leak_result res;
+	struct mw_trace tr = { T0, 5000, v, N };
+	struct mw_leak_params p;
+	size_t i;
+	int leak;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (leak = 0; leak < 2; leak++) {
+		for (i = 0; i < N; i++)
+			v[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r) +
+			       (leak ? 20 * LC_MIB * (double)i * 5.0 / 3600.0 : 0.0);
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+		if (!strstr(res.reason, "too noisy"))
+			fail_msg("%s", res.reason);
+		/* 100 MiB of white scatter over 21 judged minutes: about 200 MiB/h */
+		assert_true(res.detectable_bph > 30 * LC_MIB && res.detectable_bph < 300 * LC_MIB);
+		assert_true(isnan(res.slope_bph) && res.projected_bytes == 0.0);
+	}
+	for (i = 0; i < N; i++)
+		v[i] = 300 * LC_MIB + 1 * LC_MIB * lc_normal(&r);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_true(isnan(res.detectable_bph));
+
+	/* a group of the quiet one and a noisy one is not passed on the
+	 * quiet one */
+	{
+		static double nv[N];
+		struct mw_trace two[2] = { { T0, 5000, v, N }, { T0, 5000, nv, N } };
+		struct mw_leak_result each[2];
+		struct mw_leak_group_result g;
+
+		for (i = 0; i < N; i++)
+			nv[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r);
+		mw_leak_judge_group(two, 2, &p, each, &g);
+		assert_int_equal(each[0].verdict, MW_VERDICT_PASS);
+		assert_int_equal(g.r.verdict, MW_VERDICT_INCONCLUSIVE);
+		if (!strstr(g.r.reason, "too noisy") || !isfinite(g.r.detectable_bph))
+			fail_msg("%s", g.r.reason);
+	}
+
+	/* a longer run decides: the same scatter over four hours sees a
+	 * tenth of the process an hour, and passes */
+	{
+		static double lv[4 * 720 + 120];
+		struct mw_trace longer = { T0, 5000, lv, sizeof(lv) / sizeof(lv[0]) };
+
+		for (i = 0; i < longer.n; i++)
+			lv[i] = 300 * LC_MIB + 100 * LC_MIB * lc_normal(&r);
+		mw_leak_judge(&longer, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	}
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -489,6 +558,55 @@ static void step_forward_is_no_missing_data(void **state)
 	assert_true(r.coverage > 0.99);
 }
 
+/* Since when, across a step of the wall clock forward: the hour the clock
+ * jumped over is no time for the process, so a leak that started before
+ * the step is dated where it started (on the wall clock it looks flat over
+ * the hole and was dated after it), one that started after the step is
+ * drawn from there (its fit was early by the step), and the growth counts
+ * only the time the process lived (it counted the hour too). */
+static void onset_across_a_step(void **state)
+{
+	enum { HOLE_AT = 45, HOLE = 60, N = 160 };
+	static const int onsets[] = { 20, 35, 55 };	/* process minutes */
+	double v[N], rate = 20.0 * 1048576 / 60;	/* 20 MiB/h, per minute */
+	struct mw_trace tr = { T0, LC_MIN, v, N };
+	struct mw_time_hole hole = mw_leak_hole_of_step(T0 + (HOLE_AT + HOLE) * LC_MIN + 3000,
+							 HOLE * 60.0);
+	struct mw_leak_params p;
+	struct mw_leak_result r;
+	struct lc_rng rng = { 3 };
+	size_t o;
+	int i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	p.holes = &hole;
+	p.nholes = 1;
+	for (o = 0; o < sizeof(onsets) / sizeof(onsets[0]); o++) {
+		int on = onsets[o];
+		int64_t truth = T0 + (on < HOLE_AT ? on : on + HOLE) * LC_MIN;
+		double lived = (double)(N - 1 - HOLE - on);	/* minutes since the onset */
+
+		for (i = 0; i < N; i++) {
+			int proc = i < HOLE_AT ? i : i - HOLE;
+
+			v[i] = i >= HOLE_AT && i < HOLE_AT + HOLE ? NAN :
+			       50e6 + rate * (proc > on ? proc - on : 0) + 20e3 * lc_normal(&rng);
+		}
+		mw_leak_judge(&tr, &p, &r);
+		assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+		if (r.onset_ms == INT64_MIN || llabs(r.onset_ms - truth) > 2 * LC_MIN)
+			fail_msg("onset at process minute %d: %+.1f min off (%s)", on,
+				 (double)(r.onset_ms - truth) / (double)LC_MIN, r.reason);
+		if (fabs(r.growth_bytes - rate * lived) > 0.15 * rate * lived)
+			fail_msg("onset %d: growth %.1f MiB, truth %.1f MiB", on,
+				 r.growth_bytes / 1048576, rate * lived / 1048576);
+		if (on > HOLE_AT && llabs(r.fit_t0_ms - truth) > 2 * LC_MIN)
+			fail_msg("onset %d: fit from %+.1f min off", on,
+				 (double)(r.fit_t0_ms - truth) / (double)LC_MIN);
+	}
+}
+
 static void bad_input(void **state)
 {
 	struct mw_leak_params p;
@@ -575,9 +693,11 @@ MW_TEST_MAIN(
 	cmocka_unit_test(group_growing_workers),
 	cmocka_unit_test(onset_is_the_change_point),
 	cmocka_unit_test(shapes_of_real_programs),
+	cmocka_unit_test(too_noisy_is_not_a_pass),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),
 	cmocka_unit_test(step_forward_is_no_missing_data),
+	cmocka_unit_test(onset_across_a_step),
 	cmocka_unit_test(bad_input),
 )

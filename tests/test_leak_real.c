@@ -44,7 +44,9 @@
  *   F  a pass shows no leak-like rate or projection (slope within the
  *      budget, no projection);
  *   G  a leak growing from its start is not dated to the end of the
- *      warm-up: its onset is the start (within 2 min) or none.
+ *      warm-up: its onset is the start (within 2 min) or none;
+ *   H  a leak is never passed at any end time (what the data cannot
+ *      show yet is inconclusive).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,12 +88,30 @@
  * FIFO eviction of 256 B-8 KiB blocks): it passes as settling at 31 and 35
  * minutes and fails from 40.  From outside, memory that grows steadily for
  * 45 minutes is what a leak looks like; kept as a known failure rather than
- * relabelled, so the table keeps showing it. */
+ * relabelled, so the table keeps showing it.  No saturating shape sets it
+ * apart (session 4): Theil-Sen over sliding 10-minute windows of its 10 s
+ * floors gives 1.98 1.61 1.04 0.90 1.12 1.04 1.04 1.02 1.12 MiB/h
+ * (windows from 10, 15, ... 50 min), lk_slow's true 1 MiB/h leak 0.95 1.13
+ * 1.05 1.18 1.05 1.14 1.22 1.13 1.00: after 20 minutes both are straight
+ * lines of the same rate.  An exponential approach fitted to ok_cache
+ * (10 min to the end) moves its asymptote out as the data grows (time
+ * constant 0.28, 0.41, 0.52, 0.80 h at 31, 40, 45, 55 min; the rate at the
+ * end stays 0.7-0.8 MiB/h), so it is no plateau the data shows; and the
+ * same fit on lk_slowing (a table that doubles) "saturates" within 0.4 h,
+ * so such a rule would pass a real leak.  Only the level differs (3 % of
+ * ok_cache an hour, 30 % of lk_slow): a relative budget, --max-growth
+ * 1MB/h,5%/h, passes ok_cache and still fails lk_slow - the user's choice,
+ * not a default. */
 static const char *const KNOWN_A[] = { "ok_cache", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
- * floors wander 80-330 MB: no end time within the recording shows it. */
+ * floors wander 150-330 MB (its 5-minute minima 155-331 MB, no rise): no
+ * end time within the recording shows it; what the floors' scatter lets
+ * the trend test see over 45 min is ~120 MiB/h, six times the leak.  It is
+ * inconclusive (H), not passed. */
 static const char *const KNOWN_B[] = { "lk_node", NULL };
+/* H: leaks passed at some end time */
+static const char *const KNOWN_H[] = { NULL };
 /* C: lk_late's onset within 2 min of the truth */
 static const char *const KNOWN_C[] = { NULL };
 /* D: not inconclusive at 25 min */
@@ -148,6 +168,7 @@ struct cell {
 	int have;
 	int verdict;	/* enum mw_verdict */
 	double slope, projected;
+	double detectable;	/* too noisy: the growth it could show; NaN */
 	int64_t onset;	/* epoch ms, INT64_MIN none */
 	char kind[32];
 	char reason[200];
@@ -449,6 +470,7 @@ static void judge_all(struct mw_reader *r)
 								  MW_VERDICT_INCONCLUSIVE;
 				c->slope = num(g, "slope_bytes_per_hour");
 				c->projected = num(g, "projected_bytes");
+				c->detectable = num(g, "detectable_bytes_per_hour");
 				c->onset = isnan(on) ? INT64_MIN : (int64_t)on;
 				snprintf(c->kind, sizeof(c->kind), "%s", str(g, "kind"));
 				snprintf(c->reason, sizeof(c->reason), "%s", str(g, "reason"));
@@ -716,6 +738,27 @@ static void real_corpus(void **state)
 				}
 			expect(ok, "B", KNOWN_B, x->name, what);
 		}
+		/* H: a leak is never passed: what cannot be seen yet is
+		 * inconclusive, and one too noisy to judge says it could not
+		 * see the leak (its detectable rate above the true one) */
+		ok = 1;
+		for (e = 0; e < NE; e++) {
+			const struct cell *c = &C[w][e];
+
+			if (c->verdict == MW_VERDICT_PASS) {
+				ok = 0;
+				snprintf(what, sizeof(what), "pass at %s (%s)", ename(e), c->reason);
+				break;
+			}
+			if (c->verdict == MW_VERDICT_INCONCLUSIVE && !isnan(c->detectable) &&
+			    !(c->detectable > true_rate(x, end_ms(e)))) {
+				ok = 0;
+				snprintf(what, sizeof(what), "too noisy at %s, yet %.0f B/h could be seen (%s)",
+					 ename(e), c->detectable, c->reason);
+				break;
+			}
+		}
+		expect(ok, "H", KNOWN_H, x->name, what);
 		/* C: the onset of a late leak within 2 min of the truth */
 		if (x->onset_ms > 0) {
 			ok = 1;

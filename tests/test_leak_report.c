@@ -99,6 +99,26 @@ static int setup(void **state)
 			 ts, 25e6 + noise(50e3));
 		add_proc(s, "memwatch_process_shareable_working_set_bytes", "section.exe", "80",
 			 "started", "100", ts, 9e6 + 4e6 * h + noise(20e3));
+		/* mapview.exe, sectionw.exe (Windows, watched): commit flat,
+		 * the shareable working set grows 4 MB/h; the working-set
+		 * categories say where: views of a mapped file, or a
+		 * pagefile-backed section (category "shareable") */
+		for (w = 0; w < 2; w++) {
+			const char *name = w ? "sectionw.exe" : "mapview.exe", *pid = w ? "86" : "85";
+
+			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+				 25e6 + noise(50e3));
+			add_proc(s, "memwatch_process_shareable_working_set_bytes", name, pid,
+				 "started", "100", ts, 20e6 + 4e6 * h + noise(20e3));
+			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "image", ts,
+				 12e6 + noise(10e3));
+			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "mapped_file",
+				 ts, 5e6 + (w ? 0.0 : 4e6 * h) + noise(10e3));
+			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "shareable",
+				 ts, 3e6 + (w ? 4e6 * h : 0.0) + noise(10e3));
+			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "heap", ts,
+				 15e6 + noise(10e3));
+		}
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */
 		if ((i * STEP / 600000) % 2 == 0)
@@ -238,7 +258,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 11);
+	assert_int_equal((int)num(rep, "groups_total"), 13);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -287,6 +307,17 @@ static void verdicts_per_group(void **state)
 	assert_string_equal(str(g, "verdict"), "fail");
 	assert_string_equal(str(g, "kind"), "shared");
 	assert_true(fabs(num(g, "slope_bytes_per_hour") - 4e6) < 1e6);
+	/* ... and a watched one's working-set categories tell a mapped
+	 * file's views from a pagefile-backed section */
+	g = group(rep, "mapview.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "aspect"), "shared");
+	assert_string_equal(str(g, "kind"), "mapped");
+	assert_string_equal(str(g, "kind_source"), "memwatch_workingset_bytes");
+	g = group(rep, "sectionw.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "kind"), "shared");
+	assert_string_equal(str(g, "kind_source"), "memwatch_workingset_bytes");
 
 	/* handles are counted, with their own budget (10/h) */
 	g = group(rep, "fdleak");
@@ -349,8 +380,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 11);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 6);
+	assert_int_equal((int)num(rep, "groups_total"), 13);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 8);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
@@ -421,6 +452,10 @@ static void options(void **state)
 	assert_int_equal(mw_leak_query_set(&q, "inconclusive", "maybe", 0, &err), -1);
 	assert_int_equal(mw_leak_query_set(&q, "limit", "-1", 0, &err), -1);
 	assert_int_equal(mw_leak_query_set(&q, "colour", "red", 0, &err), 1);
+	/* check --db --exit-max-bytes (it had only the default, 0) */
+	assert_int_equal(mw_leak_query_set(&q, "exit_max_bytes", "4KB", 0, &err), 0);
+	assert_true(q.params.exit_max_bytes == 4096);
+	assert_int_equal(mw_leak_query_set(&q, "exit_max_bytes", "lots", 0, &err), -1);
 	mw_leak_query_release(&q);
 }
 

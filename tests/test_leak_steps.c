@@ -110,7 +110,51 @@ static void without_the_step_it_is_missing_data(void **state)
 	cJSON_Delete(rep);
 }
 
+/* The background judgement's window (the last hour here) is the
+ * processes' own time: the hour the clock jumped over widens it, so the
+ * leak is judged on an hour of data, not on the 30 minutes after the step
+ * (with a 25-minute minimum duration: "too little data after warm-up"). */
+static void window_widened_by_the_hole(void **state)
+{
+	struct mw_reader *r;
+	struct mw_err err;
+	struct mw_leak_query q;
+	const int64_t to = T0 + 130 * MIN;
+	int64_t from;
+	cJSON *rep;
+
+	(void)state;
+	write_store(true);
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	from = mw_leak_window_from(r, to, 60 * MIN);
+	mw_reader_free(r);
+	/* 30 minutes after the step, 30 before it */
+	assert_true(from <= T0 + 10 * MIN + 1000 && from >= T0 + 10 * MIN - 5000);
+
+	mw_leak_query_init(&q);
+	q.process = strdup("stepped");
+	q.to_ms = to;
+	/* judged time needed: 25 minutes after the 10-minute warm-up */
+	q.params.min_duration_ms = 25 * MIN;
+	q.from_ms = to - 60 * MIN;	/* the window as the wall clock counts it */
+	rep = mw_test_leak_report(DB, &q);
+	assert_string_equal(group_str(rep, "verdict"), "inconclusive");
+	cJSON_Delete(rep);
+	q.from_ms = from;
+	rep = mw_test_leak_report(DB, &q);
+	assert_string_equal(group_str(rep, "verdict"), "fail");
+	cJSON_Delete(rep);
+	mw_leak_query_release(&q);
+
+	/* no step stored: the window is what it says */
+	write_store(false);
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	assert_true(mw_leak_window_from(r, to, 60 * MIN) == to - 60 * MIN);
+	mw_reader_free(r);
+}
+
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(leak_across_a_step_fails),
 	MW_FIXTURE_TEST(without_the_step_it_is_missing_data),
+	MW_FIXTURE_TEST(window_widened_by_the_hole),
 )

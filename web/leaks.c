@@ -17,7 +17,7 @@
 /* The query parameters that are leak options (router.c lists them). */
 static const char *const leak_options[] = {
 	"match", "from", "to", "warmup", "min_duration", "max_growth", "horizon", "limit",
-	"inconclusive", "process", "max_count_growth",
+	"inconclusive", "process", "max_count_growth", "exit_max_bytes",
 };
 
 static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)

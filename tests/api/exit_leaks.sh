@@ -123,6 +123,11 @@ check "check --db on the fresh database fails (exit 1) naming the report" \
 	'expect_rc 1 "$daemon" check --db "$tmpdir/f.db"; grep -q "exit leak report 1 (lsan, leaky pid $lpid): 4396 bytes in 3 allocations leaked at exit" "$tmpdir/cmd.out" || { cat "$tmpdir/cmd.out"; false; }'
 check "check --db --process leaky (a run with no series, only its report) fails too" \
 	'expect_rc 1 "$daemon" check --db "$tmpdir/f.db" --process leaky; grep -q "exit leak report 1" "$tmpdir/cmd.out" || { cat "$tmpdir/cmd.out"; false; }'
+check "check --db --exit-max-bytes 4396: the run is within it, no longer failed" \
+	'"$daemon" check --db "$tmpdir/f.db" --exit-max-bytes 4396B >"$tmpdir/cmd.out" 2>&1; rc=$?; \
+	 [ "$rc" != 1 ] && [ "$rc" != 2 ] && ! grep -q "exit leak report" "$tmpdir/cmd.out" || { echo "exit $rc"; cat "$tmpdir/cmd.out"; false; }'
+check "check --db --exit-max-bytes 4395 still fails" \
+	'expect_rc 1 "$daemon" check --db "$tmpdir/f.db" --exit-max-bytes 4395B'
 main_base=$base
 mw_serve f --interval 1s
 check "a daemon on the fresh database answers" wait_ready "$base/healthz"

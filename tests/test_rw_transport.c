@@ -409,6 +409,68 @@ static void post_cancelled(void **state)
 	expect_no_answer(t, "cancelled: memwatchd is stopping");
 }
 
+/* A post on another thread, for cancelling it while it waits. */
+struct post_job {
+	struct mw_rw_transport *t;
+	struct mw_rw_result res;
+	int rc;
+};
+
+static void *post_job_run(void *arg)
+{
+	struct post_job *j = arg;
+
+	j->rc = mw_rw_post(j->t, body, sizeof(body), &j->res);
+	return NULL;
+}
+
+/* Stopping while the post waits for the answer: the cancel from another
+ * thread ends the step in flight (libcurl's progress callback; WinHTTP's
+ * request handle closed under it), not its timeout of an hour.  A
+ * transport that missed the cancel would wait for that hour, or until the
+ * stub's 30 s safety net closes the connection ("lost before an answer"),
+ * so the test fails or never finishes; no timing is measured. */
+static void post_cancelled_while_waiting(void **state)
+{
+	/* a receiver of its own: Wine's WinHTTP leaves the cancelled
+	 * connection open, which would hold the shared one's single thread */
+	static struct mw_stub hang;
+	struct mw_rw_endpoint ep;
+	struct post_job j = { 0 };
+	struct mw_err err = { "" };
+	char url[128];
+	pthread_t th;
+	int gave_up;
+
+	(void)state;
+	assert_int_equal(mw_stub_start(&hang, 0), 0);
+	mw_stub_set(&hang, MW_STUB_HANG, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/write", hang.port);
+	ep = endpoint(url);
+	ep.timeout_ms = 3600 * 1000;
+	j.t = mw_rw_transport_new(&ep, &err);
+	if (!j.t)
+		fail_msg("transport: %s", err.msg);
+	assert_int_equal(pthread_create(&th, NULL, post_job_run, &j), 0);
+	/* the receiver has the whole request: the client now waits in receive */
+	assert_int_equal(mw_stub_wait_requests(&hang, 1, 20), 0);
+	mw_rw_transport_cancel(j.t);
+	pthread_join(th, NULL);
+	pthread_mutex_lock(&hang.mu);
+	gave_up = hang.gave_up;
+	pthread_mutex_unlock(&hang.mu);
+	mw_rw_transport_free(j.t);
+	mw_stub_stop(&hang);
+	print_message("%s\n", j.res.message);
+	assert_int_equal(j.rc, -1);
+	assert_int_equal(j.res.status, 0);
+	if (!strstr(j.res.message, "cancelled: memwatchd is stopping"))
+		fail_msg("message: %s", j.res.message);
+	/* it returned while the receiver still held the connection, not
+	 * after the receiver's 30 s safety net closed it */
+	assert_int_equal(gave_up, 0);
+}
+
 static void post_redirected(void **state)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
@@ -489,6 +551,7 @@ int main(void)
 		cmocka_unit_test(post_bad_request),
 		cmocka_unit_test(post_hangs),
 		cmocka_unit_test(post_cancelled),
+		cmocka_unit_test(post_cancelled_while_waiting),
 		cmocka_unit_test(post_redirected),
 		cmocka_unit_test(post_ipv6),
 		cmocka_unit_test(post_refused),

@@ -4,13 +4,18 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _WIN32
 #include <winsock2.h>
 #include <ws2tcpip.h>
 typedef SOCKET sock_t;
 #define close_sock closesocket
+#define SHUT_RDWR SD_BOTH
+#define recv_timed_out() (WSAGetLastError() == WSAETIMEDOUT)
 #else
+#include <errno.h>
+#define recv_timed_out() (errno == EAGAIN || errno == EWOULDBLOCK)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -74,6 +79,7 @@ static void read_request(struct mw_stub *s, sock_t c)
 	memcpy(s->body, buf + hlen, clen);
 	s->body_len = clen;
 	s->requests++;
+	pthread_cond_broadcast(&s->got_request);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -103,17 +109,32 @@ static void *serve(void *arg)
 		pthread_mutex_lock(&s->mu);
 		m = s->mode;
 		answer = s->answer;
+		s->conn = (uintptr_t)c;
 		pthread_mutex_unlock(&s->mu);
 		if (m == MW_STUB_QUIT) {
+			pthread_mutex_lock(&s->mu);
+			s->conn = (uintptr_t)INVALID_SOCKET;
+			pthread_mutex_unlock(&s->mu);
 			close_sock(c);
 			return NULL;
 		}
 		read_request(s, c);
 		if (m == MW_STUB_ANSWER)
 			send_all(c, answer, strlen(answer));
-		else	/* HANG: say nothing until the client gives up */
-			while (recv(c, drain, sizeof(drain), 0) > 0)
+		else {	/* HANG: say nothing until the client gives up */
+			int k;
+
+			while ((k = recv(c, drain, sizeof(drain), 0)) > 0)
 				;
+			if (k < 0 && recv_timed_out()) {
+				pthread_mutex_lock(&s->mu);
+				s->gave_up++;
+				pthread_mutex_unlock(&s->mu);
+			}
+		}
+		pthread_mutex_lock(&s->mu);
+		s->conn = (uintptr_t)INVALID_SOCKET;
+		pthread_mutex_unlock(&s->mu);
 		close_sock(c);
 	}
 }
@@ -171,7 +192,9 @@ int mw_stub_start(struct mw_stub *s, int ipv6)
 	s->family = ipv6 ? AF_INET6 : AF_INET;
 	s->mode = MW_STUB_ANSWER;
 	s->answer = "";
+	s->conn = (uintptr_t)INVALID_SOCKET;
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->got_request, NULL);
 	if (pthread_create(&s->thread, NULL, serve, s) != 0) {
 		close_sock(l);
 		return -1;
@@ -185,14 +208,35 @@ void mw_stub_stop(struct mw_stub *s)
 	socklen_t alen = loopback(s->family == AF_INET6, s->port, &a);
 	sock_t c;
 
-	/* wake the accept with one last connection, answered by quitting */
-	mw_stub_set(s, MW_STUB_QUIT, NULL);
+	/* end a connection still served, then wake the accept with one last
+	 * connection, answered by quitting */
+	pthread_mutex_lock(&s->mu);
+	s->mode = MW_STUB_QUIT;
+	if ((sock_t)s->conn != INVALID_SOCKET)
+		shutdown((sock_t)s->conn, SHUT_RDWR);
+	pthread_mutex_unlock(&s->mu);
 	c = socket(s->family, SOCK_STREAM, 0);
 	connect(c, (struct sockaddr *)&a, alen);
 	pthread_join(s->thread, NULL);
 	close_sock(c);
 	close_sock((sock_t)s->lsock);
+	pthread_cond_destroy(&s->got_request);
 	pthread_mutex_destroy(&s->mu);
+}
+
+int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds)
+{
+	struct timespec until;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&s->mu);
+	while (s->requests < n && rc == 0)
+		rc = pthread_cond_timedwait(&s->got_request, &s->mu, &until);
+	rc = s->requests >= n ? 0 : -1;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
 }
 
 unsigned mw_stub_free_port(void)

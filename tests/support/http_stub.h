@@ -25,22 +25,29 @@ struct mw_stub {
 	int family;			/* AF_INET or AF_INET6 */
 	pthread_t thread;
 	pthread_mutex_t mu;
+	pthread_cond_t got_request;	/* signalled when requests grows */
 	enum mw_stub_mode mode;
 	const char *answer;		/* the whole HTTP answer for MW_STUB_ANSWER */
 	char head[8192];		/* the last request's start line and headers, lower case */
 	unsigned char body[1 << 16];	/* and its body */
 	size_t body_len;
 	int requests;
+	int gave_up;			/* HANG connections ended by the 30 s safety net */
+	uintptr_t conn;			/* the connection being served, for stop */
 };
 
 /* Listen on loopback (ipv6: [::1], else 127.0.0.1) on a port of the
  * system's choosing and serve in a thread.  -1 when that cannot be done
  * (no IPv6 loopback here, say). */
 int mw_stub_start(struct mw_stub *s, int ipv6);
-/* Stop serving and close the socket. */
+/* Stop serving and close the socket (a connection still being served is
+ * shut down first, so a client that left it open does not hold the stop). */
 void mw_stub_stop(struct mw_stub *s);
 /* How to answer the next connections. */
 void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
+/* Wait until the stub has read n requests in all (so the client sent its
+ * request and now waits for the answer): 0, or -1 after `seconds`. */
+int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds);
 /* A port on loopback where nobody listens (it was free a moment ago). */
 unsigned mw_stub_free_port(void);
 

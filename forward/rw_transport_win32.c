@@ -40,8 +40,10 @@
 #include <windows.h>
 #include <winhttp.h>
 
+#include "base/mwerr_text.h"
 #include "base/utf8_wide.h"
 #include "base/xalloc.h"
+#include "forward/rw_proxy_auth.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 
@@ -108,20 +110,11 @@ void mw_rw_transport_free(struct mw_rw_transport *t)
 	free(t);
 }
 
-/* WinHTTP's own text for an error, trimmed. */
+/* WinHTTP's own text for an error (its codes are in winhttp.dll's table),
+ * UTF-8 whatever the ANSI code page. */
 static void error_text(DWORD code, char *out, size_t size)
 {
-	DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_HMODULE | FORMAT_MESSAGE_FROM_SYSTEM |
-					 FORMAT_MESSAGE_IGNORE_INSERTS,
-				 GetModuleHandleA("winhttp.dll"), code, 0, out, (DWORD)size, NULL);
-
-	while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ' ||
-		     out[n - 1] == '.'))
-		n--;
-	if (n == 0)
-		snprintf(out, size, "error %lu", (unsigned long)code);
-	else
-		out[n] = '\0';
+	mw_system_error_text(code, "winhttp.dll", out, size);
 }
 
 /* WinHTTP's notifications for a request (its context is the struct step;
@@ -507,6 +500,30 @@ static long read_piece(struct mw_rw_transport *t, HINTERNET req, struct step *st
 	return (long)st->got;
 }
 
+/* 407: name the proxy WinHTTP went through and the scheme it asked for. */
+static void proxy_refused(HINTERNET req, struct mw_rw_result *res)
+{
+	wchar_t wscheme[128];
+	char scheme[128] = "", proxy[256] = "";
+	DWORD n = sizeof(wscheme);
+	WINHTTP_PROXY_INFO info = { 0 };
+	DWORD isize = sizeof(info);
+
+	if (WinHttpQueryHeaders(req, WINHTTP_QUERY_PROXY_AUTHENTICATE, WINHTTP_HEADER_NAME_BY_INDEX,
+				wscheme, &n, WINHTTP_NO_HEADER_INDEX))
+		WideCharToMultiByte(CP_UTF8, 0, wscheme, -1, scheme, sizeof(scheme), NULL, NULL);
+	if (WinHttpQueryOption(req, WINHTTP_OPTION_PROXY, &info, &isize)) {
+		if (info.lpszProxy)
+			WideCharToMultiByte(CP_UTF8, 0, info.lpszProxy, -1, proxy, sizeof(proxy),
+					    NULL, NULL);
+		if (info.lpszProxy)
+			GlobalFree(info.lpszProxy);
+		if (info.lpszProxyBypass)
+			GlobalFree(info.lpszProxyBypass);
+	}
+	mw_rw_proxy_auth_message(proxy, scheme, res->message, sizeof(res->message));
+}
+
 /* The message for the answer that arrived (its body read into body[0..len)),
  * and the request closed. */
 static void answered(HINTERNET req, const char *body, size_t len, struct mw_rw_result *res)
@@ -520,6 +537,8 @@ static void answered(HINTERNET req, const char *body, size_t len, struct mw_rw_r
 					wloc, &lsize, WINHTTP_NO_HEADER_INDEX))
 			WideCharToMultiByte(CP_UTF8, 0, wloc, -1, loc, sizeof(loc), NULL, NULL);
 		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (res->status == 407) {	/* never a logon, never a retry */
+		proxy_refused(req, res);
 	} else if (res->status >= 400 || res->status < 200) {
 		mw_rw_printable(body, len, res->message, sizeof(res->message));
 	}

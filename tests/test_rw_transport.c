@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <cmocka.h>
 
+#include "forward/rw_proxy_auth.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 #include "tests/support/http_stub.h"
@@ -236,6 +237,30 @@ static void printable(void **state)
 }
 
 /* --- real posts to a loopback server ------------------------------------- */
+
+/* A proxy's 407: named, with its scheme, and what to set. */
+static void proxy_auth_message(void **state)
+{
+	char m[512];
+
+	(void)state;
+	mw_rw_proxy_auth_message("proxy.corp:8080", "NTLM", m, sizeof(m));
+	print_message("%s\n", m);
+	assert_non_null(strstr(m, "the proxy proxy.corp:8080 asks for a logon (HTTP 407"));
+	assert_non_null(strstr(m, "scheme NTLM)"));
+	assert_non_null(strstr(m, "bypass list"));
+	mw_rw_proxy_auth_message(NULL, "Basic realm=\"corp\"", m, sizeof(m));
+	assert_non_null(strstr(m, "the proxy asks for a logon (HTTP 407 Proxy Authentication "
+				  "Required, scheme Basic)"));
+	mw_rw_proxy_auth_message("", NULL, m, sizeof(m));
+	assert_non_null(strstr(m, "the proxy asks for a logon (HTTP 407 Proxy Authentication "
+				  "Required);"));
+	/* a hostile header stays on one printable line */
+	mw_rw_proxy_auth_message("p\r\nX: y", "Basic\x01", m, sizeof(m));
+	assert_null(strchr(m, '\r'));
+	assert_null(strchr(m, '\n'));
+	assert_null(strchr(m, '\x01'));
+}
 
 static struct mw_stub srv;
 
@@ -471,6 +496,35 @@ static void post_cancelled_while_waiting(void **state)
 	assert_int_equal(gave_up, 0);
 }
 
+/* A 407 from the way to the receiver: one request (no retry) and, on
+ * Windows, the message naming the proxy and what to set (libcurl keeps
+ * the body's text: it goes through a proxy only when told to). */
+static void post_proxy_auth(void **state)
+{
+	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
+	struct mw_rw_result res;
+	int before;
+
+	(void)state;
+	pthread_mutex_lock(&srv.mu);
+	before = srv.requests;
+	pthread_mutex_unlock(&srv.mu);
+	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+			 "Proxy-Authenticate: Basic realm=\"corp\"\r\n"
+			 "Content-Length: 6\r\nConnection: close\r\n\r\ndenied");
+	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
+	assert_int_equal(res.status, 407);
+	print_message("%s\n", res.message);
+#ifdef _WIN32
+	assert_non_null(strstr(res.message, "asks for a logon (HTTP 407 Proxy Authentication "
+					     "Required, scheme Basic)"));
+#endif
+	pthread_mutex_lock(&srv.mu);
+	assert_int_equal(srv.requests, before + 1);
+	pthread_mutex_unlock(&srv.mu);
+	mw_rw_transport_free(t);
+}
+
 static void post_redirected(void **state)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
@@ -543,6 +597,7 @@ int main(void)
 		cmocka_unit_test(base64_vectors),
 		cmocka_unit_test(headers),
 		cmocka_unit_test(printable),
+		cmocka_unit_test(proxy_auth_message),
 	};
 	const struct CMUnitTest live[] = {
 		cmocka_unit_test(post_accepted),
@@ -552,6 +607,7 @@ int main(void)
 		cmocka_unit_test(post_hangs),
 		cmocka_unit_test(post_cancelled),
 		cmocka_unit_test(post_cancelled_while_waiting),
+		cmocka_unit_test(post_proxy_auth),
 		cmocka_unit_test(post_redirected),
 		cmocka_unit_test(post_ipv6),
 		cmocka_unit_test(post_refused),

@@ -15,6 +15,7 @@ typedef SOCKET sock_t;
 #define recv_timed_out() (WSAGetLastError() == WSAETIMEDOUT)
 #else
 #include <errno.h>
+#include <fcntl.h>
 #define recv_timed_out() (errno == EAGAIN || errno == EWOULDBLOCK)
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -247,4 +248,58 @@ unsigned mw_stub_free_port(void)
 	if (s != INVALID_SOCKET)
 		close_sock(s);
 	return port;
+}
+
+int mw_blackhole_start(struct mw_blackhole *b)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	sock_t l, f;
+	unsigned port = 0;
+
+	l = listen_on(0, &port);
+	if (l == INVALID_SOCKET)
+		return -1;
+	/* listen_on's backlog, made the smallest: one waiting connection */
+	if (listen(l, 0) != 0) {
+		close_sock(l);
+		return -1;
+	}
+	alen = loopback(0, port, &a);
+	f = socket(AF_INET, SOCK_STREAM, 0);
+	if (f == INVALID_SOCKET || connect(f, (struct sockaddr *)&a, alen) != 0) {
+		if (f != INVALID_SOCKET)
+			close_sock(f);
+		close_sock(l);
+		return -1;
+	}
+	b->lsock = (uintptr_t)l;
+	b->filler = (uintptr_t)f;
+	b->port = port;
+	return 0;
+}
+
+int mw_blackhole_queued(struct mw_blackhole *b)
+{
+	sock_t l = (sock_t)b->lsock, c;
+	int n = 0;
+
+#ifdef _WIN32
+	u_long on = 1;
+
+	ioctlsocket(l, FIONBIO, &on);
+#else
+	fcntl(l, F_SETFL, fcntl(l, F_GETFL) | O_NONBLOCK);
+#endif
+	while ((c = accept(l, NULL, NULL)) != INVALID_SOCKET) {
+		close_sock(c);
+		n++;
+	}
+	return n;
+}
+
+void mw_blackhole_stop(struct mw_blackhole *b)
+{
+	close_sock((sock_t)b->filler);
+	close_sock((sock_t)b->lsock);
 }

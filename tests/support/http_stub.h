@@ -48,6 +48,19 @@ void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
 /* Wait until the stub has read n requests in all (so the client sent its
  * request and now waits for the answer): 0, or -1 after `seconds`. */
 int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds);
+/* A loopback listener that never accepts, its queue already full (listen
+ * backlog 0 and one connection in it): a further connect gets no answer,
+ * its SYN dropped, as from a black hole.  For the connect time-out. */
+struct mw_blackhole {
+	uintptr_t lsock, filler;
+	unsigned port;
+};
+int mw_blackhole_start(struct mw_blackhole *b);
+/* How many connections wait in its queue (accepted here, without
+ * waiting): 1 when nobody but the filler got in. */
+int mw_blackhole_queued(struct mw_blackhole *b);
+void mw_blackhole_stop(struct mw_blackhole *b);
+
 /* A port on loopback where nobody listens (it was free a moment ago). */
 unsigned mw_stub_free_port(void);
 

@@ -365,6 +365,20 @@ static void close_request(HINTERNET req)
 	WinHttpCloseHandle(req);
 }
 
+/* A step of req just started (started: what its call returned): 0 once it
+ * completed, or -1 with res->message and the request closed. */
+static int run_step(struct mw_rw_transport *t, HINTERNET req, struct step *st, BOOL started,
+		struct mw_rw_result *res)
+{
+	if (!started)
+		no_answer(t, GetLastError(), st->tls_flags, res);
+	if (!started || await_step(t, st, res) < 0) {
+		close_request(req);
+		return -1;
+	}
+	return 0;
+}
+
 /* A new request with its options set and its struct step as context: NULL
  * with res->message when it cannot be made. */
 static HINTERNET open_request(struct mw_rw_transport *t, struct step **out,
@@ -453,25 +467,10 @@ static int request(struct mw_rw_transport *t, const void *body, size_t len,
 		}
 		memcpy(st->body, body, len);
 	}
-	if (!WinHttpSendRequest(req, t->headers, (DWORD)-1L, st->body, (DWORD)len, (DWORD)len,
-				(DWORD_PTR)st)) {
-		no_answer(t, GetLastError(), st->tls_flags, res);
-		close_request(req);
+	if (run_step(t, req, st, WinHttpSendRequest(req, t->headers, (DWORD)-1L, st->body, (DWORD)len,
+						  (DWORD)len, (DWORD_PTR)st), res) ||
+	    run_step(t, req, st, WinHttpReceiveResponse(req, NULL), res))
 		return -1;
-	}
-	if (await_step(t, st, res) < 0) {
-		close_request(req);
-		return -1;
-	}
-	if (!WinHttpReceiveResponse(req, NULL)) {
-		no_answer(t, GetLastError(), st->tls_flags, res);
-		close_request(req);
-		return -1;
-	}
-	if (await_step(t, st, res) < 0) {
-		close_request(req);
-		return -1;
-	}
 	if (!WinHttpQueryHeaders(req, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER,
 				 WINHTTP_HEADER_NAME_BY_INDEX, &status, &size,
 				 WINHTTP_NO_HEADER_INDEX)) {

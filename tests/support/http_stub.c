@@ -225,6 +225,16 @@ void mw_stub_stop(struct mw_stub *s)
 	pthread_mutex_destroy(&s->mu);
 }
 
+int mw_stub_requests(struct mw_stub *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->requests;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
 int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds)
 {
 	struct timespec until;

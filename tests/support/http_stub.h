@@ -45,6 +45,8 @@ int mw_stub_start(struct mw_stub *s, int ipv6);
 void mw_stub_stop(struct mw_stub *s);
 /* How to answer the next connections. */
 void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
+/* How many requests it has read so far. */
+int mw_stub_requests(struct mw_stub *s);
 /* Wait until the stub has read n requests in all (so the client sent its
  * request and now waits for the answer): 0, or -1 after `seconds`. */
 int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds);

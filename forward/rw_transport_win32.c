@@ -237,9 +237,15 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 		mw_error(err, "remote write: WinHttpOpen failed: %s", text);
 		goto fail;
 	}
-	WinHttpSetStatusCallback(t->session, on_status,
-				 WINHTTP_CALLBACK_FLAG_ALL_COMPLETIONS |
-				 WINHTTP_CALLBACK_FLAG_SECURE_FAILURE | WINHTTP_CALLBACK_FLAG_HANDLES, 0);
+	/* without it no step would ever be seen to complete */
+	if (WinHttpSetStatusCallback(t->session, on_status,
+				     WINHTTP_CALLBACK_FLAG_ALL_COMPLETIONS |
+				     WINHTTP_CALLBACK_FLAG_SECURE_FAILURE | WINHTTP_CALLBACK_FLAG_HANDLES,
+				     0) == WINHTTP_INVALID_STATUS_CALLBACK) {
+		error_text(GetLastError(), text, sizeof(text));
+		mw_error(err, "remote write: WinHttpSetStatusCallback failed: %s", text);
+		goto fail;
+	}
 	t->connect = WinHttpConnect(t->session, host, (INTERNET_PORT)t->url.port, 0);
 	if (!t->connect) {
 		error_text(GetLastError(), text, sizeof(text));

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 
 #include "base/clock.h"
 #include "base/fsutf8.h"
@@ -58,13 +56,6 @@ static int write_file(const char *path, const void *data, size_t len, struct mw_
 	return 0;
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR;
-}
-
 /* Loaded recording: titles (may be absent) and one or two snapshots. */
 struct recording {
 	unsigned char *tbuf, *b1, *b2;
@@ -94,7 +85,7 @@ static int recording_load(struct recording *r, char **paths, int npaths, struct 
 	int n = npaths;
 
 	memset(r, 0, sizeof(*r));
-	if (npaths == 1 && is_dir(paths[0])) {
+	if (npaths == 1 && mw_is_dir(paths[0])) {
 		snprintf(p[0], sizeof(p[0]), "%s/titles-counter.bin", paths[0]);
 		snprintf(p[1], sizeof(p[1]), "%s/snapshot1.bin", paths[0]);
 		snprintf(p[2], sizeof(p[2]), "%s/snapshot2.bin", paths[0]);

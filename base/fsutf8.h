@@ -8,8 +8,10 @@
  *                   line (GetCommandLineW on Windows; a no-op elsewhere)
  *   mw_stdout_binary()  stdout writes its bytes as given (Windows' text
  *                   mode would turn "\r\n" into "\r\r\n"; a no-op elsewhere)
- *   mw_mkdir(), mw_file_size()  the same for a directory to make and a
- *                   file's size (_wmkdir, _wstat64 on Windows)
+ *   mw_mkdir(), mw_file_size(), mw_is_dir(), mw_rename()  the same for a
+ *                   directory to make, a file's size, whether a path is a
+ *                   directory and renaming (_wmkdir, _wstat64, _wrename on
+ *                   Windows)
  *
  * SQLite takes UTF-8 paths already.
  */
@@ -32,5 +34,11 @@ int mw_mkdir(const char *path);
 
 /* The size in bytes of the file, -1 when it cannot be read. */
 int64_t mw_file_size(const char *path);
+
+/* 1 when path names a directory, 0 when not or it cannot be read. */
+int mw_is_dir(const char *path);
+
+/* rename(from, to): 0, or -1 with errno. */
+int mw_rename(const char *from, const char *to);
 
 #endif

@@ -2,6 +2,7 @@
 #include "fsutf8.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 FILE *mw_fopen(const char *path, const char *mode)
@@ -29,4 +30,16 @@ int64_t mw_file_size(const char *path)
 	struct stat st;
 
 	return stat(path, &st) ? -1 : (int64_t)st.st_size;
+}
+
+int mw_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int mw_rename(const char *from, const char *to)
+{
+	return rename(from, to);
 }

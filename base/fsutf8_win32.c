@@ -76,3 +76,23 @@ int64_t mw_file_size(const char *path)
 	free(wp);
 	return rc ? -1 : (int64_t)st.st_size;
 }
+
+int mw_is_dir(const char *path)
+{
+	wchar_t *wp = mw_utf8_to_wide(path);
+	struct _stat64 st;
+	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
+
+	free(wp);
+	return rc == 0 && (st.st_mode & _S_IFMT) == _S_IFDIR;
+}
+
+int mw_rename(const char *from, const char *to)
+{
+	wchar_t *wf = mw_utf8_to_wide(from), *wt = mw_utf8_to_wide(to);
+	int rc = wf && wt ? _wrename(wf, wt) : rename(from, to);	/* not UTF-8: as given */
+
+	free(wf);
+	free(wt);
+	return rc;
+}

@@ -60,9 +60,8 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 void mw_rw_transport_free(struct mw_rw_transport *t);
 /* Stopping: from any thread, make the exchange in progress end at once
  * and every later one fail, with "cancelled: memwatchd is stopping".
- * Linux (libcurl) ends it within a second; Windows (WinHTTP's blocking
- * calls) only between its steps, so a step in flight still takes up to
- * its timeout there. */
+ * Linux (libcurl) ends it within a second; Windows (WinHTTP in
+ * asynchronous mode) at once, the step in flight included. */
 void mw_rw_transport_cancel(struct mw_rw_transport *t);
 
 /* The outcome of one POST. */

@@ -20,6 +20,18 @@
  *
  * One session and connection handle per transport (WinHTTP keeps the
  * connection alive between requests); one request handle per request.
+ *
+ * Cancelling (stopping) ends the step in flight at once: the session is
+ * asynchronous (WINHTTP_FLAG_ASYNC), each step (send, wait for the answer,
+ * read) is started and then waited for together with the transport's
+ * cancel event, and a cancelled wait closes the request handle, which
+ * WinHTTP documents as terminating an in-progress asynchronous request.
+ * (Closing the handle of a blocked synchronous call from another thread
+ * is not documented for WinHTTP, and Wine's does not end the call.)  What
+ * WinHTTP may still touch after that - the body being sent, the buffer
+ * being read into, the event - lives in the request's struct step, which
+ * the callback frees on the handle's last notification (HANDLE_CLOSING),
+ * so the caller can return and free its own memory at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +40,10 @@
 #include <windows.h>
 #include <winhttp.h>
 
+#include "base/mwerr_text.h"
 #include "base/utf8_wide.h"
 #include "base/xalloc.h"
+#include "forward/rw_proxy_auth.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 
@@ -46,12 +60,36 @@ struct mw_rw_transport {
 	const char *peer;		/* who should be running, for messages */
 	int timeout_ms;
 	volatile LONG cancelled;	/* mw_rw_transport_cancel, any thread */
+	HANDLE cancel;			/* manual-reset event, set by the cancel */
+};
+
+/* One request's state shared with WinHTTP's callback (which may run on
+ * WinHTTP's threads); freed by the callback at HANDLE_CLOSING. */
+struct step {
+	HANDLE done;		/* auto-reset: the step started last completed */
+	DWORD error;		/* its error, 0 when it succeeded */
+	DWORD got;		/* bytes a completed read gave */
+	DWORD tls_flags;	/* why the certificate was refused */
+	char *body;		/* a copy of the post's body, sent from here */
+	char buf[4096];		/* reads land here */
 };
 
 void mw_rw_transport_cancel(struct mw_rw_transport *t)
 {
-	if (t)
-		InterlockedExchange(&t->cancelled, 1);
+	if (!t)
+		return;
+	InterlockedExchange(&t->cancelled, 1);
+	SetEvent(t->cancel);
+}
+
+static bool is_cancelled(struct mw_rw_transport *t)
+{
+	return InterlockedCompareExchange(&t->cancelled, 0, 0) != 0;
+}
+
+static void cancelled_message(struct mw_rw_result *res)
+{
+	snprintf(res->message, sizeof(res->message), "cancelled: memwatchd is stopping");
 }
 
 void mw_rw_transport_free(struct mw_rw_transport *t)
@@ -67,23 +105,56 @@ void mw_rw_transport_free(struct mw_rw_transport *t)
 		free(t->headers);
 	}
 	free(t->path);
+	if (t->cancel)
+		CloseHandle(t->cancel);
 	free(t);
 }
 
-/* WinHTTP's own text for an error, trimmed. */
+/* WinHTTP's own text for an error (its codes are in winhttp.dll's table),
+ * UTF-8 whatever the ANSI code page. */
 static void error_text(DWORD code, char *out, size_t size)
 {
-	DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_HMODULE | FORMAT_MESSAGE_FROM_SYSTEM |
-					 FORMAT_MESSAGE_IGNORE_INSERTS,
-				 GetModuleHandleA("winhttp.dll"), code, 0, out, (DWORD)size, NULL);
+	mw_system_error_text(code, "winhttp.dll", out, size);
+}
 
-	while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ' ||
-		     out[n - 1] == '.'))
-		n--;
-	if (n == 0)
-		snprintf(out, size, "error %lu", (unsigned long)code);
-	else
-		out[n] = '\0';
+/* WinHTTP's notifications for a request (its context is the struct step;
+ * the session's and connection's have none): a step completed or failed,
+ * why a certificate was refused, and the handle's end, which frees it. */
+static void CALLBACK on_status(HINTERNET h, DWORD_PTR ctx, DWORD status, LPVOID info,
+			       DWORD info_len)
+{
+	struct step *st = (struct step *)ctx;
+
+	(void)h;
+	if (!st)
+		return;
+	switch (status) {
+	case WINHTTP_CALLBACK_STATUS_SECURE_FAILURE:
+		if (info && info_len >= sizeof(DWORD))
+			st->tls_flags = *(DWORD *)info;
+		break;
+	case WINHTTP_CALLBACK_STATUS_SENDREQUEST_COMPLETE:
+	case WINHTTP_CALLBACK_STATUS_HEADERS_AVAILABLE:
+		SetEvent(st->done);
+		break;
+	case WINHTTP_CALLBACK_STATUS_READ_COMPLETE:
+		st->got = info_len;
+		SetEvent(st->done);
+		break;
+	case WINHTTP_CALLBACK_STATUS_REQUEST_ERROR:
+		st->error = info ? ((WINHTTP_ASYNC_RESULT *)info)->dwError : ERROR_WINHTTP_INTERNAL_ERROR;
+		if (!st->error)
+			st->error = ERROR_WINHTTP_INTERNAL_ERROR;
+		SetEvent(st->done);
+		break;
+	case WINHTTP_CALLBACK_STATUS_HANDLE_CLOSING:
+		CloseHandle(st->done);
+		free(st->body);
+		free(st);
+		break;
+	default:
+		break;
+	}
 }
 
 struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
@@ -95,6 +166,12 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	char *joined = NULL, text[256];
 	size_t jlen = 1;
 
+	t->cancel = CreateEventW(NULL, TRUE, FALSE, NULL);
+	if (!t->cancel) {
+		mw_error(err, "remote write: CreateEvent failed (error %lu)",
+			 (unsigned long)GetLastError());
+		goto fail;
+	}
 	if (mw_rw_endpoint_check(ep, &t->url, err) < 0)
 		goto fail;
 	if (ep->ca_file && ep->ca_file[0]) {
@@ -146,16 +223,27 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 
 	if (ep->get)	/* the commands go to the daemon directly */
 		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_NO_PROXY, WINHTTP_NO_PROXY_NAME,
-					 WINHTTP_NO_PROXY_BYPASS, 0);
+					 WINHTTP_NO_PROXY_BYPASS, WINHTTP_FLAG_ASYNC);
 	else
 		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY,
-					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS, 0);
+					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS,
+					 WINHTTP_FLAG_ASYNC);
 	if (!t->session)	/* before Windows 8.1 (and in some Wine versions) */
 		t->session = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_DEFAULT_PROXY,
-					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS, 0);
+					 WINHTTP_NO_PROXY_NAME, WINHTTP_NO_PROXY_BYPASS,
+					 WINHTTP_FLAG_ASYNC);
 	if (!t->session) {
 		error_text(GetLastError(), text, sizeof(text));
 		mw_error(err, "remote write: WinHttpOpen failed: %s", text);
+		goto fail;
+	}
+	/* without it no step would ever be seen to complete */
+	if (WinHttpSetStatusCallback(t->session, on_status,
+				     WINHTTP_CALLBACK_FLAG_ALL_COMPLETIONS |
+				     WINHTTP_CALLBACK_FLAG_SECURE_FAILURE | WINHTTP_CALLBACK_FLAG_HANDLES,
+				     0) == WINHTTP_INVALID_STATUS_CALLBACK) {
+		error_text(GetLastError(), text, sizeof(text));
+		mw_error(err, "remote write: WinHttpSetStatusCallback failed: %s", text);
 		goto fail;
 	}
 	t->connect = WinHttpConnect(t->session, host, (INTERNET_PORT)t->url.port, 0);
@@ -173,17 +261,6 @@ fail:
 	free(agent);
 	mw_rw_transport_free(t);
 	return NULL;
-}
-
-/* Called by WinHTTP on this thread when the TLS check fails; the flags
- * say why. */
-static void CALLBACK on_status(HINTERNET h, DWORD_PTR ctx, DWORD status, LPVOID info,
-			       DWORD info_len)
-{
-	(void)h;
-	if (status == WINHTTP_CALLBACK_STATUS_SECURE_FAILURE && ctx && info &&
-	    info_len >= sizeof(DWORD))
-		*(DWORD *)ctx = *(DWORD *)info;
 }
 
 static void tls_reason(DWORD flags, char *out, size_t size)
@@ -219,11 +296,15 @@ static void tls_reason(DWORD flags, char *out, size_t size)
 		snprintf(out, size, "no reason given");
 }
 
-static void no_answer(const struct mw_rw_transport *t, DWORD code, DWORD tls_flags,
+static void no_answer(struct mw_rw_transport *t, DWORD code, DWORD tls_flags,
 		      struct mw_rw_result *res)
 {
 	char text[256];
 
+	if (is_cancelled(t) || code == ERROR_WINHTTP_OPERATION_CANCELLED) {
+		cancelled_message(res);
+		return;
+	}
 	switch (code) {
 	case ERROR_WINHTTP_TIMEOUT:
 	case WSAETIMEDOUT:	/* what Wine's WinHTTP says instead */
@@ -266,33 +347,73 @@ static void no_answer(const struct mw_rw_transport *t, DWORD code, DWORD tls_fla
 	}
 }
 
-/* Send one request (with body[0..len) for a post) and wait for the
- * answer's status: 0 with the open request in *out, or -1 with the reason. */
-static int request(struct mw_rw_transport *t, const void *body, size_t len,
-		   struct mw_rw_result *res, HINTERNET *out)
+/* Wait for the step just started on req: 0 when it completed, or -1 with
+ * res->message (its error, or the cancel: then the request is closed under
+ * the step, which ends it). */
+static int await_step(struct mw_rw_transport *t, struct step *st, struct mw_rw_result *res)
 {
-	HINTERNET req;
-	DWORD status = 0, size = sizeof(status), tls_flags = 0;
-	DWORD feature = WINHTTP_DISABLE_REDIRECTS;
-	DWORD_PTR ctx = (DWORD_PTR)&tls_flags;
+	HANDLE both[2] = { st->done, t->cancel };
+	DWORD w = WaitForMultipleObjects(2, both, FALSE, INFINITE);
 
-	res->status = 0;
-	res->message[0] = '\0';
-	if (InterlockedCompareExchange(&t->cancelled, 0, 0)) {
-		snprintf(res->message, sizeof(res->message), "cancelled: memwatchd is stopping");
+	if (w == WAIT_OBJECT_0 && !st->error)
+		return 0;
+	if (w == WAIT_OBJECT_0)
+		no_answer(t, st->error, st->tls_flags, res);
+	else
+		cancelled_message(res);
+	return -1;
+}
+
+/* Close the request: its struct step is freed by the callback once
+ * WinHTTP is done with it (HANDLE_CLOSING). */
+static void close_request(HINTERNET req)
+{
+	WinHttpCloseHandle(req);
+}
+
+/* A step of req just started (started: what its call returned): 0 once it
+ * completed, or -1 with res->message and the request closed. */
+static int run_step(struct mw_rw_transport *t, HINTERNET req, struct step *st, BOOL started,
+		struct mw_rw_result *res)
+{
+	if (!started)
+		no_answer(t, GetLastError(), st->tls_flags, res);
+	if (!started || await_step(t, st, res) < 0) {
+		close_request(req);
 		return -1;
 	}
-	if (len > MAXDWORD) {
-		snprintf(res->message, sizeof(res->message), "body of %zu bytes is too large", len);
-		return -1;
+	return 0;
+}
+
+/* A new request with its options set and its struct step as context: NULL
+ * with res->message when it cannot be made. */
+static HINTERNET open_request(struct mw_rw_transport *t, struct step **out,
+			      struct mw_rw_result *res)
+{
+	HINTERNET req;
+	DWORD feature = WINHTTP_DISABLE_REDIRECTS;
+	struct step *st = calloc(1, sizeof(*st));
+	DWORD_PTR ctx = (DWORD_PTR)st;
+
+	if (st)
+		st->done = CreateEventW(NULL, FALSE, FALSE, NULL);
+	if (!st || !st->done) {
+		free(st);
+		snprintf(res->message, sizeof(res->message), "out of memory for a request");
+		return NULL;
 	}
 	req = WinHttpOpenRequest(t->connect, t->get ? L"GET" : L"POST", t->path, NULL,
 				 WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES,
 				 t->url.https ? WINHTTP_FLAG_SECURE : 0);
-	if (!req) {
+	if (!req || !WinHttpSetOption(req, WINHTTP_OPTION_CONTEXT_VALUE, &ctx, sizeof(ctx))) {
 		no_answer(t, GetLastError(), 0, res);
-		return -1;
+		if (req)	/* no context yet: the callback does not free it */
+			WinHttpCloseHandle(req);
+		CloseHandle(st->done);
+		free(st);
+		return NULL;
 	}
+	/* from here on the callback frees st when req is closed */
 	WinHttpSetTimeouts(req, t->timeout_ms, t->timeout_ms, t->timeout_ms, t->timeout_ms);
 	/* The wait for the answer's headers has a limit of its own (90 s by
 	 * default; Wine takes only this one for it). */
@@ -301,6 +422,12 @@ static int request(struct mw_rw_transport *t, const void *body, size_t len,
 
 		WinHttpSetOption(req, WINHTTP_OPTION_RECEIVE_RESPONSE_TIMEOUT, &ms, sizeof(ms));
 	}
+	/* A GET is the commands' one request: no connection left in the pool
+	 * (Wine's pool is the whole process's: test_http_client, a transport
+	 * per GET against a server that closes after each answer, failed about
+	 * one run in 30-50 with a reset or a lost answer; none in 60 without). */
+	if (t->get)
+		feature |= WINHTTP_DISABLE_KEEP_ALIVE;
 	WinHttpSetOption(req, WINHTTP_OPTION_DISABLE_FEATURE, &feature, sizeof(feature));
 	/* Never answer a receiver's challenge with the Windows logon. */
 	{
@@ -308,8 +435,6 @@ static int request(struct mw_rw_transport *t, const void *body, size_t len,
 
 		WinHttpSetOption(req, WINHTTP_OPTION_AUTOLOGON_POLICY, &policy, sizeof(policy));
 	}
-	WinHttpSetOption(req, WINHTTP_OPTION_CONTEXT_VALUE, &ctx, sizeof(ctx));
-	WinHttpSetStatusCallback(req, on_status, WINHTTP_CALLBACK_FLAG_SECURE_FAILURE, 0);
 	if (t->url.https && !t->tls_verify) {
 		DWORD flags = SECURITY_FLAG_IGNORE_UNKNOWN_CA | SECURITY_FLAG_IGNORE_CERT_DATE_INVALID |
 			      SECURITY_FLAG_IGNORE_CERT_CN_INVALID |
@@ -317,23 +442,97 @@ static int request(struct mw_rw_transport *t, const void *body, size_t len,
 
 		WinHttpSetOption(req, WINHTTP_OPTION_SECURITY_FLAGS, &flags, sizeof(flags));
 	}
-	if (!WinHttpSendRequest(req, t->headers, (DWORD)-1L, (LPVOID)body, (DWORD)len,
-				(DWORD)len, 0) ||
-	    !WinHttpReceiveResponse(req, NULL)) {
-		no_answer(t, GetLastError(), tls_flags, res);
-		WinHttpCloseHandle(req);
+	*out = st;
+	return req;
+}
+
+/* Send one request (with body[0..len) for a post) and wait for the
+ * answer's status: 0 with the open request in *out, or -1 with the reason. */
+static int request(struct mw_rw_transport *t, const void *body, size_t len,
+		   struct mw_rw_result *res, HINTERNET *out, struct step **step)
+{
+	HINTERNET req;
+	struct step *st;
+	DWORD status = 0, size = sizeof(status);
+
+	res->status = 0;
+	res->message[0] = '\0';
+	if (is_cancelled(t)) {
+		cancelled_message(res);
 		return -1;
 	}
+	if (len > MAXDWORD) {
+		snprintf(res->message, sizeof(res->message), "body of %zu bytes is too large", len);
+		return -1;
+	}
+	req = open_request(t, &st, res);
+	if (!req)
+		return -1;
+	/* WinHTTP reads the body while the send runs, maybe after a cancel
+	 * returned: it sends a copy the callback frees. */
+	if (len) {
+		st->body = malloc(len);
+		if (!st->body) {
+			snprintf(res->message, sizeof(res->message), "out of memory for the body");
+			close_request(req);
+			return -1;
+		}
+		memcpy(st->body, body, len);
+	}
+	if (run_step(t, req, st, WinHttpSendRequest(req, t->headers, (DWORD)-1L, st->body, (DWORD)len,
+						  (DWORD)len, (DWORD_PTR)st), res) ||
+	    run_step(t, req, st, WinHttpReceiveResponse(req, NULL), res))
+		return -1;
 	if (!WinHttpQueryHeaders(req, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER,
 				 WINHTTP_HEADER_NAME_BY_INDEX, &status, &size,
 				 WINHTTP_NO_HEADER_INDEX)) {
 		no_answer(t, GetLastError(), 0, res);
-		WinHttpCloseHandle(req);
+		close_request(req);
 		return -1;
 	}
 	res->status = (int)status;
 	*out = req;
+	*step = st;
 	return 0;
+}
+
+/* Read the next piece of the answer's body into st->buf: its length (0 at
+ * the end), or -1 with res->message. */
+static long read_piece(struct mw_rw_transport *t, HINTERNET req, struct step *st,
+		       struct mw_rw_result *res)
+{
+	st->got = 0;
+	if (!WinHttpReadData(req, st->buf, sizeof(st->buf), NULL)) {
+		no_answer(t, GetLastError(), 0, res);
+		return -1;
+	}
+	if (await_step(t, st, res) < 0)
+		return -1;
+	return (long)st->got;
+}
+
+/* 407: name the proxy WinHTTP went through and the scheme it asked for. */
+static void proxy_refused(HINTERNET req, struct mw_rw_result *res)
+{
+	wchar_t wscheme[128];
+	char scheme[128] = "", proxy[256] = "";
+	DWORD n = sizeof(wscheme);
+	WINHTTP_PROXY_INFO info = { 0 };
+	DWORD isize = sizeof(info);
+
+	if (WinHttpQueryHeaders(req, WINHTTP_QUERY_PROXY_AUTHENTICATE, WINHTTP_HEADER_NAME_BY_INDEX,
+				wscheme, &n, WINHTTP_NO_HEADER_INDEX))
+		WideCharToMultiByte(CP_UTF8, 0, wscheme, -1, scheme, sizeof(scheme), NULL, NULL);
+	if (WinHttpQueryOption(req, WINHTTP_OPTION_PROXY, &info, &isize)) {
+		if (info.lpszProxy)
+			WideCharToMultiByte(CP_UTF8, 0, info.lpszProxy, -1, proxy, sizeof(proxy),
+					    NULL, NULL);
+		if (info.lpszProxy)
+			GlobalFree(info.lpszProxy);
+		if (info.lpszProxyBypass)
+			GlobalFree(info.lpszProxyBypass);
+	}
+	mw_rw_proxy_auth_message(proxy, scheme, res->message, sizeof(res->message));
 }
 
 /* The message for the answer that arrived (its body read into body[0..len)),
@@ -349,35 +548,49 @@ static void answered(HINTERNET req, const char *body, size_t len, struct mw_rw_r
 					wloc, &lsize, WINHTTP_NO_HEADER_INDEX))
 			WideCharToMultiByte(CP_UTF8, 0, wloc, -1, loc, sizeof(loc), NULL, NULL);
 		mw_rw_redirect_message(loc, res->message, sizeof(res->message));
+	} else if (res->status == 407) {	/* never a logon, never a retry */
+		proxy_refused(req, res);
 	} else if (res->status >= 400 || res->status < 200) {
 		mw_rw_printable(body, len, res->message, sizeof(res->message));
 	}
-	WinHttpCloseHandle(req);
+	close_request(req);
 }
 
 int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 	       struct mw_rw_result *res)
 {
 	HINTERNET req;
-	DWORD got;
-	char keep[BODY_KEEP], drain[4096];
+	struct step *st;
+	char keep[BODY_KEEP];
 	size_t kept = 0, total = 0;
+	int status;
 
-	if (request(t, body, len, res, &req) < 0)
+	if (request(t, body, len, res, &req, &st) < 0)
 		return -1;
+	status = res->status;
 	/* Read the body (its start kept) so the connection can be reused. */
 	while (total < BODY_DRAIN) {
-		bool keeping = kept < sizeof(keep);
-		char *dst = keeping ? keep + kept : drain;
-		DWORD room = keeping ? (DWORD)(sizeof(keep) - kept) : sizeof(drain);
+		long got = read_piece(t, req, st, res);
 
-		got = 0;
-		if (!WinHttpReadData(req, dst, room, &got) || got == 0)
+		if (got <= 0) {
+			if (got < 0 && is_cancelled(t)) {	/* stopping: no answer */
+				close_request(req);
+				res->status = 0;
+				return -1;
+			}
 			break;
-		if (keeping)
-			kept += got;
-		total += got;
+		}
+		if (kept < sizeof(keep)) {
+			size_t room = sizeof(keep) - kept;
+			size_t n = (size_t)got < room ? (size_t)got : room;
+
+			memcpy(keep + kept, st->buf, n);
+			kept += n;
+		}
+		total += (size_t)got;
 	}
+	res->status = status;
+	res->message[0] = '\0';
 	answered(req, keep, kept, res);
 	return 0;
 }
@@ -385,15 +598,17 @@ int mw_rw_post(struct mw_rw_transport *t, const void *body, size_t len,
 int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out)
 {
 	HINTERNET req;
+	struct step *st;
 	size_t cap = 4096;
-	DWORD got;
 
 	memset(out, 0, sizeof(*out));
-	if (request(t, NULL, 0, &out->res, &req) < 0)
+	if (request(t, NULL, 0, &out->res, &req, &st) < 0)
 		return -1;
 	out->body = malloc(cap);
 	for (;;) {
-		if (out->body && out->len + 4096 + 1 > cap) {
+		long got;
+
+		if (out->body && out->len + sizeof(st->buf) + 1 > cap) {
 			char *p = realloc(out->body, cap * 2);
 
 			if (!p) {
@@ -408,17 +623,16 @@ int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out)
 				 "out of memory for the answer");
 			break;
 		}
-		got = 0;
-		if (!WinHttpReadData(req, out->body + out->len, 4096, &got)) {
-			no_answer(t, GetLastError(), 0, &out->res);
+		got = read_piece(t, req, st, &out->res);
+		if (got < 0)
 			break;
-		}
 		if (got == 0) {
 			out->body[out->len] = '\0';
 			answered(req, out->body, out->len, &out->res);
 			return 0;
 		}
-		out->len += got;
+		memcpy(out->body + out->len, st->buf, (size_t)got);
+		out->len += (size_t)got;
 		if (out->len > max) {
 			snprintf(out->res.message, sizeof(out->res.message),
 				 "answer from %s:%u larger than %zu bytes", t->url.host,
@@ -426,7 +640,7 @@ int mw_rw_get(struct mw_rw_transport *t, size_t max, struct mw_rw_answer *out)
 			break;
 		}
 	}
-	WinHttpCloseHandle(req);
+	close_request(req);
 	free(out->body);
 	out->body = NULL;
 	out->len = 0;

@@ -41,6 +41,23 @@ int mw_dblock_check(struct mw_dblock *l, const char *db_path, struct mw_err *err
 /* Release it (after the store's connection closed); NULL is fine. */
 void mw_dblock_release(struct mw_dblock *l);
 
+/* Why the lock file could not be taken (Windows tells these apart; each
+ * has its own message, mw_dblock_lock_error). */
+enum mw_dblock_failure {
+	MW_DBLOCK_HELD,			/* another process has it open */
+	MW_DBLOCK_DELETE_PENDING,	/* being deleted: a memwatchd stopping */
+	MW_DBLOCK_READ_ONLY,		/* the lock file is marked read-only */
+	MW_DBLOCK_FOLDER,		/* a folder has the lock file's name */
+	MW_DBLOCK_DENIED,		/* this account may not create or write it there */
+	MW_DBLOCK_OTHER,		/* anything else: os_text says what */
+};
+
+/* The message for a lock that could not be taken, naming the database,
+ * the lock file, what is wrong and what to do; os_text: the system's
+ * words for the error (may be NULL).  Returns -1. */
+int mw_dblock_lock_error(struct mw_err *err, enum mw_dblock_failure why, const char *db_path,
+			 const char *lock_path, const char *os_text);
+
 /* What mw_dblock_check says, the same words on every OS (dblock.c). */
 int mw_dblock_deleted_error(struct mw_err *err, const char *db_path);
 int mw_dblock_replaced_error(struct mw_err *err, const char *db_path);

@@ -11,6 +11,7 @@
  * the path per flush and catches what a file system or tool does anyway.)
  */
 #include "dblock.h"
+#include "dblock_win32.h"
 
 #include <windows.h>
 #include <stdbool.h>
@@ -18,8 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mwerr_text.h"
 #include "base/utf8_wide.h"
 #include "base/xalloc.h"
+
+/* ntdll: the NT status behind the last Win32 error (ERROR_ACCESS_DENIED is
+ * also what a delete-pending file gives). */
+NTSYSAPI LONG NTAPI RtlGetLastNtStatus(void);
+#define MW_STATUS_DELETE_PENDING ((LONG)0xC0000056L)
 
 struct mw_dblock {
 	HANDLE h;		/* DB.lock */
@@ -27,6 +34,23 @@ struct mw_dblock {
 	DWORD volume;
 	DWORD index_high, index_low;
 };
+
+enum mw_dblock_failure mw_dblock_win32_failure(unsigned long win32_error, long nt_status,
+					       unsigned long attributes)
+{
+	if (win32_error == ERROR_SHARING_VIOLATION)
+		return MW_DBLOCK_HELD;
+	if (win32_error == ERROR_DELETE_PENDING ||
+	    (win32_error == ERROR_ACCESS_DENIED && nt_status == MW_STATUS_DELETE_PENDING))
+		return MW_DBLOCK_DELETE_PENDING;
+	if (win32_error != ERROR_ACCESS_DENIED)
+		return MW_DBLOCK_OTHER;
+	if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
+		return MW_DBLOCK_FOLDER;
+	if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_READONLY))
+		return MW_DBLOCK_READ_ONLY;
+	return MW_DBLOCK_DENIED;
+}
 
 /* A wide copy of a UTF-8 path ("" when it is not UTF-8: opening fails). */
 static wchar_t *wide(const char *path)
@@ -51,19 +75,20 @@ int mw_dblock_acquire(struct mw_dblock **out, const char *db_path, struct mw_err
 	wpath = wide(path);
 	h = CreateFileW(wpath, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_ALWAYS,
 			FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE, NULL);
-	free(wpath);
 	if (h == INVALID_HANDLE_VALUE) {
 		DWORD e = GetLastError();
+		LONG nt = RtlGetLastNtStatus();
+		enum mw_dblock_failure why = mw_dblock_win32_failure(e, nt, GetFileAttributesW(wpath));
+		char text[256], os[300];
 
-		if (e == ERROR_SHARING_VIOLATION || e == ERROR_ACCESS_DENIED)
-			mw_error(err, "database '%s' is in use by another memwatchd (lock '%s'); "
-				 "stop it or give this one another --db", db_path, path);
-		else
-			mw_error(err, "cannot create the lock file '%s': Win32 error %lu", path,
-				 (unsigned long)e);
+		mw_system_error_text(e, NULL, text, sizeof(text));
+		snprintf(os, sizeof(os), "%s (Win32 error %lu)", text, (unsigned long)e);
+		mw_dblock_lock_error(err, why, db_path, path, os);
+		free(wpath);
 		free(path);
 		return -1;
 	}
+	free(wpath);
 	snprintf(pid, sizeof(pid), "%lu\r\n", (unsigned long)GetCurrentProcessId());
 	WriteFile(h, pid, (DWORD)strlen(pid), &wrote, NULL);
 	free(path);

@@ -391,13 +391,13 @@ static int rename_aside(const char *path, char *aside, size_t size, struct mw_er
 	snprintf(aside, size, "%s.corrupt-%s", path, stamp);
 	for (n = 2; file_exists(aside) && n < 100; n++)
 		snprintf(aside, size, "%s.corrupt-%s-%d", path, stamp, n);
-	if (rename(path, aside))
+	if (mw_rename(path, aside))
 		return mw_error(err, "cannot rename '%s' to '%s': %s", path, aside,
 				strerror(errno));
 	for (i = 0; i < MW_ARRAY_SIZE(suffix); i++) {
 		snprintf(from, sizeof(from), "%s%s", path, suffix[i]);
 		snprintf(to, sizeof(to), "%s%s", aside, suffix[i]);
-		if (file_exists(from) && rename(from, to))
+		if (file_exists(from) && mw_rename(from, to))
 			mw_log_error("storage: cannot rename '%s' to '%s': %s", from, to,
 				     strerror(errno));
 	}

@@ -222,6 +222,25 @@ static void silence_times_out(void **state)
 	assert_non_null(strstr(err.msg, "timed out after 400 ms"));
 }
 
+/* A daemon's address that never answers the connect (a listener whose
+ * queue is full drops the SYN): the time-out covers the connect too, and
+ * the client never got in. */
+static void unanswered_connect_times_out(void **state)
+{
+	struct mw_blackhole b;
+	char base[64];
+	struct mw_err err = { "" };
+
+	(void)state;
+	assert_int_equal(mw_blackhole_start(&b), 0);
+	snprintf(base, sizeof(base), "http://127.0.0.1:%u", b.port);
+	assert_null(mw_http_get_json(base, "/api/v1/leaks", NULL, 400, "verdict", "x", &err));
+	print_message("%s\n", err.msg);
+	assert_non_null(strstr(err.msg, "timed out after 400 ms"));
+	assert_int_equal(mw_blackhole_queued(&b), 1);	/* the filler only */
+	mw_blackhole_stop(&b);
+}
+
 static void refused_connection_is_an_error(void **state)
 {
 	char base[64], where[32];
@@ -250,6 +269,7 @@ int main(void)
 		cmocka_unit_test(answers_reject),
 		cmocka_unit_test(error_status_says_why),
 		cmocka_unit_test(silence_times_out),
+		cmocka_unit_test(unanswered_connect_times_out),
 		cmocka_unit_test(refused_connection_is_an_error),
 	};
 	int failed;

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <cmocka.h>
 
+#include "forward/rw_proxy_auth.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
 #include "tests/support/http_stub.h"
@@ -237,6 +238,30 @@ static void printable(void **state)
 
 /* --- real posts to a loopback server ------------------------------------- */
 
+/* A proxy's 407: named, with its scheme, and what to set. */
+static void proxy_auth_message(void **state)
+{
+	char m[512];
+
+	(void)state;
+	mw_rw_proxy_auth_message("proxy.corp:8080", "NTLM", m, sizeof(m));
+	print_message("%s\n", m);
+	assert_non_null(strstr(m, "the proxy proxy.corp:8080 asks for a logon (HTTP 407"));
+	assert_non_null(strstr(m, "scheme NTLM)"));
+	assert_non_null(strstr(m, "bypass list"));
+	mw_rw_proxy_auth_message(NULL, "Basic realm=\"corp\"", m, sizeof(m));
+	assert_non_null(strstr(m, "the proxy asks for a logon (HTTP 407 Proxy Authentication "
+				  "Required, scheme Basic)"));
+	mw_rw_proxy_auth_message("", NULL, m, sizeof(m));
+	assert_non_null(strstr(m, "the proxy asks for a logon (HTTP 407 Proxy Authentication "
+				  "Required);"));
+	/* a hostile header stays on one printable line */
+	mw_rw_proxy_auth_message("p\r\nX: y", "Basic\x01", m, sizeof(m));
+	assert_null(strchr(m, '\r'));
+	assert_null(strchr(m, '\n'));
+	assert_null(strchr(m, '\x01'));
+}
+
 static struct mw_stub srv;
 
 MW_STUB_FIXTURES(srv)
@@ -325,12 +350,9 @@ static void post_unauthorized(void **state)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, "wrong");
 	struct mw_rw_result res;
-	int before;
+	int before = mw_stub_requests(&srv);
 
 	(void)state;
-	pthread_mutex_lock(&srv.mu);
-	before = srv.requests;
-	pthread_mutex_unlock(&srv.mu);
 	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n"
 			 "WWW-Authenticate: Basic realm=\"rw\"\r\n"
 			 "WWW-Authenticate: Negotiate\r\n"
@@ -340,9 +362,7 @@ static void post_unauthorized(void **state)
 	assert_int_equal(res.status, 401);
 	assert_string_equal(res.message, "authentication error: invalid token");
 	/* one request: the challenge was not answered on our own */
-	pthread_mutex_lock(&srv.mu);
-	assert_int_equal(srv.requests, before + 1);
-	pthread_mutex_unlock(&srv.mu);
+	assert_int_equal(mw_stub_requests(&srv), before + 1);
 	mw_rw_transport_free(t);
 }
 
@@ -409,20 +429,111 @@ static void post_cancelled(void **state)
 	expect_no_answer(t, "cancelled: memwatchd is stopping");
 }
 
-static void post_redirected(void **state)
+/* A post on another thread, for cancelling it while it waits. */
+struct post_job {
+	struct mw_rw_transport *t;
+	struct mw_rw_result res;
+	int rc;
+};
+
+static void *post_job_run(void *arg)
+{
+	struct post_job *j = arg;
+
+	j->rc = mw_rw_post(j->t, body, sizeof(body), &j->res);
+	return NULL;
+}
+
+/* Stopping while the post waits for the answer: the cancel from another
+ * thread ends the step in flight (libcurl's progress callback; WinHTTP's
+ * request handle closed under it), not its timeout of an hour.  A
+ * transport that missed the cancel would wait for that hour, or until the
+ * stub's 30 s safety net closes the connection ("lost before an answer"),
+ * so the test fails or never finishes; no timing is measured. */
+static void post_cancelled_while_waiting(void **state)
+{
+	/* a receiver of its own: Wine's WinHTTP leaves the cancelled
+	 * connection open, which would hold the shared one's single thread */
+	static struct mw_stub hang;
+	struct mw_rw_endpoint ep;
+	struct post_job j = { 0 };
+	struct mw_err err = { "" };
+	char url[128];
+	pthread_t th;
+	int gave_up;
+
+	(void)state;
+	assert_int_equal(mw_stub_start(&hang, 0), 0);
+	mw_stub_set(&hang, MW_STUB_HANG, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/write", hang.port);
+	ep = endpoint(url);
+	ep.timeout_ms = 3600 * 1000;
+	j.t = mw_rw_transport_new(&ep, &err);
+	if (!j.t)
+		fail_msg("transport: %s", err.msg);
+	assert_int_equal(pthread_create(&th, NULL, post_job_run, &j), 0);
+	/* the receiver has the whole request: the client now waits in receive */
+	assert_int_equal(mw_stub_wait_requests(&hang, 1, 20), 0);
+	mw_rw_transport_cancel(j.t);
+	pthread_join(th, NULL);
+	pthread_mutex_lock(&hang.mu);
+	gave_up = hang.gave_up;
+	pthread_mutex_unlock(&hang.mu);
+	mw_rw_transport_free(j.t);
+	mw_stub_stop(&hang);
+	print_message("%s\n", j.res.message);
+	assert_int_equal(j.rc, -1);
+	assert_int_equal(j.res.status, 0);
+	if (!strstr(j.res.message, "cancelled: memwatchd is stopping"))
+		fail_msg("message: %s", j.res.message);
+	/* it returned while the receiver still held the connection, not
+	 * after the receiver's 30 s safety net closed it */
+	assert_int_equal(gave_up, 0);
+}
+
+/* Post once to the stub answering `answer`: the result, its status checked. */
+static struct mw_rw_result post_answered(const char *answer, int status)
 {
 	struct mw_rw_transport *t = client("/api/v1/write", 5000, NULL);
 	struct mw_rw_result res;
 
-	(void)state;
-	mw_stub_set(&srv, MW_STUB_ANSWER, "HTTP/1.1 308 Permanent Redirect\r\n"
-			 "Location: http://vm.example:8428/api/v1/write\r\n"
-			 "Content-Length: 0\r\nConnection: close\r\n\r\n");
+	mw_stub_set(&srv, MW_STUB_ANSWER, answer);
 	assert_int_equal(mw_rw_post(t, body, sizeof(body), &res), 0);
-	assert_int_equal(res.status, 308);
+	assert_int_equal(res.status, status);
 	print_message("%s\n", res.message);
-	assert_non_null(strstr(res.message, "redirected to http://vm.example:8428/api/v1/write"));
 	mw_rw_transport_free(t);
+	return res;
+}
+
+/* A 407 from the way to the receiver: one request (no retry) and, on
+ * Windows, the message naming the proxy and what to set (libcurl keeps
+ * the body's text: it goes through a proxy only when told to). */
+static void post_proxy_auth(void **state)
+{
+	int before = mw_stub_requests(&srv);
+	struct mw_rw_result res = post_answered("HTTP/1.1 407 Proxy Authentication Required\r\n"
+						"Proxy-Authenticate: Basic realm=\"corp\"\r\n"
+						"Content-Length: 6\r\nConnection: close\r\n\r\n"
+						"denied", 407);
+
+	(void)state;
+#ifdef _WIN32
+	assert_non_null(strstr(res.message, "asks for a logon (HTTP 407 Proxy Authentication "
+					     "Required, scheme Basic)"));
+#else
+	(void)res;
+#endif
+	assert_int_equal(mw_stub_requests(&srv), before + 1);
+}
+
+static void post_redirected(void **state)
+{
+	struct mw_rw_result res = post_answered("HTTP/1.1 308 Permanent Redirect\r\n"
+						"Location: http://vm.example:8428/api/v1/write\r\n"
+						"Content-Length: 0\r\nConnection: close\r\n\r\n", 308);
+
+	(void)state;
+	assert_non_null(strstr(res.message, "redirected to http://vm.example:8428/api/v1/write"));
 }
 
 /* http://[::1]:PORT/ - the IPv6 literal in brackets, where the host has
@@ -481,6 +592,7 @@ int main(void)
 		cmocka_unit_test(base64_vectors),
 		cmocka_unit_test(headers),
 		cmocka_unit_test(printable),
+		cmocka_unit_test(proxy_auth_message),
 	};
 	const struct CMUnitTest live[] = {
 		cmocka_unit_test(post_accepted),
@@ -489,6 +601,8 @@ int main(void)
 		cmocka_unit_test(post_bad_request),
 		cmocka_unit_test(post_hangs),
 		cmocka_unit_test(post_cancelled),
+		cmocka_unit_test(post_cancelled_while_waiting),
+		cmocka_unit_test(post_proxy_auth),
 		cmocka_unit_test(post_redirected),
 		cmocka_unit_test(post_ipv6),
 		cmocka_unit_test(post_refused),

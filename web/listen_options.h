@@ -5,10 +5,11 @@
  *
  * Never share the port: with address reuse on, a second daemon started on
  * the same address without error and took 9 of 12 requests (SO_REUSEPORT;
- * port sharing on Windows).  On Windows the option is set to 0, which asks
- * for exclusive use (SO_EXCLUSIVEADDRUSE).  Elsewhere it is left out: MHD
+ * port sharing on Windows).  The option is left out on both: elsewhere MHD
  * then sets SO_REUSEADDR, so a restart does not wait for the TIME_WAIT of
- * connections it closed, while 0 would clear it (robust.sh).
+ * connections it closed, while 0 would clear it (robust.sh); on Windows it
+ * sets nothing, since 0 there means SO_EXCLUSIVEADDRUSE, which keeps the
+ * port unbindable during that TIME_WAIT (listen_options_win32.c).
  */
 #ifndef MW_WEB_LISTEN_OPTIONS_H
 #define MW_WEB_LISTEN_OPTIONS_H

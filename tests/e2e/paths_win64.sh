@@ -3,7 +3,10 @@
 # ANSI code page (a folder "dïr ü", files "cönf.ini", "ü.db", "ïn.csv"):
 # arguments arrive as UTF-8 from GetCommandLineW and files are opened with
 # the wide-character API, so the config is read, the database and its lock
-# are created where asked, and the data reads back.
+# are created where asked, and the data reads back; `perfdata decode` reads a
+# recording folder there and `perfdata dump` writes one (the folder test
+# and the files go through the wide API too); a corrupt database there is
+# moved aside (its rename too).
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe
@@ -27,4 +30,22 @@ check "the lock file went with the process" "[ ! -e \"$d/dïr ü/ü.db.lock\" ]"
 scripts/wine-run.sh "$exe" check --db "$w\\ü.db" --match memwatch_system_available_bytes --json >"$d/chk.out" 2>&1
 rc=$?
 check "check --db reads it back (exit $rc: inconclusive, 2 s of data)" "[ $rc -eq 3 ] && grep -q '\"verdict\"' '$d/chk.out'"
+head -c 8192 /dev/urandom >"$d/dïr ü/bäd.db"
+scripts/wine-run.sh "$exe" import --db "$w\\bäd.db" "$w\\ïn.csv" >"$d/bad.out" 2>&1
+rc=$?
+check "a corrupt bäd.db is moved aside and a new one made (exit $rc)" \
+	"[ $rc -eq 0 ] && ls \"$d/dïr ü\" | grep -q '^bäd.db.corrupt-' || { cat '$d/bad.out'; false; }"
+cp -r tests/data/perfdata/sample "$d/dïr ü/récording"
+scripts/wine-run.sh "$exe" perfdata decode "$w\\récording" --json >"$d/dec.out" 2>"$d/dec.err"
+rc=$?
+check "perfdata decode reads a recording folder named récording (exit $rc)" \
+	"[ $rc -eq 0 ] && grep -q '\"objects\"' '$d/dec.out' || { cat '$d/dec.err'; false; }"
+scripts/wine-run.sh "$exe" perfdata dump "$w\\düḿp" >"$d/dump.out" 2>&1
+rc=$?
+if grep -q 'HKEY_PERFORMANCE_DATA\|RegQueryValueEx\|perflib' "$d/dump.out" && [ $rc -ne 0 ]; then
+	skip "perfdata dump: Wine has no performance data here ($(head -c 120 "$d/dump.out"))"
+else
+	check "perfdata dump writes its recording into düḿp (exit $rc)" \
+		"[ $rc -eq 0 ] && [ -s \"$d/dïr ü/düḿp/titles-counter.bin\" ] || { cat '$d/dump.out'; false; }"
+fi
 finish

@@ -4,13 +4,19 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _WIN32
 #include <winsock2.h>
 #include <ws2tcpip.h>
 typedef SOCKET sock_t;
 #define close_sock closesocket
+#define SHUT_RDWR SD_BOTH
+#define recv_timed_out() (WSAGetLastError() == WSAETIMEDOUT)
 #else
+#include <errno.h>
+#include <fcntl.h>
+#define recv_timed_out() (errno == EAGAIN || errno == EWOULDBLOCK)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -74,6 +80,7 @@ static void read_request(struct mw_stub *s, sock_t c)
 	memcpy(s->body, buf + hlen, clen);
 	s->body_len = clen;
 	s->requests++;
+	pthread_cond_broadcast(&s->got_request);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -103,17 +110,32 @@ static void *serve(void *arg)
 		pthread_mutex_lock(&s->mu);
 		m = s->mode;
 		answer = s->answer;
+		s->conn = (uintptr_t)c;
 		pthread_mutex_unlock(&s->mu);
 		if (m == MW_STUB_QUIT) {
+			pthread_mutex_lock(&s->mu);
+			s->conn = (uintptr_t)INVALID_SOCKET;
+			pthread_mutex_unlock(&s->mu);
 			close_sock(c);
 			return NULL;
 		}
 		read_request(s, c);
 		if (m == MW_STUB_ANSWER)
 			send_all(c, answer, strlen(answer));
-		else	/* HANG: say nothing until the client gives up */
-			while (recv(c, drain, sizeof(drain), 0) > 0)
+		else {	/* HANG: say nothing until the client gives up */
+			int k;
+
+			while ((k = recv(c, drain, sizeof(drain), 0)) > 0)
 				;
+			if (k < 0 && recv_timed_out()) {
+				pthread_mutex_lock(&s->mu);
+				s->gave_up++;
+				pthread_mutex_unlock(&s->mu);
+			}
+		}
+		pthread_mutex_lock(&s->mu);
+		s->conn = (uintptr_t)INVALID_SOCKET;
+		pthread_mutex_unlock(&s->mu);
 		close_sock(c);
 	}
 }
@@ -171,7 +193,9 @@ int mw_stub_start(struct mw_stub *s, int ipv6)
 	s->family = ipv6 ? AF_INET6 : AF_INET;
 	s->mode = MW_STUB_ANSWER;
 	s->answer = "";
+	s->conn = (uintptr_t)INVALID_SOCKET;
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->got_request, NULL);
 	if (pthread_create(&s->thread, NULL, serve, s) != 0) {
 		close_sock(l);
 		return -1;
@@ -185,14 +209,45 @@ void mw_stub_stop(struct mw_stub *s)
 	socklen_t alen = loopback(s->family == AF_INET6, s->port, &a);
 	sock_t c;
 
-	/* wake the accept with one last connection, answered by quitting */
-	mw_stub_set(s, MW_STUB_QUIT, NULL);
+	/* end a connection still served, then wake the accept with one last
+	 * connection, answered by quitting */
+	pthread_mutex_lock(&s->mu);
+	s->mode = MW_STUB_QUIT;
+	if ((sock_t)s->conn != INVALID_SOCKET)
+		shutdown((sock_t)s->conn, SHUT_RDWR);
+	pthread_mutex_unlock(&s->mu);
 	c = socket(s->family, SOCK_STREAM, 0);
 	connect(c, (struct sockaddr *)&a, alen);
 	pthread_join(s->thread, NULL);
 	close_sock(c);
 	close_sock((sock_t)s->lsock);
+	pthread_cond_destroy(&s->got_request);
 	pthread_mutex_destroy(&s->mu);
+}
+
+int mw_stub_requests(struct mw_stub *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->requests;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
+int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds)
+{
+	struct timespec until;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&s->mu);
+	while (s->requests < n && rc == 0)
+		rc = pthread_cond_timedwait(&s->got_request, &s->mu, &until);
+	rc = s->requests >= n ? 0 : -1;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
 }
 
 unsigned mw_stub_free_port(void)
@@ -203,4 +258,58 @@ unsigned mw_stub_free_port(void)
 	if (s != INVALID_SOCKET)
 		close_sock(s);
 	return port;
+}
+
+int mw_blackhole_start(struct mw_blackhole *b)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	sock_t l, f;
+	unsigned port = 0;
+
+	l = listen_on(0, &port);
+	if (l == INVALID_SOCKET)
+		return -1;
+	/* listen_on's backlog, made the smallest: one waiting connection */
+	if (listen(l, 0) != 0) {
+		close_sock(l);
+		return -1;
+	}
+	alen = loopback(0, port, &a);
+	f = socket(AF_INET, SOCK_STREAM, 0);
+	if (f == INVALID_SOCKET || connect(f, (struct sockaddr *)&a, alen) != 0) {
+		if (f != INVALID_SOCKET)
+			close_sock(f);
+		close_sock(l);
+		return -1;
+	}
+	b->lsock = (uintptr_t)l;
+	b->filler = (uintptr_t)f;
+	b->port = port;
+	return 0;
+}
+
+int mw_blackhole_queued(struct mw_blackhole *b)
+{
+	sock_t l = (sock_t)b->lsock, c;
+	int n = 0;
+
+#ifdef _WIN32
+	u_long on = 1;
+
+	ioctlsocket(l, FIONBIO, &on);
+#else
+	fcntl(l, F_SETFL, fcntl(l, F_GETFL) | O_NONBLOCK);
+#endif
+	while ((c = accept(l, NULL, NULL)) != INVALID_SOCKET) {
+		close_sock(c);
+		n++;
+	}
+	return n;
+}
+
+void mw_blackhole_stop(struct mw_blackhole *b)
+{
+	close_sock((sock_t)b->filler);
+	close_sock((sock_t)b->lsock);
 }

@@ -25,22 +25,44 @@ struct mw_stub {
 	int family;			/* AF_INET or AF_INET6 */
 	pthread_t thread;
 	pthread_mutex_t mu;
+	pthread_cond_t got_request;	/* signalled when requests grows */
 	enum mw_stub_mode mode;
 	const char *answer;		/* the whole HTTP answer for MW_STUB_ANSWER */
 	char head[8192];		/* the last request's start line and headers, lower case */
 	unsigned char body[1 << 16];	/* and its body */
 	size_t body_len;
 	int requests;
+	int gave_up;			/* HANG connections ended by the 30 s safety net */
+	uintptr_t conn;			/* the connection being served, for stop */
 };
 
 /* Listen on loopback (ipv6: [::1], else 127.0.0.1) on a port of the
  * system's choosing and serve in a thread.  -1 when that cannot be done
  * (no IPv6 loopback here, say). */
 int mw_stub_start(struct mw_stub *s, int ipv6);
-/* Stop serving and close the socket. */
+/* Stop serving and close the socket (a connection still being served is
+ * shut down first, so a client that left it open does not hold the stop). */
 void mw_stub_stop(struct mw_stub *s);
 /* How to answer the next connections. */
 void mw_stub_set(struct mw_stub *s, enum mw_stub_mode m, const char *answer);
+/* How many requests it has read so far. */
+int mw_stub_requests(struct mw_stub *s);
+/* Wait until the stub has read n requests in all (so the client sent its
+ * request and now waits for the answer): 0, or -1 after `seconds`. */
+int mw_stub_wait_requests(struct mw_stub *s, int n, int seconds);
+/* A loopback listener that never accepts, its queue already full (listen
+ * backlog 0 and one connection in it): a further connect gets no answer,
+ * its SYN dropped, as from a black hole.  For the connect time-out. */
+struct mw_blackhole {
+	uintptr_t lsock, filler;
+	unsigned port;
+};
+int mw_blackhole_start(struct mw_blackhole *b);
+/* How many connections wait in its queue (accepted here, without
+ * waiting): 1 when nobody but the filler got in. */
+int mw_blackhole_queued(struct mw_blackhole *b);
+void mw_blackhole_stop(struct mw_blackhole *b);
+
 /* A port on loopback where nobody listens (it was free a moment ago). */
 unsigned mw_stub_free_port(void);
 

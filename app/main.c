@@ -244,8 +244,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(argv[2], "install")) {
-			/* Validate the options now rather than at the service's start. */
-			rc = build_config(&cfg, argc, argv, 3);
+			/* Validate the options now rather than at the service's start
+			 * (install's own --firewall, first, is not one of them). */
+			rc = build_config(&cfg, argc, argv,
+					  3 + (argc > 3 && !strcmp(argv[3], "--firewall")));
 			mw_config_release(&cfg);
 			if (rc)
 				return rc;
@@ -257,8 +259,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memwatchd: unknown command '%s' (see memwatchd --help)\n", cmd);
 		return 2;
 	}
+	if (!strcmp(cmd, "run"))
+		mw_service_early_errors_begin();
 	rc = build_config(&cfg, argc, argv, first);
 	if (rc) {
+		mw_service_start_failed(rc);
 		mw_config_release(&cfg);
 		return rc;
 	}
@@ -269,6 +274,7 @@ int main(int argc, char **argv)
 	}
 	if (mw_log_open(cfg.log_file, (enum mw_log_level)cfg.log_level, &err)) {
 		fprintf(stderr, "memwatchd: %s\n", err.msg);
+		mw_service_start_failed(2);
 		mw_config_release(&cfg);
 		return 2;
 	}

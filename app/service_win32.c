@@ -690,9 +690,39 @@ static int cleanup(void)
 	return 0;
 }
 
-/* `service configure [--firewall=PORT]`: recovery, description and the
- * preshutdown time-out on a service installed by other means (the MSI's
- * ServiceInstall), and its firewall rule. */
+/* The database folder the installed service's command line names (its
+ * --db), readable by the administrators and SYSTEM only, as install makes
+ * it.  A line without --db (the database comes from a config file) is
+ * left to `service install`'s own check. */
+static int private_folder_of_service(void)
+{
+	SC_HANDLE scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT), svc = NULL;
+	QUERY_SERVICE_CONFIGW *qc = NULL;
+	DWORD need = 0;
+	char db[MAX_PATH * 3], *cmd = NULL;
+	int rc = -1;
+
+	if (scm)
+		svc = OpenServiceW(scm, SERVICE_NAME, SERVICE_QUERY_CONFIG);
+	if (svc && !QueryServiceConfigW(svc, NULL, 0, &need) &&
+	    GetLastError() == ERROR_INSUFFICIENT_BUFFER && (qc = malloc(need)) &&
+	    QueryServiceConfigW(svc, qc, need, &need) && (cmd = to_utf8(qc->lpBinaryPathName)))
+		rc = service_db(cmd, NULL, db, sizeof(db)) ? 0 : private_data_folder(cmd, NULL);
+	else
+		fprintf(stderr, "memwatchd: cannot read the service's command line: error %lu\n",
+			GetLastError());
+	free(cmd);
+	free(qc);
+	if (svc)
+		CloseServiceHandle(svc);
+	if (scm)
+		CloseServiceHandle(scm);
+	return rc;
+}
+
+/* `service configure [--firewall=PORT]`: recovery, description, the
+ * preshutdown time-out and the data folder's ACL on a service installed by
+ * other means (the MSI's ServiceInstall), and its firewall rule. */
 static int configure(int argc, char **argv)
 {
 	WCHAR *wexe;
@@ -705,7 +735,7 @@ static int configure(int argc, char **argv)
 					"(--firewall=PORT)\n", argv[i]);
 			return 2;
 		}
-	if (mw_service_setup())
+	if (mw_service_setup() || private_folder_of_service())
 		return 1;
 	for (i = 1; i < argc && !rc; i++) {
 		char listen[32];

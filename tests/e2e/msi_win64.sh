@@ -59,6 +59,7 @@ check "the config lands under ProgramData\\memwatch" "cmp -s config/memwatch.ini
 w reg query "$svckey" >"$dir/svckey"
 check "the service runs memwatchd.exe with the properties as arguments" "grep ImagePath '$dir/svckey' | grep -F 'memwatchd.exe run --config \"C:\\ProgramData\\memwatch\\memwatch.ini\" --db \"C:\\ProgramData\\memwatch\\memwatch.db\"' | grep -F -- '--listen 127.0.0.1:$port --watch \"notepad.exe\"' || { cat '$dir/svckey'; false; }"
 check "service configure ran: preshutdown time-out 30 s" "grep -Eq 'PreshutdownTimeout +REG_DWORD +0x7530' '$dir/svckey' || { cat '$dir/svckey'; false; }"
+check "service configure ran: the data folder is Administrators and SYSTEM only" "grep -qF 'data folder C:\ProgramData\memwatch: Administrators and SYSTEM only' '$dir/install' || { cat '$dir/install'; false; }"
 check "ENABLE_FIREWALL=1: a rule for the port and memwatchd.exe" "grep 'netsh:wmain' '$dir/install' | grep -F 'L\"add\" L\"rule\" L\"name=memwatch\"' | grep -F 'localport=$port' | grep -q 'program=C:.*Program Files.*memwatchd.exe' || { cat '$dir/install'; false; }"
 check "the Event Log source is registered" "w reg query '$evkey' | grep -q 'EventMessageFile.*EventCreate.exe'"
 healthy=no

@@ -16,7 +16,13 @@
  * and STOP_PENDING with a checkpoint every second, RUNNING once storage
  * and web are up (mw_run_set_ready_hook), and STOPPED with
  * ERROR_SERVICE_SPECIFIC_ERROR + the exit code (1 or 2) when the daemon
- * failed.
+ * failed.  A run that fails before the dispatcher (main.c: a bad option or
+ * config file) is reported the same way, its stderr text in the Event Log.
+ *
+ * Install also sets recovery, description and preshutdown time-out and,
+ * with --firewall, the firewall rule (service_setup_win32.c); `service
+ * configure` and `service cleanup` are those steps alone, for the MSI's
+ * custom actions (packaging/windows/memwatch.wxs).
  */
 #include <windows.h>
 #include <shellapi.h>

@@ -732,22 +732,18 @@ static int private_folder_of_service(void)
 static int configure(int argc, char **argv)
 {
 	WCHAR *wexe;
-	char *exe;
-	int i, rc = 0;
+	char *exe, listen[32];
+	unsigned port = 0;
+	bool loopback;
+	int i;
 
-	for (i = 1; i < argc; i++)
+	/* Checked before anything changes: a bad option changes nothing. */
+	for (i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--firewall=", 11)) {
 			fprintf(stderr, "memwatchd: service configure: unknown option '%s' "
 					"(--firewall=PORT)\n", argv[i]);
 			return 2;
 		}
-	if (mw_service_setup() || private_folder_of_service())
-		return 1;
-	for (i = 1; i < argc && !rc; i++) {
-		char listen[32];
-		unsigned port;
-		bool loopback;
-
 		/* the port alone: an address with no host */
 		snprintf(listen, sizeof(listen), ":%.20s", argv[i] + 11);
 		if (mw_listen_port(listen, &port, &loopback)) {
@@ -755,17 +751,20 @@ static int configure(int argc, char **argv)
 					"'%s'\n", argv[i] + 11);
 			return 2;
 		}
-		if (!(wexe = own_path()) || !(exe = to_utf8(wexe))) {
-			free(wexe);
-			fprintf(stderr, "memwatchd: cannot find own path: error %lu\n",
-				GetLastError());
-			return 1;
-		}
-		mw_firewall_allow(exe, port);
-		free(exe);
-		free(wexe);
 	}
-	return rc;
+	if (mw_service_setup() || private_folder_of_service())
+		return 1;
+	if (!port)
+		return 0;
+	if (!(wexe = own_path()) || !(exe = to_utf8(wexe))) {
+		free(wexe);
+		fprintf(stderr, "memwatchd: cannot find own path: error %lu\n", GetLastError());
+		return 1;
+	}
+	mw_firewall_allow(exe, port);	/* a missing firewall only warns */
+	free(exe);
+	free(wexe);
+	return 0;
 }
 
 static int uninstall(void)

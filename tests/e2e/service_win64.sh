@@ -135,6 +135,8 @@ for _ in $(seq 1 120); do
 done
 check "a bad config file at start: STOPPED, WIN32_EXIT_CODE 1066, SERVICE_EXIT_CODE 2" "grep -Eq 'WIN32_EXIT_CODE *: *1066' '$dir/q-broken' && grep -Eq 'SERVICE_EXIT_CODE *: *2 ' '$dir/q-broken' || { cat '$dir/q-broken'; false; }"
 check "a bad config file at start: the error is in the Event Log" "grep 'err:eventlog' '$dir/session.err' | grep -q \"broken.ini:3: unknown key 'no_such_key'\" || { cat '$dir/session.err'; false; }"
+w "$exe" service configure --firewall=abc >"$dir/configure-bad"
+check "service configure --firewall=abc: a clear error, nothing changed" "grep -q \"no port in 'abc'\" '$dir/configure-bad' && ! grep -q recovery '$dir/configure-bad' || { cat '$dir/configure-bad'; false; }"
 w "$exe" service uninstall >/dev/null
 w "$exe" service uninstall >"$dir/again"
 check "uninstalling again fails with a clear message" "grep -q \"no service 'memwatch'\" '$dir/again'"

@@ -269,6 +269,22 @@ build/deb/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(DEB_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
+# --- msi: the Windows installer ---------------------------------------------
+# packaging/windows/memwatch.wxs built by wixl (Debian's wixl package, from
+# scripts/deps.sh), version in the name: build/msi/memwatch-VERSION.msi (the
+# e2e test builds a higher one for the upgrade).  wixl's WiX subset drops a
+# component's Permanent and NeverOverwrite, so msibuild (msitools) sets them
+# on the config file's: Win64 256 + Permanent 16 + NeverOverwrite 128.
+.PHONY: msi
+msi: build/msi/memwatch-$(VERSION).msi
+
+build/msi/memwatch-%.msi: packaging/windows/memwatch.wxs build/win64/memwatchd.exe config/memwatch.ini
+	@mkdir -p $(@D)
+	wixl -a x64 -D Version=$* -D ExePath=build/win64/memwatchd.exe \
+		-D IniPath=config/memwatch.ini -o $@.tmp $<
+	msibuild $@.tmp -q "UPDATE Component SET Attributes = 400 WHERE Component = 'ConfigFile'"
+	mv $@.tmp $@
+
 clean:
 	rm -rf build/native build/asan build/deb build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
 

@@ -23,6 +23,12 @@ int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_
 /* Try to run as a Windows service (started by the SCM).  Returns 1 when it
  * ran as one (and *exit_code is set), 0 when this is a console start. */
 int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code);
+/* A run that fails before the dispatcher (bad option or config file): on
+ * Windows, what main printed to stderr from _begin on goes to the Event Log
+ * too, and a service start is reported STOPPED with exit_code.  Returns 1
+ * when it ran as a service; no-ops elsewhere. */
+void mw_service_early_errors_begin(void);
+int mw_service_start_failed(int exit_code);
 /* export_cmd.c: stored points to stdout as CSV or JSON (argv[0] "export"). */
 int mw_cmd_export(int argc, char **argv);
 /* app/import_cmd.c: load exports and typeperf CSV (argv[0] "import"). */

@@ -36,8 +36,11 @@ static const char usage[] =
 	"                       stored points to stdout, as /api/v1/export writes them\n"
 	"                       (see memwatchd export --help)\n"
 	"  import [--db PATH] [--skip-bad] FILE...  load /api/v1/export files, typeperf/relog CSV\n"
-	"  service install [OPTIONS]   install as a Windows service running 'run OPTIONS'\n"
+	"  service install [--firewall] [OPTIONS]   install as a Windows service running\n"
+	"                       'run OPTIONS' (--firewall: an inbound rule for its port)\n"
 	"  service uninstall    remove the Windows service\n"
+	"  service configure [--firewall=PORT], service cleanup   what the MSI runs: recovery,\n"
+	"                       preshutdown time-out, data folder ACL, firewall rule; undo\n"
 	"  version, help\n"
 	"\n"
 	"Options (run, once, config, service install):\n"
@@ -244,8 +247,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(argv[2], "install")) {
-			/* Validate the options now rather than at the service's start. */
-			rc = build_config(&cfg, argc, argv, 3);
+			/* Validate the options now rather than at the service's start
+			 * (install's own --firewall, first, is not one of them). */
+			rc = build_config(&cfg, argc, argv,
+					  3 + (argc > 3 && !strcmp(argv[3], "--firewall")));
 			mw_config_release(&cfg);
 			if (rc)
 				return rc;
@@ -257,8 +262,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memwatchd: unknown command '%s' (see memwatchd --help)\n", cmd);
 		return 2;
 	}
+	if (!strcmp(cmd, "run"))
+		mw_service_early_errors_begin();
 	rc = build_config(&cfg, argc, argv, first);
 	if (rc) {
+		mw_service_start_failed(rc);
 		mw_config_release(&cfg);
 		return rc;
 	}
@@ -269,6 +277,7 @@ int main(int argc, char **argv)
 	}
 	if (mw_log_open(cfg.log_file, (enum mw_log_level)cfg.log_level, &err)) {
 		fprintf(stderr, "memwatchd: %s\n", err.msg);
+		mw_service_start_failed(2);
 		mw_config_release(&cfg);
 		return 2;
 	}

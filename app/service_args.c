@@ -130,6 +130,44 @@ const char *mw_service_config_arg(const char *const *args, int nargs)
 	return found;
 }
 
+const char *mw_service_listen_arg(const char *const *args, int nargs)
+{
+	const char *found = NULL, *v;
+	int i;
+
+	for (i = 0; i < nargs; i++) {
+		if ((v = flag_value(args, nargs, &i, "--listen")))
+			found = v;
+		else if ((v = flag_value(args, nargs, &i, "--set")) &&
+			 !strncmp(v, "web.listen=", 11))
+			found = v + 11;
+	}
+	return found;
+}
+
+int mw_listen_port(const char *listen, unsigned *port, bool *loopback)
+{
+	const char *colon = strrchr(listen, ':'), *p;
+	unsigned long n = 0;
+	size_t hl;
+
+	if (!colon || !colon[1] || strlen(colon + 1) > 5)
+		return -1;
+	for (p = colon + 1; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		n = n * 10 + (unsigned long)(*p - '0');
+	}
+	if (n == 0 || n > 65535)
+		return -1;
+	*port = (unsigned)n;
+	hl = (size_t)(colon - listen);
+	*loopback = (hl >= 4 && !strncmp(listen, "127.", 4)) ||
+		    (hl == 9 && !strncmp(listen, "localhost", 9)) ||
+		    (hl == 5 && !strncmp(listen, "[::1]", 5));
+	return 0;
+}
+
 #define PATH_MAX_UTF8 (32768 * 3)
 
 int mw_service_cmdline(const struct mw_service_install *in, char *out, size_t size,

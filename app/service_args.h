@@ -49,6 +49,15 @@ int mw_cmdline_append(char *cmd, size_t size, const char *arg);
 /* The --config value among the run options (either form), or NULL. */
 const char *mw_service_config_arg(const char *const *args, int nargs);
 
+/* The --listen value among the run options (either form, or --set
+ * web.listen=VALUE; the last one wins), or NULL. */
+const char *mw_service_listen_arg(const char *const *args, int nargs);
+
+/* The TCP port of a listen address "HOST:PORT", "[IPV6]:PORT"; *loopback
+ * when HOST is 127.x, localhost or ::1 (no firewall rule needed then).
+ * -1 for "off" or an address without a valid port. */
+int mw_listen_port(const char *listen, unsigned *port, bool *loopback);
+
 /* The full service command line: "EXE" run OPTIONS..., as described above.
  * Returns 0, or -1 with err set (a path or the line too long). */
 int mw_service_cmdline(const struct mw_service_install *in, char *out, size_t size,

@@ -24,3 +24,13 @@ int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code)
 	(void)exit_code;
 	return 0;
 }
+
+void mw_service_early_errors_begin(void)
+{
+}
+
+int mw_service_start_failed(int exit_code)
+{
+	(void)exit_code;
+	return 0;
+}

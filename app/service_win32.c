@@ -16,10 +16,19 @@
  * and STOP_PENDING with a checkpoint every second, RUNNING once storage
  * and web are up (mw_run_set_ready_hook), and STOPPED with
  * ERROR_SERVICE_SPECIFIC_ERROR + the exit code (1 or 2) when the daemon
- * failed.
+ * failed.  A run that fails before the dispatcher (main.c: a bad option or
+ * config file) is reported the same way, its stderr text in the Event Log.
+ *
+ * Install also sets recovery, description and preshutdown time-out and,
+ * with --firewall, the firewall rule (service_setup_win32.c); `service
+ * configure` and `service cleanup` are those steps alone, for the MSI's
+ * custom actions (packaging/windows/memwatch.wxs).
  */
 #include <windows.h>
 #include <shellapi.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +39,7 @@
 #include "base/log.h"
 #include "base/private_files.h"
 #include "service_args.h"
+#include "service_setup.h"
 #include "base/stop.h"
 #include "collectors/exit_leaks_dbg.h"
 
@@ -184,6 +194,135 @@ static void WINAPI service_main(DWORD argc, LPWSTR *argv)
 	set_status(SERVICE_STOPPED, 0, service_exit_code);
 }
 
+/* A console program has a console; a service has none (nor standard
+ * handles).  Checking first saves the dispatcher's connection attempt on
+ * every console start. */
+static bool maybe_service(void)
+{
+	return GetConsoleWindow() == NULL && GetStdHandle(STD_INPUT_HANDLE) == NULL;
+}
+
+/* --- a start that fails before the dispatcher ----------------------------
+ * A service has no stderr: what main.c prints about a bad option or config
+ * file would be lost, and the SCM would only see the process end.  From
+ * mw_service_early_errors_begin to the dispatcher, fd 2 is a temporary file
+ * (deleted on close); mw_service_start_failed sends what it holds to the
+ * Event Log and reports the start as failed with the exit code, as a
+ * failure after the dispatcher is.  Only when there is no stderr to begin
+ * with (no handle, or one of no known type). */
+static bool early_capturing;
+
+/* fd 2 becomes handle h (owned by the call).  msvcrt may have given stderr
+ * no descriptor at all (-2, Wine's msvcrt and the UCRT do for a process
+ * without standard handles), and freopen refuses such a stream: it is
+ * pointed at fd 2, which is what msvcrt.dll itself sets up when a handle
+ * is there. */
+static int stderr_to_handle(HANDLE h)
+{
+	int fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY);
+
+	if (fd < 0) {
+		CloseHandle(h);
+		return -1;
+	}
+	if (fd != 2) {
+		if (_dup2(fd, 2)) {
+			_close(fd);
+			return -1;
+		}
+		_close(fd);	/* fd 2 holds its own duplicate */
+	}
+	if (_fileno(stderr) < 0)
+		stderr->_file = 2;
+	return 0;
+}
+
+void mw_service_early_errors_begin(void)
+{
+	WCHAR dir[MAX_PATH + 1], path[MAX_PATH + 16];
+	HANDLE h = GetStdHandle(STD_ERROR_HANDLE);
+
+	if (!maybe_service() || early_capturing ||
+	    (_fileno(stderr) >= 0 && h && h != INVALID_HANDLE_VALUE &&
+	     GetFileType(h) != FILE_TYPE_UNKNOWN))
+		return;
+	if (!GetTempPathW(MW_ARRAY_SIZE(dir), dir) || !GetTempFileNameW(dir, L"mwe", 0, path))
+		return;
+	h = CreateFileW(path, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE,
+			NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE,
+			NULL);
+	if (h == INVALID_HANDLE_VALUE) {
+		DeleteFileW(path);
+		return;
+	}
+	early_capturing = !stderr_to_handle(h);
+}
+
+/* Stop capturing; with text (size bytes), what was written, NUL-ended.
+ * fd 2 is NUL from here on: as good as the none it had, and no file
+ * opened later can become fd 2 by chance. */
+static void early_errors_end(char *text, size_t size)
+{
+	HANDLE h;
+	DWORD got = 0;
+
+	if (text)
+		text[0] = '\0';
+	if (!early_capturing)
+		return;
+	fflush(stderr);
+	h = (HANDLE)_get_osfhandle(2);
+	if (text && h != INVALID_HANDLE_VALUE &&
+	    SetFilePointer(h, 0, NULL, FILE_BEGIN) != INVALID_SET_FILE_POINTER &&
+	    ReadFile(h, text, (DWORD)size - 1, &got, NULL))
+		text[got] = '\0';
+	h = CreateFileW(L"NUL", GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+			OPEN_EXISTING, 0, NULL);
+	if (h == INVALID_HANDLE_VALUE || stderr_to_handle(h))
+		_close(2);
+	early_capturing = false;
+}
+
+static int early_exit_code;
+
+static void WINAPI failed_service_main(DWORD argc, LPWSTR *argv)
+{
+	(void)argc;
+	(void)argv;
+	service_handle = RegisterServiceCtrlHandlerExW(SERVICE_NAME, control_handler, NULL);
+	if (service_handle)
+		set_status(SERVICE_STOPPED, 0, early_exit_code);
+}
+
+int mw_service_start_failed(int exit_code)
+{
+	static char text[4096];
+	SERVICE_TABLE_ENTRYW table[] = {
+		{ (LPWSTR)SERVICE_NAME, failed_service_main },
+		{ NULL, NULL },
+	};
+	char *end;
+
+	early_errors_end(text, sizeof(text));
+	if (!maybe_service())
+		return 0;	/* a console start: stderr said it */
+	end = text + strlen(text);
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	if (!*text)
+		snprintf(text, sizeof(text), "memwatchd: cannot start (exit code %d)", exit_code);
+	early_exit_code = exit_code;
+	/* Started by the SCM: it gets STOPPED with the exit code, as for a
+	 * failure after the start; otherwise (no console, but no service
+	 * either) stderr was all there was. */
+	event_source = RegisterEventSourceW(NULL, EVENT_SOURCE);
+	eventlog_sink(MW_LOG_ERROR, text);
+	if (event_source)
+		DeregisterEventSource(event_source);
+	event_source = NULL;
+	return StartServiceCtrlDispatcherW(table) ? 1 : 0;
+}
+
 int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code)
 {
 	SERVICE_TABLE_ENTRYW table[] = {
@@ -191,9 +330,8 @@ int mw_service_try_dispatch(const struct mw_config *cfg, int *exit_code)
 		{ NULL, NULL },
 	};
 
-	/* A console program has a console; a service has none.  Checking
-	 * first saves the dispatcher's connection attempt on every start. */
-	if (GetConsoleWindow() != NULL || GetStdHandle(STD_INPUT_HANDLE) != NULL)
+	early_errors_end(NULL, 0);
+	if (!maybe_service())
 		return 0;
 	service_cfg = cfg;
 	if (!StartServiceCtrlDispatcherW(table))
@@ -274,9 +412,10 @@ static WCHAR *own_path(void)
 	}
 }
 
-/* Read [storage] db and [daemon] log_file from the config file, opened by
- * its wide-character name.  *db stays NULL when the file sets none. */
-static int read_config_paths(const char *path, char **db, char **log_file)
+/* Read [storage] db, [daemon] log_file and [web] listen from the config
+ * file, opened by its wide-character name.  *db stays NULL when the file
+ * sets none; *listen is the default when it sets none. */
+static int read_config_paths(const char *path, char **db, char **log_file, char **listen)
 {
 	WCHAR *wpath = mw_utf8_to_wide(path);
 	struct mw_config cfg;
@@ -320,6 +459,7 @@ static int read_config_paths(const char *path, char **db, char **log_file)
 	}
 	*db = cfg.db_path ? _strdup(cfg.db_path) : NULL;
 	*log_file = cfg.log_file && *cfg.log_file ? _strdup(cfg.log_file) : NULL;
+	*listen = cfg.listen ? _strdup(cfg.listen) : NULL;
 	mw_config_release(&cfg);
 	return 0;
 }
@@ -412,6 +552,31 @@ static int private_data_folder(const char *cmd, const char *config_db)
 	return 0;
 }
 
+/* The port the service will listen on (its --listen, else the config
+ * file's or the default) gets an inbound rule; a loopback address needs
+ * none.  Never fails the install: a missing firewall is a warning. */
+static void firewall_for(const char *exe, const char *const *args, int nargs,
+			 const char *config_listen)
+{
+	const char *listen = mw_service_listen_arg(args, nargs);
+	struct mw_config defaults;
+	unsigned port;
+	bool loopback;
+
+	mw_config_init(&defaults);
+	if (!listen)
+		listen = config_listen ? config_listen : defaults.listen;
+	if (mw_listen_port(listen, &port, &loopback))
+		printf("firewall: no rule: the service listens on '%s'\n", listen);
+	else if (loopback)
+		printf("firewall: no rule: '%s' is reachable from this machine only\n", listen);
+	else
+		mw_firewall_allow(exe, port);
+	mw_config_release(&defaults);
+}
+
+/* `service install [--firewall] OPTIONS`: --firewall first (main.c keeps
+ * it out of the run options it checks). */
 static int install(const char *const *ansi_args, int nargs)
 {
 	static char cmd[CMDLINE_MAX * 3 + 1];
@@ -419,9 +584,11 @@ static int install(const char *const *ansi_args, int nargs)
 	struct mw_err err = { "" };
 	WCHAR *wexe = NULL, *wcmd = NULL, **wargv;
 	char **args = NULL, *exe = NULL, *config_db = NULL, *config_log = NULL;
+	char *config_listen = NULL;
 	const char *config;
+	const char *const *run_args;
 	SC_HANDLE scm = NULL, svc = NULL;
-	int wargc = 0, i, rc = 1;
+	int wargc = 0, i, rc = 1, firewall, nrun;
 
 	/* The run options as typed, in UTF-16: argv is in the ANSI code page,
 	 * which cannot hold every folder name. */
@@ -438,12 +605,15 @@ static int install(const char *const *ansi_args, int nargs)
 		fprintf(stderr, "memwatchd: cannot find own path: error %lu\n", GetLastError());
 		goto out;
 	}
-	config = mw_service_config_arg((const char *const *)args, nargs);
-	if (config && read_config_paths(config, &config_db, &config_log))
+	firewall = nargs > 0 && !strcmp(args[0], "--firewall");
+	run_args = (const char *const *)args + firewall;
+	nrun = nargs - firewall;
+	config = mw_service_config_arg(run_args, nrun);
+	if (config && read_config_paths(config, &config_db, &config_log, &config_listen))
 		goto out;
 	in.exe = exe;
-	in.args = (const char *const *)args;
-	in.nargs = nargs;
+	in.args = run_args;
+	in.nargs = nrun;
 	in.config_db = config_db;
 	in.config_log = config_log;
 	in.abspath = full_path;
@@ -477,7 +647,19 @@ static int install(const char *const *ansi_args, int nargs)
 		DeleteService(svc);
 		goto out;
 	}
-	printf("installed service 'memwatch': %s\nstart it with: sc start memwatch\n", cmd);
+	printf("installed service 'memwatch': %s\n", cmd);
+	/* Without recovery and the preshutdown time-out the service would
+	 * neither come back after a failure nor get its final flush in at
+	 * shutdown: an install without them is not done. */
+	if (mw_service_setup()) {
+		DeleteService(svc);
+		RegDeleteKeyW(HKEY_LOCAL_MACHINE, EVENTLOG_KEY);
+		fprintf(stderr, "memwatchd: service install: undone\n");
+		goto out;
+	}
+	if (firewall)
+		firewall_for(exe, run_args, nrun, config_listen);
+	printf("start it with: sc start memwatch\n");
 	rc = 0;
 out:
 	if (svc)
@@ -495,7 +677,94 @@ out:
 	free(wcmd);
 	free(config_db);
 	free(config_log);
+	free(config_listen);
 	return rc;
+}
+
+/* What install or the service added outside the SCM: the firewall rule,
+ * and the exit leak check memwatch turned on ([exit_leaks] images), which
+ * goes back to what it was.  `service cleanup` alone is the MSI's
+ * uninstall step (the MSI removes the service and the Event Log source). */
+static int cleanup(void)
+{
+	int restored;
+
+	mw_firewall_remove();
+	restored = mw_exit_leaks_restore_all();
+	if (restored > 0)
+		printf("put back the former ShutdownFlags of %d image(s)\n", restored);
+	return 0;
+}
+
+/* The database folder the installed service's command line names (its
+ * --db), readable by the administrators and SYSTEM only, as install makes
+ * it.  A line without --db (the database comes from a config file) is
+ * left to `service install`'s own check. */
+static int private_folder_of_service(void)
+{
+	SC_HANDLE scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT), svc = NULL;
+	QUERY_SERVICE_CONFIGW *qc = NULL;
+	DWORD need = 0;
+	char db[MAX_PATH * 3], *cmd = NULL;
+	int rc = -1;
+
+	if (scm)
+		svc = OpenServiceW(scm, SERVICE_NAME, SERVICE_QUERY_CONFIG);
+	if (svc && !QueryServiceConfigW(svc, NULL, 0, &need) &&
+	    GetLastError() == ERROR_INSUFFICIENT_BUFFER && (qc = malloc(need)) &&
+	    QueryServiceConfigW(svc, qc, need, &need) && (cmd = to_utf8(qc->lpBinaryPathName)))
+		rc = service_db(cmd, NULL, db, sizeof(db)) ? 0 : private_data_folder(cmd, NULL);
+	else
+		fprintf(stderr, "memwatchd: cannot read the service's command line: error %lu\n",
+			GetLastError());
+	free(cmd);
+	free(qc);
+	if (svc)
+		CloseServiceHandle(svc);
+	if (scm)
+		CloseServiceHandle(scm);
+	return rc;
+}
+
+/* `service configure [--firewall=PORT]`: recovery, description, the
+ * preshutdown time-out and the data folder's ACL on a service installed by
+ * other means (the MSI's ServiceInstall), and its firewall rule. */
+static int configure(int argc, char **argv)
+{
+	WCHAR *wexe;
+	char *exe, listen[32];
+	unsigned port = 0;
+	bool loopback;
+	int i;
+
+	/* Checked before anything changes: a bad option changes nothing. */
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--firewall=", 11)) {
+			fprintf(stderr, "memwatchd: service configure: unknown option '%s' "
+					"(--firewall=PORT)\n", argv[i]);
+			return 2;
+		}
+		/* the port alone: an address with no host */
+		snprintf(listen, sizeof(listen), ":%.20s", argv[i] + 11);
+		if (mw_listen_port(listen, &port, &loopback)) {
+			fprintf(stderr, "memwatchd: service configure: --firewall=PORT: no port in "
+					"'%s'\n", argv[i] + 11);
+			return 2;
+		}
+	}
+	if (mw_service_setup() || private_folder_of_service())
+		return 1;
+	if (!port)
+		return 0;
+	if (!(wexe = own_path()) || !(exe = to_utf8(wexe))) {
+		free(wexe);
+		fprintf(stderr, "memwatchd: cannot find own path: error %lu\n", GetLastError());
+		return 1;
+	}
+	mw_firewall_allow(exe, port);	/* a missing firewall only warns */
+	free(exe);
+	free(wexe);
+	return 0;
 }
 
 static int uninstall(void)
@@ -503,7 +772,6 @@ static int uninstall(void)
 	SC_HANDLE scm, svc;
 	SERVICE_STATUS st;
 	LONG e;
-	int restored;
 
 	scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT);
 	if (!scm) {
@@ -530,23 +798,22 @@ static int uninstall(void)
 		fprintf(stderr, "memwatchd: cannot remove the Event Log source 'memwatch': "
 				"error %ld\n", e);
 	printf("removed service 'memwatch'\n");
-	/* the exit leak check memwatch turned on ([exit_leaks] images) goes
-	 * back to what it was */
-	restored = mw_exit_leaks_restore_all();
-	if (restored > 0)
-		printf("put back the former ShutdownFlags of %d image(s)\n", restored);
 	CloseServiceHandle(svc);
 	CloseServiceHandle(scm);
-	return 0;
+	return cleanup();
 }
 
 int mw_cmd_service(int argc, char **argv, const char *const *run_args, int nrun_args)
 {
-	(void)argc;
 	if (!strcmp(argv[0], "install"))
 		return install(run_args, nrun_args);
 	if (!strcmp(argv[0], "uninstall"))
 		return uninstall();
-	fprintf(stderr, "memwatchd: unknown service command '%s' (install, uninstall)\n", argv[0]);
+	if (!strcmp(argv[0], "configure"))
+		return configure(argc, argv);
+	if (!strcmp(argv[0], "cleanup"))
+		return cleanup();
+	fprintf(stderr, "memwatchd: unknown service command '%s' (install, uninstall, configure, "
+			"cleanup)\n", argv[0]);
 	return 2;
 }

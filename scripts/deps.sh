@@ -73,6 +73,8 @@ WIN64_PKGS=(
 	wine:wine wine64
 	dpkg-dev:dpkg-source xz-utils:xz patch:patch
 	cmake:cmake tcl:tclsh
+	# make msi: wixl builds the installer, msibuild (msitools) amends it
+	wixl:wixl msitools:msibuild
 )
 
 wanted=()

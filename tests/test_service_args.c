@@ -148,6 +148,36 @@ static void too_long_is_an_error(void **state)
 	free(big);
 }
 
+/* --firewall's port: the last --listen or --set web.listen=, then the port
+ * of the address, loopback or not. */
+static void listen_port_for_the_firewall(void **state)
+{
+	const char *const args[] = { "--listen", "127.0.0.1:1", "--set", "web.listen=0.0.0.0:9182",
+				     "--db", "x.db" };
+	const char *const none[] = { "--set", "storage.db=x.db", "--listen" };
+	unsigned port = 0;
+	bool loopback = true;
+
+	(void)state;
+	assert_string_equal(mw_service_listen_arg(args, 6), "0.0.0.0:9182");
+	assert_string_equal(mw_service_listen_arg(args, 2), "127.0.0.1:1");
+	assert_null(mw_service_listen_arg(none, 3));
+	assert_int_equal(mw_listen_port("0.0.0.0:9182", &port, &loopback), 0);
+	assert_int_equal(port, 9182);
+	assert_false(loopback);
+	assert_int_equal(mw_listen_port("[::1]:8080", &port, &loopback), 0);
+	assert_true(loopback);
+	assert_int_equal(mw_listen_port("localhost:80", &port, &loopback), 0);
+	assert_true(loopback);
+	assert_int_equal(mw_listen_port("[::]:65535", &port, &loopback), 0);
+	assert_int_equal(port, 65535);
+	assert_false(loopback);
+	assert_int_equal(mw_listen_port("off", &port, &loopback), -1);
+	assert_int_equal(mw_listen_port("0.0.0.0:65536", &port, &loopback), -1);
+	assert_int_equal(mw_listen_port("0.0.0.0:", &port, &loopback), -1);
+	assert_int_equal(mw_listen_port("0.0.0.0:80x", &port, &loopback), -1);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(paths),
 	cmocka_unit_test(quoting),
@@ -156,4 +186,5 @@ MW_TEST_MAIN(
 	cmocka_unit_test(config_db_relative_to_config_folder),
 	cmocka_unit_test(command_line_wins_over_config),
 	cmocka_unit_test(too_long_is_an_error),
+	cmocka_unit_test(listen_port_for_the_firewall),
 )

@@ -7,7 +7,14 @@
 # Also the status protocol as Wine's SCM shows it (RUNNING only once the
 # server answers, STOPPED with exit code 0, a failed start reported with a
 # service-specific exit code), the Event Log source key, and --config with a
-# relative database resolving next to the config file.
+# relative database resolving next to the config file.  What install sets
+# beyond CreateService (description, preshutdown time-out, recovery) read
+# back from the service's registry key (Wine's SCM keeps no FailureActions:
+# there the install's own report is checked); --firewall through Wine's
+# netsh stub, whose FIXME line shows the command it was given; and a config
+# file broken after install: the start fails with exit code 2 and the error
+# reaches the Event Log (Wine's ReportEventW prints it on the err:eventlog
+# channel of the session's services.exe).
 set -u
 cd "$(dirname "$0")/../.."
 export MW_WINEPREFIX=$PWD/build/wine/service-prefix WINEPREFIX=$PWD/build/wine/service-prefix
@@ -22,9 +29,15 @@ port=$(free_port)
 at_exit 'w "$exe" service uninstall >/dev/null; wineserver -k 2>/dev/null'
 scripts/wine-run.sh "$exe" --version >/dev/null	# makes the prefix once
 
-w "$exe" service install --listen "127.0.0.1:$port" --db "$(wine_path "$dir/svc.db")" \
+w "$exe" service install --firewall --listen "127.0.0.1:$port" --db "$(wine_path "$dir/svc.db")" \
 	--log-file "$(wine_path "$dir/svc.log")" >"$dir/install"
 check "service install registers 'memwatch'" "grep -q \"installed service 'memwatch'\" '$dir/install' || { cat '$dir/install'; false; }"
+svckey='HKLM\SYSTEM\CurrentControlSet\Services\memwatch'
+w reg query "$svckey" >"$dir/svckey"
+check "install sets a description" "grep -Eq 'Description +REG_SZ +Samples the memory' '$dir/svckey' || { cat '$dir/svckey'; false; }"
+check "install sets the preshutdown time-out (30 s)" "grep -Eq 'PreshutdownTimeout +REG_DWORD +0x7530' '$dir/svckey' || { cat '$dir/svckey'; false; }"
+check "install sets recovery: restart after 5 s, 10 s, 60 s" "grep -q 'recovery: restart after 5 s, 10 s, 60 s' '$dir/install' || { cat '$dir/install'; false; }"
+check "--firewall with a loopback address: no rule, and says why" "grep -q 'firewall: no rule: .127.0.0.1:$port. is reachable from this machine only' '$dir/install' || { cat '$dir/install'; false; }"
 evkey='HKLM\SYSTEM\CurrentControlSet\Services\EventLog\Application\memwatch'
 w reg query "$evkey" >"$dir/evkey"
 check "install registers the Event Log source (EventMessageFile)" "grep -q EventMessageFile '$dir/evkey' || { cat '$dir/evkey'; false; }"
@@ -94,6 +107,36 @@ for _ in $(seq 1 80); do
 	w sc query memwatch | grep -q STOPPED && break
 	sleep 0.25
 done
+w "$exe" service uninstall >/dev/null
+
+# --firewall beyond loopback: netsh replaces the rule "memwatch" by one for
+# the port and this executable; uninstall deletes it.
+WINEDEBUG=fixme+netsh w "$exe" service install --firewall --listen "0.0.0.0:$port" \
+	--set web.allow_anonymous=true --db "$(wine_path "$dir/fw.db")" >"$dir/install-fw"
+check "--firewall: netsh adds an inbound rule for the port and memwatchd.exe" "grep 'netsh:wmain' '$dir/install-fw' | grep -F '\"add\" L\"rule\" L\"name=memwatch\" L\"dir=in\" L\"action=allow\" L\"protocol=TCP\" L\"localport=$port\"' | grep -q 'program=.*memwatchd.exe' || { cat '$dir/install-fw'; false; }"
+check "--firewall: the rule is replaced, not added twice" "grep 'netsh:wmain' '$dir/install-fw' | head -1 | grep -qF '\"delete\" L\"rule\" L\"name=memwatch\"' || { cat '$dir/install-fw'; false; }"
+WINEDEBUG=fixme+netsh w "$exe" service uninstall >"$dir/uninstall-fw"
+check "uninstall deletes the firewall rule" "grep 'netsh:wmain' '$dir/uninstall-fw' | grep -qF '\"delete\" L\"rule\" L\"name=memwatch\"' || { cat '$dir/uninstall-fw'; false; }"
+
+# A config file that breaks after install: the error found before the
+# service dispatcher reaches the Event Log, and the SCM sees exit code 2.
+# A new session whose services.exe prints Wine's eventlog channel to a file.
+printf '[web]\nlisten = 127.0.0.1:%s\n' "$port" >"$dir/conf/broken.ini"
+w "$exe" service install --config "$(wine_path "$dir/conf/broken.ini")" \
+	--db "$(wine_path "$dir/broken.db")" >/dev/null
+printf '[web]\nlisten = 127.0.0.1:%s\nno_such_key = 1\n' "$port" >"$dir/conf/broken.ini"
+wineserver -k 2>/dev/null
+wineserver -w 2>/dev/null
+WINEDEBUG=err+eventlog timeout 60 wine sc start memwatch >"$dir/start-broken" 2>"$dir/session.err"
+for _ in $(seq 1 120); do
+	w sc query memwatch >"$dir/q-broken"
+	grep -q STOPPED "$dir/q-broken" && grep -q 'eventlog' "$dir/session.err" && break
+	sleep 0.1
+done
+check "a bad config file at start: STOPPED, WIN32_EXIT_CODE 1066, SERVICE_EXIT_CODE 2" "grep -Eq 'WIN32_EXIT_CODE *: *1066' '$dir/q-broken' && grep -Eq 'SERVICE_EXIT_CODE *: *2 ' '$dir/q-broken' || { cat '$dir/q-broken'; false; }"
+check "a bad config file at start: the error is in the Event Log" "grep 'err:eventlog' '$dir/session.err' | grep -q \"broken.ini:3: unknown key 'no_such_key'\" || { cat '$dir/session.err'; false; }"
+w "$exe" service configure --firewall=abc >"$dir/configure-bad"
+check "service configure --firewall=abc: a clear error, nothing changed" "grep -q \"no port in 'abc'\" '$dir/configure-bad' && ! grep -q recovery '$dir/configure-bad' || { cat '$dir/configure-bad'; false; }"
 w "$exe" service uninstall >/dev/null
 w "$exe" service uninstall >"$dir/again"
 check "uninstalling again fails with a clear message" "grep -q \"no service 'memwatch'\" '$dir/again'"

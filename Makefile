@@ -286,7 +286,7 @@ build/msi/memwatch-%.msi: packaging/windows/memwatch.wxs build/win64/memwatchd.e
 	mv $@.tmp $@
 
 clean:
-	rm -rf build/native build/asan build/deb build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
+	rm -rf build/native build/asan build/deb build/msi build/win64/obj build/win64/tests build/win64/helpers build/win64/memwatchd.exe $(GENERATED)
 
 -include $(NATIVE_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(WIN_OBJ:.o=.d) \
 	$(NATIVE_SUPPORT_OBJ:.o=.d) $(ASAN_SUPPORT_OBJ:.o=.d) $(WIN_SUPPORT_OBJ:.o=.d) \

@@ -658,22 +658,6 @@ struct judged_span {
 	size_t nhole;		/* empty buckets from js to last in a clock step's hole */
 };
 
-/* Bucket i is empty because the wall clock was stepped forward over it
- * (p->holes): no time passed there for the process, so it is no missing
- * data and no part of the judged span. */
-bool mw_leak_in_hole(const struct mw_trace *tr, size_t i, const struct mw_leak_params *p)
-{
-	int64_t t = tr->t0_ms + (int64_t)i * tr->step_ms;
-	size_t h;
-
-	if (!isnan(tr->v[i]))
-		return false;
-	for (h = 0; h < p->nholes; h++)	/* the bucket [t, t + step) overlaps it */
-		if (t < p->holes[h].to_ms && t + tr->step_ms > p->holes[h].from_ms)
-			return true;
-	return false;
-}
-
 /* A trace that can be read at all: data, a positive step, and a time
  * axis t0 + n * step that does not overflow. */
 static bool trace_readable(const struct mw_trace *tr, struct mw_leak_result *out)

@@ -4,8 +4,8 @@
  * tests/test_dblock_win32.c, since Wine running as root cannot make a
  * read-only file or folder refuse it).
  */
-#ifndef MW_DBLOCK_WIN32_H
-#define MW_DBLOCK_WIN32_H
+#ifndef MW_STORAGE_DBLOCK_CAUSE_H
+#define MW_STORAGE_DBLOCK_CAUSE_H
 
 #include "dblock.h"
 

@@ -94,6 +94,28 @@ static const char *key_of(const struct mw_batch *b, const char *metric, const ch
 	return NULL;
 }
 
+/* A row of t. */
+static struct mw_process_info *add_process(struct mw_process_table *t, uint32_t pid,
+					   int64_t start_ms, const char *name)
+{
+	struct mw_process_info *p = mw_process_table_add(t);
+
+	p->pid = pid;
+	p->start_ms = start_ms;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	return p;
+}
+
+/* An empty table, and a tick's context writing into b. */
+static void tick_setup(struct mw_process_table *t, struct mw_sample_ctx *ctx, struct mw_batch *b)
+{
+	memset(t, 0, sizeof(*t));
+	mw_batch_init(b);
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->batch = b;
+	ctx->ts_ms = 1700000100000LL;
+}
+
 static void identity_changes_are_formatted_again(void **state)
 {
 	struct mw_config cfg;
@@ -104,21 +126,11 @@ static void identity_changes_are_formatted_again(void **state)
 	void *st = collector_new(&cfg);
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	mw_batch_init(&b);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.batch = &b;
-	ctx.ts_ms = 1700000100000LL;
+	tick_setup(&t, &ctx, &b);
 	/* awkward names: quotes, backslash, newline are escaped in the key */
-	p = mw_process_table_add(&t);
-	p->pid = 30;
-	p->start_ms = 1700000000000LL;
-	snprintf(p->name, sizeof(p->name), "a \"quoted\\\" name\nx");
+	p = add_process(&t, 30, 1700000000000LL, "a \"quoted\\\" name\nx");
 	p->has_kinds = true;
-	p = mw_process_table_add(&t);
-	p->pid = 7;	/* out of order: the cache sorts */
-	p->start_ms = 1600000000000LL;
-	snprintf(p->name, sizeof(p->name), "seven");
+	add_process(&t, 7, 1600000000000LL, "seven");	/* out of order: the cache sorts */
 	assert_int_equal(mw_process_sample_table(st, &ctx, &t), MW_COLLECTOR_OK);
 	check_batch(&b);
 	assert_string_equal(key_of(&b, "memwatch_process_virtual_bytes", "7"),
@@ -184,25 +196,14 @@ static void ended_processes_end_their_tails(void **state)
 	struct mw_sample_ctx ctx;
 	struct mw_batch b;
 	struct mw_process_table t;
-	struct mw_process_info *p;
 	struct mw_series_ended e[4];
 	uint64_t tail7, tail30;
 	void *st = collector_new(&cfg);
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	mw_batch_init(&b);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.batch = &b;
-	ctx.ts_ms = 1700000100000LL;
-	p = mw_process_table_add(&t);
-	p->pid = 30;
-	p->start_ms = 1700000000000LL;
-	snprintf(p->name, sizeof(p->name), "thirty");
-	p = mw_process_table_add(&t);
-	p->pid = 7;
-	p->start_ms = 1600000000000LL;
-	snprintf(p->name, sizeof(p->name), "seven");
+	tick_setup(&t, &ctx, &b);
+	add_process(&t, 30, 1700000000000LL, "thirty");
+	add_process(&t, 7, 1600000000000LL, "seven");
 	assert_int_equal(mw_process_sample_table(st, &ctx, &t), MW_COLLECTOR_OK);
 	assert_int_equal(ended_of(&b, e, 4), 0);
 	tail7 = tail_of(&b, "memwatch_process_virtual_bytes", "7");

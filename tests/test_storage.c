@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "tests/support/test_db.h"
 #include "tests/support/test_reader.h"
+#include "tests/support/test_file.h"
 #include "tests/support/test_main.h"
 
 #define T0 1699999200000LL	/* a whole hour */
@@ -117,24 +118,6 @@ static void raw_round_trip(void **state)
 	mw_store_free(s);
 }
 
-/* A chunk's points are committed on every flush, not only when it closes. */
-static void copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out;
-	char buf[65536];
-	size_t n;
-
-	remove(to);
-	if (!in)
-		return;	/* no WAL: nothing to copy */
-	out = fopen(to, "wb");
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	fclose(out);
-}
-
 /* An open chunk's row has its true max_ts and no last_ts for its first
  * two writes (what a series that lives seconds costs), then keeps an
  * upper bound as max_ts (its index entry does not move at each flush) and its newest
@@ -211,8 +194,8 @@ static void open_chunk_row_carries_a_bound(void **state)
 	mw_series_list_release(&sl);
 	mw_reader_free(r);
 	/* a crash now: the files as they are, opened elsewhere */
-	copy_file(DB, DB "2");
-	copy_file(DB "-wal", DB "2-wal");
+	mw_test_copy_file(DB, DB "2");
+	mw_test_copy_file(DB "-wal", DB "2-wal");
 	mw_test_store_options(&o, DB "2");
 	assert_int_equal(mw_store_open(&s2, &o, &err), 0);
 	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT max_ts FROM chunk"), T0 + 1000);

@@ -18,6 +18,7 @@
 #include "core/batch.h"
 #include "base/clock.h"
 #include "tests/support/test_db.h"
+#include "tests/support/test_file.h"
 #include "tests/support/test_main.h"
 
 #define DB "test_storage_clean_stop.tmp.db"
@@ -84,21 +85,17 @@ static const char *full_check_of(struct mw_store *s)
 	return st.full_check;
 }
 
-static void copy_file(const char *from, const char *to)
+/* A store opened on path reads the whole file for a reason containing
+ * why, or (why NULL) skips that; then it is closed cleanly. */
+static void expect_full_check(const char *path, int64_t every_ms, const char *why)
 {
-	FILE *in = fopen(from, "rb"), *out;
-	char buf[65536];
-	size_t n;
+	struct mw_store *s = open_at(path, every_ms);
 
-	remove(to);
-	if (!in)
-		return;
-	out = fopen(to, "wb");
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	fclose(out);
+	if (why)
+		assert_non_null(strstr(full_check_of(s), why));
+	else
+		assert_null(full_check_of(s));
+	mw_store_free(s);
 }
 
 static void reason_rules(void **state)
@@ -148,9 +145,7 @@ static void clean_stop_skips(void **state)
 	assert_int_equal(mw_test_db_int(DB, "SELECT clean_stop FROM store_state"), 0);
 	mw_store_free(s);
 	/* and again: a run that skipped keeps the date of the last check */
-	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
-	assert_null(full_check_of(s));
-	mw_store_free(s);
+	expect_full_check(DB, MW_FULL_CHECK_EVERY_MS, NULL);
 }
 
 /* The files as a crash leaves them (copied while the store has them open). */
@@ -163,16 +158,12 @@ static void crash_checks(void **state)
 	mw_store_free(s);
 	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
 	write_points(s, 100);
-	copy_file(DB, COPY);
-	copy_file(DB "-wal", COPY "-wal");
+	mw_test_copy_file(DB, COPY);
+	mw_test_copy_file(DB "-wal", COPY "-wal");
 	mw_store_free(s);
 
-	s = open_at(COPY, MW_FULL_CHECK_EVERY_MS);
-	assert_non_null(strstr(full_check_of(s), "did not stop cleanly"));
-	mw_store_free(s);
-	s = open_at(COPY, MW_FULL_CHECK_EVERY_MS);	/* that run stopped cleanly */
-	assert_null(full_check_of(s));
-	mw_store_free(s);
+	expect_full_check(COPY, MW_FULL_CHECK_EVERY_MS, "did not stop cleanly");
+	expect_full_check(COPY, MW_FULL_CHECK_EVERY_MS, NULL);	/* that run stopped cleanly */
 }
 
 /* Bytes added to the file by someone else. */
@@ -191,35 +182,22 @@ static void grown_file_checks(void **state)
 	assert_non_null(f);
 	assert_int_equal(fwrite(page, 1, sizeof(page), f), sizeof(page));
 	fclose(f);
-	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
-	assert_non_null(strstr(full_check_of(s), "changed size"));
-	mw_store_free(s);
+	expect_full_check(DB, MW_FULL_CHECK_EVERY_MS, "changed size");
 }
 
 /* A last check older than full_check, or dated after now, or full_check 0. */
 static void stale_future_and_always(void **state)
 {
-	struct mw_store *s;
-
 	(void)state;
-	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
-	mw_store_free(s);
-	s = open_at(DB, 0);
-	assert_non_null(strstr(full_check_of(s), "every start-up"));
-	mw_store_free(s);
+	expect_full_check(DB, MW_FULL_CHECK_EVERY_MS, "no record");
+	expect_full_check(DB, 0, "every start-up");
 
 	set_checked(mw_clock_wall_ms() - 2 * HOUR);
-	s = open_at(DB, HOUR);
-	assert_non_null(strstr(full_check_of(s), "older"));
-	mw_store_free(s);
-	s = open_at(DB, HOUR);	/* that check is recorded */
-	assert_null(full_check_of(s));
-	mw_store_free(s);
+	expect_full_check(DB, HOUR, "older");
+	expect_full_check(DB, HOUR, NULL);	/* that check is recorded */
 
 	set_checked(mw_clock_wall_ms() + 24 * HOUR);
-	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
-	assert_non_null(strstr(full_check_of(s), "future"));
-	mw_store_free(s);
+	expect_full_check(DB, MW_FULL_CHECK_EVERY_MS, "future");
 }
 
 MW_TEST_MAIN(

@@ -21,4 +21,24 @@ static inline void mw_test_write_file(const char *path, const void *data, size_t
 	fclose(f);
 }
 
+/* to becomes a copy of from (removed first); a missing from (a -wal that
+ * is not there) leaves no to.  For "the files as a crash leaves them":
+ * copied while the store still has them open. */
+static inline void mw_test_copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+
+	remove(to);
+	if (!in)
+		return;
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	fclose(out);
+}
+
 #endif

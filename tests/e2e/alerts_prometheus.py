@@ -22,7 +22,7 @@ Checked: MemwatchLeakVerdictFail and MemwatchProcessGrowthOverBudget fire
 for mw_leaker in Prometheus' own ALERTS series, with the page annotation
 naming memwatch's page for that pid (and the page answering); mw_plateau
 and mw_saw (a copy of python3 taking 40 MiB and giving it back every 4 s),
-judged pass by memwatch and with their floors' growth recorded, never have
+judged pass by memwatch (mw_saw may read inconclusive over the short window) and with their floors' growth recorded, never have
 an ALERTS series (pending or firing) over the whole run (without the floor,
 the growth alert goes pending on mw_saw); then every query of the
 dashboard returns data for host=<instance>, process=mw_leaker
@@ -176,11 +176,14 @@ def run(tmp):
     rw.tap(re.search(r"leaking \w+ memory, rising [0-9.]+[KMG]iB/h since .*UTC, \+[0-9.]+[KMG]?i?B so far", desc),
            "its description names the kind, the rate and since when: %s" % desc[:160])
 
-    # mw_plateau and mw_saw were judged (pass) and their floors' growth
-    # recorded, and nothing ever alerted on them.
-    for name in ("mw_plateau", "mw_saw"):
-        rw.tap(bool(rw.wait_for(lambda: prom_query(pp, 'memwatch_leak_verdict{process="%s"} == 0' % name), 30,
-                                name + " verdict")), "memwatch judges %s pass (in Prometheus)" % name,
+    # mw_plateau was judged pass, mw_saw not fail (over the test's short
+    # window its floors can scatter too much to judge yet: inconclusive,
+    # analysis/leak.c), their floors' growth recorded, and nothing ever
+    # alerted on them.
+    for name, want, said in (("mw_plateau", "== 0", "pass"),
+                             ("mw_saw", "!= 1", "pass or inconclusive, not fail")):
+        rw.tap(bool(rw.wait_for(lambda: prom_query(pp, 'memwatch_leak_verdict{process="%s"} %s' % (name, want)),
+                                30, name + " verdict")), "memwatch judges %s %s (in Prometheus)" % (name, said),
                prom_query(pp, 'memwatch_leak_verdict{process="%s"}' % name))
         rw.tap(bool(prom_query(pp, 'memwatch_process:private_bytes_floor:growth_bytes_per_hour{process="%s"}' % name)),
                "the growth of %s's floor is recorded" % name)

@@ -141,9 +141,13 @@ static uint64_t report_hash(struct mw_reader *r, int64_t from, int64_t to)
 
 static void same_bytes_as_before(void **state)
 {
-	/* the reports' hashes with the code before the judge was made faster */
-	static const uint64_t golden[3] = {
-		0xdc227fe5665cbe62ULL, 0xfd5d98c65f53562aULL, 0xf5cb4738728f259bULL,
+	/* the reports' hashes with the code before the judge was made
+	 * faster: built with glibc, and with MinGW-w64 (run under Wine),
+	 * whose maths library rounds the detector's last bits differently */
+	static const uint64_t golden[3][2] = {
+		{ 0xdc227fe5665cbe62ULL, 0x33416f93e37c854aULL },
+		{ 0xfd5d98c65f53562aULL, 0xbb60b03c14219870ULL },
+		{ 0xf5cb4738728f259bULL, 0xda7d2f88aa564dc7ULL },
 	};
 	int64_t end = T0 + (int64_t)DAYS * 86400000 - STEP;
 	const int64_t from[3] = { T0, end - 86400000, end - 12 * 3600000 };
@@ -159,7 +163,8 @@ static void same_bytes_as_before(void **state)
 		got[k] = report_hash(r, from[k], end);
 	mw_reader_free(r);
 	for (k = 0; k < 3; k++)
-		assert_int_equal(got[k], golden[k]);
+		if (got[k] != golden[k][1])
+			assert_int_equal(got[k], golden[k][0]);
 }
 
 MW_TEST_MAIN(

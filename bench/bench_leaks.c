@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "analysis/leak_report.h"
 #include "base/clock.h"
@@ -117,6 +118,10 @@ static void build(const char *path, int nproc, int interval_s, int64_t t0)
 	       (double)n * nproc / (now_s() - t) / 1e6);
 }
 
+/* The CPU seconds of the last judge() (the process's CPU clock: on a
+ * shared machine a steadier figure than the wall clock). */
+static double last_cpu_s;
+
 static double judge(struct mw_reader *r, const char *match, int64_t from, int64_t to, int *fails)
 {
 	struct mw_leak_query q;
@@ -131,10 +136,12 @@ static double judge(struct mw_reader *r, const char *match, int64_t from, int64_
 	q.from_ms = from;
 	q.to_ms = to;
 	t = now_s();
+	last_cpu_s = (double)clock();
 	mw_jbuf_init(&text);
 	if (mw_leak_report(r, &q, &text, NULL, &err))
 		die("report", &err);
 	t = now_s() - t;
+	last_cpu_s = ((double)clock() - last_cpu_s) / CLOCKS_PER_SEC;
 	report = cJSON_Parse(text.p);
 	mw_jbuf_release(&text);
 	c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "counts"), "fail");
@@ -219,6 +226,7 @@ static void thousand(int64_t t0, int64_t to)
 {
 	struct mw_reader *r = open_or_build(DB_PATH_1000, NPROC_MAX, 60, t0);
 	double base, each, all, day, best_all = 1e9, best_base = 1e9, best_day = 1e9, best_each = 1e9;
+	double cpu_all = 0;
 	int fails = 0, fails_day = 0, k;
 
 	for (k = 0; k < 3; k++) {
@@ -227,16 +235,19 @@ static void thousand(int64_t t0, int64_t to)
 		if (each < best_each)
 			best_each = each;
 		all = judge(r, NULL, t0, to, &fails);
+		if (all < best_all) {
+			best_all = all;
+			cpu_all = last_cpu_s;
+		}
 		day = judge(r, NULL, to - 86400000, to, &fails_day);
 		if (base < best_base)
 			best_base = base;
-		if (all < best_all)
-			best_all = all;
 		if (day < best_day)
 			best_day = day;
 	}
-	printf("judge %d processes over %d days (1-minute samples): %.3f s (target <= 1 s), "
-	       "%d fail (%d leak by construction)\n", NPROC_MAX, DAYS, best_all, fails, NPROC_MAX / 10);
+	printf("judge %d processes over %d days (1-minute samples): %.3f s (%.3f CPU s; target <= 1 s), "
+	       "%d fail (%d leak by construction)\n", NPROC_MAX, DAYS, best_all, cpu_all, fails,
+	       NPROC_MAX / 10);
 	printf("baseline: read the same floors (hourly minima, all series, one query): %.3f s; "
 	       "the judgement costs %.2fx the read\n", best_base, best_all / best_base);
 	printf("          read one process at a time (a query each, as the judge reads): %.3f s (%.2fx one query)\n",

@@ -37,25 +37,27 @@
 
 MW_TEST_DB_FIXTURES(DB)
 
-/* Process p's private bytes at sample i (of incarnation inc). */
+/* Process p's private bytes at sample i of its incarnation: by p % 6 a
+ * 9 MB/h leak, a sawtooth, a plateau, a 0.9 MB/h leak from sample 2,000,
+ * or flat with a wander. */
 static double value_at(int p, int64_t i, uint64_t *rng, double *wander)
 {
 	double base = 20e6 + 1e6 * (p % 13), noise = (mw_xorshift_unit(rng) - 0.5) * 300e3;
+	double x = (double)i, shape;
+	int kind = p % 6;
 
 	*wander += (mw_xorshift_unit(rng) - 0.5) * 30e3;
 	*wander *= 0.99;
-	switch (p % 6) {
-	case 0:
-		return base + (double)i * 300e3 + noise + *wander;	/* 9 MB/h */
-	case 1:
-		return base + (double)(i % 30) * 200e3 + noise;		/* sawtooth */
-	case 2:
-		return base + 40e6 * (double)i / ((double)i + 300.0) + noise;	/* plateau */
-	case 3:
-		return base + (i > 2000 ? (double)(i - 2000) * 30e3 : 0.0) + noise;	/* late leak: 0.9 MB/h */
-	default:
-		return base + noise + *wander;
-	}
+	shape = *wander;
+	if (kind == 0)
+		return base + x * 300e3 + noise + shape;
+	if (kind == 1)
+		return base + (double)(i % 30) * 200e3 + noise;
+	if (kind == 2)
+		return base + 40e6 * x / (x + 300.0) + noise;
+	if (kind == 3)
+		return base + (i > 2000 ? (x - 2000.0) * 30e3 : 0.0) + noise;
+	return base + noise + shape;
 }
 
 static void build(void)

@@ -500,25 +500,81 @@ void mw_plateau_regressor(const double *x, size_t n, size_t k, double *h)
 		h[i] = x[i] < x[k] ? x[i] : x[k];
 }
 
+/* mw_hinge_regressor's or mw_plateau_regressor's value at x for the
+ * break at xk. */
+static inline double regressor_at(double x, double xk, bool hinge)
+{
+	if (hinge)
+		return x > xk ? x - xk : 0.0;
+	return x < xk ? x : xk;
+}
+
+/*
+ * mw_ls_fit1's SSE of y on the regressors of the breaks at xa and xb
+ * (my: y's mean as mw_ls_fit1 sums it).  Each of the two does the same
+ * operations in the same order as mw_ls_fit1 alone, so each SSE is the
+ * same to the bit; side by side, their chains of dependent additions
+ * (the search's whole cost) overlap.
+ */
+static void sse_of_two(const double *x, const double *y, size_t n, double xa, double xb, bool hinge,
+		       double my, double *sa, double *sb)
+{
+	double ma = 0, mb = 0, haa = 0, hbb = 0, hay = 0, hby = 0, ea = 0, eb = 0;
+	double ba, bb, aa, ab;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ma += regressor_at(x[i], xa, hinge);
+		mb += regressor_at(x[i], xb, hinge);
+	}
+	ma /= (double)n;
+	mb /= (double)n;
+	for (i = 0; i < n; i++) {
+		double ca = regressor_at(x[i], xa, hinge) - ma, cb = regressor_at(x[i], xb, hinge) - mb;
+		double dy = y[i] - my;
+
+		haa += ca * ca;
+		hay += ca * dy;
+		hbb += cb * cb;
+		hby += cb * dy;
+	}
+	ba = haa > 0 ? hay / haa : 0.0;
+	bb = hbb > 0 ? hby / hbb : 0.0;
+	aa = my - ba * ma;
+	ab = my - bb * mb;
+	for (i = 0; i < n; i++) {
+		double da = y[i] - aa - ba * regressor_at(x[i], xa, hinge);
+		double db = y[i] - ab - bb * regressor_at(x[i], xb, hinge);
+
+		ea += da * da;
+		eb += db * db;
+	}
+	*sa = ea;
+	*sb = eb;
+}
+
 /* The break k in [kfrom, kto] whose regressor fits y best by least
  * squares; a later k must beat the best so far by more than rounding, so
- * ties keep the earliest break.  0 when none fits (NaN SSEs). */
+ * ties keep the earliest break.  0 when none fits (NaN SSEs).  Two
+ * breaks are fitted at a time (sse_of_two), in order. */
 static size_t best_break(const double *x, const double *y, size_t n, size_t kfrom, size_t kto,
-			 void (*regressor)(const double *, size_t, size_t, double *), double *h,
-			 double *sse_out)
+			 bool hinge, double *sse_out)
 {
-	size_t k, best = 0;
-	double best_sse = INFINITY;
+	size_t k, best = 0, i, last = kto < n ? kto : n - 1;
+	double best_sse = INFINITY, my = 0.0, sse[2];
 
-	for (k = kfrom; k <= kto && k < n; k++) {
-		double sse;
+	for (i = 0; i < n; i++)
+		my += y[i];
+	my /= (double)n;
+	for (k = kfrom; k <= kto && k < n; k += 2) {
+		size_t kb = k + 1 <= last ? k + 1 : k, q;
 
-		regressor(x, n, k, h);
-		sse = mw_ls_fit1(h, y, n, NULL);
-		if (sse < best_sse * (1.0 - 1e-12)) {
-			best_sse = sse;
-			best = k;
-		}
+		sse_of_two(x, y, n, x[k], x[kb], hinge, my, &sse[0], &sse[1]);
+		for (q = 0; q < 2 && k + q <= last; q++)
+			if (sse[q] < best_sse * (1.0 - 1e-12)) {
+				best_sse = sse[q];
+				best = k + q;
+			}
 	}
 	*sse_out = best_sse;
 	return best;
@@ -527,13 +583,15 @@ static size_t best_break(const double *x, const double *y, size_t n, size_t kfro
 size_t mw_hinge_search(const double *x, const double *y, size_t n, size_t kmax, double *h,
 		       double *sse_out)
 {
-	return best_break(x, y, n, 0, kmax, mw_hinge_regressor, h, sse_out);
+	(void)h;
+	return best_break(x, y, n, 0, kmax, true, sse_out);
 }
 
 size_t mw_plateau_search(const double *x, const double *y, size_t n, size_t kmin, double *h,
 			 double *sse_out)
 {
-	return best_break(x, y, n, kmin, n - 1, mw_plateau_regressor, h, sse_out);
+	(void)h;
+	return best_break(x, y, n, kmin, n - 1, false, sse_out);
 }
 
 /* ---- reducing and cleaning a series ------------------------------------- */

@@ -14,28 +14,18 @@
 # Linux only.  Stops only what it started, by PID.
 set -u
 cd "$(dirname "$0")/.."
-PROCS=1000 SECS=600 SCRAPES=20 BASE=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--procs) PROCS=$2; shift ;;
-	--seconds) SECS=$2; shift ;;
-	--scrapes) SCRAPES=$2; shift ;;
-	--base) BASE=$2; shift ;;
-	*) echo "usage: $0 [--procs N] [--seconds S] [--scrapes K] [--base BIN]" >&2; exit 2 ;;
-	esac
-	shift
+procs=1000 seconds=600 scrapes=20 base_bin=""
+# Every option takes a value: --NAME VALUE sets the variable of that name.
+while [ $# -ge 2 ] && [[ $1 =~ ^--(procs|seconds|scrapes|base)$ ]]; do
+	name=${BASH_REMATCH[1]}
+	[ "$name" = base ] && name=base_bin
+	printf -v "$name" '%s' "$2"
+	shift 2
 done
-bin=build/native/memwatchd
-[ -x "$bin" ] || { echo "rss_live: build $bin first (make native)" >&2; exit 2; }
-command -v curl >/dev/null || { echo "rss_live: needs curl" >&2; exit 2; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+[ $# -eq 0 ] || { echo "usage: $0 [--procs N] [--seconds S] [--scrapes K] [--base BIN]" >&2; exit 2; }
+PROCS=$procs SECS=$seconds SCRAPES=$scrapes BASE=$base_bin
+. bench/live_common.sh
+live_setup rss_live
 
 cc -std=c11 -D_GNU_SOURCE -O2 -o "$tmp/peerload" bench/peers/peerload.c ||
 	{ echo "rss_live: cannot build peerload.c" >&2; exit 2; }
@@ -44,24 +34,14 @@ pids+=("$!")
 for _ in $(seq 600); do [ -f "$tmp/work.ready" ] && break; sleep 0.1; done
 [ -f "$tmp/work.ready" ] || { echo "rss_live: peerload did not start" >&2; exit 1; }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 rollup_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/smaps_rollup"; }
 
 # measure NAME BIN: writes "start rest scraped hwm anon file threads" (KiB)
 # to $tmp/NAME.out
 measure() {
-	local port base pid start rest scraped i
-	port=$(free_port)
-	base=http://127.0.0.1:$port
-	"$2" run --db "$tmp/$1.db" --listen "127.0.0.1:$port" --interval 1s \
-		>"$tmp/$1.log" 2>&1 &
-	pid=$!
-	pids+=("$pid")
-	until curl -sf -o /dev/null "$base/healthz"; do
-		kill -0 "$pid" 2>/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
-		sleep 0.1
-	done
+	local base pid start rest scraped i
+	live_start "$1" "$2" 1s
 	sleep 10
 	start=$(status_kb "$pid" VmRSS)
 	sleep "$SECS"

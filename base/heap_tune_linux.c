@@ -2,6 +2,7 @@
  * (other C libraries: nothing to do). */
 #include "base/heap_tune.h"
 
+#include <stdlib.h>	/* defines __GLIBC__ (features.h), tested below */
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif

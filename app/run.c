@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "forward/forwarder.h"
 #include "leak_judge.h"
+#include "base/heap_tune.h"
 #include "base/log.h"
 #include "core/scheduler.h"
 #include "core/status.h"
@@ -55,6 +56,9 @@ int mw_cmd_run(const struct mw_config *cfg)
 	struct mw_err err = { "" };
 	size_t i, active = 0;
 
+	/* Before any thread starts: the arena limit applies to threads
+	 * created after it (base/heap_tune.h). */
+	mw_heap_tune_startup();
 	if (mw_stop_init()) {
 		mw_log_error("cannot set up the stop event");
 		goto fail;

@@ -26,21 +26,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-bin=build/native/memwatchd
-[ -x "$bin" ] || { echo "churn_live: build $bin first (make native)" >&2; exit 2; }
-command -v curl >/dev/null || { echo "churn_live: needs curl" >&2; exit 2; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. bench/live_common.sh
+live_setup churn_live
 cp "$(command -v sleep)" "$tmp/mwchurn"
 clk=$(getconf CLK_TCK)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
@@ -64,17 +54,8 @@ churn() {
 
 # phase NAME CHURN(0|1): prints "rss hwm cpu% metrics_ms points dropped"
 phase() {
-	local port base pid c0 c1 t0 t1 cp=""
-	port=$(free_port)
-	base=http://127.0.0.1:$port
-	"$bin" run --db "$tmp/$1.db" --listen "127.0.0.1:$port" --interval 200ms \
-		>"$tmp/$1.log" 2>&1 &
-	pid=$!
-	pids+=("$pid")
-	until curl -sf -o /dev/null "$base/healthz"; do
-		kill -0 "$pid" 2>/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
-		sleep 0.1
-	done
+	local base pid c0 c1 t0 t1 cp=""
+	live_start "$1" "$bin" 200ms
 	if [ "$2" = 1 ]; then
 		churn "$SECONDS_EACH" &
 		cp=$!

@@ -481,3 +481,54 @@ int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 	}
 	return range_and_end(r, rc, &list, q, out, t0, err);
 }
+
+/* Add the series of list not yet in *all (by id) to it; list is emptied. */
+static void merge_series(struct mw_series_list *all, size_t *cap, struct mw_series_list *list)
+{
+	size_t i, j;
+
+	for (i = 0; i < list->n; i++) {
+		for (j = 0; j < all->n && all->items[j].id != list->items[i].id; j++)
+			;
+		if (j < all->n) {
+			mw_series_info_release(&list->items[i]);
+			continue;
+		}
+		MW_GROW(all->items, *cap, all->n + 1);
+		all->items[all->n++] = list->items[i];
+	}
+	free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}
+
+int mw_reader_range_multi(struct mw_reader *r, const char *const *selectors, size_t nsel,
+			  const struct mw_range_query *q, struct mw_range_result *out,
+			  struct mw_err *err)
+{
+	int64_t t0 = mw_clock_mono_ns();
+	struct mw_series_list all = { NULL, 0 };
+	size_t i, cap = 0;
+	int rc = 0;
+
+	if (nsel == 1)
+		return mw_reader_range(r, selectors[0], q, out, err);
+	memset(out, 0, sizeof(*out));
+	if (mw_reader_begin(r, err))
+		return -1;
+	for (i = 0; i < nsel && !rc; i++) {
+		struct mw_series_list one;
+		struct mw_selector sel;
+
+		if (mw_selector_parse(&sel, selectors[i], err)) {
+			mw_reader_set_kind(r, MW_QERR_BAD);
+			rc = -1;
+			break;
+		}
+		rc = mw_reader_load_series(r, &sel, NULL, NULL, &one, err);
+		mw_selector_release(&sel);
+		if (!rc)
+			merge_series(&all, &cap, &one);
+	}
+	return range_and_end(r, rc, &all, q, out, t0, err);
+}

@@ -24,10 +24,16 @@
 
 static const char *const range_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_CHUNK_RANGE] = MW_SQL_CHUNK_RANGE,
-	[MW_SLOT_ROLLUP_1M] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
-			      "WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
-	[MW_SLOT_ROLLUP_1H] = "SELECT t, count, base, min, max, last, sum FROM rollup_1h_data "
-			      "WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
+#define ROLLUP_SQL(col, table) "SELECT t, count, base, " col " FROM " table \
+	" WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t"
+	[MW_SLOT_ROLLUP_1M + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_1H + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_1h_data"),
+	[MW_SLOT_ROLLUP_1H + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1h_data"),
+	[MW_SLOT_ROLLUP_1H + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1h_data"),
+	[MW_SLOT_ROLLUP_1H + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1h_data"),
 	[MW_SLOT_RAW_COUNT] = "SELECT sum(npoints) FROM chunk WHERE series_id = ?1 "
 			      "AND max_ts >= ?2 AND min_ts <= ?3",
 };
@@ -119,9 +125,13 @@ static int raw_into(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t l
 	return rc == SQLITE_DONE ? 0 : mw_reader_fail(r, err);
 }
 
-/* Fill one series' buckets from a tier (plus raw for what it lacks). */
-static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucketing *bk,
-			struct mw_err *err)
+/* Fill one series' buckets from a tier (plus raw for what it lacks).
+ * Rollup rows are read for agg only: its one column (sum for avg), as
+ * mw_rollup_column computes it, fills every field of the bucket, of which
+ * agg_value() reads only agg's.  Half the columns: ~1.5x fewer cycles a
+ * row (bench_storage history), the row stepping being the cost. */
+static int fill_buckets(struct mw_reader *r, int tier, enum mw_agg agg, int64_t id,
+			struct bucketing *bk, struct mw_err *err)
 {
 	sqlite3_stmt *raw = stmt(r, MW_SLOT_CHUNK_RANGE, err), *st, *cov;
 	int64_t lo = bk->from;
@@ -131,7 +141,8 @@ static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucket
 		return -1;
 	if (tier > 0) {
 		if (!(cov = mw_reader_tier_last(r, tier, err)) ||
-		    !(st = stmt(r, MW_SLOT_ROLLUP_1M + tier - 1, err)))
+		    !(st = stmt(r, (tier == 1 ? MW_SLOT_ROLLUP_1M : MW_SLOT_ROLLUP_1H) + (int)agg,
+				err)))
 			return -1;
 		lo = mw_stmt_int(cov, id, INT64_MIN);
 		lo = lo == INT64_MIN ? bk->from : lo + mw_tier_res[tier];
@@ -141,11 +152,12 @@ static int fill_buckets(struct mw_reader *r, int tier, int64_t id, struct bucket
 		sqlite3_bind_int64(st, 3, mw_floor_div(bk->to, mw_tier_res[tier]));
 		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t count = sqlite3_column_int64(st, 1);
-			double min, max, last, sum;
+			double base = sqlite3_column_double(st, 2), v;
 
-			mw_rollup_column(st, 2, count, &min, &max, &last, &sum);
-			bucket_add(bk, sqlite3_column_int64(st, 0) * mw_tier_res[tier], min, max, sum,
-				   last, count);
+			v = agg == MW_AGG_AVG ? base * (double)count + sqlite3_column_double(st, 3)
+					      : base + sqlite3_column_double(st, 3);
+			bucket_add(bk, sqlite3_column_int64(st, 0) * mw_tier_res[tier], v, v, v, v,
+				   count);
 		}
 		sqlite3_reset(st);
 		if (step != SQLITE_DONE)
@@ -246,7 +258,7 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 	for (i = 0; i < res->nseries; i++) {
 		memset(bk.b, 0, bk.nb * sizeof(*bk.b));
 		if (mw_reader_check_deadline(r, err) ||
-		    fill_buckets(r, tier, res->series[i].id, &bk, err)) {
+		    fill_buckets(r, tier, q->agg, res->series[i].id, &bk, err)) {
 			free(bk.b);
 			free(kept);
 			return -1;

@@ -3,7 +3,9 @@
  * read behind /api/v1/query with match= repeated: on random data its
  * values are exactly those of one mw_reader_range per series, on the
  * same time axis, for every aggregation, tier and step kind; a series
- * matched twice is read once; a bad selector is a clear error.
+ * matched twice is read once; a bad selector is a clear error.  And the
+ * rollup reads, which fetch only the aggregation's column, give what the
+ * raw points give: min, max and last bit for bit, avg to rounding.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -148,6 +150,61 @@ static void multi_equals_one_by_one(void **state)
 	mw_reader_free(r);
 }
 
+/* Each series' buckets from tier against the same buckets from raw. */
+static void tier_equals_raw(struct mw_reader *r, enum mw_tier tier, int64_t step, enum mw_agg agg)
+{
+	struct mw_range_query q;
+	struct mw_range_result rolled, raw;
+	struct mw_err err;
+	size_t i, j, filled = 0;
+
+	mw_range_query_init(&q, T0, T0 + HOURS * 3600000LL - 1);
+	q.step_ms = step;
+	q.agg = agg;
+	q.tier = tier;
+	if (mw_reader_range(r, METRIC, &q, &rolled, &err))
+		fail_msg("tier: %s", err.msg);
+	assert_int_equal(rolled.tier, tier);
+	q.tier = MW_TIER_RAW;
+	if (mw_reader_range(r, METRIC, &q, &raw, &err))
+		fail_msg("raw: %s", err.msg);
+	assert_int_equal(rolled.nseries, raw.nseries);
+	assert_int_equal(rolled.nt, raw.nt);
+	for (i = 0; i < raw.nseries; i++)
+		for (j = 0; j < raw.nt; j++) {
+			double a = rolled.values[i][j], b = raw.values[i][j];
+
+			assert_int_equal(isnan(a), isnan(b));
+			if (isnan(b))
+				continue;
+			filled++;
+			if (agg == MW_AGG_AVG)
+				assert_true(fabs(a - b) <= 1e-9 * fabs(b));
+			else
+				assert_true(same_double(a, b));
+		}
+	assert_true(filled > 0);
+	mw_range_result_release(&rolled);
+	mw_range_result_release(&raw);
+}
+
+static void rollup_reads_equal_raw(void **state)
+{
+	enum mw_agg aggs[4] = { MW_AGG_MIN, MW_AGG_MAX, MW_AGG_AVG, MW_AGG_LAST };
+	struct mw_reader *r;
+	int a;
+
+	(void)state;
+	fill();
+	r = mw_test_reader_open(DB);
+	for (a = 0; a < 4; a++) {
+		tier_equals_raw(r, MW_TIER_1M, 60000, aggs[a]);
+		tier_equals_raw(r, MW_TIER_1M, 660000, aggs[a]);
+		tier_equals_raw(r, MW_TIER_1H, 3600000, aggs[a]);
+	}
+	mw_reader_free(r);
+}
+
 static void a_series_matched_twice_is_read_once(void **state)
 {
 	const char *sels[3] = { METRIC "{pid=\"3\"}", METRIC, METRIC "{pid=\"3\"}" };
@@ -191,6 +248,7 @@ static void a_bad_selector_is_an_error(void **state)
 
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(multi_equals_one_by_one),
+	MW_FIXTURE_TEST(rollup_reads_equal_raw),
 	MW_FIXTURE_TEST(a_series_matched_twice_is_read_once),
 	MW_FIXTURE_TEST(a_bad_selector_is_an_error),
 )

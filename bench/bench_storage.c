@@ -541,15 +541,15 @@ static void bench_history(void)
 	 * raw chunks of a real soak, which the auto choice counts). */
 	const char *every = getenv("MW_BENCH_HISTORY_EVERY_S");
 	int64_t every_ms = every && atoi(every) > 0 && atoi(every) <= 60 ? atoi(every) * 1000LL : 60000;
-	struct mw_store *s = NULL;
-	struct mw_reader *r;
-	struct mw_range_query q;
-	struct mw_range_result res;
-	struct mw_err err;
-	struct base b;
-	sqlite3_stmt *st;
-	double t, ours, base;
 	size_t nt = 0, ns = 0;
+	double t, ours, base;
+	struct mw_range_result res;
+	struct mw_range_query q;
+	struct mw_store *s = NULL;
+	sqlite3_stmt *st;
+	struct mw_reader *r;
+	struct base b;
+	struct mw_err err;
 	int64_t k;
 	int i;
 

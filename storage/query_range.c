@@ -468,17 +468,26 @@ int mw_reader_range(struct mw_reader *r, const char *selector,
 	return range_and_end(r, rc, &list, q, out, t0, err);
 }
 
+/* The start of a read of a series list: its clock, an empty result and
+ * the transaction. */
+static int begin_list_range(struct mw_reader *r, struct mw_range_result *out, int64_t *t0,
+			    struct mw_err *err)
+{
+	*t0 = mw_clock_mono_ns();
+	memset(out, 0, sizeof(*out));
+	return mw_reader_begin(r, err);
+}
+
 int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 			const struct mw_range_query *q, struct mw_range_result *out,
 			struct mw_err *err)
 {
-	int64_t t0 = mw_clock_mono_ns();
 	struct mw_series_list list = { NULL, 0 };
 	size_t i, cap = 0;
+	int64_t t0;
 	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (mw_reader_begin(r, err))
+	if (begin_list_range(r, out, &t0, err))
 		return -1;
 	for (i = 0; i < nids && !rc; i++) {
 		struct mw_series_list one;
@@ -517,33 +526,39 @@ static void merge_series(struct mw_series_list *all, size_t *cap, struct mw_seri
 	list->n = 0;
 }
 
+/* The series selector selects, loaded into *all (merge_series). */
+static int load_selected(struct mw_reader *r, const char *selector, struct mw_series_list *all,
+			 size_t *cap, struct mw_err *err)
+{
+	struct mw_series_list one;
+	struct mw_selector sel;
+	int rc;
+
+	if (mw_selector_parse(&sel, selector, err)) {
+		mw_reader_set_kind(r, MW_QERR_BAD);
+		return -1;
+	}
+	rc = mw_reader_load_series(r, &sel, NULL, NULL, &one, err);
+	mw_selector_release(&sel);
+	if (!rc)
+		merge_series(all, cap, &one);
+	return rc;
+}
+
 int mw_reader_range_multi(struct mw_reader *r, const char *const *selectors, size_t nsel,
 			  const struct mw_range_query *q, struct mw_range_result *out,
 			  struct mw_err *err)
 {
-	int64_t t0 = mw_clock_mono_ns();
+	size_t next = 0, cap = 0;
 	struct mw_series_list all = { NULL, 0 };
-	size_t i, cap = 0;
+	int64_t t0;
 	int rc = 0;
 
 	if (nsel == 1)
 		return mw_reader_range(r, selectors[0], q, out, err);
-	memset(out, 0, sizeof(*out));
-	if (mw_reader_begin(r, err))
+	if (begin_list_range(r, out, &t0, err))
 		return -1;
-	for (i = 0; i < nsel && !rc; i++) {
-		struct mw_series_list one;
-		struct mw_selector sel;
-
-		if (mw_selector_parse(&sel, selectors[i], err)) {
-			mw_reader_set_kind(r, MW_QERR_BAD);
-			rc = -1;
-			break;
-		}
-		rc = mw_reader_load_series(r, &sel, NULL, NULL, &one, err);
-		mw_selector_release(&sel);
-		if (!rc)
-			merge_series(&all, &cap, &one);
-	}
+	while (!rc && next < nsel)
+		rc = load_selected(r, selectors[next++], &all, &cap, err);
 	return range_and_end(r, rc, &all, q, out, t0, err);
 }

@@ -34,14 +34,19 @@
 
 MW_TEST_DB_FIXTURES(DB)
 
-static void add(struct mw_store *s, int pid, int64_t ts, double v)
-{
-	char p[16], key[128];
-	struct mw_label l[1] = { { "pid", p } };
+/* Series pid of METRIC: its key and label, made once. */
+static char pid_text[NPID][8], pid_key[NPID][96];
+static struct mw_label pid_label[NPID];
 
-	snprintf(p, sizeof(p), "%d", pid);
-	mw_series_key_format(key, sizeof(key), METRIC, l, 1);
-	mw_store_add(s, key, METRIC, l, 1, ts, v);
+static void point(struct mw_store *s, int pid, int64_t ts, double v)
+{
+	if (!pid_label[pid].name) {
+		snprintf(pid_text[pid], sizeof(pid_text[pid]), "%d", pid);
+		pid_label[pid].name = "pid";
+		pid_label[pid].value = pid_text[pid];
+		mw_series_key_format(pid_key[pid], sizeof(pid_key[pid]), METRIC, &pid_label[pid], 1);
+	}
+	mw_store_add(s, pid_key[pid], METRIC, &pid_label[pid], 1, ts, v);
 }
 
 /* NPID series over HOURS hours: random gaps (1-40 s), random values,
@@ -67,7 +72,7 @@ static void fill(void)
 			for (; next[p] < t + 600000 && next[p] < stop;
 			     next[p] += 1000 * (int64_t)(1 + mw_xorshift(&rng) % 40)) {
 				v[p] += (double)((int64_t)(mw_xorshift(&rng) % 20001) - 10000) / 8.0;
-				add(s, p, next[p], v[p]);
+				point(s, p, next[p], v[p]);
 			}
 		}
 		if (mw_store_flush(s, &err))

@@ -29,6 +29,10 @@ check "every leak row has its sparkline again" switch 'v["rows"] >= 2 and v["dra
 check "the sparklines come in one request" switch \
 	'sum(1 for c in v["calls"] if "max_points=60" in c) == 1 and [c.count("match=") for c in v["calls"] if "max_points=60" in c] == [v["rows"]]'
 check "at most 10 requests in all" switch 'len(v["calls"]) <= 10'
+# A figure for the record (no timing threshold): requests and time taken.
+python3 -c 'import json,sys
+v = [d["v"] for d in map(json.loads, open(sys.argv[1])) if d["step"] == "switch"][0]
+print("# 7-day switch: %d requests, last answer after %s ms" % (len(v["calls"]), v.get("ms")))' "$tmpdir/steps.json" 2>/dev/null
 check "the daemon stops cleanly" mw_stop "$main_pid"
 
 finish

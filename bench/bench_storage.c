@@ -16,6 +16,7 @@
  *   2 s processes: processes that live two seconds (2 points per series),
  *                  file bytes per series created
  *
+ * `bench_storage history` runs only the 300-series 7-day read (issue 26).
  * `bench_storage live` runs only the last two, `bench_storage query` only
  * bulk ingest and the 7-day query.
  *
@@ -519,6 +520,123 @@ static void bench_query(void)
 	       day_s * 1e3, base_day_s * 1e3, day_s / base_day_s);
 }
 
+/* ---- history at the scale of a soak (issue 26) ------------------------------ */
+
+/* 300 series over 7 days to 1,000 buckets: the auto tier reads the
+ * 1-minute rollups (10,080 rows a series).  One point a minute makes the
+ * same rollup rows as 1 Hz would, without a long ingest.  Baseline: the
+ * same minute rows in a plain table, one GROUP BY over all series. */
+static void bench_history(void)
+{
+	enum { NS = 300, ROUNDS = 3 };
+	const int64_t mins = 7 * 1440, span = mins * 60000;
+	static double v[NS];
+	/* MW_BENCH_HISTORY_DB: write that file once and keep it, so a
+	 * profiler (perf record) sees the read alone on later runs. */
+	const char *kept = getenv("MW_BENCH_HISTORY_DB");
+	const char *path = kept ? kept : "bench_storage.tmp.db";
+	FILE *f = kept ? fopen(kept, "rb") : NULL;
+	/* MW_BENCH_HISTORY_EVERY_S: a point every that many seconds (default
+	 * 60: the same rollup rows as 1 Hz, a quick ingest; less makes the
+	 * raw chunks of a real soak, which the auto choice counts). */
+	const char *every = getenv("MW_BENCH_HISTORY_EVERY_S");
+	int64_t every_ms = every && atoi(every) > 0 && atoi(every) <= 60 ? atoi(every) * 1000LL : 60000;
+	size_t nt = 0, ns = 0;
+	double t, ours, base;
+	struct mw_range_result res;
+	struct mw_range_query q;
+	struct mw_store *s = NULL;
+	sqlite3_stmt *st;
+	struct mw_reader *r;
+	struct base b;
+	struct mw_err err;
+	int64_t k;
+	int i;
+
+	for (i = 0; i < NS; i++)
+		v[i] = 1e8;
+	if (f)
+		fclose(f);
+	else
+		s = store_open(path);
+	for (k = 0; s && k < mins; k++) {
+		int64_t p;
+
+		for (p = 0; p < 60000; p += every_ms)
+			for (i = 0; i < NS; i++)
+				add(s, i, T0 + k * 60000 + p, realistic_next(i, &v[i]));
+		if (k % 60 == 59 || every_ms < 60000)
+			mw_bench_store_flush(s);
+	}
+	if (s)
+		mw_store_free(s);
+	if (mw_reader_open(&r, path, &err)) {
+		fprintf(stderr, "bench_storage: %s\n", err.msg);
+		exit(1);
+	}
+	mw_range_query_init(&q, T0, T0 + span - 1);
+	q.max_points = 1000;
+	t = now_s();
+	for (i = 0; i < ROUNDS; i++) {
+		if (mw_reader_range(r, "bench_bytes", &q, &res, &err))
+			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
+		nt = res.nt;
+		ns = res.nseries;
+		mw_range_result_release(&res);
+	}
+	ours = (now_s() - t) / ROUNDS;
+	mw_reader_free(r);
+	if (!kept)
+		mw_test_db_remove(path);
+	if (kept && getenv("MW_BENCH_HISTORY_ONLY")) {
+		printf("history %zu series x 7 days to %zu buckets: %.1f ms\n", ns, nt, ours * 1e3);
+		return;
+	}
+
+	if (sqlite3_open("bench_storage_base.tmp.db", &b.db) != SQLITE_OK ||
+	    sqlite3_exec(b.db, "CREATE TABLE m (series_id INTEGER, t INTEGER, count INTEGER, "
+			 "min REAL, max REAL, sum REAL, PRIMARY KEY (series_id, t)) WITHOUT ROWID",
+			 NULL, NULL, NULL) ||
+	    sqlite3_prepare_v2(b.db, "INSERT INTO m VALUES (?, ?, 1, ?, ?, ?)", -1, &st, NULL))
+		die_sql(b.db, "baseline");
+	sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+	for (i = 0; i < NS; i++)
+		v[i] = 1e8;
+	for (k = 0; k < mins; k++)
+		for (i = 0; i < NS; i++) {
+			double x = realistic_next(i, &v[i]);
+
+			sqlite3_bind_int(st, 1, i);
+			sqlite3_bind_int64(st, 2, T0 / 60000 + k);
+			sqlite3_bind_double(st, 3, x);
+			sqlite3_bind_double(st, 4, x);
+			sqlite3_bind_double(st, 5, x);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				die_sql(b.db, "baseline insert");
+			sqlite3_reset(st);
+		}
+	sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(b.db, "SELECT series_id, t / 11, min(min), max(max), sum(sum) / sum(count) "
+			   "FROM m WHERE t BETWEEN ?1 AND ?2 GROUP BY 1, 2", -1, &st, NULL);
+	t = now_s();
+	for (i = 0; i < ROUNDS; i++) {
+		sqlite3_bind_int64(st, 1, T0 / 60000);
+		sqlite3_bind_int64(st, 2, T0 / 60000 + mins - 1);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			;
+		sqlite3_reset(st);
+	}
+	base = (now_s() - t) / ROUNDS;
+	sqlite3_finalize(st);
+	sqlite3_close(b.db);
+	mw_test_db_remove("bench_storage_base.tmp.db");
+	printf("history %zu series x 7 days to %zu buckets (1-minute rollups): %.1f ms "
+	       "(%.2f ms a series; baseline one GROUP BY over minute rows %.1f ms, ratio %.2f) "
+	       "target <= 150 ms\n", ns, nt, ours * 1e3, ours * 1e3 / (double)(ns ? ns : 1),
+	       base * 1e3, ours / base);
+}
+
 /* ---- a live daemon ------------------------------------------------------ */
 
 /* The process collector's series on Linux (collectors/process.c): labels
@@ -764,6 +882,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "query")) {
 		bench_bulk();
 		bench_query();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "history")) {
+		bench_history();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "live")) {

@@ -263,6 +263,12 @@ void mw_range_result_release(struct mw_range_result *res);
 int mw_reader_range(struct mw_reader *r, const char *selector,
 		    const struct mw_range_query *q, struct mw_range_result *out,
 		    struct mw_err *err);
+/* Range query for the union of several selectors' series, in one read
+ * on one time axis (a series matched twice is read once; order: by
+ * selector, then as each selects).  nsel >= 1. */
+int mw_reader_range_multi(struct mw_reader *r, const char *const *selectors, size_t nsel,
+			  const struct mw_range_query *q, struct mw_range_result *out,
+			  struct mw_err *err);
 /* Same for explicit series ids (order kept; an unknown id is an error). */
 int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 			const struct mw_range_query *q, struct mw_range_result *out,

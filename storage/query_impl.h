@@ -41,8 +41,10 @@ enum {
 	MW_SLOT_FIND_NAME, MW_SLOT_FIND_LABEL, MW_SLOT_FIND_ALL, MW_SLOT_NAMES,
 	MW_SLOT_BY_ID, MW_SLOT_BY_KEY, MW_SLOT_LATEST_LIVE,
 	MW_SLOT_LABEL,		/* label_cache.c */
-	/* query_range.c */
-	MW_SLOT_CHUNK_RANGE, MW_SLOT_ROLLUP_1M, MW_SLOT_ROLLUP_1H, MW_SLOT_RAW_COUNT,
+	/* query_range.c: a rollup read per tier and aggregation (4 each, in
+	 * enum mw_agg order), reading only the column the aggregation needs */
+	MW_SLOT_CHUNK_RANGE, MW_SLOT_ROLLUP_1M, MW_SLOT_ROLLUP_1H = MW_SLOT_ROLLUP_1M + 4,
+	MW_SLOT_RAW_COUNT = MW_SLOT_ROLLUP_1H + 4,
 	/* query_latest.c */
 	MW_SLOT_PAST, MW_SLOT_FIRST_CHUNK,
 	MW_READER_SLOTS

@@ -146,6 +146,33 @@ static const char *agg_name(enum mw_agg a)
 	}
 }
 
+/* Every match= of the request (repeated: the union, read on one axis,
+ * so a page asks for many series in one request). */
+#define QUERY_MATCH_MAX 100
+
+struct matches {
+	const char *v[QUERY_MATCH_MAX];
+	size_t n;
+	bool over, empty;
+};
+
+static enum MHD_Result collect_match(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct matches *m = cls;
+
+	(void)kind;
+	if (!key || strcmp(key, "match"))
+		return MHD_YES;
+	if (!value || !*value)
+		m->empty = true;
+	else if (m->n == QUERY_MATCH_MAX)
+		m->over = true;
+	else
+		m->v[m->n++] = value;
+	return MHD_YES;
+}
+
 struct MHD_Response *mw_h_query(struct mw_req *r)
 {
 	struct MHD_Response *resp = NULL;
@@ -154,12 +181,19 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	struct mw_range_result res;
 	struct mw_err err = { "" };
 	struct mw_jbuf b;
-	const char *match = mw_req_arg(r, "match"), *v;
+	struct matches m = { { NULL }, 0, false, false };
+	const char *v;
 	size_t i, j, nkeep;
 	int64_t top = 0;
 
-	if (!match)
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_match, &m);
+	if (!m.n)
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: required (a series selector)");
+	if (m.empty)
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: one of them is empty");
+	if (m.over)
+		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: at most %d selectors",
+				      QUERY_MATCH_MAX);
 	if ((resp = range_params(r, &q)))
 		return resp;
 	if ((v = mw_req_arg(r, "top")) && mw_param_int(v, 1, 1000, &top, &err))
@@ -171,7 +205,7 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	if (!(reader = mw_req_reader(r, &resp)))
 		return resp;
 	memset(&res, 0, sizeof(res));
-	if (mw_reader_range(reader, match, &q, &res, &err)) {
+	if (mw_reader_range_multi(reader, m.v, m.n, &q, &res, &err)) {
 		resp = mw_reply_storage_error(r, reader, "match", &err);
 		goto out;
 	}

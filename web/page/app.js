@@ -394,12 +394,31 @@ function sparkline(values) {
   return svg;
 }
 
+function sparkUrl(series, from, to) {
+  return "/api/v1/query?" + series.map((s) => "match=" + encodeURIComponent(s)).join("&") +
+    "&from=" + from + "&to=" + to + "&max_points=60&agg=min";
+}
+
 async function loadSpark(cell, g, from, to) {
   try {
-    const d = await getJSON("/api/v1/query?match=" + encodeURIComponent(g.series) +
-      "&from=" + from + "&to=" + to + "&max_points=60&agg=min");
+    const d = await getJSON(sparkUrl([g.series], from, to));
     if (d.series.length) cell.replaceChildren(sparkline(d.series[0].values));
   } catch (e) { cell.title = e.message; }
+}
+
+// Every row's sparkline in one request (match= repeated: one read on one
+// axis, in the order asked).  Each leak's series is one whole key, so the
+// answer has one series per row; if not (a series expired meanwhile, an
+// older daemon that reads only the first match), one request a row.
+async function loadSparks(rows, from, to) {
+  if (!rows.length) return;
+  let d = null;
+  try { d = await getJSON(sparkUrl(rows.map((x) => x.g.series), from, to)); } catch (e) { d = null; }
+  if (d && Array.isArray(d.series) && d.series.length === rows.length) {
+    rows.forEach((x, i) => x.cell.replaceChildren(sparkline(d.series[i].values)));
+    return;
+  }
+  for (const x of rows) loadSpark(x.cell, x.g, from, to);
 }
 
 // The leak rows of the selected process are marked.
@@ -413,7 +432,7 @@ function selectLeak(g, quiet) {
   if (!quiet) $("chart-section").scrollIntoView({ block: "nearest" });
 }
 
-function leakRow(g, from, to) {
+function leakRow(g, sparks) {
   const tr = el("tr");
   tr.dataset.series = g.series || "";
   if (g.series) tr.dataset.pid = leakSel(g).pid || "";
@@ -442,7 +461,7 @@ function leakRow(g, from, to) {
   tr.cells[0].append(el("span", { class: "badge " + g.verdict }, g.verdict));
   if (g.series) {
     tr.addEventListener("click", () => selectLeak(g));
-    loadSpark(spark, g, from, to);
+    sparks.push({ cell: spark, g });
   }
   return tr;
 }
@@ -480,7 +499,9 @@ async function loadLeaks() {
   const tb = table.tBodies[0];
   tb.replaceChildren();
   const from = d.from_ms ?? encodeURIComponent(rangeFrom()), to = d.to_ms ?? "now";
-  for (const g of d.groups) tb.append(leakRow(g, from, to));
+  const sparks = [];
+  for (const g of d.groups) tb.append(leakRow(g, sparks));
+  loadSparks(sparks, from, to);
   table.hidden = !d.groups.length;
   msg.hidden = !!d.groups.length;
   msg.textContent = d.groups.length ? "" : "No process series in this range.";

@@ -1,0 +1,33 @@
+// page_requests.js PORT URL PNG - run by tests/api/page_requests.sh with node --experimental-websocket:
+// over the Chrome DevTools protocol of a headless Chromium on PORT, opens URL,
+// waits for the leak rows and their sparklines, then counts the page's own
+// fetches (a wrapper around window.fetch: every call, and how many are still
+// open) while it switches the range to 7 days, until every call has answered
+// and each leak row with a series has its sparkline again.  Prints one JSON
+// line: the calls' URLs, the rows with and without a sparkline, and the ms
+// from the switch to the last answer read (a figure, not checked).
+const [port, url, png] = process.argv.slice(2);
+const { sleep, connect, out } = require("./devtools.js");
+(async () => {
+  const { send, ev, finish } = await connect(port);
+  const rows = `(() => { const r = [...document.querySelectorAll("#leaks-table tbody tr")].filter((tr) => tr.dataset.series);
+    return { rows: r.length, drawn: r.filter((tr) => tr.querySelector(".spark-cell svg")).length }; })()`;
+  const waitFor = async (expr) => { for (let i = 0; i < 80 && !(await ev(`!!(${expr})`)); i++) await sleep(250); };
+  await send("Page.enable");
+  await send("Page.navigate", { url });
+  await waitFor(`(${rows}).rows > 0 && (${rows}).drawn === (${rows}).rows`);
+  await ev(`(() => {
+    window.__calls = []; window.__open = 0; window.__t0 = performance.now(); window.__t1 = window.__t0;
+    const f = window.fetch.bind(window);
+    window.fetch = (u, o) => { window.__calls.push(String(u)); window.__open++;
+      return f(u, o).then(async (r) => { await r.clone().text(); window.__open--; window.__t1 = performance.now(); return r; },
+                          (e) => { window.__open--; throw e; }); };
+    for (const tr of document.querySelectorAll("#leaks-table tbody tr")) tr.querySelector(".spark-cell")?.replaceChildren();
+    const s = document.getElementById("range"); s.value = "-7d"; s.dispatchEvent(new Event("change"));
+    return true; })()`);
+  // Settled: no call open and every row drawn again (bounded ~20 s).
+  await waitFor(`window.__open === 0 && (${rows}).rows > 0 && (${rows}).drawn === (${rows}).rows`);
+  out("switch", Object.assign(await ev(rows), { calls: await ev("window.__calls"), open: await ev("window.__open"),
+    ms: await ev("Math.round(window.__t1 - window.__t0)") }));
+  await finish(png);
+})().catch((e) => { console.error(e); process.exit(1); });

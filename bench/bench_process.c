@@ -347,7 +347,7 @@ int main(void)
 	struct mw_store *store;
 	char dir[256], db[300], note[160];
 	double t0, base, flr, rd, rdbusy, rd1, coll, whole, shared, oldem, newem;
-	size_t procs, samples = 0, k, status_reads = 0, counts = 0, scans = 0;
+	size_t procs, samples = 0, k, status_reads = 0, counts = 0, scans = 0, busy_scans = 0;
 	int64_t now, ts = 1700000000000LL;
 	void *st;
 	struct floor_fds ff;
@@ -418,6 +418,8 @@ int main(void)
 		t0 = cpu_us();
 		mw_process_table_read_at(r, &t, now, &err);
 		rdbusy += cpu_us() - t0;
+		mw_process_reader_stats(r, &rs);
+		busy_scans += rs.scanned;
 	}
 	rdbusy /= TICKS * (double)t.nprocs;
 
@@ -499,7 +501,9 @@ int main(void)
 		 "counts; /proc listed %zu of %d ticks)", rs.kept, (double)status_reads / TICKS,
 		 (double)counts / TICKS, scans, TICKS);
 	line("reader", rd, base, note);
-	line("reader, a new pid every tick", rdbusy, base, "(/proc listed every tick)");
+	snprintf(note, sizeof(note), "(/proc listed %zu of %d ticks; else the new pids tried)",
+		 busy_scans, TICKS);
+	line("reader, a new pid every tick", rdbusy, base, note);
 	line("reader, first read (all new)", rd1, base, NULL);
 	line("collector (reader+keys+batch)", coll, base, NULL);
 	line("whole path (+ storage, temp db)", whole, base, NULL);

@@ -100,12 +100,12 @@ static void *thread_body(void *arg)
 
 static void new_pids_tried_by_number(void **state)
 {
-	struct mw_process_reader *r = mw_process_reader_new();
-	struct mw_process_table t;
-	struct mw_process_read_stats rs;
-	struct mw_err err = { "" };
 	int64_t now = 1 * SEC;
 	int attempt, probed = 0;
+	struct mw_process_read_stats rs;
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	struct mw_process_reader *r = mw_process_reader_new();
 
 	(void)state;
 	memset(&t, 0, sizeof(t));

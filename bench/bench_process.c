@@ -30,8 +30,16 @@
  *                 formatted per sample), batch only
  *   new emission  the same with the keys cached, batch only
  *
+ *   floor         the cheapest possible read of the same figures (issue 26):
+ *                 every process's stat and statm kept open, pread and
+ *                 parsed every tick, nothing else (no listing, no status,
+ *                 no names, no batch, no storage)
+ *
  * Also the PSS budget's first and next tick (pss_budget 5%).  Ratios are
- * against "old way". */
+ * against "old way"; the floor ratios are printed on their own lines.
+ * MW_BENCH_PROCS=N forks N children instead of 1,000 (issue 26 measures
+ * at 300 and 1,000); MW_BENCH_FLUSH_EVERY=K flushes every K ticks instead
+ * of 5 (what writing open chunks less often would save). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -58,11 +66,12 @@
 
 extern const struct mw_collector mw_collector_process;
 
-#define CHILDREN 1000
+#define CHILDREN_MAX 4000
 #define TICKS 30
 #define SEC 1000000000LL
 
-static pid_t children[CHILDREN];
+static size_t CHILDREN = 1000;
+static pid_t children[CHILDREN_MAX];
 static size_t nchildren;
 
 static double cpu_us(void)
@@ -157,6 +166,81 @@ static size_t old_way(void)
 	return n;
 }
 
+/* The floor: stat and statm of every process, kept open. */
+struct floor_fds {
+	int *fd;	/* stat, statm, stat, statm, ... */
+	size_t n;
+};
+
+static void floor_open(struct floor_fds *f)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300];
+	size_t cap = 0;
+
+	f->fd = NULL;
+	f->n = 0;
+	while ((de = readdir(d))) {
+		int a, b;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		a = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/%s/statm", de->d_name);
+		b = open(path, O_RDONLY | O_CLOEXEC);
+		if (a < 0 || b < 0) {
+			if (a >= 0)
+				close(a);
+			if (b >= 0)
+				close(b);
+			continue;
+		}
+		MW_GROW(f->fd, cap, f->n + 2);
+		f->fd[f->n++] = a;
+		f->fd[f->n++] = b;
+	}
+	closedir(d);
+}
+
+/* One floor tick: pread and parse both files of every process. */
+static size_t floor_tick(const struct floor_fds *f)
+{
+	char buf[1024];
+	size_t i, n = 0;
+
+	for (i = 0; i + 1 < f->n; i += 2) {
+		struct mw_process_info p;
+		struct mw_err err;
+		uint64_t st, size, res, shr;
+		ssize_t k = pread(f->fd[i], buf, sizeof(buf) - 1, 0);
+
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		if (mw_proc_parse_stat(buf, &p, &st, &err))
+			continue;
+		k = pread(f->fd[i + 1], buf, sizeof(buf) - 1, 0);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		if (mw_proc_parse_statm(buf, &size, &res, &shr, &err))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+static void floor_close(struct floor_fds *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		close(f->fd[i]);
+	free(f->fd);
+}
+
 static void *collector_new(struct mw_config *cfg, const char *budget)
 {
 	struct mw_collector_env env;
@@ -198,10 +282,12 @@ static void tick(void *st, struct mw_sample_ctx *ctx, int64_t *now, int64_t *ts)
 }
 
 /* What the daemon does with a tick's batch: store it, flush every 5th. */
+static int flush_every = 5;	/* MW_BENCH_FLUSH_EVERY: what the writer would save */
+
 static void store_tick(struct mw_store *store, struct mw_batch *b, int k)
 {
 	mw_store_add_batch(store, b);
-	if (k % 5 == 4)
+	if (k % flush_every == flush_every - 1)
 		mw_bench_store_flush(store);
 	mw_batch_reset(b);
 }
@@ -260,11 +346,19 @@ int main(void)
 	struct mw_config cfg;
 	struct mw_store *store;
 	char dir[256], db[300], note[160];
-	double t0, base, rd, rdbusy, rd1, coll, whole, shared, oldem, newem;
-	size_t procs, samples = 0, k, status_reads = 0, counts = 0, scans = 0;
+	double t0, base, flr, rd, rdbusy, rd1, coll, whole, shared, oldem, newem;
+	size_t procs, samples = 0, k, status_reads = 0, counts = 0, scans = 0, busy_scans = 0;
 	int64_t now, ts = 1700000000000LL;
 	void *st;
+	struct floor_fds ff;
 
+	if (getenv("MW_BENCH_PROCS")) {
+		CHILDREN = strtoul(getenv("MW_BENCH_PROCS"), NULL, 10);
+		if (CHILDREN > CHILDREN_MAX)
+			CHILDREN = CHILDREN_MAX;
+	}
+	if (getenv("MW_BENCH_FLUSH_EVERY") && atoi(getenv("MW_BENCH_FLUSH_EVERY")) > 0)
+		flush_every = atoi(getenv("MW_BENCH_FLUSH_EVERY"));
 	spawn(CHILDREN);	/* first: children must not inherit our descriptors */
 	memset(&t, 0, sizeof(t));
 	mw_batch_init(&b);
@@ -281,6 +375,15 @@ int main(void)
 	for (k = 0; k < TICKS; k++)
 		procs = old_way();
 	base = (cpu_us() - t0) / TICKS / (double)procs;
+
+	/* (a2) the floor: kept stat + statm, pread and parsed, nothing else */
+	floor_open(&ff);
+	floor_tick(&ff);
+	t0 = cpu_us();
+	for (k = 0; k < TICKS; k++)
+		floor_tick(&ff);
+	flr = (cpu_us() - t0) / TICKS / (double)(ff.n / 2);
+	floor_close(&ff);
 
 	/* (b) the reader */
 	now = mw_clock_mono_ns();
@@ -315,6 +418,8 @@ int main(void)
 		t0 = cpu_us();
 		mw_process_table_read_at(r, &t, now, &err);
 		rdbusy += cpu_us() - t0;
+		mw_process_reader_stats(r, &rs);
+		busy_scans += rs.scanned;
 	}
 	rdbusy /= TICKS * (double)t.nprocs;
 
@@ -396,7 +501,9 @@ int main(void)
 		 "counts; /proc listed %zu of %d ticks)", rs.kept, (double)status_reads / TICKS,
 		 (double)counts / TICKS, scans, TICKS);
 	line("reader", rd, base, note);
-	line("reader, a new pid every tick", rdbusy, base, "(/proc listed every tick)");
+	snprintf(note, sizeof(note), "(/proc listed %zu of %d ticks; else the new pids tried)",
+		 busy_scans, TICKS);
+	line("reader, a new pid every tick", rdbusy, base, note);
 	line("reader, first read (all new)", rd1, base, NULL);
 	line("collector (reader+keys+batch)", coll, base, NULL);
 	line("whole path (+ storage, temp db)", whole, base, NULL);
@@ -405,6 +512,10 @@ int main(void)
 	line("new emission (cached keys)", newem, base, NULL);
 	printf("  1,000 processes at a 1 s interval: collector %.2f%%, whole path %.2f%% of a core "
 	       "(old way alone %.2f%%)\n", coll * 1000 / 1e4, whole * 1000 / 1e4, base * 1000 / 1e4);
+
+	line("floor (kept stat+statm, pread)", flr, base, NULL);
+	printf("  against the floor: reader %.2fx, collector %.2fx, whole path %.2fx\n",
+	       rd / flr, coll / flr, whole / flr);
 
 	/* the PSS budget: first tick reads every smaps_rollup the credit pays */
 	{

@@ -50,6 +50,16 @@
  *     namespace's), when the known processes are simply read again.  A
  *     full readdir happens at least every RESCAN_NS regardless, and the
  *     inaccessible count of the last readdir is carried in between.
+ *   - Where only a few pids were handed out (at most PROBE_MAX, the last
+ *     pid moved up without wrapping; the real /proc only), the known
+ *     processes are read again and just those pids are tried
+ *     (/proc/N/stat opened directly): the kernel hands pids out in
+ *     ascending order, so a process new since the last tick has one of
+ *     them.  Listing /proc on a busy machine (a pid handed out every
+ *     tick) cost a third more than the reads themselves (bench_process,
+ *     "a new pid every tick").  Threads take ids from the same range and
+ *     /proc/TID opens though it is not listed: an id whose status says
+ *     Tgid is another is left out.
  *   - Where statm is missing (a constructed tree) status is read every
  *     tick, the old way.
  *   - At most fd_cap processes keep descriptors (three each, in half the
@@ -93,6 +103,7 @@
 #define RESPREAD INT64_MIN	/* a due time to spread anew (cadence changed) */
 #define RESCAN_NS (10 * 1000000000LL)	/* a readdir of /proc at least this often */
 #define STATUS_STILL_EVERY 6	/* status intervals between reads of a still process */
+#define PROBE_MAX 256		/* new pids tried one by one instead of a readdir */
 
 /* One process known by pid + start time, carried between ticks. */
 struct proc_entry {
@@ -103,6 +114,7 @@ struct proc_entry {
 	bool has_mm;		/* status had VmRSS (not a kernel thread, zombie) */
 	bool fd_readable;	/* a directory read of fd/ worked once */
 	bool taken;		/* listed again this tick: moved to r->next */
+	bool probed;		/* tried by number (not listed): may be a thread */
 	int64_t status_due_ns, handles_due_ns, stat_due_ns;
 	char statm_text[72];	/* statm as last read ("" : none) */
 	uint8_t statm_len;
@@ -127,6 +139,8 @@ struct mw_process_reader {
 	struct mw_process_read_stats stats;
 	/* skipping the readdir when no pid was handed out (see above) */
 	int loadavg_fd;		/* /proc/loadavg, or -1: always readdir */
+	bool probe;		/* new pids may be tried one by one (real /proc) */
+	bool probing;		/* visiting such a pid now */
 	uint64_t last_pid;
 	bool have_last_pid;
 	int64_t last_scan_ns;
@@ -251,8 +265,10 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 
 		if (n > 0) {
 			self[n] = '\0';
-			if (strtol(self, NULL, 10) == (long)getpid())
+			if (strtol(self, NULL, 10) == (long)getpid()) {
 				r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+				r->probe = true;
+			}
 		}
 	}
 	snprintf(path, sizeof(path), "%s/stat", r->root);
@@ -504,6 +520,14 @@ static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const c
 	return 0;
 }
 
+/* status text buf is of a process (Tgid is its own id), not a thread. */
+static bool is_process(const char *buf, uint32_t id)
+{
+	const char *tg = strstr(buf, "\nTgid:");
+
+	return !tg || strtoul(tg + 6, NULL, 10) == id;
+}
+
 /* A process seen for the first time (or its pid's new owner): keep
  * descriptors if there is room, read stat.  0, or -1 (errno). */
 static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const char *pid)
@@ -555,6 +579,8 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 		old->taken = true;
 	} else if (open_entry(r, e, pid)) {
 		return errno == EACCES || errno == EPERM ? 2 : 1;
+	} else {
+		e->probed = r->probing;
 	}
 	/* statm first: status of a still process put off; statm unchanged
 	 * and nothing else due, the rest is carried */
@@ -617,6 +643,10 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 			return rc < 0 && (errno == EACCES || errno == EPERM) ? 2 : 1;
 		}
 		status_read = true;
+		if (e->probed && !is_process(buf, e->pid)) {
+			drop_fds(r, e);
+			return 1;	/* a thread's id: its process is read on its own */
+		}
 		look_up_name(r, pid, &e->last);
 		count_fds(r, e, pid);
 		if (!e->has_mm && e->statm_fd >= 0) {
@@ -728,18 +758,48 @@ static void visit(struct mw_process_reader *r, struct mw_process_table *t,
 	*prev = p->pid;
 }
 
+/* The pids from..to (none if from is 0), handed out since the last tick,
+ * tried by number; known ones were read with the rest.  One that proves
+ * inaccessible counts as the last readdir's did, until the next. */
+static void probe_new(struct mw_process_reader *r, struct mw_process_table *t,
+		      uint64_t from, uint64_t to, int64_t now, bool *sorted, uint32_t *prev)
+{
+	uint64_t id;
+
+	if (!from)
+		return;
+	r->probing = true;
+	for (id = from; id <= to && id <= UINT32_MAX; id++) {
+		char pid[16];
+		size_t before = t->inaccessible;
+
+		if (find_entry(r, (uint32_t)id))
+			continue;	/* its owner was read, reused or not */
+		visit(r, t, NULL, pid_text((uint32_t)id, pid + sizeof(pid)), now, sorted, prev);
+		r->scan_inaccessible += t->inaccessible - before;
+	}
+	r->probing = false;
+}
+
 int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
 			     int64_t now_ns, struct mw_err *err)
 {
 	bool sorted = true, scan = true;
 	uint32_t prev = 0;
-	uint64_t lp = 0;
+	uint64_t lp = 0, probe_from = 0, probe_to = 0;
 	size_t i;
 
 	/* before the readdir: a fork during it shows at the next tick */
 	if (last_pid(r, &lp) == 0) {
 		scan = !r->have_last_pid || lp != r->last_pid || now_ns < r->last_scan_ns ||
 		       now_ns - r->last_scan_ns >= RESCAN_NS;
+		if (scan && r->probe && r->have_last_pid && lp > r->last_pid &&
+		    lp - r->last_pid <= PROBE_MAX && now_ns >= r->last_scan_ns &&
+		    now_ns - r->last_scan_ns < RESCAN_NS) {
+			probe_from = r->last_pid + 1;	/* a few new pids: try them */
+			probe_to = lp;
+			scan = false;
+		}
 		r->last_pid = lp;
 		r->have_last_pid = true;
 	}
@@ -779,6 +839,7 @@ int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_tabl
 			      &sorted, &prev);
 		}
 		t->inaccessible += r->scan_inaccessible;
+		probe_new(r, t, probe_from, probe_to, now_ns, &sorted, &prev);
 	}
 	/* processes not listed any more: their descriptors go */
 	for (i = 0; i < r->nents; i++)

@@ -14,7 +14,10 @@
  *     cadence comes round, the open-fd count on its own cadence;
  *   - /proc is listed again only when a pid was handed out (loadavg's
  *     last pid moved) or 10 s passed; a child forked between two reads
- *     of the real /proc is always found.
+ *     of the real /proc is always found;
+ *   - a few new pids are tried by number instead of a listing, and a
+ *     thread's id among them (its /proc/TID opens) is not taken for a
+ *     process.
  *
  * The child processes are this test's own, stopped by pid. */
 #include <stdarg.h>
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +79,67 @@ static void stop_child(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* A thread that says its id on ready and waits until hold is closed. */
+static int thread_ready[2], thread_hold[2];
+static pid_t thread_tid;
+
+static void *thread_body(void *arg)
+{
+	char c;
+
+	(void)arg;
+	__atomic_store_n(&thread_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	if (write(thread_ready[1], "x", 1) != 1)
+		return NULL;
+	while (read(thread_hold[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static void new_pids_tried_by_number(void **state)
+{
+	int64_t now = 1 * SEC;
+	int attempt, probed = 0;
+	struct mw_process_read_stats rs;
+	struct mw_process_table t;
+	struct mw_err err = { "" };
+	struct mw_process_reader *r = mw_process_reader_new();
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(mw_process_table_read_at(r, &t, now, &err), 0);
+	/* the machine hands out pids of its own meanwhile: more than the
+	 * reader tries by number makes it list /proc; a few attempts */
+	for (attempt = 0; attempt < 5 && !probed; attempt++) {
+		pthread_t th;
+		char c;
+		pid_t kid;
+
+		assert_int_equal(mw_process_table_read_at(r, &t, now += SEC, &err), 0);
+		assert_int_equal(pipe(thread_ready), 0);
+		assert_int_equal(pipe(thread_hold), 0);
+		assert_int_equal(pthread_create(&th, NULL, thread_body, NULL), 0);
+		assert_int_equal(read(thread_ready[0], &c, 1), 1);
+		kid = start_child();
+		assert_int_equal(mw_process_table_read_at(r, &t, now += SEC, &err), 0);
+		mw_process_reader_stats(r, &rs);
+		probed += !rs.scanned;
+		assert_non_null(mw_test_process_find(&t, (uint32_t)kid));
+		assert_true(thread_tid != getpid());
+		assert_null(mw_test_process_find(&t, (uint32_t)thread_tid));
+		assert_non_null(mw_test_process_find(&t, (uint32_t)getpid()));
+		close(thread_hold[1]);	/* the thread reads the end and returns */
+		pthread_join(th, NULL);
+		close(thread_hold[0]);
+		close(thread_ready[0]);
+		close(thread_ready[1]);
+		stop_child(kid);
+	}
+	assert_true(probed > 0);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
 }
 
 #ifdef SYS_clone3
@@ -659,6 +724,7 @@ static void cadences_on_a_constructed_tree(void **state)
 MW_TEST_MAIN(
 	cmocka_unit_test(dead_process_descriptor_reads_nothing),
 	cmocka_unit_test(child_forked_between_reads_is_found),
+	cmocka_unit_test(new_pids_tried_by_number),
 	cmocka_unit_test(exited_process_descriptors_are_closed),
 	cmocka_unit_test(no_room_reads_by_path),
 	cmocka_unit_test(own_resident_split_exactly),

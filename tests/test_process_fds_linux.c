@@ -130,12 +130,15 @@ static void new_pids_tried_by_number(void **state)
 		assert_true(thread_tid != getpid());
 		assert_null(mw_test_process_find(&t, (uint32_t)thread_tid));
 		assert_non_null(mw_test_process_find(&t, (uint32_t)getpid()));
+		/* the child holds a copy of thread_hold's write end (forked
+		 * after the pipe): it goes first, or the thread waits for the
+		 * child's alarm (2 minutes) to see the end */
+		stop_child(kid);
 		close(thread_hold[1]);	/* the thread reads the end and returns */
 		pthread_join(th, NULL);
 		close(thread_hold[0]);
 		close(thread_ready[0]);
 		close(thread_ready[1]);
-		stop_child(kid);
 	}
 	assert_true(probed > 0);
 	mw_process_table_release(&t);

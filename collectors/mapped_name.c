@@ -78,15 +78,9 @@ bool mw_nt_path_to_dos(const char *nt, const struct mw_dos_mount *mounts, size_t
 	if (unc(nt, out, size))
 		return true;
 	for (i = 0; i < n; i++) {
-		const char *d = mounts[i].device;
-		size_t dn;
+		size_t dn = mw_nt_device_prefix_len(nt, mounts[i].device);
 
-		if (!d || !*d || !mounts[i].root || !*mounts[i].root)
-			continue;
-		dn = strlen(d);
-		while (dn && d[dn - 1] == '\\')
-			dn--;
-		if (dn > best && prefix_ci(nt, d, dn) && (nt[dn] == '\\' || nt[dn] == '\0')) {
+		if (dn > best && mounts[i].root && *mounts[i].root) {
 			best = dn;
 			m = &mounts[i];
 		}

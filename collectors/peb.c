@@ -353,6 +353,18 @@ static bool put(char *out, size_t size, char drive, const char *rest)
 	return true;
 }
 
+size_t mw_nt_device_prefix_len(const char *nt, const char *device)
+{
+	size_t n;
+
+	if (!nt || !device || !*device)
+		return 0;
+	n = strlen(device);
+	while (n && device[n - 1] == '\\')
+		n--;
+	return n && prefix_ci(nt, device, n) && (nt[n] == '\\' || nt[n] == '\0') ? n : 0;
+}
+
 bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out, size_t size)
 {
 	int i;
@@ -370,15 +382,9 @@ bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out,
 	}
 	/* The longest device that is a whole-component prefix. */
 	for (i = 0; i < 26; i++) {
-		const char *d = devices ? devices[i] : NULL;
-		size_t n;
+		size_t n = mw_nt_device_prefix_len(nt, devices ? devices[i] : NULL);
 
-		if (!d || !*d)
-			continue;
-		n = strlen(d);
-		while (n && d[n - 1] == '\\')
-			n--;
-		if (n > best && prefix_ci(nt, d, n) && (nt[n] == '\\' || nt[n] == '\0')) {
+		if (n > best) {
 			best = n;
 			drive = i;
 		}

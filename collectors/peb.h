@@ -149,6 +149,12 @@ bool mw_tib32_stack(const unsigned char *tib, size_t len, uint64_t *limit, uint6
  * drive 'A' + i (QueryDosDevice; NULL or "" when none).  Writes at most
  * size bytes; false (out unchanged) when no drive matches. */
 bool mw_nt_to_dos_path(const char *nt, const char *const devices[26], char *out, size_t size);
+/* How much of nt the NT device name covers ("\Device\HarddiskVolume3",
+ * trailing backslashes dropped) when it is a whole-component prefix of nt,
+ * compared without case ("...Volume3" does not cover "...Volume31\x"); 0
+ * when it is not, or device is NULL or empty.  Both path translators pick
+ * the device with the longest such prefix. */
+size_t mw_nt_device_prefix_len(const char *nt, const char *device);
 
 /* --- the large-address-aware flag of a 32-bit image ---------------------
  * A 32-bit process on 64-bit Windows has 4 GB of user address space when

@@ -426,6 +426,24 @@ static void dos_paths(void **state)
 }
 
 /* The large-address-aware flag from constructed PE headers. */
+/* The device-prefix rule both translators share (peb.c, mapped_name.c). */
+static void device_prefix(void **state)
+{
+	(void)state;
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\HarddiskVolume3\\x", "\\Device\\HarddiskVolume3"), 23);
+	/* trailing backslashes on the device, any case on the path */
+	assert_int_equal(mw_nt_device_prefix_len("\\device\\harddiskvolume3\\x", "\\Device\\HarddiskVolume3\\\\"), 23);
+	/* the volume itself */
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\HarddiskVolume3", "\\Device\\HarddiskVolume3"), 23);
+	/* not a whole component: Volume3 is no prefix of Volume31 */
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\HarddiskVolume31\\x", "\\Device\\HarddiskVolume3"), 0);
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\Harddisk", "\\Device\\HarddiskVolume3"), 0);
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\x", NULL), 0);
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\x", ""), 0);
+	assert_int_equal(mw_nt_device_prefix_len("\\Device\\x", "\\\\"), 0);
+	assert_int_equal(mw_nt_device_prefix_len(NULL, "\\Device"), 0);
+}
+
 static void pe_large_address_aware(void **state)
 {
 	unsigned char h[MW_PE_HEADER_READ];
@@ -780,6 +798,7 @@ static void wow64_both_sides(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test(pe_large_address_aware),
+	cmocka_unit_test(device_prefix),
 	cmocka_unit_test(peb_fields),
 	cmocka_unit_test(nt_heap_x64),
 	cmocka_unit_test(nt_heap_x86),

@@ -9,20 +9,26 @@
 # the baseline as ratios, and against the targets (RSS <= 64 MB, CPU <=
 # 10 % of a core, /metrics <= 100 ms, nothing dropped).
 #
-#   bench/churn_live.sh [--seconds S] [--rate R] [--life L]
+#   bench/churn_live.sh [--seconds S] [--baseline B] [--every E] [--rate R] [--life L]
+#
+# --baseline: the quiet phase's length (default S); --every: also print
+# RSS, peak and CPU every E seconds of each phase (to stderr), to show
+# whether the RSS stays flat over a long run.
 #
 # Linux only.  Stops only what it started, by PID.  The machine should be
 # otherwise quiet: CPU figures are the daemon's own, but a loaded machine
 # still slows it.
 set -u
 cd "$(dirname "$0")/.."
-SECONDS_EACH=300 RATE=20 LIFE=6
+SECONDS_EACH=300 RATE=20 LIFE=6 BASELINE= EVERY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) SECONDS_EACH=$2; shift ;;
+	--baseline) BASELINE=$2; shift ;;
+	--every) EVERY=$2; shift ;;
 	--rate) RATE=$2; shift ;;
 	--life) LIFE=$2; shift ;;
-	*) echo "usage: $0 [--seconds S] [--rate R] [--life L]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--seconds S] [--baseline B] [--every E] [--rate R] [--life L]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -52,17 +58,27 @@ churn() {
 	wait
 }
 
-# phase NAME CHURN(0|1): prints "rss hwm cpu% metrics_ms points dropped"
+# phase NAME CHURN(0|1) SECONDS: prints "rss hwm cpu% metrics_ms points dropped"
 phase() {
-	local base pid c0 c1 t0 t1 cp=""
+	local base pid c0 c1 t0 t1 cp="" left=$3 step cs ts
 	live_start "$1" "$bin" 200ms
 	if [ "$2" = 1 ]; then
-		churn "$SECONDS_EACH" &
+		churn "$3" &
 		cp=$!
 		pids+=("$cp")
 	fi
 	c0=$(cpu_ticks "$pid") t0=$(date +%s.%N)
-	sleep "$SECONDS_EACH"
+	while [ "$left" -gt 0 ]; do
+		step=$left
+		[ "$EVERY" -gt 0 ] && [ "$EVERY" -lt "$left" ] && step=$EVERY
+		cs=$(cpu_ticks "$pid") ts=$(date +%s.%N)
+		sleep "$step"
+		left=$((left - step))
+		[ "$EVERY" -gt 0 ] && awk -v n="$1" -v e=$(($3 - left)) -v r="$(rss_kb "$pid")" \
+			-v h="$(hwm_kb "$pid")" -v a="$cs" -v b="$(cpu_ticks "$pid")" -v t0="$ts" \
+			-v t1="$(date +%s.%N)" -v k="$clk" 'BEGIN { printf "  %s at %5d s: RSS %.1f MB (peak %.1f), CPU %.1f %% over the last step\n",
+				n, e, r / 1024, h / 1024, 100 * (b - a) / k / (t1 - t0) }' >&2
+	done
 	c1=$(cpu_ticks "$pid") t1=$(date +%s.%N)
 	[ -n "$cp" ] && wait "$cp"
 	echo "$(rss_kb "$pid") $(hwm_kb "$pid")" \
@@ -76,9 +92,10 @@ phase() {
 	wait "$pid"
 }
 
-echo "churn_live: ${SECONDS_EACH} s a phase at 200 ms; churn $RATE processes/s living $LIFE s"
-read -r a_rss a_hwm a_cpu a_ms a_pts a_drop a_live < <(phase base 0)
-read -r b_rss b_hwm b_cpu b_ms b_pts b_drop b_live < <(phase churn 1)
+BASELINE=${BASELINE:-$SECONDS_EACH}
+echo "churn_live: baseline ${BASELINE} s, churn ${SECONDS_EACH} s, at 200 ms; churn $RATE processes/s living $LIFE s"
+read -r a_rss a_hwm a_cpu a_ms a_pts a_drop a_live < <(phase base 0 "$BASELINE")
+read -r b_rss b_hwm b_cpu b_ms b_pts b_drop b_live < <(phase churn 1 "$SECONDS_EACH")
 row() {
 	printf '%-9s RSS %6.1f MB (peak %6.1f)  CPU %5.1f %%  /metrics %7.1f ms  live series %6s  points %9s  dropped %s\n' \
 		"$1" "$(awk -v k="$2" 'BEGIN { print k / 1024 }')" "$(awk -v k="$3" 'BEGIN { print k / 1024 }')" \

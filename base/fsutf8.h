@@ -35,8 +35,15 @@ int mw_mkdir(const char *path);
 /* The size in bytes of the file, -1 when it cannot be read. */
 int64_t mw_file_size(const char *path);
 
+/* The file's last modification, whole seconds since the epoch (as every
+ * stat gives it); -1 when it cannot be read. */
+int64_t mw_file_mtime(const char *path);
+
 /* 1 when path names a directory, 0 when not or it cannot be read. */
 int mw_is_dir(const char *path);
+
+/* remove(path): 0, or -1 with errno. */
+int mw_remove(const char *path);
 
 /* rename(from, to): 0, or -1 with errno. */
 int mw_rename(const char *from, const char *to);

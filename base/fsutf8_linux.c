@@ -32,6 +32,18 @@ int64_t mw_file_size(const char *path)
 	return stat(path, &st) ? -1 : (int64_t)st.st_size;
 }
 
+int64_t mw_file_mtime(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (int64_t)st.st_mtime;
+}
+
+int mw_remove(const char *path)
+{
+	return remove(path);
+}
+
 int mw_is_dir(const char *path)
 {
 	struct stat st;

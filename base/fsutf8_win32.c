@@ -77,6 +77,16 @@ int64_t mw_file_size(const char *path)
 	return rc ? -1 : (int64_t)st.st_size;
 }
 
+int64_t mw_file_mtime(const char *path)
+{
+	wchar_t *wp = mw_utf8_to_wide(path);
+	struct _stat64 st;
+	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
+
+	free(wp);
+	return rc ? -1 : (int64_t)st.st_mtime;
+}
+
 int mw_is_dir(const char *path)
 {
 	wchar_t *wp = mw_utf8_to_wide(path);
@@ -85,6 +95,15 @@ int mw_is_dir(const char *path)
 
 	free(wp);
 	return rc == 0 && (st.st_mode & _S_IFMT) == _S_IFDIR;
+}
+
+int mw_remove(const char *path)
+{
+	wchar_t *wp = mw_utf8_to_wide(path);
+	int rc = wp ? _wremove(wp) : remove(path);	/* not UTF-8: as given */
+
+	free(wp);
+	return rc;
 }
 
 int mw_rename(const char *from, const char *to)

@@ -24,7 +24,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/fsutf8.h"
 #include "base/xalloc.h"
@@ -170,7 +169,6 @@ int mw_import_exit_report_file(struct mw_store *store, const char *path, FILE *o
 			       struct mw_err *err)
 {
 	FILE *f = mw_fopen(path, "rb");
-	struct stat sb;
 	struct mw_exit_report r;
 	struct mw_err why = { "" };
 	char *text, *name;
@@ -199,8 +197,10 @@ int mw_import_exit_report_file(struct mw_store *store, const char *path, FILE *o
 		return mw_error(err, "%s: an exit leak report larger than %u MB", path,
 				MAX_FILE >> 20);
 	}
-	/* whole seconds, as the daemon takes them (portable stat) */
-	mtime_ms = stat(path, &sb) == 0 ? (int64_t)sb.st_mtime * 1000 : 0;
+	/* whole seconds, as the daemon takes them; a UTF-8 path on Windows
+	 * too (a narrow stat fails under C:\Users\José) */
+	mtime_ms = mw_file_mtime(path);
+	mtime_ms = mtime_ms < 0 ? 0 : mtime_ms * 1000;
 	if (k == NTDLL) {
 		rc = ntdll_reports(store, text, n, path, mtime_ms, out, err);
 		free(text);

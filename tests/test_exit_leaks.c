@@ -14,6 +14,7 @@
 #include "analysis/exit_check.h"
 #include "analysis/leak_report.h"
 #include "base/clock.h"
+#include "base/fsutf8.h"
 #include "base/xalloc.h"
 #include "collectors/exit_leaks.h"
 #include "core/batch.h"
@@ -249,6 +250,38 @@ static void imports(void **state)
 	remove(FILE_CSV);
 }
 
+/* A report whose file name is not ASCII (UTF-8, as every path memwatch
+ * takes) keeps the file's time as its exit time: on Windows a narrow
+ * stat() of "caf\xc3\xa9" fails, and the report was dated 1970. */
+static void imports_utf8_name(void **state)
+{
+	const char *path = "test_exit_leaks.tmp.caf\xc3\xa9.4242";
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_err err = { "" };
+	struct mw_exit_report_list l;
+	FILE *f = mw_fopen(path, "wb");
+	int64_t mtime;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(f);
+	fputs("==4242==ERROR: LeakSanitizer: detected memory leaks\n\n"
+	      "Direct leak of 64 byte(s) in 2 object(s) allocated from:\n"
+	      "    #0 0x1 in f a.c:1\n\n"
+	      "SUMMARY: AddressSanitizer: 64 byte(s) leaked in 2 allocation(s).\n", f);
+	fclose(f);
+	mtime = mw_file_mtime(path);
+	assert_true(mtime > 1000000000);	/* the file's time: after 2001 */
+	assert_int_equal(mw_import_exit_report_file(s, path, NULL, &err), 1);
+	mw_store_free(s);
+	read_all(&l, NULL);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.items[0].r.process, "test_exit_leaks.tmp.caf\xc3\xa9");
+	assert_int_equal(l.items[0].r.exited_ms, mtime * 1000);
+	mw_exit_report_list_release(&l);
+	assert_int_equal(mw_remove(path), 0);
+}
+
 /* The leak report of the store's data over the last two hours, parsed. */
 static cJSON *check(struct mw_leak_query *q)
 {
@@ -422,6 +455,7 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(retention),
 	MW_FIXTURE_TEST(file_without_the_table),
 	MW_FIXTURE_TEST(imports),
+	MW_FIXTURE_TEST(imports_utf8_name),
 	MW_FIXTURE_TEST(check_fails_the_group),
 	MW_FIXTURE_TEST(check_of_a_process_known_by_its_report),
 	cmocka_unit_test(image_list),

@@ -232,6 +232,58 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 	return 0;
 }
 
+/* The identity of an incarnation: its group, pid and start time. */
+static int same_incarnation(const struct mw_leak_entry *x, const struct mw_leak_entry *y)
+{
+	const char *px = mw_leak_label_of(x->s, "pid"), *py = mw_leak_label_of(y->s, "pid");
+	const char *sx = mw_leak_label_of(x->s, "started"), *sy = mw_leak_label_of(y->s, "started");
+	int c = strcmp(x->group, y->group);
+
+	if (!c)
+		c = strcmp(px ? px : "", py ? py : "");
+	if (!c)
+		c = strcmp(sx ? sx : "", sy ? sy : "");
+	return c;
+}
+
+static int cmp_incarnation(const void *a, const void *b)
+{
+	return same_incarnation(a, b);
+}
+
+/* A selector judges one series per process: the series of one process
+ * are not its incarnations, and summing bytes with counts means nothing.
+ * `match={process="app"}` (every metric of it) or a metric with a series
+ * per kind is the caller's error, said with what it picked. */
+static int one_series_per_incarnation(const struct selection *sel, const struct mw_leak_query *q,
+				      struct mw_err *err)
+{
+	struct mw_leak_entry *e;
+	size_t i, j;
+	int rc = 0;
+
+	if (!q->match || sel->nent < 2)
+		return 0;
+	e = mw_xmalloc(sel->nent * sizeof(*e));
+	memcpy(e, sel->ent, sel->nent * sizeof(*e));
+	qsort(e, sel->nent, sizeof(*e), cmp_incarnation);
+	for (i = 0; i < sel->nent && !rc; i = j) {
+		for (j = i + 1; j < sel->nent && !same_incarnation(&e[i], &e[j]); j++)
+			;
+		if (j - i > 1 && mw_leak_label_of(e[i].s, "process")) {
+			const char *pid = mw_leak_label_of(e[i].s, "pid");
+
+			rc = mw_error(err, "match: '%s' selects %zu series of one process (%s, pid %s),"
+				      " e.g. %s and %s: a leak is judged on one series per process;"
+				      " name one metric (and kind), or leave match out to judge all"
+				      " of each process's memory", q->match, j - i, e[i].group,
+				      pid ? pid : "-", e[i].s->key, e[i + 1].s->key);
+		}
+	}
+	free(e);
+	return rc;
+}
+
 /* The groups judged, in ranked order. */
 struct judged {
 	struct mw_leak_judged_group *groups;
@@ -416,7 +468,8 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	memset(&sel, 0, sizeof(sel));
 	sel.first = INT64_MAX;
 	sel.last = INT64_MIN;
-	if (select_series(reader, q, aspects, naspects, &sel, err))
+	if (select_series(reader, q, aspects, naspects, &sel, err) ||
+	    one_series_per_incarnation(&sel, q, err))
 		goto out;
 	from = q->from_ms > sel.first ? q->from_ms : sel.first;
 	to = q->to_ms < sel.last ? q->to_ms : sel.last;

@@ -396,13 +396,27 @@ static void limit_and_match(void **state)
 
 	/* a gate that selects nothing is an error, not an empty pass */
 	{
-		char msg[256] = "";
+		char msg[sizeof(((struct mw_err *)0)->msg)] = "";
 
 		assert_null(report_until("no_such_metric", NULL, 0, T0 + 3600000, msg));
 		assert_string_equal(msg, "match: no series match 'no_such_metric'");
 		assert_null(report_until(NULL, "leaky.ex", 0, T0 + 3600000, msg));
 		assert_memory_equal(msg, "process: ", 9);
 		rep = report_until(NULL, "LEAKY*", 0, T0 + 3 * 3600000, msg);
+		assert_int_equal((int)num(rep, "groups_total"), 1);
+		cJSON_Delete(rep);
+		/* the series of one process are not its incarnations: every
+		 * metric of it, or a metric's series per kind, is an error that
+		 * says what the selector picked */
+		assert_null(report_until("{process=\"leaky.exe\"}", NULL, 0, T0 + 3600000, msg));
+		assert_non_null(strstr(msg, "series of one process (leaky.exe, pid 10)"));
+		assert_null(report_until("memwatch_process_resident_bytes{process=\"shm.exe\"}", NULL, 0,
+					 T0 + 3600000, msg));
+		assert_non_null(strstr(msg, "selects 2 series of one process (shm.exe, pid 50)"));
+		/* one kind of it is one series a process: judged */
+		rep = report_until("memwatch_process_resident_bytes{process=\"shm.exe\",kind=\"shmem\"}",
+				   NULL, 0, T0 + 3600000, msg);
+		assert_non_null(rep);
 		assert_int_equal((int)num(rep, "groups_total"), 1);
 		cJSON_Delete(rep);
 	}

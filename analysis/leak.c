@@ -144,6 +144,8 @@ static size_t cycle_floors(const double *x, const double *y, size_t n, double *s
 #define SHORTCUT_MIN_SPAN_MS (15 * 60000.0)
 /* Settling: the last third's rate under this share of the first third's. */
 #define SETTLING_RATIO 0.5
+/* ... and to under this many budgets an hour (bytes). */
+#define SETTLED_BUDGETS 16.0
 static int fast_relative(double rise, double level, double span_ms)
 {
 	if (!(span_ms > 0) || !(rise > 0))
@@ -514,6 +516,7 @@ static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
 	no_rate(out);
 	out->detectable_bph = mds;
+	out->undecided = 1;
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
 	mw_leak_fmt_amount(sp, sizeof(sp), sd, j->p);
 	mw_leak_fmt_amount(rate, sizeof(rate), mds, j->p);
@@ -532,6 +535,20 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 
 	if (j->dominant || j->trend)
 		return false;
+	if (j->z > TREND_Z) {
+		/* The values rise significantly, but the slopes between pairs
+		 * are mostly zero: growth in a few steps (memcached's 1 MB
+		 * slab pages, a pool that doubles), too few yet to fit a rate.
+		 * Not a pass: the next steps decide. */
+		out->verdict = MW_VERDICT_INCONCLUSIVE;
+		no_rate(out);
+		out->undecided = 1;
+		mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
+		snprintf(out->reason, sizeof(out->reason),
+			 "rising in steps over %s (p %.2g), too few yet to fit a steady rate", d,
+			 out->p_value);
+		return true;
+	}
 	if (inconclusive_by_noise(j, out))
 		return true;
 	out->verdict = MW_VERDICT_PASS;
@@ -567,6 +584,14 @@ static bool pass_when_stopped(const struct judging *j, struct mw_leak_result *ou
 	return true;
 }
 
+/* The rate a settling growth must be under to pass: SETTLED_BUDGETS times
+ * the budget in bytes (64 KB/h by default: 1 MB/h, the smallest leak the
+ * defaults must fail), the budget itself for counts. */
+static double settled_rate(const struct judging *j)
+{
+	return j->p->count_unit ? j->budget : SETTLED_BUDGETS * j->budget;
+}
+
 /* Pass: settling.  Growth that slows to under half its rate within the span
  * while small against the process (an allocator's creep after a cache
  * reached its cap, arenas settling) is not a leak; growth fast against the
@@ -584,9 +609,20 @@ static bool pass_when_settling(const struct judging *j, struct mw_leak_result *o
 	mw_ts_fit(rx + m - third, ry + m - third, third, 1.0, MW_Z95, j->w->pairs, &last);
 	if (!(head.ok && last.ok && head.slope > 0 && last.slope < SETTLING_RATIO * head.slope))
 		return false;
-	out->verdict = MW_VERDICT_PASS;
-	no_rate(out);
 	mw_leak_fmt_amount(rate, sizeof(rate), last.slope * HOUR_MS, j->p);
+	no_rate(out);
+	if (last.slope * HOUR_MS > settled_rate(j)) {
+		/* Slowing, but still faster than a leak that matters: a JVM
+		 * that grew its heap and leaks inside it slows like one that
+		 * settles.  Not a pass until it has settled. */
+		out->verdict = MW_VERDICT_INCONCLUSIVE;
+		out->undecided = 1;
+		snprintf(out->reason, sizeof(out->reason),
+			 "slowing, not settled yet: %s/h, %.0f %% of its rate in the first third",
+			 rate, 100.0 * last.slope / head.slope);
+		return true;
+	}
+	out->verdict = MW_VERDICT_PASS;
 	snprintf(out->reason, sizeof(out->reason),
 		 "settling: slowed to %s/h, %.0f %% of its rate in the first third", rate,
 		 100.0 * last.slope / head.slope);

@@ -132,6 +132,10 @@ struct mw_leak_result {
 	 * over this span; NaN otherwise.  A group with such an aspect is not
 	 * passed on a quiet one. */
 	double detectable_bph;
+	/* Judged, and the data cannot exclude a leak: too noisy (above), or
+	 * a significant rise in too few steps to fit a rate yet.  A group
+	 * with such an aspect or incarnation is not passed on a quiet one. */
+	int undecided;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 

@@ -84,7 +84,7 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 		g->nfail++;
 	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
 		g->ninconclusive++;
-		if (isfinite(r->detectable_bph) && g->nnoisy++ == 0)
+		if (r->undecided && g->nnoisy++ == 0)
 			g->noisy_r = *r;
 		if (r->first_ms != INT64_MIN && r->last_ms != INT64_MIN &&
 		    (!g->have_longest ||

@@ -73,12 +73,12 @@ static int judge_aspects(struct mw_reader *reader, struct mw_leak_entry *e, size
 }
 
 /* An aspect judged inconclusive because its points wander too much to
- * see a growth that matters (leak.c): it was judged, and its data cannot
+ * see a growth that matters, or rise in too few steps to fit a rate
+ * (leak.c): it was judged, and its data cannot
  * exclude a leak. */
 static bool too_noisy(const struct mw_leak_aspect_result *a)
 {
-	return a->present && a->g.r.verdict == MW_VERDICT_INCONCLUSIVE &&
-	       isfinite(a->g.r.detectable_bph);
+	return a->present && a->g.r.verdict == MW_VERDICT_INCONCLUSIVE && a->g.r.undecided;
 }
 
 /* One verdict: fail when an aspect fails; inconclusive when one is too

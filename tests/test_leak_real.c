@@ -1,7 +1,10 @@
 /* test_leak_real.c - the leak verdicts scored on REAL processes recorded
  * by memwatch itself (issue 20, "Evidence").
  *
- * tests/data/leak_real/ holds:
+ * tests/data/leak_real/ (and the same files in tests/data/leak_services/,
+ * the second set: Node, SQLite, redis and memcached as services, and
+ * tests/data/leak_runtimes/, the third: a JVM under G1 and Perl; judged the
+ * same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
  *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
@@ -69,10 +72,30 @@
 
 #ifndef _WIN32	/* recorded on Linux and decompressed with gzip: the native run covers it */
 
-#define DATA "tests/data/leak_real/"
-#define REC DATA "rec.json.gz"
-#define LABELS DATA "labels.csv"
-#define COUNTERS DATA "counters.csv"
+/* The corpus being judged: tests/data/leak_real/ (the first set) or
+ * tests/data/leak_services/ or tests/data/leak_runtimes/ (recorded with
+ * CORPUS_SET=services / runtimes); each test sets it in its setup. */
+struct corpus {
+	const char *dir;
+	size_t min_workloads;
+};
+static const struct corpus BASE_SET = { "tests/data/leak_real/", 20 };
+static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6 };
+static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4 };
+static const struct corpus *SET;
+
+static const char *data_path(const char *file)
+{
+	static char b[3][256];
+	static int i;
+
+	i = (i + 1) % 3;
+	snprintf(b[i], sizeof(b[i]), "%s%s", SET->dir, file);
+	return b[i];
+}
+#define REC data_path("rec.json.gz")
+#define LABELS data_path("labels.csv")
+#define COUNTERS data_path("counters.csv")
 #define DB "test_leak_real.tmp.db"
 #define TMP_JSON "test_leak_real.tmp.json"
 #define BASE_METRIC "memwatch_process_private_bytes"
@@ -101,15 +124,29 @@
  * so such a rule would pass a real leak.  Only the level differs (3 % of
  * ok_cache an hour, 30 % of lk_slow): a relative budget, --max-growth
  * 1MB/h,5%/h, passes ok_cache and still fails lk_slow - the user's choice,
- * not a default. */
-static const char *const KNOWN_A[] = { "ok_cache", NULL };
+ * not a default.
+ * ok_perl (the runtimes set): a Perl cache of 200-800-byte strings
+ * replaced at random; glibc's heap under it creeps 5.3, 3.4, 1.8, 2.9, 2.3,
+ * 2.2 MiB/h in 5-minute windows from 10 to 40 minutes, 10 %/h of its 29
+ * MiB: as fast against the process as lk_perl's leak (8.2, 6.1, 5.2, 5.2
+ * MiB/h in the same windows), and slowing no more clearly.  Failed at 30-40
+ * minutes, "slowing, not settled yet" (inconclusive) from 45. */
+static const char *const KNOWN_A[] = { "ok_cache", "ok_perl", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
  * floors wander 150-330 MB (its 5-minute minima 155-331 MB, no rise): no
  * end time within the recording shows it; what the floors' scatter lets
  * the trend test see over 45 min is ~120 MiB/h, six times the leak.  It is
  * inconclusive (H), not passed. */
-static const char *const KNOWN_B[] = { "lk_node", NULL };
+/* lk_java (the runtimes set) leaks inside a Java heap capped at 256 MB
+ * (-Xmx) that G1 had committed whole by 15 minutes: the leaked objects
+ * take pages already resident, so the process's memory shows only what
+ * the JVM adds around them (steps of 2 and 7 MiB at 25 and 40 minutes).
+ * After the heap's own growth in the first third it is "slowing, not
+ * settled yet" (inconclusive, never passed) until 40 minutes, then fails.
+ * From outside, a leak inside a fixed-size managed heap shows only as what
+ * the runtime adds; the heap's use is the runtime's to tell (JMX). */
+static const char *const KNOWN_B[] = { "lk_node", "lk_java", NULL };
 /* H: leaks passed at some end time */
 static const char *const KNOWN_H[] = { NULL };
 /* C: lk_late's onset within 2 min of the truth */
@@ -175,6 +212,7 @@ struct cell {
 	int base_a, base_b;	/* baseline rules fire */
 };
 static struct cell C[MAXW][NE];
+static int nfails;
 
 static void load_labels(void)
 {
@@ -266,12 +304,16 @@ static int setup(void **state)
 	struct mw_import_result res;
 	struct mw_err err;
 	FILE *in, *out;
-	char buf[65536];
+	char buf[65536], cmd[300];
 	size_t n;
 
 	(void)state;
+	NW = 0;
+	memset(C, 0, sizeof(C));
+	nfails = 0;
 	remove(TMP_JSON);
-	in = popen("gzip -dc " REC, "r");
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s", REC);
+	in = popen(cmd, "r");
 	if (!in)
 		return -1;
 	out = fopen(TMP_JSON, "wb");
@@ -297,6 +339,24 @@ static int setup(void **state)
 	mw_store_free(s);
 	remove(TMP_JSON);
 	return 0;
+}
+
+static int setup_base(void **state)
+{
+	SET = &BASE_SET;
+	return setup(state);
+}
+
+static int setup_services(void **state)
+{
+	SET = &SERVICES_SET;
+	return setup(state);
+}
+
+static int setup_runtimes(void **state)
+{
+	SET = &RUNTIMES_SET;
+	return setup(state);
 }
 
 static int teardown(void **state)
@@ -560,8 +620,8 @@ static void print_table(void)
 	size_t w;
 	int e;
 
-	printf("\nreal-process corpus: %zu workloads recorded %.1f min at 1 s; memwatch with its"
-	       " defaults; baselines on " BASE_METRIC "\n", NW, (double)(TEND - T0) / MIN_MS);
+	printf("\nreal-process corpus %s: %zu workloads recorded %.1f min at 1 s; memwatch with its"
+	       " defaults; baselines on " BASE_METRIC "\n", SET->dir, NW, (double)(TEND - T0) / MIN_MS);
 	printf("verdicts by end time (");
 	for (e = 0; e < NE; e++) {
 		char b[16];
@@ -635,8 +695,6 @@ static void print_table(void)
 
 /* ---- the test ----------------------------------------------------------------- */
 
-static int nfails;
-
 static void expect(int ok, const char *group, const char *const *list, const char *name,
 		   const char *what)
 {
@@ -663,7 +721,7 @@ static void real_corpus(void **state)
 
 	(void)state;
 	load_labels();
-	assert_true(NW >= 20);
+	assert_true(NW >= SET->min_workloads);
 	T0 = INT64_MAX;
 	for (w = 0; w < NW; w++)
 		if (W[w].start_ms < T0)
@@ -680,7 +738,7 @@ static void real_corpus(void **state)
 	judge_all(r);
 	mw_reader_free(r);
 	print_table();
-	assert_true(TEND > T0 + 50 * MIN_MS);
+	assert_true(TEND > T0 + 49 * MIN_MS);
 
 	printf("assertions (issue 20):\n");
 	for (w = 0; w < NW; w++) {
@@ -809,8 +867,25 @@ static void real_corpus(void **state)
 		fail_msg("%d assertion(s) failed (see above)", nfails);
 }
 
+static void first_set(void **state)
+{
+	real_corpus(state);
+}
+
+static void services_set(void **state)
+{
+	real_corpus(state);
+}
+
+static void runtimes_set(void **state)
+{
+	real_corpus(state);
+}
+
 MW_TEST_MAIN(
-	MW_FIXTURE_TEST(real_corpus),
+	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
+	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
+	cmocka_unit_test_setup_teardown(runtimes_set, setup_runtimes, teardown),
 )
 
 #else

@@ -7,45 +7,45 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# Without URL a daemon is started on a copy of RECDIR/rec.db (port 18432,
-# nothing watched) and stopped by pid afterwards.
+# CORPUS_SET=services (runtimes) writes tests/data/leak_services/
+# (leak_runtimes/) from a recording of that set (record.sh with the same
+# CORPUS_SET).
+# Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
 REC=${1:?usage: extract.sh RECDIR [URL]}
 URL=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-DST=$ROOT/tests/data/leak_real
+SET=${CORPUS_SET:-base}
+case $SET in
+base) DST=$ROOT/tests/data/leak_real ;;
+services) DST=$ROOT/tests/data/leak_services ;;
+runtimes) DST=$ROOT/tests/data/leak_runtimes ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services or runtimes)" >&2; exit 2 ;;
+esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
 TO=$(awk '$1 == "memwatchd-stopped" {print $3}' "$REC/starts.txt")
 [ -n "$TO" ] || TO=$(date +%s%3N)
-DPID=
-if [ -z "$URL" ]; then
-    rm -rf "$REC/export"; mkdir -p "$REC/export"
-    cp "$REC/rec.db" "$REC/export/rec.db"
-    "$ROOT/build/native/memwatchd" run --interval 1h --db "$REC/export/rec.db" \
-        --listen 127.0.0.1:18432 --watch "" >"$REC/export/daemon.log" 2>&1 &
-    DPID=$!
-    URL=http://127.0.0.1:18432
-    sleep 3
-fi
 # only the pids record.sh started (another program run under a workload's
 # name meanwhile, e.g. a try of a changed workload, stays out)
 PIDS=$(awk '$1 ~ /^(lk|ok)_/ {printf "%s%s", sep, $2; sep = "|"}' "$REC/starts.txt")
-curl -sfG "$URL/api/v1/export" \
-    --data-urlencode "match={__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_.*\",pid=~\"$PIDS\"}" \
-    --data-urlencode "from=$FROM" --data-urlencode "to=$TO" --data-urlencode format=json \
-    -o "$REC/export.json"
-[ -n "$DPID" ] && kill "$DPID" && wait "$DPID" || true
+MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_.*\",pid=~\"$PIDS\"}"
+if [ -z "$URL" ]; then
+    # offline (memwatchd export reads the file without a lock and without
+    # the web's query time-out, which a busy recording machine can pass)
+    "$ROOT/build/native/memwatchd" export --db "$REC/rec.db" --match "$MATCH" \
+        --from "$FROM" --to "$TO" --format json >"$REC/export.json"
+else
+    curl -sfG "$URL/api/v1/export" --data-urlencode "match=$MATCH" \
+        --data-urlencode "from=$FROM" --data-urlencode "to=$TO" --data-urlencode format=json \
+        -o "$REC/export.json"
+fi
 gzip -9n -c "$REC/export.json" >"$DST/rec.json.gz"
 
 # process,class,start_ms,onset_ms (since its start, or none),kinds,design bytes (or fds)/h,unit
-{
-    echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
-    while read -r n cls onset kinds rate unit; do
-        s=$(awk -v n="$n" '$1 == n {print $3}' "$REC/starts.txt")
-        echo "$n,$cls,$s,$onset,$kinds,$rate,$unit"
-    done <<'LABELS'
+labels_base() {
+    cat <<'EOF'
 lk_heap leak none heap 20971520 bytes
 lk_mmap leak none private_data 10485760 bytes
 lk_stacks leak none stack 2949120 bytes
@@ -67,7 +67,36 @@ ok_python_gc not-leak none - 0 bytes
 ok_node_gc not-leak none - 0 bytes
 ok_redis not-leak none - 0 bytes
 ok_memcached not-leak none - 0 bytes
-LABELS
+EOF
+}
+# the services set: redis and memcached store what the feeder keeps (values'
+# bytes; their own overhead comes on top), lk_sqlite its audit rows' bytes
+labels_services() {
+    cat <<'EOF'
+lk_node_svc leak none private_data|heap 10485760 bytes
+ok_node_svc not-leak none - 0 bytes
+lk_sqlite leak none heap|private_data 8388608 bytes
+ok_sqlite not-leak none - 0 bytes
+lk_redis leak none heap|private_data 8388608 bytes
+lk_memcached leak none heap|private_data 8388608 bytes
+EOF
+}
+# the runtimes set: the JVM's heap is anonymous mappings; the design rates
+# are the objects' bytes as each runtime measured them at start
+labels_runtimes() {
+    cat <<'EOF'
+lk_java leak none private_data|heap 10485760 bytes
+ok_java not-leak none - 0 bytes
+lk_perl leak none heap|private_data 8388608 bytes
+ok_perl not-leak none - 0 bytes
+EOF
+}
+{
+    echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
+    labels_$SET | while read -r n cls onset kinds rate unit; do
+        s=$(awk -v n="$n" '$1 == n {print $3}' "$REC/starts.txt")
+        echo "$n,$cls,$s,$onset,$kinds,$rate,$unit"
+    done
 } >"$DST/labels.csv"
 
 # process,elapsed_ms,leaked

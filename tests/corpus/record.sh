@@ -3,6 +3,10 @@
 # watching lk_* and ok_*), then every workload under its own executable
 # name, lets them run DURATION seconds, and stops everything it started by
 # pid.  Usage: tests/corpus/record.sh OUTDIR [DURATION_S]   (default 3300)
+# CORPUS_SET=services records the second set instead (real services:
+# tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
+# Perl: tests/data/leak_runtimes/); the default is the first set.
+# CORPUS_PORT: the daemon's port (18431), to record two sets at once.
 # OUTDIR gets rec.db, bin/, logs/<name>.log (leak counters), starts.txt
 # ("name pid epoch_ms" per workload) and the daemon's log.
 set -eu
@@ -33,7 +37,7 @@ stop_all() {
 }
 trap 'stop_all' EXIT INT TERM
 
-"$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:18431 \
+"$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:${CORPUS_PORT:-18431} \
     --watch "lk_*,ok_*" >"$OUT/daemon.log" 2>&1 &
 DPID=$!
 echo "memwatchd $DPID $(date +%s%3N)" >"$OUT/starts.txt"
@@ -45,6 +49,50 @@ start() { # name, command...
     PIDS="$! $PIDS"
     echo "$n $! $(date +%s%3N)" >>"$OUT/starts.txt"
 }
+finish() { # stop the workloads, then the daemon once it has seen them go
+    stop_all
+    PIDS=""
+    sleep 3
+    kill "$DPID" 2>/dev/null || true
+    wait "$DPID" 2>/dev/null || true
+    echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"
+}
+if [ "${CORPUS_SET:-base}" = runtimes ]; then
+    # the launcher finds its JVM relative to itself: a copy of the whole
+    # JDK, the launcher under each workload's name
+    JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/java)")")
+    cp -a "$JDK" "$BIN/jdk"
+    cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/lk_java"; cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/ok_java"
+    mkdir -p "$BIN/classes"
+    javac -d "$BIN/classes" "$HERE/Service.java"
+    PERL=$(readlink -f /usr/bin/perl)
+    cp "$PERL" "$BIN/lk_perl"; cp "$PERL" "$BIN/ok_perl"
+    start lk_java "$BIN/jdk/bin/lk_java" -Xmx256m -XX:+UseG1GC -cp "$BIN/classes" Service leak lk_java
+    start ok_java "$BIN/jdk/bin/ok_java" -Xmx256m -XX:+UseG1GC -cp "$BIN/classes" Service ok ok_java
+    start lk_perl "$BIN/lk_perl" "$HERE/perlsvc.pl" leak
+    start ok_perl "$BIN/ok_perl" "$HERE/perlsvc.pl"
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = services ]; then
+    cp "$(readlink -f /usr/bin/node)" "$BIN/lk_node_svc"; cp "$(readlink -f /usr/bin/node)" "$BIN/ok_node_svc"
+    cp "$PY" "$BIN/lk_sqlite"; cp "$PY" "$BIN/ok_sqlite"
+    cp "$(readlink -f /usr/bin/redis-server)" "$BIN/lk_redis"
+    cp "$(readlink -f /usr/bin/memcached)" "$BIN/lk_memcached"
+    start lk_node_svc "$BIN/lk_node_svc" --expose-gc "$HERE/nodesvc.js" leak
+    start ok_node_svc "$BIN/ok_node_svc" --expose-gc "$HERE/nodesvc.js"
+    start lk_sqlite "$BIN/lk_sqlite" "$HERE/sqlitesvc.py" leak
+    start ok_sqlite "$BIN/ok_sqlite" "$HERE/sqlitesvc.py"
+    start lk_redis "$BIN/lk_redis" --port 16380 --bind 127.0.0.1 --save "" --appendonly no --daemonize no
+    start lk_memcached "$BIN/lk_memcached" -u root -p 16212 -l 127.0.0.1 -m 1024 -U 0
+    sleep 2
+    start feed_lk_redis python3 "$HERE/feed.py" redis 16380 8388608 lk_redis
+    start feed_lk_memcached python3 "$HERE/feed.py" memcached 16212 8388608 lk_memcached
+    sleep "$DUR"
+    finish
+    exit 0
+fi
 for n in lk_heap lk_mmap lk_stacks lk_shm lk_bursty lk_late lk_slow lk_slowing lk_fds \
          ok_churn ok_cache ok_batch ok_arenas ok_onetime ok_idle; do
     start $n "$BIN/$n"

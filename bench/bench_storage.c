@@ -9,14 +9,15 @@
  *   bytes/point:   after a checkpoint; realistic memory workload, random
  *   query:         7 days at 1 Hz to 1,000 buckets; one day raw
  *   small:         one series of 2,000 over the last minute; latest of all
- *   rollup rows:   bytes per 1-minute / 1-hour row (dbstat)
+ *   rollup rows:   bytes per 1-minute / 10-minute / 1-hour row (dbstat)
  *   live hour:     a daemon's hour: 150 processes x the process collector's
  *                  Linux metric set, 1 s ticks started +-1 ms off their due
  *                  time, flushed every 5 s, file bytes per point all-in
  *   2 s processes: processes that live two seconds (2 points per series),
  *                  file bytes per series created
  *
- * `bench_storage history` runs only the 300-series 7-day read (issue 26).
+ * `bench_storage history` runs only the 300-series 7-day read (issue 26),
+ * `bench_storage bytes` only the bytes per point (and per rollup row).
  * `bench_storage live` runs only the last two, `bench_storage query` only
  * bulk ingest and the 7-day query.
  *
@@ -264,6 +265,14 @@ static void bench_bytes(int realistic)
 		printf("1m rollups at the default retention (90 days) vs raw chunks (7 days): "
 		       "%.2f x\n", table_bytes_per_row(mw_store_db(s), "rollup_1m") * 90 * 1440 /
 		       (raw * 7 * 86400));
+	if (realistic)	/* kept as long as the minutes (storage/SCHEMA.md) */
+		printf("10m rollups (%.1f bytes per row) at their retention (90 days): %.3f x the "
+		       "1m rollups, %.2f x raw chunks (7 days)\n",
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m"),
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m") /
+			       (10 * table_bytes_per_row(mw_store_db(s), "rollup_1m")),
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m") * 90 * 144 /
+			       (raw * 7 * 86400));
 	mw_store_free(s);
 	mw_test_db_remove("bench_storage.tmp.db");
 
@@ -522,10 +531,31 @@ static void bench_query(void)
 
 /* ---- history at the scale of a soak (issue 26) ------------------------------ */
 
-/* 300 series over 7 days to 1,000 buckets: the auto tier reads the
- * 1-minute rollups (10,080 rows a series).  One point a minute makes the
- * same rollup rows as 1 Hz would, without a long ingest.  Baseline: the
- * same minute rows in a plain table, one GROUP BY over all series. */
+/* 300 series over 7 days to 1,000 buckets: the auto step is 20 minutes,
+ * read from the 10-minute rollups (1,008 rows a series).  One point a
+ * minute makes the same rollup rows as 1 Hz would, without a long ingest.
+ * Baselines in the same run: the way before the 10-minute tier (11-minute
+ * steps from the 1-minute rollups, 10,080 rows a series), and the same
+ * minute rows in a plain table, one GROUP BY over all series. */
+static double history_read(struct mw_reader *r, const struct mw_range_query *q, int rounds,
+			   size_t *nt, size_t *ns, enum mw_tier *tier)
+{
+	struct mw_range_result res;
+	struct mw_err err;
+	double t = now_s();
+	int i;
+
+	for (i = 0; i < rounds; i++) {
+		if (mw_reader_range(r, "bench_bytes", q, &res, &err))
+			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
+		*nt = res.nt;
+		*ns = res.nseries;
+		*tier = res.tier;
+		mw_range_result_release(&res);
+	}
+	return (now_s() - t) / rounds;
+}
+
 static void bench_history(void)
 {
 	enum { NS = 300, ROUNDS = 3 };
@@ -541,9 +571,9 @@ static void bench_history(void)
 	 * raw chunks of a real soak, which the auto choice counts). */
 	const char *every = getenv("MW_BENCH_HISTORY_EVERY_S");
 	int64_t every_ms = every && atoi(every) > 0 && atoi(every) <= 60 ? atoi(every) * 1000LL : 60000;
-	size_t nt = 0, ns = 0;
-	double t, ours, base;
-	struct mw_range_result res;
+	size_t nt = 0, ns = 0, old_nt = 0;
+	double t, ours, old, base;
+	enum mw_tier tier = MW_TIER_AUTO, old_tier = MW_TIER_AUTO;
 	struct mw_range_query q;
 	struct mw_store *s = NULL;
 	sqlite3_stmt *st;
@@ -576,20 +606,19 @@ static void bench_history(void)
 	}
 	mw_range_query_init(&q, T0, T0 + span - 1);
 	q.max_points = 1000;
-	t = now_s();
-	for (i = 0; i < ROUNDS; i++) {
-		if (mw_reader_range(r, "bench_bytes", &q, &res, &err))
-			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
-		nt = res.nt;
-		ns = res.nseries;
-		mw_range_result_release(&res);
-	}
-	ours = (now_s() - t) / ROUNDS;
+	ours = history_read(r, &q, ROUNDS, &nt, &ns, &tier);
+	/* before the 10-minute tier: the auto step was 11 minutes, read from
+	 * the minute rows */
+	q.step_ms = 11 * 60000;
+	q.tier = MW_TIER_1M;
+	old = history_read(r, &q, ROUNDS, &old_nt, &ns, &old_tier);
 	mw_reader_free(r);
 	if (!kept)
 		mw_test_db_remove(path);
 	if (kept && getenv("MW_BENCH_HISTORY_ONLY")) {
-		printf("history %zu series x 7 days to %zu buckets: %.1f ms\n", ns, nt, ours * 1e3);
+		printf("history %zu series x 7 days to %zu buckets (%s tier): %.1f ms; %zu buckets "
+		       "from the %s tier %.1f ms\n", ns, nt, mw_tier_name(tier), ours * 1e3, old_nt,
+		       mw_tier_name(old_tier), old * 1e3);
 		return;
 	}
 
@@ -631,10 +660,13 @@ static void bench_history(void)
 	sqlite3_finalize(st);
 	sqlite3_close(b.db);
 	mw_test_db_remove("bench_storage_base.tmp.db");
-	printf("history %zu series x 7 days to %zu buckets (1-minute rollups): %.1f ms "
-	       "(%.2f ms a series; baseline one GROUP BY over minute rows %.1f ms, ratio %.2f) "
-	       "target <= 150 ms\n", ns, nt, ours * 1e3, ours * 1e3 / (double)(ns ? ns : 1),
-	       base * 1e3, ours / base);
+	printf("history %zu series x 7 days to %zu buckets (%s tier, step %lld min): %.1f ms "
+	       "(%.2f ms a series; before the 10-minute tier, %zu buckets from the %s tier "
+	       "%.1f ms, ratio %.2f; one GROUP BY over minute rows %.1f ms, ratio %.3f) "
+	       "target <= 150 ms\n", ns, nt, mw_tier_name(tier),
+	       (long long)(span / (int64_t)(nt ? nt : 1) / 60000), ours * 1e3,
+	       ours * 1e3 / (double)(ns ? ns : 1), old_nt, mw_tier_name(old_tier), old * 1e3,
+	       ours / old, base * 1e3, ours / base);
 }
 
 /* ---- a live daemon ------------------------------------------------------ */
@@ -882,6 +914,11 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "query")) {
 		bench_bulk();
 		bench_query();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "bytes")) {
+		bench_bytes(1);
+		bench_bytes(0);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "history")) {

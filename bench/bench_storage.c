@@ -17,7 +17,9 @@
  *                  file bytes per series created
  *
  * `bench_storage history` runs only the 300-series 7-day read (issue 26),
- * `bench_storage bytes` only the bytes per point (and per rollup row).
+ * `bench_storage bytes` only the bytes per point (and per rollup row),
+ * `bench_storage week` a simulated week through the writer (MW_BENCH_WEEK_*,
+ * at bench_week; not part of the default run: an hour or more).
  * `bench_storage live` runs only the last two, `bench_storage query` only
  * bulk ingest and the 7-day query.
  *
@@ -908,12 +910,111 @@ static void bench_short_lived(void)
 	       base, ours_used / base);
 }
 
+/* ---- a simulated week (issue 26) ---------------------------------------------- */
+
+static long env_long(const char *name, long def)
+{
+	const char *v = getenv(name);
+
+	return v && atol(v) > 0 ? atol(v) : def;
+}
+
+/* Seconds mw_store_open takes on path (full_check_every_ms 0: the full
+ * quick_check, as after a crash; else skipped after the clean stop). */
+static double open_seconds(const char *path, int64_t full_check_every_ms)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t;
+
+	mw_test_store_options(&o, path);
+	o.full_check_every_ms = full_check_every_ms;
+	t = now_s();
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		exit(1);
+	}
+	t = now_s() - t;
+	mw_store_free(s);
+	return t;
+}
+
+/* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
+ * series at 1 s for MW_BENCH_WEEK_DAYS days (7), through the writer with
+ * the default retention and a maintenance step after each flush (every
+ * MW_BENCH_WEEK_FLUSH ticks, 5 as the daemon's flush_interval), stopped
+ * cleanly: file bytes per point all-in, and the start-up on that file
+ * after the clean stop and with the full check a crash makes. */
+static void bench_week(void)
+{
+	const long procs = env_long("MW_BENCH_WEEK_PROCS", 1000);
+	const long days = env_long("MW_BENCH_WEEK_DAYS", 7);
+	const long flush = env_long("MW_BENCH_WEEK_FLUSH", 5);
+	const char *path = "bench_storage_week.tmp.db";
+	struct proc *p = calloc((size_t)procs, sizeof(*p));
+	int64_t k, ticks = days * 86400, bytes;
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t, write_s, clean_s, full_s;
+	sqlite3 *db;
+	long i;
+
+	mw_test_db_remove(path);
+	mw_test_store_options(&o, path);
+	if (!p || mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", p ? err.msg : "out of memory");
+		exit(1);
+	}
+	for (i = 0; i < procs; i++)
+		proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
+	t = now_s();
+	for (k = 0; k < ticks; k++) {
+		int64_t ts = tick_ts(k);
+
+		for (i = 0; i < procs; i++) {
+			proc_step(&p[i]);
+			proc_add(s, &p[i], ts);
+		}
+		if (k % flush == flush - 1) {
+			mw_bench_store_flush(s);
+			if (mw_store_maintain(s, ts, &err))
+				fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		}
+		if (k % 86400 == 86399)
+			fprintf(stderr, "bench_storage: week: day %lld written (%.0f s)\n",
+				(long long)(k / 86400 + 1), now_s() - t);
+	}
+	mw_store_free(s);
+	write_s = now_s() - t;
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		die_sql(db, "week");
+	bytes = file_bytes(db);
+	sqlite3_close(db);
+	clean_s = open_seconds(path, 7 * 86400000LL);
+	full_s = open_seconds(path, 0);
+	printf("week: %ld processes x %d series x %ld days at 1 s (flush every %ld s, default "
+	       "retention): %.3f B/pt file all-in (%.1f MB, %.0f s to write) target <= 1; "
+	       "start-up %.3f s after a clean stop, %.3f s with the full check target <= 1 s\n",
+	       procs, PROC_METRICS, days, flush,
+	       (double)bytes / ((double)procs * PROC_METRICS * (double)ticks), (double)bytes / 1e6,
+	       write_s, clean_s, full_s);
+	free(p);
+	if (!getenv("MW_BENCH_WEEK_KEEP"))
+		mw_test_db_remove(path);
+}
+
 int main(int argc, char **argv)
 {
 	make_keys();
 	if (argc > 1 && !strcmp(argv[1], "query")) {
 		bench_bulk();
 		bench_query();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "week")) {
+		bench_week();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "bytes")) {

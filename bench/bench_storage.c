@@ -777,6 +777,18 @@ static int64_t tick_ts(int64_t k)
 	return at_start ? wall : mw_tick_stamp(&tick_clock, due, 1000000000LL, start, wall);
 }
 
+/* Tick k of n processes: each moves and adds its series. */
+static void procs_tick(struct mw_store *s, struct proc *p, long n, int64_t k)
+{
+	int64_t ts = tick_ts(k);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		proc_step(&p[i]);
+		proc_add(s, &p[i], ts);
+	}
+}
+
 static void bench_live_hour(bool start_stamps)
 {
 	enum { PROCS = 150, TICKS = 3600, FLUSH = 5 };
@@ -792,12 +804,7 @@ static void bench_live_hour(bool start_stamps)
 		proc_init(&p[i], 1000 + i, T0 - 86400000LL);
 	t = now_s();
 	for (k = 0; k < TICKS; k++) {
-		int64_t ts = tick_ts(k);
-
-		for (i = 0; i < PROCS; i++) {
-			proc_step(&p[i]);
-			proc_add(s, &p[i], ts);
-		}
+		procs_tick(s, p, PROCS, k);
 		if (k % FLUSH == FLUSH - 1)
 			mw_bench_store_flush(s);
 	}
@@ -981,15 +988,10 @@ static void bench_week(void)
 		proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
 	t = now_s();
 	for (k = 0; k < ticks; k++) {
-		int64_t ts = tick_ts(k);
-
-		for (i = 0; i < procs; i++) {
-			proc_step(&p[i]);
-			proc_add(s, &p[i], ts);
-		}
+		procs_tick(s, p, procs, k);
 		if (k % flush == flush - 1) {
 			mw_bench_store_flush(s);
-			if (mw_store_maintain(s, ts, &err))
+			if (mw_store_maintain(s, T0 + k * 1000, &err))
 				fprintf(stderr, "bench_storage: week: %s\n", err.msg);
 		}
 		if (k % 86400 == 86399)

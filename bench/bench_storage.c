@@ -9,14 +9,17 @@
  *   bytes/point:   after a checkpoint; realistic memory workload, random
  *   query:         7 days at 1 Hz to 1,000 buckets; one day raw
  *   small:         one series of 2,000 over the last minute; latest of all
- *   rollup rows:   bytes per 1-minute / 1-hour row (dbstat)
+ *   rollup rows:   bytes per 1-minute / 10-minute / 1-hour row (dbstat)
  *   live hour:     a daemon's hour: 150 processes x the process collector's
  *                  Linux metric set, 1 s ticks started +-1 ms off their due
  *                  time, flushed every 5 s, file bytes per point all-in
  *   2 s processes: processes that live two seconds (2 points per series),
  *                  file bytes per series created
  *
- * `bench_storage history` runs only the 300-series 7-day read (issue 26).
+ * `bench_storage history` runs only the 300-series 7-day read (issue 26),
+ * `bench_storage bytes` only the bytes per point (and per rollup row),
+ * `bench_storage week` a simulated week through the writer (MW_BENCH_WEEK_*,
+ * at bench_week; not part of the default run: an hour or more).
  * `bench_storage live` runs only the last two, `bench_storage query` only
  * bulk ingest and the 7-day query.
  *
@@ -264,6 +267,14 @@ static void bench_bytes(int realistic)
 		printf("1m rollups at the default retention (90 days) vs raw chunks (7 days): "
 		       "%.2f x\n", table_bytes_per_row(mw_store_db(s), "rollup_1m") * 90 * 1440 /
 		       (raw * 7 * 86400));
+	if (realistic)	/* kept as long as the minutes (storage/SCHEMA.md) */
+		printf("10m rollups (%.1f bytes per row) at their retention (90 days): %.3f x the "
+		       "1m rollups, %.2f x raw chunks (7 days)\n",
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m"),
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m") /
+			       (10 * table_bytes_per_row(mw_store_db(s), "rollup_1m")),
+		       table_bytes_per_row(mw_store_db(s), "rollup_10m") * 90 * 144 /
+			       (raw * 7 * 86400));
 	mw_store_free(s);
 	mw_test_db_remove("bench_storage.tmp.db");
 
@@ -522,10 +533,31 @@ static void bench_query(void)
 
 /* ---- history at the scale of a soak (issue 26) ------------------------------ */
 
-/* 300 series over 7 days to 1,000 buckets: the auto tier reads the
- * 1-minute rollups (10,080 rows a series).  One point a minute makes the
- * same rollup rows as 1 Hz would, without a long ingest.  Baseline: the
- * same minute rows in a plain table, one GROUP BY over all series. */
+/* 300 series over 7 days to 1,000 buckets: the auto step is 20 minutes,
+ * read from the 10-minute rollups (1,008 rows a series).  One point a
+ * minute makes the same rollup rows as 1 Hz would, without a long ingest.
+ * Baselines in the same run: the way before the 10-minute tier (11-minute
+ * steps from the 1-minute rollups, 10,080 rows a series), and the same
+ * minute rows in a plain table, one GROUP BY over all series. */
+static double history_read(struct mw_reader *r, const struct mw_range_query *q, int rounds,
+			   size_t *nt, size_t *ns, enum mw_tier *tier)
+{
+	struct mw_range_result res;
+	struct mw_err err;
+	double t = now_s();
+	int i;
+
+	for (i = 0; i < rounds; i++) {
+		if (mw_reader_range(r, "bench_bytes", q, &res, &err))
+			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
+		*nt = res.nt;
+		*ns = res.nseries;
+		*tier = res.tier;
+		mw_range_result_release(&res);
+	}
+	return (now_s() - t) / rounds;
+}
+
 static void bench_history(void)
 {
 	enum { NS = 300, ROUNDS = 3 };
@@ -541,9 +573,9 @@ static void bench_history(void)
 	 * raw chunks of a real soak, which the auto choice counts). */
 	const char *every = getenv("MW_BENCH_HISTORY_EVERY_S");
 	int64_t every_ms = every && atoi(every) > 0 && atoi(every) <= 60 ? atoi(every) * 1000LL : 60000;
-	size_t nt = 0, ns = 0;
-	double t, ours, base;
-	struct mw_range_result res;
+	size_t nt = 0, ns = 0, old_nt = 0;
+	double t, ours, old, base;
+	enum mw_tier tier = MW_TIER_AUTO, old_tier = MW_TIER_AUTO;
 	struct mw_range_query q;
 	struct mw_store *s = NULL;
 	sqlite3_stmt *st;
@@ -576,20 +608,19 @@ static void bench_history(void)
 	}
 	mw_range_query_init(&q, T0, T0 + span - 1);
 	q.max_points = 1000;
-	t = now_s();
-	for (i = 0; i < ROUNDS; i++) {
-		if (mw_reader_range(r, "bench_bytes", &q, &res, &err))
-			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
-		nt = res.nt;
-		ns = res.nseries;
-		mw_range_result_release(&res);
-	}
-	ours = (now_s() - t) / ROUNDS;
+	ours = history_read(r, &q, ROUNDS, &nt, &ns, &tier);
+	/* before the 10-minute tier: the auto step was 11 minutes, read from
+	 * the minute rows */
+	q.step_ms = 11 * 60000;
+	q.tier = MW_TIER_1M;
+	old = history_read(r, &q, ROUNDS, &old_nt, &ns, &old_tier);
 	mw_reader_free(r);
 	if (!kept)
 		mw_test_db_remove(path);
 	if (kept && getenv("MW_BENCH_HISTORY_ONLY")) {
-		printf("history %zu series x 7 days to %zu buckets: %.1f ms\n", ns, nt, ours * 1e3);
+		printf("history %zu series x 7 days to %zu buckets (%s tier): %.1f ms; %zu buckets "
+		       "from the %s tier %.1f ms\n", ns, nt, mw_tier_name(tier), ours * 1e3, old_nt,
+		       mw_tier_name(old_tier), old * 1e3);
 		return;
 	}
 
@@ -631,10 +662,13 @@ static void bench_history(void)
 	sqlite3_finalize(st);
 	sqlite3_close(b.db);
 	mw_test_db_remove("bench_storage_base.tmp.db");
-	printf("history %zu series x 7 days to %zu buckets (1-minute rollups): %.1f ms "
-	       "(%.2f ms a series; baseline one GROUP BY over minute rows %.1f ms, ratio %.2f) "
-	       "target <= 150 ms\n", ns, nt, ours * 1e3, ours * 1e3 / (double)(ns ? ns : 1),
-	       base * 1e3, ours / base);
+	printf("history %zu series x 7 days to %zu buckets (%s tier, step %lld min): %.1f ms "
+	       "(%.2f ms a series; before the 10-minute tier, %zu buckets from the %s tier "
+	       "%.1f ms, ratio %.2f; one GROUP BY over minute rows %.1f ms, ratio %.3f) "
+	       "target <= 150 ms\n", ns, nt, mw_tier_name(tier),
+	       (long long)(span / (int64_t)(nt ? nt : 1) / 60000), ours * 1e3,
+	       ours * 1e3 / (double)(ns ? ns : 1), old_nt, mw_tier_name(old_tier), old * 1e3,
+	       ours / old, base * 1e3, ours / base);
 }
 
 /* ---- a live daemon ------------------------------------------------------ */
@@ -743,6 +777,18 @@ static int64_t tick_ts(int64_t k)
 	return at_start ? wall : mw_tick_stamp(&tick_clock, due, 1000000000LL, start, wall);
 }
 
+/* Tick k of n processes: each moves and adds its series. */
+static void procs_tick(struct mw_store *s, struct proc *p, long n, int64_t k)
+{
+	int64_t ts = tick_ts(k);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		proc_step(&p[i]);
+		proc_add(s, &p[i], ts);
+	}
+}
+
 static void bench_live_hour(bool start_stamps)
 {
 	enum { PROCS = 150, TICKS = 3600, FLUSH = 5 };
@@ -758,12 +804,7 @@ static void bench_live_hour(bool start_stamps)
 		proc_init(&p[i], 1000 + i, T0 - 86400000LL);
 	t = now_s();
 	for (k = 0; k < TICKS; k++) {
-		int64_t ts = tick_ts(k);
-
-		for (i = 0; i < PROCS; i++) {
-			proc_step(&p[i]);
-			proc_add(s, &p[i], ts);
-		}
+		procs_tick(s, p, PROCS, k);
 		if (k % FLUSH == FLUSH - 1)
 			mw_bench_store_flush(s);
 	}
@@ -876,12 +917,121 @@ static void bench_short_lived(void)
 	       base, ours_used / base);
 }
 
+/* ---- a simulated week (issue 26) ---------------------------------------------- */
+
+static long env_long(const char *name, long def)
+{
+	const char *v = getenv(name);
+
+	return v && atol(v) > 0 ? atol(v) : def;
+}
+
+/* Seconds mw_store_open takes on path (full_check_every_ms 0: the full
+ * quick_check, as after a crash; else skipped after the clean stop). */
+static double open_seconds(const char *path, int64_t full_check_every_ms)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t;
+
+	mw_test_store_options(&o, path);
+	o.full_check_every_ms = full_check_every_ms;
+	t = now_s();
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		exit(1);
+	}
+	t = now_s() - t;
+	mw_store_free(s);
+	return t;
+}
+
+/* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
+ * series at 1 s for MW_BENCH_WEEK_DAYS days (7; or MW_BENCH_WEEK_HOURS
+ * hours, for a shorter run), through the writer with
+ * the default retention and a maintenance step after each flush (every
+ * MW_BENCH_WEEK_FLUSH ticks, 5 as the daemon's flush_interval), stopped
+ * cleanly: file bytes per point all-in, and the start-up on that file
+ * after the clean stop and with the full check a crash makes.
+ * MW_BENCH_WEEK_REOPEN: only the start-up, three times, on a file an
+ * earlier run kept (MW_BENCH_WEEK_KEEP). */
+static void bench_week(void)
+{
+	const long procs = env_long("MW_BENCH_WEEK_PROCS", 1000);
+	const long hours = env_long("MW_BENCH_WEEK_HOURS", 24 * env_long("MW_BENCH_WEEK_DAYS", 7));
+	const long flush = env_long("MW_BENCH_WEEK_FLUSH", 5);
+	const char *path = "bench_storage_week.tmp.db";
+	struct proc *p = calloc((size_t)procs, sizeof(*p));
+	int64_t k, ticks = (int64_t)hours * 3600, bytes;
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t, write_s, clean_s, full_s;
+	sqlite3 *db;
+	long i;
+
+	if (getenv("MW_BENCH_WEEK_REOPEN")) {	/* a file kept by MW_BENCH_WEEK_KEEP */
+		for (i = 0; i < 3; i++)
+			printf("week: start-up %.3f s after a clean stop\n",
+			       open_seconds(path, 7 * 86400000LL));
+		free(p);
+		return;
+	}
+	mw_test_db_remove(path);
+	mw_test_store_options(&o, path);
+	if (!p || mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", p ? err.msg : "out of memory");
+		exit(1);
+	}
+	for (i = 0; i < procs; i++)
+		proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
+	t = now_s();
+	for (k = 0; k < ticks; k++) {
+		procs_tick(s, p, procs, k);
+		if (k % flush == flush - 1) {
+			mw_bench_store_flush(s);
+			if (mw_store_maintain(s, T0 + k * 1000, &err))
+				fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		}
+		if (k % 86400 == 86399)
+			fprintf(stderr, "bench_storage: week: day %lld written (%.0f s)\n",
+				(long long)(k / 86400 + 1), now_s() - t);
+	}
+	mw_store_free(s);
+	write_s = now_s() - t;
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		die_sql(db, "week");
+	bytes = file_bytes(db);
+	sqlite3_close(db);
+	clean_s = open_seconds(path, 7 * 86400000LL);
+	full_s = open_seconds(path, 0);
+	printf("week: %ld processes x %d series x %ld h at 1 s (flush every %ld s, default "
+	       "retention): %.3f B/pt file all-in (%.1f MB, %.0f s to write) target <= 1; "
+	       "start-up %.3f s after a clean stop, %.3f s with the full check target <= 1 s\n",
+	       procs, PROC_METRICS, hours, flush,
+	       (double)bytes / ((double)procs * PROC_METRICS * (double)ticks), (double)bytes / 1e6,
+	       write_s, clean_s, full_s);
+	free(p);
+	if (!getenv("MW_BENCH_WEEK_KEEP"))
+		mw_test_db_remove(path);
+}
+
 int main(int argc, char **argv)
 {
 	make_keys();
 	if (argc > 1 && !strcmp(argv[1], "query")) {
 		bench_bulk();
 		bench_query();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "week")) {
+		bench_week();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "bytes")) {
+		bench_bytes(1);
+		bench_bytes(0);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "history")) {

@@ -24,7 +24,7 @@
  * mw_series_key_format() in core/batch.h writes it).  A series has an
  * integer id, stable for the life of the database.  Points are
  * (ts_ms, double value); ts_ms is wall-clock milliseconds since the epoch.
- * Three tiers hold them: raw points, 1-minute and 1-hour rollups
+ * Four tiers hold them: raw points, 1-minute, 10-minute and 1-hour rollups
  * (min, max, avg, last, count per bucket).
  *
  * Selectors (mw_reader_find and friends) are Prometheus instant-vector
@@ -142,9 +142,10 @@ enum mw_tier {
 	MW_TIER_AUTO = -1,
 	MW_TIER_RAW = 0,
 	MW_TIER_1M = 1,
-	MW_TIER_1H = 2,
+	MW_TIER_10M = 2,
+	MW_TIER_1H = 3,
 };
-const char *mw_tier_name(enum mw_tier tier);	/* "raw", "1m", "1h" */
+const char *mw_tier_name(enum mw_tier tier);	/* "raw", "1m", "10m", "1h" */
 
 /* step_ms values with a special meaning. */
 #define MW_STEP_AUTO 0		/* choose from the range and max_points */
@@ -198,8 +199,10 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
  *
  * An explicit step (step_ms > 0) is always honoured: the result has
  * exactly that step_ms, read from the coarsest tier whose resolution is
- * at most the step (raw below a minute; or the forced tier, which must
- * divide it).  When the step is not a multiple of that resolution (90 s
+ * at most the step (raw below a minute; the 10-minute tier only for a
+ * multiple of 10 minutes below an hour, so 15 min reads minute rows; or
+ * the forced tier, which must divide it).  When the step is not a
+ * multiple of that resolution (90 s
  * from 1-minute rows), each stored bucket goes whole into the step bucket
  * holding its start: a step bucket then aggregates the points of the
  * tier buckets starting in it (two minutes, then one, for 90 s), and
@@ -213,7 +216,8 @@ int mw_range_query_check(const struct mw_range_query *q, struct mw_err *err);
  * answers with 400.
  *
  * MW_STEP_AUTO picks step = range / max_points rounded up to a whole
- * second, minute or hour (widened until the axis fits max_points), and
+ * second, minute (up to 10), 10 minutes (up to an hour) or hour (widened
+ * until the axis fits max_points), and
  * the coarsest tier whose resolution divides the step; when that tier has
  * expired at from_ms (a coarser tier reaches further back than its oldest
  * data, floored to the coarser bucket) the next coarser tier and its

@@ -35,15 +35,16 @@
 enum {
 	MW_SLOT_BEGIN = 8, MW_SLOT_COMMIT, MW_SLOT_ROLLBACK,	/* reader.c */
 	/* query_series.c (mw_reader_tier_first / _last lend the tier ones) */
-	MW_SLOT_FIRST_RAW, MW_SLOT_FIRST_1M, MW_SLOT_FIRST_1H,
-	MW_SLOT_LAST_RAW, MW_SLOT_LAST_1M, MW_SLOT_LAST_1H,
+	MW_SLOT_FIRST_RAW, MW_SLOT_FIRST_1M, MW_SLOT_FIRST_10M, MW_SLOT_FIRST_1H,
+	MW_SLOT_LAST_RAW, MW_SLOT_LAST_1M, MW_SLOT_LAST_10M, MW_SLOT_LAST_1H,
 	MW_SLOT_FIRST_RECORDED,
 	MW_SLOT_FIND_NAME, MW_SLOT_FIND_LABEL, MW_SLOT_FIND_ALL, MW_SLOT_NAMES,
 	MW_SLOT_BY_ID, MW_SLOT_BY_KEY, MW_SLOT_LATEST_LIVE,
 	MW_SLOT_LABEL,		/* label_cache.c */
 	/* query_range.c: a rollup read per tier and aggregation (4 each, in
 	 * enum mw_agg order), reading only the column the aggregation needs */
-	MW_SLOT_CHUNK_RANGE, MW_SLOT_ROLLUP_1M, MW_SLOT_ROLLUP_1H = MW_SLOT_ROLLUP_1M + 4,
+	MW_SLOT_CHUNK_RANGE, MW_SLOT_ROLLUP_1M, MW_SLOT_ROLLUP_10M = MW_SLOT_ROLLUP_1M + 4,
+	MW_SLOT_ROLLUP_1H = MW_SLOT_ROLLUP_10M + 4,
 	MW_SLOT_RAW_COUNT = MW_SLOT_ROLLUP_1H + 4,
 	/* query_latest.c */
 	MW_SLOT_PAST, MW_SLOT_FIRST_CHUNK,
@@ -87,8 +88,9 @@ char *mw_column_dup(sqlite3_stmt *st, int col);
 /* Count a finished query (started at t0, mw_clock_mono_ns). */
 void mw_reader_count(int64_t t0);
 
-/* Resolution of each tier (MW_TIER_RAW, _1M, _1H) in ms. */
-extern const int64_t mw_tier_res[3];
+/* Resolution of each tier (MW_TIER_RAW, _1M, _10M, _1H) in ms. */
+#define MW_READ_TIERS 4
+extern const int64_t mw_tier_res[MW_READ_TIERS];
 
 /* Floor division (a / b rounded towards minus infinity), b > 0. */
 static inline int64_t mw_floor_div(int64_t a, int64_t b)
@@ -122,7 +124,7 @@ int mw_reader_load_series(struct mw_reader *r, const struct mw_selector *sel,
 /* Fill first_ts / last_ts of info[0..n) from every tier. */
 int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 			 struct mw_err *err);
-/* Statements of one tier (0 raw, 1 1m, 2 1h) with series ?1: the start of
+/* Statements of one tier (0 raw, 1 1m, 2 10m, 3 1h) with series ?1: the start of
  * its oldest data, the end of its newest (NULL: none). */
 sqlite3_stmt *mw_reader_tier_first(struct mw_reader *r, int tier, struct mw_err *err);
 sqlite3_stmt *mw_reader_tier_last(struct mw_reader *r, int tier, struct mw_err *err);
@@ -140,7 +142,7 @@ int64_t mw_round_up(int64_t v, int64_t m);
 size_t mw_points_limit(const struct mw_range_query *q);
 /* The automatic step for [from, to] in at most maxp buckets. */
 int64_t mw_auto_step(int64_t from, int64_t to, size_t maxp);
-/* The tier (0-2) an explicit step reads; step is q->step_ms > 0. */
+/* The tier (0-3) an explicit step reads; step is q->step_ms > 0. */
 int mw_explicit_tier(const struct mw_range_query *q);
 /* The automatic tier and step (*step widened to it) for res's series;
  * -1 at the deadline. */

@@ -33,6 +33,8 @@ const char *mw_tier_name(enum mw_tier tier)
 		return "raw";
 	case MW_TIER_1M:
 		return "1m";
+	case MW_TIER_10M:
+		return "10m";
 	case MW_TIER_1H:
 		return "1h";
 	default:
@@ -74,14 +76,20 @@ static int64_t tier_oldest(struct mw_reader *r, int tier, const struct mw_range_
 	return oldest;
 }
 
+/* A whole second, minute, 10 minutes or hour.  Past 10 minutes the step
+ * is a multiple of the 10-minute tier's, which the auto tier then reads
+ * (issue 26: a week to 1,000 buckets is 20-minute steps from 1,008 rows a
+ * series, where 11-minute steps read 10,080 minute rows). */
 static int64_t nice_step(int64_t step)
 {
 	if (step <= 1000)
 		return 1000;
 	if (step < 60000)
 		return mw_round_up(step, 1000);
-	if (step < 3600000)
+	if (step <= 600000)
 		return mw_round_up(step, 60000);
+	if (step < 3600000)
+		return mw_round_up(step, 600000);
 	return mw_round_up(step, 3600000);
 }
 
@@ -200,10 +208,17 @@ int mw_explicit_tier(const struct mw_range_query *q)
 	/* The coarsest tier whose buckets fit in a step, also when the step is
 	 * not a multiple of them (90 s reads 1-minute rows, not raw points): a
 	 * stored bucket goes whole into the step that holds its start
-	 * (query.h). */
+	 * (query.h).  The 10-minute tier only for a multiple of 10 minutes:
+	 * 15 min reads minute rows exactly, as before the tier existed. */
+	int tier;
+
 	if (q->tier != MW_TIER_AUTO)
 		return (int)q->tier;
-	return step >= mw_tier_res[2] ? 2 : step >= mw_tier_res[1] ? 1 : 0;
+	for (tier = MW_TIER_1H; tier > MW_TIER_RAW; tier--)
+		if (step >= mw_tier_res[tier] &&
+		    (tier != MW_TIER_10M || step % mw_tier_res[tier] == 0))
+			break;
+	return tier;
 }
 
 int mw_auto_tier(struct mw_reader *r, const struct mw_range_query *q,
@@ -216,9 +231,12 @@ int mw_auto_tier(struct mw_reader *r, const struct mw_range_query *q,
 		*step = mw_round_up(*step, mw_tier_res[tier]);
 		return tier;
 	}
-	tier = *step % mw_tier_res[2] == 0 ? 2 : *step % mw_tier_res[1] == 0 ? 1 : 0;
+	/* the coarsest tier whose resolution divides the step */
+	tier = MW_TIER_1H;
+	while (tier > MW_TIER_RAW && *step % mw_tier_res[tier] != 0)
+		tier--;
 	/* A finer tier already expired at from_ms: use a coarser one. */
-	while (tier < 2 && tier_expired(r, tier, q->from_ms, res)) {
+	while (tier < MW_TIER_1H && tier_expired(r, tier, q->from_ms, res)) {
 		tier++;
 		*step = mw_round_up(*step, mw_tier_res[tier]);
 	}

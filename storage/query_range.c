@@ -30,6 +30,10 @@ static const char *const range_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_ROLLUP_1M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1m_data"),
 	[MW_SLOT_ROLLUP_1M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1m_data"),
 	[MW_SLOT_ROLLUP_1M + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_10M + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_10m_data"),
+	[MW_SLOT_ROLLUP_10M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_10m_data"),
+	[MW_SLOT_ROLLUP_10M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_10m_data"),
+	[MW_SLOT_ROLLUP_10M + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_10m_data"),
 	[MW_SLOT_ROLLUP_1H + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_1h_data"),
 	[MW_SLOT_ROLLUP_1H + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1h_data"),
 	[MW_SLOT_ROLLUP_1H + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1h_data"),
@@ -141,8 +145,7 @@ static int fill_buckets(struct mw_reader *r, int tier, enum mw_agg agg, int64_t 
 		return -1;
 	if (tier > 0) {
 		if (!(cov = mw_reader_tier_last(r, tier, err)) ||
-		    !(st = stmt(r, (tier == 1 ? MW_SLOT_ROLLUP_1M : MW_SLOT_ROLLUP_1H) + (int)agg,
-				err)))
+		    !(st = stmt(r, MW_SLOT_ROLLUP_1M + 4 * (tier - 1) + (int)agg, err)))
 			return -1;
 		lo = mw_stmt_int(cov, id, INT64_MIN);
 		lo = lo == INT64_MIN ? bk->from : lo + mw_tier_res[tier];

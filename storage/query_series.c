@@ -26,12 +26,14 @@
 static const char *const series_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 	[MW_SLOT_FIRST_1M] = "SELECT min(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[MW_SLOT_FIRST_10M] = "SELECT min(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
 	[MW_SLOT_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	/* the newest chunk's newest point (an open chunk's max_ts is a bound,
 	 * see store.c; last_ts is NULL when it is max_ts) */
 	[MW_SLOT_LAST_RAW] = "SELECT coalesce(last_ts, max_ts) FROM chunk WHERE series_id = ? "
 			     "ORDER BY max_ts DESC LIMIT 1",
 	[MW_SLOT_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[MW_SLOT_LAST_10M] = "SELECT max(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
 	[MW_SLOT_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[MW_SLOT_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",
 	[MW_SLOT_FIND_NAME] = SERIES_COLS " FROM metric m JOIN series s ON s.metric_id = m.id"
@@ -111,12 +113,12 @@ void mw_series_list_release(struct mw_series_list *list)
  * the oldest rollup bucket.  Rollup buckets start before their first
  * point, so they alone never give it.
  */
-static int64_t first_point(int64_t recorded, const int64_t lo[3])
+static int64_t first_point(int64_t recorded, const int64_t lo[MW_READ_TIERS])
 {
 	int64_t start = INT64_MAX, end = INT64_MAX, e;
 	int t;
 
-	for (t = 0; t < 3; t++) {
+	for (t = 0; t < MW_READ_TIERS; t++) {
 		if (lo[t] == INT64_MAX)
 			continue;
 		if (lo[t] < start)
@@ -138,22 +140,22 @@ static int64_t first_point(int64_t recorded, const int64_t lo[3])
 int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 			 struct mw_err *err)
 {
-	sqlite3_stmt *first[3], *last[3], *rec = NULL;
+	sqlite3_stmt *first[MW_READ_TIERS], *last[MW_READ_TIERS], *rec = NULL;
 	size_t i;
 	int t;
 
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < MW_READ_TIERS; t++)
 		if (!(first[t] = mw_reader_tier_first(r, t, err)) ||
 		    !(last[t] = mw_reader_tier_last(r, t, err)))
 			return -1;
 	if (!(rec = stmt(r, MW_SLOT_FIRST_RECORDED, err)))
 		return -1;
 	for (i = 0; i < n; i++) {
-		int64_t lo[3], hi = INT64_MIN;
+		int64_t lo[MW_READ_TIERS], hi = INT64_MIN;
 
 		if (mw_reader_check_deadline(r, err))
 			return -1;
-		for (t = 0; t < 3; t++) {
+		for (t = 0; t < MW_READ_TIERS; t++) {
 			int64_t b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
 
 			lo[t] = mw_stmt_int(first[t], info[i].id, INT64_MAX);

@@ -27,7 +27,7 @@
  * instructions. */
 #define PROGRESS_OPS 1000
 
-const int64_t mw_tier_res[3] = { 1, 60000, 3600000 };
+const int64_t mw_tier_res[MW_READ_TIERS] = { 1, 60000, 600000, 3600000 };
 
 static _Atomic uint64_t stat_queries, stat_total_ns, stat_last_ns;
 

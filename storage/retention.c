@@ -45,8 +45,8 @@
  * was 5 % of the writer's time under series churn.
  */
 enum {
-	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_1H, RT_EMPTY,
-	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_1H, RT_NEWEST,
+	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_10M, RT_ROLLUP_1H, RT_EMPTY,
+	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_10M, RT_LAST_1H, RT_NEWEST,
 	RT_COUNT
 };
 
@@ -56,12 +56,15 @@ static const char *const rt_sql[RT_COUNT] = {
 		      " WHERE series_id = ?1 AND max_ts < ?2 LIMIT ?3)",
 	[RT_ROLLUP_1M] = "DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < min(?2,"
 			 " (SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1) + ?3)",
+	[RT_ROLLUP_10M] = "DELETE FROM rollup_10m_data WHERE series_id = ?1 AND t < min(?2,"
+			  " (SELECT min(t) FROM rollup_10m_data WHERE series_id = ?1) + ?3)",
 	[RT_ROLLUP_1H] = "DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < min(?2,"
 			 " (SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1) + ?3)",
 	/* a series retention has emptied, not live: its catalogue rows go */
 	[RT_EMPTY] = "SELECT NOT EXISTS (SELECT 1 FROM series_live WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM chunk WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_data WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_10m_data WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1h_data WHERE series_id = ?1)",
 	/* the series has raw chunks to expire: ?3 its newest raw point */
 	[RT_EXPIRING] = "SELECT (SELECT max(max_ts) FROM chunk WHERE series_id = ?1)"
@@ -72,6 +75,7 @@ static const char *const rt_sql[RT_COUNT] = {
 	[RT_TAIL_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2"
 			   " ORDER BY id",
 	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
+	[RT_LAST_10M] = "SELECT max(t) FROM rollup_10m_data WHERE series_id = ?1",
 	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[RT_NEWEST] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?1",
 };
@@ -159,7 +163,7 @@ static int roll_up_tail(struct mw_store *s, int64_t id, int64_t newest_raw, stru
 	int t, rc = 0, step;
 
 	for (t = 0; t < MW_TIERS; t++) {
-		st = s->ret->st[t ? RT_LAST_1H : RT_LAST_1M];
+		st = s->ret->st[RT_LAST_1M + t];
 		sqlite3_bind_int64(st, 1, id);
 		next[t] = INT64_MIN;
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -292,7 +296,10 @@ int mw_retention_before_cut(struct mw_store *s, int64_t id, bool held, struct mw
 
 static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 {
-	const int64_t keep[MW_TIERS] = { s->opt.retention_1m_ms, s->opt.retention_1h_ms };
+	/* 10-minute rows are kept as long as minute rows (SCHEMA.md): the
+	 * automatic step reads them only over ranges the minutes cover too */
+	const int64_t keep[MW_TIERS] = { s->opt.retention_1m_ms, s->opt.retention_1m_ms,
+					 s->opt.retention_1h_ms };
 	sqlite3_stmt *ids = s->ret->st[RT_IDS];
 	int64_t id = 0, *todo = NULL;
 	size_t ntodo = 0, cap = 0, i;
@@ -329,7 +336,7 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 			int k = 0;
 
 			if (keep[t] > 0 &&
-			    (k = run(s, t ? RT_ROLLUP_1H : RT_ROLLUP_1M, id,
+			    (k = run(s, RT_ROLLUP_1M + t, id,
 				     bucket_ceil(now_ms - keep[t], mw_rollup_res[t]),
 				     BUCKETS_PER_SERIES, err)) < 0)
 				rc = -1;

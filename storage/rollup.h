@@ -1,6 +1,7 @@
 /*
  * rollup.h - the row format of the rollup tables (rollup_1m_data,
- * rollup_1h_data; storage/SCHEMA.md), shared by the writer and readers.
+ * rollup_10m_data, rollup_1h_data; storage/SCHEMA.md), shared by the
+ * writer, the readers and the 7 -> 8 migration (rollup_fill.c).
  *
  * A bucket (min, max, last, sum, count) is stored as five numbers
  * base, min, max, last, sum such that

@@ -1,5 +1,5 @@
 /*
- * rollup_acc.c - the rollup tiers on the write side: a series' bucket
+ * rollup_acc.c - the rollup tiers (1 minute, 10 minutes, 1 hour) on the write side: a series' bucket
  * accumulators fed point by point, completed buckets queued for the next
  * flush, and a bucket row written (or merged with the stored one).
  *
@@ -15,8 +15,8 @@
 #include "rollup.h"
 #include "base/xalloc.h"
 
-const int64_t mw_rollup_res[MW_TIERS] = { 60000, 3600000 };
-const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_1h" };
+const int64_t mw_rollup_res[MW_TIERS] = { 60000, 600000, 3600000 };
+const char *const mw_rollup_table[MW_TIERS] = { "rollup_1m", "rollup_10m", "rollup_1h" };
 
 int64_t mw_floor_to(int64_t ts, int64_t res)
 {
@@ -128,12 +128,12 @@ void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,
 int mw_rollup_write(struct mw_store *s, int64_t id, const char *key, int tier, bool merge,
 		    const struct mw_rollup_acc *a, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[tier ? ST_ROLLUP_1H : ST_ROLLUP_1M];
+	sqlite3_stmt *st = s->st[ST_ROLLUP_1M + tier];
 	int64_t t = a->bucket / mw_rollup_res[tier], count = a->count;
 	double min = a->min, max = a->max, last = a->last, sum = a->sum;
 
 	if (merge) {
-		sqlite3_stmt *get = s->st[tier ? ST_MERGE_1H : ST_MERGE_1M];
+		sqlite3_stmt *get = s->st[ST_MERGE_1M + tier];
 		int rc;
 
 		sqlite3_bind_int64(get, 1, id);

@@ -2,7 +2,8 @@
  * schema.c - create, check, rename aside and migrate the database.
  *
  * Uses db.c (SQLite helpers), catalog.c (the 6 -> 7 migration interns
- * the catalogue) and codec.c.  Used by store.c (the writer's open), the
+ * the catalogue), rollup_fill.c (7 -> 8 fills the 10-minute tier) and
+ * codec.c.  Used by store.c (the writer's open), the
  * readers (the version check) and the tests.
  *
  * Why quick_check rather than integrity_check at start-up: both read every
@@ -25,6 +26,7 @@
 #include "codec.h"
 #include "catalog.h"
 #include "clean_stop.h"
+#include "rollup_fill.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -85,13 +87,21 @@ out:
 /* Buckets of integral values (sum = round(avg * count), exact to the
  * precision the old avg had) become base = min and offsets; others base 0
  * and the values themselves. */
-#define ROLLUP_V4(tier, res) \
+#define ROLLUP_TABLE(tier) \
 	"CREATE TABLE rollup_" tier "_data (" \
 	" series_id INTEGER NOT NULL," \
 	" t INTEGER NOT NULL," \
 	" base REAL NOT NULL, min REAL, max REAL, last REAL, sum REAL," \
 	" count INTEGER NOT NULL," \
-	" PRIMARY KEY (series_id, t)) WITHOUT ROWID;" \
+	" PRIMARY KEY (series_id, t)) WITHOUT ROWID;"
+/* The view with the columns of schema 3, for the sqlite3 shell. */
+#define ROLLUP_VIEW(tier, res) \
+	"CREATE VIEW rollup_" tier " AS SELECT series_id, t * " res " AS ts," \
+	" base + min AS min, base + max AS max," \
+	" (base * count + sum) / count AS avg, base + last AS last, count," \
+	" base * count + sum AS sum FROM rollup_" tier "_data;"
+#define ROLLUP_V4(tier, res) \
+	ROLLUP_TABLE(tier) \
 	"INSERT INTO rollup_" tier "_data" \
 	" SELECT series_id, ts / " res "," \
 	"  CASE WHEN i THEN min ELSE 0 END, CASE WHEN i THEN 0 ELSE min END," \
@@ -107,10 +117,13 @@ out:
 	"  AND abs(avg * count - round(avg * count)) <= 1e-9 * abs(avg * count) + 1e-9)" \
 	" AS i FROM rollup_" tier ");" \
 	"DROP TABLE rollup_" tier ";" \
-	"CREATE VIEW rollup_" tier " AS SELECT series_id, t * " res " AS ts," \
-	" base + min AS min, base + max AS max," \
-	" (base * count + sum) / count AS avg, base + last AS last, count," \
-	" base * count + sum AS sum FROM rollup_" tier "_data;"
+	ROLLUP_VIEW(tier, res)
+
+/* 7 -> 8: the 10-minute tier from the stored minutes (rollup_fill.c). */
+static int ten_minutes_v8(sqlite3 *db, struct mw_err *err)
+{
+	return mw_rollup_fill_from_minutes(db, "rollup_10m_data", 10, err);
+}
 
 /* The tail of 6 -> 7, after catalogue_v7 filled series7. */
 static const char v7_tail[] =
@@ -334,6 +347,9 @@ static const struct migration migrations[] = {
 	  "INSERT INTO label (name, value) SELECT DISTINCT name, value FROM series_label"
 	  " ORDER BY name, value;",
 	  catalogue_v7 },
+	/* 7 -> 8: 10-minute rollups (issue 26: a week to 1,000 buckets read
+	 * 10,080 minute rows a series), filled from the stored minutes. */
+	{ ROLLUP_TABLE("10m") ROLLUP_VIEW("10m", "600000"), ten_minutes_v8 },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)

@@ -220,20 +220,21 @@ static void continue_open(struct mw_store *s, struct mw_series *se, int64_t rowi
 }
 
 /*
- * The hour in progress from the stored minutes before the newest one (each
- * minute before a series' newest stored one is stored whole: store.c
- * write_quiet_minute), rather than from an hour of raw points:
- * start-up decoded up to an hour of every live series' points, and took
- * longer the later in the hour the daemon restarted.
+ * The bucket in progress of a coarser tier (10 minutes, the hour) from the
+ * stored minutes before the newest one (each minute before a series'
+ * newest stored one is stored whole: store.c write_quiet_minute), rather
+ * than from raw points: start-up decoded up to an hour of every live
+ * series' points, and took longer the later in the hour the daemon
+ * restarted.
  */
-static int minutes_into_hour(struct mw_store *s, struct mw_series *se, int64_t hour_from,
-			     int64_t minute_to, struct mw_err *err)
+static int minutes_into_tier(struct mw_store *s, struct mw_series *se, int tier,
+			     int64_t tier_from, int64_t minute_to, struct mw_err *err)
 {
 	sqlite3_stmt *st = s->st[ST_RECOVER_MINUTES];
 	int rc;
 
 	sqlite3_bind_int64(st, 1, se->id);
-	sqlite3_bind_int64(st, 2, hour_from / mw_rollup_res[0]);
+	sqlite3_bind_int64(st, 2, tier_from / mw_rollup_res[0]);
 	sqlite3_bind_int64(st, 3, minute_to / mw_rollup_res[0]);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct mw_rollup_acc part;
@@ -242,7 +243,7 @@ static int minutes_into_hour(struct mw_store *s, struct mw_series *se, int64_t h
 		part.count = sqlite3_column_int64(st, 1);
 		mw_rollup_column(st, 2, part.count, &part.min, &part.max, &part.last, &part.sum);
 		part.last_ts = part.bucket;	/* before any raw point replayed after */
-		mw_rollup_add_part(s, se, 1, &part);
+		mw_rollup_add_part(s, se, tier, &part);
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -253,8 +254,8 @@ static int minutes_into_hour(struct mw_store *s, struct mw_series *se, int64_t h
 
 /* Rebuild the rollup accumulators of one series: the points from the
  * newest stored bucket of each tier on (that bucket may have been written
- * while still in progress, so it is recomputed whole), the hour's from
- * its stored minutes where they reach (minutes_into_hour), the rest from
+ * while still in progress, so it is recomputed whole), the coarser tiers'
+ * from their stored minutes where they reach (minutes_into_tier), the rest from
  * raw chunks.  last_chunk > 0: that chunk, read on the way (its max_ts is
  * at or past every bucket's start), becomes the open chunk again
  * (continue_open). */
@@ -266,7 +267,7 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, int64_t las
 	int t, rc;
 
 	for (t = 0; t < MW_TIERS; t++) {
-		sqlite3_stmt *last = s->st[t ? ST_LAST_1H : ST_LAST_1M];
+		sqlite3_stmt *last = s->st[ST_LAST_1M + t];
 
 		sqlite3_bind_int64(last, 1, se->id);
 		since[t] = INT64_MIN;
@@ -277,15 +278,18 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, int64_t las
 		if (since[t] < from)
 			from = since[t];
 	}
-	/* minutes stored after the newest stored hour (any, when none is:
-	 * a series younger than its first whole hour, bar a crash): the hour
-	 * in progress up to the newest minute, raw points only from there */
-	if (since[0] != INT64_MIN && since[0] > since[1]) {
-		if (minutes_into_hour(s, se, since[1], since[0], err))
-			return -1;
-		since[1] = since[0];
+	/* minutes stored after a coarser tier's newest stored bucket (any,
+	 * when none is: a series younger than its first whole bucket, bar a
+	 * crash): that tier's bucket in progress up to the newest minute, raw
+	 * points only from there */
+	for (t = 1; t < MW_TIERS; t++)
+		if (since[0] != INT64_MIN && since[0] > since[t]) {
+			if (minutes_into_tier(s, se, t, since[t], since[0], err))
+				return -1;
+			since[t] = since[0];
+		}
+	if (since[0] != INT64_MIN)
 		from = since[0];
-	}
 	sqlite3_bind_int64(chunks, 1, se->id);
 	sqlite3_bind_int64(chunks, 2, from);
 	while ((rc = sqlite3_step(chunks)) == SQLITE_ROW) {

@@ -26,7 +26,8 @@
  *    series is being written into, nor the group a process is.  Before a
  *    series loses raw chunks its first point is recorded and, if the
  *    writer no longer holds it, its rollups are completed (retention.c).
- * 2. 1-minute rollup rows, then (none left) 1-hour rows: a horizon moved
+ * 2. 1-minute rollup rows, then (none left) 10-minute rows, then (none
+ *    left) 1-hour rows: a horizon moved
  *    up a thirty-second of the tier's span at a time and applied series
  *    by series, SWEEP_SERIES per round (there is no index by time on the
  *    rollup tables: it would cost a third of their size).
@@ -57,7 +58,8 @@
 #define WAL_PART 16		/* the WAL is checkpointed past max_size / WAL_PART */
 
 enum {
-	SC_OLDEST, SC_DELETE, SC_SERIES, SC_CUT_1M, SC_CUT_1H, SC_MIN_1M, SC_MIN_1H,
+	SC_OLDEST, SC_DELETE, SC_SERIES,
+	SC_CUT_1M, SC_CUT_10M, SC_CUT_1H, SC_MIN_1M, SC_MIN_10M, SC_MIN_1H,	/* in tier order */
 	SC_PAGES, SC_FREE,
 	SC_COUNT
 };
@@ -68,8 +70,10 @@ static const char *const sc_sql[SC_COUNT] = {
 	[SC_DELETE] = "DELETE FROM chunk WHERE id = ?1",
 	[SC_SERIES] = "SELECT id FROM series WHERE id > ?1 ORDER BY id LIMIT ?2",
 	[SC_CUT_1M] = "DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < ?2",
+	[SC_CUT_10M] = "DELETE FROM rollup_10m_data WHERE series_id = ?1 AND t < ?2",
 	[SC_CUT_1H] = "DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < ?2",
 	[SC_MIN_1M] = "SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1",
+	[SC_MIN_10M] = "SELECT min(t) FROM rollup_10m_data WHERE series_id = ?1",
 	[SC_MIN_1H] = "SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[SC_PAGES] = "PRAGMA page_count",
 	[SC_FREE] = "PRAGMA freelist_count",
@@ -89,10 +93,11 @@ struct mw_size_cut {
 	struct ids open, held;
 	/* the rollup sweep: per tier the horizon (a bucket number: rows
 	 * below it go; INT64_MIN none yet) and the oldest bucket left among
-	 * the series swept so far; hour rows only once no minute row is left */
+	 * the series swept so far; a tier's rows only once no row of a finer
+	 * tier is left: level is the coarsest tier cut by its own horizon */
 	int64_t horizon[MW_TIERS], sweep_min[MW_TIERS];
 	int64_t cursor;		/* series id the sweep resumes after */
-	bool cut_hours;
+	int level;
 };
 
 struct chunk_ref {
@@ -311,7 +316,7 @@ static int64_t cut_raw(struct mw_store *s, struct mw_size_cut *c, int limit, boo
 static int64_t cut_tier(struct mw_store *s, struct mw_size_cut *c, int t, int64_t id, int64_t h,
 			struct mw_err *err)
 {
-	sqlite3_stmt *st = c->st[t ? SC_CUT_1H : SC_CUT_1M];
+	sqlite3_stmt *st = c->st[SC_CUT_1M + t];
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, h);
@@ -325,7 +330,7 @@ static int64_t cut_tier(struct mw_store *s, struct mw_size_cut *c, int t, int64_
 static bool note_oldest(struct mw_size_cut *c, int t, int64_t id, int64_t now_ms)
 {
 	bool none;
-	int64_t oldest = one_int(c->st[t ? SC_MIN_1H : SC_MIN_1M], id, &none);
+	int64_t oldest = one_int(c->st[SC_MIN_1M + t], id, &none);
 
 	if (none)
 		return false;
@@ -337,10 +342,11 @@ static bool note_oldest(struct mw_size_cut *c, int t, int64_t id, int64_t now_ms
 }
 
 /*
- * One round of the rollup sweep.  Minute rows below the horizon go; hour
- * rows only once no minute row is left anywhere (the hour tier is the
- * long history), except those of a series the writer no longer holds and
- * with no minute row left: its hours before the minute horizon go too, so
+ * One round of the rollup sweep.  Minute rows below the horizon go;
+ * 10-minute rows only once no minute row is left anywhere, hour rows once
+ * no 10-minute row is (the hour tier is the long history), except those
+ * of a series the writer no longer holds and with no finer row left: its
+ * coarser rows before the finer tiers' horizon go too, so
  * a process that ended before the horizon is forgotten whole, catalogue
  * included, and a churn of short-lived processes cannot fill the file
  * with series rows.  Rows cut; *spent set when a whole sweep found no row
@@ -360,22 +366,25 @@ static int64_t cut_rollups(struct mw_store *s, struct mw_size_cut *c, int64_t no
 		todo[n++] = sqlite3_column_int64(ids, 0);
 	sqlite3_reset(ids);
 	for (i = 0; i < n; i++) {
-		bool held = ids_has(&c->held, todo[i]), minutes_left;
-		int64_t cut = 0, k = 0, h1 = INT64_MIN;
+		bool held = ids_has(&c->held, todo[i]), finer_left = false;
+		int64_t cut = 0, k, finer_ms = INT64_MIN;
 
-		if (c->horizon[0] != INT64_MIN && (k = cut_tier(s, c, 0, todo[i], c->horizon[0], err)) < 0)
-			return -1;
-		cut += k;
-		minutes_left = note_oldest(c, 0, todo[i], now_ms);
-		if (c->cut_hours)
-			h1 = c->horizon[1];
-		if (!held && !minutes_left && c->horizon[0] != INT64_MIN &&
-		    c->horizon[0] * mw_rollup_res[0] / mw_rollup_res[1] > h1)
-			h1 = c->horizon[0] * mw_rollup_res[0] / mw_rollup_res[1];
-		if (h1 != INT64_MIN && (k = cut_tier(s, c, 1, todo[i], h1, err)) < 0)
-			return -1;
-		cut += k;
-		note_oldest(c, 1, todo[i], now_ms);
+		for (t = 0; t < MW_TIERS; t++) {
+			int64_t h = t <= c->level ? c->horizon[t] : INT64_MIN;
+
+			/* ended, nothing finer left: up to the finer tiers' horizon */
+			if (t > 0 && !held && !finer_left && finer_ms != INT64_MIN &&
+			    finer_ms / mw_rollup_res[t] > h)
+				h = finer_ms / mw_rollup_res[t];
+			if (h != INT64_MIN) {
+				if ((k = cut_tier(s, c, t, todo[i], h, err)) < 0)
+					return -1;
+				cut += k;
+				if (h * mw_rollup_res[t] > finer_ms)
+					finer_ms = h * mw_rollup_res[t];
+			}
+			finer_left = note_oldest(c, t, todo[i], now_ms) || finer_left;
+		}
 		rows += cut;
 		s->stats.size_cut.rollup_rows += (uint64_t)cut;
 		if (cut && !held && drop_if_empty(s, c, todo[i], err))
@@ -386,8 +395,10 @@ static int64_t cut_rollups(struct mw_store *s, struct mw_size_cut *c, int64_t no
 		return rows;
 	/* a sweep ended: the next one's horizons */
 	c->cursor = 0;
-	c->cut_hours = c->sweep_min[0] == INT64_MAX;
-	*spent = !rows && c->cut_hours && c->sweep_min[1] == INT64_MAX;
+	for (c->level = 0; c->level < MW_TIERS - 1 && c->sweep_min[c->level] == INT64_MAX;
+	     c->level++)
+		;
+	*spent = !rows && c->level == MW_TIERS - 1 && c->sweep_min[c->level] == INT64_MAX;
 	for (t = 0; t < MW_TIERS; t++) {
 		int64_t m = c->sweep_min[t], next;
 

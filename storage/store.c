@@ -33,8 +33,9 @@
  * 1-minute row.  Writing it with every flush instead cost a statement per
  * series and flush (a 2,000-series flush took 67 % longer); a series that
  * goes quiet costs one row, the one retention would write anyway.  The
- * 1-hour bucket in progress is written when it completes; after a crash
- * both are rebuilt (series.c), the hour from the stored minutes.
+ * 10-minute and 1-hour buckets in progress are written when they complete;
+ * after a crash all are rebuilt (series.c), the 10 minutes and the hour
+ * from the stored minutes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,14 +70,17 @@ static const char *const statements[ST_COUNT] = {
 	[ST_OPEN_UPDATE] = "UPDATE chunk SET min_ts = ?2, npoints = ?4, "
 			   "data = ?5, last_ts = ?6, last_value = ?7 WHERE id = ?8",
 	[ST_ROLLUP_1M] = ROLLUP_PUT("1m"),
+	[ST_ROLLUP_10M] = ROLLUP_PUT("10m"),
 	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
 	[ST_MERGE_1M] = ROLLUP_GET("1m"),
+	[ST_MERGE_10M] = ROLLUP_GET("10m"),
 	[ST_MERGE_1H] = ROLLUP_GET("1h"),
 	[ST_SERIES_FIND] = "SELECT id, first_ts FROM series WHERE metric_id = ? AND set_id = ? "
 			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
 	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[ST_LAST_10M] = "SELECT max(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
 	[ST_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
@@ -242,7 +246,7 @@ void mw_store_add(struct mw_store *s, const char *key, const char *metric,
 
 /* Every cache line of se, the last included (a heap block is 16-byte
  * aligned, so it may spill into one more): a point touches nearly all of
- * it (key check, chunk encoder, both rollup tiers), a flush most. */
+ * it (key check, chunk encoder, the rollup tiers), a flush most. */
 static void prefetch_whole(const struct mw_series *se)
 {
 	const char *at = (const char *)se;
@@ -460,8 +464,8 @@ static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e
  * a partial row is never added to twice.  Once stored in progress, the row
  * is kept whole by every flush that adds to the bucket.  Every minute
  * before a series'
- * newest stored one is thus stored whole (series.c rebuilds the hour in
- * progress from them).
+ * newest stored one is thus stored whole (series.c rebuilds the 10 minutes
+ * and the hour in progress from them).
  */
 static int write_quiet_minute(struct mw_store *s, struct mw_series *se, struct mw_err *err)
 {

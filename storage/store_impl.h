@@ -11,7 +11,7 @@
 #include "codec.h"
 #include "catalog.h"
 
-#define MW_TIERS 2	/* rollup tiers: 1 minute, 1 hour */
+#define MW_TIERS 3	/* rollup tiers: 1 minute, 10 minutes, 1 hour */
 
 /* rollup_acc.c: each rollup tier's bucket width and table name. */
 extern const int64_t mw_rollup_res[MW_TIERS];
@@ -87,17 +87,20 @@ enum {
 	ST_CHUNK_INSERT,
 	ST_CHUNK_UPDATE,
 	ST_OPEN_UPDATE,	/* an open chunk: max_ts (indexed) left as it is */
-	ST_ROLLUP_1M,
+	ST_ROLLUP_1M,	/* one statement per tier, in tier order */
+	ST_ROLLUP_10M,
 	ST_ROLLUP_1H,
 	ST_MERGE_1M,	/* read the stored row of a late bucket */
+	ST_MERGE_10M,
 	ST_MERGE_1H,
 	ST_SERIES_FIND,	/* a series not in memory, by metric and label set */
 	ST_LIVE_INSERT,
 	ST_LIVE_DELETE,
 	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
+	ST_LAST_10M,
 	ST_LAST_1H,
 	ST_RECOVER_CHUNKS,
-	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the hour in progress */
+	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the 10 minutes and hour in progress */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */

@@ -106,7 +106,7 @@ static void v6_file_reads_back_after_migration(void **state)
 	assert_non_null(strstr(err.msg, "schema version 6"));
 
 	s = mw_test_store_reopen(DB);
-	assert_int_equal(mw_schema_version(mw_store_db(s)), 7);
+	assert_int_equal(mw_schema_version(mw_store_db(s)), MW_SCHEMA_VERSION);
 	mw_store_free(s);
 
 	assert_int_equal(mw_reader_open(&r, DB, &err), 0);

@@ -274,7 +274,8 @@ static void tiers_agree_with_raw(void **state)
 			q.tier = MW_TIER_AUTO;
 			assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q,
 							 &b, &err), 0);
-			assert_int_equal(b.tier, step_i == 2 ? MW_TIER_1H : MW_TIER_1M);
+			assert_int_equal(b.tier, step_i == 2 ? MW_TIER_1H :
+						 step_i == 1 ? MW_TIER_10M : MW_TIER_1M);
 			assert_int_equal(a.nt, b.nt);
 			assert_int_equal(a.step_ms, steps[step_i]);
 			for (j = 0; j < a.nt; j++) {
@@ -755,7 +756,7 @@ static void rollup_rows_exact(void **state)
 			assert_int_equal(mw_reader_range(r, sel[k], &q, &a, &err), 0);
 			q.tier = MW_TIER_AUTO;
 			assert_int_equal(mw_reader_range(r, sel[k], &q, &b, &err), 0);
-			assert_int_equal(b.tier, MW_TIER_1M);
+			assert_int_equal(b.tier, MW_TIER_10M);
 			assert_int_equal(a.nt, b.nt);
 			for (j = 0; j < a.nt; j++)
 				if (agg == MW_AGG_AVG)

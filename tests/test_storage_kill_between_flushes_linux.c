@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -206,16 +205,11 @@ static void verify(int64_t upto)
 
 static void killed_between_flushes(void **state)
 {
-	unsigned seed = (unsigned)time(NULL);
-	const char *env = getenv("MW_CRASH_SEED");
 	int64_t committed = 0;
 	int round;
 
 	(void)state;
-	if (env)
-		seed = (unsigned)strtoul(env, NULL, 10);
-	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
-	srand(seed);
+	mw_kill_seed();
 	mw_test_db_remove(DB);
 	for (round = 0; round < ROUNDS; round++) {
 		int rep[2], go[2], reports = 1 + rand() % 4, i, status;

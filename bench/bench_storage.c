@@ -16,18 +16,27 @@
  *   2 s processes: processes that live two seconds (2 points per series),
  *                  file bytes per series created
  *
+ *   flush:         issue 26: a live daemon's flushes at 1,000 processes
+ *                  (12,000 series, 1 s ticks, a flush every 5 s, 10 minutes,
+ *                  so open chunks grow as they do between closes): CPU per
+ *                  series and flush in the first and the last two minutes,
+ *                  against appending the same points as one row per flush
+ *                  (uncompressed, 16 bytes a point) in a plain file
+ *
  * `bench_storage history` runs only the 300-series 7-day read (issue 26),
  * `bench_storage bytes` only the bytes per point (and per rollup row),
+ * `bench_storage flush` only the flushes (~15 s of the default run),
  * `bench_storage week` a simulated week through the writer (MW_BENCH_WEEK_*,
  * at bench_week; not part of the default run: an hour or more).
- * `bench_storage live` runs only the last two, `bench_storage query` only
- * bulk ingest and the 7-day query.
+ * `bench_storage live` runs only the live hour and the 2 s processes,
+ * `bench_storage query` only bulk ingest and the 7-day query.
  *
  * Files go to the working directory as bench_storage*.tmp.db and are
  * removed at the end.
  */
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1017,12 +1026,96 @@ static void bench_week(void)
 		mw_test_db_remove(path);
 }
 
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Issue 26: each flush rewrites every live series' open chunk (one
+ * UPDATE each), so its cost grows with the series and with the chunks'
+ * size.  The baseline is the cheapest durable write of the same points:
+ * one row per flush holding them all, raw.
+ */
+static void bench_flushes(void)
+{
+	enum { SERIES = 12000, TICKS = 600, EVERY = 5, PHASE = 120 };
+	static char (*fkeys)[48];
+	static double v[SERIES], raw[SERIES * EVERY * 2];
+	struct mw_store *s = store_open("bench_storage.tmp.db");
+	double first = 0, last = 0, t, base = 0;
+	struct base b;
+	sqlite3_stmt *ins;
+	int i, k;
+
+	fkeys = calloc(SERIES, sizeof(*fkeys));
+	for (i = 0; i < SERIES; i++) {
+		snprintf(fkeys[i], sizeof(fkeys[i]), "bench_bytes{id=\"%d\"}", i);
+		v[i] = 1e8;
+	}
+	for (k = 0; k < TICKS; k++) {
+		for (i = 0; i < SERIES; i++)
+			mw_store_add(s, fkeys[i], "bench_bytes", NULL, 0, T0 + k * 1000LL,
+				     realistic_next(i, &v[i]));
+		if (k % EVERY != EVERY - 1)
+			continue;
+		t = cpu_s();
+		mw_bench_store_flush(s);
+		t = cpu_s() - t;
+		if (k >= EVERY && k < PHASE + EVERY)	/* not the first: it inserts the series */
+			first += t;
+		else if (k >= TICKS - PHASE)
+			last += t;
+	}
+	mw_store_free(s);
+	mw_test_db_remove("bench_storage.tmp.db");
+	free(fkeys);
+
+	base_open(&b, "bench_storage_base.tmp.db");
+	if (sqlite3_prepare_v2(b.db, "CREATE TABLE j (id INTEGER PRIMARY KEY, data BLOB)", -1, &ins,
+			       NULL) != SQLITE_OK || sqlite3_step(ins) != SQLITE_DONE)
+		die_sql(b.db, "baseline table");
+	sqlite3_finalize(ins);
+	if (sqlite3_prepare_v2(b.db, "INSERT INTO j (data) VALUES (?)", -1, &ins, NULL) != SQLITE_OK)
+		die_sql(b.db, "baseline insert");
+	for (k = 0; k < TICKS / EVERY; k++) {
+		for (i = 0; i < SERIES * EVERY; i++) {
+			raw[2 * i] = (double)(T0 + k * 1000LL);
+			raw[2 * i + 1] = realistic_next(i % SERIES, &v[i % SERIES]);
+		}
+		t = cpu_s();
+		sqlite3_exec(b.db, "BEGIN", NULL, NULL, NULL);
+		sqlite3_bind_blob(ins, 1, raw, (int)sizeof(raw), SQLITE_STATIC);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			die_sql(b.db, "baseline insert");
+		sqlite3_reset(ins);
+		sqlite3_exec(b.db, "COMMIT", NULL, NULL, NULL);
+		base += cpu_s() - t;
+	}
+	sqlite3_finalize(ins);
+	base_close(&b, "bench_storage_base.tmp.db");
+	first /= PHASE / EVERY * (double)SERIES;
+	last /= PHASE / EVERY * (double)SERIES;
+	base /= TICKS / EVERY * (double)SERIES;
+	printf("flushes, %d series at 1 s, a flush every %d s: %.2f us CPU per series and flush "
+	       "in minutes 1-2, %.2f in minutes 9-10 (baseline: the same points as one row per "
+	       "flush %.3f us; ratios %.0f, %.0f)\n", SERIES, EVERY, first * 1e6, last * 1e6,
+	       base * 1e6, first / base, last / base);
+}
+
 int main(int argc, char **argv)
 {
 	make_keys();
 	if (argc > 1 && !strcmp(argv[1], "query")) {
 		bench_bulk();
 		bench_query();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "flush")) {
+		bench_flushes();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "week")) {
@@ -1053,5 +1146,6 @@ int main(int argc, char **argv)
 	bench_live_hour(true);
 	bench_live_hour(false);
 	bench_short_lived();
+	bench_flushes();
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 #include "query.h"
 #include "catalog.h"
+#include "chunk_tail.h"
 #include "core/selector.h"
 
 /* ---- reader.c ------------------------------------------------------------ */
@@ -54,10 +55,28 @@ enum {
 /* The chunks of series ?1 that may hold points of [?2, ?3], oldest first
  * (query_range.c and the export iterator, raw_iter.c). */
 #define MW_SQL_CHUNK_RANGE \
-	"SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 " \
+	"SELECT data, id FROM chunk WHERE series_id = ?1 AND max_ts >= ?2 AND min_ts <= ?3 " \
 	"ORDER BY min_ts"
 
 sqlite3 *mw_reader_sqlite(struct mw_reader *r);
+/*
+ * The chunk blob in column data_col of st's row (its id in id_col) with
+ * the bits chunk_tail holds for it laid over (chunk_tail.h): in sc (NULL:
+ * the reader's own, valid until the next call) when any apply, else
+ * SQLite's (valid until st steps).  -1 with a message when chunk_tail
+ * cannot be read.
+ */
+int mw_reader_chunk_blob(struct mw_reader *r, sqlite3_stmt *st, int data_col, int id_col,
+			 struct mw_tail_scratch *sc, const uint8_t **blob, size_t *len,
+			 struct mw_err *err);
+/* Forget the loaded chunk_tail: the next chunk read loads it again (an
+ * iterator opened outside a read transaction reads a newer snapshot). */
+void mw_reader_drop_tails(struct mw_reader *r);
+/* The newest point of chunk chunk_id when chunk_tail holds points past the
+ * npoints of its row: 1 with them (*n its point count), 0 if none, -1
+ * with a message. */
+int mw_reader_chunk_newest(struct mw_reader *r, int64_t chunk_id, int64_t npoints,
+			   int64_t *ts, double *value, int64_t *n, struct mw_err *err);
 const char *mw_reader_path(const struct mw_reader *r);
 /* The reader's catalogue (catalog.h): series ids by key. */
 struct mw_catalog *mw_reader_catalog(struct mw_reader *r);
@@ -112,7 +131,8 @@ void mw_found_release(struct mw_found *f);
 /* Sort by key. */
 void mw_found_sort(struct mw_found *f);
 /*
- * Step st (columns id, set id, name, set text [, ts, value], one row per
+ * Step st (columns id, set id, name, set text [, ts, value, chunk id,
+ * chunk npoints], one row per
  * series) and append each series sel matches (NULL: every one) to f.
  */
 int mw_reader_collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_selector *sel,

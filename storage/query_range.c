@@ -38,7 +38,7 @@ static const char *const range_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_ROLLUP_1H + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1h_data"),
 	[MW_SLOT_ROLLUP_1H + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1h_data"),
 	[MW_SLOT_ROLLUP_1H + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1h_data"),
-	[MW_SLOT_RAW_COUNT] = "SELECT npoints FROM chunk WHERE series_id = ?1 "
+	[MW_SLOT_RAW_COUNT] = "SELECT npoints, id FROM chunk WHERE series_id = ?1 "
 			      "AND max_ts >= ?2 AND min_ts <= ?3",
 };
 
@@ -117,9 +117,14 @@ static int raw_into(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t l
 		struct mw_chunk_dec d;
 		int64_t ts;
 		double v;
+		const uint8_t *blob;
+		size_t len;
 
-		if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
-				      (size_t)sqlite3_column_bytes(st, 0)))
+		if (mw_reader_chunk_blob(r, st, 0, 1, NULL, &blob, &len, err)) {
+			sqlite3_reset(st);
+			return -1;
+		}
+		if (mw_chunk_dec_init(&d, blob, len))
 			continue;	/* a corrupt chunk reads as a gap */
 		while (mw_chunk_dec_next(&d, &ts, &v) == 1)
 			if (ts >= lo)
@@ -316,8 +321,14 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 			struct mw_chunk_dec d;
 			struct raw_point p;
 
-			if (mw_chunk_dec_init(&d, sqlite3_column_blob(st, 0),
-					      (size_t)sqlite3_column_bytes(st, 0)))
+			const uint8_t *blob;
+			size_t len;
+
+			if (mw_reader_chunk_blob(r, st, 0, 1, NULL, &blob, &len, err)) {
+				rc = -2;
+				break;
+			}
+			if (mw_chunk_dec_init(&d, blob, len))
 				continue;
 			p.series = i;
 			while (mine < maxp && mw_chunk_dec_next(&d, &p.ts, &p.v) == 1) {
@@ -329,7 +340,9 @@ static int query_raw(struct mw_reader *r, const struct mw_range_query *q, size_t
 			}
 		}
 		sqlite3_reset(st);
-		if (mw_reader_expired(r))
+		if (rc == -2)
+			rc = -1;	/* chunk_tail could not be read: said in err */
+		else if (mw_reader_expired(r))
 			rc = mw_reader_deadline_fail(r, err);
 		else
 			rc = rc == SQLITE_DONE || rc == SQLITE_ROW || mine >= maxp ? 0
@@ -385,8 +398,16 @@ static bool raw_fits(struct mw_reader *r, const struct mw_range_query *q,
 		sqlite3_bind_int64(st, 1, res->series[i].id);
 		sqlite3_bind_int64(st, 2, q->from_ms);
 		sqlite3_bind_int64(st, 3, q->to_ms);
-		for (n = 0; n <= (int64_t)maxp && sqlite3_step(st) == SQLITE_ROW;)
-			n += sqlite3_column_int64(st, 0);
+		for (n = 0; n <= (int64_t)maxp && sqlite3_step(st) == SQLITE_ROW;) {
+			int64_t rows = sqlite3_column_int64(st, 0), ts, tail;
+			double v;
+
+			/* points chunk_tail holds past the row's count */
+			if (mw_reader_chunk_newest(r, sqlite3_column_int64(st, 1), rows, &ts, &v,
+						   &tail, NULL) == 1)
+				rows = tail;
+			n += rows;
+		}
 		sqlite3_reset(st);
 	}
 	return n <= (int64_t)maxp;

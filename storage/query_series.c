@@ -30,7 +30,7 @@ static const char *const series_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	/* the newest chunk's newest point (an open chunk's max_ts is a bound,
 	 * see store.c; last_ts is NULL when it is max_ts) */
-	[MW_SLOT_LAST_RAW] = "SELECT coalesce(last_ts, max_ts) FROM chunk WHERE series_id = ? "
+	[MW_SLOT_LAST_RAW] = "SELECT coalesce(last_ts, max_ts), id, npoints FROM chunk WHERE series_id = ? "
 			     "ORDER BY max_ts DESC LIMIT 1",
 	[MW_SLOT_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
 	[MW_SLOT_LAST_10M] = "SELECT max(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
@@ -51,7 +51,8 @@ static const char *const series_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_BY_KEY] = SERIES_COLS " FROM series s" WITH_METRIC WITH_LABELS
 			   " WHERE s.metric_id = ?1 AND s.set_id = ?2",
 	/* the newest point of a series is its newest chunk's */
-	[MW_SLOT_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value"
+	[MW_SLOT_LATEST_LIVE] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value,"
+				" c.id, c.npoints"
 				" FROM series_live v"
 				" JOIN series s ON s.id = v.series_id" WITH_METRIC
 				" JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
@@ -136,6 +137,24 @@ static int64_t first_point(int64_t recorded, const int64_t lo[MW_READ_TIERS])
 	return start;
 }
 
+/* The newest raw point of series id: its newest chunk row's, or what
+ * chunk_tail holds past it (chunk_tail.h); INT64_MIN: none. */
+static int64_t raw_last(struct mw_reader *r, sqlite3_stmt *st, int64_t id, struct mw_err *err)
+{
+	int64_t last = INT64_MIN, ts, n;
+	double v;
+
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		last = sqlite3_column_int64(st, 0);
+		if (mw_reader_chunk_newest(r, sqlite3_column_int64(st, 1),
+					   sqlite3_column_int64(st, 2), &ts, &v, &n, err) == 1)
+			last = ts;
+	}
+	sqlite3_reset(st);
+	return last;
+}
+
 /* Index seeks only. */
 int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 			 struct mw_err *err)
@@ -156,7 +175,8 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 		if (mw_reader_check_deadline(r, err))
 			return -1;
 		for (t = 0; t < MW_READ_TIERS; t++) {
-			int64_t b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
+			int64_t b = t ? mw_stmt_int(last[t], info[i].id, INT64_MIN)
+				      : raw_last(r, last[t], info[i].id, err);
 
 			lo[t] = mw_stmt_int(first[t], info[i].id, INT64_MAX);
 			if (b > hi)
@@ -188,6 +208,7 @@ int mw_reader_collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_sel
 	memset(&lc, 0, sizeof(lc));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct mw_latest cur;
+		int64_t tail_n;
 
 		if (mw_reader_expired(r)) {
 			rc = SQLITE_INTERRUPT;
@@ -204,6 +225,15 @@ int mw_reader_collect(struct mw_reader *r, sqlite3_stmt *st, const struct mw_sel
 			cur.ts_ms = sqlite3_column_int64(st, 4);
 			cur.value = sqlite3_column_type(st, 5) == SQLITE_NULL
 				    ? NAN : sqlite3_column_double(st, 5);
+			/* points chunk_tail holds past the chunk row */
+			if (mw_reader_chunk_newest(r, sqlite3_column_int64(st, 6),
+						   sqlite3_column_int64(st, 7), &cur.ts_ms,
+						   &cur.value, &tail_n, err) < 0) {
+				mw_series_info_release(&cur.info);
+				sqlite3_reset(st);
+				mw_label_cache_release(&lc);
+				return -1;
+			}
 			cur.info.last_ts = cur.ts_ms;
 		}
 		if (mw_label_cache_set(r, &lc, sqlite3_column_int64(st, 1),

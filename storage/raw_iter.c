@@ -17,6 +17,7 @@ struct mw_raw_iter {
 	struct mw_reader *r;
 	sqlite3_stmt *st;
 	struct mw_chunk_dec d;
+	struct mw_tail_scratch scratch;	/* the chunk being decoded, tails laid over */
 	bool have_chunk, done;
 	int64_t from, to;
 };
@@ -32,6 +33,8 @@ int mw_raw_iter_open(struct mw_raw_iter **out, struct mw_reader *r, int64_t seri
 		free(it);
 		return -1;
 	}
+	if (sqlite3_get_autocommit(mw_reader_sqlite(r)))
+		mw_reader_drop_tails(r);	/* its own snapshot, not an older call's */
 	sqlite3_bind_int64(it->st, 1, series_id);
 	sqlite3_bind_int64(it->st, 2, from_ms);
 	sqlite3_bind_int64(it->st, 3, to_ms);
@@ -46,6 +49,8 @@ int mw_raw_iter_next(struct mw_raw_iter *it, int64_t *ts, double *value,
 		     struct mw_err *err)
 {
 	while (!it->done) {
+		const uint8_t *blob;
+		size_t len;
 		int rc;
 
 		if (it->have_chunk) {
@@ -69,8 +74,9 @@ int mw_raw_iter_next(struct mw_raw_iter *it, int64_t *ts, double *value,
 		}
 		if (rc != SQLITE_ROW)
 			return mw_reader_fail(it->r, err);
-		if (mw_chunk_dec_init(&it->d, sqlite3_column_blob(it->st, 0),
-				      (size_t)sqlite3_column_bytes(it->st, 0)))
+		if (mw_reader_chunk_blob(it->r, it->st, 0, 1, &it->scratch, &blob, &len, err))
+			return -1;
+		if (mw_chunk_dec_init(&it->d, blob, len))
 			return mw_error(err, "corrupt chunk in '%s'", mw_reader_path(it->r));
 		it->have_chunk = true;
 	}
@@ -82,5 +88,6 @@ void mw_raw_iter_free(struct mw_raw_iter *it)
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
+	free(it->scratch.buf);
 	free(it);
 }

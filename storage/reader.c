@@ -19,6 +19,7 @@
 #include "query_impl.h"
 #include "db.h"
 #include "schema.h"
+#include "chunk_tail.h"
 #include "base/clock.h"
 #include "base/xalloc.h"
 
@@ -59,6 +60,11 @@ struct mw_reader {
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
 	enum mw_query_error kind;
+	/* chunk_tail of the running read transaction, loaded at its first
+	 * chunk read (mw_reader_chunk) */
+	struct mw_tail_map *tails;
+	bool tails_loaded;
+	struct mw_tail_scratch scratch;
 };
 
 /* ---- deadline and error kinds --------------------------------------------- */
@@ -174,6 +180,8 @@ void mw_reader_free(struct mw_reader *r)
 	for (i = 0; i < MW_READER_SLOTS; i++)
 		sqlite3_finalize(r->st[i]);
 	mw_catalog_close(&r->cat);
+	mw_tail_map_free(r->tails);
+	free(r->scratch.buf);
 	sqlite3_close(r->db);
 	free(r->path);
 	free(r);
@@ -241,6 +249,46 @@ static int run_simple(struct mw_reader *r, int slot, const char *sql, struct mw_
 	return rc == SQLITE_DONE ? 0 : mw_reader_fail(r, err);
 }
 
+void mw_reader_drop_tails(struct mw_reader *r)
+{
+	mw_tail_map_free(r->tails);
+	r->tails = NULL;
+	r->tails_loaded = false;
+}
+
+/* The snapshot's tails, loaded once per read transaction. */
+static int load_tails(struct mw_reader *r, struct mw_err *err)
+{
+	if (r->tails_loaded)
+		return 0;
+	if (mw_tail_map_load(r->db, &r->tails, err))
+		return mw_reader_fail(r, err);
+	r->tails_loaded = true;
+	return 0;
+}
+
+int mw_reader_chunk_blob(struct mw_reader *r, sqlite3_stmt *st, int data_col, int id_col,
+			 struct mw_tail_scratch *sc, const uint8_t **blob, size_t *len,
+			 struct mw_err *err)
+{
+	if (load_tails(r, err))
+		return -1;
+	*len = (size_t)sqlite3_column_bytes(st, data_col);
+	*blob = sqlite3_column_blob(st, data_col);
+	if (*blob)
+		*blob = mw_tail_merge(r->tails, sqlite3_column_int64(st, id_col), *blob, len,
+				      sc ? sc : &r->scratch);
+	return 0;
+}
+
+int mw_reader_chunk_newest(struct mw_reader *r, int64_t chunk_id, int64_t npoints,
+			   int64_t *ts, double *value, int64_t *n, struct mw_err *err)
+{
+	if (load_tails(r, err))
+		return -1;
+	return mw_tail_newest(r->tails, chunk_id, npoints, ts, value, n);
+}
+
 /* One read transaction per call: a consistent snapshot, and one WAL
  * read lock instead of one per statement.  Nested calls (an export's
  * iterators are open) run inside whatever is already there. */
@@ -252,6 +300,7 @@ int mw_reader_begin(struct mw_reader *r, struct mw_err *err)
 		return -1;
 	if (!sqlite3_get_autocommit(r->db))
 		return 0;
+	mw_reader_drop_tails(r);	/* a new snapshot */
 	if (run_simple(r, MW_SLOT_BEGIN, "BEGIN", err))
 		return -1;
 	r->in_tx = true;
@@ -267,6 +316,7 @@ void mw_reader_end(struct mw_reader *r)
 	if (run_simple(r, MW_SLOT_COMMIT, "COMMIT", NULL))
 		run_simple(r, MW_SLOT_ROLLBACK, "ROLLBACK", NULL);
 	r->ending = false;
+	mw_reader_drop_tails(r);
 }
 
 int mw_reader_begin_selected(struct mw_reader *r, const char *selector,

@@ -192,8 +192,11 @@ static bool ids_has(const struct ids *a, int64_t v)
 }
 
 /* What must not go now: every chunk row a series is writing into (its
- * open chunk, and a closed one waiting to be rewritten over its row), and
- * the series the writer holds (their rollups are in memory). */
+ * open chunk, and a closed one waiting to be rewritten over its row),
+ * every chunk chunk_tail still holds bits of (until the next fold
+ * empties it: a removed row's id could be taken again by a new chunk,
+ * and the old bits laid over that), and the series the writer holds
+ * (their rollups are in memory). */
 static void note_writing(struct mw_store *s, struct mw_size_cut *c)
 {
 	size_t i;
@@ -207,6 +210,8 @@ static void note_writing(struct mw_store *s, struct mw_size_cut *c)
 	}
 	for (i = 0; i < s->nchunks; i++)
 		ids_add(&c->open, s->chunks[i].rowid);
+	for (i = 0; i < s->ntail_left; i++)
+		ids_add(&c->open, s->tail_left[i]);
 	if (c->open.n)
 		qsort(c->open.v, c->open.n, sizeof(*c->open.v), cmp_i64);
 	if (c->held.n)

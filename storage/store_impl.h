@@ -10,6 +10,7 @@
 #include "store.h"
 #include "codec.h"
 #include "catalog.h"
+#include "chunk_tail.h"
 
 #define MW_TIERS 3	/* rollup tiers: 1 minute, 10 minutes, 1 hour */
 
@@ -48,6 +49,13 @@ struct mw_series {
 	uint8_t open_writes;	/* of its row, up to MW_OPEN_BOUND_FROM */
 	uint8_t tx_open_writes;
 	uint32_t open_flushed;	/* points of the open chunk committed */
+	/* The open chunk at its last committed write (whole or tail), for
+	 * appending only its new bits (store.c write_open, chunk_tail.h) */
+	size_t tail_bits;
+	int64_t tail_min;
+	bool tail_float;
+	bool tail_pending;	/* chunk_tail holds bits its row lacks */
+	uint8_t tx_tail;	/* the running flush wrote it: 1 a tail, 2 whole */
 	struct mw_rollup_acc acc[MW_TIERS];
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
@@ -104,6 +112,7 @@ enum {
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */
+	ST_TAIL_INSERT, ST_TAIL_CLEAR, ST_CHUNK_GET, ST_TAIL_FOLD,	/* chunk_tail.h */
 	ST_COUNT
 };
 
@@ -167,6 +176,14 @@ struct mw_store {
 	struct mw_series_ended *ended;
 	size_t nended, ended_cap;
 	bool ended_sorted;
+	/* chunk_tail.h: the running flush's row; whether it rewrites every
+	 * chunk whole (and empties chunk_tail); chunks that closed or left
+	 * memory while chunk_tail held bits of theirs (size_cut.c keeps them
+	 * until the next fold) */
+	struct mw_tail_row tail_row;
+	bool tail_fold;
+	int64_t *tail_left;
+	size_t ntail_left, tail_left_cap;
 };
 
 /* A point (or snapshot) stamped ts_ms was seen: now_ts follows, never

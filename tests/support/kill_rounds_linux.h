@@ -51,19 +51,26 @@ static inline void mw_kill_after_reports(pid_t pid, int fd, int reports, int64_t
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
-/* `rounds` rounds on a fresh database at db (removed before and after). */
-static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn child,
-				  mw_kill_verify_fn verify)
+/* Seed rand() from the clock or MW_CRASH_SEED, and print the seed. */
+static inline void mw_kill_seed(void)
 {
 	unsigned seed = (unsigned)time(NULL);
-	int64_t committed = 0;
-	int round;
 	const char *env = getenv("MW_CRASH_SEED");
 
 	if (env)
 		seed = (unsigned)strtoul(env, NULL, 10);
 	printf("crash test seed %u (MW_CRASH_SEED to repeat)\n", seed);
 	srand(seed);
+}
+
+/* `rounds` rounds on a fresh database at db (removed before and after). */
+static inline void mw_kill_rounds(const char *db, int rounds, mw_kill_child_fn child,
+				  mw_kill_verify_fn verify)
+{
+	int64_t committed = 0;
+	int round;
+
+	mw_kill_seed();
 	mw_test_db_remove(db);
 	for (round = 0; round < rounds; round++) {
 		int fds[2], reports = 1 + rand() % 6;

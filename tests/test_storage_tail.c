@@ -1,0 +1,264 @@
+/*
+ * test_storage_tail.c - the bits a flush appends to chunk_tail instead of
+ * rewriting the open chunks (storage/chunk_tail.h): every reader lays
+ * them over the chunk rows, a chunk rewritten whole since (a fold, a
+ * close, an integer chunk turned float) reads the same, a tail whose
+ * chunk row is gone is ignored, and start-up folds them into the chunks.
+ *
+ * Each check reads one series back through the raw range query, the raw
+ * iterator (export, the forwarder), the series list's last_ts and the
+ * latest values (/metrics, the process table).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "storage/query.h"
+#include "storage/store.h"
+#include "tests/support/test_db.h"
+#include "tests/support/test_file.h"
+#include "tests/support/test_main.h"
+#include "tests/support/test_reader.h"
+
+#define DB "test_storage_tail.tmp.db"
+#define DB2 "test_storage_tail.tmp.db2"	/* a copy, opened as after a crash */
+#define T0 1699999200000LL
+#define METRIC "memwatch_process_private_bytes"
+
+static int setup(void **state)
+{
+	(void)state;
+	mw_test_db_remove(DB);
+	mw_test_db_remove(DB2);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return setup(state);
+}
+
+static struct mw_store *open_store(const char *path, int64_t chunk_points)
+{
+	struct mw_store_options o;
+
+	mw_test_store_options(&o, path);
+	o.chunk_points = chunk_points;
+	return mw_test_store_open_with(&o);
+}
+
+/* Series "1": page counts; series "2": the same until point 8, then a
+ * fraction (its chunk turns float). */
+static double value_of(int pid, int i)
+{
+	double v = (double)(i * 4096 + pid);
+
+	return pid == 2 && i >= 8 ? v + 0.5 : v;
+}
+
+static void add(struct mw_store *s, int pid, int i)
+{
+	char p[8], key[128];
+	struct mw_label l[1] = { { "pid", p } };
+
+	snprintf(p, sizeof(p), "%d", pid);
+	mw_series_key_format(key, sizeof(key), METRIC, l, 1);
+	mw_store_add(s, key, METRIC, l, 1, T0 + i * 1000LL, value_of(pid, i));
+}
+
+static void flush(struct mw_store *s)
+{
+	struct mw_err err;
+
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+}
+
+static int64_t db_int(const char *path, const char *sql)
+{
+	return mw_test_db_int(path, sql);
+}
+
+/* Points 0..n-1 of series pid, as every reader returns them. */
+static void expect_points(const char *path, int pid, int n)
+{
+	struct mw_reader *r = mw_test_reader_open(path);
+	struct mw_range_query q;
+	struct mw_range_result res;
+	struct mw_series_list sl;
+	struct mw_latest_list l;
+	struct mw_raw_iter *it;
+	struct mw_err err;
+	char sel[64];
+	int64_t ts;
+	double v;
+	int i;
+
+	snprintf(sel, sizeof(sel), METRIC "{pid=\"%d\"}", pid);
+	mw_range_query_init(&q, T0, T0 + 3600000);
+	q.step_ms = MW_STEP_RAW;
+	assert_int_equal(mw_reader_range(r, sel, &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(res.t[i], T0 + i * 1000LL);
+		assert_true(res.values[0][i] == value_of(pid, i));
+	}
+	mw_range_result_release(&res);
+
+	assert_int_equal(mw_reader_find(r, sel, &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].last_ts, T0 + (n - 1) * 1000LL);
+	assert_int_equal(mw_raw_iter_open(&it, r, sl.items[0].id, T0, T0 + 3600000, &err), 0);
+	for (i = 0; mw_raw_iter_next(it, &ts, &v, &err) == 1; i++) {
+		assert_int_equal(ts, T0 + i * 1000LL);
+		assert_true(v == value_of(pid, i));
+	}
+	assert_int_equal(i, n);
+	mw_raw_iter_free(it);
+	mw_series_list_release(&sl);
+
+	assert_int_equal(mw_reader_latest(r, sel, &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.items[0].ts_ms, T0 + (n - 1) * 1000LL);
+	assert_true(l.items[0].value == value_of(pid, n - 1));
+	mw_latest_list_release(&l);
+	mw_reader_free(r);
+}
+
+/* A flush from the chunk row's fourth write on appends a tail; every
+ * reader sees its points although the row has only the first three. */
+static void readers_see_tail_points(void **state)
+{
+	struct mw_store *s = open_store(DB, 720);
+	int i;
+
+	(void)state;
+	for (i = 0; i < 7; i++) {
+		add(s, 1, i);
+		flush(s);
+	}
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM chunk_tail"), 4);
+	assert_int_equal(db_int(DB, "SELECT max(npoints) FROM chunk"), 3);
+	expect_points(DB, 1, 7);
+	mw_store_free(s);
+	/* a clean stop rewrites the chunks whole and empties chunk_tail */
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM chunk_tail"), 0);
+	assert_int_equal(db_int(DB, "SELECT npoints FROM chunk"), 7);
+	expect_points(DB, 1, 7);
+}
+
+/* Tails older than a chunk's whole rewrite are not laid over it: the
+ * fold every 12th flush, a chunk closing (10 points) while it has tails,
+ * and series 2's chunk re-encoded as floats at point 8 (its earlier
+ * tails hold integer-coded bits).  Read after every flush. */
+static void chunk_rewritten_after_tails(void **state)
+{
+	struct mw_store *s = open_store(DB, 10);
+	int i, tails_seen = 0, folds_seen = 0;
+
+	(void)state;
+	for (i = 0; i < 30; i++) {
+		int64_t tails;
+
+		add(s, 1, i);
+		add(s, 2, i);
+		flush(s);
+		tails = db_int(DB, "SELECT count(*) FROM chunk_tail");
+		tails_seen += tails > 0;
+		folds_seen += i > 0 && tails == 0;
+		expect_points(DB, 1, i + 1);
+		expect_points(DB, 2, i + 1);
+	}
+	assert_true(tails_seen > 0);
+	assert_true(folds_seen > 0);
+	mw_store_free(s);
+	expect_points(DB, 1, 30);
+	expect_points(DB, 2, 30);
+}
+
+/* A tail whose chunk row is gone (removed behind the writer's back) is
+ * ignored by the readers and by the start-up fold. */
+static void tail_of_removed_chunk(void **state)
+{
+	struct mw_store *s = open_store(DB, 720), *s2;
+	struct mw_reader *r;
+	struct mw_series_list sl;
+	struct mw_err err;
+	sqlite3 *db;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		add(s, 1, i);
+		add(s, 2, i);
+		flush(s);
+	}
+	mw_test_copy_file(DB, DB2);
+	mw_test_copy_file(DB "-wal", DB2 "-wal");
+	mw_store_free(s);
+	assert_int_equal(sqlite3_open(DB2, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM chunk WHERE series_id = (SELECT s.id FROM"
+				      " series s JOIN series_live l ON l.series_id = s.id"
+				      " ORDER BY s.id LIMIT 1)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_true(mw_test_db_int(DB2, "SELECT count(*) FROM chunk_tail") > 0);
+	r = mw_test_reader_open(DB2);
+	assert_int_equal(mw_reader_find(r, METRIC "{pid=\"1\"}", &sl, &err), 0);
+	assert_int_equal(sl.n, 1);
+	assert_int_equal(sl.items[0].last_ts, INT64_MIN);	/* no raw point left */
+	mw_series_list_release(&sl);
+	mw_reader_free(r);
+	expect_points(DB2, 2, 6);
+	s2 = open_store(DB2, 720);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT count(*) FROM chunk_tail"), 0);
+	mw_store_free(s2);
+	expect_points(DB2, 2, 6);
+}
+
+/* A crash leaves tails; the next start folds them into their chunks
+ * (the rows and the sqlite3 shell's latest view have every point) and
+ * the writer goes on appending to those chunks. */
+static void startup_folds_tails(void **state)
+{
+	struct mw_store *s = open_store(DB, 720), *s2;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 7; i++) {
+		add(s, 1, i);
+		flush(s);
+	}
+	mw_test_copy_file(DB, DB2);
+	mw_test_copy_file(DB "-wal", DB2 "-wal");
+	mw_store_free(s);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT npoints FROM chunk"), 3);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT count(*) FROM chunk_tail"), 4);
+	s2 = open_store(DB2, 720);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT count(*) FROM chunk_tail"), 0);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT npoints FROM chunk"), 7);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT ts FROM latest"), T0 + 6000);
+	assert_int_equal(mw_test_db_int(DB2, "SELECT value FROM latest"), (int64_t)value_of(1, 6));
+	for (i = 7; i < 12; i++) {
+		add(s2, 1, i);
+		flush(s2);
+	}
+	assert_true(mw_test_db_int(DB2, "SELECT count(*) FROM chunk_tail") > 0);
+	expect_points(DB2, 1, 12);
+	mw_store_free(s2);
+	expect_points(DB2, 1, 12);
+}
+
+MW_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(readers_see_tail_points, setup, teardown),
+	cmocka_unit_test_setup_teardown(chunk_rewritten_after_tails, setup, teardown),
+	cmocka_unit_test_setup_teardown(tail_of_removed_chunk, setup, teardown),
+	cmocka_unit_test_setup_teardown(startup_folds_tails, setup, teardown)
+)

@@ -4,7 +4,9 @@
  * per chunk, which the rollups answer), each incarnation judged as it is
  * read (leak_group.c), and the best MW_LEAK_MAX_LISTED kept for the
  * report.  Memory is bounded by a chunk and the list, whatever the size
- * of the group (a build agent's `sleep` has tens of thousands).
+ * of the group (a build agent's `sleep` has tens of thousands); the
+ * series come compacted (id and time span), the listed ones' identity is
+ * read again by id (mw_leak_aspect_restore).
  *
  * Owner: the detector work.  Caller: leak_report_group.c.
  */
@@ -191,8 +193,38 @@ out:
 	return rc;
 }
 
+void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_result *ar)
+{
+	size_t i;
+
+	if (!ar->present || ar->full)
+		return;
+	ar->full = mw_xcalloc(ar->nlisted + 1, sizeof(*ar->full));
+	for (i = 0; i <= ar->nlisted; i++) {
+		const struct mw_series_info **p = i < ar->nlisted ? &ar->list[i].s : &ar->deciding;
+		size_t k;
+
+		if (!*p || (*p)->key)
+			continue;
+		/* the deciding one is most often listed too: read once */
+		for (k = 0; k < ar->nfull && ar->full[k].id != (*p)->id; k++)
+			;
+		if (k < ar->nfull)
+			*p = &ar->full[k];
+		else if (mw_reader_series_by_id(reader, (*p)->id, &ar->full[ar->nfull], NULL) == 0)
+			*p = &ar->full[ar->nfull++];
+	}
+}
+
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar)
 {
+	size_t i;
+
+	for (i = 0; i < ar->nfull; i++)
+		mw_series_info_release(&ar->full[i]);
+	free(ar->full);
+	ar->full = NULL;
+	ar->nfull = 0;
 	free(ar->list);
 	ar->list = NULL;
 }

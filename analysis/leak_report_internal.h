@@ -80,8 +80,7 @@ struct mw_leak_aspect_result {
 	struct mw_leak_listed *list;		/* the top MW_LEAK_MAX_LISTED */
 	size_t nlisted, ninc;
 	double max_value;			/* largest floor read; -1: none */
-	struct mw_series_info *full;		/* mw_leak_aspect_restore's, owned */
-	size_t nfull;
+	struct mw_series_list full;		/* mw_leak_aspect_restore's, owned */
 };
 
 /* The value of a series' label, NULL when it has none. */

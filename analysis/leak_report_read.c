@@ -197,9 +197,11 @@ void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_resu
 {
 	size_t i;
 
-	if (!ar->present || ar->full)
+	struct mw_series_list *f = &ar->full;
+
+	if (!ar->present || f->items)
 		return;
-	ar->full = mw_xcalloc(ar->nlisted + 1, sizeof(*ar->full));
+	f->items = mw_xcalloc(ar->nlisted + 1, sizeof(*f->items));
 	for (i = 0; i <= ar->nlisted; i++) {
 		const struct mw_series_info **p = i < ar->nlisted ? &ar->list[i].s : &ar->deciding;
 		size_t k;
@@ -207,24 +209,18 @@ void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_resu
 		if (!*p || (*p)->key)
 			continue;
 		/* the deciding one is most often listed too: read once */
-		for (k = 0; k < ar->nfull && ar->full[k].id != (*p)->id; k++)
+		for (k = 0; k < f->n && f->items[k].id != (*p)->id; k++)
 			;
-		if (k < ar->nfull)
-			*p = &ar->full[k];
-		else if (mw_reader_series_by_id(reader, (*p)->id, &ar->full[ar->nfull], NULL) == 0)
-			*p = &ar->full[ar->nfull++];
+		if (k < f->n)
+			*p = &f->items[k];
+		else if (mw_reader_series_by_id(reader, (*p)->id, &f->items[f->n], NULL) == 0)
+			*p = &f->items[f->n++];
 	}
 }
 
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar)
 {
-	size_t i;
-
-	for (i = 0; i < ar->nfull; i++)
-		mw_series_info_release(&ar->full[i]);
-	free(ar->full);
-	ar->full = NULL;
-	ar->nfull = 0;
+	mw_series_list_release(&ar->full);
 	free(ar->list);
 	ar->list = NULL;
 }

@@ -79,15 +79,18 @@ static void add_process(struct mw_store *s, const char *process, const char *pid
 	add(s, "memwatch_process_threads", NULL, process, pid, ts, 1);
 }
 
-static int setup(void **state)
+MW_TEST_DB_FIXTURES(DB)
+
+/* The group's store: an hour of ticks, flushed every fifth and at the end. */
+static int build_store(void **state)
 {
 	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_err err;
 	int64_t i;
 
-	(void)state;
-	mw_test_db_remove(DB);
+	if (setup(state))
+		return -1;
 	mw_test_store_options(&o, DB);
 	o.series_idle_ms = 10000;	/* the ended ones leave the writer's memory */
 	if (!(s = mw_test_store_open_with(&o)))
@@ -107,23 +110,12 @@ static int setup(void **state)
 				snprintf(pid, sizeof(pid), "%d", (int)(10000 + born * NEW_PER_TICK + w));
 				add_process(s, "sleep", pid, ts, 100e3);
 			}
-		if (i % 5 == 4 && mw_store_flush(s, &err)) {
+		if ((i % 5 == 4 || i == TICKS - 1) && mw_store_flush(s, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return -1;
 		}
 	}
-	if (mw_store_flush(s, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
 	mw_store_free(s);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mw_test_db_remove(DB);
 	return 0;
 }
 
@@ -230,5 +222,5 @@ int main(void)
 		cmocka_unit_test(live_series_in_bounded_memory),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, build_store, teardown);
 }

@@ -43,7 +43,8 @@ GENERATED := build/gen
 # Native dependencies through pkg-config.
 PKGS := libmicrohttpd libcjson sqlite3 libcurl
 NATIVE_DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-NATIVE_DEP_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# libcurl is not linked: forward/curl_lib_linux.c loads it on first use.
+NATIVE_DEP_LIBS = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread -lm
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # Win64 dependencies, cross-built by scripts/deps.sh.

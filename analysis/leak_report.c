@@ -168,13 +168,23 @@ int mw_leak_report(struct mw_reader *reader, const struct mw_leak_query *q,
 	return rc;
 }
 
-/* The series selected for a report, as entries by group. */
+/*
+ * The series selected for a report, as entries by group.  Each series
+ * keeps only its id and time span once its group is known (compacted):
+ * a build agent's `sleep` has tens of thousands of incarnations, and
+ * holding every one's key and labels until the end cost ~1 KB a series
+ * (a daemon judging 30 minutes of such churn peaked at 160-280 MB).  The
+ * few incarnations a report names are read again by id
+ * (mw_leak_aspect_restore).  Group names are held once each.
+ */
 struct selection {
-	struct mw_series_list lists[MW_LEAK_NASPECTS];	/* per aspect, owned */
+	struct mw_series_list lists[MW_LEAK_NASPECTS];	/* per aspect, owned, compacted */
 	struct mw_leak_entry *ent;	/* into lists */
 	size_t nent, cap;
 	size_t nmatched;		/* series the selectors matched, in range or not */
 	int64_t first, last;		/* the span of the entries' data */
+	char **names;			/* the group names: open addressing, owned */
+	size_t nnames, names_cap;
 };
 
 static void selection_release(struct selection *sel, size_t naspects)
@@ -184,6 +194,57 @@ static void selection_release(struct selection *sel, size_t naspects)
 	free(sel->ent);
 	for (a = 0; a < naspects; a++)
 		mw_series_list_release(&sel->lists[a]);
+	for (a = 0; a < sel->names_cap; a++)
+		free(sel->names[a]);
+	free(sel->names);
+}
+
+static uint64_t name_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ULL;
+	return h;
+}
+
+/* The selection's own copy of group name g (added the first time). */
+static const char *intern_name(struct selection *sel, const char *g)
+{
+	size_t mask, i;
+
+	if (2 * (sel->nnames + 1) > sel->names_cap) {
+		size_t cap = sel->names_cap ? 2 * sel->names_cap : 64, k;
+		char **t = mw_xcalloc(cap, sizeof(*t));
+
+		for (k = 0; k < sel->names_cap; k++) {
+			if (!sel->names[k])
+				continue;
+			for (i = name_hash(sel->names[k]) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+				;
+			t[i] = sel->names[k];
+		}
+		free(sel->names);
+		sel->names = t;
+		sel->names_cap = cap;
+	}
+	mask = sel->names_cap - 1;
+	for (i = name_hash(g) & mask; sel->names[i]; i = (i + 1) & mask)
+		if (!strcmp(sel->names[i], g))
+			return sel->names[i];
+	sel->nnames++;
+	return sel->names[i] = mw_xstrdup(g);
+}
+
+/* Only the id and the time span stay (see struct selection). */
+static void compact(struct mw_series_info *s)
+{
+	int64_t id = s->id, first = s->first_ts, last = s->last_ts;
+
+	mw_series_info_release(s);
+	s->id = id;
+	s->first_ts = first;
+	s->last_ts = last;
 }
 
 /* Every series of each aspect with data in q's range and of q's process,
@@ -204,10 +265,13 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 			struct mw_series_info *s = &sel->lists[a].items[i];
 			const char *g = group_of(s);
 
-			if (s->first_ts == INT64_MIN || s->last_ts < q->from_ms || s->first_ts > q->to_ms)
+			if (s->first_ts == INT64_MIN || s->last_ts < q->from_ms || s->first_ts > q->to_ms ||
+			    (q->process && !mw_image_name_match(q->process, g))) {
+				compact(s);
 				continue;
-			if (q->process && !mw_image_name_match(q->process, g))
-				continue;
+			}
+			g = intern_name(sel, g);
+			compact(s);
 			if (sel->nent == sel->cap) {
 				sel->cap = sel->cap ? 2 * sel->cap : 256;
 				sel->ent = mw_xrealloc(sel->ent, sel->cap * sizeof(*sel->ent));
@@ -320,12 +384,13 @@ static int judge_groups(struct mw_reader *reader, const struct mw_leak_query *q,
 
 	qsort(ent, sel->nent, sizeof(*ent), mw_leak_cmp_entry);
 	watched_names(reader, &watched, &nwatched);
-	jg->groups = mw_xcalloc(sel->nent, sizeof(*jg->groups));
+	/* one per group (the names are the selection's, one copy each) */
+	jg->groups = mw_xcalloc(sel->nnames ? sel->nnames : 1, sizeof(*jg->groups));
 	for (i = 0; i < sel->nent; i = j) {
 		struct mw_leak_judged_group *g = &jg->groups[jg->ngroups];
 		bool excluded, w;
 
-		for (j = i + 1; j < sel->nent && !strcmp(ent[i].group, ent[j].group); j++)
+		for (j = i + 1; j < sel->nent && ent[i].group == ent[j].group; j++)
 			;
 		w = nwatched && bsearch(&ent[i].group, watched, nwatched, sizeof(*watched), cmp_str);
 		if (mw_leak_report_group(reader, ent + i, j - i, aspects, naspects, q, from, to, step, w,

@@ -244,6 +244,7 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 		*excluded = true;
 		goto out;
 	}
+	mw_leak_aspect_restore(reader, &ar[deciding]);
 	group_kind(&kind, reader, &aspects[deciding], &ar[deciding], out->verdict, from, to, step);
 	exit_reason = xc ? mw_exit_check_reason(xc, e[0].group) : NULL;
 	if (exit_reason && out->verdict != MW_VERDICT_FAIL) {

@@ -80,6 +80,7 @@ struct mw_leak_aspect_result {
 	struct mw_leak_listed *list;		/* the top MW_LEAK_MAX_LISTED */
 	size_t nlisted, ninc;
 	double max_value;			/* largest floor read; -1: none */
+	struct mw_series_list full;		/* mw_leak_aspect_restore's, owned */
 };
 
 /* The value of a series' label, NULL when it has none. */
@@ -92,6 +93,11 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
 			 struct mw_leak_aspect_result *ar, struct mw_err *err);
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
+/* The report keeps only each series' id and time span (leak_report.c):
+ * the identity (key, labels) of the listed incarnations and the deciding
+ * one read again by id, before the result is written or its kind found.
+ * One that cannot be read keeps its id only (written as nulls). */
+void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_result *ar);
 
 /* ---- which kind of memory (leak_report_kind.c) ---- */
 

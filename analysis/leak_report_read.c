@@ -4,7 +4,9 @@
  * per chunk, which the rollups answer), each incarnation judged as it is
  * read (leak_group.c), and the best MW_LEAK_MAX_LISTED kept for the
  * report.  Memory is bounded by a chunk and the list, whatever the size
- * of the group (a build agent's `sleep` has tens of thousands).
+ * of the group (a build agent's `sleep` has tens of thousands); the
+ * series come compacted (id and time span), the listed ones' identity is
+ * read again by id (mw_leak_aspect_restore).
  *
  * Owner: the detector work.  Caller: leak_report_group.c.
  */
@@ -191,8 +193,34 @@ out:
 	return rc;
 }
 
+void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_result *ar)
+{
+	size_t i;
+
+	struct mw_series_list *f = &ar->full;
+
+	if (!ar->present || f->items)
+		return;
+	f->items = mw_xcalloc(ar->nlisted + 1, sizeof(*f->items));
+	for (i = 0; i <= ar->nlisted; i++) {
+		const struct mw_series_info **p = i < ar->nlisted ? &ar->list[i].s : &ar->deciding;
+		size_t k;
+
+		if (!*p || (*p)->key)
+			continue;
+		/* the deciding one is most often listed too: read once */
+		for (k = 0; k < f->n && f->items[k].id != (*p)->id; k++)
+			;
+		if (k < f->n)
+			*p = &f->items[k];
+		else if (mw_reader_series_by_id(reader, (*p)->id, &f->items[f->n], NULL) == 0)
+			*p = &f->items[f->n++];
+	}
+}
+
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar)
 {
+	mw_series_list_release(&ar->full);
 	free(ar->list);
 	ar->list = NULL;
 }

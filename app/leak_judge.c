@@ -12,6 +12,7 @@
 #include "analysis/leak_steps.h"
 #include "core/batch.h"
 #include "base/clock.h"
+#include "base/heap_tune.h"
 #include "core/watch.h"
 #include "core/leak_gauges.h"
 #include "base/log.h"
@@ -130,6 +131,10 @@ static int64_t run_once(struct mw_leak_judge *j, struct mw_reader **reader)
 	else
 		mw_log_warn("leak judgement: %s", err.msg);
 	mw_leak_query_release(&q);
+	/* The reader stays until the next run, its cache does not (stale by
+	 * then); what the judgement read and allocated goes back too. */
+	mw_reader_idle(*reader);
+	mw_heap_release();
 done:
 	j->runs++;
 	if (!ok)

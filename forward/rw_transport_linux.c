@@ -1,6 +1,7 @@
 /*
  * rw_transport_linux.c - one remote-write POST, or one GET of a JSON
- * answer, with libcurl (Debian's libcurl4-openssl-dev), see rw_transport.h.
+ * answer, with libcurl (Debian's libcurl4-openssl-dev, loaded on first use:
+ * curl_lib.h), see rw_transport.h.
  *
  * Owned by the forwarder (forward/).  A thin layer: the endpoint checks,
  * header lines and message clean-up are in rw_transport.c (pure, tested);
@@ -20,11 +21,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
 
 #include "base/xalloc.h"
+#include "forward/curl_lib.h"
 #include "forward/rw_transport.h"
 #include "forward/rw_transport_util.h"
+
+/* libcurl is loaded on first use (curl_lib.h): its calls go through the
+ * table (curl.h's type-checking macros of the same names undone first). */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#define curl_global_init mw_curl.global_init
+#define curl_easy_init mw_curl.easy_init
+#define curl_easy_setopt mw_curl.easy_setopt
+#define curl_easy_getinfo mw_curl.easy_getinfo
+#define curl_easy_perform mw_curl.easy_perform
+#define curl_easy_cleanup mw_curl.easy_cleanup
+#define curl_easy_strerror mw_curl.easy_strerror
+#define curl_slist_append mw_curl.slist_append
+#define curl_slist_free_all mw_curl.slist_free_all
 
 /* What we keep of an answer's body: the message needs only its start. */
 #define BODY_KEEP 2048
@@ -137,6 +152,10 @@ struct mw_rw_transport *mw_rw_transport_new(const struct mw_rw_endpoint *ep,
 	struct mw_rw_headers h;
 	FILE *ca;
 
+	if (mw_curl_load(err)) {
+		mw_error_prefix(err, "remote write");
+		return NULL;
+	}
 	pthread_once(&global_once, global_init);
 	if (global_rc != CURLE_OK) {
 		mw_error(err, "remote write: libcurl did not initialise: %s",

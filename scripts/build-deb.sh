@@ -100,6 +100,9 @@ printf 'Source: memwatch\n\nPackage: memwatch\nArchitecture: any\n' >"$shl/debia
 depends=$(cd "$shl" && dpkg-shlibdeps -O -e "$OLDPWD/$root/usr/bin/memwatchd" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies of $bin"
+# libcurl is loaded when forwarding or `check --url` first needs it
+# (forward/curl_lib_linux.c), so dpkg-shlibdeps cannot see it.
+depends="$depends, libcurl4"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \

@@ -59,6 +59,14 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 void mw_reader_set_default_cache(uint64_t bytes);
 /* Close the connection and free the reader.  NULL is allowed. */
 void mw_reader_free(struct mw_reader *r);
+/* A reader kept for later (a pool's idle one, the judge's between runs)
+ * gives its page cache back: the writer commits every few seconds, and
+ * SQLite drops a WAL reader's whole cache at its next read after a
+ * commit anyway, so keeping it only held memory (up to 2 MB a reader).
+ * Returns about how many bytes SQLite freed (process-wide figures: other
+ * threads' work blurs it), so the caller can hand large amounts back to
+ * the system (base/heap_tune.h). */
+int64_t mw_reader_idle(struct mw_reader *r);
 
 /* ---- deadlines and error kinds ------------------------------------ */
 

@@ -187,6 +187,17 @@ void mw_reader_free(struct mw_reader *r)
 	free(r);
 }
 
+int64_t mw_reader_idle(struct mw_reader *r)
+{
+	sqlite3_int64 before;
+
+	if (!r)
+		return 0;
+	before = sqlite3_memory_used();
+	sqlite3_db_release_memory(r->db);
+	return (int64_t)(before - sqlite3_memory_used());
+}
+
 sqlite3 *mw_reader_sqlite(struct mw_reader *r)
 {
 	return r->db;

@@ -33,9 +33,6 @@ struct mw_series {
 	int64_t first_ts;	/* its first point (written with the series row) */
 	bool live_row;		/* its series_live row is committed */
 	bool evicting;		/* leaves memory when the running flush commits */
-	char *metric;		/* parsed from the key (catalog.h) */
-	struct mw_label *labels;	/* own copies, sorted by name */
-	size_t nlabels;
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
 	size_t order_pos;	/* its place in store->order (a hint: check it) */

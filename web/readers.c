@@ -6,8 +6,12 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/heap_tune.h"
 #include "base/xalloc.h"
 #include "storage/query.h"
+
+/* A reader that gave back this much cache: trim the heap too. */
+#define MW_READER_RELEASE_TRIM (256 * 1024)
 
 struct mw_reader_pool {
 	pthread_mutex_t lock;
@@ -82,6 +86,10 @@ void mw_pool_put(struct mw_reader_pool *p, struct mw_reader *r)
 	if (!r)
 		return;
 	mw_reader_set_deadline(r, 0);
+	/* Its page cache is stale by its next use: given back, and to the
+	 * system when it was large (freed pages amid the heap stay resident). */
+	if (mw_reader_idle(r) >= MW_READER_RELEASE_TRIM)
+		mw_heap_release();
 	pthread_mutex_lock(&p->lock);
 	if (p->nidle < p->keep) {
 		p->idle[p->nidle++] = r;

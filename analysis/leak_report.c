@@ -249,6 +249,65 @@ static void compact(struct mw_series_info *s)
 
 /* Every series of each aspect with data in q's range and of q's process,
  * as an entry of its group. */
+/* The identity of an incarnation: its process, pid and start time. */
+static int cmp_incarnation(const void *a, const void *b)
+{
+	const struct mw_series_info *x = *(const struct mw_series_info *const *)a;
+	const struct mw_series_info *y = *(const struct mw_series_info *const *)b;
+	static const char *const keys[] = { "process", "pid", "started" };
+	size_t k;
+	int c = 0;
+
+	for (k = 0; k < 3 && !c; k++) {
+		const char *vx = mw_leak_label_of(x, keys[k]), *vy = mw_leak_label_of(y, keys[k]);
+
+		c = strcmp(vx ? vx : "", vy ? vy : "");
+	}
+	return c;
+}
+
+/* A selector judges one series per process: the series of one process
+ * are not its incarnations, and summing bytes with counts means nothing.
+ * `match={process="app"}` (every metric of it) or a metric with a series
+ * per kind is the caller's error, said with what it picked.  Checked on
+ * the list as found, before the entries give up their labels. */
+static int one_series_per_incarnation(const struct mw_series_list *list, const struct mw_leak_query *q,
+				      struct mw_err *err)
+{
+	const struct mw_series_info **v;
+	size_t i, j, n = 0;
+	int rc = 0;
+
+	if (!q->match || list->n < 2)
+		return 0;
+	v = mw_xmalloc(list->n * sizeof(*v));
+	for (i = 0; i < list->n; i++) {
+		const struct mw_series_info *s = &list->items[i];
+		const char *g = mw_leak_label_of(s, "process");
+
+		if (g && s->first_ts != INT64_MIN && s->last_ts >= q->from_ms && s->first_ts <= q->to_ms &&
+		    (!q->process || mw_image_name_match(q->process, g)))
+			v[n++] = s;
+	}
+	qsort(v, n, sizeof(*v), cmp_incarnation);
+	for (i = 0; i < n && !rc; i = j) {
+		for (j = i + 1; j < n && !cmp_incarnation(&v[i], &v[j]); j++)
+			;
+		if (j - i > 1) {
+			const char *pid = mw_leak_label_of(v[i], "pid");
+
+			rc = mw_error(err, "match: '%s' selects %zu series of one process (%s, pid %s),"
+				      " e.g. %s and %s: a leak is judged on one series per process;"
+				      " name one metric (and kind), or leave match out to judge all"
+				      " of each process's memory", q->match, j - i,
+				      mw_leak_label_of(v[i], "process"), pid ? pid : "-", v[i]->key,
+				      v[i + 1]->key);
+		}
+	}
+	free(v);
+	return rc;
+}
+
 static int select_series(struct mw_reader *reader, const struct mw_leak_query *q,
 			 const struct mw_leak_aspect *aspects, size_t naspects,
 			 struct selection *sel, struct mw_err *err)
@@ -261,6 +320,8 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 			return -1;
 		}
 		sel->nmatched += sel->lists[a].n;
+		if (one_series_per_incarnation(&sel->lists[a], q, err))
+			return -1;
 		for (i = 0; i < sel->lists[a].n; i++) {
 			struct mw_series_info *s = &sel->lists[a].items[i];
 			const char *g = group_of(s);
@@ -296,57 +357,6 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 	return 0;
 }
 
-/* The identity of an incarnation: its group, pid and start time. */
-static int same_incarnation(const struct mw_leak_entry *x, const struct mw_leak_entry *y)
-{
-	const char *px = mw_leak_label_of(x->s, "pid"), *py = mw_leak_label_of(y->s, "pid");
-	const char *sx = mw_leak_label_of(x->s, "started"), *sy = mw_leak_label_of(y->s, "started");
-	int c = strcmp(x->group, y->group);
-
-	if (!c)
-		c = strcmp(px ? px : "", py ? py : "");
-	if (!c)
-		c = strcmp(sx ? sx : "", sy ? sy : "");
-	return c;
-}
-
-static int cmp_incarnation(const void *a, const void *b)
-{
-	return same_incarnation(a, b);
-}
-
-/* A selector judges one series per process: the series of one process
- * are not its incarnations, and summing bytes with counts means nothing.
- * `match={process="app"}` (every metric of it) or a metric with a series
- * per kind is the caller's error, said with what it picked. */
-static int one_series_per_incarnation(const struct selection *sel, const struct mw_leak_query *q,
-				      struct mw_err *err)
-{
-	struct mw_leak_entry *e;
-	size_t i, j;
-	int rc = 0;
-
-	if (!q->match || sel->nent < 2)
-		return 0;
-	e = mw_xmalloc(sel->nent * sizeof(*e));
-	memcpy(e, sel->ent, sel->nent * sizeof(*e));
-	qsort(e, sel->nent, sizeof(*e), cmp_incarnation);
-	for (i = 0; i < sel->nent && !rc; i = j) {
-		for (j = i + 1; j < sel->nent && !same_incarnation(&e[i], &e[j]); j++)
-			;
-		if (j - i > 1 && mw_leak_label_of(e[i].s, "process")) {
-			const char *pid = mw_leak_label_of(e[i].s, "pid");
-
-			rc = mw_error(err, "match: '%s' selects %zu series of one process (%s, pid %s),"
-				      " e.g. %s and %s: a leak is judged on one series per process;"
-				      " name one metric (and kind), or leave match out to judge all"
-				      " of each process's memory", q->match, j - i, e[i].group,
-				      pid ? pid : "-", e[i].s->key, e[i + 1].s->key);
-		}
-	}
-	free(e);
-	return rc;
-}
 
 /* The groups judged, in ranked order. */
 struct judged {
@@ -533,8 +543,7 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	memset(&sel, 0, sizeof(sel));
 	sel.first = INT64_MAX;
 	sel.last = INT64_MIN;
-	if (select_series(reader, q, aspects, naspects, &sel, err) ||
-	    one_series_per_incarnation(&sel, q, err))
+	if (select_series(reader, q, aspects, naspects, &sel, err))
 		goto out;
 	from = q->from_ms > sel.first ? q->from_ms : sel.first;
 	to = q->to_ms < sel.last ? q->to_ms : sel.last;

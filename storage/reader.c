@@ -64,6 +64,14 @@ struct mw_reader {
 	 * chunk read (mw_reader_chunk) */
 	struct mw_tail_map *tails;
 	bool tails_loaded;
+	/* The map outlives its transaction while no other connection has
+	 * committed since it was read (PRAGMA data_version): a flush commits
+	 * every few seconds, a judgement's thousands of reads (a transaction
+	 * each) come in between, and reloading every row each time made a
+	 * leak report over 14,000 live series 5-8x slower. */
+	bool tails_version_ok;
+	int64_t tails_version;
+	sqlite3_stmt *data_version;
 	struct mw_tail_scratch scratch;
 };
 
@@ -180,6 +188,7 @@ void mw_reader_free(struct mw_reader *r)
 	for (i = 0; i < MW_READER_SLOTS; i++)
 		sqlite3_finalize(r->st[i]);
 	mw_catalog_close(&r->cat);
+	sqlite3_finalize(r->data_version);
 	mw_tail_map_free(r->tails);
 	free(r->scratch.buf);
 	sqlite3_close(r->db);
@@ -260,20 +269,47 @@ static int run_simple(struct mw_reader *r, int slot, const char *sql, struct mw_
 	return rc == SQLITE_DONE ? 0 : mw_reader_fail(r, err);
 }
 
+/* A new snapshot: its tails are looked at again at its first chunk read
+ * (kept when nothing was committed since). */
 void mw_reader_drop_tails(struct mw_reader *r)
 {
-	mw_tail_map_free(r->tails);
-	r->tails = NULL;
 	r->tails_loaded = false;
 }
 
-/* The snapshot's tails, loaded once per read transaction. */
+/* This connection's count of commits by others (-1: cannot tell). */
+static int64_t data_version(struct mw_reader *r)
+{
+	int64_t v = -1;
+
+	if (!r->data_version &&
+	    sqlite3_prepare_v2(r->db, "PRAGMA data_version", -1, &r->data_version, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(r->data_version) == SQLITE_ROW)
+		v = sqlite3_column_int64(r->data_version, 0);
+	sqlite3_reset(r->data_version);
+	return v;
+}
+
+/* The snapshot's tails, read once per read transaction, and again only
+ * when another connection (the writer) committed since the last read. */
 static int load_tails(struct mw_reader *r, struct mw_err *err)
 {
+	int64_t v;
+
 	if (r->tails_loaded)
 		return 0;
+	v = data_version(r);
+	if (r->tails_version_ok && v >= 0 && v == r->tails_version) {
+		r->tails_loaded = true;
+		return 0;
+	}
+	mw_tail_map_free(r->tails);
+	r->tails = NULL;
+	r->tails_version_ok = false;
 	if (mw_tail_map_load(r->db, &r->tails, err))
 		return mw_reader_fail(r, err);
+	r->tails_version = v;
+	r->tails_version_ok = v >= 0;
 	r->tails_loaded = true;
 	return 0;
 }

@@ -133,6 +133,44 @@ static void expect_points(const char *path, int pid, int n)
 	mw_reader_free(r);
 }
 
+/* One reader kept open across flushes, as the web's pool and the judge
+ * keep theirs: it keeps the tails it read while the writer has not
+ * committed, and sees every flush's points after it (through folds that
+ * delete the rows and new rows that take their ids again). */
+static void reader_kept_across_flushes(void **state)
+{
+	struct mw_store *s = open_store(DB, 720);
+	struct mw_reader *r;
+	int i;
+
+	(void)state;
+	assert_non_null(s);
+	add(s, 1, 0);
+	flush(s);
+	r = mw_test_reader_open(DB);
+	for (i = 1; i < 40; i++) {
+		struct mw_range_query q;
+		struct mw_range_result res;
+		struct mw_err err;
+		int k;
+
+		add(s, 1, i);
+		flush(s);
+		for (k = 0; k < 2; k++) {	/* the second read reuses the map */
+			mw_range_query_init(&q, T0, T0 + 3600000);
+			q.step_ms = MW_STEP_RAW;
+			assert_int_equal(mw_reader_range(r, METRIC "{pid=\"1\"}", &q, &res, &err), 0);
+			assert_int_equal(res.nseries, 1);
+			assert_int_equal(res.nt, i + 1);
+			assert_true(res.values[0][i] == value_of(1, i));
+			mw_range_result_release(&res);
+		}
+	}
+	assert_true(db_int(DB, "SELECT count(*) FROM chunk_tail") > 0);
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
 /* A flush from the chunk row's fourth write on appends a tail; every
  * reader sees its points although the row has only the first three. */
 static void readers_see_tail_points(void **state)
@@ -258,6 +296,7 @@ static void startup_folds_tails(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(readers_see_tail_points, setup, teardown),
+	cmocka_unit_test_setup_teardown(reader_kept_across_flushes, setup, teardown),
 	cmocka_unit_test_setup_teardown(chunk_rewritten_after_tails, setup, teardown),
 	cmocka_unit_test_setup_teardown(tail_of_removed_chunk, setup, teardown),
 	cmocka_unit_test_setup_teardown(startup_folds_tails, setup, teardown)

@@ -247,8 +247,13 @@ static void compact(struct mw_series_info *s)
 	s->last_ts = last;
 }
 
-/* Every series of each aspect with data in q's range and of q's process,
- * as an entry of its group. */
+/* Series s, of group g, has data in q's range and is of q's process. */
+static bool in_query(const struct mw_series_info *s, const char *g, const struct mw_leak_query *q)
+{
+	return s->first_ts != INT64_MIN && s->last_ts >= q->from_ms && s->first_ts <= q->to_ms &&
+	       (!q->process || mw_image_name_match(q->process, g));
+}
+
 /* The identity of an incarnation: its process, pid and start time. */
 static int cmp_incarnation(const void *a, const void *b)
 {
@@ -285,8 +290,7 @@ static int one_series_per_incarnation(const struct mw_series_list *list, const s
 		const struct mw_series_info *s = &list->items[i];
 		const char *g = mw_leak_label_of(s, "process");
 
-		if (g && s->first_ts != INT64_MIN && s->last_ts >= q->from_ms && s->first_ts <= q->to_ms &&
-		    (!q->process || mw_image_name_match(q->process, g)))
+		if (g && in_query(s, g, q))
 			v[n++] = s;
 	}
 	qsort(v, n, sizeof(*v), cmp_incarnation);
@@ -308,6 +312,8 @@ static int one_series_per_incarnation(const struct mw_series_list *list, const s
 	return rc;
 }
 
+/* Every series of each aspect with data in q's range and of q's process,
+ * as an entry of its group. */
 static int select_series(struct mw_reader *reader, const struct mw_leak_query *q,
 			 const struct mw_leak_aspect *aspects, size_t naspects,
 			 struct selection *sel, struct mw_err *err)
@@ -326,8 +332,7 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 			struct mw_series_info *s = &sel->lists[a].items[i];
 			const char *g = group_of(s);
 
-			if (s->first_ts == INT64_MIN || s->last_ts < q->from_ms || s->first_ts > q->to_ms ||
-			    (q->process && !mw_image_name_match(q->process, g))) {
+			if (!in_query(s, g, q)) {
 				compact(s);
 				continue;
 			}
@@ -356,7 +361,6 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 		return mw_error(err, "process: no process named '%s' has data in the range", q->process);
 	return 0;
 }
-
 
 /* The groups judged, in ranked order. */
 struct judged {

@@ -74,15 +74,14 @@ static int judge_aspects(struct mw_reader *reader, struct mw_leak_entry *e, size
 
 /* An aspect judged inconclusive because its points wander too much to
  * see a growth that matters, or rise in too few steps to fit a rate
- * (leak.c): it was judged, and its data cannot
- * exclude a leak. */
-static bool too_noisy(const struct mw_leak_aspect_result *a)
+ * (leak.c, undecided): it was judged, and its data cannot exclude a leak. */
+static bool undecided(const struct mw_leak_aspect_result *a)
 {
 	return a->present && a->g.r.verdict == MW_VERDICT_INCONCLUSIVE && a->g.r.undecided;
 }
 
-/* One verdict: fail when an aspect fails; inconclusive when one is too
- * noisy to judge (a quiet shared-memory series that passes must not pass
+/* One verdict: fail when an aspect fails; inconclusive when one is
+ * undecided (a quiet shared-memory series that passes must not pass
  * a process whose private memory could hide a leak); pass when one
  * passes; inconclusive when none could be judged.  Its figures and reason
  * are those of the first aspect (private memory first, counts last) with
@@ -92,7 +91,7 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 			      enum mw_verdict *verdict)
 {
 	size_t a;
-	bool noisy = false;
+	bool unsure = false;
 
 	*verdict = MW_VERDICT_INCONCLUSIVE;
 	for (a = 0; a < naspects; a++) {
@@ -102,12 +101,12 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 			*verdict = MW_VERDICT_FAIL;
 		else if (ar[a].g.r.verdict == MW_VERDICT_PASS && *verdict != MW_VERDICT_FAIL)
 			*verdict = MW_VERDICT_PASS;
-		noisy = noisy || too_noisy(&ar[a]);
+		unsure = unsure || undecided(&ar[a]);
 	}
-	if (noisy && *verdict != MW_VERDICT_FAIL) {
+	if (unsure && *verdict != MW_VERDICT_FAIL) {
 		*verdict = MW_VERDICT_INCONCLUSIVE;
 		for (a = 0; a < naspects; a++)
-			if (too_noisy(&ar[a]))
+			if (undecided(&ar[a]))
 				return a;
 	}
 	for (a = 0; a < naspects; a++)

@@ -67,34 +67,35 @@ int mw_mkdir(const char *path)
 	return rc == 0 || errno == EEXIST ? 0 : -1;
 }
 
-int64_t mw_file_size(const char *path)
+/* _wstat64 of a UTF-8 path (a path that is not UTF-8: as given). */
+static int stat_utf8(const char *path, struct _stat64 *st)
 {
 	wchar_t *wp = mw_utf8_to_wide(path);
-	struct _stat64 st;
-	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
+	int rc = wp ? _wstat64(wp, st) : _stat64(path, st);
 
 	free(wp);
-	return rc ? -1 : (int64_t)st.st_size;
+	return rc;
+}
+
+int64_t mw_file_size(const char *path)
+{
+	struct _stat64 st;
+
+	return stat_utf8(path, &st) ? -1 : (int64_t)st.st_size;
 }
 
 int64_t mw_file_mtime(const char *path)
 {
-	wchar_t *wp = mw_utf8_to_wide(path);
 	struct _stat64 st;
-	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
 
-	free(wp);
-	return rc ? -1 : (int64_t)st.st_mtime;
+	return stat_utf8(path, &st) ? -1 : (int64_t)st.st_mtime;
 }
 
 int mw_is_dir(const char *path)
 {
-	wchar_t *wp = mw_utf8_to_wide(path);
 	struct _stat64 st;
-	int rc = wp ? _wstat64(wp, &st) : _stat64(path, &st);
 
-	free(wp);
-	return rc == 0 && (st.st_mode & _S_IFMT) == _S_IFDIR;
+	return stat_utf8(path, &st) == 0 && (st.st_mode & _S_IFMT) == _S_IFDIR;
 }
 
 int mw_remove(const char *path)

@@ -137,22 +137,27 @@ static int64_t first_point(int64_t recorded, const int64_t lo[MW_READ_TIERS])
 	return start;
 }
 
-/* The newest raw point of series id: its newest chunk row's, or what
- * chunk_tail holds past it (chunk_tail.h); INT64_MIN: none. */
-static int64_t raw_last(struct mw_reader *r, sqlite3_stmt *st, int64_t id, struct mw_err *err)
+/* The newest raw point of series id into *last: its newest chunk row's,
+ * or what chunk_tail holds past it (chunk_tail.h); INT64_MIN: none.  -1
+ * when the tails cannot be read. */
+static int raw_last(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t *last,
+		    struct mw_err *err)
 {
-	int64_t last = INT64_MIN, ts, n;
+	int64_t ts, n;
 	double v;
+	int rc = 0;
 
+	*last = INT64_MIN;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		last = sqlite3_column_int64(st, 0);
-		if (mw_reader_chunk_newest(r, sqlite3_column_int64(st, 1),
-					   sqlite3_column_int64(st, 2), &ts, &v, &n, err) == 1)
-			last = ts;
+		*last = sqlite3_column_int64(st, 0);
+		rc = mw_reader_chunk_newest(r, sqlite3_column_int64(st, 1),
+					    sqlite3_column_int64(st, 2), &ts, &v, &n, err);
+		if (rc == 1)
+			*last = ts;
 	}
 	sqlite3_reset(st);
-	return last;
+	return rc < 0 ? -1 : 0;
 }
 
 /* Index seeks only. */
@@ -175,9 +180,12 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 		if (mw_reader_check_deadline(r, err))
 			return -1;
 		for (t = 0; t < MW_READ_TIERS; t++) {
-			int64_t b = t ? mw_stmt_int(last[t], info[i].id, INT64_MIN)
-				      : raw_last(r, last[t], info[i].id, err);
+			int64_t b = INT64_MIN;
 
+			if (t)
+				b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
+			else if (raw_last(r, last[t], info[i].id, &b, err))
+				return -1;
 			lo[t] = mw_stmt_int(first[t], info[i].id, INT64_MAX);
 			if (b > hi)
 				hi = b;

@@ -60,16 +60,15 @@ struct mw_reader {
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
 	enum mw_query_error kind;
-	/* chunk_tail of the running read transaction, loaded at its first
-	 * chunk read (mw_reader_chunk) */
+	/* chunk_tail as of the running read transaction, looked at its first
+	 * chunk read.  The map outlives its transaction while no other
+	 * connection has committed since it was read (PRAGMA data_version,
+	 * tails_version; -1: read it again): a flush commits every few
+	 * seconds, a judgement's thousands of reads (a transaction each) come
+	 * in between, and reloading every row each time made a leak report
+	 * over 14,000 live series 5-8x slower. */
 	struct mw_tail_map *tails;
 	bool tails_loaded;
-	/* The map outlives its transaction while no other connection has
-	 * committed since it was read (PRAGMA data_version): a flush commits
-	 * every few seconds, a judgement's thousands of reads (a transaction
-	 * each) come in between, and reloading every row each time made a
-	 * leak report over 14,000 live series 5-8x slower. */
-	bool tails_version_ok;
 	int64_t tails_version;
 	sqlite3_stmt *data_version;
 	struct mw_tail_scratch scratch;
@@ -146,6 +145,7 @@ int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *e
 	sqlite3_stmt *st;
 
 	*out = NULL;
+	r->tails_version = -1;
 	if (mw_db_open(&r->db, db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
 		       READER_BUSY_MS, "", err))
 		goto fail;
@@ -299,17 +299,16 @@ static int load_tails(struct mw_reader *r, struct mw_err *err)
 	if (r->tails_loaded)
 		return 0;
 	v = data_version(r);
-	if (r->tails_version_ok && v >= 0 && v == r->tails_version) {
+	if (v >= 0 && v == r->tails_version) {
 		r->tails_loaded = true;
 		return 0;
 	}
 	mw_tail_map_free(r->tails);
 	r->tails = NULL;
-	r->tails_version_ok = false;
+	r->tails_version = -1;
 	if (mw_tail_map_load(r->db, &r->tails, err))
 		return mw_reader_fail(r, err);
 	r->tails_version = v;
-	r->tails_version_ok = v >= 0;
 	r->tails_loaded = true;
 	return 0;
 }

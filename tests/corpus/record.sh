@@ -52,7 +52,7 @@ start() { # name, command...
 finish() { # stop the workloads, then the daemon once it has seen them go
     stop_all
     PIDS=""
-    sleep 3
+    sleep 3   # the daemon records the exits
     kill "$DPID" 2>/dev/null || true
     wait "$DPID" 2>/dev/null || true
     echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"
@@ -108,9 +108,4 @@ start feed_redis python3 "$HERE/feed.py" redis 16379
 start feed_memcached python3 "$HERE/feed.py" memcached 16211
 
 sleep "$DUR"
-stop_all
-PIDS=""
-sleep 3   # the daemon records the exits
-kill "$DPID" 2>/dev/null || true
-wait "$DPID" 2>/dev/null || true
-echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"
+finish

@@ -164,7 +164,7 @@ static int shortcut_allowed(double rise, double level, double span_ms)
  * projection or onset (a build agent reading the JSON, a dashboard summing
  * rates, must not see one beside a pass); a rise within the budget keeps
  * its rate, that is its point. */
-static void no_rate(struct mw_leak_result *out)
+void mw_leak_no_rate(struct mw_leak_result *out)
 {
 	out->slope_bph = out->slope_lo_bph = out->slope_hi_bph = NAN;
 	out->onset_ms = INT64_MIN;
@@ -514,7 +514,7 @@ static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result
 	if (!isfinite(mds) || !(mds > j->budget) || !(mds > SHORTCUT_REL_PER_HOUR * level))
 		return false;
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
-	no_rate(out);
+	mw_leak_no_rate(out);
 	out->detectable_bph = mds;
 	out->undecided = 1;
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
@@ -541,7 +541,7 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 		 * slab pages, a pool that doubles), too few yet to fit a rate.
 		 * Not a pass: the next steps decide. */
 		out->verdict = MW_VERDICT_INCONCLUSIVE;
-		no_rate(out);
+		mw_leak_no_rate(out);
 		out->undecided = 1;
 		mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
 		snprintf(out->reason, sizeof(out->reason),
@@ -552,7 +552,7 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 	if (inconclusive_by_noise(j, out))
 		return true;
 	out->verdict = MW_VERDICT_PASS;
-	no_rate(out);
+	mw_leak_no_rate(out);
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
 	snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)", d,
 		 j->saw ? " of sawtooth floors" : "", out->p_value);
@@ -573,7 +573,7 @@ static bool pass_when_stopped(const struct judging *j, struct mw_leak_result *ou
 		return false;
 	tail_ms = rx[m - 1] - (j->tail_from > rx[0] ? j->tail_from : rx[0]);
 	out->verdict = MW_VERDICT_PASS;
-	no_rate(out);
+	mw_leak_no_rate(out);
 	mw_leak_fmt_amount(rise, sizeof(rise), ry[m - 1] - ry[0], j->p);
 	mw_leak_fmt_duration(d, sizeof(d), tail_ms);
 	if (rx[0] <= 0 && j->tail_from > 0)
@@ -610,7 +610,7 @@ static bool pass_when_settling(const struct judging *j, struct mw_leak_result *o
 	if (!(head.ok && last.ok && head.slope > 0 && last.slope < SETTLING_RATIO * head.slope))
 		return false;
 	mw_leak_fmt_amount(rate, sizeof(rate), last.slope * HOUR_MS, j->p);
-	no_rate(out);
+	mw_leak_no_rate(out);
 	if (last.slope * HOUR_MS > settled_rate(j)) {
 		/* Slowing, but still faster than a leak that matters: a JVM
 		 * that grew its heap and leaks inside it slows like one that

@@ -221,6 +221,21 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
 		 const struct mw_leak_result *r, double *shares_out);
 
+/*
+ * A fail r of resident memory (Linux private bytes: resident anonymous
+ * pages) that only fills memory the process committed before it
+ * (leak_bound.c): over the last half of r's judged span the committed
+ * floors (committed: its private mappings' size) rose by no more than the
+ * budget, the resident part of them (resident: the same mappings'
+ * resident pages) carried at least half of r's growth, and what is left
+ * to fill at the end is at most budget x horizon.  Then r becomes a pass
+ * without a rate or projection (a pass reads like no leak), its reason
+ * naming the headroom, and 1 is returned; else r is left alone and 0 is returned.  Both traces on r's
+ * time axis, NaN for buckets without data.
+ */
+int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
+			 const struct mw_leak_params *p, struct mw_leak_result *r);
+
 /* Robust statistics (analysis/robust_stats.c), exposed for the tests and
  * the process table. */
 

@@ -56,6 +56,10 @@ void mw_leak_params_sane(const struct mw_leak_params *in, struct mw_leak_params 
 /* An inconclusive result with no figures and no reason. */
 void mw_leak_result_reset(struct mw_leak_result *out);
 
+/* A pass that does not rise carries no leak-like figure: no rate,
+ * growth, projection or onset (leak.c). */
+void mw_leak_no_rate(struct mw_leak_result *out);
+
 /* "1.5 MiB", "-512 KiB", "?" for NaN. */
 void mw_leak_fmt_bytes(char *buf, size_t len, double b);
 /* "12 min", "3h 05m", "2d 4h". */

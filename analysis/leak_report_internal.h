@@ -113,6 +113,10 @@ struct mw_leak_kind_found {
 	double shares[MW_LEAK_MAX_KINDS];	/* bytes per hour; NaN: unknown */
 };
 
+/* The selector of metric's series of the process pid (and image name
+ * process, may be NULL), with the extra matchers extra (",a=\"b\"" or ""). */
+void mw_leak_process_selector(char *sel, size_t size, const char *metric, const char *extra,
+			      const char *pid, const char *process);
 /* Name the kind carrying r's growth for the process with this pid (may
  * be NULL: none) and image name (may be NULL), from the first source that
  * names one; the figures are that source's, else those of the first
@@ -128,6 +132,17 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 				 const struct mw_leak_result *r, int64_t from, int64_t to,
 				 int64_t step);
 
+/* ---- a resident fail bounded by committed memory (leak_report_bound.c) ---- */
+/* When ar's failing incarnation is the group's only one and its growth
+ * only fills private memory it committed before (leak.h,
+ * mw_leak_commit_bound, from its committed private address space and the
+ * resident pages of its private working-set categories), its fail becomes
+ * a pass whose reason names the headroom left (the group's and the listed
+ * incarnation's results alike).  Processes without those series
+ * (unwatched ones) are left alone. */
+void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
+			     const struct mw_leak_params *p, int64_t from, int64_t to,
+			     int64_t step);
 /* ---- one group (leak_report_group.c) ---- */
 
 struct mw_exit_check;

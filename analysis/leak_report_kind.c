@@ -88,14 +88,12 @@ static void quote_value(char *buf, size_t size, const char *v)
 	buf[n] = '\0';
 }
 
-/* The selector of one source's series of the process pid (and image
- * name process, may be NULL). */
-static void kind_selector(char *sel, size_t size, const struct kind_source *src, const char *pid,
-			  const char *process)
+void mw_leak_process_selector(char *sel, size_t size, const char *metric, const char *extra,
+			      const char *pid, const char *process)
 {
-	snprintf(sel, size, "%s{pid=\"", src->metric);
+	snprintf(sel, size, "%s{pid=\"", metric);
 	quote_value(sel, size, pid);
-	snprintf(sel + strlen(sel), size - strlen(sel), "\"%s", src->extra);
+	snprintf(sel + strlen(sel), size - strlen(sel), "\"%s", extra);
 	if (process) {
 		snprintf(sel + strlen(sel), size - strlen(sel), ",process=\"");
 		quote_value(sel, size, process);
@@ -164,7 +162,7 @@ static int kind_from_source(struct mw_leak_kind_found *out, struct mw_reader *re
 	size_t nk, k;
 	int best;
 
-	kind_selector(sel, sizeof(sel), src, pid, process);
+	mw_leak_process_selector(sel, sizeof(sel), src->metric, src->extra, pid, process);
 	mw_range_query_init(&q, from, to);
 	q.step_ms = step;
 	q.agg = MW_AGG_MIN;

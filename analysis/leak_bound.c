@@ -1,0 +1,113 @@
+/*
+ * leak_bound.c - a fail of resident memory that can only fill what the
+ * process has already committed (leak.h, mw_leak_commit_bound).
+ *
+ * Why: on Linux a process's private bytes are its resident anonymous
+ * pages, and they can never exceed the size of the private mappings that
+ * hold them.  glibc's malloc extends its heap by brk and touches the new
+ * pages only as blocks are carved from them; a program whose data stopped
+ * growing but whose free blocks are reused out of order (fragmentation)
+ * keeps touching pages it had mapped long before, so its resident memory
+ * creeps up for an hour (1 MiB/h in the recorded `ok_cache`) while its
+ * committed memory stays flat.  That growth is bounded by the headroom
+ * left (committed minus resident): once it is used up the process must
+ * commit more, and that growth is judged like any other.  A leak cannot
+ * hide here for long: a leak in the heap or in new mappings grows what is
+ * committed (glibc extends the heap 128 KiB or more at a time), and a
+ * leak inside a large region committed in advance leaves a headroom far
+ * over the budget.
+ *
+ * Owner: the detector work.  Caller: leak_report_bound.c (the report,
+ * which reads the two series).  Pure.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "leak.h"
+#include "leak_internal.h"
+
+/* The first floor of tr at or after t, and the largest from there on;
+ * NaN when none. */
+static double floor_from(const struct mw_trace *tr, int64_t t, double *max_after)
+{
+	double first = NAN;
+	size_t i;
+
+	*max_after = NAN;
+	for (i = 0; i < tr->n; i++) {
+		if (tr->t0_ms + (int64_t)i * tr->step_ms < t || isnan(tr->v[i]))
+			continue;
+		if (isnan(first))
+			first = tr->v[i];
+		if (isnan(*max_after) || tr->v[i] > *max_after)
+			*max_after = tr->v[i];
+	}
+	return first;
+}
+
+/* The last floor of tr, if its bucket starts at or after t; else NaN. */
+static double last_floor(const struct mw_trace *tr, int64_t t)
+{
+	size_t i = tr->n;
+
+	while (i > 0 && isnan(tr->v[i - 1]))
+		i--;
+	if (i == 0 || tr->t0_ms + (int64_t)(i - 1) * tr->step_ms < t)
+		return NAN;
+	return tr->v[i - 1];
+}
+
+int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
+			 const struct mw_leak_params *p, struct mw_leak_result *r)
+{
+	int64_t half, mid, fresh;
+	double c_mid, c_max, c_end, r_mid, r_max, r_end, allowed, headroom, most, half_h;
+	char s1[32], s2[32], s3[32];
+
+	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
+	    isnan(r->slope_bph) || committed->step_ms <= 0 || resident->step_ms <= 0)
+		return 0;
+	/* the last half of the judged span: the tail a fail says still climbs */
+	half = (r->last_ms - r->judged_from_ms) / 2;
+	if (half < committed->step_ms || half < resident->step_ms)
+		return 0;
+	mid = r->last_ms - half;
+	half_h = (double)half / 3600000.0;
+	/* both read to the end, not stopped a while before it */
+	fresh = r->last_ms - 2 * (committed->step_ms > resident->step_ms ? committed->step_ms
+									  : resident->step_ms);
+	c_mid = floor_from(committed, mid, &c_max);
+	r_mid = floor_from(resident, mid, &r_max);
+	c_end = last_floor(committed, fresh);
+	r_end = last_floor(resident, fresh);
+	if (isnan(c_mid) || isnan(c_end) || isnan(r_mid) || isnan(r_end))
+		return 0;
+	/* committed memory did not grow over the tail (beyond the budget) */
+	allowed = p->budget_bytes_per_hour * half_h;
+	if (c_max - c_mid > allowed)
+		return 0;
+	/* the growth is inside those mappings: the resident part of them
+	 * rose by at least half of what the fail's slope says */
+	if (r_end - r_mid < 0.5 * r->slope_bph * half_h)
+		return 0;
+	/* what is left to fill: no more than the budget allows over the
+	 * horizon.  Resident above committed is two reads a moment apart
+	 * (within the budget) or series that do not match: then no bound. */
+	most = p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
+	headroom = c_end - r_end;
+	if (headroom < -allowed || headroom > most)
+		return 0;
+	if (headroom < 0)
+		headroom = 0;
+	mw_leak_fmt_bytes(s1, sizeof(s1), c_end);
+	mw_leak_fmt_duration(s2, sizeof(s2), (double)half);
+	mw_leak_fmt_bytes(s3, sizeof(s3), headroom);
+	r->verdict = MW_VERDICT_PASS;
+	r->undecided = 0;
+	mw_leak_no_rate(r);
+	snprintf(r->reason, sizeof(r->reason),
+		 "filling memory it committed before (%s, flat for the last %s): at most %s more "
+		 "unless it commits more",
+		 s1, s2, s3);
+	return 1;
+}

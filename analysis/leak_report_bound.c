@@ -1,16 +1,18 @@
 /*
  * leak_report_bound.c - a failing process whose resident private memory
  * only fills what it had committed before (leak_bound.c says why that is
- * not a leak): its committed private address space and the resident
- * pages of the same mappings read from the store and handed to
- * mw_leak_commit_bound.
+ * not a leak): its private writable address space and the resident pages
+ * in it read from the store and handed to mw_leak_commit_bound.
  *
  * Owner: the detector work.  Caller: leak_report_group.c, for the private
  * memory aspect.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/units.h"
 #include "base/xalloc.h"
 #include "leak_report_internal.h"
 
@@ -52,15 +54,59 @@ static size_t listed_fails(const struct mw_leak_aspect_result *ar)
 	return n;
 }
 
+/* Where the two figures come from: the process collector's (every
+ * process, Linux: statm's data against private bytes itself, anonymous
+ * resident plus swap, all of it inside those mappings), else a watched
+ * process's address space and working set (the committed private
+ * mappings against the resident pages of the working-set categories that
+ * live in them: collectors/smaps.c and workingset_pages.c). */
+struct bound_source {
+	const char *committed_metric, *committed_extra;
+	const char *resident_metric, *resident_extra;
+	bool by_incarnation;	/* the series carry `started` */
+};
+
+static const struct bound_source bound_sources[] = {
+	{ "memwatch_process_data_bytes", "", "memwatch_process_private_bytes", "", true },
+	{ "memwatch_vm_bytes", ",state=\"committed\",type=\"private\"", "memwatch_workingset_bytes",
+	  ",sharing=\"private\",category=~\"heap|stack|private_data|other\"", false },
+};
+
+/* One source's two traces for the incarnation; 0, or -1 when it lacks
+ * either (*c and *r, owned, freed by the caller either way). */
+static int read_source(struct mw_reader *reader, const struct bound_source *src, const char *pid,
+		       const char *process, const char *started, int64_t from, int64_t to,
+		       int64_t step, struct mw_trace *committed, double **c,
+		       struct mw_trace *resident, double **r)
+{
+	char sel[512], extra[160];
+	size_t i;
+
+	/* `started` tells two processes that had the same pid apart; only a
+	 * number is put in a selector */
+	snprintf(extra, sizeof(extra), "%s", src->committed_extra);
+	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
+		;
+	if (src->by_incarnation && started && i > 0 && !started[i] && i < 32)
+		snprintf(extra, sizeof(extra), "%s,started=\"%s\"", src->committed_extra, started);
+	mw_leak_process_selector(sel, sizeof(sel), src->committed_metric, extra, pid, process);
+	if (read_sum(reader, sel, from, to, step, committed, c))
+		return -1;
+	if (src->by_incarnation && strstr(extra, "started="))
+		snprintf(extra, sizeof(extra), "%s,started=\"%s\"", src->resident_extra, started);
+	else
+		snprintf(extra, sizeof(extra), "%s", src->resident_extra);
+	mw_leak_process_selector(sel, sizeof(sel), src->resident_metric, extra, pid, process);
+	return read_sum(reader, sel, from, to, step, resident, r);
+}
+
 void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			     const struct mw_leak_params *p, int64_t from, int64_t to,
 			     int64_t step)
 {
 	struct mw_trace committed, resident;
-	double *c = NULL, *r = NULL;
-	const char *pid, *process;
-	char sel[512];
-	size_t i;
+	const char *pid, *process, *started;
+	size_t i, s;
 
 	/* one failing incarnation (listed first, fails rank highest), not
 	 * a growing total of several */
@@ -71,24 +117,24 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 	if (!ar->deciding || !(pid = mw_leak_label_of(ar->deciding, "pid")))
 		return;
 	process = mw_leak_label_of(ar->deciding, "process");
-	mw_leak_process_selector(sel, sizeof(sel), "memwatch_vm_bytes",
-				 ",state=\"committed\",type=\"private\"", pid, process);
-	if (read_sum(reader, sel, from, to, step, &committed, &c))
-		goto out;
-	/* the working-set categories of private mappings (collectors/smaps.c
-	 * and workingset_pages.c: what the address space counts as private) */
-	mw_leak_process_selector(sel, sizeof(sel), "memwatch_workingset_bytes",
-				 ",sharing=\"private\",category=~\"heap|stack|private_data|other\"",
-				 pid, process);
-	if (read_sum(reader, sel, from, to, step, &resident, &r))
-		goto out;
-	if (mw_leak_commit_bound(&committed, &resident, p, &ar->g.r))
-		for (i = 0; i < ar->nlisted; i++)
-			if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
-				ar->list[i].r = ar->g.r;
-				ar->list[i].rank = mw_verdict_rank(MW_VERDICT_PASS);
-			}
-out:
-	free(c);
-	free(r);
+	started = mw_leak_label_of(ar->deciding, "started");
+	for (s = 0; s < MW_ARRAY_SIZE(bound_sources); s++) {
+		double *c = NULL, *r = NULL;
+		int found = !read_source(reader, &bound_sources[s], pid, process, started, from, to,
+					 step, &committed, &c, &resident, &r);
+		int bounded = found && mw_leak_commit_bound(&committed, &resident, p, &ar->g.r);
+
+		free(c);
+		free(r);
+		if (bounded) {
+			for (i = 0; i < ar->nlisted; i++)
+				if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
+					ar->list[i].r = ar->g.r;
+					ar->list[i].rank = mw_verdict_rank(MW_VERDICT_PASS);
+				}
+			return;
+		}
+		if (found)
+			return;	/* the first source with both series decides */
+	}
 }

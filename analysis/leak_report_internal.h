@@ -135,11 +135,13 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 /* ---- a resident fail bounded by committed memory (leak_report_bound.c) ---- */
 /* When ar's failing incarnation is the group's only one and its growth
  * only fills private memory it committed before (leak.h,
- * mw_leak_commit_bound, from its committed private address space and the
+ * mw_leak_commit_bound: Linux statm's data against private bytes, else
+ * a watched process's committed private address space against the
  * resident pages of its private working-set categories), its fail becomes
  * a pass whose reason names the headroom left (the group's and the listed
- * incarnation's results alike).  Processes without those series
- * (unwatched ones) are left alone. */
+ * incarnation's results alike).  Processes without either pair of series
+ * (Windows' unwatched ones: their private bytes are committed memory
+ * already) are left alone. */
 void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			     const struct mw_leak_params *p, int64_t from, int64_t to,
 			     int64_t step);

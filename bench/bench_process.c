@@ -214,7 +214,7 @@ static size_t floor_tick(const struct floor_fds *f)
 	for (i = 0; i + 1 < f->n; i += 2) {
 		struct mw_process_info p;
 		struct mw_err err;
-		uint64_t st, size, res, shr;
+		uint64_t st, size, res, shr, data;
 		ssize_t k = pread(f->fd[i], buf, sizeof(buf) - 1, 0);
 
 		if (k <= 0)
@@ -226,7 +226,7 @@ static size_t floor_tick(const struct floor_fds *f)
 		if (k <= 0)
 			continue;
 		buf[k] = '\0';
-		if (mw_proc_parse_statm(buf, &size, &res, &shr, &err))
+		if (mw_proc_parse_statm(buf, &size, &res, &shr, &data, &err))
 			continue;
 		n++;
 	}

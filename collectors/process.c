@@ -165,6 +165,8 @@ static void emit(struct mw_batch *b, const struct mw_process_key *k,
 	}
 	if (p->has_swap)
 		ADD(mw_metric_name(MW_M_PROCESS_SWAP_BYTES), p->swap_bytes);
+	if (p->has_data)
+		ADD(mw_metric_name(MW_M_PROCESS_DATA_BYTES), p->data_bytes);
 	if (p->has_pss) {
 		ADD(mw_metric_name(MW_M_PROCESS_PSS_BYTES), p->pss_bytes);
 		ADD(mw_metric_name(MW_M_PROCESS_USS_BYTES), p->uss_bytes);

@@ -67,6 +67,11 @@ struct mw_process_info {
 	 * budgeted reads; has_pss false: not read (yet). */
 	uint64_t pss_bytes, uss_bytes;
 	bool has_pss;
+	/* Linux: the private writable address space (statm's data: data,
+	 * heap, anonymous mappings, stacks), which resident private memory
+	 * can only fill (analysis/leak_bound.c); has_data false: not read. */
+	uint64_t data_bytes;
+	bool has_data;
 	uint64_t start_ticks;		/* Linux: stat's starttime (identity with pid) */
 };
 
@@ -154,19 +159,22 @@ int mw_process_sample_table(void *state, struct mw_sample_ctx *ctx,
  * (clock ticks since boot, returned in *start_ticks), vsize. */
 int mw_proc_parse_stat(const char *text, struct mw_process_info *p,
 		       uint64_t *start_ticks, struct mw_err *err);
-/* /proc/PID/status: VmHWM, VmRSS, RssAnon, RssFile, RssShmem, VmSwap. */
+/* /proc/PID/status: VmHWM, VmRSS, RssAnon, RssFile, RssShmem, VmSwap,
+ * VmData + VmStk (the data figure statm has). */
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err);
-/* /proc/PID/statm: the first three fields (size, resident, shared), in
- * pages. */
+/* /proc/PID/statm: the first three fields (size, resident, shared), and
+ * the sixth (data) into *data (0 when the line stops before it), in pages. */
 int mw_proc_parse_statm(const char *text, uint64_t *size, uint64_t *resident,
-			uint64_t *shared, struct mw_err *err);
+			uint64_t *shared, uint64_t *data, struct mw_err *err);
 /* This tick's statm figures (bytes) over p, which holds the last status
  * read's: resident is the working set (the peak rises to it); resident -
  * shared is RssAnon (the kernel's shared is RssFile + RssShmem), so the
  * private working set and private bytes (anon + the carried VmSwap) are
  * exact; shared is split between file and shmem keeping the last shmem
- * figure (at most shared). */
-void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared);
+ * figure (at most shared).  data (0: unknown) is the private writable
+ * address space. */
+void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared,
+			 uint64_t data);
 /* /proc/PID/smaps_rollup: Pss, and USS = Private_Clean + Private_Dirty.
  * -1 without a Pss line. */
 int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,

@@ -491,7 +491,7 @@ static bool status_still(const struct mw_process_reader *r, const struct proc_en
 /* statm's resident and shared, in bytes; its text is kept in e.  pre:
  * the text already read this tick, or NULL.  0; -1 (errno) unreadable. */
 static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const char *pid,
-		      const char *pre, uint64_t *resident, uint64_t *shared)
+		      const char *pre, uint64_t *resident, uint64_t *shared, uint64_t *data)
 {
 	char path[300], buf[256];
 	uint64_t size;
@@ -509,7 +509,7 @@ static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const c
 	}
 	if (n < 0)
 		return -1;
-	if (mw_proc_parse_statm(buf, &size, resident, shared, &perr)) {
+	if (mw_proc_parse_statm(buf, &size, resident, shared, data, &perr)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -517,6 +517,7 @@ static int read_statm(struct mw_process_reader *r, struct proc_entry *e, const c
 	memcpy(e->statm_text, buf, e->statm_len);
 	*resident *= r->page_size;
 	*shared *= r->page_size;
+	*data *= r->page_size;
 	return 0;
 }
 
@@ -568,7 +569,7 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 		    const char *pid, struct mw_process_info *p, int64_t now)
 {
 	char buf[8192], mbuf[256];
-	uint64_t start_ticks = 0, resident = 0, shared = 0;
+	uint64_t start_ticks = 0, resident = 0, shared = 0, data = 0;
 	struct mw_err perr;
 	bool fresh = old == NULL, have_statm = false, status_read = false;
 	int rc;
@@ -688,7 +689,8 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 	e->last.start_ticks = start_ticks;
 	e->last.start_ms = r->boot_ms + (int64_t)(start_ticks * 1000 / (uint64_t)r->ticks_per_s);
 	if (e->has_mm && !e->no_statm) {
-		if (read_statm(r, e, pid, have_statm && !fresh ? mbuf : NULL, &resident, &shared)) {
+		if (read_statm(r, e, pid, have_statm && !fresh ? mbuf : NULL, &resident, &shared,
+			       &data)) {
 			if (errno == ENOENT && e->statm_fd < 0 && fresh) {
 				e->no_statm = true;	/* a tree without statm */
 			} else {
@@ -696,7 +698,7 @@ static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct 
 				return 1;	/* gone since stat */
 			}
 		} else {
-			mw_proc_apply_statm(&e->last, resident, shared);
+			mw_proc_apply_statm(&e->last, resident, shared, data);
 			if (status_read) {
 				e->statm_at_status = e->statm_len ? statm_hash(e->statm_text,
 									      e->statm_len) : 0;

@@ -80,10 +80,10 @@ static int status_kb(const char *text, const char *key, uint64_t *out)
 
 int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_err *err)
 {
-	uint64_t anon = 0, file = 0, shmem = 0, swap = 0, rss = 0, hwm = 0;
+	uint64_t anon = 0, file = 0, shmem = 0, swap = 0, rss = 0, hwm = 0, data = 0, stk = 0;
 	bool has_anon, has_file, has_shmem;
 
-	p->has_kinds = p->has_swap = p->has_private_ws = false;
+	p->has_kinds = p->has_swap = p->has_private_ws = p->has_data = false;
 	/* Kernel threads have no Vm* lines at all: their (empty) working set
 	 * is 0; the figures by kind are absent. */
 	if (status_kb(text, "VmRSS", &rss)) {
@@ -97,6 +97,11 @@ int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_
 	has_file = !status_kb(text, "RssFile", &file);
 	has_shmem = !status_kb(text, "RssShmem", &shmem);
 	p->has_swap = !status_kb(text, "VmSwap", &swap);
+	/* statm's data is VmData + VmStk (the kernel's data_vm + stack_vm) */
+	if (!status_kb(text, "VmData", &data) && !status_kb(text, "VmStk", &stk)) {
+		p->data_bytes = data + stk;
+		p->has_data = true;
+	}
 	p->working_set_bytes = rss;
 	p->working_set_peak_bytes = hwm > rss ? hwm : rss;
 	p->private_bytes = anon + swap;
@@ -115,31 +120,41 @@ int mw_proc_parse_status(const char *text, struct mw_process_info *p, struct mw_
 }
 
 int mw_proc_parse_statm(const char *text, uint64_t *size, uint64_t *resident,
-			uint64_t *shared, struct mw_err *err)
+			uint64_t *shared, uint64_t *data, struct mw_err *err)
 {
-	uint64_t v[3];
+	uint64_t v[6] = { 0 };
 	const char *s = text;
 	char *end;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 6; i++) {
 		while (*s == ' ')
 			s++;
-		if (*s < '0' || *s > '9')
-			return mw_error(err, "statm: field %d is not a number", i + 1);
+		if (*s < '0' || *s > '9') {
+			if (i < 3)
+				return mw_error(err, "statm: field %d is not a number", i + 1);
+			v[5] = 0;	/* no data figure: unknown */
+			break;
+		}
 		v[i] = strtoull(s, &end, 10);
 		s = end;
 	}
 	*size = v[0];
 	*resident = v[1];
 	*shared = v[2];
+	*data = v[5];
 	return 0;
 }
 
-void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared)
+void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t shared,
+			 uint64_t data)
 {
 	uint64_t anon = resident > shared ? resident - shared : 0;
 
+	if (data) {
+		p->data_bytes = data;
+		p->has_data = true;
+	}
 	if (shared > resident)
 		shared = resident;
 	p->working_set_bytes = resident;

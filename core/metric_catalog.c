@@ -96,6 +96,9 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_PROCESS_USS_BYTES] = {
 		"memwatch_process_uss_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
 		"Unique set size of the process, read on a time budget (Linux)." },
+	[MW_M_PROCESS_DATA_BYTES] = {
+		"memwatch_process_data_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
+		"Private writable address space of the process: data, heap, anonymous mappings, stacks (Linux: statm data)." },
 	[MW_M_COLLECTOR_YOUNG_SKIPPED_TOTAL] = {
 		"memwatch_collector_young_skipped_total", COUNTER, "1", COLLECTOR_L, STORED, FWD_ALWAYS,
 		"Processes left out because they were younger than [collector.process] min_age." },

@@ -5,7 +5,9 @@
  *
  * One hour at 1-minute floors: resident private memory rising 1 MiB/h
  * from 30 MiB, judged with the defaults (a fail), then held against
- * committed traces built for each case.
+ * committed traces built for each case.  Then through the report, as an
+ * unwatched Linux process records it: private bytes against the process
+ * collector's data bytes (statm's data), flat or growing.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,9 +16,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "analysis/leak.h"
+#include "analysis/leak_report.h"
+#include "storage/store.h"
+#include "tests/support/leak_report_parsed.h"
+#include "tests/support/test_db.h"
+
+#define DB "test_leak_bound.tmp.db"
 
 #define N 60
 #define STEP 60000LL
@@ -171,6 +181,80 @@ static void only_byte_fails(void **state)
 	assert_int_equal(r.verdict, MW_VERDICT_INCONCLUSIVE);
 }
 
+/* ---- through the report ----------------------------------------------------- */
+
+MW_TEST_DB_FIXTURES(DB)
+
+/* An hour at 10 s of one process: private bytes 30 MiB + 1 MiB/h, and
+ * data bytes flat 256 KiB above where private bytes ends (data_grows:
+ * stepping up 128 KiB every 7 minutes as glibc extends its heap). */
+static void write_process(bool data_grows)
+{
+	struct mw_label l[3] = { { "pid", "4242" }, { "process", "fragmenter" }, { "started", "99" } };
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_err err;
+	char kp[256], kd[256];
+	int64_t i;
+
+	assert_non_null(s);
+	mw_series_key_format(kp, sizeof(kp), "memwatch_process_private_bytes", l, 3);
+	mw_series_key_format(kd, sizeof(kd), "memwatch_process_data_bytes", l, 3);
+	for (i = 0; i < 360; i++) {
+		double t_h = (double)i / 360.0;
+		double priv = 30 * MIB + MIB * t_h + (i % 3) * 4096.0;
+		double data = data_grows ? 30 * MIB + 128 * KIB * (1 + i / 42) : 31 * MIB + 256 * KIB;
+
+		mw_store_add(s, kp, "memwatch_process_private_bytes", l, 3, T0 + i * 10000, priv);
+		mw_store_add(s, kd, "memwatch_process_data_bytes", l, 3, T0 + i * 10000, data);
+	}
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+	mw_store_free(s);
+}
+
+static cJSON *group_of_report(cJSON **rep)
+{
+	struct mw_leak_query q;
+
+	mw_leak_query_init(&q);
+	q.process = strdup("fragmenter");
+	*rep = mw_test_leak_report(DB, &q);
+	mw_leak_query_release(&q);
+	assert_non_null(*rep);
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(*rep, "groups"), 0);
+}
+
+static void report_passes_a_rise_inside_flat_data(void **state)
+{
+	cJSON *rep, *g, *inc;
+
+	(void)state;
+	write_process(false);
+	g = group_of_report(&rep);
+	assert_non_null(g);
+	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "pass");
+	assert_non_null(strstr(cJSON_GetObjectItem(g, "reason")->valuestring,
+			       "filling memory it committed before"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(g, "slope_bytes_per_hour")));
+	/* the listed incarnation says the same, no fail beside a pass */
+	inc = cJSON_GetArrayItem(cJSON_GetObjectItem(g, "incarnations"), 0);
+	assert_non_null(inc);
+	assert_string_equal(cJSON_GetObjectItem(inc, "verdict")->valuestring, "pass");
+	cJSON_Delete(rep);
+}
+
+static void report_fails_a_rise_that_commits(void **state)
+{
+	cJSON *rep, *g;
+
+	(void)state;
+	write_process(true);
+	g = group_of_report(&rep);
+	assert_non_null(g);
+	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "fail");
+	cJSON_Delete(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +264,8 @@ int main(void)
 		cmocka_unit_test(growth_outside_the_mappings_still_fails),
 		cmocka_unit_test(stale_committed_still_fails),
 		cmocka_unit_test(only_byte_fails),
+		cmocka_unit_test_setup_teardown(report_passes_a_rise_inside_flat_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(report_fails_a_rise_that_commits, setup, teardown),
 	};
 
 	build_resident();

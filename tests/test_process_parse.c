@@ -63,40 +63,44 @@ static void proc_statm_and_its_split(void **state)
 {
 	struct mw_process_info p;
 	struct mw_err err;
-	uint64_t size = 0, res = 0, shared = 0;
+	uint64_t size = 0, res = 0, shared = 0, data = 0;
 
 	(void)state;
 	assert_int_equal(mw_proc_parse_statm("1000 50 20 10 0 300 0\n", &size, &res, &shared,
-					     &err), 0);
-	assert_true(size == 1000 && res == 50 && shared == 20);
-	assert_int_equal(mw_proc_parse_statm("1000 50\n", &size, &res, &shared, &err), -1);
+					     &data, &err), 0);
+	assert_true(size == 1000 && res == 50 && shared == 20 && data == 300);
+	/* a line that stops before data: the data figure is unknown (0) */
+	assert_int_equal(mw_proc_parse_statm("1000 50 20\n", &size, &res, &shared, &data, &err), 0);
+	assert_true(res == 50 && data == 0);
+	assert_int_equal(mw_proc_parse_statm("1000 50\n", &size, &res, &shared, &data, &err), -1);
 	assert_non_null(strstr(err.msg, "statm"));
-	assert_int_equal(mw_proc_parse_statm("", &size, &res, &shared, &err), -1);
+	assert_int_equal(mw_proc_parse_statm("", &size, &res, &shared, &data, &err), -1);
 	/* the last status read: hwm 300, anon 120, file 60, shmem 20, swap 4 */
 	memset(&p, 0, sizeof(p));
 	assert_int_equal(mw_proc_parse_status("Name:\tx\nVmHWM:\t 300 kB\nVmRSS:\t 200 kB\n"
 					      "RssAnon:\t 120 kB\nRssFile:\t 60 kB\n"
 					      "RssShmem:\t 20 kB\nVmSwap:\t 4 kB\n", &p, &err), 0);
 	/* statm now: resident 400 kB, shared 100 kB */
-	mw_proc_apply_statm(&p, 400 * 1024, 100 * 1024);
+	mw_proc_apply_statm(&p, 400 * 1024, 100 * 1024, 600 * 1024);
+	assert_true(p.has_data && p.data_bytes == 600 * 1024);
 	assert_true(p.working_set_bytes == 400 * 1024);
 	assert_true(p.working_set_peak_bytes == 400 * 1024);	/* above VmHWM */
 	assert_true(p.rss_anon_bytes == 300 * 1024 && p.private_ws_bytes == 300 * 1024);
 	assert_true(p.rss_shmem_bytes == 20 * 1024 && p.rss_file_bytes == 80 * 1024);
 	assert_true(p.private_bytes == 304 * 1024);
 	/* shared below the last shmem figure: shmem is cut to it */
-	mw_proc_apply_statm(&p, 100 * 1024, 10 * 1024);
+	mw_proc_apply_statm(&p, 100 * 1024, 10 * 1024, 0);
 	assert_true(p.working_set_peak_bytes == 400 * 1024);
 	assert_true(p.rss_shmem_bytes == 10 * 1024 && p.rss_file_bytes == 0);
 	assert_true(p.rss_anon_bytes == 90 * 1024);
 	/* shared above resident (never from the kernel): no underflow */
-	mw_proc_apply_statm(&p, 10 * 1024, 20 * 1024);
+	mw_proc_apply_statm(&p, 10 * 1024, 20 * 1024, 0);
 	assert_true(p.rss_anon_bytes == 0 && p.rss_file_bytes + p.rss_shmem_bytes == 10 * 1024);
 	/* an old kernel's status (no kinds): only the totals move */
 	memset(&p, 0, sizeof(p));
 	assert_int_equal(mw_proc_parse_status("Name:\told\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n", &p,
 					      &err), 0);
-	mw_proc_apply_statm(&p, 16 * 1024, 4 * 1024);
+	mw_proc_apply_statm(&p, 16 * 1024, 4 * 1024, 0);
 	assert_true(p.working_set_bytes == 16 * 1024 && !p.has_kinds && !p.has_private_ws);
 	assert_true(p.private_bytes == 12 * 1024);
 }
@@ -149,7 +153,7 @@ static void proc_status_kinds_and_swap(void **state)
 		"VmPeak:\t  300000 kB\nVmSize:\t  290000 kB\nVmLck:\t       0 kB\n"
 		"VmHWM:\t   90000 kB\nVmRSS:\t   80000 kB\nRssAnon:\t   10000 kB\n"
 		"RssFile:\t    4000 kB\nRssShmem:\t   66000 kB\nVmData:\t   12000 kB\n"
-		"VmSwap:\t     512 kB\nThreads:\t3\n";
+		"VmStk:\t     132 kB\nVmSwap:\t     512 kB\nThreads:\t3\n";
 	const char *old_kernel = "Name:\tx\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n";
 
 	(void)state;
@@ -164,6 +168,8 @@ static void proc_status_kinds_and_swap(void **state)
 	assert_true(p.swap_bytes == 512ULL * 1024);
 	assert_true(p.has_private_ws);
 	assert_true(p.private_ws_bytes == 10000ULL * 1024);
+	/* statm's data figure: VmData + VmStk */
+	assert_true(p.has_data && p.data_bytes == (12000ULL + 132) * 1024);
 	/* a zero line is a zero, a missing line is absent */
 	assert_int_equal(mw_proc_parse_status("Name:\tz\nVmRSS:\t 0 kB\nRssAnon:\t 0 kB\n"
 					      "RssFile:\t 0 kB\nRssShmem:\t 0 kB\nVmSwap:\t 0 kB\n",

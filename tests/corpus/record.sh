@@ -7,6 +7,8 @@
 # tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
 # Perl: tests/data/leak_runtimes/); the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once.
+# CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
+# workloads as unwatched processes (the process collector's series only).
 # OUTDIR gets rec.db, bin/, logs/<name>.log (leak counters), starts.txt
 # ("name pid epoch_ms" per workload) and the daemon's log.
 set -eu
@@ -37,8 +39,9 @@ stop_all() {
 }
 trap 'stop_all' EXIT INT TERM
 
+WATCH=${CORPUS_WATCH-lk_*,ok_*}
 "$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:${CORPUS_PORT:-18431} \
-    --watch "lk_*,ok_*" >"$OUT/daemon.log" 2>&1 &
+    ${WATCH:+--watch "$WATCH"} >"$OUT/daemon.log" 2>&1 &
 DPID=$!
 echo "memwatchd $DPID $(date +%s%3N)" >"$OUT/starts.txt"
 sleep 5

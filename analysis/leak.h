@@ -226,7 +226,8 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
  * pages) that only fills memory the process committed before it
  * (leak_bound.c): over the last half of r's judged span the committed
  * floors (committed: its private mappings' size) rose by no more than the
- * budget, the resident part of them (resident: the same mappings'
+ * budget (and over the whole judged span by no more than twice that plus
+ * half of what resident rose), the resident part of them (resident: the same mappings'
  * resident pages) carried at least half of r's growth, and what is left
  * to fill at the end is at most budget x horizon.  Then r becomes a pass
  * without a rate or projection (a pass reads like no leak), its reason

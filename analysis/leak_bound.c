@@ -61,7 +61,8 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 			 const struct mw_leak_params *p, struct mw_leak_result *r)
 {
 	int64_t half, mid, fresh;
-	double c_mid, c_max, c_end, r_mid, r_max, r_end, allowed, headroom, most, half_h;
+	double c_mid, c_max, c_end, c_start, r_mid, r_max, r_end, r_start, allowed, headroom,
+		most, half_h;
 	char s1[32], s2[32], s3[32];
 
 	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
@@ -85,6 +86,15 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	/* committed memory did not grow over the tail (beyond the budget) */
 	allowed = p->budget_bytes_per_hour * half_h;
 	if (c_max - c_mid > allowed)
+		return 0;
+	/* nor, over the whole judged span, by half of what resident grew: a
+	 * runtime that commits its heap in chunks (Go: 4 MiB) and leaks into
+	 * them commits about what it fills, even when the last half of the
+	 * span saw no new chunk */
+	c_start = floor_from(committed, r->judged_from_ms, &c_max);
+	r_start = floor_from(resident, r->judged_from_ms, &r_max);
+	if (isnan(c_start) || isnan(r_start) ||
+	    c_end - c_start > 2 * allowed + 0.5 * (r_end - r_start))
 		return 0;
 	/* the growth is inside those mappings: the resident part of them
 	 * rose by at least half of what the fail's slope says */

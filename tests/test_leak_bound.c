@@ -107,6 +107,26 @@ static void committed_growing_in_steps_still_fails(void **state)
 	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
 }
 
+/* A runtime that commits its heap in chunks and leaks into them (Go
+ * commits 4 MiB at a time): one chunk committed 20 minutes in, none in
+ * the last half, 270 KiB of it left at the end; committed rose by about
+ * what resident did over the judged span, so nothing bounds it. */
+static void committed_in_a_chunk_within_the_span_still_fails(void **state)
+{
+	struct mw_leak_params p;
+	struct mw_leak_result r;
+	struct mw_trace c, res = trace_of(resident);
+	int i;
+
+	(void)state;
+	judged(&p, &r);
+	for (i = 0; i < N; i++)
+		committed[i] = i < 20 ? 30.5 * MIB : 31.25 * MIB;
+	c = trace_of(committed);
+	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
+	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+}
+
 /* A leak inside a region committed in advance: far more left to fill
  * than the budget allows over the horizon (64 KiB/h x 24 h). */
 static void large_headroom_still_fails(void **state)
@@ -260,6 +280,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bounded_rise_passes),
 		cmocka_unit_test(committed_growing_in_steps_still_fails),
+		cmocka_unit_test(committed_in_a_chunk_within_the_span_still_fails),
 		cmocka_unit_test(large_headroom_still_fails),
 		cmocka_unit_test(growth_outside_the_mappings_still_fails),
 		cmocka_unit_test(stale_committed_still_fails),

@@ -224,14 +224,14 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
 /*
  * A fail r of resident memory (Linux private bytes: resident anonymous
  * pages) that only fills memory the process committed before it
- * (leak_bound.c): over the last half of r's judged span the committed
- * floors (committed: its private mappings' size) rose by no more than the
- * budget (and over the whole judged span by no more than twice that plus
- * half of what resident rose), the resident part of them (resident: the same mappings'
- * resident pages) carried at least half of r's growth, and what is left
- * to fill at the end is at most budget x horizon.  Then r becomes a pass
- * without a rate or projection (a pass reads like no leak), its reason
- * naming the headroom, and 1 is returned; else r is left alone and 0 is returned.  Both traces on r's
+ * (leak_bound.c): the committed trace (its private mappings' size),
+ * judged alone by these rules, passes and rose over r's judged span by
+ * no more than budget x horizon; the resident part of those mappings
+ * (resident) carried at least half of r's growth over the last half of
+ * the span; and what is left to fill at the end is at most budget x
+ * horizon.  Then r becomes a pass without a rate or projection (a pass
+ * reads like no leak), its reason naming the headroom, and 1 is
+ * returned; else r is left alone and 0 is returned.  Both traces on r's
  * time axis, NaN for buckets without data.
  */
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,

@@ -4,8 +4,10 @@
 // fetches (a wrapper around window.fetch: every call, and how many are still
 // open) while it switches the range to 7 days, until every call has answered
 // and each leak row with a series has its sparkline again.  Prints one JSON
-// line: the calls' URLs, the rows with and without a sparkline, and the ms
-// from the switch to the last answer read (a figure, not checked).
+// line: the calls' URLs, the rows with and without a sparkline, what the
+// chart and the working-set chart say after the switch, and the ms from the
+// switch to the last answer read with each call's own time and size
+// (figures, not checked; bench/page_week.sh prints them).
 const [port, url, png] = process.argv.slice(2);
 const { sleep, connect, out } = require("./devtools.js");
 (async () => {
@@ -17,6 +19,7 @@ const { sleep, connect, out } = require("./devtools.js");
   await send("Page.navigate", { url });
   await waitFor(`(${rows}).rows > 0 && (${rows}).drawn === (${rows}).rows`);
   await ev(`(() => {
+    performance.clearResourceTimings(); performance.setResourceTimingBufferSize(10000);
     window.__calls = []; window.__open = 0; window.__t0 = performance.now(); window.__t1 = window.__t0;
     const f = window.fetch.bind(window);
     window.fetch = (u, o) => { window.__calls.push(String(u)); window.__open++;
@@ -27,7 +30,17 @@ const { sleep, connect, out } = require("./devtools.js");
     return true; })()`);
   // Settled: no call open and every row drawn again (bounded ~20 s).
   await waitFor(`window.__open === 0 && (${rows}).rows > 0 && (${rows}).drawn === (${rows}).rows`);
+  // Each call's own time (Resource Timing: request sent to the last byte
+  // read, so the server's work and the transfer), when it started and
+  // ended after the switch, and its body's size.
+  const timing = `performance.getEntriesByType("resource").filter((e) => e.startTime >= window.__t0)
+    .map((e) => ({ url: e.name.replace(location.origin, ""), ms: Math.round(e.responseEnd - e.requestStart),
+      start: Math.round(e.startTime - window.__t0), end: Math.round(e.responseEnd - window.__t0), bytes: e.encodedBodySize }))`;
   out("switch", Object.assign(await ev(rows), { calls: await ev("window.__calls"), open: await ev("window.__open"),
-    ms: await ev("Math.round(window.__t1 - window.__t0)") }));
+    ms: await ev("Math.round(window.__t1 - window.__t0)"), timing: await ev(timing),
+    // what the selected process's panels show after the switch
+    chartMsg: await ev(`document.getElementById("chart-msg").textContent`),
+    wsDrawn: await ev(`Number(document.getElementById("ws-chart").dataset.drawn || 0)`),
+    wsMsg: await ev(`document.getElementById("ws-msg").textContent`) }));
   await finish(png);
 })().catch((e) => { console.error(e); process.exit(1); });

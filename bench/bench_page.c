@@ -9,11 +9,14 @@
  * end now, so a daemon serving the file shows it under "last 7 days".
  *
  *   bench_page DB    write DB (removed first) and keep it: bench/page_week.sh
- *                    serves it and times the page's switch to 7 days
- *   bench_page       the same into a scratch file, then removed: prints
- *                    the points, the seconds to write and the file size
+ *                    serves it and times the page's switch to 7 days (about
+ *                    16 minutes and 1 GB on a loaded 2-core VM: a minute
+ *                    rollup row for every crowd point)
+ *   bench_page       (`make bench`) 6 hours of 30 processes into a scratch
+ *                    file, then removed: the points, seconds and file size
  *
- * MW_BENCH_PAGE_PROCS (300) ordinary processes, a point every
+ * MW_BENCH_PAGE_HOURS (168; 6 without DB) of MW_BENCH_PAGE_PROCS (300; 30
+ * without DB) ordinary processes, a point every
  * MW_BENCH_PAGE_EVERY_S (60: the same rollup rows as 1 s, a quick write);
  * the watched process every MW_BENCH_PAGE_WATCHED_S (10), its heap
  * breakdown every third of those.  The watched process leaks (heap, about
@@ -36,7 +39,6 @@
 #include "tests/support/xorshift.h"
 
 #define MiB 1048576.0
-#define WEEK_MS (7 * 86400000LL)
 #define WATCHED_PID "4242"
 #define WATCHED_NAME "soakd"
 
@@ -220,12 +222,13 @@ static void watched_add(struct mw_store *s, struct watched *w, int64_t ts, int64
 
 int main(int argc, char **argv)
 {
-	const long procs = env_long("MW_BENCH_PAGE_PROCS", 300);
+	const long procs = env_long("MW_BENCH_PAGE_PROCS", argc > 1 ? 300 : 30);
+	const int64_t span_ms = env_long("MW_BENCH_PAGE_HOURS", argc > 1 ? 168 : 6) * 3600000LL;
 	const int64_t every_ms = env_long("MW_BENCH_PAGE_EVERY_S", 60) * 1000LL;
 	const int64_t watched_ms = env_long("MW_BENCH_PAGE_WATCHED_S", 10) * 1000LL;
 	const char *path = argc > 1 ? argv[1] : "bench_page.tmp.db";
-	/* the week ends at the last whole minute before now */
-	const int64_t end = (int64_t)time(NULL) / 60 * 60000, start = end - WEEK_MS;
+	/* the span ends at the last whole minute before now */
+	const int64_t end = (int64_t)time(NULL) / 60 * 60000, start = end - span_ms;
 	struct proc *crowd = calloc((size_t)procs, sizeof(*crowd));
 	struct watched w;
 	struct mw_store *s;
@@ -269,9 +272,9 @@ int main(int argc, char **argv)
 	}
 	mw_store_free(s);
 	printf("page week: 1 watched process (54 series every %lld s) and %ld processes x %d series "
-	       "every %lld s over 7 days ending %lld: %llu points, %.0f s to write, %.1f MB\n",
+	       "every %lld s over %lld h ending %lld: %llu points, %.0f s to write, %.1f MB\n",
 	       (long long)(watched_ms / 1000), procs, PROC_METRICS, (long long)(every_ms / 1000),
-	       (long long)end, (unsigned long long)points,
+	       (long long)(span_ms / 3600000), (long long)end, (unsigned long long)points,
 	       (double)mw_clock_mono_ns() / 1e9 - t0, stat(path, &st) ? 0.0 : (double)st.st_size / 1e6);
 	free(crowd);
 	if (argc <= 1)

@@ -36,16 +36,26 @@ import json, sys
 v = [d["v"] for d in map(json.loads, open(sys.argv[1])) if d["step"] == "switch"][0]
 print("# run %s: %d requests, last answer %s ms after the switch; %d leak rows, %d drawn"
       % (sys.argv[2], len(v["calls"]), v["ms"], v["rows"], v["drawn"]))
-# The selected process's panels: every request the switch sent before the
-# leak verdicts'; the leak table: the verdicts and their sparklines.
+# What the switch asked (the first request of each; the page's timers, live
+# follow every 2 s and the process table every 5 s, add others meanwhile):
+# the selected process's panels (chart, working set over time, exit leak
+# reports) and the leak table (the verdicts, then their sparklines).
 t = v.get("timing", [])
-leak = next((i for i, x in enumerate(t) if x["url"].startswith("/api/v1/leaks")), len(t))
-proc = t[:leak]
-print("#   process panels: %d requests, answered %s ms after the switch; leak table: %s ms"
-      % (len(proc), max((x["end"] for x in proc), default="-"),
-         max((x["end"] for x in t[leak:leak + 2]), default="-")))
-for x in t:
-    print("#   %5d-%5d ms (%4d ms) %8d B  %s" % (x["start"], x["end"], x["ms"], x["bytes"], x["url"][:120]))
+kinds = [("chart", lambda u: u.startswith("/api/v1/query?") and "top=20" in u),
+         ("working set", lambda u: "memwatch_workingset_bytes" in u),
+         ("exit leaks", lambda u: u.startswith("/api/v1/exit-leaks")),
+         ("verdicts", lambda u: u.startswith("/api/v1/leaks")),
+         ("sparklines", lambda u: u.startswith("/api/v1/query?") and "max_points=60" in u)]
+first = {k: next((x for x in t if f(x["url"])), None) for k, f in kinds}
+end = lambda ks: max((first[k]["end"] for k in ks if first[k]), default=-1)
+print("#   the switch: %d requests; process panels answered %d ms after it, leak table %d ms"
+      % (sum(1 for k in first if first[k]), end(["chart", "working set", "exit leaks"]),
+         end(["verdicts", "sparklines"])))
+for k, _ in kinds:
+    x = first[k]
+    if x:
+        print("#   %-11s %5d-%5d ms (%4d ms) %8d B  %s" % (k, x["start"], x["end"], x["ms"], x["bytes"], x["url"][:100]))
+print("#   chart: %s; working set: %s" % (v.get("chartMsg"), v.get("wsMsg")))
 PY
 done
 check "the daemon stops cleanly" mw_stop "$main_pid"

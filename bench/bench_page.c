@@ -35,6 +35,7 @@
 #include "core/batch.h"
 #include "storage/store.h"
 #include "tests/support/bench_store.h"
+#include "tests/support/proc_series.h"
 #include "tests/support/test_db.h"
 #include "tests/support/xorshift.h"
 
@@ -63,20 +64,9 @@ static void put(struct mw_store *s, const char *metric, const struct mw_label *l
 
 /* ---- the crowd: the process collector's Linux series ------------------------- */
 
-#define PROC_METRICS 12
-static const char *const proc_metric[PROC_METRICS] = {
-	"memwatch_process_working_set_bytes", "memwatch_process_working_set_peak_bytes",
-	"memwatch_process_private_bytes", "memwatch_process_virtual_bytes",
-	"memwatch_process_threads", "memwatch_process_page_faults_total",
-	"memwatch_process_resident_bytes", "memwatch_process_resident_bytes",
-	"memwatch_process_resident_bytes", "memwatch_process_swap_bytes",
-	"memwatch_process_pss_bytes", "memwatch_process_uss_bytes",
-};
-static const char *const proc_kind[PROC_METRICS] = { [6] = "anon", [7] = "file", [8] = "shmem" };
-
 struct proc {
 	char pid[16], name[24], started[24];
-	double v[PROC_METRICS];
+	double v[MW_PROC_SERIES];
 };
 
 static void proc_init(struct proc *p, const char *pid, const char *name, int64_t started_ms)
@@ -86,7 +76,7 @@ static void proc_init(struct proc *p, const char *pid, const char *name, int64_t
 	snprintf(p->pid, sizeof(p->pid), "%s", pid);
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	snprintf(p->started, sizeof(p->started), "%lld", (long long)(started_ms / 1000));
-	for (m = 0; m < PROC_METRICS; m++)
+	for (m = 0; m < MW_PROC_SERIES; m++)
 		p->v[m] = 4096.0 * (double)(1000 + mw_xorshift(&rng) % 100000);
 	p->v[4] = (double)(1 + mw_xorshift(&rng) % 32);	/* threads */
 	p->v[5] = (double)(mw_xorshift(&rng) % 100000);	/* page faults */
@@ -119,15 +109,15 @@ static void proc_add(struct mw_store *s, const struct proc *p, int64_t ts)
 	struct mw_label l[4];
 	int m;
 
-	for (m = 0; m < PROC_METRICS; m++) {
+	for (m = 0; m < MW_PROC_SERIES; m++) {
 		size_t n = 0;
 
-		if (proc_kind[m])
-			l[n++] = (struct mw_label){ "kind", proc_kind[m] };
+		if (mw_proc_series_kind[m])
+			l[n++] = (struct mw_label){ "kind", mw_proc_series_kind[m] };
 		l[n++] = (struct mw_label){ "pid", p->pid };
 		l[n++] = (struct mw_label){ "process", p->name };
 		l[n++] = (struct mw_label){ "started", p->started };
-		put(s, proc_metric[m], l, n, ts, p->v[m]);
+		put(s, mw_proc_series_metric[m], l, n, ts, p->v[m]);
 	}
 }
 
@@ -263,7 +253,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < procs; i++) {
 				proc_step(&crowd[i], i);
 				proc_add(s, &crowd[i], t + (i % 50));
-				points += PROC_METRICS;
+				points += MW_PROC_SERIES;
 			}
 		if (t >= next_flush) {
 			mw_bench_store_flush(s);
@@ -273,7 +263,7 @@ int main(int argc, char **argv)
 	mw_store_free(s);
 	printf("page week: 1 watched process (54 series every %lld s) and %ld processes x %d series "
 	       "every %lld s over %lld h ending %lld: %llu points, %.0f s to write, %.1f MB\n",
-	       (long long)(watched_ms / 1000), procs, PROC_METRICS, (long long)(every_ms / 1000),
+	       (long long)(watched_ms / 1000), procs, MW_PROC_SERIES, (long long)(every_ms / 1000),
 	       (long long)(span_ms / 3600000), (long long)end, (unsigned long long)points,
 	       (double)mw_clock_mono_ns() / 1e9 - t0, stat(path, &st) ? 0.0 : (double)st.st_size / 1e6);
 	free(crowd);

@@ -54,7 +54,8 @@ check "every 7-day query of the switch asks at most a point per 10 minutes" coar
 # A figure for the record (no timing threshold): requests and time taken.
 python3 -c 'import json,sys
 v = [d["v"] for d in map(json.loads, open(sys.argv[1])) if d["step"] == "switch"][0]
-print("# 7-day switch: %d requests, last answer after %s ms" % (len(v["calls"]), v.get("ms")))' "$tmpdir/steps.json" 2>/dev/null
+print("# 7-day switch: %d requests, last answer after %s ms" % (len(v["calls"]), v.get("ms")))
+for c in v["calls"]: print("#   " + c[:110])' "$tmpdir/steps.json" 2>/dev/null
 check "the daemon stops cleanly" mw_stop "$main_pid"
 
 finish

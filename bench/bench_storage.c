@@ -50,6 +50,7 @@
 #include "tests/support/test_db.h"
 #include "tests/support/xorshift.h"
 #include "tests/support/bench_store.h"
+#include "tests/support/proc_series.h"
 
 #define T0 1699999200000LL
 #define TICK_SERIES 2000
@@ -682,20 +683,10 @@ static void bench_history(void)
 
 /* ---- a live daemon ------------------------------------------------------ */
 
-/* The process collector's series on Linux (collectors/process.c): labels
- * process, pid, started; resident_bytes also kind. */
-#define PROC_METRICS 12
-static const char *const proc_metric[PROC_METRICS] = {
-	"memwatch_process_working_set_bytes", "memwatch_process_working_set_peak_bytes",
-	"memwatch_process_private_bytes", "memwatch_process_virtual_bytes",
-	"memwatch_process_threads", "memwatch_process_page_faults_total",
-	"memwatch_process_resident_bytes", "memwatch_process_resident_bytes",
-	"memwatch_process_resident_bytes", "memwatch_process_swap_bytes",
-	"memwatch_process_pss_bytes", "memwatch_process_uss_bytes",
-};
-static const char *const proc_kind[PROC_METRICS] = {
-	[6] = "anon", [7] = "file", [8] = "shmem",
-};
+/* The process collector's series on Linux (tests/support/proc_series.h). */
+#define PROC_METRICS MW_PROC_SERIES
+#define proc_metric mw_proc_series_metric
+#define proc_kind mw_proc_series_kind
 
 struct proc {
 	int pid;

@@ -693,7 +693,11 @@ function wsMessage(text) {
 async function loadWorkingSet(fresh) {
   if (!state.pid) return;
   const box = $("ws-chart"), pid = state.pid;
-  const width = Math.max(200, Math.min(4000, box.clientWidth || 1000));
+  // A point every second pixel is plenty for stacked areas, and keeps long
+  // ranges on the coarse rollups: 7 days on a 1,200-pixel box in 20-minute
+  // steps from the 10-minute tier (1,008 rows a series), where a point a
+  // pixel asked for 9-minute steps from 10,080 minute rows (issue 26).
+  const width = Math.max(100, Math.min(2000, Math.round((box.clientWidth || 1000) / 2)));
   const url = "/api/v1/query?match=" + encodeURIComponent(processSelector("memwatch_workingset_bytes")) +
     "&from=" + encodeURIComponent(rangeFrom()) + "&to=now&agg=avg&max_points=" + width;
   $("ws-json").href = url;
@@ -1084,7 +1088,16 @@ $("selector").addEventListener("change", () => { state.zoomed = false; state.lea
 window.addEventListener("hashchange", () => { if (new URLSearchParams(location.hash.replace(/^#/, "")).has("pid")) applyHash(); });
 for (const a of document.querySelectorAll('nav a[href^="#"]'))
   a.addEventListener("click", (e) => { e.preventDefault(); $(a.getAttribute("href").slice(1))?.scrollIntoView(); });
-$("range").addEventListener("change", () => { state.zoomed = false; loadChart(); loadLeaks(); loadWorkingSet(); loadExitLeaks(); });
+// A new range: the selected process's panels first, then the leak
+// verdicts.  Judging every process over a long range takes one of the
+// daemon's few web threads for a while (0.4-1 s for 300 processes over 7
+// days), and a request the browser sends on a kept-alive connection of
+// that thread waits for it: asked last, it holds up nothing else.
+$("range").addEventListener("change", async () => {
+  state.zoomed = false;
+  await Promise.allSettled([loadChart(), loadWorkingSet(), loadExitLeaks()]);
+  loadLeaks();
+});
 $("leaks-match").addEventListener("change", () => loadLeaks());
 $("agg").addEventListener("change", () => loadChart());
 window.addEventListener("resize", () => {

@@ -958,7 +958,9 @@ static double open_seconds(const char *path, int64_t full_check_every_ms)
 
 /* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
  * series at 1 s for MW_BENCH_WEEK_DAYS days (7; or MW_BENCH_WEEK_HOURS
- * hours, for a shorter run), through the writer with
+ * hours, for a shorter run; plus MW_BENCH_WEEK_MINUTES minutes, so the
+ * run can stop in the middle of the open chunks: a whole number of hours
+ * ends on a 720-point chunk boundary), through the writer with
  * the default retention and a maintenance step after each flush (every
  * MW_BENCH_WEEK_FLUSH ticks, 5 as the daemon's flush_interval), stopped
  * cleanly: file bytes per point all-in, and the start-up on that file
@@ -972,7 +974,8 @@ static void bench_week(void)
 	const long flush = env_long("MW_BENCH_WEEK_FLUSH", 5);
 	const char *path = "bench_storage_week.tmp.db";
 	struct proc *p = calloc((size_t)procs, sizeof(*p));
-	int64_t k, ticks = (int64_t)hours * 3600, bytes;
+	const long minutes = env_long("MW_BENCH_WEEK_MINUTES", 0);
+	int64_t k, ticks = (int64_t)hours * 3600 + (int64_t)minutes * 60, bytes;
 	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_err err;
@@ -1015,10 +1018,10 @@ static void bench_week(void)
 	sqlite3_close(db);
 	clean_s = open_seconds(path, 7 * 86400000LL);
 	full_s = open_seconds(path, 0);
-	printf("week: %ld processes x %d series x %ld h at 1 s (flush every %ld s, default "
+	printf("week: %ld processes x %d series x %ld h %ld min at 1 s (flush every %ld s, default "
 	       "retention): %.3f B/pt file all-in (%.1f MB, %.0f s to write) target <= 1; "
 	       "start-up %.3f s after a clean stop, %.3f s with the full check target <= 1 s\n",
-	       procs, PROC_METRICS, hours, flush,
+	       procs, PROC_METRICS, hours, minutes, flush,
 	       (double)bytes / ((double)procs * PROC_METRICS * (double)ticks), (double)bytes / 1e6,
 	       write_s, clean_s, full_s);
 	free(p);

@@ -101,9 +101,9 @@ enum {
 	ST_SERIES_FIND,	/* a series not in memory, by metric and label set */
 	ST_LIVE_INSERT,
 	ST_LIVE_DELETE,
-	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
-	ST_LAST_10M,
-	ST_LAST_1H,
+	ST_NEWEST_1M,	/* newest rollup row (series.c, at load) */
+	ST_NEWEST_10M,
+	ST_NEWEST_1H,
 	ST_RECOVER_CHUNKS,
 	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the 10 minutes and hour in progress */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
@@ -122,6 +122,10 @@ struct mw_store {
 	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
 	struct mw_retention *ret;	/* retention.c's statements */
 	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
+	/* The last run stopped cleanly and the file is as it left it
+	 * (schema.h): at open, series.c takes the live series' buckets in
+	 * progress from their rows. */
+	bool clean_start;
 
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;

@@ -195,8 +195,13 @@ static void resume_continues_bit_for_bit(void **state)
 	static const uint8_t old[] = { 0x11, 0x01, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 1,
 				       0, 0, 0, 0, 0, 0, 0, 2 };
 	struct mw_chunk_enc e;
-	int round;
-	size_t n;
+	struct mw_chunk_dec d;
+	const uint8_t *blob;
+	uint8_t padded[64];
+	int round, k;
+	size_t n, len;
+	int64_t t;
+	double v;
 
 	(void)state;
 	for (round = 0; round < 40; round++) {
@@ -209,6 +214,24 @@ static void resume_continues_bit_for_bit(void **state)
 	}
 	resume_split(small, ints, 3, 1);
 	resume_split(small, ints, 3, 2);
+	/* set bits past the last point (a blob is whole bytes) are not taken */
+	mw_chunk_enc_init(&e);
+	mw_chunk_enc_append(&e, small[0], 1);
+	mw_chunk_enc_append(&e, small[1], 2);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_true(len < sizeof(padded) && e.nbits % 8 != 0);
+	memcpy(padded, blob, len);
+	padded[len - 1] |= (uint8_t)(0xff >> (e.nbits % 8));
+	assert_int_equal(mw_chunk_enc_resume(&e, padded, len), 0);
+	mw_chunk_enc_append(&e, small[2], 3);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_int_equal(mw_chunk_dec_init(&d, blob, len), 0);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
+		assert_int_equal(t, small[k]);
+		assert_true(v == (double)(k + 1));
+	}
+	mw_chunk_enc_release(&e);
 	/* what cannot be resumed leaves the encoder empty */
 	mw_chunk_enc_init(&e);
 	mw_chunk_enc_append(&e, 1, 2);

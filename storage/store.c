@@ -217,6 +217,8 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 	se->seen = s->now_ts;
 	if (!se->id && ts_ms < se->first_ts)
 		se->first_ts = ts_ms;
+	if (se->take_up)
+		mw_series_take_up(s, se);
 	e = &se->open;
 	if (e->n && ((int64_t)e->n >= s->opt.chunk_points ||
 		     ts_ms - e->t_first >= s->opt.chunk_duration_ms ||

@@ -53,6 +53,9 @@ struct mw_series {
 	bool tail_float;
 	bool tail_pending;	/* chunk_tail holds bits its row lacks */
 	uint8_t tx_tail;	/* the running flush wrote it: 1 a tail, 2 whole */
+	/* open_rowid is its newest chunk, to be taken up (open empty until
+	 * then) at its next point: mw_series_take_up */
+	bool take_up;
 	struct mw_rollup_acc acc[MW_TIERS];
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
@@ -218,6 +221,10 @@ void mw_series_drop(struct mw_store *s, struct mw_series *se);
 struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
 				   const struct mw_label *labels, size_t nlabels);
 int mw_series_load(struct mw_store *s, struct mw_err *err);
+/* se->take_up: its newest chunk (se->open_rowid) becomes its open chunk
+ * again, before its next point is added (store.c add_point); left closed
+ * when it cannot be (the point starts a chunk). */
+void mw_series_take_up(struct mw_store *s, struct mw_series *se);
 void mw_series_free_all(struct mw_store *s);
 /* Insert series that have no id yet (inside the flush transaction). */
 int mw_series_insert_new(struct mw_store *s, struct mw_err *err);

@@ -422,7 +422,7 @@ void mw_series_take_up(struct mw_store *s, struct mw_series *se)
 	if (rc == SQLITE_ROW)
 		resumed = mw_chunk_enc_resume(&se->open, sqlite3_column_blob(get, 0),
 					      (size_t)sqlite3_column_bytes(get, 0));
-	else if (rc != SQLITE_DONE && !s->failing)	/* DONE: the size cut took it */
+	else if (rc != SQLITE_DONE && !s->failing)	/* DONE: the row is gone */
 		mw_log_warn("storage: cannot read the newest chunk of '%s' (%s); its next "
 			    "points start a chunk", se->key, sqlite3_errmsg(s->db));
 	sqlite3_reset(get);

@@ -926,6 +926,14 @@ static long env_long(const char *name, long def)
 	return v && atol(v) > 0 ? atol(v) : def;
 }
 
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 /* Seconds mw_store_open takes on path (full_check_every_ms 0: the full
  * quick_check, as after a crash; else skipped after the clean stop). */
 static double open_seconds(const char *path, int64_t full_check_every_ms)
@@ -947,15 +955,53 @@ static double open_seconds(const char *path, int64_t full_check_every_ms)
 	return t;
 }
 
+/* One start-up on the kept file at path, timed, then the next two ticks
+ * of its processes (from tick k; MW_BENCH_WEEK_HOURS and _MINUTES as the
+ * file was written), each added and flushed: the first tick after a
+ * start-up also takes the open chunks up (series.c), the second is an
+ * ordinary one. */
+static void reopen_round(const char *path, struct proc *p, long procs, int64_t k)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t, c, tick[2], tick_cpu[2];
+	int j;
+
+	mw_test_store_options(&o, path);
+	t = now_s();
+	c = cpu_s();
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		exit(1);
+	}
+	t = now_s() - t;
+	c = cpu_s() - c;
+	for (j = 0; j < 2; j++) {
+		tick[j] = now_s();
+		tick_cpu[j] = cpu_s();
+		procs_tick(s, p, procs, k + j);
+		mw_bench_store_flush(s);
+		tick[j] = now_s() - tick[j];
+		tick_cpu[j] = cpu_s() - tick_cpu[j];
+	}
+	mw_store_free(s);
+	printf("week: start-up %.3f s after a clean stop (%.3f CPU s); the first tick after it "
+	       "%.3f s (%.3f CPU s), the next %.3f s (%.3f CPU s)\n", t, c, tick[0], tick_cpu[0],
+	       tick[1], tick_cpu[1]);
+}
+
 /* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
  * series at 1 s for MW_BENCH_WEEK_DAYS days (7; or MW_BENCH_WEEK_HOURS
- * hours, for a shorter run), through the writer with
+ * hours, for a shorter run; plus MW_BENCH_WEEK_MINUTES minutes, so the
+ * run can stop in the middle of the open chunks: a whole number of hours
+ * ends on a 720-point chunk boundary), through the writer with
  * the default retention and a maintenance step after each flush (every
  * MW_BENCH_WEEK_FLUSH ticks, 5 as the daemon's flush_interval), stopped
  * cleanly: file bytes per point all-in, and the start-up on that file
  * after the clean stop and with the full check a crash makes.
- * MW_BENCH_WEEK_REOPEN: only the start-up, three times, on a file an
- * earlier run kept (MW_BENCH_WEEK_KEEP). */
+ * MW_BENCH_WEEK_REOPEN: only the start-up and the two ticks after it,
+ * three times, on a file an earlier run kept (MW_BENCH_WEEK_KEEP). */
 static void bench_week(void)
 {
 	const long procs = env_long("MW_BENCH_WEEK_PROCS", 1000);
@@ -963,7 +1009,8 @@ static void bench_week(void)
 	const long flush = env_long("MW_BENCH_WEEK_FLUSH", 5);
 	const char *path = "bench_storage_week.tmp.db";
 	struct proc *p = calloc((size_t)procs, sizeof(*p));
-	int64_t k, ticks = (int64_t)hours * 3600, bytes;
+	const long minutes = env_long("MW_BENCH_WEEK_MINUTES", 0);
+	int64_t k, ticks = (int64_t)hours * 3600 + (int64_t)minutes * 60, bytes;
 	struct mw_store_options o;
 	struct mw_store *s;
 	struct mw_err err;
@@ -972,9 +1019,10 @@ static void bench_week(void)
 	long i;
 
 	if (getenv("MW_BENCH_WEEK_REOPEN")) {	/* a file kept by MW_BENCH_WEEK_KEEP */
+		for (i = 0; i < procs; i++)
+			proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
 		for (i = 0; i < 3; i++)
-			printf("week: start-up %.3f s after a clean stop\n",
-			       open_seconds(path, 7 * 86400000LL));
+			reopen_round(path, p, procs, ticks + 2 * i);
 		free(p);
 		return;
 	}
@@ -1006,23 +1054,15 @@ static void bench_week(void)
 	sqlite3_close(db);
 	clean_s = open_seconds(path, 7 * 86400000LL);
 	full_s = open_seconds(path, 0);
-	printf("week: %ld processes x %d series x %ld h at 1 s (flush every %ld s, default "
+	printf("week: %ld processes x %d series x %ld h %ld min at 1 s (flush every %ld s, default "
 	       "retention): %.3f B/pt file all-in (%.1f MB, %.0f s to write) target <= 1; "
 	       "start-up %.3f s after a clean stop, %.3f s with the full check target <= 1 s\n",
-	       procs, PROC_METRICS, hours, flush,
+	       procs, PROC_METRICS, hours, minutes, flush,
 	       (double)bytes / ((double)procs * PROC_METRICS * (double)ticks), (double)bytes / 1e6,
 	       write_s, clean_s, full_s);
 	free(p);
 	if (!getenv("MW_BENCH_WEEK_KEEP"))
 		mw_test_db_remove(path);
-}
-
-static double cpu_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /*

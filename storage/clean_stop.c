@@ -38,6 +38,18 @@ int mw_clean_stop_read(sqlite3 *db, struct mw_clean_stop *out)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+static bool same_size(const struct mw_clean_stop *st, int64_t file_bytes, int64_t page_size)
+{
+	return st->pages > 0 && page_size > 0 && st->pages <= INT64_MAX / page_size &&
+	       st->pages * page_size == file_bytes;
+}
+
+bool mw_clean_stop_intact(const struct mw_clean_stop *st, int64_t file_bytes,
+			  int64_t page_size)
+{
+	return st->found && st->clean && same_size(st, file_bytes, page_size);
+}
+
 const char *mw_full_check_reason(const struct mw_clean_stop *st, int64_t file_bytes,
 				 int64_t page_size, int64_t now_ms, int64_t every_ms)
 {
@@ -47,8 +59,7 @@ const char *mw_full_check_reason(const struct mw_clean_stop *st, int64_t file_by
 		return "no record of how the file was last closed";
 	if (!st->clean)
 		return "the last run did not stop cleanly";
-	if (st->pages <= 0 || page_size <= 0 || st->pages > INT64_MAX / page_size ||
-	    st->pages * page_size != file_bytes)
+	if (!same_size(st, file_bytes, page_size))
 		return "the file changed size since the last clean stop";
 	if (now_ms < st->checked_ms)
 		return "the last full check is dated in the future (the clock went back)";

@@ -38,6 +38,14 @@ struct mw_clean_stop {
  * (not a database): the caller checks it. */
 int mw_clean_stop_read(sqlite3 *db, struct mw_clean_stop *out);
 
+/* The last run closed the file itself and nothing changed its size since
+ * (file_bytes, page_size as below): everything that run held is in the
+ * file as it left it.  Besides the check, series.c then takes each live
+ * series' rollup buckets in progress from their rows (that run wrote them
+ * whole as it stopped) instead of rebuilding them.  Pure. */
+bool mw_clean_stop_intact(const struct mw_clean_stop *st, int64_t file_bytes,
+			  int64_t page_size);
+
 /* Why a full check must run, or NULL when it may be skipped.  file_bytes:
  * the file's size now, before anything is written (a clean close copies
  * the WAL back, so the file is then exactly pages x page_size; anything

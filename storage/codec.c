@@ -468,3 +468,61 @@ int mw_chunk_dec_next(struct mw_chunk_dec *d, int64_t *ts, double *value)
 	*value = d->is_float ? bitsd(d->v) : (double)(int64_t)d->v;
 	return 1;
 }
+
+/* ---- resume -------------------------------------------------------------- */
+
+/*
+ * Why the state can be taken from the decoder: it keeps what the encoder
+ * kept when it wrote those points - the previous timestamp and its delta,
+ * the previous value (int64 or double bits) and integer delta, the float
+ * window - so appending after a resume writes the same bits as appending
+ * to the encoder that wrote the blob.  Only compact blobs: the encoder
+ * writes nothing else, so an old-format chunk must be re-encoded whole.
+ */
+int mw_chunk_enc_resume(struct mw_chunk_enc *e, const void *blob, size_t len)
+{
+	struct mw_chunk_dec d;
+	int64_t ts = 0;
+	double v = 0;
+	size_t bytes, cap;
+	int rc;
+
+	mw_chunk_enc_reset(e);
+	if (mw_chunk_dec_init(&d, blob, len) || !d.compact || d.n == 0)
+		return -1;
+	while ((rc = mw_chunk_dec_next(&d, &ts, &v)) == 1) {
+		if (d.i == 1)
+			e->t_first = e->t_min = e->t_max = ts;
+		else if (ts < e->t_min)
+			e->t_min = ts;
+		else if (ts > e->t_max)
+			e->t_max = ts;
+	}
+	if (rc < 0) {
+		mw_chunk_enc_reset(e);
+		return -1;
+	}
+	bytes = (d.pos + 7) / 8;
+	if (RESERVE + bytes + 1 > e->cap) {
+		for (cap = e->cap ? e->cap : 64; cap < RESERVE + bytes + 1; cap *= 2)
+			;
+		e->buf = mw_xrealloc(e->buf, cap);
+		memset(e->buf + e->cap, 0, cap - e->cap);
+		e->cap = cap;
+	}
+	memcpy(e->buf + RESERVE, d.bits, bytes);
+	if (d.pos & 7)	/* put() ORs the next bits into the last byte */
+		e->buf[RESERVE + bytes - 1] &= (uint8_t)(0xff << (8 - (d.pos & 7)));
+	e->nbits = d.pos;
+	e->n = d.n;
+	e->is_float = d.is_float;
+	e->t_prev = d.t;
+	e->t_delta = d.t_delta;
+	e->v_prev = d.v;
+	e->v_delta = d.v_delta;
+	e->lead = d.lead;
+	e->trail = d.trail;
+	e->t_last = ts;
+	e->v_last = v;
+	return 0;
+}

@@ -91,6 +91,13 @@ void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value);
 /* The blob of the points so far: header patched in, valid until the next
  * append/reset/release.  An empty encoder yields a 2-byte header-only blob. */
 const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
+/* The encoder of a stored compact blob (0x13/0x14) with at least one
+ * point, as if its points had been appended one by one: the blob's bits
+ * are copied and the state taken from decoding them, not re-encoded (a
+ * restart takes up every live series' open chunk: storage/series.c).  -1
+ * (e empty) for an invalid, damaged, empty or old-format blob: append its
+ * points instead. */
+int mw_chunk_enc_resume(struct mw_chunk_enc *e, const void *blob, size_t len);
 
 struct mw_chunk_dec {
 	const uint8_t *bits;

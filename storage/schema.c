@@ -459,24 +459,32 @@ static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
 }
 
 int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
-		   const char **checked, struct mw_err *err)
+		   const char **checked, bool *intact, struct mw_err *err)
 {
 	sqlite3 *db = NULL;
 	struct mw_err why;
-	int64_t now_ms = mw_clock_wall_ms(), file_bytes, t0;
+	int64_t now_ms = mw_clock_wall_ms(), file_bytes, page_size, t0;
 	struct mw_clean_stop last;
 	const char *reason;
+	bool clean = false;
 	int rc = 0;
 
 	*out = NULL;
 	if (checked)
 		*checked = NULL;
+	if (intact)
+		*intact = false;
 	file_bytes = mw_file_size(path);	/* before SQLite replays a WAL into it */
 	if (open_one(&db, path, err))
 		return -1;
-	reason = mw_clean_stop_read(db, &last) ? "the file could not be read" :
-		 mw_full_check_reason(&last, file_bytes, mw_db_int(db, "PRAGMA page_size"),
-				      now_ms, full_check_every_ms);
+	page_size = mw_db_int(db, "PRAGMA page_size");
+	if (mw_clean_stop_read(db, &last)) {
+		reason = "the file could not be read";
+	} else {
+		reason = mw_full_check_reason(&last, file_bytes, page_size, now_ms,
+					      full_check_every_ms);
+		clean = mw_clean_stop_intact(&last, file_bytes, page_size);
+	}
 	t0 = mw_clock_mono_ns();
 	if (reason) {
 		rc = check(db, &why);
@@ -500,6 +508,7 @@ int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
 					       why.msg);
 		mw_log_error("storage: DATABASE '%s' FAILED ITS CHECK (%s); moved it to "
 			     "'%s' and started a new, empty database", path, why.msg, aside);
+		clean = false;
 		if (open_one(&db, path, err))
 			return -1;
 	}
@@ -516,6 +525,8 @@ int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
 		goto fail;
 	if (checked)
 		*checked = reason;
+	if (intact)
+		*intact = clean;
 	*out = db;
 	return 0;
 fail:

@@ -13,6 +13,7 @@
 #ifndef MW_SCHEMA_H
 #define MW_SCHEMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sqlite3.h>
 #include "base/mwerr.h"
@@ -31,12 +32,14 @@
  * valid database or fails the check, close it, rename it and its -wal/-shm files aside to
  * PATH.corrupt-YYYYmmddTHHMMSS (UTC), log that at error level, and start
  * a fresh file.  *checked (may be NULL): why the full check ran (a
- * static string), NULL when it was skipped.  Then set WAL, synchronous=FULL, incremental auto-vacuum
+ * static string), NULL when it was skipped.  *intact (may be NULL): the
+ * last run stopped cleanly and the file is as it left it
+ * (mw_clean_stop_intact; false for a file renamed aside).  Then set WAL, synchronous=FULL, incremental auto-vacuum
  * (new files) and migrate to MW_SCHEMA_VERSION.  -1 with a message on
  * failure (unwritable directory, newer schema ...).
  */
 int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
-		   const char **checked, struct mw_err *err);
+		   const char **checked, bool *intact, struct mw_err *err);
 
 /* Migrate an open database from its current version up to `target`
  * (<= MW_SCHEMA_VERSION; tests use it to build older files). */

@@ -66,6 +66,8 @@
 	"(series_id, t, base, min, max, last, sum, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 #define ROLLUP_GET(tier) "SELECT base, min, max, last, sum, count FROM rollup_" tier "_data " \
 	"WHERE series_id = ? AND t = ?"
+#define ROLLUP_NEWEST(tier) "SELECT t, count, base, min, max, last, sum FROM rollup_" tier "_data " \
+	"WHERE series_id = ? ORDER BY t DESC LIMIT 1"
 
 static const char *const statements[ST_COUNT] = {
 	[ST_SERIES_INSERT] = "INSERT INTO series (metric_id, set_id, first_ts) VALUES (?, ?, ?)",
@@ -86,9 +88,9 @@ static const char *const statements[ST_COUNT] = {
 			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
-	[ST_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
-	[ST_LAST_10M] = "SELECT max(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
-	[ST_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
+	[ST_NEWEST_1M] = ROLLUP_NEWEST("1m"),
+	[ST_NEWEST_10M] = ROLLUP_NEWEST("10m"),
+	[ST_NEWEST_1H] = ROLLUP_NEWEST("1h"),
 	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "
@@ -215,6 +217,8 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 	se->seen = s->now_ts;
 	if (!se->id && ts_ms < se->first_ts)
 		se->first_ts = ts_ms;
+	if (se->take_up)
+		mw_series_take_up(s, se);
 	e = &se->open;
 	if (e->n && ((int64_t)e->n >= s->opt.chunk_points ||
 		     ts_ms - e->t_first >= s->opt.chunk_duration_ms ||
@@ -953,7 +957,8 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		return -1;
 	}
 	if (mw_schema_open(&s->db, s->db_path, s->opt.full_check_every_ms,
-			   &s->stats.full_check, err) || mw_dblock_follow(s->lock, s->db_path, err))
+			   &s->stats.full_check, &s->clean_start, err) ||
+	    mw_dblock_follow(s->lock, s->db_path, err))
 		goto fail;
 	if (s->opt.cache_bytes) {
 		char sql[64];
@@ -997,6 +1002,8 @@ void mw_store_free(struct mw_store *s)
 	if (!s)
 		return;
 	if (s->db && s->st[ST_COUNT - 1]) {
+		/* every bucket in progress, whole: after this clean stop the next
+		 * start takes them back from these rows (series.c resume_rollups) */
 		for (i = 0; i < s->nall; i++)
 			for (t = 0; t < MW_TIERS; t++)
 				if (s->all[i]->acc[t].bucket != INT64_MIN)

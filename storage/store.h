@@ -86,6 +86,10 @@ struct mw_store_stats {
 	uint64_t series;	/* series held in memory (live) */
 	uint64_t series_evicted_total;	/* dropped from memory when idle */
 	uint64_t series_reloaded_total;	/* found again in the database */
+	/* Live series whose buckets in progress the start-up read from their
+	 * rows after a clean stop (the others were rebuilt from raw points:
+	 * storage/series.c resume_rollups). */
+	uint64_t series_resumed;
 	uint64_t flushes;
 	uint64_t failed_flushes;
 	uint64_t checkpoints;	/* WAL checkpoints run (store.c: wal_committed) */
@@ -103,7 +107,8 @@ struct mw_store;
 /* Open (create, check, migrate) the database and load the live series
  * (table series_live: those held in memory when the store last ran, not
  * the whole catalogue); rebuilds their rollup state lost in a crash from
- * raw chunks. */
+ * raw chunks, or after a clean stop reads it from the rows that stop
+ * wrote. */
 int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		  struct mw_err *err);
 /* Flush everything, including partial rollup buckets, and close.  NULL ok. */

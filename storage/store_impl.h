@@ -53,6 +53,9 @@ struct mw_series {
 	bool tail_float;
 	bool tail_pending;	/* chunk_tail holds bits its row lacks */
 	uint8_t tx_tail;	/* the running flush wrote it: 1 a tail, 2 whole */
+	/* open_rowid is its newest chunk, to be taken up (open empty until
+	 * then) at its next point: mw_series_take_up */
+	bool take_up;
 	struct mw_rollup_acc acc[MW_TIERS];
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
@@ -101,9 +104,9 @@ enum {
 	ST_SERIES_FIND,	/* a series not in memory, by metric and label set */
 	ST_LIVE_INSERT,
 	ST_LIVE_DELETE,
-	ST_LAST_1M,	/* newest rollup bucket (rollup recovery) */
-	ST_LAST_10M,
-	ST_LAST_1H,
+	ST_NEWEST_1M,	/* newest rollup row (series.c, at load) */
+	ST_NEWEST_10M,
+	ST_NEWEST_1H,
 	ST_RECOVER_CHUNKS,
 	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the 10 minutes and hour in progress */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
@@ -122,6 +125,10 @@ struct mw_store {
 	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
 	struct mw_retention *ret;	/* retention.c's statements */
 	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
+	/* The last run stopped cleanly and the file is as it left it
+	 * (schema.h): at open, series.c takes the live series' buckets in
+	 * progress from their rows. */
+	bool clean_start;
 
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;
@@ -214,6 +221,10 @@ void mw_series_drop(struct mw_store *s, struct mw_series *se);
 struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
 				   const struct mw_label *labels, size_t nlabels);
 int mw_series_load(struct mw_store *s, struct mw_err *err);
+/* se->take_up: its newest chunk (se->open_rowid) becomes its open chunk
+ * again, before its next point is added (store.c add_point); left closed
+ * when it cannot be (the point starts a chunk). */
+void mw_series_take_up(struct mw_store *s, struct mw_series *se);
 void mw_series_free_all(struct mw_store *s);
 /* Insert series that have no id yet (inside the flush transaction). */
 int mw_series_insert_new(struct mw_store *s, struct mw_err *err);

@@ -102,47 +102,145 @@ static void extreme_integer_deltas(void **state)
 
 static uint64_t rng = 88172645463325252ULL;
 
+/* A random stream of kind 0-3 in ts, vs (room for STREAM_MAX points); its length. */
+enum { STREAM_MAX = 3000 };
+
+static size_t random_stream(int64_t *ts, double *vs, int kind)
+{
+	int64_t t = (int64_t)(mw_xorshift(&rng) % 2000000000000ULL);
+	double v = (double)(mw_xorshift(&rng) % 100000000);
+	size_t n = (size_t)(mw_xorshift(&rng) % STREAM_MAX), i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t r = mw_xorshift(&rng);
+
+		switch (kind % 4) {
+		case 0:	/* memory-like: flat with page steps, jittered ticks */
+			t += 1000 + (int64_t)(r % 5) - 2;
+			if (r % 17 == 0)
+				v += 4096.0 * (double)((int64_t)(r >> 20) % 50 - 25);
+			break;
+		case 1:	/* random doubles, random bits */
+			t += (int64_t)(r % 100000) - 1000;
+			v = mw_test_from_bits(mw_xorshift(&rng));
+			break;
+		case 2:	/* random integers, full range */
+			t = (int64_t)mw_xorshift(&rng);
+			v = (double)(int64_t)(mw_xorshift(&rng) >> (r % 64));
+			break;
+		default:	/* steady growth with noise */
+			t += 1000;
+			v += (r % 7 == 0) ? 1.5 : 1024;
+			break;
+		}
+		ts[i] = t;
+		vs[i] = v;
+	}
+	return n;
+}
+
 static void random_streams(void **state)
 {
-	enum { N = 3000 };
-	int64_t *ts = malloc(sizeof(*ts) * N);
-	double *vs = malloc(sizeof(*vs) * N);
+	int64_t *ts = malloc(sizeof(*ts) * STREAM_MAX);
+	double *vs = malloc(sizeof(*vs) * STREAM_MAX);
 	int round;
-	size_t i;
+
+	(void)state;
+	for (round = 0; round < 40; round++)
+		round_trip(ts, vs, random_stream(ts, vs, round));
+	free(ts);
+	free(vs);
+}
+
+/* An encoder resumed from the blob of the first k points, then given the
+ * rest, writes the same bytes and summary as one given them all. */
+static void resume_split(const int64_t *ts, const double *vs, size_t n, size_t k)
+{
+	struct mw_chunk_enc whole, first, resumed;
+	const uint8_t *a, *b;
+	size_t alen, blen, i;
+
+	mw_chunk_enc_init(&whole);
+	mw_chunk_enc_init(&first);
+	mw_chunk_enc_init(&resumed);
+	for (i = 0; i < n; i++)
+		mw_chunk_enc_append(&whole, ts[i], vs[i]);
+	for (i = 0; i < k; i++)
+		mw_chunk_enc_append(&first, ts[i], vs[i]);
+	a = mw_chunk_enc_blob(&first, &alen);
+	assert_int_equal(mw_chunk_enc_resume(&resumed, a, alen), 0);
+	assert_int_equal(resumed.n, k);
+	for (i = k; i < n; i++)
+		mw_chunk_enc_append(&resumed, ts[i], vs[i]);
+	a = mw_chunk_enc_blob(&whole, &alen);
+	b = mw_chunk_enc_blob(&resumed, &blen);
+	assert_int_equal(blen, alen);
+	assert_memory_equal(b, a, alen);
+	assert_int_equal(resumed.t_first, whole.t_first);
+	assert_int_equal(resumed.t_min, whole.t_min);
+	assert_int_equal(resumed.t_max, whole.t_max);
+	assert_int_equal(resumed.t_last, whole.t_last);
+	assert_int_equal(mw_test_bits_of(resumed.v_last), mw_test_bits_of(whole.v_last));
+	mw_chunk_enc_release(&whole);
+	mw_chunk_enc_release(&first);
+	mw_chunk_enc_release(&resumed);
+}
+
+static void resume_continues_bit_for_bit(void **state)
+{
+	int64_t *ts = malloc(sizeof(*ts) * STREAM_MAX);
+	double *vs = malloc(sizeof(*vs) * STREAM_MAX);
+	int64_t small[3] = { 1700000000000, 1700000001000, 1700000002000 };
+	double ints[3] = { 4096, 8192, 8192.5 };	/* the third switches to floats */
+	static const uint8_t old[] = { 0x11, 0x01, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 1,
+				       0, 0, 0, 0, 0, 0, 0, 2 };
+	struct mw_chunk_enc e;
+	struct mw_chunk_dec d;
+	const uint8_t *blob;
+	uint8_t padded[64];
+	int round, k;
+	size_t n, len;
+	int64_t t;
+	double v;
 
 	(void)state;
 	for (round = 0; round < 40; round++) {
-		int64_t t = (int64_t)(mw_xorshift(&rng) % 2000000000000ULL);
-		double v = (double)(mw_xorshift(&rng) % 100000000);
-		size_t n = (size_t)(mw_xorshift(&rng) % N);
-
-		for (i = 0; i < n; i++) {
-			uint64_t r = mw_xorshift(&rng);
-
-			switch (round % 4) {
-			case 0:	/* memory-like: flat with page steps, jittered ticks */
-				t += 1000 + (int64_t)(r % 5) - 2;
-				if (r % 17 == 0)
-					v += 4096.0 * (double)((int64_t)(r >> 20) % 50 - 25);
-				break;
-			case 1:	/* random doubles, random bits */
-				t += (int64_t)(r % 100000) - 1000;
-				v = mw_test_from_bits(mw_xorshift(&rng));
-				break;
-			case 2:	/* random integers, full range */
-				t = (int64_t)mw_xorshift(&rng);
-				v = (double)(int64_t)(mw_xorshift(&rng) >> (r % 64));
-				break;
-			default:	/* steady growth with noise */
-				t += 1000;
-				v += (r % 7 == 0) ? 1.5 : 1024;
-				break;
-			}
-			ts[i] = t;
-			vs[i] = v;
-		}
-		round_trip(ts, vs, n);
+		n = random_stream(ts, vs, round);
+		if (n < 2)
+			continue;
+		resume_split(ts, vs, n, 1);
+		resume_split(ts, vs, n, n - 1);
+		resume_split(ts, vs, n, 1 + (size_t)(mw_xorshift(&rng) % (n - 1)));
 	}
+	resume_split(small, ints, 3, 1);
+	resume_split(small, ints, 3, 2);
+	/* set bits past the last point (a blob is whole bytes) are not taken */
+	mw_chunk_enc_init(&e);
+	mw_chunk_enc_append(&e, small[0], 1);
+	mw_chunk_enc_append(&e, small[1], 2);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_true(len < sizeof(padded) && e.nbits % 8 != 0);
+	memcpy(padded, blob, len);
+	padded[len - 1] |= (uint8_t)(0xff >> (e.nbits % 8));
+	assert_int_equal(mw_chunk_enc_resume(&e, padded, len), 0);
+	mw_chunk_enc_append(&e, small[2], 3);
+	blob = mw_chunk_enc_blob(&e, &len);
+	assert_int_equal(mw_chunk_dec_init(&d, blob, len), 0);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(mw_chunk_dec_next(&d, &t, &v), 1);
+		assert_int_equal(t, small[k]);
+		assert_true(v == (double)(k + 1));
+	}
+	mw_chunk_enc_release(&e);
+	/* what cannot be resumed leaves the encoder empty */
+	mw_chunk_enc_init(&e);
+	mw_chunk_enc_append(&e, 1, 2);
+	assert_int_equal(mw_chunk_enc_resume(&e, old, sizeof(old)), -1);	/* 0x11 */
+	assert_int_equal(e.n, 0);
+	assert_int_equal(mw_chunk_enc_resume(&e, "\x13\x00", 2), -1);	/* no point */
+	assert_int_equal(mw_chunk_enc_resume(&e, "\x13\x05\xff", 3), -1);	/* cut short */
+	assert_int_equal(e.n, 0);
+	mw_chunk_enc_release(&e);
 	free(ts);
 	free(vs);
 }
@@ -236,6 +334,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(odd_timestamps),
 	cmocka_unit_test(extreme_integer_deltas),
 	cmocka_unit_test(random_streams),
+	cmocka_unit_test(resume_continues_bit_for_bit),
 	cmocka_unit_test(flat_is_small),
 	cmocka_unit_test(corrupt_input),
 	cmocka_unit_test(old_format_and_compact_size),

@@ -13,7 +13,7 @@
  * left (committed minus resident): once it is used up the process must
  * commit more, and that growth is judged like any other.  A leak cannot
  * hide here for long: a leak in the heap or in new mappings grows what is
- * committed (glibc extends the heap 128 KiB or more at a time), and a
+ * committed (glibc extends the heap 132 KiB or more at a time), and a
  * leak inside a large region committed in advance leaves a headroom far
  * over the budget.
  *
@@ -64,7 +64,7 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	double c_max, c_end, c_start, r_mid, r_max, r_end, allowed, headroom, most, half_h;
 	struct mw_leak_params cp;
 	struct mw_leak_result cr;
-	char s1[32], s3[32];
+	char level[32], left[32];
 
 	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
 	    isnan(r->slope_bph) || committed->step_ms <= 0 || resident->step_ms <= 0)
@@ -88,10 +88,10 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	 * its heap 132 KiB now and then as fragmentation creeps), and it rose
 	 * over the judged span by no more than the budget allows over the
 	 * horizon (a runtime that commits its heap in 4 MiB chunks and leaks
-	 * into them shows one big step, which would pass alone) */
-	/* committed may be read less often than the judged series (a watched
-	 * process's address space every 10 s) and end a read before it: its
-	 * buckets are not missing data, and half the span shows its shape */
+	 * into them shows one big step, which would pass alone).  Committed
+	 * may be read less often than the judged series (a watched process's
+	 * address space every 10 s) and end a read before it: its buckets are
+	 * not missing data, and half the span shows its shape. */
 	cp = *p;
 	cp.min_coverage = 0.05;
 	cp.min_duration_ms = half;
@@ -115,14 +115,14 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 		return 0;
 	if (headroom < 0)
 		headroom = 0;
-	mw_leak_fmt_bytes(s1, sizeof(s1), c_end);
-	mw_leak_fmt_bytes(s3, sizeof(s3), headroom);
+	mw_leak_fmt_bytes(level, sizeof(level), c_end);
+	mw_leak_fmt_bytes(left, sizeof(left), headroom);
 	r->verdict = MW_VERDICT_PASS;
 	r->undecided = 0;
 	mw_leak_no_rate(r);
 	snprintf(r->reason, sizeof(r->reason),
 		 "filling memory it committed before (%s, no leak of its own): at most %s more "
 		 "unless it commits more",
-		 s1, s3);
+		 level, left);
 	return 1;
 }

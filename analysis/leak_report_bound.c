@@ -79,23 +79,20 @@ static int read_source(struct mw_reader *reader, const struct bound_source *src,
 		       int64_t step, struct mw_trace *committed, double **c,
 		       struct mw_trace *resident, double **r)
 {
-	char sel[512], extra[160];
+	char sel[512], extra[160], inc[48] = "";
 	size_t i;
 
 	/* `started` tells two processes that had the same pid apart; only a
 	 * number is put in a selector */
-	snprintf(extra, sizeof(extra), "%s", src->committed_extra);
 	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
 		;
-	if (src->by_incarnation && started && i > 0 && !started[i] && i < 32)
-		snprintf(extra, sizeof(extra), "%s,started=\"%s\"", src->committed_extra, started);
+	if (src->by_incarnation && i > 0 && !started[i] && i < 32)
+		snprintf(inc, sizeof(inc), ",started=\"%s\"", started);
+	snprintf(extra, sizeof(extra), "%s%s", src->committed_extra, inc);
 	mw_leak_process_selector(sel, sizeof(sel), src->committed_metric, extra, pid, process);
 	if (read_sum(reader, sel, from, to, step, committed, c))
 		return -1;
-	if (src->by_incarnation && strstr(extra, "started="))
-		snprintf(extra, sizeof(extra), "%s,started=\"%s\"", src->resident_extra, started);
-	else
-		snprintf(extra, sizeof(extra), "%s", src->resident_extra);
+	snprintf(extra, sizeof(extra), "%s%s", src->resident_extra, inc);
 	mw_leak_process_selector(sel, sizeof(sel), src->resident_metric, extra, pid, process);
 	return read_sum(reader, sel, from, to, step, resident, r);
 }

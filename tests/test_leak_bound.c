@@ -62,6 +62,23 @@ static void judged(struct mw_leak_params *p, struct mw_leak_result *r)
 	assert_int_equal(r->verdict, MW_VERDICT_FAIL);
 }
 
+/* res judged with the defaults (a fail), then held against committed[]:
+ * the bound's answer, with the verdict it leaves (a pass when bounded,
+ * the fail untouched when not) in *r. */
+static int bound_of(const double *res_v, struct mw_leak_result *r)
+{
+	struct mw_leak_params p;
+	struct mw_trace res = trace_of(res_v), c = trace_of(committed);
+	int bounded;
+
+	mw_leak_params_init(&p);
+	mw_leak_judge(&res, &p, r);
+	assert_int_equal(r->verdict, MW_VERDICT_FAIL);
+	bounded = mw_leak_commit_bound(&c, &res, &p, r);
+	assert_int_equal(r->verdict, bounded ? MW_VERDICT_PASS : MW_VERDICT_FAIL);
+	return bounded;
+}
+
 static void committed_flat_with(double headroom)
 {
 	int i;
@@ -72,16 +89,11 @@ static void committed_flat_with(double headroom)
 
 static void bounded_rise_passes(void **state)
 {
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(resident);
 
 	(void)state;
-	judged(&p, &r);
 	committed_flat_with(256 * KIB);
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 1);
-	assert_int_equal(r.verdict, MW_VERDICT_PASS);
+	assert_int_equal(bound_of(resident, &r), 1);
 	/* a pass reads like no leak: no rate, no projection */
 	assert_true(isnan(r.slope_bph));
 	assert_true(r.projected_bytes == 0.0);
@@ -93,18 +105,13 @@ static void bounded_rise_passes(void **state)
  * grows, so committed follows the rise in steps. */
 static void committed_growing_in_steps_still_fails(void **state)
 {
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(resident);
 	int i;
 
 	(void)state;
-	judged(&p, &r);
 	for (i = 0; i < N; i++)
 		committed[i] = 30 * MIB + 128 * KIB * (1 + i / 7);
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
-	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal(bound_of(resident, &r), 0);
 }
 
 /* A runtime that commits its heap in chunks and leaks into them (Go
@@ -116,9 +123,7 @@ static void committed_growing_in_steps_still_fails(void **state)
 static void committed_in_a_chunk_within_the_span_still_fails(void **state)
 {
 	static double fast[N];
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(fast);
 	int i;
 
 	(void)state;
@@ -126,12 +131,7 @@ static void committed_in_a_chunk_within_the_span_still_fails(void **state)
 		fast[i] = 30 * MIB + 10 * MIB * i / 60.0 + (i % 3) * 4096.0;
 		committed[i] = i < 36 ? 36.5 * MIB : 40.5 * MIB;
 	}
-	mw_leak_params_init(&p);
-	mw_leak_judge(&res, &p, &r);
-	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
-	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal(bound_of(fast, &r), 0);
 }
 
 /* glibc under fragmentation (the ok_cache recorded unwatched): the heap
@@ -140,39 +140,29 @@ static void committed_in_a_chunk_within_the_span_still_fails(void **state)
  * than budget x horizon: bounded. */
 static void one_small_commit_step_still_bounded(void **state)
 {
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(resident);
 	int i;
 
 	(void)state;
-	judged(&p, &r);
 	for (i = 0; i < N; i++)
 		committed[i] = i < 40 ? 30.9 * MIB : 30.9 * MIB + 132 * KIB;
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 1);
-	assert_int_equal(r.verdict, MW_VERDICT_PASS);
+	assert_int_equal(bound_of(resident, &r), 1);
 }
 
 /* A leak inside a region committed in advance: far more left to fill
  * than the budget allows over the horizon (64 KiB/h x 24 h). */
 static void large_headroom_still_fails(void **state)
 {
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(resident);
 
 	(void)state;
-	judged(&p, &r);
 	committed_flat_with(64 * MIB);
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
-	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal(bound_of(resident, &r), 0);
 	/* just over budget x horizon (1.5 MiB): still a fail */
 	committed_flat_with(1.6 * MIB);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
+	assert_int_equal(bound_of(resident, &r), 0);
 	committed_flat_with(1.4 * MIB);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 1);
+	assert_int_equal(bound_of(resident, &r), 1);
 }
 
 /* The judged series grew, the private mappings' resident pages did not
@@ -194,19 +184,14 @@ static void growth_outside_the_mappings_still_fails(void **state)
 /* Committed read stopped 10 minutes before the end: no bound from it. */
 static void stale_committed_still_fails(void **state)
 {
-	struct mw_leak_params p;
 	struct mw_leak_result r;
-	struct mw_trace c, res = trace_of(resident);
 	int i;
 
 	(void)state;
-	judged(&p, &r);
 	committed_flat_with(256 * KIB);
 	for (i = N - 10; i < N; i++)
 		committed[i] = NAN;
-	c = trace_of(committed);
-	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, &r), 0);
-	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal(bound_of(resident, &r), 0);
 }
 
 /* Only fails of bytes: a pass, and a count, are left alone. */

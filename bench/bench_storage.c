@@ -1027,7 +1027,7 @@ static void bench_week(void)
 		return;
 	}
 	mw_test_db_remove(path);
-	mw_test_store_options(&o, path);
+	mw_bench_store_options(&o, path);
 	if (!p || mw_store_open(&s, &o, &err)) {
 		fprintf(stderr, "bench_storage: week: %s\n", p ? err.msg : "out of memory");
 		exit(1);

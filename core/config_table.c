@@ -173,7 +173,7 @@ const struct mw_option mw_config_options[] = {
 	  "out and leaves memory; it is found again in the database if it comes back.\n"
 	  "Memory follows the live series, whatever the process churn.") },
 	{ MW_OPTION("storage", "cache_size", MW_OPT_SIZE, OFF(cache_bytes),
-		    "4MB", 65536, 1099511627776LL,
+		    "1MB", 65536, 1099511627776LL,
 	  "SQLite page cache of the writer; each reader gets the same, at most 2MB.\n"
 	  "It fills as the database grows, then stays: raise it for a large history\n"
 	  "read often, lower it where memory is tight.") },

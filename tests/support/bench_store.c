@@ -8,12 +8,21 @@
 #include "storage/store.h"
 #include "tests/support/test_db.h"
 
+void mw_bench_store_options(struct mw_store_options *o, const char *path)
+{
+	const char *kib = getenv("MW_BENCH_CACHE_KB");
+
+	mw_test_store_options(o, path);
+	if (kib && *kib)
+		o->cache_bytes = strtoull(kib, NULL, 10) * 1024;
+}
+
 struct mw_store *mw_bench_store_open(const char *path)
 {
 	struct mw_store_options o;
 	struct mw_store *s;
 
-	mw_test_store_options(&o, path);
+	mw_bench_store_options(&o, path);
 	s = mw_test_store_open_with(&o);	/* says why on stderr */
 	if (!s)
 		exit(1);

@@ -8,8 +8,13 @@
 #define MW_TESTS_SUPPORT_BENCH_STORE_H
 
 struct mw_store;
+struct mw_store_options;
 
-/* A store with the test options on path as it is. */
+/* The test options on path, and MW_BENCH_CACHE_KB (when set) as the
+ * writer's page cache, to weigh its RSS against its CPU. */
+void mw_bench_store_options(struct mw_store_options *o, const char *path);
+
+/* A store with mw_bench_store_options on path as it is. */
 struct mw_store *mw_bench_store_open(const char *path);
 
 /* Commit what s holds. */

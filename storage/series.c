@@ -444,6 +444,26 @@ static struct mw_series *enter(struct mw_store *s, int64_t id, char *key, struct
 	return se;
 }
 
+/* During a batch, the first look-up opens a read transaction the rest
+ * share (store_impl.h, in_batch); outside one, or when a transaction is
+ * already open, each statement runs as it always did. */
+static void batch_read_begin(struct mw_store *s)
+{
+	if (!s->in_batch || s->batch_reading || !sqlite3_get_autocommit(s->db))
+		return;
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+		s->batch_reading = true;
+}
+
+void mw_series_batch_done(struct mw_store *s)
+{
+	if (!s->batch_reading)
+		return;
+	s->batch_reading = false;
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);	/* reads only */
+}
+
 struct mw_series *mw_series_get(struct mw_store *s, const char *key)
 {
 	sqlite3_stmt *st = s->st[ST_SERIES_FIND];
@@ -463,6 +483,7 @@ struct mw_series *mw_series_get(struct mw_store *s, const char *key)
 		mw_key_release(&k);
 		return se;
 	}
+	batch_read_begin(s);
 	rc = mw_catalog_ids(&s->cat, k.name, k.labels, k.nlabels, false, &metric_id, &set_id,
 			    &err);
 	if (rc == 0) {

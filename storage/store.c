@@ -301,6 +301,7 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 
 	MW_GROW(s->order_next, s->order_next_cap, b->nsamples);
 	s->norder_next = 0;
+	s->in_batch = true;
 	for (i = 0; i < b->nsamples; i++) {
 		const struct mw_sample *p = &b->samples[i];
 		struct mw_series *hint = pos < s->norder ? s->order[pos] : NULL, *se;
@@ -325,6 +326,8 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 		se->order_pos = s->norder_next;
 		s->order_next[s->norder_next++] = se;
 	}
+	s->in_batch = false;
+	mw_series_batch_done(s);
 	if (b->nsamples) {	/* batches without samples keep the order */
 		swap = s->order;
 		cap = s->order_cap;

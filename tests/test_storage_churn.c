@@ -643,6 +643,58 @@ static void batch_order_hint_follows_changes(void **state)
 	mw_reader_free(r);
 }
 
+/* Statements the store's connection ran in autocommit, each taking and
+ * dropping the WAL's read lock on its own (sqlite3_trace_v2). */
+static int autocommit_statements;
+
+static int count_autocommit(unsigned type, void *ctx, void *stmt, void *sql)
+{
+	(void)type;
+	if (sqlite3_get_autocommit(sqlite3_db_handle(stmt)) && strcmp(sql, "BEGIN"))
+		(*(int *)ctx)++;
+	return 0;
+}
+
+/* Fifty series that left memory come back in one batch beside fifty new
+ * ones: their look-ups share one read transaction (none runs in
+ * autocommit; before, each of the ~250 did), the batch leaves no
+ * transaction open (the next flush begins its own), every series is
+ * found again, and every point lands in its own series. */
+static void batch_lookups_share_one_read(void **state)
+{
+	int back[100], stay[1] = { 1 }, k = 0, i;
+	struct mw_store *s = open_store(0);
+	struct mw_store_stats st;
+	struct mw_reader *r;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		back[i] = 100 + i;
+	add_batch(s, back, 50, k++);	/* 100-149 come once */
+	flush(s);
+	for (; k < 80; k++) {		/* then only pid 1, past the idle bound */
+		add_batch(s, stay, 1, k);
+		flush(s);
+	}
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series, 1);
+	sqlite3_trace_v2(mw_store_db(s), SQLITE_TRACE_STMT, count_autocommit,
+			 &autocommit_statements);
+	add_batch(s, back, 100, k++);	/* 100-149 again, and 150-199 new */
+	sqlite3_trace_v2(mw_store_db(s), 0, NULL, NULL);
+	assert_int_equal(autocommit_statements, 0);
+	assert_true(sqlite3_get_autocommit(mw_store_db(s)));
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.series_reloaded_total, 50);
+	assert_int_equal(st.series, 101);
+	flush(s);
+	mw_store_free(s);
+	r = mw_test_reader_open(DB);
+	for (i = 0; i < 100; i++)
+		check_series(r, back[i], i < 50 ? 2 : 1);
+	mw_reader_free(r);
+}
+
 /* The keyed path (mw_batch_add_keyed): each pid's two series share a key
  * tail and its id, so only the metric tells them apart; a tail formatted
  * again gets a new id for the same text.  METRIC carries pid * 1000 + k,
@@ -718,4 +770,5 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(retention_rolls_up_then_removes),
 	MW_FIXTURE_TEST(batch_order_hint_follows_changes),
 	MW_FIXTURE_TEST(keyed_hint_tells_metrics_apart),
+	MW_FIXTURE_TEST(batch_lookups_share_one_read),
 )

@@ -401,6 +401,46 @@ static void too_noisy_is_not_a_pass(void **state)
 	}
 }
 
+/* A rise the trend test does not yet call significant (p between 0.01 and
+ * 0.001) but whose Sen lower bound is at the smallest leak the defaults
+ * must fail is not a pass: 4 MiB/h under a wander (AR(0.9) steps of 0.5
+ * MiB) over 31 minutes at 5 s, seed 13, read "no steady trend (p 0.0025)"
+ * and passed; a fresh Python leak under churn did the same at 32 minutes.
+ * The same wander without the leak still passes. */
+static void rising_not_yet_sure_is_not_a_pass(void **state)
+{
+	enum { N = 31 * 12 };
+	static double v[N];
+	struct mw_trace tr = { T0, 5000, v, N };
+	struct mw_leak_result res;
+	struct mw_leak_params p;
+	int leak;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (leak = 1; leak >= 0; leak--) {
+		struct lc_rng r = { 13 };
+		double w = 0;
+		size_t i;
+
+		for (i = 0; i < N; i++) {
+			w = 0.9 * w + lc_normal(&r);
+			v[i] = 40 * LC_MIB + 0.5 * LC_MIB * w +
+			       (leak ? 4 * LC_MIB * (double)i * 5.0 / 3600.0 : 0.0);
+		}
+		mw_leak_judge(&tr, &p, &res);
+		if (leak) {
+			assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+			if (!strstr(res.reason, "not yet sure enough"))
+				fail_msg("%s", res.reason);
+			assert_true(res.p_value > 0.001 && res.p_value < 0.01);
+			assert_true(isnan(res.slope_bph) && res.projected_bytes == 0.0);
+		} else if (res.verdict != MW_VERDICT_PASS) {
+			fail_msg("the wander alone: %s", res.reason);
+		}
+	}
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -694,6 +734,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(onset_is_the_change_point),
 	cmocka_unit_test(shapes_of_real_programs),
 	cmocka_unit_test(too_noisy_is_not_a_pass),
+	cmocka_unit_test(rising_not_yet_sure_is_not_a_pass),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),

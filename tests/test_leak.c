@@ -405,7 +405,8 @@ static void too_noisy_is_not_a_pass(void **state)
  * 0.001) but whose Sen lower bound is at the smallest leak the defaults
  * must fail is not a pass: 4 MiB/h under a wander (AR(0.9) steps of 0.5
  * MiB) over 31 minutes at 5 s, seed 13, read "no steady trend (p 0.0025)"
- * and passed; a fresh Python leak under churn did the same at 32 minutes.
+ * and passed; a fresh Python leak under churn did the same at 31-33
+ * minutes.
  * The same wander without the leak still passes. */
 static void rising_not_yet_sure_is_not_a_pass(void **state)
 {

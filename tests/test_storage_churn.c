@@ -644,7 +644,8 @@ static void batch_order_hint_follows_changes(void **state)
 }
 
 /* Statements the store's connection ran in autocommit, each taking and
- * dropping the WAL's read lock on its own (sqlite3_trace_v2). */
+ * dropping the WAL's read lock on its own (sqlite3_trace_v2), the BEGIN
+ * that opens a transaction aside. */
 static int autocommit_statements;
 
 static int count_autocommit(unsigned type, void *ctx, void *stmt, void *sql)
@@ -657,7 +658,7 @@ static int count_autocommit(unsigned type, void *ctx, void *stmt, void *sql)
 
 /* Fifty series that left memory come back in one batch beside fifty new
  * ones: their look-ups share one read transaction (none runs in
- * autocommit; before, each of the ~250 did), the batch leaves no
+ * autocommit; before, all 600 did), the batch leaves no
  * transaction open (the next flush begins its own), every series is
  * found again, and every point lands in its own series. */
 static void batch_lookups_share_one_read(void **state)

@@ -41,7 +41,7 @@ static inline int mw_leak_valid_value(double v)
 struct mw_leak_work {
 	double *x, *y;		/* judged points (x: ms since judged_from) */
 	double *rx, *ry;	/* reduced points */
-	double *pairs;		/* MW_LEAK_MAX_POINTS^2 / 2 */
+	double *pairs;		/* m(m-1)/2, m = min(n, MW_LEAK_MAX_POINTS) */
 	double *a, *b, *c;	/* scratch, 2 * max(n, MW_LEAK_MAX_POINTS) each */
 };
 

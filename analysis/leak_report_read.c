@@ -148,7 +148,7 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
 	struct mw_leak_entry **readable;
 	struct mw_leak_group g;
-	int64_t *ids;
+	struct mw_series_info *known;
 	int rc = -1;
 
 	memset(ar, 0, sizeof(*ar));
@@ -163,18 +163,19 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 	chunk = nb ? CHUNK_VALUES / nb : 1;
 	if (chunk < 1)
 		chunk = 1;
-	ids = mw_xcalloc(chunk, sizeof(*ids));
+	known = mw_xcalloc(chunk, sizeof(*known));
 	for (i = 0; i < nids; i += chunk) {
 		struct mw_range_query rq;
 		struct mw_range_result res = { 0 };
 		size_t m = nids - i < chunk ? nids - i : chunk;
 
+		/* id and span as the look-up found them: not sought again */
 		for (j = 0; j < m; j++)
-			ids[j] = readable[i + j]->s->id;
+			known[j] = *readable[i + j]->s;
 		mw_range_query_init(&rq, from, to);
 		rq.step_ms = step;
 		rq.agg = MW_AGG_MIN;
-		if (mw_reader_range_ids(reader, ids, m, &rq, &res, err)) {
+		if (mw_reader_range_known(reader, known, m, &rq, &res, err)) {
 			mw_range_result_release(&res);
 			mw_leak_group_end(&g, &ar->g);
 			goto out;
@@ -188,7 +189,7 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 		ar->deciding = NULL;
 	rc = 0;
 out:
-	free(ids);
+	free(known);
 	free(readable);
 	return rc;
 }
@@ -213,8 +214,12 @@ void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_resu
 			;
 		if (k < f->n)
 			*p = &f->items[k];
-		else if (mw_reader_series_by_id(reader, (*p)->id, &f->items[f->n], NULL) == 0)
+		else if (mw_reader_series_identity(reader, (*p)->id, &f->items[f->n], NULL) == 0) {
+			/* the span as judged, not sought again */
+			f->items[f->n].first_ts = (*p)->first_ts;
+			f->items[f->n].last_ts = (*p)->last_ts;
 			*p = &f->items[f->n++];
+		}
 	}
 }
 

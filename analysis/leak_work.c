@@ -12,11 +12,16 @@
 #include "leak_internal.h"
 
 /* One block for every array: a judgement allocates once, whatever its
- * size (x, y: n; rx, ry: cap; pairs; a, b, c: 2 cap). */
+ * size (x, y: n; rx, ry: cap; pairs; a, b, c: 2 cap).  The pairs are
+ * those of the most points a fit can have, min(n, MW_LEAK_MAX_POINTS)
+ * (reducing never adds points): a week of hourly floors needs 14,000,
+ * not 45,000, which keeps the block below the size glibc maps and unmaps
+ * on every call (base/heap_tune_linux.c), a tenth of a judgement's time. */
 int mw_leak_work_alloc(struct mw_leak_work *w, size_t n)
 {
 	size_t cap = n > MW_LEAK_MAX_POINTS ? n : MW_LEAK_MAX_POINTS;
-	size_t npairs = (size_t)MW_LEAK_MAX_POINTS * (MW_LEAK_MAX_POINTS - 1) / 2;
+	size_t most = n < MW_LEAK_MAX_POINTS ? n : MW_LEAK_MAX_POINTS;
+	size_t npairs = most > 1 ? most * (most - 1) / 2 : 1;
 	double *p;
 
 	memset(w, 0, sizeof(*w));

@@ -553,28 +553,119 @@ static void sse_of_two(const double *x, const double *y, size_t n, double xa, do
 	*sb = eb;
 }
 
+/*
+ * Each break's SSE in O(1) from running sums into a[k] (k in [kfrom,
+ * last]), so the search is O(n), not O(n^2): with xi = x[i] - x[0] and
+ * yi = y[i] - my, a hinge at k has h = xi - xk on the points after it (a
+ * suffix: x is in time order), a plateau h = xi before it and xk from it
+ * on, and the fit's SSE is Syy - Shy^2 / Shh over the centred sums.  The
+ * sums lose what the direct sums keep when the fit is near perfect, so
+ * these are only estimates (see best_break).  A break whose regressor is
+ * (nearly) constant is NaN: estimated, its slope would be noise.  false
+ * when x is not in order or the estimates are not finite.
+ */
+static bool estimate_sses(const double *x, const double *y, size_t n, size_t kfrom, size_t last,
+			  bool hinge, double my, double *a, double *syy_out)
+{
+	double tx = 0, txx = 0, txy = 0, ty = 0, syy = 0, px = 0, pxx = 0, pxy = 0, py = 0;
+	double nn = (double)n;
+	size_t i, j = 0, k;
+
+	for (i = 0; i < n; i++) {
+		double xi = x[i] - x[0], yi = y[i] - my;
+
+		if (i && !(x[i] >= x[i - 1]))
+			return false;
+		tx += xi;
+		txx += xi * xi;
+		txy += xi * yi;
+		ty += yi;
+		syy += yi * yi;
+	}
+	if (!isfinite(txx) || !isfinite(syy) || !isfinite(txy))
+		return false;
+	for (k = kfrom; k <= last; k++) {
+		double xk = x[k] - x[0], cnt, sh, shh, shy, chh, chy;
+
+		/* j: the first point after the hinge (x > x[k]), or the first
+		 * from the plateau on (x >= x[k]) */
+		while (j < n && (hinge ? x[j] <= x[k] : x[j] < x[k])) {
+			double xi = x[j] - x[0], yi = y[j] - my;
+
+			px += xi;
+			pxx += xi * xi;
+			pxy += xi * yi;
+			py += yi;
+			j++;
+		}
+		cnt = (double)(n - j);
+		if (hinge) {
+			sh = (tx - px) - cnt * xk;
+			shh = (txx - pxx) - 2.0 * xk * (tx - px) + cnt * xk * xk;
+			shy = (txy - pxy) - xk * (ty - py);
+		} else {
+			sh = px + cnt * xk;
+			shh = pxx + cnt * xk * xk;
+			shy = pxy + xk * (ty - py);
+		}
+		chh = shh - sh * sh / nn;
+		chy = shy - sh * ty / nn;
+		a[k] = chh > 1e-9 * (txx + 1e-300) ? syy - chy * chy / chh : NAN;
+	}
+	*syy_out = syy;
+	return true;
+}
+
 /* The break k in [kfrom, kto] whose regressor fits y best by least
  * squares; a later k must beat the best so far by more than rounding, so
- * ties keep the earliest break.  0 when none fits (NaN SSEs).  Two
- * breaks are fitted at a time (sse_of_two), in order. */
+ * ties keep the earliest break.  0 when none fits (NaN SSEs).  The exact
+ * SSEs (sse_of_two, two breaks at a time, in order) are computed only for
+ * the breaks whose estimate (estimate_sses, into scratch) is within a
+ * millionth of the data's variance of the best estimate, or that have no
+ * estimate; the estimates' error is many orders below that, so every
+ * other break is worse than the best by far more than the tie margin and
+ * the answer is the one all of them give.  h: n doubles of scratch. */
 static size_t best_break(const double *x, const double *y, size_t n, size_t kfrom, size_t kto,
-			 bool hinge, double *sse_out)
+			 bool hinge, double *h, double *sse_out)
 {
-	size_t k, best = 0, i, last = kto < n ? kto : n - 1;
-	double best_sse = INFINITY, my = 0.0, sse[2];
+	size_t k, best = 0, i, last = kto < n ? kto : n - 1, next;
+	double best_sse = INFINITY, my = 0.0, sse[2], syy = 0, amin = INFINITY, tol;
+	bool estimated;
 
 	for (i = 0; i < n; i++)
 		my += y[i];
 	my /= (double)n;
-	for (k = kfrom; k <= kto && k < n; k += 2) {
-		size_t kb = k + 1 <= last ? k + 1 : k, q;
+	estimated = kfrom <= last && estimate_sses(x, y, n, kfrom, last, hinge, my, h, &syy);
+	if (estimated) {
+		for (k = kfrom; k <= last; k++)
+			if (h[k] < amin)
+				amin = h[k];
+		estimated = isfinite(amin);
+	}
+	tol = 1e-6 * syy;
+	/* the candidates in order, two at a time */
+	for (k = kfrom; k <= last; k = next + 1) {
+		size_t ka = k, kb;
 
-		sse_of_two(x, y, n, x[k], x[kb], hinge, my, &sse[0], &sse[1]);
-		for (q = 0; q < 2 && k + q <= last; q++)
-			if (sse[q] < best_sse * (1.0 - 1e-12)) {
-				best_sse = sse[q];
-				best = k + q;
-			}
+		while (estimated && ka <= last && h[ka] > amin + tol)
+			ka++;
+		if (ka > last)
+			break;
+		kb = ka + 1;
+		while (estimated && kb <= last && h[kb] > amin + tol)
+			kb++;
+		if (kb > last)
+			kb = ka;
+		next = kb;
+		sse_of_two(x, y, n, x[ka], x[kb], hinge, my, &sse[0], &sse[1]);
+		if (sse[0] < best_sse * (1.0 - 1e-12)) {
+			best_sse = sse[0];
+			best = ka;
+		}
+		if (kb != ka && sse[1] < best_sse * (1.0 - 1e-12)) {
+			best_sse = sse[1];
+			best = kb;
+		}
 	}
 	*sse_out = best_sse;
 	return best;
@@ -583,15 +674,13 @@ static size_t best_break(const double *x, const double *y, size_t n, size_t kfro
 size_t mw_hinge_search(const double *x, const double *y, size_t n, size_t kmax, double *h,
 		       double *sse_out)
 {
-	(void)h;
-	return best_break(x, y, n, 0, kmax, true, sse_out);
+	return best_break(x, y, n, 0, kmax, true, h, sse_out);
 }
 
 size_t mw_plateau_search(const double *x, const double *y, size_t n, size_t kmin, double *h,
 			 double *sse_out)
 {
-	(void)h;
-	return best_break(x, y, n, kmin, n - 1, false, sse_out);
+	return best_break(x, y, n, kmin, n - 1, false, h, sse_out);
 }
 
 /* ---- reducing and cleaning a series ------------------------------------- */

@@ -133,6 +133,10 @@ int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
 			   struct mw_series_info *out, struct mw_err *err);
 int mw_reader_series_by_key(struct mw_reader *r, const char *key,
 			    struct mw_series_info *out, struct mw_err *err);
+/* mw_reader_series_by_id without the span: first_ts and last_ts are
+ * INT64_MIN (nine index seeks fewer, for a caller that knows them). */
+int mw_reader_series_identity(struct mw_reader *r, int64_t id, struct mw_series_info *out,
+			      struct mw_err *err);
 void mw_series_info_release(struct mw_series_info *info);
 
 /* ---- range queries --------------------------------------------------- */
@@ -285,6 +289,14 @@ int mw_reader_range_multi(struct mw_reader *r, const char *const *selectors, siz
 int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 			const struct mw_range_query *q, struct mw_range_result *out,
 			struct mw_err *err);
+/* Same for series the caller has found already (mw_reader_find: id,
+ * first_ts and last_ts are used, nothing else): neither looked up nor
+ * their span sought again, which is most of a bucketed read's cost for a
+ * judge reading hundreds of series.  The result's series carry only the
+ * id and span; an id that names no series reads as no data. */
+int mw_reader_range_known(struct mw_reader *r, const struct mw_series_info *known, size_t n,
+			  const struct mw_range_query *q, struct mw_range_result *out,
+			  struct mw_err *err);
 
 /* ---- raw export (constant memory) ------------------------------------ */
 

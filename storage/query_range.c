@@ -413,9 +413,12 @@ static bool raw_fits(struct mw_reader *r, const struct mw_range_query *q,
 	return n <= (int64_t)maxp;
 }
 
+/* spans_known: list's first_ts and last_ts come from the caller's own
+ * look-up (mw_reader_range_known), so the nine index seeks a series of
+ * mw_reader_fill_range are not made again. */
 static int range(struct mw_reader *r, struct mw_series_list *list,
-		 const struct mw_range_query *q_in, struct mw_range_result *out,
-		 struct mw_err *err)
+		 const struct mw_range_query *q_in, bool spans_known,
+		 struct mw_range_result *out, struct mw_err *err)
 {
 	struct mw_range_query q = *q_in;
 	size_t maxp = mw_points_limit(&q), i;
@@ -435,7 +438,7 @@ static int range(struct mw_reader *r, struct mw_series_list *list,
 	}
 	if (mw_range_check_size(r, &q, out->nseries, maxp, &raw_ok, err))
 		return -1;
-	if (mw_reader_fill_range(r, out->series, out->nseries, err))
+	if (!spans_known && mw_reader_fill_range(r, out->series, out->nseries, err))
 		return -1;
 	/* Before 1970: from the first stored point (nothing is older). */
 	if (q.from_ms < 0) {
@@ -462,11 +465,11 @@ static int range(struct mw_reader *r, struct mw_series_list *list,
  * them failed), then end the call: its transaction, list, the result on
  * failure, the statistics. */
 static int range_and_end(struct mw_reader *r, int rc, struct mw_series_list *list,
-			 const struct mw_range_query *q, struct mw_range_result *out, int64_t t0,
-			 struct mw_err *err)
+			 const struct mw_range_query *q, bool spans_known,
+			 struct mw_range_result *out, int64_t t0, struct mw_err *err)
 {
 	if (!rc)
-		rc = range(r, list, q, out, err);
+		rc = range(r, list, q, spans_known, out, err);
 	mw_reader_end(r);
 	mw_series_list_release(list);
 	if (rc)
@@ -489,7 +492,7 @@ int mw_reader_range(struct mw_reader *r, const char *selector,
 		return -1;
 	rc = mw_reader_load_series(r, &sel, NULL, NULL, &list, err);
 	mw_selector_release(&sel);
-	return range_and_end(r, rc, &list, q, out, t0, err);
+	return range_and_end(r, rc, &list, q, false, out, t0, err);
 }
 
 /* The start of a read of a series list: its clock, an empty result and
@@ -527,7 +530,27 @@ int mw_reader_range_ids(struct mw_reader *r, const int64_t *ids, size_t nids,
 			mw_series_list_release(&one);
 		}
 	}
-	return range_and_end(r, rc, &list, q, out, t0, err);
+	return range_and_end(r, rc, &list, q, false, out, t0, err);
+}
+
+int mw_reader_range_known(struct mw_reader *r, const struct mw_series_info *known, size_t n,
+			  const struct mw_range_query *q, struct mw_range_result *out,
+			  struct mw_err *err)
+{
+	struct mw_series_list list = { NULL, 0 };
+	size_t i;
+	int64_t t0;
+
+	if (begin_list_range(r, out, &t0, err))
+		return -1;
+	list.items = mw_xcalloc(n ? n : 1, sizeof(*list.items));
+	for (i = 0; i < n; i++) {
+		list.items[i].id = known[i].id;
+		list.items[i].first_ts = known[i].first_ts;
+		list.items[i].last_ts = known[i].last_ts;
+	}
+	list.n = n;
+	return range_and_end(r, 0, &list, q, true, out, t0, err);
 }
 
 /* Add the series of list not yet in *all (by id) to it; list is emptied. */
@@ -584,5 +607,5 @@ int mw_reader_range_multi(struct mw_reader *r, const char *const *selectors, siz
 		return -1;
 	while (!rc && next < nsel)
 		rc = load_selected(r, selectors[next++], &all, &cap, err);
-	return range_and_end(r, rc, &all, q, out, t0, err);
+	return range_and_end(r, rc, &all, q, false, out, t0, err);
 }

@@ -182,9 +182,13 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 		for (t = 0; t < MW_READ_TIERS; t++) {
 			int64_t b = INT64_MIN;
 
-			if (t)
+			/* A rollup bucket starts at or before its points, so a
+			 * series with raw points has its newest one there: the
+			 * rollups' ends are sought only when retention or the
+			 * size cap took every chunk. */
+			if (t && hi == INT64_MIN)
 				b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
-			else if (raw_last(r, last[t], info[i].id, &b, err))
+			else if (!t && raw_last(r, last[t], info[i].id, &b, err))
 				return -1;
 			lo[t] = mw_stmt_int(first[t], info[i].id, INT64_MAX);
 			if (b > hi)
@@ -443,7 +447,7 @@ int mw_reader_find_max(struct mw_reader *r, const char *selector, size_t max_ser
 	return rc;
 }
 
-static int one_series(struct mw_reader *r, const int64_t *id, const char *key,
+static int one_series(struct mw_reader *r, const int64_t *id, const char *key, bool span,
 		      struct mw_series_info *out, struct mw_err *err)
 {
 	struct mw_series_list list;
@@ -460,7 +464,7 @@ static int one_series(struct mw_reader *r, const int64_t *id, const char *key,
 		rc = 1;
 		goto out;
 	}
-	if (mw_reader_fill_range(r, list.items, 1, err)) {
+	if (span && mw_reader_fill_range(r, list.items, 1, err)) {
 		mw_series_list_release(&list);
 		goto out;
 	}
@@ -475,11 +479,17 @@ out:
 int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
 			   struct mw_series_info *out, struct mw_err *err)
 {
-	return one_series(r, &id, NULL, out, err);
+	return one_series(r, &id, NULL, true, out, err);
+}
+
+int mw_reader_series_identity(struct mw_reader *r, int64_t id, struct mw_series_info *out,
+			      struct mw_err *err)
+{
+	return one_series(r, &id, NULL, false, out, err);
 }
 
 int mw_reader_series_by_key(struct mw_reader *r, const char *key,
 			    struct mw_series_info *out, struct mw_err *err)
 {
-	return one_series(r, NULL, key, out, err);
+	return one_series(r, NULL, key, true, out, err);
 }

@@ -12,6 +12,7 @@
 
 #include "analysis/leak.h"
 #include "analysis/leak_steps.h"
+#include "analysis/robust_stats.h"
 #include "tests/leak_corpus.h"
 #include "tests/support/test_main.h"
 
@@ -130,6 +131,79 @@ static enum mw_verdict judge_shape(struct lc_shape *s, size_t n, struct mw_leak_
 	mw_leak_judge(&tr, &p, res);
 	free(v);
 	return res->verdict;
+}
+
+/* The searches by every break's own least-squares fit (mw_ls_fit1 on the
+ * regressor), the earliest of the ties: what the break searches must
+ * give, to the bit. */
+static size_t break_by_every_fit(const double *x, const double *y, size_t n, size_t kfrom,
+				 size_t kto, bool hinge, double *h, double *sse_out)
+{
+	double best_sse = INFINITY;
+	size_t k, best = 0;
+
+	for (k = kfrom; k <= kto && k < n; k++) {
+		double sse;
+
+		if (hinge)
+			mw_hinge_regressor(x, n, k, h);
+		else
+			mw_plateau_regressor(x, n, k, h);
+		sse = mw_ls_fit1(h, y, n, NULL);
+		if (sse < best_sse * (1.0 - 1e-12)) {
+			best_sse = sse;
+			best = k;
+		}
+	}
+	*sse_out = best_sse;
+	return best;
+}
+
+/* The hinge and plateau searches estimate each break's fit from running
+ * sums and fit exactly only the breaks near the best: the same break and
+ * SSE as fitting every break, on traces where sums lose most (perfect
+ * lines and steps at byte counts near 1e9 on epoch-ms times, constants,
+ * page-quantized noise, repeated times). */
+static void break_search_matches_every_break(void **state)
+{
+	enum { N = 300 };
+	static double x[N], y[N], h[N], h2[N];
+	struct lc_rng r = { 21 };
+	int trial, shape;
+
+	(void)state;
+	for (trial = 0; trial < 60; trial++)
+		for (shape = 0; shape < 8; shape++) {
+			size_t n = 12 + (size_t)(lc_unif(&r) * (N - 12)), i, k, kb;
+			double x0 = trial % 2 ? 1.795e12 : 0.0, dx = trial % 3 ? 60000.0 : 1.0;
+			double s1, s2;
+
+			for (i = 0; i < n; i++) {
+				double t = (double)i, v;
+
+				x[i] = x0 + dx * t;
+				if (shape == 7 && i % 5 == 1)
+					x[i] = x[i - 1];	/* a repeated time */
+				switch (shape) {
+				case 0: v = 1e9 + 4096.0 * floor(lc_normal(&r) * 30); break;
+				case 1: v = 1e9 + 1234567.0 * t; break;
+				case 2: v = 5e8; break;
+				case 3: v = 1e9 + (t > (double)n / 3 ? 8192.0 * (t - (double)n / 3) : 0); break;
+				case 4: v = 1e9 + (t < (double)n / 2 ? 8192.0 * t : 8192.0 * (double)n / 2); break;
+				case 5: v = 1e9 + (t > (double)n / 2 ? 1e6 : 0) + 100 * lc_normal(&r); break;
+				case 6: v = 3e7 + 2e4 * t + 5e5 * lc_normal(&r); break;
+				default: v = 2e8 + 4096.0 * floor(t / 7) + 4096.0 * floor(lc_normal(&r)); break;
+				}
+				y[i] = v;
+			}
+			kb = n - (n / 10 > 8 ? n / 10 : 8);
+			k = mw_hinge_search(x, y, n, kb, h, &s1);
+			assert_int_equal(k, break_by_every_fit(x, y, n, 0, kb, true, h2, &s2));
+			assert_true(s1 == s2);
+			k = mw_plateau_search(x, y, n, n / 10, h, &s1);
+			assert_int_equal(k, break_by_every_fit(x, y, n, n / 10, n - 1, false, h2, &s2));
+			assert_true(s1 == s2);
+		}
 }
 
 static void basic_shapes(void **state)
@@ -729,6 +803,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(theil_sen_exact_line),
 	cmocka_unit_test(theil_sen_ci_and_outliers),
 	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
+	cmocka_unit_test(break_search_matches_every_break),
 	cmocka_unit_test(basic_shapes),
 	cmocka_unit_test(onset_position),
 	cmocka_unit_test(group_growing_workers),

@@ -251,9 +251,90 @@ static void a_bad_selector_is_an_error(void **state)
 	mw_reader_free(r);
 }
 
+/* mw_reader_range_known (the judge's read of series it has found) gives
+ * the values and axis of mw_reader_range_ids bit for bit, without looking
+ * the series up again; an id that names no series reads as no data, not
+ * an error.  mw_reader_series_identity names a series without its span;
+ * the span mw_reader_find gives is the one mw_reader_series_by_id gives
+ * (the newest point from the raw chunks when there are any). */
+static void known_series_read_as_by_id(void **state)
+{
+	enum mw_agg aggs[2] = { MW_AGG_MIN, MW_AGG_AVG };
+	int64_t steps[3] = { 60000, 660000, 3600000 }, ids[NPID + 1];
+	struct mw_series_info known[NPID + 1], one;
+	struct mw_range_result a, b;
+	struct mw_series_list list;
+	struct mw_range_query q;
+	struct mw_reader *r;
+	struct mw_err err;
+	size_t i, j;
+	int g, k;
+
+	(void)state;
+	fill();
+	r = mw_test_reader_open(DB);
+	if (mw_reader_find(r, METRIC, &list, &err))
+		fail_msg("find: %s", err.msg);
+	assert_int_equal(list.n, NPID);
+	for (i = 0; i < list.n; i++) {
+		ids[i] = list.items[i].id;
+		known[i] = list.items[i];
+		assert_int_equal(mw_reader_series_by_id(r, ids[i], &one, &err), 0);
+		assert_int_equal(one.first_ts, list.items[i].first_ts);
+		assert_int_equal(one.last_ts, list.items[i].last_ts);
+		assert_true(one.last_ts > T0);
+		mw_series_info_release(&one);
+		assert_int_equal(mw_reader_series_identity(r, ids[i], &one, &err), 0);
+		assert_string_equal(one.key, list.items[i].key);
+		assert_true(one.first_ts == INT64_MIN && one.last_ts == INT64_MIN);
+		mw_series_info_release(&one);
+	}
+	for (g = 0; g < 2; g++)
+		for (k = 0; k < 3; k++) {
+			mw_range_query_init(&q, T0 + 123456, T0 + HOURS * 3600000LL - 7);
+			q.agg = aggs[g];
+			q.step_ms = steps[k];
+			if (mw_reader_range_ids(r, ids, list.n, &q, &a, &err) ||
+			    mw_reader_range_known(r, known, list.n, &q, &b, &err))
+				fail_msg("range: %s", err.msg);
+			assert_int_equal(a.nseries, b.nseries);
+			assert_int_equal(a.nt, b.nt);
+			assert_int_equal(a.tier, b.tier);
+			for (j = 0; j < a.nt; j++)
+				assert_int_equal(a.t[j], b.t[j]);
+			for (i = 0; i < a.nseries; i++) {
+				bool any = false;
+
+				assert_int_equal(a.series[i].id, b.series[i].id);
+				for (j = 0; j < a.nt; j++) {
+					assert_true(same_double(a.values[i][j], b.values[i][j]));
+					any = any || !isnan(b.values[i][j]);
+				}
+				assert_true(any);
+			}
+			mw_range_result_release(&a);
+			mw_range_result_release(&b);
+		}
+	/* an id no series has: no data, no error */
+	memset(&known[NPID], 0, sizeof(known[NPID]));
+	known[NPID].id = 987654321;
+	known[NPID].first_ts = T0;
+	known[NPID].last_ts = T0 + 3600000;
+	mw_range_query_init(&q, T0, T0 + 3600000);
+	q.step_ms = 600000;
+	assert_int_equal(mw_reader_range_known(r, &known[NPID], 1, &q, &b, &err), 0);
+	assert_int_equal(b.nseries, 1);
+	for (j = 0; j < b.nt; j++)
+		assert_true(isnan(b.values[0][j]));
+	mw_range_result_release(&b);
+	mw_series_list_release(&list);
+	mw_reader_free(r);
+}
+
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(multi_equals_one_by_one),
 	MW_FIXTURE_TEST(rollup_reads_equal_raw),
 	MW_FIXTURE_TEST(a_series_matched_twice_is_read_once),
 	MW_FIXTURE_TEST(a_bad_selector_is_an_error),
+	MW_FIXTURE_TEST(known_series_read_as_by_id),
 )

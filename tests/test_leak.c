@@ -111,6 +111,62 @@ static void theil_sen_is_the_median_of_pair_slopes(void **state)
 	}
 }
 
+/* Large fits take their ranks from a bracket a sample finds (robust_stats.c,
+ * select_close_ranks): the median and the interval's ends must still be
+ * the sorted slopes' own, on ties (integer values), a line, noise, a
+ * step and a constant, at the variance factors the judge uses. */
+static void theil_sen_large_fits_are_exact(void **state)
+{
+	enum { NMAX = 300 };
+	static double x[NMAX], y[NMAX], slopes[NMAX * (NMAX - 1) / 2];
+	static const size_t sizes[] = { 91, 92, 120, 168, 250, 300 };
+	static const double factors[] = { 1.0, 3.0, 30.0 };
+	struct lc_rng r = { 17 };
+	size_t si, i, j, m, n;
+	int shape, fi;
+
+	(void)state;
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (shape = 0; shape < 5; shape++)
+			for (fi = 0; fi < 3; fi++) {
+				double b, lo, hi, med, f = factors[fi], varS, c, bound;
+				size_t mid, ilo, ihi;
+
+				n = sizes[si];
+				for (i = 0; i < n; i++) {
+					double t = (double)i;
+
+					x[i] = 1.7e12 + 60000.0 * t;
+					y[i] = shape == 0 ? (double)(int)(4.0 * fabs(lc_normal(&r)))
+					       : shape == 1 ? 1e9 + 4096.0 * t
+					       : shape == 2 ? 1e9 + 1e5 * lc_normal(&r) + 300.0 * t
+					       : shape == 3 ? (t < (double)n / 2 ? 5e8 : 6e8) + 10.0 * lc_normal(&r)
+					       : 7e7;
+				}
+				for (i = 0, m = 0; i < n; i++)
+					for (j = i + 1; j < n; j++)
+						slopes[m++] = (y[j] - y[i]) / (x[j] - x[i]);
+				qsort(slopes, m, sizeof(*slopes), cmp_slope);
+				mid = m / 2;
+				med = m % 2 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2.0;
+				/* the interval's ranks as ts_from_pairs takes them */
+				varS = (double)n * (double)(n - 1) * (2.0 * (double)n + 5.0) / 18.0 * f;
+				c = MW_Z95 * sqrt(varS);
+				bound = floor(((double)m - c) / 2.0);
+				ilo = bound <= 0.0 ? 0 : (size_t)bound;
+				if (ilo > mid)
+					ilo = mid;
+				bound = ceil(((double)m + c) / 2.0);
+				ihi = bound >= (double)(m - 1) ? m - 1 : (size_t)bound;
+				if (ihi < mid)
+					ihi = mid;
+				assert_int_equal(mw_theil_sen(x, y, n, (double)n / f, &b, &lo, &hi), 0);
+				assert_true(b == med);
+				assert_true(lo == (slopes[ilo] < b ? slopes[ilo] : b));
+				assert_true(hi == (slopes[ihi] > b ? slopes[ihi] : b));
+			}
+}
+
 /* A flat trace at level with noise sd: the shape every test varies. */
 static struct lc_shape flat_shape(double level, double sd)
 {
@@ -803,6 +859,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(theil_sen_exact_line),
 	cmocka_unit_test(theil_sen_ci_and_outliers),
 	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
+	cmocka_unit_test(theil_sen_large_fits_are_exact),
 	cmocka_unit_test(break_search_matches_every_break),
 	cmocka_unit_test(basic_shapes),
 	cmocka_unit_test(onset_position),

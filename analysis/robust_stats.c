@@ -203,29 +203,37 @@ static size_t pair_slopes(const double *x, const double *y, size_t n, double *wo
 	return m;
 }
 
+void mw_ts_interval_ranks(size_t m, size_t n, double f, double z, size_t *ilo, size_t *ihi)
+{
+	size_t mid = m / 2;
+	double varS, c, bound;
+
+	if (!(f >= 1.0))
+		f = 1.0;
+	varS = (double)n * (double)(n - 1) * (2.0 * (double)n + 5.0) / 18.0 * f;
+	c = z * sqrt(varS);
+	bound = floor(((double)m - c) / 2.0);
+	*ilo = bound <= 0.0 ? 0 : (size_t)bound;
+	if (*ilo > mid)
+		*ilo = mid;
+	bound = ceil(((double)m + c) / 2.0);
+	*ihi = bound >= (double)(m - 1) ? m - 1 : (size_t)bound;
+	if (*ihi < mid)
+		*ihi = mid;
+}
+
 /* Median of the pair slopes and the interval for variance factor f
  * (n / n_eff), Sen's distribution-free ranks. */
 static void ts_from_pairs(double *s, size_t m, size_t n, double f, double z,
 			  struct mw_ts_fit *out)
 {
 	size_t mid = m / 2, ilo, ihi, r[4], nr = 0;
-	double varS, c, bound, med;
+	double med;
 
 	out->ok = 0;
 	if (m == 0)
 		return;
-	if (!(f >= 1.0))
-		f = 1.0;
-	varS = (double)n * (double)(n - 1) * (2.0 * (double)n + 5.0) / 18.0 * f;
-	c = z * sqrt(varS);
-	bound = floor(((double)m - c) / 2.0);
-	ilo = bound <= 0.0 ? 0 : (size_t)bound;
-	if (ilo > mid)
-		ilo = mid;
-	bound = ceil(((double)m + c) / 2.0);
-	ihi = bound >= (double)(m - 1) ? m - 1 : (size_t)bound;
-	if (ihi < mid)
-		ihi = mid;
+	mw_ts_interval_ranks(m, n, f, z, &ilo, &ihi);
 	/* the ranks wanted, ascending: the interval's ends and the median
 	 * (the two middle ones of an even count), selected together */
 	if (ilo < mid && !(m % 2 == 0 && ilo == mid - 1))

@@ -59,6 +59,11 @@ double mw_rank_inflation(const double *r, size_t n, double *work);
  * variance inflated by f; work holds n doubles. */
 double mw_mann_kendall_z(const double *y, size_t n, double f, double *work);
 
+/* The ranks (0-based, among m pair slopes of n points) of Sen's interval
+ * ends for variance factor f (below 1 taken as 1) and normal quantile z:
+ * the median's rank m / 2 at the innermost. */
+void mw_ts_interval_ranks(size_t m, size_t n, double f, double z, size_t *ilo, size_t *ihi);
+
 /* ---- least-squares models ---- */
 
 /* Least squares of y on one regressor h (with an intercept): the

@@ -129,7 +129,7 @@ static void theil_sen_large_fits_are_exact(void **state)
 	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
 		for (shape = 0; shape < 5; shape++)
 			for (fi = 0; fi < 3; fi++) {
-				double b, lo, hi, med, f = factors[fi], varS, c, bound;
+				double b, lo, hi, med, f = factors[fi];
 				size_t mid, ilo, ihi;
 
 				n = sizes[si];
@@ -149,17 +149,8 @@ static void theil_sen_large_fits_are_exact(void **state)
 				qsort(slopes, m, sizeof(*slopes), cmp_slope);
 				mid = m / 2;
 				med = m % 2 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2.0;
-				/* the interval's ranks as ts_from_pairs takes them */
-				varS = (double)n * (double)(n - 1) * (2.0 * (double)n + 5.0) / 18.0 * f;
-				c = MW_Z95 * sqrt(varS);
-				bound = floor(((double)m - c) / 2.0);
-				ilo = bound <= 0.0 ? 0 : (size_t)bound;
-				if (ilo > mid)
-					ilo = mid;
-				bound = ceil(((double)m + c) / 2.0);
-				ihi = bound >= (double)(m - 1) ? m - 1 : (size_t)bound;
-				if (ihi < mid)
-					ihi = mid;
+				/* the interval's ranks for the factor mw_theil_sen takes */
+				mw_ts_interval_ranks(m, n, (double)n / ((double)n / f), MW_Z95, &ilo, &ihi);
 				assert_int_equal(mw_theil_sen(x, y, n, (double)n / f, &b, &lo, &hi), 0);
 				assert_true(b == med);
 				assert_true(lo == (slopes[ilo] < b ? slopes[ilo] : b));

@@ -87,7 +87,9 @@ static void select_ranks(double *a, size_t lo, size_t hi, const size_t *r, size_
  * spread sample bracket the ranks, one three-way pass leaves below the
  * bracket exactly the elements smaller than its low value and above it
  * those larger than its high one, and the selection runs on the middle
- * alone, typically a fifth of the array (after Floyd and Rivest).  When
+ * alone (after Floyd and Rivest): a fifth of the array for a trace with
+ * little autocorrelation, most of it when the variance factor widens the
+ * interval to most of the pairs.  When
  * the sample misjudged the bracket, the whole array is selected as
  * before.  The values at the ranks are the same either way: they are the
  * array's order statistics.

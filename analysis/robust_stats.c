@@ -629,8 +629,9 @@ static void sse_of_two(const double *x, const double *y, size_t n, double xa, do
 
 /*
  * Each break's SSE in O(1) from running sums into a[k] (k in [kfrom,
- * last]), so the search is O(n), not O(n^2): with xi = x[i] - x[0] and
- * yi = y[i] - my, a hinge at k has h = xi - xk on the points after it (a
+ * last]), so the search is O(n), not O(n^2), unless many breaks tie near
+ * the best (a constant trace: best_break fits those all).  With
+ * xi = x[i] - x[0] and yi = y[i] - my, a hinge at k has h = xi - xk on the points after it (a
  * suffix: x is in time order), a plateau h = xi before it and xk from it
  * on, and the fit's SSE is Syy - Shy^2 / Shh over the centred sums.  The
  * sums lose what the direct sums keep when the fit is near perfect, so

@@ -134,7 +134,8 @@ int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
 int mw_reader_series_by_key(struct mw_reader *r, const char *key,
 			    struct mw_series_info *out, struct mw_err *err);
 /* mw_reader_series_by_id without the span: first_ts and last_ts are
- * INT64_MIN (nine index seeks fewer, for a caller that knows them). */
+ * INT64_MIN (the span's index seeks, up to nine, are not made: for a
+ * caller that knows them). */
 int mw_reader_series_identity(struct mw_reader *r, int64_t id, struct mw_series_info *out,
 			      struct mw_err *err);
 void mw_series_info_release(struct mw_series_info *info);

@@ -414,8 +414,8 @@ static bool raw_fits(struct mw_reader *r, const struct mw_range_query *q,
 }
 
 /* spans_known: list's first_ts and last_ts come from the caller's own
- * look-up (mw_reader_range_known), so the nine index seeks a series of
- * mw_reader_fill_range are not made again. */
+ * look-up (mw_reader_range_known), so mw_reader_fill_range's index seeks
+ * (up to nine a series) are not made again. */
 static int range(struct mw_reader *r, struct mw_series_list *list,
 		 const struct mw_range_query *q_in, bool spans_known,
 		 struct mw_range_result *out, struct mw_err *err)

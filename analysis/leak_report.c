@@ -303,7 +303,8 @@ static int one_series_per_incarnation(const struct mw_series_list *list, const s
 			rc = mw_error(err, "match: '%s' selects %zu series of one process (%s, pid %s),"
 				      " e.g. %s and %s: a leak is judged on one series per process;"
 				      " name one metric (and kind), or leave match out to judge all"
-				      " of each process's memory", q->match, j - i,
+				      " of each process's memory (choose processes by name with"
+				      " process, --process NAME: * and ? wildcards)", q->match, j - i,
 				      mw_leak_label_of(v[i], "process"), pid ? pid : "-", v[i]->key,
 				      v[i + 1]->key);
 		}

@@ -410,6 +410,8 @@ static void limit_and_match(void **state)
 		 * says what the selector picked */
 		assert_null(report_until("{process=\"leaky.exe\"}", NULL, 0, T0 + 3600000, msg));
 		assert_non_null(strstr(msg, "series of one process (leaky.exe, pid 10)"));
+		/* and says how to choose processes instead */
+		assert_non_null(strstr(msg, "choose processes by name with process, --process NAME"));
 		assert_null(report_until("memwatch_process_resident_bytes{process=\"shm.exe\"}", NULL, 0,
 					 T0 + 3600000, msg));
 		assert_non_null(strstr(msg, "selects 2 series of one process (shm.exe, pid 50)"));

@@ -5,7 +5,8 @@
 # pid.  Usage: tests/corpus/record.sh OUTDIR [DURATION_S]   (default 3300)
 # CORPUS_SET=services records the second set instead (real services:
 # tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
-# Perl: tests/data/leak_runtimes/); the default is the first set.
+# Perl: tests/data/leak_runtimes/), CORPUS_SET=allocators the fourth (Ruby,
+# Lua, PHP, jemalloc, tcmalloc, PostgreSQL); the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once.
 # CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
 # workloads as unwatched processes (the process collector's series only).
@@ -74,6 +75,48 @@ if [ "${CORPUS_SET:-base}" = runtimes ]; then
     start ok_java "$BIN/jdk/bin/ok_java" -Xmx256m -XX:+UseG1GC -cp "$BIN/classes" Service ok ok_java
     start lk_perl "$BIN/lk_perl" "$HERE/perlsvc.pl" leak
     start ok_perl "$BIN/ok_perl" "$HERE/perlsvc.pl"
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = allocators ]; then
+    # other runtimes and allocators: Ruby, Lua 5.4, PHP's Zend memory
+    # manager, a C service under jemalloc and under tcmalloc, and a
+    # PostgreSQL 15 server (shared buffers) under pgbench
+    cc -O1 -Wall -o "$BIN/allocsvc" "$HERE/allocsvc.c" -lm
+    for n in lk_je ok_je lk_tc ok_tc; do cp "$BIN/allocsvc" "$BIN/$n"; done
+    for n in lk_ruby ok_ruby; do cp "$(readlink -f /usr/bin/ruby)" "$BIN/$n"; done
+    for n in lk_lua ok_lua; do cp "$(readlink -f /usr/bin/lua5.4)" "$BIN/$n"; done
+    for n in lk_php ok_php; do cp "$(readlink -f /usr/bin/php)" "$BIN/$n"; done
+    JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+    TC=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
+    # postgres finds its share and lib folders relative to itself: a copy
+    # of both trees, the server binary under the workload's name
+    PG=$BIN/pg
+    mkdir -p "$PG/lib/postgresql" "$PG/share/postgresql" "$OUT/pgdata" "$OUT/pgsock"
+    cp -a /usr/lib/postgresql/15 "$PG/lib/postgresql/"
+    cp -a /usr/share/postgresql/15 "$PG/share/postgresql/"
+    cp "$PG/lib/postgresql/15/bin/postgres" "$PG/lib/postgresql/15/bin/ok_pg"
+    chown postgres "$OUT/pgdata" "$OUT/pgsock"
+    AS_PG="setpriv --reuid=postgres --regid=postgres --clear-groups"
+    $AS_PG "$PG/lib/postgresql/15/bin/initdb" -D "$OUT/pgdata" -A trust -U postgres >"$OUT/logs/initdb.out" 2>&1
+    start ok_pg $AS_PG "$PG/lib/postgresql/15/bin/ok_pg" -D "$OUT/pgdata" -p 15432 -k "$OUT/pgsock" \
+        -c shared_buffers=128MB -c listen_addresses=
+    start lk_ruby "$BIN/lk_ruby" "$HERE/rubysvc.rb" leak lk_ruby 4194304
+    start ok_ruby "$BIN/ok_ruby" "$HERE/rubysvc.rb" ok ok_ruby
+    start lk_lua "$BIN/lk_lua" "$HERE/luasvc.lua" leak lk_lua 2097152
+    start ok_lua "$BIN/ok_lua" "$HERE/luasvc.lua" ok ok_lua
+    start lk_php "$BIN/lk_php" -d memory_limit=-1 "$HERE/phpsvc.php" leak lk_php 8388608
+    start ok_php "$BIN/ok_php" -d memory_limit=-1 "$HERE/phpsvc.php" ok ok_php
+    # lk_je starts leaking at 12 minutes (a late onset under jemalloc)
+    start lk_je env LD_PRELOAD=$JE "$BIN/lk_je" leak 6291456 720
+    start ok_je env LD_PRELOAD=$JE "$BIN/ok_je" ok
+    start lk_tc env LD_PRELOAD=$TC "$BIN/lk_tc" leak 3145728
+    start ok_tc env LD_PRELOAD=$TC "$BIN/ok_tc" ok
+    sleep 5
+    PGB="$PG/lib/postgresql/15/bin/pgbench -h $OUT/pgsock -p 15432 -U postgres"
+    $AS_PG $PGB -i -s 20 postgres >"$OUT/logs/pgbench_init.out" 2>&1
+    start feed_pg $AS_PG $PGB -n -c 2 -R 20 -T "$DUR" postgres
     sleep "$DUR"
     finish
     exit 0

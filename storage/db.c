@@ -2,13 +2,15 @@
  * db.c - small SQLite helpers (db.h): run a statement, prepare one with a
  * message naming it, read one integer.
  *
- * Uses only SQLite.  Used by schema.c, catalog.c and the writer's files
+ * Uses SQLite and minute_vtab.c (registered on every connection it
+ * opens, so every reader sees the packed minutes).  Used by schema.c, catalog.c and the writer's files
  * (store.c, series.c, retention.c, dedupe.c, regions_store.c): it is the
  * bottom of storage/, so catalog.c and schema.c no longer call each other.
  */
 #include <stdint.h>
 
 #include "db.h"
+#include "minute_vtab.h"
 
 int mw_db_exec(sqlite3 *db, const char *sql, struct mw_err *err)
 {
@@ -56,5 +58,11 @@ int mw_db_open(sqlite3 **db, const char *path, int flags, int busy_ms, const cha
 		return -1;
 	}
 	sqlite3_busy_timeout(*db, busy_ms);
+	if (mw_minute_vtab_register(*db) != SQLITE_OK) {
+		mw_error(err, "cannot open '%s'%s: %s", path, for_what, sqlite3_errmsg(*db));
+		sqlite3_close(*db);
+		*db = NULL;
+		return -1;
+	}
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * maintain.c - one maintenance step of the store after a flush
  * (mw_store_maintain, store.h): the age limits (retention.c), region
- * retention (regions_store.c) and the size limit (size_cut.c) in one
- * transaction, then the free pages given back.
+ * retention (regions_store.c), the size limit (size_cut.c) and packing
+ * closed hours of minute rows (minute_packer.c) in one transaction, then
+ * the free pages given back.
  *
  * It sits above the three so that none of them calls another's caller:
  * size_cut.c borrows from retention.c, never the other way.  Used by
@@ -30,8 +31,10 @@ int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 
 	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
+	/* packing before the size cut, so the cut measures the pages after it */
 	if (mw_retention_by_age(s, now_ms, err) || mw_rg_store_retain(s, now_ms, err) ||
-	    mw_size_cut_step(s, &s->cut, now_ms, err) || mw_db_exec(s->db, "COMMIT", err)) {
+	    mw_minute_pack_step(s, err) || mw_size_cut_step(s, &s->cut, now_ms, err) ||
+	    mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;

@@ -16,7 +16,7 @@
 #include "base/xalloc.h"
 
 static const char *const latest_sql[MW_READER_SLOTS] = {
-	[MW_SLOT_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_data WHERE series_id = ? "
+	[MW_SLOT_PAST] = "SELECT t * 60000, base + last FROM rollup_1m_all WHERE series_id = ? "
 			 "AND t <= ? ORDER BY t DESC LIMIT 1",
 	[MW_SLOT_FIRST_CHUNK] = "SELECT data FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
 };

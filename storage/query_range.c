@@ -26,10 +26,10 @@ static const char *const range_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_CHUNK_RANGE] = MW_SQL_CHUNK_RANGE,
 #define ROLLUP_SQL(col, table) "SELECT t, count, base, " col " FROM " table \
 	" WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t"
-	[MW_SLOT_ROLLUP_1M + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_1m_data"),
-	[MW_SLOT_ROLLUP_1M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1m_data"),
-	[MW_SLOT_ROLLUP_1M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1m_data"),
-	[MW_SLOT_ROLLUP_1M + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1m_data"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_1m_all"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_1m_all"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_1m_all"),
+	[MW_SLOT_ROLLUP_1M + MW_AGG_LAST] = ROLLUP_SQL("last", "rollup_1m_all"),
 	[MW_SLOT_ROLLUP_10M + MW_AGG_AVG] = ROLLUP_SQL("sum", "rollup_10m_data"),
 	[MW_SLOT_ROLLUP_10M + MW_AGG_MIN] = ROLLUP_SQL("min", "rollup_10m_data"),
 	[MW_SLOT_ROLLUP_10M + MW_AGG_MAX] = ROLLUP_SQL("max", "rollup_10m_data"),

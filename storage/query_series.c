@@ -25,14 +25,17 @@
 
 static const char *const series_sql[MW_READER_SLOTS] = {
 	[MW_SLOT_FIRST_RAW] = "SELECT min_ts FROM chunk WHERE series_id = ? ORDER BY max_ts LIMIT 1",
-	[MW_SLOT_FIRST_1M] = "SELECT min(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	/* the minutes loose and packed (minute_vtab.h): ordered, one row read */
+	[MW_SLOT_FIRST_1M] = "SELECT (SELECT t FROM rollup_1m_all WHERE series_id = ?1"
+			     " ORDER BY t LIMIT 1) * 60000",
 	[MW_SLOT_FIRST_10M] = "SELECT min(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
 	[MW_SLOT_FIRST_1H] = "SELECT min(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	/* the newest chunk's newest point (an open chunk's max_ts is a bound,
 	 * see store.c; last_ts is NULL when it is max_ts) */
 	[MW_SLOT_LAST_RAW] = "SELECT coalesce(last_ts, max_ts), id, npoints FROM chunk WHERE series_id = ? "
 			     "ORDER BY max_ts DESC LIMIT 1",
-	[MW_SLOT_LAST_1M] = "SELECT max(t) * 60000 FROM rollup_1m_data WHERE series_id = ?",
+	[MW_SLOT_LAST_1M] = "SELECT (SELECT t FROM rollup_1m_all WHERE series_id = ?1"
+			    " ORDER BY t DESC LIMIT 1) * 60000",
 	[MW_SLOT_LAST_10M] = "SELECT max(t) * 600000 FROM rollup_10m_data WHERE series_id = ?",
 	[MW_SLOT_LAST_1H] = "SELECT max(t) * 3600000 FROM rollup_1h_data WHERE series_id = ?",
 	[MW_SLOT_FIRST_RECORDED] = "SELECT first_ts FROM series WHERE id = ?",

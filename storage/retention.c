@@ -47,6 +47,7 @@
 enum {
 	RT_IDS, RT_CHUNKS, RT_ROLLUP_1M, RT_ROLLUP_10M, RT_ROLLUP_1H, RT_EMPTY,
 	RT_EXPIRING, RT_FIRST_TS, RT_TAIL_CHUNKS, RT_LAST_1M, RT_LAST_10M, RT_LAST_1H, RT_NEWEST,
+	RT_PACKS_1M,
 	RT_COUNT
 };
 
@@ -64,6 +65,7 @@ static const char *const rt_sql[RT_COUNT] = {
 	[RT_EMPTY] = "SELECT NOT EXISTS (SELECT 1 FROM series_live WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM chunk WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_data WHERE series_id = ?1)"
+		     " AND NOT EXISTS (SELECT 1 FROM rollup_1m_pack WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_10m_data WHERE series_id = ?1)"
 		     " AND NOT EXISTS (SELECT 1 FROM rollup_1h_data WHERE series_id = ?1)",
 	/* the series has raw chunks to expire: ?3 its newest raw point */
@@ -74,10 +76,14 @@ static const char *const rt_sql[RT_COUNT] = {
 			" WHERE series_id = ?1) WHERE id = ?1 AND first_ts IS NULL",
 	[RT_TAIL_CHUNKS] = "SELECT data FROM chunk WHERE series_id = ?1 AND max_ts >= ?2"
 			   " ORDER BY id",
-	[RT_LAST_1M] = "SELECT max(t) FROM rollup_1m_data WHERE series_id = ?1",
+	[RT_LAST_1M] = "SELECT (SELECT t FROM rollup_1m_all WHERE series_id = ?1"
+		       " ORDER BY t DESC LIMIT 1)",
 	[RT_LAST_10M] = "SELECT max(t) FROM rollup_10m_data WHERE series_id = ?1",
 	[RT_LAST_1H] = "SELECT max(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[RT_NEWEST] = "SELECT max(max_ts) FROM chunk WHERE series_id = ?1",
+	/* packed hours wholly before hour ?2, at most ?3 hours a call */
+	[RT_PACKS_1M] = "DELETE FROM rollup_1m_pack WHERE series_id = ?1 AND h < min(?2,"
+			" (SELECT min(h) FROM rollup_1m_pack WHERE series_id = ?1) + ?3)",
 };
 
 struct mw_retention {
@@ -341,6 +347,14 @@ static int by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 				     BUCKETS_PER_SERIES, err)) < 0)
 				rc = -1;
 			removed = removed || k > 0;
+			/* packed minutes: whole hours before the cutoff (a pack
+			 * the cutoff falls inside stays until its hour has passed) */
+			if (t == 0 && keep[t] > 0 && !rc &&
+			    (k = run(s, RT_PACKS_1M, id,
+				     mw_minute_pack_hour(bucket_ceil(now_ms - keep[t],
+								     mw_rollup_res[t])),
+				     BUCKETS_PER_SERIES / 60, err)) < 0)
+				rc = -1;
 		}
 		/* every visited series, not only those losing rows now: the
 		 * size limit and older versions emptied series too */

@@ -30,12 +30,40 @@ static inline bool mw_rollup_int_ok(double v)
 	       !(v == 0 && signbit(v));
 }
 
+/* The bucket takes the integral form (base = min, offsets). */
+static inline bool mw_rollup_integral(double min, double max, double last, double sum,
+				      int64_t count)
+{
+	return mw_rollup_int_ok(min) && mw_rollup_int_ok(max) && mw_rollup_int_ok(last) &&
+	       mw_rollup_int_ok(sum) && mw_rollup_int_ok(min * (double)count);
+}
+
+/* The five stored numbers base, min, max, last, sum of a bucket as the
+ * REAL columns read them back after mw_rollup_bind (minute_pack.h keeps
+ * packed minutes in this form). */
+static inline void mw_rollup_form(double min, double max, double last, double sum,
+				  int64_t count, double out[5])
+{
+	if (mw_rollup_integral(min, max, last, sum, count)) {
+		out[0] = min;
+		out[1] = 0;
+		out[2] = (double)((int64_t)max - (int64_t)min);
+		out[3] = (double)((int64_t)last - (int64_t)min);
+		out[4] = (double)((int64_t)sum - (int64_t)min * count);
+		return;
+	}
+	out[0] = 0;
+	out[1] = min;
+	out[2] = max;
+	out[3] = last;
+	out[4] = sum;
+}
+
 /* Bind base, min, max, last, sum as parameters first .. first + 4. */
 static inline void mw_rollup_bind(sqlite3_stmt *st, int first, double min, double max,
 				  double last, double sum, int64_t count)
 {
-	if (mw_rollup_int_ok(min) && mw_rollup_int_ok(max) && mw_rollup_int_ok(last) &&
-	    mw_rollup_int_ok(sum) && mw_rollup_int_ok(min * (double)count)) {
+	if (mw_rollup_integral(min, max, last, sum, count)) {
 		sqlite3_bind_int64(st, first, (int64_t)min);
 		sqlite3_bind_int64(st, first + 1, 0);
 		sqlite3_bind_int64(st, first + 2, (int64_t)max - (int64_t)min);

@@ -350,6 +350,14 @@ static const struct migration migrations[] = {
 	/* 7 -> 8: 10-minute rollups (issue 26: a week to 1,000 buckets read
 	 * 10,080 minute rows a series), filled from the stored minutes. */
 	{ ROLLUP_TABLE("10m") ROLLUP_VIEW("10m", "600000"), ten_minutes_v8 },
+	/* 8 -> 9: packed hours of minute rows (minute_pack.h, minute_packer.c:
+	 * a row a series and hour instead of 60, a sixth of the bytes); the
+	 * maintenance steps pack the stored minutes over time. */
+	{ "CREATE TABLE rollup_1m_pack ("
+	  " series_id INTEGER NOT NULL,"
+	  " h INTEGER NOT NULL,"
+	  " data BLOB NOT NULL,"
+	  " PRIMARY KEY (series_id, h)) WITHOUT ROWID;", NULL },
 };
 
 int mw_schema_migrate(sqlite3 *db, int target, struct mw_err *err)

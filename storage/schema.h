@@ -19,7 +19,7 @@
 #include "base/mwerr.h"
 #include "db.h"	/* mw_db_exec and friends, for the users of a schema */
 
-#define MW_SCHEMA_VERSION 8
+#define MW_SCHEMA_VERSION 9
 
 /* Milliseconds SQLite waits on a lock before returning SQLITE_BUSY. */
 #define MW_BUSY_TIMEOUT_MS 5000

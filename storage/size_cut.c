@@ -26,7 +26,8 @@
  *    series is being written into, nor the group a process is.  Before a
  *    series loses raw chunks its first point is recorded and, if the
  *    writer no longer holds it, its rollups are completed (retention.c).
- * 2. 1-minute rollup rows, then (none left) 10-minute rows, then (none
+ * 2. 1-minute rollup rows (loose, and packed hours once the horizon
+ *    passes their end), then (none left) 10-minute rows, then (none
  *    left) 1-hour rows: a horizon moved
  *    up a thirty-second of the tier's span at a time and applied series
  *    by series, SWEEP_SERIES per round (there is no index by time on the
@@ -60,7 +61,7 @@
 enum {
 	SC_OLDEST, SC_DELETE, SC_SERIES,
 	SC_CUT_1M, SC_CUT_10M, SC_CUT_1H, SC_MIN_1M, SC_MIN_10M, SC_MIN_1H,	/* in tier order */
-	SC_PAGES, SC_FREE,
+	SC_PAGES, SC_FREE, SC_CUT_PACKS,
 	SC_COUNT
 };
 
@@ -72,11 +73,19 @@ static const char *const sc_sql[SC_COUNT] = {
 	[SC_CUT_1M] = "DELETE FROM rollup_1m_data WHERE series_id = ?1 AND t < ?2",
 	[SC_CUT_10M] = "DELETE FROM rollup_10m_data WHERE series_id = ?1 AND t < ?2",
 	[SC_CUT_1H] = "DELETE FROM rollup_1h_data WHERE series_id = ?1 AND t < ?2",
-	[SC_MIN_1M] = "SELECT min(t) FROM rollup_1m_data WHERE series_id = ?1",
+	/* the oldest loose minute, or a packed hour's last minute: a pack
+	 * goes whole once the horizon passes its end, so the next horizon
+	 * must reach past it (from its first minute it would not move) */
+	[SC_MIN_1M] = "SELECT min(coalesce(a, b), coalesce(b, a)) FROM"
+		      " (SELECT (SELECT t FROM rollup_1m_data WHERE series_id = ?1"
+		      " ORDER BY t LIMIT 1) AS a, (SELECT h * 60 + 59 FROM rollup_1m_pack"
+		      " WHERE series_id = ?1 ORDER BY h LIMIT 1) AS b)",
 	[SC_MIN_10M] = "SELECT min(t) FROM rollup_10m_data WHERE series_id = ?1",
 	[SC_MIN_1H] = "SELECT min(t) FROM rollup_1h_data WHERE series_id = ?1",
 	[SC_PAGES] = "PRAGMA page_count",
 	[SC_FREE] = "PRAGMA freelist_count",
+	/* packed hours wholly below the horizon's hour */
+	[SC_CUT_PACKS] = "DELETE FROM rollup_1m_pack WHERE series_id = ?1 AND h < ?2",
 };
 
 struct ids {
@@ -322,12 +331,23 @@ static int64_t cut_tier(struct mw_store *s, struct mw_size_cut *c, int t, int64_
 			struct mw_err *err)
 {
 	sqlite3_stmt *st = c->st[SC_CUT_1M + t];
+	int64_t n;
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, h);
 	if (mw_store_step_done(s, st, "rollup", "the size cut", err))
 		return -1;
-	return sqlite3_changes(s->db);
+	n = sqlite3_changes(s->db);
+	if (t > 0)
+		return n;
+	/* packed minutes go by whole hours (a pack the horizon falls inside
+	 * stays until the horizon passes its end); a pack counts as a row */
+	st = c->st[SC_CUT_PACKS];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, mw_minute_pack_hour(h));
+	if (mw_store_step_done(s, st, "rollup", "the size cut", err))
+		return -1;
+	return n + sqlite3_changes(s->db);
 }
 
 /* The oldest bucket of series id in tier t left after the cut: noted for

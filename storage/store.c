@@ -64,9 +64,13 @@
 
 #define ROLLUP_PUT(tier) "INSERT OR REPLACE INTO rollup_" tier "_data " \
 	"(series_id, t, base, min, max, last, sum, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-#define ROLLUP_GET(tier) "SELECT base, min, max, last, sum, count FROM rollup_" tier "_data " \
+/* Reads of the minute tier go through rollup_1m_all (minute_vtab.h): the
+ * loose rows and the packed hours; writes go to the loose rows, which
+ * stand for a packed minute of the same bucket until the next pack step
+ * folds them in. */
+#define ROLLUP_GET(tier, table) "SELECT base, min, max, last, sum, count FROM " table " " \
 	"WHERE series_id = ? AND t = ?"
-#define ROLLUP_NEWEST(tier) "SELECT t, count, base, min, max, last, sum FROM rollup_" tier "_data " \
+#define ROLLUP_NEWEST(tier, table) "SELECT t, count, base, min, max, last, sum FROM " table " " \
 	"WHERE series_id = ? ORDER BY t DESC LIMIT 1"
 
 static const char *const statements[ST_COUNT] = {
@@ -81,17 +85,17 @@ static const char *const statements[ST_COUNT] = {
 	[ST_ROLLUP_1M] = ROLLUP_PUT("1m"),
 	[ST_ROLLUP_10M] = ROLLUP_PUT("10m"),
 	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
-	[ST_MERGE_1M] = ROLLUP_GET("1m"),
-	[ST_MERGE_10M] = ROLLUP_GET("10m"),
-	[ST_MERGE_1H] = ROLLUP_GET("1h"),
+	[ST_MERGE_1M] = ROLLUP_GET("1m", "rollup_1m_all"),
+	[ST_MERGE_10M] = ROLLUP_GET("10m", "rollup_10m_data"),
+	[ST_MERGE_1H] = ROLLUP_GET("1h", "rollup_1h_data"),
 	[ST_SERIES_FIND] = "SELECT id, first_ts FROM series WHERE metric_id = ? AND set_id = ? "
 			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
-	[ST_NEWEST_1M] = ROLLUP_NEWEST("1m"),
-	[ST_NEWEST_10M] = ROLLUP_NEWEST("10m"),
-	[ST_NEWEST_1H] = ROLLUP_NEWEST("1h"),
-	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_data "
+	[ST_NEWEST_1M] = ROLLUP_NEWEST("1m", "rollup_1m_all"),
+	[ST_NEWEST_10M] = ROLLUP_NEWEST("10m", "rollup_10m_data"),
+	[ST_NEWEST_1H] = ROLLUP_NEWEST("1h", "rollup_1h_data"),
+	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_all "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "
 			      "ORDER BY id",
@@ -1022,6 +1026,7 @@ void mw_store_free(struct mw_store *s)
 		sqlite3_finalize(s->st[i]);
 	mw_catalog_close(&s->cat);
 	mw_retention_free(s);
+	mw_minute_packer_free(s);
 	mw_maintain_free(s);
 	mw_rg_store_free(s);
 	mw_dedupe_close(s);

@@ -124,6 +124,7 @@ struct mw_store {
 	sqlite3_stmt *st[ST_COUNT];
 	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
 	struct mw_retention *ret;	/* retention.c's statements */
+	struct mw_minute_packer *packer;	/* minute_packer.c's state */
 	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
 	/* The last run stopped cleanly and the file is as it left it
 	 * (schema.h): at open, series.c takes the live series' buckets in
@@ -268,6 +269,14 @@ void mw_dedupe_close(struct mw_store *s);
 void mw_retention_free(struct mw_store *s);
 /* One bounded step of the age limits (inside the caller's transaction). */
 int mw_retention_by_age(struct mw_store *s, int64_t now_ms, struct mw_err *err);
+
+/* minute_packer.c: one bounded step packing closed hours of minute rows
+ * into rollup_1m_pack (inside the caller's transaction); its state freed
+ * with the store. */
+int mw_minute_pack_step(struct mw_store *s, struct mw_err *err);
+void mw_minute_packer_free(struct mw_store *s);
+/* The hour number of minute number t (rounded towards minus infinity). */
+int64_t mw_minute_pack_hour(int64_t t);
 
 /* maintain.c: the size cut's state (size_cut.h) */
 void mw_maintain_free(struct mw_store *s);

@@ -436,7 +436,7 @@ static void size_cut_takes_minutes_then_tens_then_hours(void **state)
 		sqlite3 *db = mw_store_db(s);
 
 		assert_int_equal(mw_store_maintain(s, end, &err), 0);
-		n1m = mw_db_int(db, "SELECT count(*) FROM rollup_1m_data");
+		n1m = mw_db_int(db, "SELECT count(*) FROM rollup_1m_all");	/* packed too */
 		n10m = mw_db_int(db, "SELECT count(*) FROM rollup_10m_data");
 		n1h = mw_db_int(db, "SELECT count(*) FROM rollup_1h_data");
 		/* 10-minute rows go only once no minute row is left, hours

@@ -474,7 +474,7 @@ static void retention_rolls_up_then_removes(void **state)
 	maintain(s, T0 + 86400000LL + 3600000);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM chunk c JOIN series_label l ON "
 			 "l.series_id = c.series_id WHERE l.value = '105'"), 0);
-	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_data"), 10 + 2);
+	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1m_all"), 10 + 2);	/* packed too */
 	assert_int_equal(db_int(s, "SELECT count(*) FROM rollup_1h_data"), 10 + 1);
 	assert_int_equal(db_int(s, "SELECT count(*) FROM series"), 11);
 	r = mw_test_reader_open(DB);

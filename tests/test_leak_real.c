@@ -3,7 +3,9 @@
  *
  * tests/data/leak_real/ (and the same files in tests/data/leak_services/,
  * the second set: Node, SQLite, redis and memcached as services, and
- * tests/data/leak_runtimes/, the third: a JVM under G1 and Perl; judged the
+ * tests/data/leak_runtimes/, the third: a JVM under G1 and Perl;
+ * tests/data/leak_allocators/, the fourth: Ruby, Lua, PHP, jemalloc,
+ * tcmalloc and PostgreSQL; judged the
  * same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
@@ -82,6 +84,7 @@ struct corpus {
 static const struct corpus BASE_SET = { "tests/data/leak_real/", 20 };
 static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6 };
 static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4 };
+static const struct corpus ALLOCATORS_SET = { "tests/data/leak_allocators/", 11 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -117,7 +120,15 @@ static const char *data_path(const char *file)
  * MiB: as fast against the process as lk_perl's leak (8.2, 6.1, 5.2, 5.2
  * MiB/h in the same windows), and slowing no more clearly.  Failed at 30-40
  * minutes, "slowing, not settled yet" (inconclusive) from 45. */
-static const char *const KNOWN_A[] = { "ok_perl", NULL };
+/* ok_pg (the allocators set): PostgreSQL 15 under pgbench.  Its
+ * backends' and checkpointer's resident shared memory (RssShmem) rises
+ * 30-100 MiB/h for the whole recording as each touches more of the 128 MB
+ * buffer pool that other processes filled before: in a first recording
+ * the group's summed PSS stayed at 157-159 MB from 14 minutes on, but one
+ * process's own PSS rises too (a third process touching a page takes a
+ * third of it), so only the group's sum tells it, and that is not judged
+ * yet.  Failed (shared) at every end time from 31 minutes. */
+static const char *const KNOWN_A[] = { "ok_perl", "ok_pg", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
  * floors wander 150-330 MB (its 5-minute minima 155-331 MB, no rise): no
@@ -132,11 +143,25 @@ static const char *const KNOWN_A[] = { "ok_perl", NULL };
  * settled yet" (inconclusive, never passed) until 40 minutes, then fails.
  * From outside, a leak inside a fixed-size managed heap shows only as what
  * the runtime adds; the heap's use is the runtime's to tell (JMX). */
-static const char *const KNOWN_B[] = { "lk_node", "lk_java", NULL };
+/* lk_tc (the allocators set) leaks 3 MiB/h under tcmalloc, which serves
+ * it from the spans the churn freed: the process's memory rose 3-4 MiB/h
+ * like ok_tc's for 35 minutes, then stayed at 64.7 MiB to the end.  Failed
+ * at 31-40 minutes, inconclusive at 45, "settling" (a pass) from 50. */
+/* lk_ruby (the allocators set) leaks sessions into Ruby's heap, which
+ * grows in steps of 5-6 MiB about 20 minutes apart (24.9, 31.2, 36.2 MiB):
+ * +11.3 MiB over the judged 40 minutes, but two steps are noise to the
+ * autocorrelation-corrected trend test (p 0.33), so it passes ("no steady
+ * trend") at every end time.  A rule for a rise in a few steps that stay,
+ * told from a one-time load (one step), is not written yet. */
+static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", NULL };
 /* H: leaks passed at some end time */
-static const char *const KNOWN_H[] = { NULL };
+static const char *const KNOWN_H[] = { "lk_tc", "lk_ruby", NULL };
 /* C: lk_late's onset within 2 min of the truth */
-static const char *const KNOWN_C[] = { NULL };
+/* lk_je (the allocators set) starts leaking at 12 minutes, two minutes
+ * after the warm-up, under jemalloc's +-1 MiB of floors: at the end its
+ * growth is dated from the process's start (-11.9 min; +1.2 min in a first
+ * recording of the same workload). */
+static const char *const KNOWN_C[] = { "lk_je", NULL };
 /* D: not inconclusive at 25 min */
 static const char *const KNOWN_D[] = { NULL };
 /* E: failed leaks whose kind is not the label's */
@@ -342,6 +367,12 @@ static int setup_services(void **state)
 static int setup_runtimes(void **state)
 {
 	SET = &RUNTIMES_SET;
+	return setup(state);
+}
+
+static int setup_allocators(void **state)
+{
+	SET = &ALLOCATORS_SET;
 	return setup(state);
 }
 
@@ -868,10 +899,16 @@ static void runtimes_set(void **state)
 	real_corpus(state);
 }
 
+static void allocators_set(void **state)
+{
+	real_corpus(state);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
 	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
 	cmocka_unit_test_setup_teardown(runtimes_set, setup_runtimes, teardown),
+	cmocka_unit_test_setup_teardown(allocators_set, setup_allocators, teardown),
 )
 
 #else

@@ -7,9 +7,9 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes) writes tests/data/leak_services/
-# (leak_runtimes/) from a recording of that set (record.sh with the same
-# CORPUS_SET).
+# CORPUS_SET=services (runtimes, allocators) writes tests/data/leak_services/
+# (leak_runtimes/, leak_allocators/) from a recording of that set
+# (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
 REC=${1:?usage: extract.sh RECDIR [URL]}
@@ -21,14 +21,16 @@ case $SET in
 base) DST=$ROOT/tests/data/leak_real ;;
 services) DST=$ROOT/tests/data/leak_services ;;
 runtimes) DST=$ROOT/tests/data/leak_runtimes ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services or runtimes)" >&2; exit 2 ;;
+allocators) DST=$ROOT/tests/data/leak_allocators ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes or allocators)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
 TO=$(awk '$1 == "memwatchd-stopped" {print $3}' "$REC/starts.txt")
 [ -n "$TO" ] || TO=$(date +%s%3N)
 # only the pids record.sh started (another program run under a workload's
-# name meanwhile, e.g. a try of a changed workload, stays out)
+# name meanwhile, e.g. a try of a changed workload, stays out), with the
+# children it listed (ok_pg_child: the postmaster's)
 PIDS=$(awk '$1 ~ /^(lk|ok)_/ {printf "%s%s", sep, $2; sep = "|"}' "$REC/starts.txt")
 MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_.*\",pid=~\"$PIDS\"}"
 if [ -z "$URL" ]; then
@@ -89,6 +91,23 @@ lk_java leak none private_data|heap 10485760 bytes
 ok_java not-leak none - 0 bytes
 lk_perl leak none heap|private_data 8388608 bytes
 ok_perl not-leak none - 0 bytes
+EOF
+}
+# the allocators set: Zend's chunks and jemalloc's extents are anonymous
+# mappings, tcmalloc starts in the brk heap; lk_je leaks from 12 minutes on
+labels_allocators() {
+    cat <<'EOF'
+ok_pg not-leak none - 0 bytes
+lk_ruby leak none heap|private_data 4194304 bytes
+ok_ruby not-leak none - 0 bytes
+lk_lua leak none heap|private_data 2097152 bytes
+ok_lua not-leak none - 0 bytes
+lk_php leak none private_data|heap 8388608 bytes
+ok_php not-leak none - 0 bytes
+lk_je leak 720000 private_data|heap 6291456 bytes
+ok_je not-leak none - 0 bytes
+lk_tc leak none heap|private_data 3145728 bytes
+ok_tc not-leak none - 0 bytes
 EOF
 }
 {

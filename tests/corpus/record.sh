@@ -7,7 +7,8 @@
 # tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
 # Perl: tests/data/leak_runtimes/), CORPUS_SET=allocators the fourth (Ruby,
 # Lua, PHP, jemalloc, tcmalloc, PostgreSQL); the default is the first set.
-# CORPUS_PORT: the daemon's port (18431), to record two sets at once.
+# CORPUS_PORT: the daemon's port (18431), to record two sets at once;
+# CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
 # CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
 # workloads as unwatched processes (the process collector's series only).
 # OUTDIR gets rec.db, bin/, logs/<name>.log (leak counters), starts.txt
@@ -93,6 +94,7 @@ if [ "${CORPUS_SET:-base}" = allocators ]; then
     # postgres finds its share and lib folders relative to itself: a copy
     # of both trees, the server binary under the workload's name
     PG=$BIN/pg
+    PGPORT=${CORPUS_PG_PORT:-15432}
     mkdir -p "$PG/lib/postgresql" "$PG/share/postgresql" "$OUT/pgdata" "$OUT/pgsock"
     cp -a /usr/lib/postgresql/15 "$PG/lib/postgresql/"
     cp -a /usr/share/postgresql/15 "$PG/share/postgresql/"
@@ -100,8 +102,9 @@ if [ "${CORPUS_SET:-base}" = allocators ]; then
     chown postgres "$OUT/pgdata" "$OUT/pgsock"
     AS_PG="setpriv --reuid=postgres --regid=postgres --clear-groups"
     $AS_PG "$PG/lib/postgresql/15/bin/initdb" -D "$OUT/pgdata" -A trust -U postgres >"$OUT/logs/initdb.out" 2>&1
-    start ok_pg $AS_PG "$PG/lib/postgresql/15/bin/ok_pg" -D "$OUT/pgdata" -p 15432 -k "$OUT/pgsock" \
+    start ok_pg $AS_PG "$PG/lib/postgresql/15/bin/ok_pg" -D "$OUT/pgdata" -p "$PGPORT" -k "$OUT/pgsock" \
         -c shared_buffers=128MB -c listen_addresses=
+    PGPID=$!
     start lk_ruby "$BIN/lk_ruby" "$HERE/rubysvc.rb" leak lk_ruby 4194304
     start ok_ruby "$BIN/ok_ruby" "$HERE/rubysvc.rb" ok ok_ruby
     start lk_lua "$BIN/lk_lua" "$HERE/luasvc.lua" leak lk_lua 2097152
@@ -114,9 +117,15 @@ if [ "${CORPUS_SET:-base}" = allocators ]; then
     start lk_tc env LD_PRELOAD=$TC "$BIN/lk_tc" leak 3145728
     start ok_tc env LD_PRELOAD=$TC "$BIN/ok_tc" ok
     sleep 5
-    PGB="$PG/lib/postgresql/15/bin/pgbench -h $OUT/pgsock -p 15432 -U postgres"
+    PGB="$PG/lib/postgresql/15/bin/pgbench -h $OUT/pgsock -p $PGPORT -U postgres"
     $AS_PG $PGB -i -s 20 postgres >"$OUT/logs/pgbench_init.out" 2>&1
     start feed_pg $AS_PG $PGB -n -c 2 -R 20 -T "$DUR" postgres
+    # the postmaster's children (its workers and a backend per pgbench
+    # connection) are ok_pg too: listed for extract.sh by their parent
+    sleep 5
+    for c in $(ps -o pid= --ppid "$PGPID"); do
+        echo "ok_pg_child $c $(date +%s%3N)" >>"$OUT/starts.txt"
+    done
     sleep "$DUR"
     finish
     exit 0

@@ -563,6 +563,50 @@ static void rising_not_yet_sure_is_not_a_pass(void **state)
 	}
 }
 
+/* A heap that grows by a chunk every 20 minutes (Ruby's, recorded: 24.9,
+ * 31.2, 36.2 MiB) is a staircase the trend test cannot see; two steps up
+ * that stay are not "no steady trend" (inconclusive), one step is a
+ * one-time load (a pass), and steps up and down are a process whose
+ * memory moves (a pass). */
+static void rise_in_steps_is_not_a_pass(void **state)
+{
+	enum { N = 50 * 60 };
+	static double v[N];
+	struct mw_trace tr = { T0, 1000, v, N };
+	struct mw_leak_result res;
+	struct mw_leak_params p;
+	int shape;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (shape = 0; shape < 3; shape++) {
+		struct lc_rng r = { 29 };
+		size_t i;
+
+		for (i = 0; i < N; i++) {
+			double m = (double)i / 60.0, level = 24.9 * LC_MIB;
+
+			if (m >= 12)
+				level += 6.3 * LC_MIB;
+			if (m >= 33)
+				level += (shape == 2 ? -6.3 : 5.0) * LC_MIB;
+			if (shape == 1 && m >= 33)
+				level -= 5.0 * LC_MIB;	/* one step only */
+			/* page-sized jitter, as an allocator's floors show */
+			v[i] = level + 4096.0 * floor(3.0 * lc_unif(&r));
+		}
+		mw_leak_judge(&tr, &p, &res);
+		if (shape == 0) {
+			assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+			if (!strstr(res.reason, "rising in steps"))
+				fail_msg("%s", res.reason);
+			assert_true(isnan(res.slope_bph) && res.projected_bytes == 0.0);
+		} else if (res.verdict != MW_VERDICT_PASS) {
+			fail_msg("shape %d: %s", shape, res.reason);
+		}
+	}
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -859,6 +903,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(shapes_of_real_programs),
 	cmocka_unit_test(too_noisy_is_not_a_pass),
 	cmocka_unit_test(rising_not_yet_sure_is_not_a_pass),
+	cmocka_unit_test(rise_in_steps_is_not_a_pass),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),

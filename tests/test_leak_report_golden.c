@@ -145,9 +145,13 @@ static void same_bytes_as_before(void **state)
 {
 	/* the reports' hashes with the code before the judge was made
 	 * faster: built with glibc, and with MinGW-w64 (run under Wine),
-	 * whose maths library rounds the detector's last bits differently */
+	 * whose maths library rounds the detector's last bits differently;
+	 * the week's changed deliberately in session 9: a rise in steps that
+	 * has not stopped is inconclusive, not "no steady trend" (the 0.9 MB/h
+	 * leaks from sample 2,000, passed before, and one plateau still
+	 * climbing over its 45 hours) */
 	static const uint64_t golden[3][2] = {
-		{ 0xdc227fe5665cbe62ULL, 0x33416f93e37c854aULL },
+		{ 0x0b9a66d36497e7ecULL, 0xa366372fc113513cULL },
 		{ 0xfd5d98c65f53562aULL, 0xbb60b03c14219870ULL },
 		{ 0xf5cb4738728f259bULL, 0xda7d2f88aa564dc7ULL },
 	};

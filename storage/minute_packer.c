@@ -212,9 +212,16 @@ static int pack_series(struct mw_store *s, int64_t id, int64_t from, int64_t *bu
 		return -1;
 	*budget -= n;
 	if (*budget == 0) {
+		/* the budget may have stopped inside an hour: that hour is
+		 * packed by the next step, from its first minute (packing
+		 * deletes the hour's loose rows, read or not) */
+		int64_t last_h = mw_minute_pack_hour(pk->rows[n - 1].t);
+
 		*more = true;
 		pk->resume_id = id;
-		pk->resume_t = pk->rows[n - 1].t + 1;
+		pk->resume_t = last_h * 60;
+		while (n > 0 && mw_minute_pack_hour(pk->rows[n - 1].t) == last_h)
+			n--;
 	}
 	for (i = 0; i < n; i = j) {
 		int64_t h = mw_minute_pack_hour(pk->rows[i].t), has;

@@ -275,6 +275,43 @@ static void readers_see_packed_minutes_as_rows(void **state)
 	free(loose.v);
 }
 
+/* More closed hours than a step's budget of rows (minute_packer.c,
+ * PACK_ROWS 8,192): a step stops inside a series, and the next resumes
+ * there; every minute is still there, packed or loose. */
+static void a_step_that_runs_out_loses_no_minute(void **state)
+{
+	enum { MANY = 150 };	/* 150 x 60 rows of a closed hour: 9,000 */
+	struct mw_store *s = mw_test_store_open(DB);
+	struct rows loose, all;
+	struct mw_err err;
+	int64_t sec;
+	int k, step;
+
+	(void)state;
+	assert_non_null(s);
+	for (sec = 0; sec < 3600 + 600; sec += 60) {
+		for (k = 0; k < MANY; k++) {
+			char key[32], name[16];
+			struct mw_label l = { "n", name };
+
+			snprintf(name, sizeof(name), "s%d", k);
+			snprintf(key, sizeof(key), "m{n=\"%s\"}", name);
+			mw_store_add(s, key, "m", &l, 1, T0 + sec * 1000, 4096.0 * (double)(k + sec));
+		}
+		assert_int_equal(mw_store_flush(s, &err), 0);
+	}
+	loose = dump(DB, "rollup_1m_data");
+	for (step = 0; step < 4; step++)
+		maintain(s, T0 + HOUR_MS + 600000);
+	/* every closed hour packed, in more than one step */
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM rollup_1m_pack"), MANY);
+	all = dump(DB, "rollup_1m_all");
+	rows_equal(&loose, &all);
+	mw_store_free(s);
+	free(loose.v);
+	free(all.v);
+}
+
 /* The row of minute t of series id in rollup_1m_all, or fails. */
 static struct row row_at(const struct rows *r, int64_t id, int64_t t)
 {
@@ -510,6 +547,7 @@ static void schema_8_file_migrates(void **state)
 
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(readers_see_packed_minutes_as_rows),
+	MW_FIXTURE_TEST(a_step_that_runs_out_loses_no_minute),
 	MW_FIXTURE_TEST(late_point_merges_into_a_packed_minute),
 	MW_FIXTURE_TEST(retention_drops_whole_packs),
 	MW_FIXTURE_TEST(size_cut_takes_oldest_packs_first),

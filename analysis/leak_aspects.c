@@ -24,17 +24,20 @@
 #define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
 
 static const struct mw_leak_aspect default_aspects[] = {
-	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false },
-	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared", false },
+	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false, false },
+	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared", false,
+	  true },
 	/* Windows: the shareable pages resident, where a pagefile-backed
 	 * section (CreateFileMapping without a file) that grows shows, and
 	 * images and mapped files too: a watched process's working-set
 	 * categories tell them apart (mapped, image or shared); an unwatched
 	 * one has only the sum, named shared */
-	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true },
-	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false },
-	{ "handles", "memwatch_process_handles", "handles", false, "handles", false },
-	{ "threads", "memwatch_process_threads", "threads", false, "threads", false },
+	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true,
+	  true },
+	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false,
+	  true },
+	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false },
+	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false },
 };
 
 /* The unit of a user's selector: a count for the count metrics. */
@@ -83,11 +86,11 @@ size_t mw_leak_aspects_for(const struct mw_leak_query *q, struct mw_leak_aspect 
 	}
 	unit = unit_of_selector(q->match);
 	if (unit)
-		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit, false };
+		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit, false, false };
 	else if (is_private_selector(q->match))
 		*user = default_aspects[0];
 	else
-		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL, false };
+		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL, false, false };
 	user->selector = q->match;
 	*aspects = user;
 	return 1;

@@ -241,6 +241,10 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].refine && !aspects[a].unit && !strcmp(aspects[a].name, "private"))
 			mw_leak_bound_by_commit(reader, &ar[a], &q->params, from, to, step);
+	/* shared pages one member came to map that the group held already */
+	for (a = 0; a < naspects; a++)
+		if (aspects[a].held_by_group)
+			mw_leak_bound_by_group(reader, &ar[a], e[0].group, &q->params, from, to, step);
 	/* no memory at all: a kernel thread, a zombie */
 	deciding = max_bytes == 0 ? naspects : deciding_aspect(ar, naspects, &out->verdict);
 	if (deciding == naspects) {

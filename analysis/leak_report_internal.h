@@ -45,6 +45,10 @@ struct mw_leak_aspect {
 	 * mapped file) or shared (a pagefile-backed section) from the
 	 * watched process's working-set categories, where it has them */
 	bool refine_shareable;
+	/* pages other processes may hold too (shared memory, mapped files):
+	 * a fail of one of a group of several is judged again on the group's
+	 * summed proportional set (leak_report_held.c) */
+	bool held_by_group;
 };
 
 /* The number of default aspects: the most a report judges. */
@@ -99,6 +103,21 @@ void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
  * One that cannot be read keeps its id only (written as nulls). */
 void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_result *ar);
 
+/* ---- shared pages the group held already (leak_report_held.c) ---- */
+
+/* The floors of res's series alive in each bucket summed into sum
+ * (res->nt values, NaN where none is alive); a gap inside a series keeps
+ * its last floor. */
+void mw_leak_sum_alive(const struct mw_range_result *res, double *sum);
+/* When ar (an aspect of pages others may hold) fails for a group of
+ * several incarnations of process, and the PSS of the group's
+ * incarnations summed bucket by bucket does not fail under p, ar takes
+ * the sum's verdict and figures, its reason saying the group held the
+ * pages already.  Groups without PSS series (Windows) are left alone. */
+void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
+			    const char *process, const struct mw_leak_params *p, int64_t from,
+			    int64_t to, int64_t step);
+
 /* ---- which kind of memory (leak_report_kind.c) ---- */
 
 /* At most this many kinds per source. */
@@ -117,6 +136,8 @@ struct mw_leak_kind_found {
  * process, may be NULL), with the extra matchers extra (",a=\"b\"" or ""). */
 void mw_leak_process_selector(char *sel, size_t size, const char *metric, const char *extra,
 			      const char *pid, const char *process);
+/* The selector of metric's series of every process named process. */
+void mw_leak_group_selector(char *sel, size_t size, const char *metric, const char *process);
 /* Name the kind carrying r's growth for the process with this pid (may
  * be NULL: none) and image name (may be NULL), from the first source that
  * names one; the figures are that source's, else those of the first

@@ -102,6 +102,13 @@ void mw_leak_process_selector(char *sel, size_t size, const char *metric, const 
 	snprintf(sel + strlen(sel), size - strlen(sel), "}");
 }
 
+void mw_leak_group_selector(char *sel, size_t size, const char *metric, const char *process)
+{
+	snprintf(sel, size, "%s{process=\"", metric);
+	quote_value(sel, size, process);
+	snprintf(sel + strlen(sel), size - strlen(sel), "\"}");
+}
+
 /* One source's series summed per kind, bucket by bucket: a bucket where
  * any of them is missing is a gap, not a dip.  names[k] and sums[k]
  * (owned, res->nt values) for each of the returned number of kinds. */

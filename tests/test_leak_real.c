@@ -122,13 +122,15 @@ static const char *data_path(const char *file)
  * minutes, "slowing, not settled yet" (inconclusive) from 45. */
 /* ok_pg (the allocators set): PostgreSQL 15 under pgbench.  Its
  * backends' and checkpointer's resident shared memory (RssShmem) rises
- * 30-100 MiB/h for the whole recording as each touches more of the 128 MB
- * buffer pool that other processes filled before: in a first recording
- * the group's summed PSS stayed at 157-159 MB from 14 minutes on, but one
- * process's own PSS rises too (a third process touching a page takes a
- * third of it), so only the group's sum tells it, and that is not judged
- * yet.  Failed (shared) at every end time from 31 minutes. */
-static const char *const KNOWN_A[] = { "ok_perl", "ok_pg", NULL };
+ * 30-100 MiB/h for the whole recording as each maps more of the 128 MB
+ * buffer pool that other processes filled before; one process's own PSS
+ * rises too (a third process mapping a page takes a third of it).  The
+ * group's summed PSS stays at 157-159 MB from 23 minutes on: since
+ * session 10 a shared fail of a group of several is judged again on that
+ * sum (analysis/leak_report_held.c), and ok_pg no longer fails (iippiiii:
+ * inconclusive from 40 minutes, the pool's last 3.5 MB filled at 13-23
+ * minutes reading as "rising about 5.3 MiB/h, not yet sure"). */
+static const char *const KNOWN_A[] = { "ok_perl", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
  * floors wander 150-330 MB (its 5-minute minima 155-331 MB, no rise): no

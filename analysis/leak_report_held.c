@@ -1,0 +1,120 @@
+/*
+ * leak_report_held.c - a shared-memory (or mapped-file) fail of one
+ * process whose group already held the pages it came to map.
+ *
+ * PostgreSQL's checkpointer and backends map more and more of the buffer
+ * pool the others filled: each one's resident shared memory climbs by
+ * tens of MiB an hour, while no page is added to the machine.  What a
+ * group of processes costs is its proportional set (PSS: each page
+ * divided among the processes that map it), summed over the incarnations
+ * alive in each bucket.  A page one member comes to map that another
+ * held already moves PSS between them and leaves the sum alone; a leak
+ * (a memfd or section that grows, whoever maps it) raises the sum.  So a
+ * failing shared or mapped aspect of a group of several is judged again
+ * on that sum, and when the sum does not fail, neither does the aspect.
+ *
+ * Linux only in practice: the process collector reads PSS for every
+ * process (smaps_rollup, on a budget).  Windows has no per-process PSS
+ * series; there a shareable working set that grows keeps its fail.
+ *
+ * Owner: the detector work.  Caller: leak_report_group.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "leak_report_internal.h"
+
+/* The series of the sum: every incarnation's PSS. */
+#define HELD_METRIC "memwatch_process_pss_bytes"
+/* Groups with more incarnations keep their fail: the sum would read every
+ * one of them, and a shared-memory fail among thousands of short-lived
+ * processes is not the pattern this undoes. */
+#define HELD_MAX_INCARNATIONS 256
+
+/* The floors of the incarnations alive in each bucket, summed into sum
+ * (res->nt values; NaN where none is alive).  A gap inside an
+ * incarnation keeps its last floor, as the group's total does
+ * (leak_group.c). */
+void mw_leak_sum_alive(const struct mw_range_result *res, double *sum)
+{
+	size_t i, j, *alive = mw_xcalloc(res->nt ? res->nt : 1, sizeof(*alive));
+
+	memset(sum, 0, res->nt * sizeof(*sum));
+	for (i = 0; i < res->nseries; i++) {
+		const double *v = res->values[i];
+		size_t first = 0, last = res->nt;
+		double lastv = NAN;
+
+		while (first < res->nt && !isfinite(v[first]))
+			first++;
+		while (last > first && !isfinite(v[last - 1]))
+			last--;
+		for (j = first; j < last; j++) {
+			if (isfinite(v[j]))
+				lastv = v[j];
+			sum[j] += lastv;
+			alive[j]++;
+		}
+	}
+	for (j = 0; j < res->nt; j++)
+		if (!alive[j])
+			sum[j] = NAN;
+	free(alive);
+}
+
+/* The failing incarnations listed take the group's new result. */
+static void relist(struct mw_leak_aspect_result *ar)
+{
+	size_t i;
+
+	for (i = 0; i < ar->nlisted; i++)
+		if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
+			ar->list[i].r = ar->g.r;
+			ar->list[i].rank = mw_verdict_rank(ar->g.r.verdict);
+		}
+}
+
+void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
+			    const char *process, const struct mw_leak_params *p, int64_t from,
+			    int64_t to, int64_t step)
+{
+	struct mw_range_query q;
+	struct mw_range_result res = { 0 };
+	struct mw_leak_result r;
+	struct mw_trace tr;
+	char sel[512], tmp[MW_LEAK_REASON_MAX];
+	double *sum;
+
+	if (!ar->present || ar->g.r.verdict != MW_VERDICT_FAIL || ar->ninc < 2 ||
+	    ar->ninc > HELD_MAX_INCARNATIONS || !process)
+		return;
+	mw_leak_group_selector(sel, sizeof(sel), HELD_METRIC, process);
+	mw_range_query_init(&q, from, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if (mw_reader_range(reader, sel, &q, &res, NULL) || res.nseries < 2 || res.nt == 0) {
+		mw_range_result_release(&res);
+		return;
+	}
+	sum = mw_xcalloc(res.nt, sizeof(*sum));
+	mw_leak_sum_alive(&res, sum);
+	tr.t0_ms = res.t[0];
+	tr.step_ms = res.step_ms;
+	tr.v = sum;
+	tr.n = res.nt;
+	mw_leak_judge(&tr, p, &r);
+	if (r.verdict != MW_VERDICT_FAIL) {
+		snprintf(tmp, sizeof(tmp),
+			 "its group held the shared pages it came to map: the proportional set of "
+			 "its %zu processes, summed: %s", res.nseries, r.reason);
+		memcpy(r.reason, tmp, sizeof(tmp));
+		ar->g.r = r;
+		ar->g.total_failed = 0;
+		relist(ar);
+	}
+	free(sum);
+	mw_range_result_release(&res);
+}

@@ -201,6 +201,7 @@ struct judging {
 	double tail_from;		/* x where the tail starts */
 	struct mw_ts_fit tail;		/* the tail's own fit (ok 0: too short) */
 	double budget;			/* the growth budget, in what is counted */
+	double pre_level;		/* the warm-up's end (NaN: unknown), rises_in_steps */
 };
 
 /* The points judged: a deep sawtooth's cycle floors (within a cycle the
@@ -552,7 +553,11 @@ static double window_median(const double *ry, size_t from, size_t n, double *scr
  * A shift is the median of a window after a point against the window
  * before it, over half that budget and four times the points' own
  * scatter, so an allocator's jitter is no step; the last one in the
- * second half of the span, so the rise has not stopped. */
+ * second half of the span, so the rise has not stopped.  A step as the
+ * warm-up ends (Ruby's first, at 10.5 minutes of 10) counts when the
+ * first window stands above the warm-up's last stretch (pre_level) as
+ * a step would: the points before it are too few in the span to be a
+ * window of their own. */
 static bool rises_in_steps(const struct judging *j, double *rise)
 {
 	const double *ry = j->w->ry;
@@ -568,8 +573,16 @@ static bool rises_in_steps(const struct judging *j, double *rise)
 	*rise = window_median(ry, m - w, w, scratch) - window_median(ry, 0, w, scratch);
 	if (!(*rise > most))
 		return false;
-	/* from half a window in, so a step early in the span is seen */
-	for (i = w / 2; i + w <= m && !down;) {
+	/* a step as the span begins; then from half a window in, so a step
+	 * early in the span is seen */
+	i = w / 2;
+	if (isfinite(j->pre_level) && window_median(ry, 0, w, scratch) - j->pre_level > thr) {
+		/* the rise counted from before that step */
+		*rise = window_median(ry, m - w, w, scratch) - j->pre_level;
+		up++;
+		i = 2 * w;
+	}
+	for (; i + w <= m && !down;) {
 		size_t left = i < w ? i : w;
 		double shift = window_median(ry, i, w, scratch) -
 			       window_median(ry, i - left, left, scratch);
@@ -736,12 +749,13 @@ static bool pass_within_budget(const struct judging *j, struct mw_leak_result *o
  * and *budget_out say what the fail's reason needs.
  */
 static void judge_points(struct mw_leak_work *w, size_t n, const struct mw_leak_params *p,
-			 int64_t judged_from, double span_ms, struct mw_leak_result *out,
-			 int *saw_out, double *budget_out)
+			 int64_t judged_from, double span_ms, double pre_level,
+			 struct mw_leak_result *out, int *saw_out, double *budget_out)
 {
 	struct judging j;
 
 	memset(&j, 0, sizeof(j));
+	j.pre_level = pre_level;
 	j.w = w;
 	j.p = p;
 	j.span_ms = span_ms;
@@ -867,6 +881,23 @@ static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_
 	return true;
 }
 
+/* The level the warm-up ended at: the median of its valid buckets over
+ * the last sixteenth of the judged span's length (three at least), NaN
+ * when fewer than three are valid.  scratch holds that many. */
+static double warmup_end_level(const struct mw_trace *tr, const struct judged_span *s,
+			       double *scratch, size_t room)
+{
+	size_t k = (s->last - s->js + 1) / 16, i, n = 0, lo;
+
+	if (k < 3)
+		k = 3;
+	lo = s->js > s->first + k ? s->js - k : s->first;
+	for (i = s->js; i > lo && n < room; i--)
+		if (mw_leak_valid_value(tr->v[i - 1]))
+			scratch[n++] = tr->v[i - 1];
+	return n >= 3 ? mw_median_inplace(scratch, n) : NAN;
+}
+
 /* The wall-clock time of x ms of the closed axis (holes left out) after
  * the judged start: the start of the first bucket at or after it, so a
  * fit dated after a step forward is not early by the step. */
@@ -942,8 +973,12 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 		return;
 	}
 	if (collect_points(tr, &s, &p, &w, out)) {
+		/* w->a is scratch until the points are judged */
+		double pre = warmup_end_level(tr, &s, w.a, s.nv);
+
 		judge_points(&w, s.nv, &p, out->judged_from_ms,
-			     (double)(s.last - s.js - s.nhole) * (double)tr->step_ms, out, &saw, &budget);
+			     (double)(s.last - s.js - s.nhole) * (double)tr->step_ms, pre, out, &saw,
+			     &budget);
 		if (s.nhole && out->fit_t0_ms != INT64_MIN)
 			out->fit_t0_ms = wall_of_closed(tr, &s, &p,
 							(double)(out->fit_t0_ms - out->judged_from_ms));

@@ -535,6 +535,7 @@ static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result
 }
 
 static double settled_rate(const struct judging *j);
+static bool pass_when_settling(const struct judging *j, struct mw_leak_result *out);
 
 /* The median of ry[from .. from + n) (scratch holds n). */
 static double window_median(const double *ry, size_t from, size_t n, double *scratch)
@@ -633,6 +634,10 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 		return true;
 	}
 	if (j->z > HINT_Z && j->full.ok && j->full.lo * HOUR_MS >= settled_rate(j)) {
+		/* a rise that has settled says so (a pool that filled to its
+		 * size by the middle of the span: PostgreSQL's buffers) */
+		if (pass_when_settling(j, out))
+			return true;
 		out->verdict = MW_VERDICT_INCONCLUSIVE;
 		mw_leak_no_rate(out);
 		out->undecided = 1;
@@ -717,9 +722,13 @@ static bool pass_when_settling(const struct judging *j, struct mw_leak_result *o
 		return true;
 	}
 	out->verdict = MW_VERDICT_PASS;
-	snprintf(out->reason, sizeof(out->reason),
-		 "settling: slowed to %s/h, %.0f %% of its rate in the first third", rate,
-		 100.0 * last.slope / head.slope);
+	if (last.slope <= 0)	/* no negative rate in a pass's words */
+		snprintf(out->reason, sizeof(out->reason),
+			 "settled: rose in the first third, no longer in the last");
+	else
+		snprintf(out->reason, sizeof(out->reason),
+			 "settling: slowed to %s/h, %.0f %% of its rate in the first third", rate,
+			 100.0 * last.slope / head.slope);
 	return true;
 }
 

@@ -127,9 +127,10 @@ static const char *data_path(const char *file)
  * rises too (a third process mapping a page takes a third of it).  The
  * group's summed PSS stays at 157-159 MB from 23 minutes on: since
  * session 10 a shared fail of a group of several is judged again on that
- * sum (analysis/leak_report_held.c), and ok_pg no longer fails (iippiiii:
- * inconclusive from 40 minutes, the pool's last 3.5 MB filled at 13-23
- * minutes reading as "rising about 5.3 MiB/h, not yet sure"). */
+ * sum (analysis/leak_report_held.c), and ok_pg no longer fails (iippipii:
+ * the pool's last 3.5 MB filled at 13-23 minutes, and the sum, read
+ * process by process, wanders +-1 MB, so the last third's rate is still
+ * 2.5 MiB/h at the end: "slowing, not settled yet"). */
 static const char *const KNOWN_A[] = { "ok_perl", NULL };
 /* B: leaks >= 1 MB/h not failed at every end time >= 31 min.  lk_node's
  * 20 MiB/h lie under a sawtooth 1.2 GB deep, four times a minute, whose
@@ -148,8 +149,8 @@ static const char *const KNOWN_A[] = { "ok_perl", NULL };
 /* lk_tc (the allocators set) leaks 3 MiB/h under tcmalloc, which serves
  * much of it from the spans the churn freed: the process's memory rises
  * like ok_tc's (3-4 MiB/h, slowing) with a step now and then.  Failed at
- * 30-40 minutes, then inconclusive (rising about 5.6 MiB/h, not sure
- * enough; rising in steps at the end). */
+ * 30-40 minutes, then inconclusive (slowing, not settled yet; rising
+ * in steps at the end). */
 /* lk_ruby (the allocators set) leaks sessions into Ruby's heap, which
  * grows in steps of 5-6 MiB about 22 minutes apart (24.9 MiB until 10.5
  * minutes, 31.2 until 32.5, then 36.2): two steps are noise to the

@@ -266,6 +266,14 @@ void mw_tail_map_free(struct mw_tail_map *m)
 	free(m);
 }
 
+size_t mw_tail_map_bytes(const struct mw_tail_map *m)
+{
+	if (!m)
+		return 0;
+	return sizeof(*m) + m->cap + m->recs_cap * sizeof(*m->recs) +
+	       (m->mask + 1) * sizeof(*m->ents) + (m->nrecs ? m->nrecs : 1) * sizeof(*m->ids);
+}
+
 const int64_t *mw_tail_map_ids(const struct mw_tail_map *m, size_t *n)
 {
 	*n = m ? m->nids : 0;

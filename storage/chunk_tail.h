@@ -66,6 +66,9 @@ struct mw_tail_map;
  * opened).  -1 with a message on a read error. */
 int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err);
 void mw_tail_map_free(struct mw_tail_map *m);
+/* The bytes m holds (0 for NULL): a minute's tails of 5,000 series are
+ * megabytes. */
+size_t mw_tail_map_bytes(const struct mw_tail_map *m);
 
 /* Scratch memory of one merged blob (reused; free buf when done). */
 struct mw_tail_scratch {

@@ -62,10 +62,11 @@ void mw_reader_free(struct mw_reader *r);
 /* A reader kept for later (a pool's idle one, the judge's between runs)
  * gives its page cache back: the writer commits every few seconds, and
  * SQLite drops a WAL reader's whole cache at its next read after a
- * commit anyway, so keeping it only held memory (up to 2 MB a reader).
- * Returns about how many bytes SQLite freed (process-wide figures: other
- * threads' work blurs it), so the caller can hand large amounts back to
- * the system (base/heap_tune.h). */
+ * commit anyway, so keeping it only held memory (up to 2 MB a reader);
+ * its map of the chunk tails goes too, for the same reason.  Returns
+ * about how many bytes were freed (SQLite's figures are process-wide:
+ * other threads' work blurs them), so the caller can hand large amounts
+ * back to the system (base/heap_tune.h). */
 int64_t mw_reader_idle(struct mw_reader *r);
 
 /* ---- deadlines and error kinds ------------------------------------ */

@@ -199,12 +199,22 @@ void mw_reader_free(struct mw_reader *r)
 int64_t mw_reader_idle(struct mw_reader *r)
 {
 	sqlite3_int64 before;
+	size_t tails;
 
 	if (!r)
 		return 0;
 	before = sqlite3_memory_used();
 	sqlite3_db_release_memory(r->db);
-	return (int64_t)(before - sqlite3_memory_used());
+	/* The chunk tails too: the writer has committed by its next use, so
+	 * it would load them again, and up to a minute of them (until the
+	 * writer folds them) is megabytes held per idle reader: RSS rose
+	 * and fell by 6 MB a minute with /metrics scraped every 5 s. */
+	tails = mw_tail_map_bytes(r->tails);
+	mw_tail_map_free(r->tails);
+	r->tails = NULL;
+	r->tails_version = -1;
+	r->tails_loaded = false;
+	return (int64_t)(before - sqlite3_memory_used()) + (int64_t)tails;
 }
 
 sqlite3 *mw_reader_sqlite(struct mw_reader *r)

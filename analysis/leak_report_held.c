@@ -13,9 +13,11 @@
  * failing shared or mapped aspect of a group of several is judged again
  * on that sum, and when the sum does not fail, neither does the aspect.
  *
- * Linux only in practice: the process collector reads PSS for every
- * process (smaps_rollup, on a budget).  Windows has no per-process PSS
- * series; there a shareable working set that grows keeps its fail.
+ * Where the PSS comes from: the process collector's for every Linux
+ * process (smaps_rollup, on a budget), else the working-set collector's
+ * for watched processes (Windows: each page of the working set divided by
+ * its share count, QueryWorkingSetEx).  An unwatched Windows group has
+ * neither, and a shareable working set that grows keeps its fail there.
  *
  * Owner: the detector work.  Caller: leak_report_group.c.
  */
@@ -27,8 +29,11 @@
 #include "base/xalloc.h"
 #include "leak_report_internal.h"
 
-/* The series of the sum: every incarnation's PSS. */
-#define HELD_METRIC "memwatch_process_pss_bytes"
+/* The series of the sum, the first with two or more series deciding. */
+static const char *const held_metrics[] = {
+	"memwatch_process_pss_bytes",
+	"memwatch_workingset_pss_bytes",
+};
 /* Groups with more incarnations keep their fail: the sum would read every
  * one of them, and a shared-memory fail among thousands of short-lived
  * processes is not the pattern this undoes. */
@@ -87,17 +92,23 @@ void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_resu
 	struct mw_trace tr;
 	char sel[512], tmp[MW_LEAK_REASON_MAX];
 	double *sum;
+	size_t m;
 
 	if (!ar->present || ar->g.r.verdict != MW_VERDICT_FAIL || ar->ninc < 2 ||
 	    ar->ninc > HELD_MAX_INCARNATIONS || !process)
 		return;
-	mw_leak_group_selector(sel, sizeof(sel), HELD_METRIC, process);
-	mw_range_query_init(&q, from, to);
-	q.step_ms = step;
-	q.agg = MW_AGG_MIN;
-	if (mw_reader_range(reader, sel, &q, &res, NULL) || res.nseries < 2 || res.nt == 0) {
+	for (m = 0;; m++) {
+		if (m == MW_ARRAY_SIZE(held_metrics))
+			return;
+		mw_leak_group_selector(sel, sizeof(sel), held_metrics[m], process);
+		mw_range_query_init(&q, from, to);
+		q.step_ms = step;
+		q.agg = MW_AGG_MIN;
+		if (mw_reader_range(reader, sel, &q, &res, NULL) == 0 && res.nseries >= 2 &&
+		    res.nt > 0)
+			break;
 		mw_range_result_release(&res);
-		return;
+		memset(&res, 0, sizeof(res));
 	}
 	sum = mw_xcalloc(res.nt, sizeof(*sum));
 	mw_leak_sum_alive(&res, sum);

@@ -113,7 +113,9 @@ void mw_leak_sum_alive(const struct mw_range_result *res, double *sum);
  * several incarnations of process, and the PSS of the group's
  * incarnations summed bucket by bucket does not fail under p, ar takes
  * the sum's verdict and figures, its reason saying the group held the
- * pages already.  Groups without PSS series (Windows) are left alone. */
+ * pages already.  The PSS is the process collector's (Linux), else the
+ * working set's of watched processes (Windows); groups with neither are
+ * left alone. */
 void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			    const char *process, const struct mw_leak_params *p, int64_t from,
 			    int64_t to, int64_t step);

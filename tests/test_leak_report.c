@@ -185,6 +185,19 @@ static int setup(void **state)
 			add_proc(s, "memwatch_process_pss_bytes", "pgpool", pid, "started", pid, ts,
 				 10e6 + pss + noise(30e3));
 		}
+		/* sqlsvc.exe (Windows, watched): the same shape in the
+		 * shareable working set, told by the working set's PSS */
+		for (w = 0; w < 2; w++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", 220 + w);
+			add_proc(s, "memwatch_process_private_bytes", "sqlsvc.exe", pid, "started",
+				 pid, ts, 30e6 + noise(30e3));
+			add_proc(s, "memwatch_process_shareable_working_set_bytes", "sqlsvc.exe", pid,
+				 "started", pid, ts, (w ? 20e6 * h : 100e6) + noise(20e3));
+			add_proc(s, "memwatch_workingset_pss_bytes", "sqlsvc.exe", pid, NULL, NULL,
+				 ts, 30e6 + (w ? 10e6 * h : 100e6 - 10e6 * h) + noise(30e3));
+		}
 		/* shmpair: two processes map a memfd that grows 5 MB/h: the
 		 * summed PSS grows with it */
 		for (w = 0; w < 2; w++) {
@@ -287,7 +300,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 15);
+	assert_int_equal((int)num(rep, "groups_total"), 16);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -340,6 +353,13 @@ static void verdicts_per_group(void **state)
 	assert_string_equal(str(g, "verdict"), "pass");
 	assert_non_null(strstr(str(g, "reason"), "its group held the shared pages"));
 	assert_non_null(strstr(str(g, "reason"), "its 3 processes"));
+	/* ... on Windows too, from a watched group's working-set PSS */
+	g = group(rep, "sqlsvc.exe");
+	assert_string_equal(str(g, "verdict"), "pass");
+	g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "aspects"),
+					     "shared");
+	assert_string_equal(str(g, "verdict"), "pass");
+	assert_non_null(strstr(str(g, "reason"), "its group held the shared pages"));
 	/* ... while a memfd that grows under two of them is a leak */
 	g = group(rep, "shmpair");
 	assert_string_equal(str(g, "verdict"), "fail");
@@ -424,7 +444,7 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 15);
+	assert_int_equal((int)num(rep, "groups_total"), 16);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 9);
 	cJSON_Delete(rep);
 

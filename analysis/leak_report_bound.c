@@ -103,7 +103,7 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 {
 	struct mw_trace committed, resident;
 	const char *pid, *process, *started;
-	size_t i, s;
+	size_t s;
 
 	/* one failing incarnation (listed first, fails rank highest), not
 	 * a growing total of several */
@@ -124,11 +124,7 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 		free(c);
 		free(r);
 		if (bounded) {
-			for (i = 0; i < ar->nlisted; i++)
-				if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
-					ar->list[i].r = ar->g.r;
-					ar->list[i].rank = mw_verdict_rank(MW_VERDICT_PASS);
-				}
+			mw_leak_aspect_relist_fails(ar);
 			return;
 		}
 		if (found)

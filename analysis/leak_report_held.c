@@ -43,7 +43,7 @@ static const char *const held_metrics[] = {
  * (res->nt values; NaN where none is alive).  A gap inside an
  * incarnation keeps its last floor, as the group's total does
  * (leak_group.c). */
-void mw_leak_sum_alive(const struct mw_range_result *res, double *sum)
+static void sum_alive(const struct mw_range_result *res, double *sum)
 {
 	size_t i, j, *alive = mw_xcalloc(res->nt ? res->nt : 1, sizeof(*alive));
 
@@ -70,48 +70,47 @@ void mw_leak_sum_alive(const struct mw_range_result *res, double *sum)
 	free(alive);
 }
 
-/* The failing incarnations listed take the group's new result. */
-static void relist(struct mw_leak_aspect_result *ar)
+/* The floors of the group's PSS series on the axis from, to, step into
+ * *res, from the first metric with two or more; 0, or -1 when none has
+ * (*res then empty). */
+static int read_group_pss(struct mw_reader *reader, const char *process, int64_t from, int64_t to,
+			  int64_t step, struct mw_range_result *res)
 {
-	size_t i;
+	struct mw_range_query q;
+	char sel[512];
+	size_t m;
 
-	for (i = 0; i < ar->nlisted; i++)
-		if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
-			ar->list[i].r = ar->g.r;
-			ar->list[i].rank = mw_verdict_rank(ar->g.r.verdict);
-		}
+	for (m = 0; m < MW_ARRAY_SIZE(held_metrics); m++) {
+		memset(res, 0, sizeof(*res));
+		mw_leak_group_selector(sel, sizeof(sel), held_metrics[m], process);
+		mw_range_query_init(&q, from, to);
+		q.step_ms = step;
+		q.agg = MW_AGG_MIN;
+		if (mw_reader_range(reader, sel, &q, res, NULL) == 0 && res->nseries >= 2 &&
+		    res->nt > 0)
+			return 0;
+		mw_range_result_release(res);
+	}
+	memset(res, 0, sizeof(*res));
+	return -1;
 }
 
 void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			    const char *process, const struct mw_leak_params *p, int64_t from,
 			    int64_t to, int64_t step)
 {
-	struct mw_range_query q;
-	struct mw_range_result res = { 0 };
+	struct mw_range_result res;
 	struct mw_leak_result r;
 	struct mw_trace tr;
-	char sel[512], tmp[MW_LEAK_REASON_MAX];
+	char tmp[MW_LEAK_REASON_MAX];
 	double *sum;
-	size_t m;
 
 	if (!ar->present || ar->g.r.verdict != MW_VERDICT_FAIL || ar->ninc < 2 ||
-	    ar->ninc > HELD_MAX_INCARNATIONS || !process)
+	    ar->ninc > HELD_MAX_INCARNATIONS || !process ||
+	    read_group_pss(reader, process, from, to, step, &res))
 		return;
-	for (m = 0;; m++) {
-		if (m == MW_ARRAY_SIZE(held_metrics))
-			return;
-		mw_leak_group_selector(sel, sizeof(sel), held_metrics[m], process);
-		mw_range_query_init(&q, from, to);
-		q.step_ms = step;
-		q.agg = MW_AGG_MIN;
-		if (mw_reader_range(reader, sel, &q, &res, NULL) == 0 && res.nseries >= 2 &&
-		    res.nt > 0)
-			break;
-		mw_range_result_release(&res);
-		memset(&res, 0, sizeof(res));
-	}
 	sum = mw_xcalloc(res.nt, sizeof(*sum));
-	mw_leak_sum_alive(&res, sum);
+	sum_alive(&res, sum);
 	tr.t0_ms = res.t[0];
 	tr.step_ms = res.step_ms;
 	tr.v = sum;
@@ -124,7 +123,7 @@ void mw_leak_bound_by_group(struct mw_reader *reader, struct mw_leak_aspect_resu
 		memcpy(r.reason, tmp, sizeof(tmp));
 		ar->g.r = r;
 		ar->g.total_failed = 0;
-		relist(ar);
+		mw_leak_aspect_relist_fails(ar);
 	}
 	free(sum);
 	mw_range_result_release(&res);

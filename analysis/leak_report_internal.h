@@ -97,6 +97,9 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
 			 struct mw_leak_aspect_result *ar, struct mw_err *err);
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
+/* The listed incarnations that failed take the group's result (ar->g.r),
+ * once a later look turned the group's fail into something else. */
+void mw_leak_aspect_relist_fails(struct mw_leak_aspect_result *ar);
 /* The report keeps only each series' id and time span (leak_report.c):
  * the identity (key, labels) of the listed incarnations and the deciding
  * one read again by id, before the result is written or its kind found.
@@ -105,10 +108,6 @@ void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_resu
 
 /* ---- shared pages the group held already (leak_report_held.c) ---- */
 
-/* The floors of res's series alive in each bucket summed into sum
- * (res->nt values, NaN where none is alive); a gap inside a series keeps
- * its last floor. */
-void mw_leak_sum_alive(const struct mw_range_result *res, double *sum);
 /* When ar (an aspect of pages others may hold) fails for a group of
  * several incarnations of process, and the PSS of the group's
  * incarnations summed bucket by bucket does not fail under p, ar takes

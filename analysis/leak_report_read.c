@@ -194,6 +194,17 @@ out:
 	return rc;
 }
 
+void mw_leak_aspect_relist_fails(struct mw_leak_aspect_result *ar)
+{
+	size_t i;
+
+	for (i = 0; i < ar->nlisted; i++)
+		if (ar->list[i].r.verdict == MW_VERDICT_FAIL) {
+			ar->list[i].r = ar->g.r;
+			ar->list[i].rank = mw_verdict_rank(ar->g.r.verdict);
+		}
+}
+
 void mw_leak_aspect_restore(struct mw_reader *reader, struct mw_leak_aspect_result *ar)
 {
 	size_t i;

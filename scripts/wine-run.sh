@@ -17,7 +17,8 @@ fi
 
 prefix=${MW_WINEPREFIX:-$root/build/wine/prefix}
 export WINEPREFIX=$prefix
-export WINEDEBUG=-all
+# quiet unless the caller asks for a channel (run-tests.sh does on a retry)
+export WINEDEBUG=${WINEDEBUG:--all}
 # no Mono or Gecko install prompts
 export WINEDLLOVERRIDES="mscoree,mshtml=${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 export WINEARCH=win64

@@ -386,44 +386,55 @@ static void note_first_verdict(const struct mw_leak_entry *e, size_t n, const st
 }
 
 /* Judge every group of the selection over [from, to] on step, one group
- * read, judged and released before the next; rank them. */
+ * read, judged and released before the next (side by side on q->threads
+ * threads: leak_report_parallel.c); keep the judged ones in the
+ * selection's order (ranked later). */
 static int judge_groups(struct mw_reader *reader, const struct mw_leak_query *q,
 			const struct mw_leak_aspect *aspects, size_t naspects, struct selection *sel,
 			int64_t from, int64_t to, int64_t step, struct mw_exit_check *xc,
 			struct judged *jg, struct mw_err *err)
 {
 	struct mw_leak_entry *ent = sel->ent;
+	struct mw_leak_span *spans;
+	struct mw_leak_judged_group *out;
+	bool *excluded;
 	char **watched = NULL;
-	size_t nwatched = 0, i, j;
-	int rc = -1;
+	size_t nwatched = 0, nspans = 0, i, j, k;
+	int rc;
 
 	qsort(ent, sel->nent, sizeof(*ent), mw_leak_cmp_entry);
 	watched_names(reader, &watched, &nwatched);
 	/* one per group (the names are the selection's, one copy each) */
-	jg->groups = mw_xcalloc(sel->nnames ? sel->nnames : 1, sizeof(*jg->groups));
+	spans = mw_xcalloc(sel->nnames ? sel->nnames : 1, sizeof(*spans));
 	for (i = 0; i < sel->nent; i = j) {
-		struct mw_leak_judged_group *g = &jg->groups[jg->ngroups];
-		bool excluded, w;
-
 		for (j = i + 1; j < sel->nent && ent[i].group == ent[j].group; j++)
 			;
-		w = nwatched && bsearch(&ent[i].group, watched, nwatched, sizeof(*watched), cmp_str);
-		if (mw_leak_report_group(reader, ent + i, j - i, aspects, naspects, q, from, to, step, w,
-					 xc, g, &excluded, err))
-			goto out;
-		if (excluded) {
-			jg->nexcluded++;
-			continue;
-		}
-		if (g->verdict == MW_VERDICT_INCONCLUSIVE)
-			note_first_verdict(ent + i, j - i, q, to, step, &jg->ready);
-		jg->ngroups++;
+		spans[nspans].e = ent + i;
+		spans[nspans].n = j - i;
+		spans[nspans].watched = nwatched && bsearch(&ent[i].group, watched, nwatched,
+							    sizeof(*watched), cmp_str);
+		nspans++;
 	}
-	rc = 0;
-out:
 	for (i = 0; i < nwatched; i++)
 		free(watched[i]);
 	free(watched);
+	out = mw_xcalloc(nspans ? nspans : 1, sizeof(*out));
+	excluded = mw_xcalloc(nspans ? nspans : 1, sizeof(*excluded));
+	rc = mw_leak_judge_spans(reader, spans, nspans, aspects, naspects, q, from, to, step, xc,
+				 out, excluded, err);
+	jg->groups = out;
+	for (k = 0; rc == 0 && k < nspans; k++) {
+		if (excluded[k]) {
+			free(out[k].json);
+			jg->nexcluded++;
+			continue;
+		}
+		if (out[k].verdict == MW_VERDICT_INCONCLUSIVE)
+			note_first_verdict(spans[k].e, spans[k].n, q, to, step, &jg->ready);
+		out[jg->ngroups++] = out[k];
+	}
+	free(excluded);
+	free(spans);
 	return rc;
 }
 

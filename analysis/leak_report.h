@@ -47,7 +47,15 @@ struct mw_leak_query {
 	 * grow with the processes that came and went (a build agent starts
 	 * thousands a day).  check and the API judge the whole history. */
 	bool live_only;
+	/* Groups judged side by side on this many threads, each with a
+	 * reader of its own (0 and 1: the caller's thread only).  The same
+	 * report whatever the number; the API and check use the processors
+	 * there are (up to MW_LEAK_MAX_THREADS), the background judgement
+	 * one, so its CPU stays smooth under its budget. */
+	size_t threads;
 };
+
+#define MW_LEAK_MAX_THREADS 4
 
 void mw_leak_query_init(struct mw_leak_query *q);
 /* The [leak] section's defaults (warm-up, minimum duration, budget,

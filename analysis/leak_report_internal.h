@@ -189,6 +189,26 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 			 const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
 			 bool watched, struct mw_exit_check *xc, struct mw_leak_judged_group *out,
 			 bool *excluded, struct mw_err *err);
+/* ---- the groups side by side (leak_report_parallel.c) ---- */
+
+/* One group to judge: its entries e[0..n), and whether it is watched. */
+struct mw_leak_span {
+	struct mw_leak_entry *e;
+	size_t n;
+	bool watched;
+};
+
+/* Judge spans[k] into out[k] and excluded[k] for every k < nspans, as
+ * mw_leak_report_group, on up to q->threads threads (reader on this one,
+ * a reader of its own opened like it on each other): the same results
+ * in the same places whatever the threads.  0, or -1 with the error of
+ * the first failing span (by index); then out holds nothing to free. */
+int mw_leak_judge_spans(struct mw_reader *reader, const struct mw_leak_span *spans, size_t nspans,
+			const struct mw_leak_aspect *aspects, size_t naspects,
+			const struct mw_leak_query *q, int64_t from, int64_t to, int64_t step,
+			struct mw_exit_check *xc, struct mw_leak_judged_group *out, bool *excluded,
+			struct mw_err *err);
+
 /* qsort order of the report: failures first, then the watched processes,
  * then by verdict, then the steepest. */
 int mw_leak_cmp_judged(const void *a, const void *b);

@@ -13,6 +13,7 @@
 
 #include "analysis/leak_report.h"
 #include "base/clock.h"
+#include "base/cpu_count.h"
 #include "cmd_args.h"
 #include "commands.h"
 #include "report_source.h"
@@ -157,6 +158,7 @@ int mw_cmd_check(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	mw_leak_query_init(&a.q);
+	a.q.threads = mw_cpu_count();
 	rc = parse_args(&a, argc, argv, mw_clock_wall_ms());
 	if (rc) {
 		mw_leak_query_release(&a.q);

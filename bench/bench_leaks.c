@@ -23,6 +23,7 @@
 
 #include "analysis/leak_report.h"
 #include "base/clock.h"
+#include "base/cpu_count.h"
 #include "core/config.h"
 #include "base/units.h"
 #include "storage/query.h"
@@ -121,6 +122,19 @@ static void build(const char *path, int nproc, int interval_s, int64_t t0)
 /* The CPU seconds of the last judge() (the process's CPU clock: on a
  * shared machine a steadier figure than the wall clock). */
 static double last_cpu_s;
+/* Threads the report judges on (mw_leak_query.threads), and a hash of the
+ * last report's JSON (the same report whatever the threads). */
+static size_t judge_threads = 1;
+static uint64_t last_hash;
+
+static uint64_t text_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ULL;
+	return h;
+}
 
 static double judge(struct mw_reader *r, const char *match, int64_t from, int64_t to, int *fails)
 {
@@ -135,6 +149,7 @@ static double judge(struct mw_reader *r, const char *match, int64_t from, int64_
 	q.match = match ? strdup(match) : NULL;
 	q.from_ms = from;
 	q.to_ms = to;
+	q.threads = judge_threads;
 	t = now_s();
 	last_cpu_s = (double)clock();
 	mw_jbuf_init(&text);
@@ -142,6 +157,7 @@ static double judge(struct mw_reader *r, const char *match, int64_t from, int64_
 		die("report", &err);
 	t = now_s() - t;
 	last_cpu_s = ((double)clock() - last_cpu_s) / CLOCKS_PER_SEC;
+	last_hash = text_hash(text.p);
 	report = cJSON_Parse(text.p);
 	mw_jbuf_release(&text);
 	c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "counts"), "fail");
@@ -220,6 +236,33 @@ static double read_floors_each(struct mw_reader *r, int64_t from, int64_t to, in
 	return t;
 }
 
+/* The same report judged on one thread (the baseline) and on every
+ * processor (mw_leak_query.threads, as the API and check judge),
+ * alternating, three rounds: the best wall time of each, its CPU time,
+ * and whether the two reports are the same bytes. */
+static void threads_side_by_side(struct mw_reader *r, const char *what, int64_t from, int64_t to)
+{
+	size_t n = mw_cpu_count() < MW_LEAK_MAX_THREADS ? mw_cpu_count() : MW_LEAK_MAX_THREADS;
+	double best[2] = { 1e9, 1e9 }, cpu[2] = { 0, 0 }, t;
+	uint64_t hash[2] = { 0, 0 };
+	int fails, k, m;
+
+	for (k = 0; k < 3; k++)
+		for (m = 0; m < 2; m++) {
+			judge_threads = m ? n : 1;
+			t = judge(r, NULL, from, to, &fails);
+			hash[m] = last_hash;
+			if (t < best[m]) {
+				best[m] = t;
+				cpu[m] = last_cpu_s;
+			}
+		}
+	judge_threads = 1;
+	printf("%s on %zu threads: %.3f s (%.3f CPU s) against one thread %.3f s (%.3f CPU s) in "
+	       "the same run: %.2fx the wall time; the same report: %s\n", what, n, best[1],
+	       cpu[1], best[0], cpu[0], best[1] / best[0], hash[0] == hash[1] ? "yes" : "NO");
+}
+
 /* Issue 26's figure: every process of the 1,000 judged over the 7 days,
  * against reading their floors in the same run. */
 static void thousand(int64_t t0, int64_t to)
@@ -254,6 +297,7 @@ static void thousand(int64_t t0, int64_t to)
 	       best_each, best_each / best_base);
 	printf("judge %d processes over the last 24 h: %.3f s, %d fail\n", NPROC_MAX, best_day,
 	       fails_day);
+	threads_side_by_side(r, "judge 1000 processes over 7 days", t0, to);
 	mw_reader_free(r);
 }
 
@@ -307,6 +351,7 @@ int main(int argc, char **argv)
 	}
 	printf("judge one process: %.1f ms (target <= 20 ms), %s\n", best_one * 1e3,
 	       fails_one == 1 ? "fail (it leaks)" : "NOT failed");
+	threads_side_by_side(r, "judge 300 processes over 7 days at 1 s", t0, to);
 	mw_reader_free(r);
 	thousand(t0, to);
 	return 0;

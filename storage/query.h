@@ -54,6 +54,10 @@ struct mw_reader;
  * the daemon's writer; cfg->db_path).  The file must exist.  -1 with a
  * message naming the path on failure. */
 int mw_reader_open(struct mw_reader **out, const char *db_path, struct mw_err *err);
+/* Another reader on r's file with r's deadline: a second thread's, for
+ * work shared out (the leak report's groups judged side by side).  -1
+ * with a message as mw_reader_open. */
+int mw_reader_open_like(struct mw_reader **out, const struct mw_reader *r, struct mw_err *err);
 /* The page cache of readers opened from now on (0: SQLite's default,
  * 2 MB).  Process-wide; call once at start, before reader threads run. */
 void mw_reader_set_default_cache(uint64_t bytes);
@@ -95,6 +99,9 @@ enum mw_query_error {
 	MW_QERR_DEADLINE,	/* stopped at the reader's deadline */
 };
 enum mw_query_error mw_reader_error_kind(const struct mw_reader *r);
+/* Set it: work shared out to readers opened like this one hands over
+ * what made a failed call on one of them fail. */
+void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind);
 
 /* ---- series -------------------------------------------------------- */
 

@@ -89,7 +89,6 @@ int mw_reader_begin_selected(struct mw_reader *r, const char *selector,
 			     struct mw_selector *sel, struct mw_err *err);
 /* -1 with the message of a failed statement (deadline or storage). */
 int mw_reader_fail(struct mw_reader *r, struct mw_err *err);
-void mw_reader_set_kind(struct mw_reader *r, enum mw_query_error kind);
 /* The deadline has passed (never while a transaction ends). */
 bool mw_reader_expired(struct mw_reader *r);
 /* -1 with "query stopped at its deadline" (MW_QERR_DEADLINE). */

@@ -179,6 +179,14 @@ fail:
 	return -1;
 }
 
+int mw_reader_open_like(struct mw_reader **out, const struct mw_reader *r, struct mw_err *err)
+{
+	if (mw_reader_open(out, r->path, err))
+		return -1;
+	mw_reader_set_deadline(*out, r->deadline_ns);
+	return 0;
+}
+
 void mw_reader_free(struct mw_reader *r)
 {
 	int i;

@@ -617,6 +617,68 @@ static void published_verdicts_match_json(void **state)
 	mw_reader_free(r);
 }
 
+/* The text of the report over the whole fixture judged on threads
+ * threads (owned). */
+static char *report_text(const char *match, const char *process, size_t threads)
+{
+	struct mw_reader *r;
+	struct mw_leak_query q;
+	struct mw_err err;
+	struct mw_jbuf text;
+	size_t len;
+	char *out;
+
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	mw_leak_query_init(&q);
+	q.match = match ? strdup(match) : NULL;
+	q.process = process ? strdup(process) : NULL;
+	q.from_ms = T0;
+	q.to_ms = T0 + (int64_t)HOURS * 3600000;
+	q.threads = threads;
+	mw_jbuf_init(&text);
+	if (mw_leak_report(r, &q, &text, NULL, &err))
+		fail_msg("report on %zu threads: %s", threads, err.msg);
+	out = mw_jbuf_detach(&text, &len);
+	mw_jbuf_release(&text);
+	mw_leak_query_release(&q);
+	mw_reader_free(r);
+	return out;
+}
+
+/* Groups judged side by side (leak_report_parallel.c) give the report a
+ * single thread gives, byte for byte: the same verdicts in the same
+ * order, whatever thread judged which group. */
+static void threads_give_the_same_report(void **state)
+{
+	static const struct {
+		const char *match, *process;
+	} cases[] = {
+		{ NULL, NULL },
+		{ NULL, "*" },
+		{ "memwatch_process_private_bytes", NULL },
+	};
+	size_t c, t;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *one = report_text(cases[c].match, cases[c].process, 1);
+		cJSON *rep = cJSON_Parse(one);
+
+		/* enough groups that more than one thread takes part (a
+		 * thread per 8 groups at most) */
+		assert_non_null(rep);
+		assert_true(num(rep, "groups_total") >= 16);
+		cJSON_Delete(rep);
+		for (t = 2; t <= MW_LEAK_MAX_THREADS + 1; t++) {
+			char *many = report_text(cases[c].match, cases[c].process, t);
+
+			assert_string_equal(many, one);
+			free(many);
+		}
+		free(one);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +688,7 @@ int main(void)
 		cmocka_unit_test(warm_up_says_when),
 		cmocka_unit_test(table),
 		cmocka_unit_test(published_verdicts_match_json),
+		cmocka_unit_test(threads_give_the_same_report),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

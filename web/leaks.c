@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/leak_report.h"
+#include "base/cpu_count.h"
 #include "storage/query.h"
 #include "web_internal.h"
 
@@ -34,6 +35,7 @@ static struct MHD_Response *leak_report(struct mw_req *r, bool as_check)
 	mw_jbuf_init(&report);
 	mw_leak_query_init(&q);
 	q.params = r->web->leak_params;
+	q.threads = mw_cpu_count();	/* the page waits on it: every processor */
 	for (i = 0; i < MW_ARRAY_SIZE(leak_options); i++) {
 		const char *v = mw_req_arg(r, leak_options[i]);
 

@@ -130,7 +130,7 @@ int main(void)
 	mw_test_db_remove(DB);
 	mw_test_db_remove(BASE_DB);
 	s = mw_bench_store_open(DB);
-	if (mw_schema_open(&base, BASE_DB, 0, NULL, NULL, &err) ||
+	if (mw_schema_open(&base, BASE_DB, &(struct mw_schema_open_options){ 0, INT64_MAX }, NULL, NULL, NULL, &err) ||
 	    mw_db_exec(base, "CREATE TABLE snap (id INTEGER PRIMARY KEY, process_id INTEGER,"
 		       " ts INTEGER, data BLOB); CREATE INDEX snap_by ON snap(process_id, ts)",
 		       &err) ||

@@ -78,6 +78,7 @@ struct mw_config {
 	int64_t series_idle_ms;	/* a series without a point this long leaves memory */
 	uint64_t cache_bytes;	/* SQLite page cache of the writer (readers: up to 2 MB) */
 	int64_t full_check_every_ms;	/* start-up full check after clean stops at least this often; 0: always */
+	uint64_t full_check_background_from;	/* files this big are checked beside the daemon */
 
 	/* [web] */
 	char *listen;		/* "127.0.0.1:8080", "[::1]:8080", "off" */

@@ -183,6 +183,12 @@ const struct mw_option mw_config_options[] = {
 	  "crash or a kill, when the file changed size behind memwatch's back, and at\n"
 	  "least this often; a file the last run closed cleanly is otherwise trusted.\n"
 	  "0: at every start-up.") },
+	{ MW_OPTION("storage", "full_check_background", MW_OPT_SIZE, OFF(full_check_background_from),
+		    "256MB", 0, 1125899906842624LL,
+	  "A database at least this big is read whole beside the running daemon instead\n"
+	  "of before it starts: sampling and the web server do not wait for it.  A file\n"
+	  "that fails is reported (/healthz degraded, the log) and moved aside at the next\n"
+	  "start-up.  0B: always in the background; 1PB: never.") },
 	{ MW_OPTION("web", "listen", MW_OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'."),
 	  .check = listen_check },

@@ -98,3 +98,18 @@ int mw_clean_stop_mark(sqlite3 *db, struct mw_err *err)
 		return mw_error_prefix(err, "cannot record the clean stop");
 	return 0;
 }
+
+int mw_clean_stop_checked(sqlite3 *db, int64_t now_ms, struct mw_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (mw_db_prepare(db, &st, "UPDATE store_state SET checked_ms = ?1 WHERE id = 1", err))
+		return -1;
+	sqlite3_bind_int64(st, 1, now_ms);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return mw_error(err, "cannot record the full check: %s", sqlite3_errmsg(db));
+	return 0;
+}

@@ -58,6 +58,10 @@ const char *mw_full_check_reason(const struct mw_clean_stop *st, int64_t file_by
  * clean), and checked_ms becomes now_ms if a full check ran. */
 int mw_clean_stop_begin(sqlite3 *db, bool checked, int64_t now_ms, struct mw_err *err);
 
+/* A full check read in the background (bg_check.h) passed: checked_ms
+ * becomes now_ms, as if the start-up had run it. */
+int mw_clean_stop_checked(sqlite3 *db, int64_t now_ms, struct mw_err *err);
+
 /* After the last write of a run: clean, with the page count as it is. */
 int mw_clean_stop_mark(sqlite3 *db, struct mw_err *err);
 

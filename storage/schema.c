@@ -25,6 +25,7 @@
 #include "db.h"
 #include "codec.h"
 #include "catalog.h"
+#include "bg_check.h"
 #include "clean_stop.h"
 #include "rollup_fill.h"
 #include "base/log.h"
@@ -428,8 +429,7 @@ static int rename_aside(const char *path, char *aside, size_t size, struct mw_er
 	return 0;
 }
 
-/* 0: fine, 1: corrupt (not a database, or fails quick_check), -1: error. */
-static int check(sqlite3 *db, struct mw_err *err)
+int mw_schema_check(sqlite3 *db, struct mw_err *err)
 {
 	sqlite3_stmt *st;
 	int rc, bad = 0;
@@ -466,36 +466,54 @@ static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
 	return 0;
 }
 
-int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
-		   const char **checked, bool *intact, struct mw_err *err)
+int mw_schema_open(sqlite3 **out, const char *path, const struct mw_schema_open_options *o,
+		   const char **checked, const char **deferred, bool *intact, struct mw_err *err)
 {
 	sqlite3 *db = NULL;
 	struct mw_err why;
 	int64_t now_ms = mw_clock_wall_ms(), file_bytes, page_size, t0;
 	struct mw_clean_stop last;
 	const char *reason;
-	bool clean = false;
+	char marker[4096];
+	bool clean = false, marked;
 	int rc = 0;
 
 	*out = NULL;
 	if (checked)
 		*checked = NULL;
+	if (deferred)
+		*deferred = NULL;
 	if (intact)
 		*intact = false;
 	file_bytes = mw_file_size(path);	/* before SQLite replays a WAL into it */
+	mw_bg_check_marker(marker, sizeof(marker), path);
+	marked = file_exists(marker);
 	if (open_one(&db, path, err))
 		return -1;
 	page_size = mw_db_int(db, "PRAGMA page_size");
 	if (mw_clean_stop_read(db, &last)) {
 		reason = "the file could not be read";
+	} else if (marked) {
+		reason = "the last run's full check, read in the background, failed";
 	} else {
 		reason = mw_full_check_reason(&last, file_bytes, page_size, now_ms,
-					      full_check_every_ms);
+					      o->full_check_every_ms);
 		clean = mw_clean_stop_intact(&last, file_bytes, page_size);
+		/* A large file that reads as this memwatch's is checked
+		 * beside the running daemon (bg_check.h); a damaged one is
+		 * found there and moved aside at the next start. */
+		if (reason && deferred && file_bytes >= o->background_from_bytes &&
+		    mw_schema_version(db) == MW_SCHEMA_VERSION) {
+			*deferred = reason;
+			reason = NULL;
+		}
 	}
 	t0 = mw_clock_mono_ns();
-	if (reason) {
-		rc = check(db, &why);
+	if (deferred && *deferred) {
+		mw_log_info("storage: full check of '%s' (%s): %.0f MB, read in the background "
+			    "while the daemon runs", path, *deferred, (double)file_bytes / 1e6);
+	} else if (reason) {
+		rc = mw_schema_check(db, &why);
 		mw_log_info("storage: full check of '%s' (%s): %s in %lld ms", path, reason,
 			    rc ? "failed" : "ok", (long long)((mw_clock_mono_ns() - t0) / 1000000));
 	} else {
@@ -507,6 +525,8 @@ int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
 		sqlite3_close(db);
 		return mw_error(err, "cannot check '%s': %s", path, why.msg);
 	}
+	if (marked && mw_remove(marker))
+		mw_log_warn("storage: cannot remove '%s': %s", marker, strerror(errno));
 	if (rc > 0) {
 		char aside[4096];
 

@@ -28,18 +28,34 @@
  * Open (creating if needed) the database at path for writing: check it
  * (PRAGMA quick_check; skipped for a file the last run closed cleanly and
  * that is unchanged since, unless the last check is older than
- * full_check_every_ms, 0: always: clean_stop.h), and if it is not a
+ * o->full_check_every_ms, 0: always: clean_stop.h), and if it is not a
  * valid database or fails the check, close it, rename it and its -wal/-shm files aside to
  * PATH.corrupt-YYYYmmddTHHMMSS (UTC), log that at error level, and start
  * a fresh file.  *checked (may be NULL): why the full check ran (a
- * static string), NULL when it was skipped.  *intact (may be NULL): the
+ * static string), NULL when it was skipped or deferred; *deferred (NULL:
+ * never deferred): why a full check is due that the caller must run in
+ * the background (o->background_from_bytes).  *intact (may be NULL): the
  * last run stopped cleanly and the file is as it left it
  * (mw_clean_stop_intact; false for a file renamed aside).  Then set WAL, synchronous=FULL, incremental auto-vacuum
  * (new files) and migrate to MW_SCHEMA_VERSION.  -1 with a message on
  * failure (unwritable directory, newer schema ...).
  */
-int mw_schema_open(sqlite3 **out, const char *path, int64_t full_check_every_ms,
-		   const char **checked, bool *intact, struct mw_err *err);
+struct mw_schema_open_options {
+	int64_t full_check_every_ms;	/* clean_stop.h */
+	/* A file this big or more whose full check is due, that reads as
+	 * this memwatch's (its clean-stop record, the current schema) and
+	 * whose last background check did not fail, is not checked here:
+	 * *deferred says why it is due, and the caller reads it whole in
+	 * the background (bg_check.h).  INT64_MAX: never. */
+	int64_t background_from_bytes;
+};
+
+int mw_schema_open(sqlite3 **out, const char *path, const struct mw_schema_open_options *o,
+		   const char **checked, const char **deferred, bool *intact, struct mw_err *err);
+
+/* PRAGMA quick_check on db: 0 fine, 1 damaged (not a database, or the
+ * check found something; err says what), -1 it could not run (err). */
+int mw_schema_check(sqlite3 *db, struct mw_err *err);
 
 /* Migrate an open database from its current version up to `target`
  * (<= MW_SCHEMA_VERSION; tests use it to build older files). */

@@ -44,6 +44,7 @@
  * after a crash all are rebuilt (series.c), the 10 minutes and the hour
  * from the stored minutes.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@
 
 #include "store_impl.h"
 #include "rollup.h"
+#include "bg_check.h"
 #include "schema.h"
 #include "clean_stop.h"
 #include "dblock.h"
@@ -58,6 +60,7 @@
 #include "query.h"
 #include "base/clock.h"
 #include "base/clock_step.h"
+#include "base/fsutf8.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 #include "core/metric_catalog.h"
@@ -138,6 +141,7 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->regions_keyframe_every = 64;
 	o->max_pending_region_bytes = 64u << 20;
 	o->full_check_every_ms = MW_FULL_CHECK_EVERY_MS;
+	o->full_check_background_from = MW_FULL_CHECK_BACKGROUND_FROM;
 }
 
 void mw_store_options_from_config(struct mw_store_options *o, const struct mw_config *cfg)
@@ -158,6 +162,8 @@ void mw_store_options_from_config(struct mw_store_options *o, const struct mw_co
 	if (cfg->cache_bytes > 0)
 		o->cache_bytes = cfg->cache_bytes;
 	o->full_check_every_ms = cfg->full_check_every_ms;
+	o->full_check_background_from = cfg->full_check_background_from > INT64_MAX ?
+		INT64_MAX : (int64_t)cfg->full_check_background_from;
 }
 
 /* ---- points -------------------------------------------------------------- */
@@ -687,6 +693,53 @@ static int check_file(struct mw_store *s, struct mw_err *err)
 	return -1;
 }
 
+const char *mw_store_poll_check(struct mw_store *s, int64_t now_ms)
+{
+	struct mw_err why, err;
+	char marker[4096];
+	int64_t ms;
+	FILE *f;
+
+	if (!s->bg_check)
+		return s->check_failed[0] ? s->check_failed : NULL;
+	switch (mw_bg_check_poll(s->bg_check, &ms, &why)) {
+	case MW_BG_CHECK_RUNNING:
+		return NULL;
+	case MW_BG_CHECK_PASSED:
+		mw_log_info("storage: full check of '%s' (%s), read in the background: ok in %lld ms",
+			    s->db_path, s->stats.full_check_background, (long long)ms);
+		if (mw_clean_stop_checked(s->db, now_ms, &err))
+			mw_log_warn("storage: '%s': %s", s->db_path, err.msg);
+		break;
+	case MW_BG_CHECK_UNCHECKED:
+		mw_log_warn("storage: full check of '%s' in the background could not read it "
+			    "through (%s); the next start-up checks it", s->db_path, why.msg);
+		break;
+	case MW_BG_CHECK_DAMAGED:
+		snprintf(s->check_failed, sizeof(s->check_failed),
+			 "the database '%s' failed its full check (%s): restart memwatchd to move "
+			 "it aside and start a new file", s->db_path, why.msg);
+		mw_log_error("storage: DATABASE '%s' FAILED ITS FULL CHECK, read in the background "
+			     "in %lld ms (%s); the next start-up moves it aside", s->db_path,
+			     (long long)ms, why.msg);
+		/* the next start checks it first, however it stops */
+		mw_bg_check_marker(marker, sizeof(marker), s->db_path);
+		if (!(f = mw_fopen(marker, "wb")) || fprintf(f, "%s\n", why.msg) < 0 || fclose(f))
+			mw_log_error("storage: cannot write '%s': %s", marker, strerror(errno));
+		break;
+	}
+	mw_bg_check_free(s->bg_check);
+	s->bg_check = NULL;
+	return s->check_failed[0] ? s->check_failed : NULL;
+}
+
+const char *mw_store_wait_check(struct mw_store *s)
+{
+	if (s->bg_check)
+		mw_bg_check_wait(s->bg_check);
+	return mw_store_poll_check(s, mw_clock_wall_ms());
+}
+
 int mw_store_flush(struct mw_store *s, struct mw_err *err)
 {
 	int64_t t0 = mw_clock_mono_ns();
@@ -941,10 +994,32 @@ static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 	return mw_db_exec(s->db, "COMMIT", err);
 }
 
+static int open_once(struct mw_store **out, const struct mw_store_options *o, bool *deferred,
+		     struct mw_err *err);
+
 int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		  struct mw_err *err)
 {
+	struct mw_store_options now = *o;
+	bool deferred = false;
+
+	if (open_once(out, o, &deferred, err) == 0)
+		return 0;
+	if (!deferred)
+		return -1;
+	/* A file damaged where the start-up reads it fails before its check
+	 * in the background could find it: checked first, as without that
+	 * (and moved aside if damaged). */
+	mw_log_warn("storage: %s; reading the whole file first", err->msg);
+	now.full_check_background_from = INT64_MAX;
+	return open_once(out, &now, &deferred, err);
+}
+
+static int open_once(struct mw_store **out, const struct mw_store_options *o, bool *deferred,
+		     struct mw_err *err)
+{
 	struct mw_store *s = mw_xcalloc(1, sizeof(*s));
+	struct mw_schema_open_options so;
 	int i;
 
 	*out = NULL;
@@ -963,10 +1038,16 @@ int mw_store_open(struct mw_store **out, const struct mw_store_options *o,
 		mw_store_free(s);
 		return -1;
 	}
-	if (mw_schema_open(&s->db, s->db_path, s->opt.full_check_every_ms,
-			   &s->stats.full_check, &s->clean_start, err) ||
+	so.full_check_every_ms = s->opt.full_check_every_ms;
+	so.background_from_bytes = s->opt.full_check_background_from;
+	if (mw_schema_open(&s->db, s->db_path, &so, &s->stats.full_check,
+			   &s->stats.full_check_background, &s->clean_start, err) ||
 	    mw_dblock_follow(s->lock, s->db_path, err))
 		goto fail;
+	*deferred = s->stats.full_check_background != NULL;
+	if (s->stats.full_check_background && !(s->bg_check = mw_bg_check_start(s->db_path)))
+		mw_log_warn("storage: cannot start the full check of '%s' in the background; "
+			    "the next start-up checks it", s->db_path);
 	if (s->opt.cache_bytes) {
 		char sql[64];
 
@@ -1008,6 +1089,12 @@ void mw_store_free(struct mw_store *s)
 
 	if (!s)
 		return;
+	/* a check that ended is recorded; one still reading is stopped and
+	 * left to the next start-up (its date in store_state is unchanged) */
+	if (s->db && s->bg_check)
+		mw_store_poll_check(s, mw_clock_wall_ms());
+	mw_bg_check_free(s->bg_check);
+	s->bg_check = NULL;
 	if (s->db && s->st[ST_COUNT - 1]) {
 		/* every bucket in progress, whole: after this clean stop the next
 		 * start takes them back from these rows (series.c resume_rollups) */

@@ -66,7 +66,14 @@ struct mw_store_options {
 	 * last full check is older than this; 0: at every start-up.  Default
 	 * MW_FULL_CHECK_EVERY_MS (clean_stop.h). */
 	int64_t full_check_every_ms;
+	/* A file at least this big whose full check is due is read whole
+	 * in the background while the store runs (bg_check.h): start-up
+	 * does not wait for it.  Default MW_FULL_CHECK_BACKGROUND_FROM;
+	 * INT64_MAX: never. */
+	int64_t full_check_background_from;
 };
+
+#define MW_FULL_CHECK_BACKGROUND_FROM (256LL << 20)
 
 #define MW_STORE_SERIES_IDLE_MS (10 * 60000)
 
@@ -79,6 +86,8 @@ struct mw_store_stats {
 	/* Why the start-up read the whole file (a static string), NULL when
 	 * a clean stop let it skip that (clean_stop.h). */
 	const char *full_check;
+	/* Why a full check runs in the background (static), NULL: none. */
+	const char *full_check_background;
 	uint64_t points_total;	/* points committed to the database */
 	uint64_t dropped_points_total;	/* points given up: queue full, disk */
 	uint64_t skipped_points_total;	/* skip_stored: stored already, not added */
@@ -150,6 +159,14 @@ void mw_store_mark_complete(struct mw_store *s, int64_t ms);
 /* Write what is pending.  0 on success; -1 when the database refused
  * (message in err; the store keeps running, see above). */
 int mw_store_flush(struct mw_store *s, struct mw_err *err);
+
+/* The writer's look at a full check running in the background
+ * (bg_check.h): when it has ended, its outcome is recorded and logged.
+ * Returns the message of a check the file failed (for /healthz), else
+ * NULL.  Writer thread. */
+const char *mw_store_poll_check(struct mw_store *s, int64_t now_ms);
+/* Wait for that check to end, then poll it (tests, benchmarks). */
+const char *mw_store_wait_check(struct mw_store *s);
 
 /* One bounded step of retention and size enforcement (a few thousand rows
  * at most), its own transaction.  0, or -1 with a message. */

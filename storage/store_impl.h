@@ -130,6 +130,10 @@ struct mw_store {
 	 * (schema.h): at open, series.c takes the live series' buckets in
 	 * progress from their rows. */
 	bool clean_start;
+	/* The full check read in the background (bg_check.h), NULL when none
+	 * runs; what it found wrong, kept for /healthz. */
+	struct mw_bg_check *bg_check;
+	char check_failed[512];
 
 	/* series: open-addressing hash map key -> series, and a list */
 	struct mw_series **map;

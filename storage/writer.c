@@ -50,6 +50,7 @@ struct mw_writer {
 	int64_t eager_until_ms;
 	/* The thread's own: */
 	bool failing;
+	const char *check_failed;	/* the store's, while its file is damaged */
 	int64_t last_ok_flush_ms;
 	char last_error[256];
 };
@@ -59,6 +60,7 @@ static void flush_now(struct mw_writer *w)
 	struct mw_err err;
 	int64_t now = mw_clock_wall_ms();
 
+	w->check_failed = mw_store_poll_check(w->store, now);
 	mw_store_add_self_metrics(w->store, now);
 	if (mw_store_flush(w->store, &err) == 0) {
 		w->failing = false;
@@ -92,6 +94,11 @@ static void publish(struct mw_writer *w, const struct mw_store_stats *st)
 	h.size_cut = st->size_cut;
 	if (w->failing)
 		snprintf(h.last_error, sizeof(h.last_error), "%s", w->last_error);
+	else if (w->check_failed) {
+		/* the file is damaged: what it holds is at risk, writes go on */
+		h.failing = true;
+		snprintf(h.last_error, sizeof(h.last_error), "%s", w->check_failed);
+	}
 	mw_status_set_storage(status, &h);
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -200,10 +201,127 @@ static void stale_future_and_always(void **state)
 	expect_full_check(DB, MW_FULL_CHECK_EVERY_MS, "future");
 }
 
+/* ---- the full check read in the background (storage/bg_check.c) ---- */
+
+static struct mw_store *open_background(const char *path, int64_t every_ms)
+{
+	struct mw_store_options o;
+	struct mw_store *s;
+
+	mw_test_store_options(&o, path);
+	o.full_check_every_ms = every_ms;
+	o.full_check_background_from = 0;	/* whatever the file's size */
+	s = mw_test_store_open_with(&o);
+	assert_non_null(s);
+	return s;
+}
+
+static const char *background_check_of(struct mw_store *s)
+{
+	struct mw_store_stats st;
+
+	mw_store_get_stats(s, &st);
+	return st.full_check_background;
+}
+
+/* A check that is due runs beside the store: the open does not read the
+ * file, the check passes and is dated as a start-up's would be, so the
+ * next start-up within full_check skips it. */
+static void background_check_passes(void **state)
+{
+	struct mw_store *s;
+
+	(void)state;
+	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
+	write_points(s, 100);
+	mw_store_free(s);
+	set_checked(mw_clock_wall_ms() - 2 * HOUR);
+
+	s = open_background(DB, HOUR);
+	assert_null(full_check_of(s));
+	assert_non_null(strstr(background_check_of(s), "older"));
+	write_points(s, 10);	/* the store writes while the check reads */
+	assert_null(mw_store_wait_check(s));
+	mw_store_free(s);
+	expect_full_check(DB, HOUR, NULL);	/* the background check was recorded */
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM store_state"), 1);
+}
+
+static int exists(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+/* Pages of a table the store never reads at start-up, garbled on disk:
+ * the file opens, the check in the background finds it, says so for
+ * /healthz and leaves a marker; the next start-up checks first and moves
+ * the file aside, as a start-up check always did. */
+static void background_check_finds_damage(void **state)
+{
+	struct mw_store *s;
+	struct dirent *de;
+	const char *failed;
+	char garbage[4096];
+	int64_t pages, page_size;
+	DIR *dir;
+	FILE *f;
+	int found = 0, i;
+
+	(void)state;
+	s = open_at(DB, MW_FULL_CHECK_EVERY_MS);
+	write_points(s, 100);
+	mw_store_free(s);
+	mw_test_db_int(DB, "CREATE TABLE filler (i INTEGER, b BLOB)");
+	assert_int_equal(mw_test_db_int(DB, "INSERT INTO filler WITH RECURSIVE n(i) AS "
+				     "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) "
+				     "SELECT i, randomblob(300) FROM n RETURNING 0"), 0);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM filler"), 400);
+	page_size = mw_test_db_int(DB, "PRAGMA page_size");
+	pages = mw_test_db_int(DB, "PRAGMA page_count");
+	/* the last pages are the filler's, written last */
+	for (i = 0; i < (int)sizeof(garbage); i++)
+		garbage[i] = (char)(0xA5 ^ i);
+	f = fopen(DB, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)((pages - 3) * page_size), SEEK_SET), 0);
+	assert_int_equal(fwrite(garbage, 1, sizeof(garbage), f), sizeof(garbage));
+	fclose(f);
+
+	s = open_background(DB, MW_FULL_CHECK_EVERY_MS);
+	assert_null(full_check_of(s));
+	assert_non_null(background_check_of(s));
+	failed = mw_store_wait_check(s);
+	assert_non_null(failed);
+	assert_non_null(strstr(failed, "failed its full check"));
+	assert_true(exists(DB ".check-failed"));
+	mw_store_free(s);
+
+	s = open_background(DB, MW_FULL_CHECK_EVERY_MS);
+	assert_non_null(strstr(full_check_of(s), "in the background, failed"));
+	assert_null(background_check_of(s));
+	mw_store_free(s);
+	assert_false(exists(DB ".check-failed"));
+	dir = opendir(".");
+	assert_non_null(dir);
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, DB ".corrupt-", strlen(DB ".corrupt-"))) {
+			found += strstr(de->d_name, "-wal") == NULL && strstr(de->d_name, "-shm") == NULL;
+			remove(de->d_name);
+		}
+	closedir(dir);
+	assert_int_equal(found, 1);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(reason_rules),
 	MW_FIXTURE_TEST(clean_stop_skips),
 	MW_FIXTURE_TEST(crash_checks),
 	MW_FIXTURE_TEST(grown_file_checks),
-	MW_FIXTURE_TEST(stale_future_and_always)
+	MW_FIXTURE_TEST(stale_future_and_always),
+	MW_FIXTURE_TEST(background_check_passes),
+	MW_FIXTURE_TEST(background_check_finds_damage)
 )

@@ -188,7 +188,7 @@ const struct mw_option mw_config_options[] = {
 	  "A database at least this big is read whole beside the running daemon instead\n"
 	  "of before it starts: sampling and the web server do not wait for it.  A file\n"
 	  "that fails is reported (/healthz degraded, the log) and moved aside at the next\n"
-	  "start-up.  0B: always in the background; 1PB: never.") },
+	  "start-up.  0B: always in the background; 1024TB: never.") },
 	{ MW_OPTION("web", "listen", MW_OPT_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	  "Address of the HTTP server: HOST:PORT, [IPV6]:PORT, or 'off'."),
 	  .check = listen_check },

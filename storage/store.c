@@ -1045,9 +1045,6 @@ static int open_once(struct mw_store **out, const struct mw_store_options *o, bo
 	    mw_dblock_follow(s->lock, s->db_path, err))
 		goto fail;
 	*deferred = s->stats.full_check_background != NULL;
-	if (s->stats.full_check_background && !(s->bg_check = mw_bg_check_start(s->db_path)))
-		mw_log_warn("storage: cannot start the full check of '%s' in the background; "
-			    "the next start-up checks it", s->db_path);
 	if (s->opt.cache_bytes) {
 		char sql[64];
 
@@ -1073,6 +1070,11 @@ static int open_once(struct mw_store **out, const struct mw_store_options *o, bo
 	if (fold_tails(s, err) || fix_open_bounds(s, err) || mw_series_load(s, err) || mw_rg_store_open(s, err))
 		goto fail;
 	update_db_bytes(s);
+	/* Last: its read transaction would hold up the start-up's emptying
+	 * of the WAL (truncate_wal waits for readers) by the busy timeout. */
+	if (s->stats.full_check_background && !(s->bg_check = mw_bg_check_start(s->db_path)))
+		mw_log_warn("storage: cannot start the full check of '%s' in the background; "
+			    "the next start-up checks it", s->db_path);
 	*out = s;
 	return 0;
 fail:

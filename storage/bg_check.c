@@ -24,11 +24,6 @@ struct mw_bg_check {
 	struct mw_err err;
 };
 
-void mw_bg_check_marker(char *buf, size_t size, const char *path)
-{
-	snprintf(buf, size, "%s.check-failed", path);
-}
-
 static void *check_main(void *arg)
 {
 	struct mw_bg_check *c = arg;

@@ -11,7 +11,8 @@
  * adds meanwhile).  The writer polls it (store.c, mw_store_poll_check):
  * a pass dates the check in store_state as a start-up check would; a
  * failure is logged, put in /healthz (degraded) and written next to the
- * database as PATH.check-failed, so the next start-up checks the file
+ * database as PATH.check-failed (mw_schema_check_marker), so the next
+ * start-up checks the file
  * before anything else and moves it aside as before; a check that could
  * not run (no connection, an I/O error) is logged and left for the next
  * start-up.
@@ -26,9 +27,6 @@
 #include "base/mwerr.h"
 
 struct mw_bg_check;
-
-/* The marker's path for database path (PATH.check-failed) into buf. */
-void mw_bg_check_marker(char *buf, size_t size, const char *path);
 
 /* Start reading path whole.  NULL when the thread cannot start (the
  * caller checks before opening, as without this). */

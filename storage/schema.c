@@ -25,7 +25,6 @@
 #include "db.h"
 #include "codec.h"
 #include "catalog.h"
-#include "bg_check.h"
 #include "clean_stop.h"
 #include "rollup_fill.h"
 #include "base/log.h"
@@ -466,6 +465,11 @@ static int open_one(sqlite3 **out, const char *path, struct mw_err *err)
 	return 0;
 }
 
+void mw_schema_check_marker(char *buf, size_t size, const char *path)
+{
+	snprintf(buf, size, "%s.check-failed", path);
+}
+
 int mw_schema_open(sqlite3 **out, const char *path, const struct mw_schema_open_options *o,
 		   const char **checked, const char **deferred, bool *intact, struct mw_err *err)
 {
@@ -486,7 +490,7 @@ int mw_schema_open(sqlite3 **out, const char *path, const struct mw_schema_open_
 	if (intact)
 		*intact = false;
 	file_bytes = mw_file_size(path);	/* before SQLite replays a WAL into it */
-	mw_bg_check_marker(marker, sizeof(marker), path);
+	mw_schema_check_marker(marker, sizeof(marker), path);
 	marked = file_exists(marker);
 	if (open_one(&db, path, err))
 		return -1;

@@ -53,6 +53,11 @@ struct mw_schema_open_options {
 int mw_schema_open(sqlite3 **out, const char *path, const struct mw_schema_open_options *o,
 		   const char **checked, const char **deferred, bool *intact, struct mw_err *err);
 
+/* Where a full check read in the background that failed leaves its
+ * message (PATH.check-failed, bg_check.h): the next mw_schema_open checks
+ * that file first, whatever its size, and removes the marker. */
+void mw_schema_check_marker(char *buf, size_t size, const char *path);
+
 /* PRAGMA quick_check on db: 0 fine, 1 damaged (not a database, or the
  * check found something; err says what), -1 it could not run (err). */
 int mw_schema_check(sqlite3 *db, struct mw_err *err);

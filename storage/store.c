@@ -723,7 +723,7 @@ const char *mw_store_poll_check(struct mw_store *s, int64_t now_ms)
 			     "in %lld ms (%s); the next start-up moves it aside", s->db_path,
 			     (long long)ms, why.msg);
 		/* the next start checks it first, however it stops */
-		mw_bg_check_marker(marker, sizeof(marker), s->db_path);
+		mw_schema_check_marker(marker, sizeof(marker), s->db_path);
 		if (!(f = mw_fopen(marker, "wb")) || fprintf(f, "%s\n", why.msg) < 0 || fclose(f))
 			mw_log_error("storage: cannot write '%s': %s", marker, strerror(errno));
 		break;

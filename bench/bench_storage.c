@@ -46,6 +46,7 @@
 #include "storage/schema.h"
 #include "storage/store.h"
 #include "base/clock.h"
+#include "base/cpu_count.h"
 #include "core/scheduler.h"
 #include "tests/support/test_db.h"
 #include "tests/support/xorshift.h"
@@ -568,6 +569,56 @@ static double history_read(struct mw_reader *r, const struct mw_range_query *q, 
 	return (now_s() - t) / rounds;
 }
 
+/* Whether two results hold the same values, bit for bit. */
+static bool same_values(const struct mw_range_result *a, const struct mw_range_result *b)
+{
+	size_t i;
+
+	if (a->nseries != b->nseries || a->nt != b->nt)
+		return false;
+	for (i = 0; i < a->nseries; i++)
+		if (a->series[i].id != b->series[i].id ||
+		    memcmp(a->values[i], b->values[i], a->nt * sizeof(double)))
+			return false;
+	return true;
+}
+
+/* The same read on one thread and shared out to every processor
+ * (mw_range_query.threads, as /api/v1/query reads), alternating, the best
+ * of each, and whether the values are the same. */
+static void history_threads(struct mw_reader *r, const struct mw_range_query *q_in)
+{
+	struct mw_range_query q = *q_in;
+	struct mw_range_result res[2];
+	struct mw_err err;
+	size_t n = mw_cpu_count(), nt, ns;
+	double best[2] = { 1e9, 1e9 }, t;
+	enum mw_tier tier;
+	bool same;
+	int k, m;
+
+	for (k = 0; k < 3; k++)
+		for (m = 0; m < 2; m++) {
+			q.threads = m ? n : 1;
+			if ((t = history_read(r, &q, 1, &nt, &ns, &tier)) < best[m])
+				best[m] = t;
+		}
+	for (m = 0; m < 2; m++) {
+		q.threads = m ? n : 1;
+		if (mw_reader_range(r, "bench_bytes", &q, &res[m], &err)) {
+			fprintf(stderr, "bench_storage: history: %s\n", err.msg);
+			exit(1);
+		}
+	}
+	same = same_values(&res[0], &res[1]);
+	mw_range_result_release(&res[0]);
+	mw_range_result_release(&res[1]);
+	printf("history %zu series x 7 days to %zu buckets on %zu threads: %.1f ms against one "
+	       "thread %.1f ms in the same run (%.2fx); the same values: %s\n", ns, nt,
+	       n < MW_RANGE_MAX_THREADS ? n : MW_RANGE_MAX_THREADS, best[1] * 1e3, best[0] * 1e3,
+	       best[1] / best[0], same ? "yes" : "NO");
+}
+
 static void bench_history(void)
 {
 	enum { NS = 300, ROUNDS = 3 };
@@ -619,6 +670,7 @@ static void bench_history(void)
 	mw_range_query_init(&q, T0, T0 + span - 1);
 	q.max_points = 1000;
 	ours = history_read(r, &q, ROUNDS, &nt, &ns, &tier);
+	history_threads(r, &q);
 	/* before the 10-minute tier: the auto step was 11 minutes, read from
 	 * the minute rows */
 	q.step_ms = 11 * 60000;

@@ -193,7 +193,15 @@ struct mw_range_query {
 	size_t max_values;	/* series x points limit; 0: MW_QUERY_MAX_VALUES */
 	size_t top;		/* keep only the `top` series of largest growth;
 				 * 0: every series */
+	/* A bucketed read of many series (MW_RANGE_SHARE_FROM or more, top
+	 * 0) shared out to this many threads, each with a reader of its own
+	 * (0, 1: the caller's thread only): the same values, each series
+	 * read in a snapshot of its thread's (a flush apart at most). */
+	size_t threads;
 };
+
+#define MW_RANGE_SHARE_FROM 64
+#define MW_RANGE_MAX_THREADS 4
 
 /* Fill q with: from/to as given, step auto, avg, max_points 0, auto tier. */
 void mw_range_query_init(struct mw_range_query *q, int64_t from_ms, int64_t to_ms);

@@ -13,6 +13,8 @@
  * query.h (web, analysis, forward, the CLI) and by processes.c.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@
 #include "codec.h"
 #include "rollup.h"
 #include "base/clock.h"
+#include "base/parallel.h"
 #include "base/xalloc.h"
 
 static const char *const range_sql[MW_READER_SLOTS] = {
@@ -243,13 +246,115 @@ static void bucket_axis(const struct mw_range_query *q, int64_t step, int tier,
 		res->t[j] = (bk->first + (int64_t)j) * step;
 }
 
+/* Series i's values from its buckets on bk's axis (bk->b cleared first). */
+static int fill_series(struct mw_reader *r, int tier, enum mw_agg agg, struct bucketing *bk,
+		       struct mw_range_result *res, size_t i, struct mw_err *err)
+{
+	size_t j;
+
+	memset(bk->b, 0, bk->nb * sizeof(*bk->b));
+	if (mw_reader_check_deadline(r, err) ||
+	    fill_buckets(r, tier, agg, res->series[i].id, bk, err))
+		return -1;
+	res->values[i] = mw_xmalloc(bk->nb * sizeof(double));
+	for (j = 0; j < bk->nb; j++)
+		res->values[i][j] = agg_value(&bk->b[j], agg);
+	return 0;
+}
+
+/*
+ * The series of a bucketed read shared out among threads (a 7-day chart
+ * of hundreds of processes steps a thousand rollup rows a series, and the
+ * stepping is the cost): each thread takes the next series from a
+ * counter and reads it through a reader of its own, in its own read
+ * transaction, into its own buckets; every series' values land in its
+ * slot.  A thread whose reader cannot open or begin takes none.
+ */
+struct fill_share {
+	struct mw_reader *r0;
+	const struct mw_range_query *q;
+	struct mw_range_result *res;
+	const struct bucketing *axis;
+	int tier;
+	atomic_size_t next;
+	atomic_bool failed;
+	pthread_mutex_t lock;		/* guards the three below */
+	size_t failed_i;
+	struct mw_err err;
+	enum mw_query_error kind;
+};
+
+static void fill_worker(void *arg, size_t worker)
+{
+	struct fill_share *sh = arg;
+	struct mw_reader *own = NULL, *r = sh->r0;
+	struct bucketing bk = *sh->axis;
+	struct mw_err err;
+	size_t i;
+
+	if (worker > 0) {
+		if (mw_reader_open_like(&own, sh->r0, &err))
+			return;
+		if (mw_reader_begin(own, &err)) {
+			mw_reader_free(own);
+			return;
+		}
+		r = own;
+	}
+	bk.b = mw_xcalloc(bk.nb, sizeof(*bk.b));
+	while (!atomic_load(&sh->failed) &&
+	       (i = atomic_fetch_add(&sh->next, 1)) < sh->res->nseries)
+		if (fill_series(r, sh->tier, sh->q->agg, &bk, sh->res, i, &err)) {
+			pthread_mutex_lock(&sh->lock);
+			if (i < sh->failed_i) {
+				sh->failed_i = i;
+				sh->err = err;
+				sh->kind = mw_reader_error_kind(r);
+			}
+			pthread_mutex_unlock(&sh->lock);
+			atomic_store(&sh->failed, true);
+		}
+	free(bk.b);
+	if (own) {
+		mw_reader_end(own);
+		mw_reader_free(own);
+	}
+}
+
+static int fill_shared(struct mw_reader *r, const struct mw_range_query *q, int tier,
+		       const struct bucketing *axis, struct mw_range_result *res, struct mw_err *err)
+{
+	struct fill_share sh;
+	size_t threads = q->threads < MW_RANGE_MAX_THREADS ? q->threads : MW_RANGE_MAX_THREADS;
+
+	if (threads > res->nseries / (MW_RANGE_SHARE_FROM / 2))
+		threads = res->nseries / (MW_RANGE_SHARE_FROM / 2);
+	memset(&sh, 0, sizeof(sh));
+	sh.r0 = r;
+	sh.q = q;
+	sh.res = res;
+	sh.axis = axis;
+	sh.tier = tier;
+	atomic_init(&sh.next, 0);
+	atomic_init(&sh.failed, false);
+	pthread_mutex_init(&sh.lock, NULL);
+	sh.failed_i = (size_t)-1;
+	mw_parallel_run(threads, fill_worker, &sh);
+	pthread_mutex_destroy(&sh.lock);
+	if (!atomic_load(&sh.failed))
+		return 0;
+	*err = sh.err;
+	mw_reader_set_kind(r, sh.kind);
+	return -1;
+}
+
 static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, size_t maxp,
 			  struct mw_range_result *res, struct mw_err *err)
 {
 	int64_t step = q->step_ms;
 	struct bucketing bk;
 	struct mw_ranked *kept = NULL;
-	size_t i, j, nkept = 0, top = q->top;
+	size_t i, nkept = 0, top = q->top;
 	int tier;
 
 	if (step > 0) {
@@ -261,19 +366,22 @@ static int query_bucketed(struct mw_reader *r, const struct mw_range_query *q, s
 			return -1;
 	}
 	bucket_axis(q, step, tier, &bk, res);
+	/* many series, every one kept: shared out (top ranks as it reads,
+	 * holding only `top` value arrays) */
+	if (!top && q->threads > 1 && res->nseries >= MW_RANGE_SHARE_FROM) {
+		int rc = fill_shared(r, q, tier, &bk, res, err);
+
+		free(bk.b);
+		return rc;
+	}
 	if (top)
 		kept = mw_xmalloc((top < res->nseries ? top : res->nseries) * sizeof(*kept) + 1);
 	for (i = 0; i < res->nseries; i++) {
-		memset(bk.b, 0, bk.nb * sizeof(*bk.b));
-		if (mw_reader_check_deadline(r, err) ||
-		    fill_buckets(r, tier, q->agg, res->series[i].id, &bk, err)) {
+		if (fill_series(r, tier, q->agg, &bk, res, i, err)) {
 			free(bk.b);
 			free(kept);
 			return -1;
 		}
-		res->values[i] = mw_xmalloc(bk.nb * sizeof(double));
-		for (j = 0; j < bk.nb; j++)
-			res->values[i][j] = agg_value(&bk.b[j], q->agg);
 		if (top)
 			rank_one(res, kept, &nkept, top, i);
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/floor_rate.h"
+#include "base/cpu_count.h"
 #include "base/xalloc.h"
 #include "core/params.h"
 #include "readers.h"
@@ -113,6 +114,7 @@ static struct MHD_Response *range_params(struct mw_req *r, struct mw_range_query
 	if (resp)
 		return resp;
 	mw_range_query_init(q, from, to);
+	q->threads = mw_cpu_count();	/* a week of hundreds of series */
 	if ((v = mw_req_arg(r, "step"))) {
 		if (!strcmp(v, "raw"))
 			q->step_ms = MW_STEP_RAW;

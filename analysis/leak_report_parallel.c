@@ -17,8 +17,6 @@
  *
  * Owner: the detector work.  Caller: leak_report.c.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +26,6 @@
 struct share {
 	struct mw_reader *reader;	/* worker 0's */
 	const struct mw_leak_span *spans;
-	size_t nspans;
 	const struct mw_leak_aspect *aspects;
 	size_t naspects;
 	const struct mw_leak_query *q;
@@ -36,26 +33,8 @@ struct share {
 	struct mw_exit_check *xc;
 	struct mw_leak_judged_group *out;
 	bool *excluded;
-	atomic_size_t next;		/* the next span to take */
-	atomic_bool failed;		/* stop taking spans */
-	pthread_mutex_t lock;		/* guards the two below */
-	size_t failed_span;		/* the first failing span, by index */
-	struct mw_err err;		/* its message */
-	enum mw_query_error kind;	/* and what made it fail (a deadline, ...) */
+	struct mw_share items;		/* the spans */
 };
-
-static void note_failure(struct share *sh, size_t k, const struct mw_reader *reader,
-			 const struct mw_err *err)
-{
-	pthread_mutex_lock(&sh->lock);
-	if (k < sh->failed_span) {
-		sh->failed_span = k;
-		sh->err = *err;
-		sh->kind = mw_reader_error_kind(reader);
-	}
-	pthread_mutex_unlock(&sh->lock);
-	atomic_store(&sh->failed, true);
-}
 
 static void work(void *arg, size_t worker)
 {
@@ -69,13 +48,13 @@ static void work(void *arg, size_t worker)
 			return;	/* the others take its share */
 		reader = own;
 	}
-	while (!atomic_load(&sh->failed) && (k = atomic_fetch_add(&sh->next, 1)) < sh->nspans) {
+	while (mw_share_next(&sh->items, &k)) {
 		const struct mw_leak_span *sp = &sh->spans[k];
 
 		if (mw_leak_report_group(reader, sp->e, sp->n, sh->aspects, sh->naspects, sh->q,
 					 sh->from, sh->to, sh->step, sp->watched, sh->xc,
 					 &sh->out[k], &sh->excluded[k], &err))
-			note_failure(sh, k, reader, &err);
+			mw_share_fail(&sh->items, k, &err, (int)mw_reader_error_kind(reader));
 	}
 	mw_reader_free(own);
 }
@@ -88,11 +67,11 @@ int mw_leak_judge_spans(struct mw_reader *reader, const struct mw_leak_span *spa
 {
 	struct share sh;
 	size_t threads = q->threads ? q->threads : 1, k;
+	int kind;
 
 	memset(&sh, 0, sizeof(sh));
 	sh.reader = reader;
 	sh.spans = spans;
-	sh.nspans = nspans;
 	sh.aspects = aspects;
 	sh.naspects = naspects;
 	sh.q = q;
@@ -102,26 +81,21 @@ int mw_leak_judge_spans(struct mw_reader *reader, const struct mw_leak_span *spa
 	sh.xc = xc;
 	sh.out = out;
 	sh.excluded = excluded;
-	atomic_init(&sh.next, 0);
-	atomic_init(&sh.failed, false);
-	pthread_mutex_init(&sh.lock, NULL);
-	sh.failed_span = (size_t)-1;
+	mw_share_init(&sh.items, nspans);
 	if (threads > MW_LEAK_MAX_THREADS)
 		threads = MW_LEAK_MAX_THREADS;
 	/* a thread and a reader cost more than a few groups' judgement */
 	if (threads > nspans / 8)
 		threads = nspans / 8 ? nspans / 8 : 1;
 	mw_parallel_run(threads, work, &sh);
-	pthread_mutex_destroy(&sh.lock);
-	if (!atomic_load(&sh.failed))
+	if (!mw_share_end(&sh.items, err, &kind))
 		return 0;
 	for (k = 0; k < nspans; k++) {
 		free(out[k].json);
 		out[k].json = NULL;
 	}
-	*err = sh.err;
 	/* the caller asks its reader why (a deadline is a 503, a bad
 	 * selector a 400: web/request.c) */
-	mw_reader_set_kind(reader, sh.kind);
+	mw_reader_set_kind(reader, (enum mw_query_error)kind);
 	return -1;
 }

@@ -46,3 +46,46 @@ size_t mw_parallel_run(size_t n, void (*fn)(void *arg, size_t worker), void *arg
 	free(w);
 	return ran;
 }
+
+void mw_share_init(struct mw_share *sh, size_t n)
+{
+	sh->n = n;
+	atomic_init(&sh->next, 0);
+	atomic_init(&sh->failed, false);
+	pthread_mutex_init(&sh->lock, NULL);
+	sh->failed_item = (size_t)-1;
+	sh->err.msg[0] = '\0';
+	sh->kind = 0;
+}
+
+bool mw_share_next(struct mw_share *sh, size_t *item)
+{
+	if (atomic_load(&sh->failed))
+		return false;
+	*item = atomic_fetch_add(&sh->next, 1);
+	return *item < sh->n;
+}
+
+void mw_share_fail(struct mw_share *sh, size_t item, const struct mw_err *err, int kind)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (item < sh->failed_item) {
+		sh->failed_item = item;
+		sh->err = *err;
+		sh->kind = kind;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	atomic_store(&sh->failed, true);
+}
+
+bool mw_share_end(struct mw_share *sh, struct mw_err *err, int *kind)
+{
+	bool failed = atomic_load(&sh->failed);
+
+	pthread_mutex_destroy(&sh->lock);
+	if (failed && err)
+		*err = sh->err;
+	if (failed && kind)
+		*kind = sh->kind;
+	return failed;
+}

@@ -13,8 +13,6 @@
  * query.h (web, analysis, forward, the CLI) and by processes.c.
  */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,12 +274,7 @@ struct fill_share {
 	struct mw_range_result *res;
 	const struct bucketing *axis;
 	int tier;
-	atomic_size_t next;
-	atomic_bool failed;
-	pthread_mutex_t lock;		/* guards the three below */
-	size_t failed_i;
-	struct mw_err err;
-	enum mw_query_error kind;
+	struct mw_share items;		/* the series */
 };
 
 static void fill_worker(void *arg, size_t worker)
@@ -302,18 +295,9 @@ static void fill_worker(void *arg, size_t worker)
 		r = own;
 	}
 	bk.b = mw_xcalloc(bk.nb, sizeof(*bk.b));
-	while (!atomic_load(&sh->failed) &&
-	       (i = atomic_fetch_add(&sh->next, 1)) < sh->res->nseries)
-		if (fill_series(r, sh->tier, sh->q->agg, &bk, sh->res, i, &err)) {
-			pthread_mutex_lock(&sh->lock);
-			if (i < sh->failed_i) {
-				sh->failed_i = i;
-				sh->err = err;
-				sh->kind = mw_reader_error_kind(r);
-			}
-			pthread_mutex_unlock(&sh->lock);
-			atomic_store(&sh->failed, true);
-		}
+	while (mw_share_next(&sh->items, &i))
+		if (fill_series(r, sh->tier, sh->q->agg, &bk, sh->res, i, &err))
+			mw_share_fail(&sh->items, i, &err, (int)mw_reader_error_kind(r));
 	free(bk.b);
 	if (own) {
 		mw_reader_end(own);
@@ -324,27 +308,17 @@ static void fill_worker(void *arg, size_t worker)
 static int fill_shared(struct mw_reader *r, const struct mw_range_query *q, int tier,
 		       const struct bucketing *axis, struct mw_range_result *res, struct mw_err *err)
 {
-	struct fill_share sh;
+	struct fill_share sh = { r, q, res, axis, tier, { 0 } };
 	size_t threads = q->threads < MW_RANGE_MAX_THREADS ? q->threads : MW_RANGE_MAX_THREADS;
+	int kind;
 
 	if (threads > res->nseries / (MW_RANGE_SHARE_FROM / 2))
 		threads = res->nseries / (MW_RANGE_SHARE_FROM / 2);
-	memset(&sh, 0, sizeof(sh));
-	sh.r0 = r;
-	sh.q = q;
-	sh.res = res;
-	sh.axis = axis;
-	sh.tier = tier;
-	atomic_init(&sh.next, 0);
-	atomic_init(&sh.failed, false);
-	pthread_mutex_init(&sh.lock, NULL);
-	sh.failed_i = (size_t)-1;
+	mw_share_init(&sh.items, res->nseries);
 	mw_parallel_run(threads, fill_worker, &sh);
-	pthread_mutex_destroy(&sh.lock);
-	if (!atomic_load(&sh.failed))
+	if (!mw_share_end(&sh.items, err, &kind))
 		return 0;
-	*err = sh.err;
-	mw_reader_set_kind(r, sh.kind);
+	mw_reader_set_kind(r, (enum mw_query_error)kind);
 	return -1;
 }
 

@@ -1,13 +1,14 @@
 /*
  * parallel.h - one piece of work shared by a few threads: worker 0 is the
  * calling thread, the others are started for it and joined before the
- * call returns.  The workers share out the work themselves (a counter of
- * the next item, under the caller's own atomic), so a thread that cannot
- * start leaves its share to the others and nothing is lost.
+ * call returns.  The workers share out the work themselves (mw_share: a
+ * counter of the next item), so a thread that cannot start leaves its
+ * share to the others and nothing is lost.
  *
- * Used by the leak report (analysis/leak_report.c) to judge groups side
- * by side.  Owned by base/.  pthreads: glibc natively, winpthreads on
- * MinGW.
+ * Used by the leak report (analysis/leak_report_parallel.c) to judge
+ * groups side by side and by range reads of many series
+ * (storage/query_range.c).  Owned by base/.  pthreads: glibc natively,
+ * winpthreads on MinGW.
  */
 #ifndef MW_BASE_PARALLEL_H
 #define MW_BASE_PARALLEL_H

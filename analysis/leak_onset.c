@@ -38,8 +38,8 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
  * including the warm-up (the warm-up is not judged, but growth that
  * starts in it or right after it is dated where it starts, not at the end
  * of the warm-up): a hinge (flat, then a line) by least squares on
- * winsorized block medians, kept when the part before it is flat (its
- * Theil-Sen slope under a quarter of the part after).  x is ms since the
+ * winsorized block medians, kept when the part before it ends flat (the
+ * Theil-Sen slope of its last half under a quarter of the part after's).  x is ms since the
  * first point; returns the onset's x, or 0 with *at_start when the floors
  * climbed from the start.
  */
@@ -64,8 +64,14 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 	kmax = m - (m / 10 > 8 ? m / 10 : 8);
 	if (m >= 16 && kmax >= 4) {
 		k = mw_hinge_search(w.rx, w.c, m, kmax, w.b, &sse);
-		if (k >= 4) {
-			mw_ts_fit(w.rx, w.c, k + 1, 1.0, MW_Z95, w.pairs, &pre);
+		if (k >= 8) {
+			/* flat over the last half before it: a start-up ramp in
+			 * the first minutes (a jemalloc service's floors, +2
+			 * MiB over its first 6-8 minutes) does not lead into
+			 * the leak, and judged over the whole stretch it made
+			 * a leak starting at 12 minutes look under way from
+			 * the start (lk_je, -11.9 min) */
+			mw_ts_fit(w.rx + k / 2, w.c + k / 2, k - k / 2 + 1, 1.0, MW_Z95, w.pairs, &pre);
 			mw_ts_fit(w.rx + k, w.c + k, m - k, 1.0, MW_Z95, w.pairs, &post);
 			/* a hinge in the first tenth is start-up, not an onset:
 			 * "since the start" */

@@ -332,7 +332,8 @@ static void late_trace(double *v, size_t n, double onset_min, uint64_t seed)
 
 /* Growth that starts three minutes after the warm-up is dated where it
  * starts (the hinge inside the judged range cannot see it: too close to
- * its start), within two minutes; growth from the first sample says so. */
+ * its start), within two minutes, also after a start-up ramp; growth
+ * from the first sample says so. */
 static void onset_is_the_change_point(void **state)
 {
 	static double v[600];
@@ -350,6 +351,25 @@ static void onset_is_the_change_point(void **state)
 		assert_false(res.onset_at_start);
 		assert_true(llabs((long long)(res.onset_ms - (T0 + 13 * LC_MIN))) <= 2 * LC_MIN);
 		assert_null(strstr(res.reason, "warm-up"));
+	}
+	/* ... also after a start-up ramp in the first minutes (an allocator
+	 * warming its arenas: +2 MiB, most of it in the first 5 minutes;
+	 * lk_je, a real jemalloc service leaking from 12 minutes, was dated
+	 * from its start, -11.9 min) */
+	for (seed = 1; seed <= 5; seed++) {
+		size_t i;
+
+		late_trace(v, 600, 12.0, seed);
+		for (i = 0; i < 600; i++) {
+			double t_min = (double)i * 5.0 / 60.0;
+
+			v[i] += 2 * LC_MIB * (1.0 - exp(-t_min / 2.0));
+		}
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+		if (res.onset_at_start ||
+		    llabs((long long)(res.onset_ms - (T0 + 12 * LC_MIN))) > 2 * LC_MIN)
+			fail_msg("ramp, seed %d: %s", (int)seed, res.reason);
 	}
 	late_trace(v, 600, 0.0, 9);
 	mw_leak_judge(&tr, &p, &res);

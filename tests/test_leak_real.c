@@ -170,10 +170,13 @@ static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby",
 static const char *const KNOWN_H[] = { "lk_ruby", NULL };
 /* C: lk_late's onset within 2 min of the truth */
 /* lk_je (the allocators set) starts leaking at 12 minutes, two minutes
- * after the warm-up, under jemalloc's +-1 MiB of floors: at the end its
- * growth is dated from the process's start (-11.9 min; +1.2 min in a first
- * recording of the same workload). */
-static const char *const KNOWN_C[] = { "lk_je", NULL };
+ * after the warm-up, under jemalloc's +-1 MiB of floors: its growth was
+ * dated from the process's start (-11.9 min) until session 12, as its
+ * floors rise about 2 MiB in the first 6-8 minutes and the stretch before
+ * the change point (found at 12.0 min) was not flat as a whole; now only
+ * the last half of that stretch must be (analysis/leak_onset.c), +0.1
+ * min. */
+static const char *const KNOWN_C[] = { NULL };
 /* D: not inconclusive at 25 min */
 static const char *const KNOWN_D[] = { NULL };
 /* E: failed leaks whose kind is not the label's */

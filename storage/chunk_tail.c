@@ -96,11 +96,19 @@ void mw_tail_row_release(struct mw_tail_row *w)
 
 /* ---- readers ------------------------------------------------------------------ */
 
+/*
+ * The map keeps the rows' bytes as read and, per record, only where its
+ * fields start and its absolute time (the ids and times are deltas from
+ * the record before it in its row); the fields are read again where used.
+ * Records of every field parsed (48 bytes each) and a table of twice as
+ * many slots as records (a chunk has a record in each of up to 11 rows)
+ * made a reader's map ~6 MB at 300 processes, the judge's transient
+ * every minute (issue 26); now 16 bytes a record and slots for twice the
+ * chunks.
+ */
 struct tail_rec {
-	int64_t id, last_ts;
-	double value;
-	size_t off;		/* of its bytes in the map's data */
-	uint32_t from, nbytes, npoints;
+	int64_t last_ts;
+	uint32_t off;		/* of its fields after the id in the map's data */
 	int32_t next;		/* the chunk's next record, -1: none */
 };
 
@@ -114,11 +122,55 @@ struct mw_tail_map {
 	size_t len, cap;
 	struct tail_rec *recs;
 	size_t nrecs, recs_cap;
-	struct tail_ent *ents;
+	struct tail_ent *ents;	/* NULL until the first record */
 	size_t mask;		/* ents has mask + 1 slots */
 	int64_t *ids;
-	size_t nids;
+	size_t nids, ids_cap;
 };
+
+/* A record's fields after its id delta. */
+struct tail_fields {
+	uint64_t from, nbytes, npoints, dts;
+	double value;
+	const uint8_t *bytes;
+};
+
+/* Read the fields at *p (advanced past the record's bytes); -1 when
+ * damaged. */
+static int read_fields(const uint8_t **p, const uint8_t *stop, struct tail_fields *f)
+{
+	uint64_t v;
+
+	if (get_var(p, stop, &f->from) || get_var(p, stop, &f->nbytes) ||
+	    get_var(p, stop, &f->npoints) || get_var(p, stop, &f->dts) || get_var(p, stop, &v))
+		return -1;
+	if (v & 1) {
+		uint64_t u = 0;
+		int i;
+
+		if (stop - *p < 8)
+			return -1;
+		for (i = 0; i < 8; i++)
+			u |= (uint64_t)*(*p)++ << (8 * i);
+		memcpy(&f->value, &u, sizeof(u));
+	} else {
+		f->value = (double)unzigzag(v >> 1);
+	}
+	if (f->from > UINT32_MAX || f->npoints > UINT32_MAX || f->nbytes > (uint64_t)(stop - *p))
+		return -1;
+	f->bytes = *p;
+	*p += f->nbytes;
+	return 0;
+}
+
+/* The fields of a record the load checked. */
+static void rec_fields(const struct mw_tail_map *m, const struct tail_rec *r,
+		       struct tail_fields *f)
+{
+	const uint8_t *p = m->data + r->off;
+
+	read_fields(&p, m->data + m->len, f);
+}
 
 static size_t slot_of(const struct mw_tail_map *m, int64_t id)
 {
@@ -133,80 +185,75 @@ static const struct tail_ent *find(const struct mw_tail_map *m, int64_t id)
 {
 	const struct tail_ent *e;
 
-	if (!m || id <= 0)
+	if (!m || !m->ents || id <= 0)
 		return NULL;
 	e = &m->ents[slot_of(m, id)];
 	return e->id ? e : NULL;
 }
 
-/* Parse one row's records (data[start, end)); -1 when damaged. */
+/* Twice the slots (1,024 at first), the chunks placed again. */
+static void grow_ents(struct mw_tail_map *m)
+{
+	struct tail_ent *old = m->ents;
+	size_t n = old ? m->mask + 1 : 0, i;
+
+	m->ents = mw_xcalloc(n ? 2 * n : 1024, sizeof(*m->ents));
+	m->mask = (n ? 2 * n : 1024) - 1;
+	for (i = 0; i < n; i++)
+		if (old[i].id)
+			m->ents[slot_of(m, old[i].id)] = old[i];
+	free(old);
+}
+
+/* Record rec belongs to chunk id: chained after its last one. */
+static void ent_add(struct mw_tail_map *m, int64_t id, int32_t rec)
+{
+	struct tail_ent *e;
+
+	if (!m->ents || (m->nids + 1) * 2 > m->mask + 1)
+		grow_ents(m);
+	e = &m->ents[slot_of(m, id)];
+	if (!e->id) {
+		e->id = id;
+		e->first = e->last = rec;
+		MW_GROW(m->ids, m->ids_cap, m->nids + 1);
+		m->ids[m->nids++] = id;
+	} else {
+		m->recs[e->last].next = rec;
+		e->last = rec;
+	}
+}
+
+/* Check one row's records (data[start, end)), then, when whole, index
+ * them; -1 when damaged (nothing of it indexed). */
 static int parse_row(struct mw_tail_map *m, size_t start, size_t end)
 {
 	const uint8_t *p = m->data + start, *stop = m->data + end;
 	int64_t id = 0, ts = 0;
+	struct tail_fields f;
+	uint64_t did;
 
-	while (p < stop) {
-		uint64_t did, from, nbytes, npoints, dts, v;
+	while (p < stop)
+		if (get_var(&p, stop, &did) || read_fields(&p, stop, &f))
+			return -1;
+	for (p = m->data + start; p < stop;) {
 		struct tail_rec r;
 
-		if (get_var(&p, stop, &did) || get_var(&p, stop, &from) ||
-		    get_var(&p, stop, &nbytes) || get_var(&p, stop, &npoints) ||
-		    get_var(&p, stop, &dts) || get_var(&p, stop, &v))
-			return -1;
+		get_var(&p, stop, &did);
 		id += unzigzag(did);
-		ts = (int64_t)((uint64_t)ts + (uint64_t)unzigzag(dts));
-		if (v & 1) {
-			uint64_t u = 0;
-			int i;
-
-			if (stop - p < 8)
-				return -1;
-			for (i = 0; i < 8; i++)
-				u |= (uint64_t)*p++ << (8 * i);
-			memcpy(&r.value, &u, sizeof(u));
-		} else {
-			r.value = (double)unzigzag(v >> 1);
-		}
-		if (from > UINT32_MAX || npoints > UINT32_MAX || nbytes > (uint64_t)(stop - p))
-			return -1;
-		r.id = id;
+		r.off = (uint32_t)(p - m->data);
+		read_fields(&p, stop, &f);
+		ts = (int64_t)((uint64_t)ts + (uint64_t)unzigzag(f.dts));
+		if (id <= 0)
+			continue;
 		r.last_ts = ts;
-		r.off = (size_t)(p - m->data);
-		r.from = (uint32_t)from;
-		r.nbytes = (uint32_t)nbytes;
-		r.npoints = (uint32_t)npoints;
 		r.next = -1;
-		p += nbytes;
 		MW_GROW(m->recs, m->recs_cap, m->nrecs + 1);
-		m->recs[m->nrecs++] = r;
+		m->recs[m->nrecs] = r;
+		ent_add(m, id, (int32_t)m->nrecs);
+		m->nrecs++;
 	}
 	return 0;
-}
-
-static void index_recs(struct mw_tail_map *m)
-{
-	size_t i, slots = 16;
-
-	while (slots < m->nrecs * 2)
-		slots *= 2;
-	m->ents = mw_xcalloc(slots, sizeof(*m->ents));
-	m->mask = slots - 1;
-	m->ids = mw_xmalloc((m->nrecs ? m->nrecs : 1) * sizeof(*m->ids));
-	for (i = 0; i < m->nrecs; i++) {
-		struct tail_ent *e;
-
-		if (m->recs[i].id <= 0)
-			continue;
-		e = &m->ents[slot_of(m, m->recs[i].id)];
-		if (!e->id) {
-			e->id = m->recs[i].id;
-			e->first = e->last = (int32_t)i;
-			m->ids[m->nids++] = e->id;
-		} else {
-			m->recs[e->last].next = (int32_t)i;
-			e->last = (int32_t)i;
-		}
-	}
 }
 
 int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
@@ -224,6 +271,8 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = (size_t)sqlite3_column_bytes(st, 0);
 
+		if (m->len + n >= INT32_MAX)
+			break;	/* records are placed by 32-bit offsets: never near */
 		MW_GROW(m->data, m->cap, m->len + n + 1);
 		if (n)
 			memcpy(m->data + m->len, sqlite3_column_blob(st, 0), n);
@@ -232,17 +281,14 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 		ends[nrows++] = m->len;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		free(ends);
 		mw_tail_map_free(m);
 		return mw_error(err, "cannot read the chunk tails: %s", sqlite3_errmsg(db));
 	}
 	/* a damaged row is left out whole (its chunks read as last rewritten) */
 	for (i = 0; i < nrows; i++) {
-		size_t keep = m->nrecs;
-
-		if (parse_row(m, start, ends[i]))
-			m->nrecs = keep;
+		parse_row(m, start, ends[i]);
 		start = ends[i];
 	}
 	free(ends);
@@ -250,7 +296,6 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 		mw_tail_map_free(m);
 		return 0;
 	}
-	index_recs(m);
 	*out = m;
 	return 0;
 }
@@ -271,7 +316,7 @@ size_t mw_tail_map_bytes(const struct mw_tail_map *m)
 	if (!m)
 		return 0;
 	return sizeof(*m) + m->cap + m->recs_cap * sizeof(*m->recs) +
-	       (m->mask + 1) * sizeof(*m->ents) + (m->nrecs ? m->nrecs : 1) * sizeof(*m->ids);
+	       (m->ents ? (m->mask + 1) * sizeof(*m->ents) : 0) + m->ids_cap * sizeof(*m->ids);
 }
 
 const int64_t *mw_tail_map_ids(const struct mw_tail_map *m, size_t *n)
@@ -307,13 +352,14 @@ const uint8_t *mw_tail_merge(const struct mw_tail_map *m, int64_t id, const uint
 	n = count;
 	end = *len - h;
 	for (i = e->first; i >= 0; i = m->recs[i].next) {
-		const struct tail_rec *r = &m->recs[i];
+		struct tail_fields f;
 
-		if (r->npoints <= n || r->from > end)
+		rec_fields(m, &m->recs[i], &f);
+		if ((int64_t)f.npoints <= n || f.from > end)
 			continue;	/* held by the blob, or a gap: never laid */
-		n = r->npoints;
-		if (r->from + r->nbytes > end)
-			end = r->from + r->nbytes;
+		n = (int64_t)f.npoints;
+		if (f.from + f.nbytes > end)
+			end = (size_t)(f.from + f.nbytes);
 	}
 	if (n == count)
 		return blob;
@@ -331,14 +377,15 @@ const uint8_t *mw_tail_merge(const struct mw_tail_map *m, int64_t id, const uint
 	n = count;
 	end = *len - h;	/* the same pass again, laying the bytes */
 	for (i = e->first; i >= 0; i = m->recs[i].next) {
-		const struct tail_rec *r = &m->recs[i];
+		struct tail_fields f;
 
-		if (r->npoints <= n || r->from > end)
+		rec_fields(m, &m->recs[i], &f);
+		if ((int64_t)f.npoints <= n || f.from > end)
 			continue;
-		n = r->npoints;
-		memcpy(sc->buf + o + r->from, m->data + r->off, r->nbytes);
-		if (r->from + r->nbytes > end)
-			end = r->from + r->nbytes;
+		n = (int64_t)f.npoints;
+		memcpy(sc->buf + o + f.from, f.bytes, (size_t)f.nbytes);
+		if (f.from + f.nbytes > end)
+			end = (size_t)(f.from + f.nbytes);
 	}
 	*len = o + end;
 	return sc->buf;
@@ -348,19 +395,25 @@ int mw_tail_newest(const struct mw_tail_map *m, int64_t id, int64_t npoints, int
 		   double *value, int64_t *n)
 {
 	const struct tail_ent *e = find(m, id);
-	const struct tail_rec *best = NULL;
+	struct tail_fields f, best = { 0 };
+	int64_t best_ts = 0;
+	int have = 0;
 	int32_t i;
 
 	if (!e)
 		return 0;
-	for (i = e->first; i >= 0; i = m->recs[i].next)
-		if (m->recs[i].npoints > npoints &&
-		    (!best || m->recs[i].npoints >= best->npoints))
-			best = &m->recs[i];
-	if (!best)
+	for (i = e->first; i >= 0; i = m->recs[i].next) {
+		rec_fields(m, &m->recs[i], &f);
+		if ((int64_t)f.npoints > npoints && (!have || f.npoints >= best.npoints)) {
+			best = f;
+			best_ts = m->recs[i].last_ts;
+			have = 1;
+		}
+	}
+	if (!have)
 		return 0;
-	*ts = best->last_ts;
-	*value = best->value;
-	*n = best->npoints;
+	*ts = best_ts;
+	*value = best.value;
+	*n = (int64_t)best.npoints;
 	return 1;
 }

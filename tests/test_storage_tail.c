@@ -20,6 +20,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "storage/chunk_tail.h"
+#include "storage/codec.h"
 #include "storage/query.h"
 #include "storage/store.h"
 #include "tests/support/test_db.h"
@@ -300,10 +302,92 @@ static void startup_folds_tails(void **state)
 	expect_points(DB2, 1, 12);
 }
 
+/* The readers' map of a minute of tails at 5,000 open chunks (11 rows, a
+ * record of each chunk in each), read back: each chunk's newest record,
+ * its bytes laid over a blob in row order, a damaged row left out whole
+ * (its chunk 9,999 unknown), and what the map holds.  It held every
+ * record's fields parsed (48 bytes) and twice as many slots as records:
+ * 6.6 MB here, the background judge's transient every minute at 300
+ * processes; now under 3 MB. */
+#define MAP_CHUNKS 5000
+#define MAP_ROWS 11
+static void map_of_a_minute(void **state)
+{
+	struct mw_tail_row w = { 0 };
+	struct mw_tail_map *m;
+	struct mw_tail_scratch sc = { 0 };
+	struct mw_err err;
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	int64_t ts, n;
+	double v;
+	uint8_t bytes[4], blob[64];
+	const uint8_t *merged;
+	size_t len, nids;
+	int row, c;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, MW_TAIL_TABLE_SQL, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO chunk_tail(data) VALUES (?)", -1,
+					    &ins, NULL), SQLITE_OK);
+	for (row = 0; row < MAP_ROWS; row++) {
+		mw_tail_row_clear(&w);
+		for (c = 1; c <= MAP_CHUNKS; c++) {
+			memset(bytes, row + 1, sizeof(bytes));
+			/* chunk c's row holds 0 points; each row adds 5 bytes'
+			 * worth (4 written, the last one again next time) */
+			mw_tail_row_put(&w, c, (size_t)row * 4, bytes, sizeof(bytes),
+					(uint32_t)(5 * (row + 1)), T0 + row * 5000 + c,
+					row == MAP_ROWS - 1 && c == 7 ? 0.25 : (double)(c * 4096));
+		}
+		if (row == 5) {	/* a record of an unknown chunk, cut short */
+			mw_tail_row_put(&w, 9999, 0, bytes, sizeof(bytes), 99, T0, 1.0);
+			w.len -= 2;
+		}
+		sqlite3_bind_blob(ins, 1, w.buf, (int)w.len, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	mw_tail_row_release(&w);
+	assert_int_equal(mw_tail_map_load(db, &m, &err), 0);
+	assert_non_null(m);
+	mw_tail_map_ids(m, &nids);
+	assert_int_equal(nids, MAP_CHUNKS);
+	assert_int_equal(mw_tail_newest(m, 9999, 0, &ts, &v, &n), 0);
+	assert_int_equal(mw_tail_newest(m, 7, 0, &ts, &v, &n), 1);
+	assert_int_equal(n, 5 * MAP_ROWS);
+	assert_int_equal(ts, T0 + (MAP_ROWS - 1) * 5000 + 7);
+	assert_true(v == 0.25);
+	assert_int_equal(mw_tail_newest(m, 4242, 0, &ts, &v, &n), 1);
+	assert_true(v == 4242.0 * 4096);
+	assert_int_equal(mw_tail_newest(m, 4242, 5 * MAP_ROWS, &ts, &v, &n), 0);
+	/* an empty compact blob of chunk 3 (format byte, count 0): rows 0-4
+	 * laid in order; row 5 is out whole (damaged), so row 6's bytes
+	 * would leave a gap and are not laid */
+	blob[0] = MW_CHUNK_FMT_INT_C;
+	blob[1] = 0;
+	len = 2;
+	merged = mw_tail_merge(m, 3, blob, &len, &sc);
+	assert_int_equal(len, 2 + 4 * 5);
+	assert_int_equal(merged[1], 5 * 5);
+	for (row = 0; row < 5; row++)
+		assert_int_equal(merged[2 + row * 4 + 3], row + 1);
+	print_message("the map of %d chunks x %d rows holds %zu bytes\n", MAP_CHUNKS, MAP_ROWS,
+		      mw_tail_map_bytes(m));
+	if (mw_tail_map_bytes(m) >= 3u << 20)
+		fail_msg("the map holds %zu bytes", mw_tail_map_bytes(m));
+	free(sc.buf);
+	mw_tail_map_free(m);
+	sqlite3_close(db);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(readers_see_tail_points, setup, teardown),
 	cmocka_unit_test_setup_teardown(reader_kept_across_flushes, setup, teardown),
 	cmocka_unit_test_setup_teardown(chunk_rewritten_after_tails, setup, teardown),
 	cmocka_unit_test_setup_teardown(tail_of_removed_chunk, setup, teardown),
-	cmocka_unit_test_setup_teardown(startup_folds_tails, setup, teardown)
+	cmocka_unit_test_setup_teardown(startup_folds_tails, setup, teardown),
+	cmocka_unit_test(map_of_a_minute)
 )

@@ -386,7 +386,7 @@ static void find_onset(struct judging *j)
 	j->seg = j->full;
 	if (!(k > 0 && rx[k] - rx[0] >= 0.1 * j->span_ms && k >= 4))
 		return;
-	mw_ts_fit(rx, ry, k + 1, 1.0, MW_Z95, j->w->pairs, &pre);
+	mw_ts_fit(rx, ry, k + 1, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs, &pre);
 	mw_ts_fit(rx + k, ry + k, m - k, j->f_hinge, MW_Z95, j->w->pairs, &post);
 	if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
 	    post.slope > j->full.slope) {
@@ -732,12 +732,14 @@ static bool pass_when_settling(const struct judging *j, struct mw_leak_result *o
 	if (m < 15)
 		return false;
 	fast = fast_relative(out->slope_bph * j->span_ms / HOUR_MS, ry[0], j->span_ms);
-	mw_ts_fit(rx, ry, third, 1.0, MW_Z95, j->w->pairs, &head);
-	mw_ts_fit(rx + m - third, ry + m - third, third, 1.0, MW_Z95, j->w->pairs, &last);
+	mw_ts_fit(rx, ry, third, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs, &head);
+	mw_ts_fit(rx + m - third, ry + m - third, third, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs,
+		  &last);
 	if (!(head.ok && last.ok && head.slope > 0 && last.slope < SETTLING_RATIO * head.slope))
 		return false;
 	if (fast) {
-		mw_ts_fit(rx + third, ry + third, m - 2 * third, 1.0, MW_Z95, j->w->pairs, &mid);
+		mw_ts_fit(rx + third, ry + third, m - 2 * third, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs,
+			  &mid);
 		if (!slowed_to_creep(j, &head, &mid, &last, third))
 			return false;
 	}

@@ -40,7 +40,7 @@ static double trace_slope(const struct mw_trace *tr, int64_t from, int64_t to)
 	if (n >= 3) {
 		size_t m = mw_block_medians(w.x, w.y, n, MW_LEAK_MAX_POINTS, w.a, w.rx, w.ry);
 
-		mw_ts_fit(w.rx, w.ry, m, 1.0, MW_Z95, w.pairs, &fit);
+		mw_ts_fit(w.rx, w.ry, m, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &fit);
 		if (fit.ok)
 			slope = fit.slope * HOUR_MS;
 	}

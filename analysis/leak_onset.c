@@ -71,8 +71,9 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 			 * the leak, and judged over the whole stretch it made
 			 * a leak starting at 12 minutes look under way from
 			 * the start (lk_je, -11.9 min) */
-			mw_ts_fit(w.rx + k / 2, w.c + k / 2, k - k / 2 + 1, 1.0, MW_Z95, w.pairs, &pre);
-			mw_ts_fit(w.rx + k, w.c + k, m - k, 1.0, MW_Z95, w.pairs, &post);
+			mw_ts_fit(w.rx + k / 2, w.c + k / 2, k - k / 2 + 1, 1.0, MW_TS_SLOPE_ONLY,
+				  w.pairs, &pre);
+			mw_ts_fit(w.rx + k, w.c + k, m - k, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &post);
 			/* a hinge in the first tenth is start-up, not an onset:
 			 * "since the start" */
 			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&

@@ -19,6 +19,10 @@
 
 /* z for a two-sided 95 % interval. */
 #define MW_Z95 1.959963984540054
+/* mw_ts_fit's z for a fit whose interval nobody reads: the slope alone
+ * (lo = hi = slope), one rank selected where the interval's ends are
+ * selected too (up to a third of a report's judging, perf). */
+#define MW_TS_SLOPE_ONLY 0.0
 
 /* ---- order statistics: these reorder a ---- */
 

@@ -68,9 +68,8 @@ void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last
 void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struct mw_leak_result *out)
 {
 	struct mw_leak_result tmp, *r = out ? out : &tmp;
-	size_t first, last, j;
-	int64_t off, end;
-	double lastv = NAN;
+	size_t first, last;
+	int64_t off;
 
 	mw_leak_judge(tr, &g->params, r);
 	if (g->ninc == 0)
@@ -118,23 +117,34 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 		return;
 	}
 	off = (tr->t0_ms - g->t0_ms + g->step_ms / 2) / g->step_ms;
-	end = (int64_t)g->nb;
+	mw_leak_sum_floors(g->sum, g->alive, g->valid, g->nb, tr->v, tr->n, off);
+}
+
+void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb,
+			const double *v, size_t n, int64_t off)
+{
+	size_t first, last, j;
+	double lastv = NAN;
+
+	for (first = 0; first < n && !mw_leak_valid_value(v[first]); first++)
+		;
+	if (first == n)
+		return;
+	for (last = n - 1; !mw_leak_valid_value(v[last]); last--)
+		;
 	for (j = first; j <= last; j++) {
 		int64_t b = off + (int64_t)j;
 
-		if (mw_leak_valid_value(tr->v[j]))
-			lastv = tr->v[j];
+		if (mw_leak_valid_value(v[j]))
+			lastv = v[j];
 		if (b < 0)
 			continue;
-		if (b >= end)
+		if (b >= (int64_t)nb)
 			break;
-		if (mw_leak_valid_value(tr->v[j]))
-			g->valid[b]++;
-		/* a gap inside an incarnation keeps its last floor */
-		if (isfinite(lastv)) {
-			g->sum[b] += lastv;
-			g->alive[b]++;
-		}
+		if (valid && mw_leak_valid_value(v[j]))
+			valid[b]++;
+		sum[b] += lastv;	/* a gap inside an incarnation keeps its last floor */
+		alive[b]++;
 	}
 }
 

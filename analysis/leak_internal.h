@@ -36,6 +36,15 @@ static inline int mw_leak_valid_value(double v)
 	return isfinite(v) && v >= 0.0 && v <= MW_LEAK_MAX_VALUE;
 }
 
+/* Add one incarnation's floors v[0..n) to a total over nb buckets, its
+ * bucket 0 at the total's bucket off: from its first valid floor to its
+ * last, a gap inside keeping its last floor, each bucket counted in alive
+ * and, where the floor is its own, in valid (NULL: not counted).  The
+ * group's total (leak_group.c) and a group's summed PSS
+ * (leak_report_held.c). */
+void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb,
+			const double *v, size_t n, int64_t off);
+
 /* The scratch arrays of one judgement, sized by mw_leak_work_alloc for n
  * points. */
 struct mw_leak_work {

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "leak_internal.h"
 #include "leak_report_internal.h"
 
 /* The series of the sum, the first with two or more series deciding. */
@@ -40,30 +41,16 @@ static const char *const held_metrics[] = {
 #define HELD_MAX_INCARNATIONS 256
 
 /* The floors of the incarnations alive in each bucket, summed into sum
- * (res->nt values; NaN where none is alive).  A gap inside an
- * incarnation keeps its last floor, as the group's total does
- * (leak_group.c). */
+ * (res->nt values; NaN where none is alive), as the group's total sums
+ * them (mw_leak_sum_floors). */
 static void sum_alive(const struct mw_range_result *res, double *sum)
 {
-	size_t i, j, *alive = mw_xcalloc(res->nt ? res->nt : 1, sizeof(*alive));
+	uint32_t *alive = mw_xcalloc(res->nt ? res->nt : 1, sizeof(*alive));
+	size_t i, j;
 
 	memset(sum, 0, res->nt * sizeof(*sum));
-	for (i = 0; i < res->nseries; i++) {
-		const double *v = res->values[i];
-		size_t first = 0, last = res->nt;
-		double lastv = NAN;
-
-		while (first < res->nt && !isfinite(v[first]))
-			first++;
-		while (last > first && !isfinite(v[last - 1]))
-			last--;
-		for (j = first; j < last; j++) {
-			if (isfinite(v[j]))
-				lastv = v[j];
-			sum[j] += lastv;
-			alive[j]++;
-		}
-	}
+	for (i = 0; i < res->nseries; i++)
+		mw_leak_sum_floors(sum, alive, NULL, res->nt, res->values[i], res->nt, 0);
 	for (j = 0; j < res->nt; j++)
 		if (!alive[j])
 			sum[j] = NAN;

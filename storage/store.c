@@ -70,9 +70,9 @@
  * loose rows and the packed hours; writes go to the loose rows, which
  * stand for a packed minute of the same bucket until the next pack step
  * folds them in. */
-#define ROLLUP_GET(tier, table) "SELECT base, min, max, last, sum, count FROM " table " " \
+#define ROLLUP_GET(table) "SELECT base, min, max, last, sum, count FROM " table " " \
 	"WHERE series_id = ? AND t = ?"
-#define ROLLUP_NEWEST(tier, table) "SELECT t, count, base, min, max, last, sum FROM " table " " \
+#define ROLLUP_NEWEST(table) "SELECT t, count, base, min, max, last, sum FROM " table " " \
 	"WHERE series_id = ? ORDER BY t DESC LIMIT 1"
 
 static const char *const statements[ST_COUNT] = {
@@ -87,16 +87,16 @@ static const char *const statements[ST_COUNT] = {
 	[ST_ROLLUP_1M] = ROLLUP_PUT("1m"),
 	[ST_ROLLUP_10M] = ROLLUP_PUT("10m"),
 	[ST_ROLLUP_1H] = ROLLUP_PUT("1h"),
-	[ST_MERGE_1M] = ROLLUP_GET("1m", "rollup_1m_all"),
-	[ST_MERGE_10M] = ROLLUP_GET("10m", "rollup_10m_data"),
-	[ST_MERGE_1H] = ROLLUP_GET("1h", "rollup_1h_data"),
+	[ST_MERGE_1M] = ROLLUP_GET("rollup_1m_all"),
+	[ST_MERGE_10M] = ROLLUP_GET("rollup_10m_data"),
+	[ST_MERGE_1H] = ROLLUP_GET("rollup_1h_data"),
 	[ST_SERIES_FIND] = "SELECT id, first_ts FROM series WHERE metric_id = ? AND set_id = ? "
 			   "ORDER BY id LIMIT 1",
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
-	[ST_NEWEST_1M] = ROLLUP_NEWEST("1m", "rollup_1m_all"),
-	[ST_NEWEST_10M] = ROLLUP_NEWEST("10m", "rollup_10m_data"),
-	[ST_NEWEST_1H] = ROLLUP_NEWEST("1h", "rollup_1h_data"),
+	[ST_NEWEST_1M] = ROLLUP_NEWEST("rollup_1m_all"),
+	[ST_NEWEST_10M] = ROLLUP_NEWEST("rollup_10m_data"),
+	[ST_NEWEST_1H] = ROLLUP_NEWEST("rollup_1h_data"),
 	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_all "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "

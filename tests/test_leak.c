@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "analysis/leak.h"
+#include "analysis/robust_stats.h"
 #include "analysis/leak_steps.h"
 #include "analysis/robust_stats.h"
 #include "tests/leak_corpus.h"
@@ -109,6 +110,49 @@ static void theil_sen_is_the_median_of_pair_slopes(void **state)
 		}
 		assert_true((lo_found || lo == b) && (hi_found || hi == b));
 	}
+}
+
+/* The order statistics every rule is built on (robust_stats.c: a
+ * three-way branchless split on large ranges, Hoare's partition on small
+ * ones): mw_select_kth is the sorted array's k-th with every element
+ * before it <= and after it >=, and mw_median_inplace the sorted median,
+ * on random values, few distinct ones (the zero slopes of a series in
+ * pages), sorted, reversed and all-equal input, 1 to 3,000 elements. */
+static void selection_is_the_sorted_order(void **state)
+{
+	enum { NMAX = 3000 };
+	static double a[NMAX], sorted[NMAX];
+	struct lc_rng r = { 17 };
+	size_t n, i, k;
+	int pattern;
+
+	(void)state;
+	for (n = 1; n <= NMAX; n = n < 100 ? n + 1 : n * 3 / 2)
+		for (pattern = 0; pattern < 5; pattern++) {
+			size_t ks[] = { 0, n / 10, n / 2, n - 1 - n / 10, n - 1 };
+
+			for (k = 0; k < sizeof(ks) / sizeof(ks[0]); k++) {
+				double v, med;
+
+				for (i = 0; i < n; i++)
+					a[i] = pattern == 0 ? lc_normal(&r) :
+					       pattern == 1 ? (double)(int)lc_range(&r, 0.0, 4.0) :
+					       pattern == 2 ? (double)i :
+					       pattern == 3 ? (double)(n - i) : 7.0;
+				memcpy(sorted, a, n * sizeof(*a));
+				qsort(sorted, n, sizeof(*sorted), cmp_slope);
+				v = mw_select_kth(a, n, ks[k]);
+				if (v != sorted[ks[k]])
+					fail_msg("n %zu pattern %d k %zu: %g, sorted %g", n, pattern,
+						 ks[k], v, sorted[ks[k]]);
+				for (i = 0; i < n; i++)
+					if (i < ks[k] ? a[i] > v : i > ks[k] && a[i] < v)
+						fail_msg("n %zu pattern %d k %zu: not partitioned at %zu",
+							 n, pattern, ks[k], i);
+				med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+				assert_true(mw_median_inplace(a, n) == med);
+			}
+		}
 }
 
 /* Large fits take their ranks from a bracket a sample finds (robust_stats.c,
@@ -1002,6 +1046,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(theil_sen_ci_and_outliers),
 	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
 	cmocka_unit_test(theil_sen_large_fits_are_exact),
+	cmocka_unit_test(selection_is_the_sorted_order),
 	cmocka_unit_test(break_search_matches_every_break),
 	cmocka_unit_test(basic_shapes),
 	cmocka_unit_test(onset_position),

@@ -5,7 +5,9 @@
  * the second set: Node, SQLite, redis and memcached as services, and
  * tests/data/leak_runtimes/, the third: a JVM under G1 and Perl;
  * tests/data/leak_allocators/, the fourth: Ruby, Lua, PHP, jemalloc,
- * tcmalloc and PostgreSQL; judged the
+ * tcmalloc and PostgreSQL; tests/data/leak_validation/, the fifth: C and
+ * CPython heaps creeping under random-size replacements, with and without
+ * leaks, recorded after session 12's detector changes; judged the
  * same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
@@ -80,11 +82,14 @@
 struct corpus {
 	const char *dir;
 	size_t min_workloads;
+	int min_minutes;	/* the recording is longer (50 min: the 50m end time) */
 };
-static const struct corpus BASE_SET = { "tests/data/leak_real/", 20 };
-static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6 };
-static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4 };
-static const struct corpus ALLOCATORS_SET = { "tests/data/leak_allocators/", 11 };
+static const struct corpus BASE_SET = { "tests/data/leak_real/", 20, 49 };
+static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6, 49 };
+static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4, 49 };
+static const struct corpus ALLOCATORS_SET = { "tests/data/leak_allocators/", 11, 49 };
+/* 47 minutes: its 50m column is its end */
+static const struct corpus VALIDATION_SET = { "tests/data/leak_validation/", 6, 46 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -165,9 +170,20 @@ static const char *const KNOWN_A[] = { NULL };
  * session 10 against the warm-up's last stretch, so from 35 minutes it is
  * inconclusive (+11.3 MiB); at 30 and 31 minutes the span holds one step
  * (a one-time load, as far as it shows) and passes. */
-static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", NULL };
+/* vk_pydict (the validation set, recorded after session 12's changes
+ * and not tuned on) leaks about 3 MiB/h of session dicts into CPython's
+ * arenas.  It fails at 30-31 minutes and at its end (47), and passes at
+ * 35-45:
+ * "filling memory it committed before (21.0 MiB, no leak of its own): at
+ * most 1.2 MiB more unless it commits more" (analysis/leak_bound.c, the
+ * rule that passes ok_cache's creep): pymalloc commits arenas in steps
+ * the span shows no trend of, so the leak fills committed memory for a
+ * while.  README's "What it can miss" names this case; here a real
+ * program hits it.  Found, not fixed. */
+static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", "vk_pydict",
+				       NULL };
 /* H: leaks passed at some end time */
-static const char *const KNOWN_H[] = { "lk_ruby", NULL };
+static const char *const KNOWN_H[] = { "lk_ruby", "vk_pydict", NULL };
 /* C: lk_late's onset within 2 min of the truth */
 /* lk_je (the allocators set) starts leaking at 12 minutes, two minutes
  * after the warm-up, under jemalloc's +-1 MiB of floors: its growth was
@@ -176,7 +192,14 @@ static const char *const KNOWN_H[] = { "lk_ruby", NULL };
  * the change point (found at 12.0 min) was not flat as a whole; now only
  * the last half of that stretch must be (analysis/leak_onset.c), +0.1
  * min. */
-static const char *const KNOWN_C[] = { NULL };
+/* vk_fraglate (the validation set) leaks from 14 minutes after a steep
+ * start-up ramp (+2.2 MiB over its first 5 minutes, flat from 5 to 14):
+ * a single hinge (flat, then a line) fits the ramp, the flat stretch and
+ * the leak worse than one line from the start, so the change point
+ * search returns none and the leak is dated from the start (-14.0 min).
+ * lk_je's ramp was small against its noise; this one is not.  Found, not
+ * fixed. */
+static const char *const KNOWN_C[] = { "vk_fraglate", NULL };
 /* D: not inconclusive at 25 min */
 static const char *const KNOWN_D[] = { NULL };
 /* E: failed leaks whose kind is not the label's */
@@ -388,6 +411,12 @@ static int setup_runtimes(void **state)
 static int setup_allocators(void **state)
 {
 	SET = &ALLOCATORS_SET;
+	return setup(state);
+}
+
+static int setup_validation(void **state)
+{
+	SET = &VALIDATION_SET;
 	return setup(state);
 }
 
@@ -770,7 +799,7 @@ static void real_corpus(void **state)
 	judge_all(r);
 	mw_reader_free(r);
 	print_table();
-	assert_true(TEND > T0 + 49 * MIN_MS);
+	assert_true(TEND > T0 + SET->min_minutes * MIN_MS);
 
 	printf("assertions (issue 20):\n");
 	for (w = 0; w < NW; w++) {
@@ -919,11 +948,17 @@ static void allocators_set(void **state)
 	real_corpus(state);
 }
 
+static void validation_set(void **state)
+{
+	real_corpus(state);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
 	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
 	cmocka_unit_test_setup_teardown(runtimes_set, setup_runtimes, teardown),
 	cmocka_unit_test_setup_teardown(allocators_set, setup_allocators, teardown),
+	cmocka_unit_test_setup_teardown(validation_set, setup_validation, teardown),
 )
 
 #else

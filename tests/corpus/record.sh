@@ -6,7 +6,9 @@
 # CORPUS_SET=services records the second set instead (real services:
 # tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
 # Perl: tests/data/leak_runtimes/), CORPUS_SET=allocators the fourth (Ruby,
-# Lua, PHP, jemalloc, tcmalloc, PostgreSQL); the default is the first set.
+# Lua, PHP, jemalloc, tcmalloc, PostgreSQL), CORPUS_SET=validation the fifth
+# (vk_* / vo_*: glibc and CPython heaps creeping under random-size
+# replacements, with and without leaks); the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
 # CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
 # CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
@@ -41,7 +43,9 @@ stop_all() {
 }
 trap 'stop_all' EXIT INT TERM
 
-WATCH=${CORPUS_WATCH-lk_*,ok_*}
+DEFAULT_WATCH="lk_*,ok_*"
+[ "${CORPUS_SET:-base}" = validation ] && DEFAULT_WATCH="vk_*,vo_*"
+WATCH=${CORPUS_WATCH-$DEFAULT_WATCH}
 "$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:${CORPUS_PORT:-18431} \
     ${WATCH:+--watch "$WATCH"} >"$OUT/daemon.log" 2>&1 &
 DPID=$!
@@ -62,6 +66,19 @@ finish() { # stop the workloads, then the daemon once it has seen them go
     wait "$DPID" 2>/dev/null || true
     echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"
 }
+if [ "${CORPUS_SET:-base}" = validation ]; then
+    # the fifth set (session 12), named vk_* / vo_*: recorded after that
+    # session's detector changes and judged without tuning on it
+    cc -O1 -Wall -o "$BIN/frag" "$HERE/frag.c"
+    for n in vk_frag vk_fraglate vo_ramp vo_frag; do cp "$BIN/frag" "$BIN/$n"; done
+    cp "$PY" "$BIN/vo_pydict"; cp "$PY" "$BIN/vk_pydict"
+    for n in vk_frag vk_fraglate vo_ramp vo_frag; do start $n "$BIN/$n"; done
+    start vo_pydict "$BIN/vo_pydict" "$HERE/pydict.py"
+    start vk_pydict "$BIN/vk_pydict" "$HERE/pydict.py" leak
+    sleep "$DUR"
+    finish
+    exit 0
+fi
 if [ "${CORPUS_SET:-base}" = runtimes ]; then
     # the launcher finds its JVM relative to itself: a copy of the whole
     # JDK, the launcher under each workload's name

@@ -149,6 +149,24 @@ static void one_small_commit_step_still_bounded(void **state)
 	assert_int_equal(bound_of(resident, &r), 1);
 }
 
+/* CPython's arenas (vk_pydict, a 3 MiB/h leak recorded in the validation
+ * set): the leak commits a 1 MiB arena now and then, two steps within the
+ * span, about as much as became resident, each too far apart for a trend
+ * of their own, and under budget x horizon together; 700 KiB left at the
+ * end.  It passed as "filling memory it committed before" at 35-45
+ * minutes; committing over the span about what became resident is not
+ * filling memory committed before. */
+static void committed_as_it_fills_still_fails(void **state)
+{
+	struct mw_leak_result r;
+	int i;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		committed[i] = 30.1 * MIB + (i >= 20 ? 0.6 * MIB : 0.0) + (i >= 45 ? 0.6 * MIB : 0.0);
+	assert_int_equal(bound_of(resident, &r), 0);
+}
+
 /* A leak inside a region committed in advance: far more left to fill
  * than the budget allows over the horizon (64 KiB/h x 24 h). */
 static void large_headroom_still_fails(void **state)
@@ -294,6 +312,7 @@ int main(void)
 		cmocka_unit_test(committed_growing_in_steps_still_fails),
 		cmocka_unit_test(committed_in_a_chunk_within_the_span_still_fails),
 		cmocka_unit_test(one_small_commit_step_still_bounded),
+		cmocka_unit_test(committed_as_it_fills_still_fails),
 		cmocka_unit_test(large_headroom_still_fails),
 		cmocka_unit_test(growth_outside_the_mappings_still_fails),
 		cmocka_unit_test(stale_committed_still_fails),

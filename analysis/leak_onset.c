@@ -87,6 +87,35 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 	return onset;
 }
 
+/* The stretch before x_on ends flat: the Theil-Sen slope of the points
+ * in its last half (eight at least) under a quarter of slope (per ms), as
+ * change_point asks of its own break. */
+static int ends_flat_before(const double *x, const double *y, size_t n, double x_on, double slope)
+{
+	struct mw_leak_work w;
+	struct mw_ts_fit fit;
+	size_t i, k = 0, m;
+	int flat = 0;
+
+	if (mw_leak_work_alloc(&w, n) < 0) {
+		mw_leak_work_free(&w);
+		return 0;
+	}
+	for (i = 0; i < n && x[i] <= x_on; i++)
+		if (x[i] >= x_on / 2) {
+			w.x[k] = x[i];
+			w.y[k] = y[i];
+			k++;
+		}
+	if (k >= 8) {
+		m = mw_block_medians(w.x, w.y, k, MW_LEAK_MAX_POINTS, w.a, w.rx, w.ry);
+		mw_ts_fit(w.rx, w.ry, m, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &fit);
+		flat = fit.ok && fit.slope < 0.25 * slope;
+	}
+	mw_leak_work_free(&w);
+	return flat;
+}
+
 /* A failing trace's onset from its change point over every point from
  * the first (warm-up included), its growth since then, and its reason.
  * The change point is searched on the process's own time: the holes a
@@ -104,6 +133,8 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 	size_t *at = malloc((last - first + 1) * sizeof(*at));
 	double on = 0.0, lived = (double)(out->last_ms - out->first_ms);
 	int at_start = 1;
+	/* the judged span's own change point (leak.c find_onset), if any */
+	int64_t judged_onset = out->onset_ms != INT64_MIN ? out->fit_t0_ms : INT64_MIN;
 
 	out->onset_ms = out->first_ms;
 	if (x && y && at) {
@@ -126,6 +157,21 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 		}
 		if (n > 0)
 			lived = x[n - 1];
+		if (at_start && judged_onset != INT64_MIN && judged_onset > out->first_ms &&
+		    ends_flat_before(x, y, n, (double)(judged_onset - out->first_ms),
+				     out->slope_bph / HOUR_MS)) {
+			/* No change point over the whole trace, but the judged
+			 * span has one, and the trace is flat before it: a
+			 * start-up ramp before a flat stretch makes one line fit
+			 * the whole trace better than any flat-then-rising hinge
+			 * (vk_fraglate: +2.2 MiB in its first 5 minutes, flat
+			 * until its leak at 14, was dated from the start, -14.0
+			 * min).  A leak under way from the start is not flat
+			 * there and keeps "since the start". */
+			at_start = 0;
+			out->onset_ms = judged_onset;
+			on = (double)(judged_onset - out->first_ms);
+		}
 	}
 	free(x);
 	free(y);

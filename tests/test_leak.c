@@ -415,6 +415,25 @@ static void onset_is_the_change_point(void **state)
 		    llabs((long long)(res.onset_ms - (T0 + 12 * LC_MIN))) > 2 * LC_MIN)
 			fail_msg("ramp, seed %d: %s", (int)seed, res.reason);
 	}
+	/* ... and after a steep one (vk_fraglate, recorded: +2.2 MiB in its
+	 * first 5 minutes, flat until its leak at 14): one line then fits
+	 * the whole trace better than any flat-then-rising hinge, and the
+	 * judged span's own change point dates it */
+	for (seed = 1; seed <= 5; seed++) {
+		size_t i;
+
+		late_trace(v, 600, 14.0, seed);
+		for (i = 0; i < 600; i++) {
+			double t_min = (double)i * 5.0 / 60.0;
+
+			v[i] += 8 * LC_MIB * (t_min < 5.0 ? t_min / 5.0 : 1.0);
+		}
+		mw_leak_judge(&tr, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+		if (res.onset_at_start ||
+		    llabs((long long)(res.onset_ms - (T0 + 14 * LC_MIN))) > 2 * LC_MIN)
+			fail_msg("steep ramp, seed %d: %s", (int)seed, res.reason);
+	}
 	late_trace(v, 600, 0.0, 9);
 	mw_leak_judge(&tr, &p, &res);
 	assert_int_equal(res.verdict, MW_VERDICT_FAIL);

@@ -388,7 +388,7 @@ static void find_onset(struct judging *j)
 		return;
 	mw_ts_fit(rx, ry, k + 1, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs, &pre);
 	mw_ts_fit(rx + k, ry + k, m - k, j->f_hinge, MW_Z95, j->w->pairs, &post);
-	if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
+	if (pre.ok && post.ok && post.slope > 0 && pre.slope < MW_ONSET_FLAT_SHARE * post.slope &&
 	    post.slope > j->full.slope) {
 		j->has_onset = true;
 		j->seg = post;

@@ -36,6 +36,10 @@ static inline int mw_leak_valid_value(double v)
 	return isfinite(v) && v >= 0.0 && v <= MW_LEAK_MAX_VALUE;
 }
 
+/* Before an onset the floors are flat: their Theil-Sen slope under this
+ * share of the slope after it (leak.c find_onset, leak_onset.c). */
+#define MW_ONSET_FLAT_SHARE 0.25
+
 /* Add one incarnation's floors v[0..n) to a total over nb buckets, its
  * bucket 0 at the total's bucket off: from its first valid floor to its
  * last, a gap inside keeping its last floor, each bucket counted in alive

@@ -39,9 +39,9 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
  * starts in it or right after it is dated where it starts, not at the end
  * of the warm-up): a hinge (flat, then a line) by least squares on
  * winsorized block medians, kept when the part before it ends flat (the
- * Theil-Sen slope of its last half under a quarter of the part after's).  x is ms since the
- * first point; returns the onset's x, or 0 with *at_start when the floors
- * climbed from the start.
+ * Theil-Sen slope of its last half under MW_ONSET_FLAT_SHARE of the part
+ * after's).  x is ms since the first point; returns the onset's x, or 0
+ * with *at_start when the floors climbed from the start.
  */
 static double change_point(const double *x, const double *y, size_t n, int *at_start)
 {
@@ -76,7 +76,7 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 			mw_ts_fit(w.rx + k, w.c + k, m - k, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &post);
 			/* a hinge in the first tenth is start-up, not an onset:
 			 * "since the start" */
-			if (pre.ok && post.ok && post.slope > 0 && pre.slope < 0.25 * post.slope &&
+			if (pre.ok && post.ok && post.slope > 0 && pre.slope < MW_ONSET_FLAT_SHARE * post.slope &&
 			    w.rx[k] - w.rx[0] >= 0.1 * (w.rx[m - 1] - w.rx[0])) {
 				*at_start = 0;
 				onset = w.rx[k];
@@ -88,8 +88,8 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 }
 
 /* The stretch before x_on ends flat: the Theil-Sen slope of the points
- * in its last half (eight at least) under a quarter of slope (per ms), as
- * change_point asks of its own break. */
+ * in its last half (eight at least) under MW_ONSET_FLAT_SHARE of slope
+ * (per ms), as change_point asks of its own break. */
 static int ends_flat_before(const double *x, const double *y, size_t n, double x_on, double slope)
 {
 	struct mw_leak_work w;
@@ -110,7 +110,7 @@ static int ends_flat_before(const double *x, const double *y, size_t n, double x
 	if (k >= 8) {
 		m = mw_block_medians(w.x, w.y, k, MW_LEAK_MAX_POINTS, w.a, w.rx, w.ry);
 		mw_ts_fit(w.rx, w.ry, m, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &fit);
-		flat = fit.ok && fit.slope < 0.25 * slope;
+		flat = fit.ok && fit.slope < MW_ONSET_FLAT_SHARE * slope;
 	}
 	mw_leak_work_free(&w);
 	return flat;

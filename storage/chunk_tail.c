@@ -271,8 +271,10 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = (size_t)sqlite3_column_bytes(st, 0);
 
+		/* records are placed by 32-bit offsets: rows past 2 GB (never
+		 * near: a minute of flushes) are left out as a damaged row is */
 		if (m->len + n >= INT32_MAX)
-			break;	/* records are placed by 32-bit offsets: never near */
+			break;
 		MW_GROW(m->data, m->cap, m->len + n + 1);
 		if (n)
 			memcpy(m->data + m->len, sqlite3_column_blob(st, 0), n);

@@ -41,6 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 #include "storage/query.h"
 #include "storage/schema.h"
@@ -1058,6 +1062,82 @@ static void reopen_round(const char *path, struct proc *p, long procs, int64_t k
 	       tick[1], tick_cpu[1]);
 }
 
+#ifndef _WIN32
+/* to becomes a copy of from. */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+
+	if (!in || !out) {
+		fprintf(stderr, "bench_storage: cannot copy '%s' to '%s'\n", from, to);
+		exit(1);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			fprintf(stderr, "bench_storage: cannot write '%s'\n", to);
+			exit(1);
+		}
+	fclose(in);
+	if (fclose(out)) {
+		fprintf(stderr, "bench_storage: cannot write '%s'\n", to);
+		exit(1);
+	}
+}
+
+/* A crash on a copy of the kept file at path: a child process opens it,
+ * writes two ticks (from tick k) and dies without closing the store, as
+ * a kill would leave it (the WAL holding its last flushes, no clean-stop
+ * mark); then the start-up on that copy, timed, and two ticks after it. */
+static void crash_round(const char *path, struct proc *p, long procs, int64_t k)
+{
+	const char *copy = "bench_storage_crash.tmp.db";
+	struct mw_store_options o;
+	struct mw_store *s;
+	struct mw_err err;
+	double t, c, tick;
+	pid_t child;
+	int j, status;
+
+	mw_test_db_remove(copy);
+	copy_file(path, copy);
+	mw_test_store_options(&o, copy);
+	child = fork();
+	if (child == 0) {
+		if (mw_store_open(&s, &o, &err))
+			_exit(1);
+		for (j = 0; j < 2; j++) {
+			procs_tick(s, p, procs, k + j);
+			mw_bench_store_flush(s);
+		}
+		_exit(0);	/* no mw_store_free: a crash */
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bench_storage: week: the crashing child failed\n");
+		exit(1);
+	}
+	t = now_s();
+	c = cpu_s();
+	if (mw_store_open(&s, &o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		exit(1);
+	}
+	t = now_s() - t;
+	c = cpu_s() - c;
+	tick = now_s();
+	procs_tick(s, p, procs, k + 2);
+	mw_bench_store_flush(s);
+	tick = now_s() - tick;
+	mw_store_wait_check(s);
+	mw_store_free(s);
+	mw_test_db_remove(copy);
+	printf("week: start-up %.3f s after a crash (%.3f CPU s); the first tick after it %.3f s\n",
+	       t, c, tick);
+}
+#endif
+
 /* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
  * series at 1 s for MW_BENCH_WEEK_DAYS days (7; or MW_BENCH_WEEK_HOURS
  * hours, for a shorter run; plus MW_BENCH_WEEK_MINUTES minutes, so the
@@ -1068,7 +1148,8 @@ static void reopen_round(const char *path, struct proc *p, long procs, int64_t k
  * cleanly: file bytes per point all-in, and the start-up on that file
  * after the clean stop and with the full check a crash makes.
  * MW_BENCH_WEEK_REOPEN: only the start-up and the two ticks after it,
- * three times, on a file an earlier run kept (MW_BENCH_WEEK_KEEP). */
+ * three times, on a file an earlier run kept (MW_BENCH_WEEK_KEEP), then
+ * three start-ups after a crash (crash_round). */
 static void bench_week(void)
 {
 	const long procs = env_long("MW_BENCH_WEEK_PROCS", 1000);
@@ -1090,6 +1171,10 @@ static void bench_week(void)
 			proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
 		for (i = 0; i < 3; i++)
 			reopen_round(path, p, procs, ticks + 2 * i);
+#ifndef _WIN32
+		for (i = 0; i < 3; i++)	/* each on a copy of the file as it is now */
+			crash_round(path, p, procs, ticks + 6);
+#endif
 		startups(path, &clean_s, &full_s, &bg_s);
 		printf("week: start-up %.3f s after a clean stop, %.3f s with the full check read "
 		       "first, %.3f s with it read in the background\n", clean_s, full_s, bg_s);

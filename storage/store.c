@@ -99,6 +99,8 @@ static const char *const statements[ST_COUNT] = {
 	[ST_NEWEST_1H] = ROLLUP_NEWEST("rollup_1h_data"),
 	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_all "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
+	[ST_RECOVER_TENS] = "SELECT t, count, base, min, max, last, sum FROM rollup_10m_data "
+			    "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "
 			      "ORDER BY id",
 	/* a live series' newest chunk whose max_ts lies past its newest

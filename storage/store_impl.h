@@ -109,6 +109,7 @@ enum {
 	ST_NEWEST_1H,
 	ST_RECOVER_CHUNKS,
 	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the 10 minutes and hour in progress */
+	ST_RECOVER_TENS,	/* ... and 10-minute rows, the hour (in tier order after it) */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */

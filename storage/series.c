@@ -199,9 +199,8 @@ void mw_series_free_all(struct mw_store *s)
  * series and restart (364,459 chunk rows for 8,605 series after 150
  * crashes).  Its points are committed already, and are decoded anyway to
  * rebuild the rollups (recover_rollups appends them as it goes).  A row
- * with its true max_ts (store.c's fix_open_bounds put it right) gets the
- * bound at the next write.  A chunk that is full, damaged, too long or not
- * the series' newest is left closed.
+ * with its true max_ts gets the bound at the next write.  A chunk that is
+ * full, damaged, too long or not the series' newest is left closed.
  */
 static bool may_continue(const struct mw_store *s, const struct mw_chunk_dec *d)
 {
@@ -223,6 +222,28 @@ static void continue_open(struct mw_store *s, struct mw_series *se, int64_t rowi
 	se->open_rowid = rowid;
 	se->open_flushed = se->open.n;
 	se->open_writes = MW_OPEN_BOUND_FROM - 1;
+}
+
+/*
+ * A chunk a crash left open keeps the bound its row carries when it is
+ * taken up again (store.c fix_open_bounds leaves it), and its next points
+ * go into chunk_tail as if the store had never stopped: its row holds
+ * exactly the bits the encoder rebuilt from it.  Putting the true max_ts
+ * at start-up and the bound back at the first flush moved every live
+ * series' chunk in the index twice and wrote every open chunk whole: a
+ * first flush of 1.3 s at 12,000 series on a day's file, against 0.1 s.
+ * Only a bound at least this run's own (chunk_duration may have changed)
+ * is kept.
+ */
+static void keep_bound(struct mw_store *s, struct mw_series *se, int64_t row_max_ts)
+{
+	if (!se->open_rowid || row_max_ts < mw_store_open_bound(s, &se->open))
+		return;
+	se->open_writes = MW_OPEN_BOUND_FROM;
+	se->tail_bits = se->open.nbits;
+	se->tail_min = se->open.t_min;
+	se->tail_float = se->open.is_float;
+	se->tail_pending = false;
 }
 
 /*
@@ -375,8 +396,10 @@ static int recover_rollups(struct mw_store *s, struct mw_series *se, int64_t las
 				if (ts >= since[t])
 					mw_rollup_add(s, se, t, ts, v);
 		}
-		if (take_up)
+		if (take_up) {
 			continue_open(s, se, last_chunk, next);
+			keep_bound(s, se, sqlite3_column_int64(chunks, 2));
+		}
 	}
 	sqlite3_reset(chunks);
 	if (rc != SQLITE_DONE)

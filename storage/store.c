@@ -33,7 +33,8 @@
  * chunks by max_ts >= from (a superset with the bound) and filter points
  * by time; the newest point is coalesce(last_ts, max_ts) as before.  A
  * chunk left open by a stop or a crash gets its true max_ts at the next
- * start (fix_open_bounds).
+ * start (fix_open_bounds), unless that start takes it up again with its
+ * bound (series.c keep_bound).
  *
  * Why the 1-minute bucket in progress is written at the first flush that
  * brings its series no point (write_quiet_minute): it lived only in
@@ -101,7 +102,7 @@ static const char *const statements[ST_COUNT] = {
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_TENS] = "SELECT t, count, base, min, max, last, sum FROM rollup_10m_data "
 			    "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
-	[ST_RECOVER_CHUNKS] = "SELECT data, id FROM chunk WHERE series_id = ? AND max_ts >= ? "
+	[ST_RECOVER_CHUNKS] = "SELECT data, id, max_ts FROM chunk WHERE series_id = ? AND max_ts >= ? "
 			      "ORDER BY id",
 	/* a live series' newest chunk whose max_ts lies past its newest
 	 * point: an open chunk's bound (only live series can have one: a
@@ -486,7 +487,7 @@ static bool is_idle(const struct mw_store *s, const struct mw_series *se)
 
 /* No point of the open chunk e can reach this (add_point closes a chunk
  * before a point chunk_duration or more from its first). */
-static int64_t open_bound(const struct mw_store *s, const struct mw_chunk_enc *e)
+int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e)
 {
 	int64_t b = e->t_first + s->opt.chunk_duration_ms - 1;
 
@@ -567,7 +568,7 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 	if (last)
 		se->tx_open_writes = 0;	/* true max_ts: no bound to put right */
 	else if (se->tx_open_writes >= OPEN_BOUND_FROM)
-		max = open_bound(s, &se->open);
+		max = mw_store_open_bound(s, &se->open);
 	blob = mw_chunk_enc_blob(&se->open, &len);
 	if (write_chunk(s, se, &se->tx_open_rowid, !last && bounded, blob, len, se->open.n,
 			se->open.t_min, max, se->open.t_last, se->open.v_last, err))
@@ -853,7 +854,7 @@ static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
 
 /*
  * What a crash left in chunk_tail goes into the chunks it belongs to,
- * before anything reads them (fix_open_bounds, the series load, dedupe):
+ * before anything reads them (the series load, fix_open_bounds, dedupe):
  * the writer's own reads never merge tails.
  */
 static int fold_tails(struct mw_store *s, struct mw_err *err)
@@ -910,19 +911,55 @@ static int fold_tails(struct mw_store *s, struct mw_err *err)
 	return mw_db_exec(s->db, "COMMIT", err);
 }
 
-/* Chunks a stop or a crash left open get their true max_ts. */
+static int cmp_rowid(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The rows of the open chunks the series load took up with their bound
+ * (series.c keep_bound), sorted; NULL when none. */
+static int64_t *kept_bounds(const struct mw_store *s, size_t *n)
+{
+	int64_t *ids = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < s->nall; i++) {
+		const struct mw_series *se = s->all[i];
+
+		if (se->open_rowid && se->open_writes >= OPEN_BOUND_FROM) {
+			if (!ids)
+				ids = mw_xmalloc(s->nall * sizeof(*ids));
+			ids[(*n)++] = se->open_rowid;
+		}
+	}
+	if (*n > 1)
+		qsort(ids, *n, sizeof(*ids), cmp_rowid);
+	return ids;
+}
+
+/* Chunks a stop or a crash left open get their true max_ts, but those
+ * taken up again with their bound (after the series load). */
 static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 {
 	sqlite3_stmt *sel = s->st[ST_BOUNDED_CHUNKS], *set = s->st[ST_SET_MAX_TS];
+	size_t nkept;
+	int64_t *kept = kept_bounds(s, &nkept);
 	int rc;
 
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
+	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err)) {
+		free(kept);
 		return -1;
+	}
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
 		struct mw_chunk_dec d;
-		int64_t ts, max = INT64_MIN;
+		int64_t ts, max = INT64_MIN, id = sqlite3_column_int64(sel, 0);
 		double v;
 
+		if (nkept && bsearch(&id, kept, nkept, sizeof(*kept), cmp_rowid))
+			continue;
 		if (mw_chunk_dec_init(&d, sqlite3_column_blob(sel, 1),
 				      (size_t)sqlite3_column_bytes(sel, 1)))
 			continue;	/* a damaged chunk: left to the readers */
@@ -931,7 +968,7 @@ static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 				max = ts;
 		if (max == INT64_MIN)
 			continue;
-		sqlite3_bind_int64(set, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int64(set, 1, id);
 		sqlite3_bind_int64(set, 2, max);
 		if (sqlite3_step(set) != SQLITE_DONE)
 			rc = SQLITE_ERROR;
@@ -940,6 +977,7 @@ static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 			break;
 	}
 	sqlite3_reset(sel);
+	free(kept);
 	if (rc != SQLITE_DONE) {
 		mw_error(err, "cannot close the chunks left open: %s", sqlite3_errmsg(s->db));
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1021,7 +1059,8 @@ static int open_once(struct mw_store **out, const struct mw_store_options *o, bo
 		if (mw_db_prepare(s->db, &s->st[i], statements[i], err))
 			goto fail;
 	mw_catalog_open(&s->cat, s->db);
-	if (fold_tails(s, err) || fix_open_bounds(s, err) || mw_series_load(s, err) || mw_rg_store_open(s, err))
+	if (fold_tails(s, err) || mw_series_load(s, err) || fix_open_bounds(s, err) ||
+	    mw_rg_store_open(s, err))
 		goto fail;
 	update_db_bytes(s);
 	/* Last: its read transaction would hold up the start-up's emptying

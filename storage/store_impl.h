@@ -67,6 +67,8 @@ struct mw_series {
 /* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an
  * upper bound as max_ts (store.c write_open). */
 #define MW_OPEN_BOUND_FROM 3
+/* The bound an open chunk's row carries (store.c). */
+int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e);
 
 /* A closed chunk waiting for the next flush. */
 struct mw_pending_chunk {

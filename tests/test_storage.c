@@ -30,7 +30,8 @@
 static void remove_db(void)
 {
 	mw_test_db_remove(DB);
-	mw_test_db_remove(DB "2");	/* a copy, opened as after a crash */
+	mw_test_db_remove(DB "2");	/* copies, opened as after a crash */
+	mw_test_db_remove(DB "3");
 }
 
 static int setup(void **state)
@@ -202,12 +203,41 @@ static void open_chunk_row_carries_a_bound(void **state)
 	/* a crash now: the files as they are, opened elsewhere */
 	mw_test_copy_file(DB, DB "2");
 	mw_test_copy_file(DB "-wal", DB "2-wal");
+	mw_test_copy_file(DB, DB "3");
+	mw_test_copy_file(DB "-wal", DB "3-wal");
 	mw_test_store_options(&o, DB "2");
 	assert_int_equal(mw_store_open(&s2, &o, &err), 0);
-	/* start-up folds the tail into its chunk before anything reads it */
+	/* start-up folds the tail into its chunk before anything reads it,
+	 * and takes the chunk up again with its bound (series.c keep_bound) */
+	db = mw_store_db(s2);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), bound);
+	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 4);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk_tail"), 0);
+	/* so its next point is a tail, as before the crash: no whole rewrite */
+	add(s2, "7", T0 + 1250, 225);
+	flush(s2);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk"), 1);
+	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 4);
+	assert_int_equal(mw_db_int(db, "SELECT count(*) FROM chunk_tail"), 1);
+	r = mw_test_reader_open(DB "2");
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes", &q, &res, &err), 0);
+	assert_int_equal(res.nseries, 1);
+	assert_int_equal(res.nt, 5);
+	assert_int_equal(res.t[4], T0 + 1250);
+	assert_true(res.values[0][3] == 200 && res.values[0][4] == 225);
+	mw_range_result_release(&res);
+	mw_reader_free(r);
+	mw_store_free(s2);
+	assert_int_equal(sqlite3_open(DB "2", &db), SQLITE_OK);
+	assert_int_equal(mw_db_int(db, "SELECT max_ts FROM chunk"), T0 + 1250);
+	assert_int_equal(mw_db_int(db, "SELECT npoints FROM chunk"), 5);
+	sqlite3_close(db);
+	/* a bound below the one this run would put (chunk_duration grew) is
+	 * not kept: the row gets its true max_ts at start-up */
+	mw_test_store_options(&o, DB "3");
+	o.chunk_duration_ms = 3 * 3600000;
+	assert_int_equal(mw_store_open(&s2, &o, &err), 0);
 	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT max_ts FROM chunk"), T0 + 1000);
-	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT npoints FROM chunk"), 4);
-	assert_int_equal(mw_db_int(mw_store_db(s2), "SELECT count(*) FROM chunk_tail"), 0);
 	mw_store_free(s2);
 	/* a store closing writes the true max_ts itself */
 	mw_store_free(s);

@@ -19,7 +19,7 @@
  *
  * Which chunks can hold a point of [lo, hi]: min_ts <= hi and max_ts >=
  * lo, and, as a chunk never spans chunk_duration or more on either side of
- * its first point (store.c add_point, open_bound), max_ts < hi + 2 x
+ * its first point (store.c add_point, mw_store_open_bound), max_ts < hi + 2 x
  * chunk_duration, which bounds the index range read.  Chunks written with a
  * longer [storage] chunk_duration than the store's are not all seen: a
  * duplicate of one of their points can then be stored.

@@ -487,12 +487,6 @@ static bool is_idle(const struct mw_store *s, const struct mw_series *se)
 
 /* No point of the open chunk e can reach this (add_point closes a chunk
  * before a point chunk_duration or more from its first). */
-int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e)
-{
-	int64_t b = e->t_first + s->opt.chunk_duration_ms - 1;
-
-	return b > e->t_max ? b : e->t_max;
-}
 
 /*
  * The 1-minute bucket in progress of a series that received no point

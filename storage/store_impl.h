@@ -67,8 +67,6 @@ struct mw_series {
 /* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an
  * upper bound as max_ts (store.c write_open). */
 #define MW_OPEN_BOUND_FROM 3
-/* The bound an open chunk's row carries (store.c). */
-int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e);
 
 /* A closed chunk waiting for the next flush. */
 struct mw_pending_chunk {
@@ -205,6 +203,16 @@ struct mw_store {
 	int64_t *tail_left;
 	size_t ntail_left, tail_left_cap;
 };
+
+/* The bound an open chunk's row carries from its MW_OPEN_BOUND_FROM-th
+ * write on (store.c write_open; series.c keeps it across a crash): past
+ * every point the chunk can take before chunk_duration closes it. */
+static inline int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e)
+{
+	int64_t b = e->t_first + s->opt.chunk_duration_ms - 1;
+
+	return b > e->t_max ? b : e->t_max;
+}
 
 /* A point (or snapshot) stamped ts_ms was seen: now_ts follows, never
  * past now_cap (store.c, series.c, regions_store.c; inline so that none

@@ -34,7 +34,7 @@
  * by time; the newest point is coalesce(last_ts, max_ts) as before.  A
  * chunk left open by a stop or a crash gets its true max_ts at the next
  * start (fix_open_bounds), unless that start takes it up again with its
- * bound (series.c keep_bound).
+ * bound (series_state.c keep_bound).
  *
  * Why the 1-minute bucket in progress is written at the first flush that
  * brings its series no point (write_quiet_minute): it lived only in
@@ -913,7 +913,7 @@ static int cmp_rowid(const void *a, const void *b)
 }
 
 /* The rows of the open chunks the series load took up with their bound
- * (series.c keep_bound), sorted; NULL when none. */
+ * (series_state.c keep_bound), sorted; NULL when none. */
 static int64_t *kept_bounds(const struct mw_store *s, size_t *n)
 {
 	int64_t *ids = NULL;

@@ -97,7 +97,7 @@ struct mw_store_stats {
 	uint64_t series_reloaded_total;	/* found again in the database */
 	/* Live series whose buckets in progress the start-up read from their
 	 * rows after a clean stop (the others were rebuilt from raw points:
-	 * storage/series.c resume_rollups). */
+	 * storage/series_state.c mw_series_resume). */
 	uint64_t series_resumed;
 	uint64_t flushes;
 	uint64_t failed_flushes;

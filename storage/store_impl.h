@@ -1,6 +1,7 @@
 /*
  * store_impl.h - private structures shared by the writer's files: store.c
- * on top; series.c, retention.c, dedupe.c and regions_store.c below it;
+ * on top; series.c (and series_state.c below it), retention.c, dedupe.c
+ * and regions_store.c below it;
  * rollup_acc.c below them all.  Calls go that way only.  Not for use
  * outside storage/.
  */
@@ -205,7 +206,7 @@ struct mw_store {
 };
 
 /* The bound an open chunk's row carries from its MW_OPEN_BOUND_FROM-th
- * write on (store.c write_open; series.c keeps it across a crash): past
+ * write on (store.c write_open; series_state.c keeps it across a crash): past
  * every point the chunk can take before chunk_duration closes it. */
 static inline int64_t mw_store_open_bound(const struct mw_store *s, const struct mw_chunk_enc *e)
 {
@@ -247,13 +248,30 @@ void mw_series_drop(struct mw_store *s, struct mw_series *se);
 struct mw_series *mw_series_create(struct mw_store *s, const char *key, const char *metric,
 				   const struct mw_label *labels, size_t nlabels);
 int mw_series_load(struct mw_store *s, struct mw_err *err);
+void mw_series_free_all(struct mw_store *s);
+/* Insert series that have no id yet (inside the flush transaction). */
+int mw_series_insert_new(struct mw_store *s, struct mw_err *err);
+
+/* series_state.c: what a series brings from the database as it enters
+ * memory. */
+/* Its rollup buckets in progress rebuilt from stored rows and raw chunks
+ * (after a crash, or a series found again by key); last_chunk > 0: that
+ * chunk, its newest, becomes its open chunk again.  0, or -1 with err. */
+int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chunk,
+		      struct mw_err *err);
+/* After a clean stop: its buckets in progress read back from its newest
+ * rows when they are the buckets of its newest point (newest).  1 taken,
+ * 0 not (se unchanged: recover it), -1 error. */
+int mw_series_resume(struct mw_store *s, struct mw_series *se, int64_t newest,
+		     struct mw_err *err);
+/* With mw_series_resume: its newest chunk (row rowid, npoints points) is
+ * taken up at its next point, not now. */
+void mw_series_defer_take_up(struct mw_store *s, struct mw_series *se, int64_t rowid,
+			     int64_t npoints);
 /* se->take_up: its newest chunk (se->open_rowid) becomes its open chunk
  * again, before its next point is added (store.c add_point); left closed
  * when it cannot be (the point starts a chunk). */
 void mw_series_take_up(struct mw_store *s, struct mw_series *se);
-void mw_series_free_all(struct mw_store *s);
-/* Insert series that have no id yet (inside the flush transaction). */
-int mw_series_insert_new(struct mw_store *s, struct mw_err *err);
 
 /* regions_store.c: region snapshots, hooked into open, flush, free and
  * maintain. */

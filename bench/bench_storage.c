@@ -1138,6 +1138,24 @@ static void crash_round(const char *path, struct proc *p, long procs, int64_t k)
 }
 #endif
 
+/* The tick after the newest point of the kept file at path, so that each
+ * MW_BENCH_WEEK_REOPEN run goes on from where the last one left it: the
+ * same ticks added again were points older than their chunk's newest (as
+ * after a clock step back), and fix_open_bounds decoded every such chunk
+ * at each later start-up (0.22-0.26 s of 0.4-0.6 s on a day's file). */
+static int64_t next_tick(const char *path)
+{
+	sqlite3 *db;
+	int64_t newest;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		die_sql(db, "week");
+	newest = mw_db_int(db, "SELECT max(c.max_ts) FROM series s JOIN chunk c ON c.id = "
+			   "s.last_chunk");
+	sqlite3_close(db);
+	return newest > T0 ? (newest - T0) / 1000 + 1 : 0;
+}
+
 /* MW_BENCH_WEEK_PROCS processes (1,000) x the process collector's 12
  * series at 1 s for MW_BENCH_WEEK_DAYS days (7; or MW_BENCH_WEEK_HOURS
  * hours, for a shorter run; plus MW_BENCH_WEEK_MINUTES minutes, so the
@@ -1167,13 +1185,15 @@ static void bench_week(void)
 	long i;
 
 	if (getenv("MW_BENCH_WEEK_REOPEN")) {	/* a file kept by MW_BENCH_WEEK_KEEP */
+		int64_t k0 = next_tick(path);
+
 		for (i = 0; i < procs; i++)
 			proc_init(&p[i], 1000 + (int)i, T0 - 86400000LL);
 		for (i = 0; i < 3; i++)
-			reopen_round(path, p, procs, ticks + 2 * i);
+			reopen_round(path, p, procs, k0 + 2 * i);
 #ifndef _WIN32
 		for (i = 0; i < 3; i++)	/* each on a copy of the file as it is now */
-			crash_round(path, p, procs, ticks + 6);
+			crash_round(path, p, procs, k0 + 6);
 #endif
 		startups(path, &clean_s, &full_s, &bg_s);
 		printf("week: start-up %.3f s after a clean stop, %.3f s with the full check read "

@@ -995,22 +995,34 @@ static double cpu_s(void)
  * check read at start-up or, for a file of background_from bytes or more,
  * beside the store (storage/bg_check.h: then waited for before closing,
  * untimed). */
+/* The store opened with o, timed: wall and CPU seconds (cpu may be NULL);
+ * a failure ends the benchmark. */
+static struct mw_store *open_timed(const struct mw_store_options *o, double *wall, double *cpu)
+{
+	struct mw_store *s;
+	struct mw_err err;
+	double t = now_s(), c = cpu_s();
+
+	if (mw_store_open(&s, o, &err)) {
+		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
+		exit(1);
+	}
+	*wall = now_s() - t;
+	if (cpu)
+		*cpu = cpu_s() - c;
+	return s;
+}
+
 static double open_seconds(const char *path, int64_t full_check_every_ms, int64_t background_from)
 {
 	struct mw_store_options o;
 	struct mw_store *s;
-	struct mw_err err;
 	double t;
 
 	mw_test_store_options(&o, path);
 	o.full_check_every_ms = full_check_every_ms;
 	o.full_check_background_from = background_from;
-	t = now_s();
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
-		exit(1);
-	}
-	t = now_s() - t;
+	s = open_timed(&o, &t, NULL);
 	mw_store_wait_check(s);
 	mw_store_free(s);
 	return t;
@@ -1035,19 +1047,11 @@ static void reopen_round(const char *path, struct proc *p, long procs, int64_t k
 {
 	struct mw_store_options o;
 	struct mw_store *s;
-	struct mw_err err;
 	double t, c, tick[2], tick_cpu[2];
 	int j;
 
 	mw_test_store_options(&o, path);
-	t = now_s();
-	c = cpu_s();
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
-		exit(1);
-	}
-	t = now_s() - t;
-	c = cpu_s() - c;
+	s = open_timed(&o, &t, &c);
 	for (j = 0; j < 2; j++) {
 		tick[j] = now_s();
 		tick_cpu[j] = cpu_s();
@@ -1118,14 +1122,7 @@ static void crash_round(const char *path, struct proc *p, long procs, int64_t k)
 		fprintf(stderr, "bench_storage: week: the crashing child failed\n");
 		exit(1);
 	}
-	t = now_s();
-	c = cpu_s();
-	if (mw_store_open(&s, &o, &err)) {
-		fprintf(stderr, "bench_storage: week: %s\n", err.msg);
-		exit(1);
-	}
-	t = now_s() - t;
-	c = cpu_s() - c;
+	s = open_timed(&o, &t, &c);
 	tick = now_s();
 	procs_tick(s, p, procs, k + 2);
 	mw_bench_store_flush(s);

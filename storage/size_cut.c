@@ -42,6 +42,7 @@
 
 #include "store_impl.h"
 #include "size_cut.h"
+#include "id_set.h"
 #include "schema.h"
 #include "base/fsutf8.h"
 #include "base/log.h"
@@ -88,18 +89,13 @@ static const char *const sc_sql[SC_COUNT] = {
 	[SC_CUT_PACKS] = "DELETE FROM rollup_1m_pack WHERE series_id = ?1 AND h < ?2",
 };
 
-struct ids {
-	int64_t *v;
-	size_t n, cap;
-};
-
 struct mw_size_cut {
 	sqlite3_stmt *st[SC_COUNT];
 	int64_t page_size;
 	bool cutting;		/* passed the trigger, not yet down to the target */
 	bool stuck_logged;	/* "nothing more can go" said for this cut */
 	/* per step, sorted: chunk rows being written, series the writer holds */
-	struct ids open, held;
+	struct mw_id_set open, held;
 	/* the rollup sweep: per tier the horizon (a bucket number: rows
 	 * below it go; INT64_MIN none yet) and the oldest bucket left among
 	 * the series swept so far; a tier's rows only once no row of a finer
@@ -121,8 +117,8 @@ void mw_size_cut_free(struct mw_size_cut *c)
 		return;
 	for (i = 0; i < SC_COUNT; i++)
 		sqlite3_finalize(c->st[i]);
-	free(c->open.v);
-	free(c->held.v);
+	mw_id_set_release(&c->open);
+	mw_id_set_release(&c->held);
 	free(c);
 }
 
@@ -180,26 +176,6 @@ static int64_t used_bytes(struct mw_size_cut *c)
 	return n1 || n2 ? -1 : (pages - freep) * c->page_size;
 }
 
-static void ids_add(struct ids *a, int64_t v)
-{
-	if (!v)
-		return;
-	MW_GROW(a->v, a->cap, a->n + 1);
-	a->v[a->n++] = v;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static bool ids_has(const struct ids *a, int64_t v)
-{
-	return a->n && bsearch(&v, a->v, a->n, sizeof(*a->v), cmp_i64);
-}
-
 /* What must not go now: every chunk row a series is writing into (its
  * open chunk, and a closed one waiting to be rewritten over its row),
  * every chunk chunk_tail still holds bits of (until the next fold
@@ -212,19 +188,17 @@ static void note_writing(struct mw_store *s, struct mw_size_cut *c)
 
 	c->open.n = c->held.n = 0;
 	for (i = 0; i < s->nall; i++) {
-		ids_add(&c->open, s->all[i]->open_rowid);
-		ids_add(&c->open, s->all[i]->tx_open_rowid);
-		ids_add(&c->held, s->all[i]->id);
-		ids_add(&c->held, s->all[i]->tx_id);
+		mw_id_set_add(&c->open, s->all[i]->open_rowid);
+		mw_id_set_add(&c->open, s->all[i]->tx_open_rowid);
+		mw_id_set_add(&c->held, s->all[i]->id);
+		mw_id_set_add(&c->held, s->all[i]->tx_id);
 	}
 	for (i = 0; i < s->nchunks; i++)
-		ids_add(&c->open, s->chunks[i].rowid);
+		mw_id_set_add(&c->open, s->chunks[i].rowid);
 	for (i = 0; i < s->ntail_left; i++)
-		ids_add(&c->open, s->tail_left[i]);
-	if (c->open.n)
-		qsort(c->open.v, c->open.n, sizeof(*c->open.v), cmp_i64);
-	if (c->held.n)
-		qsort(c->held.v, c->held.n, sizeof(*c->held.v), cmp_i64);
+		mw_id_set_add(&c->open, s->tail_left[i]);
+	mw_id_set_sort(&c->open);
+	mw_id_set_sort(&c->held);
 }
 
 /* Up to limit (<= CHUNK_BATCH) of the oldest closed chunks into out; how
@@ -238,7 +212,7 @@ static int oldest_chunks(struct mw_store *s, struct mw_size_cut *c, struct chunk
 	while (n < limit && passed < CHUNK_SCAN && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
-		if (ids_has(&c->open, id)) {
+		if (mw_id_set_has(&c->open, id)) {
 			passed++;
 			continue;
 		}
@@ -261,7 +235,7 @@ static int drop_if_empty(struct mw_store *s, struct mw_size_cut *c, int64_t id, 
 {
 	bool removed = false;
 
-	if (ids_has(&c->held, id))
+	if (mw_id_set_has(&c->held, id))
 		return 0;
 	if (mw_retention_drop_empty(s, id, &removed, err))
 		return -1;
@@ -280,7 +254,7 @@ static int cut_chunks(struct mw_store *s, struct mw_size_cut *c, const struct ch
 		for (j = 0; j < i && r[j].series != r[i].series; j++)
 			;
 		if (j == i && mw_retention_before_cut(s, r[i].series,
-						      ids_has(&c->held, r[i].series), err))
+						      mw_id_set_has(&c->held, r[i].series), err))
 			return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -391,7 +365,7 @@ static int64_t cut_rollups(struct mw_store *s, struct mw_size_cut *c, int64_t no
 		todo[n++] = sqlite3_column_int64(ids, 0);
 	sqlite3_reset(ids);
 	for (i = 0; i < n; i++) {
-		bool held = ids_has(&c->held, todo[i]), finer_left = false;
+		bool held = mw_id_set_has(&c->held, todo[i]), finer_left = false;
 		int64_t cut = 0, k, finer_ms = INT64_MIN;
 
 		for (t = 0; t < MW_TIERS; t++) {

@@ -58,6 +58,7 @@
 #include "clean_stop.h"
 #include "dblock.h"
 #include "exit_reports.h"
+#include "id_set.h"
 #include "query.h"
 #include "base/clock.h"
 #include "base/clock_step.h"
@@ -485,9 +486,6 @@ static bool is_idle(const struct mw_store *s, const struct mw_series *se)
 	       !(se->seen != INT64_MIN && s->now_ts - se->seen <= s->opt.series_idle_ms);
 }
 
-/* No point of the open chunk e can reach this (add_point closes a chunk
- * before a point chunk_duration or more from its first). */
-
 /*
  * The 1-minute bucket in progress of a series that received no point
  * since the last commit, if it has points not written: so a process that
@@ -905,33 +903,16 @@ static int fold_tails(struct mw_store *s, struct mw_err *err)
 	return mw_db_exec(s->db, "COMMIT", err);
 }
 
-static int cmp_rowid(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The rows of the open chunks the series load took up with their bound
- * (series_state.c keep_bound), sorted; NULL when none. */
-static int64_t *kept_bounds(const struct mw_store *s, size_t *n)
+ * (series_state.c keep_bound). */
+static void kept_bounds(const struct mw_store *s, struct mw_id_set *kept)
 {
-	int64_t *ids = NULL;
 	size_t i;
 
-	*n = 0;
-	for (i = 0; i < s->nall; i++) {
-		const struct mw_series *se = s->all[i];
-
-		if (se->open_rowid && se->open_writes >= OPEN_BOUND_FROM) {
-			if (!ids)
-				ids = mw_xmalloc(s->nall * sizeof(*ids));
-			ids[(*n)++] = se->open_rowid;
-		}
-	}
-	if (*n > 1)
-		qsort(ids, *n, sizeof(*ids), cmp_rowid);
-	return ids;
+	for (i = 0; i < s->nall; i++)
+		if (s->all[i]->open_writes >= OPEN_BOUND_FROM)
+			mw_id_set_add(kept, s->all[i]->open_rowid);
+	mw_id_set_sort(kept);
 }
 
 /* Chunks a stop or a crash left open get their true max_ts, but those
@@ -939,20 +920,18 @@ static int64_t *kept_bounds(const struct mw_store *s, size_t *n)
 static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 {
 	sqlite3_stmt *sel = s->st[ST_BOUNDED_CHUNKS], *set = s->st[ST_SET_MAX_TS];
-	size_t nkept;
-	int64_t *kept = kept_bounds(s, &nkept);
+	struct mw_id_set kept = { NULL, 0, 0 };
 	int rc;
 
-	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err)) {
-		free(kept);
+	if (mw_db_exec(s->db, "BEGIN IMMEDIATE", err))
 		return -1;
-	}
+	kept_bounds(s, &kept);
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
 		struct mw_chunk_dec d;
 		int64_t ts, max = INT64_MIN, id = sqlite3_column_int64(sel, 0);
 		double v;
 
-		if (nkept && bsearch(&id, kept, nkept, sizeof(*kept), cmp_rowid))
+		if (mw_id_set_has(&kept, id))
 			continue;
 		if (mw_chunk_dec_init(&d, sqlite3_column_blob(sel, 1),
 				      (size_t)sqlite3_column_bytes(sel, 1)))
@@ -971,7 +950,7 @@ static int fix_open_bounds(struct mw_store *s, struct mw_err *err)
 			break;
 	}
 	sqlite3_reset(sel);
-	free(kept);
+	mw_id_set_release(&kept);
 	if (rc != SQLITE_DONE) {
 		mw_error(err, "cannot close the chunks left open: %s", sqlite3_errmsg(s->db));
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

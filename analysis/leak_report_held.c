@@ -13,11 +13,13 @@
  * failing shared or mapped aspect of a group of several is judged again
  * on that sum, and when the sum does not fail, neither does the aspect.
  *
- * Where the PSS comes from: the process collector's for every Linux
- * process (smaps_rollup, on a budget), else the working-set collector's
- * for watched processes (Windows: each page of the working set divided by
- * its share count, QueryWorkingSetEx).  An unwatched Windows group has
- * neither, and a shareable working set that grows keeps its fail there.
+ * Where the PSS comes from: the process collector's for every process,
+ * on a budget (Linux: smaps_rollup; Windows: each page of the working set
+ * divided by its share count, QueryWorkingSet), else the working-set
+ * collector's for watched processes (the same, every tick).  Windows
+ * counts at most 7 sharers of a page: where more processes of the group
+ * map the same pages, each still counts a seventh, the sum rises as more
+ * of them map it, and the fail is kept.
  *
  * Owner: the detector work.  Caller: leak_report_group.c.
  */

@@ -27,8 +27,9 @@
  * thousand) do not each leave a set of series behind; what is skipped is
  * counted (the status line and memwatch_collector_young_skipped_total).
  *
- * PSS / USS (Linux): read on a time budget, pss_budget of one core, each
- * process at most once per pss_interval (process_pss.c).
+ * PSS / USS: read on a time budget, pss_budget of one core, each process
+ * at most once per pss_interval (process_pss.c): Linux's smaps_rollup,
+ * Windows's working-set share counts (process_win32.c).
  */
 
 /* [collector.process] keys, filled from process_options below. */
@@ -50,13 +51,13 @@ static const struct mw_option process_options[] = {
 	  "(but memwatchd itself) are skipped and counted\n"
 	  "(memwatch_collector_young_skipped_total).") },
 	{ MW_OPTION(NULL, "pss_budget", MW_OPT_SHARE, POFF(pss_budget), "5%", 0, 0,
-	  "Linux: share of one core spent reading PSS/USS (smaps_rollup), spread over\n"
-	  "ticks round-robin (0: never read them); a process whose read took over 50 ms\n"
-	  "is left out for 10 minutes.") },
+	  "Share of one core spent reading PSS/USS (Linux: smaps_rollup; Windows:\n"
+	  "QueryWorkingSet's share counts), spread over ticks round-robin (0: never read\n"
+	  "them); a process whose read took over 50 ms is left out for 10 minutes.") },
 	{ MW_OPTION(NULL, "pss_interval", MW_OPT_DURATION, POFF(pss_interval_ms),
 		    "60s", 0, PROCESS_MAX_MS,
-	  "Linux: each process's PSS/USS is read at most this often; one whose resident\n"
-	  "memory has not moved since its last read is read again only after 5 times this.") },
+	  "Each process's PSS/USS is read at most this often; one whose resident memory\n"
+	  "has not moved since its last read is read again only after 5 times this.") },
 	{ MW_OPTION(NULL, "status_interval", MW_OPT_DURATION, POFF(status_interval_ms), "10s", 0,
 	  PROCESS_MAX_MS,
 	  "Linux: each process's /proc/PID/status (peak working set, swap, the file/shmem\n"

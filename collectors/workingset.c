@@ -112,7 +112,7 @@ static int ws_sample(void *state, struct mw_sample_ctx *ctx)
 						     ctx->ts_ms);
 				}
 			}
-			if (s->mode == MW_WS_MODE_SMAPS) {
+			if (s->have_pss) {
 				mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_PSS_BYTES), l, 2,
 					     (double)s->pss_bytes, ctx->ts_ms);
 				mw_batch_add(ctx->batch, mw_metric_name(MW_M_WORKINGSET_USS_BYTES), l, 2,

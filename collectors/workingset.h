@@ -65,6 +65,20 @@ struct mw_ws_page mw_ws_from_block(uint64_t block);
  * bit 0 Valid, 1-3 ShareCount, 15 Shared.  Returns false if not valid. */
 bool mw_ws_from_ex_block(uint64_t va, uint64_t attrs, struct mw_ws_page *out);
 
+/* PSS and USS of resident pages of page_size bytes.  A page in c working
+ * sets (its ShareCount, c >= 2) counts page_size / c in the PSS and
+ * nothing in the USS; a page only this process has resident (c <= 1,
+ * shareable or not) counts whole in both, as Linux's smaps does.
+ * Windows saturates ShareCount at 7: a page in more working sets counts
+ * a seventh, more than its share.  Pure. */
+void mw_ws_pages_pss(const struct mw_ws_page *p, size_t n, uint32_t page_size, uint64_t *pss,
+		     uint64_t *uss);
+/* The same from QueryWorkingSet's entries as the OS lays them out
+ * (PSAPI_WORKING_SET_BLOCK, 64-bit), for a reader that keeps no pages
+ * (the process collector's PSS, process_win32.c).  Pure. */
+void mw_ws_blocks_pss(const uint64_t *blocks, size_t n, uint32_t page_size, uint64_t *pss,
+		      uint64_t *uss);
+
 /* One QueryWorkingSetEx entry, laid out as the 64-bit
  * PSAPI_WORKING_SET_EX_INFORMATION (VirtualAddress, VirtualAttributes;
  * checked in workingset_win32.c) so the OS fills an array of these. */
@@ -99,9 +113,13 @@ struct mw_ws_snapshot {
 					 * a figure left from an earlier read */
 	uint64_t large_pages, large_bytes;	/* resident large pages (in pages too) */
 	uint32_t page_size;
+	/* proportional / unique set size (have_pss): Linux from smaps;
+	 * Windows from the pages' share counts (mw_ws_pages_pss) when every
+	 * resident page was listed (modes FULL and EX, not cut short) */
+	uint64_t pss_bytes, uss_bytes;
+	bool have_pss;
 	/* MW_WS_MODE_SMAPS only */
 	struct mw_ws_result classified;
-	uint64_t pss_bytes, uss_bytes;	/* proportional / unique set size */
 	char *text;			/* the platform's read buffer */
 	size_t text_cap;
 };

@@ -41,6 +41,7 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 	s->mode = MW_WS_MODE_SMAPS;
 	s->total_bytes = 0;	/* never the previous target's */
 	s->have_total = false;
+	s->have_pss = false;
 	s->large_pages = s->large_bytes = 0;
 	rc = mw_procmaps_parse(pid, MW_PROCMAPS_WORKINGSET, &pm, &maps, &f, err);
 	/* the text buffer stays the snapshot's, for the next tick */
@@ -54,6 +55,7 @@ int mw_ws_read(uint32_t pid, bool self, struct mw_ws_snapshot *s, struct mw_err 
 		s->have_total = true;
 		s->pss_bytes = tot.pss;
 		s->uss_bytes = tot.uss;
+		s->have_pss = true;
 	}
 	mw_procmaps_release(&pm);
 	mw_smaps_release(&maps);

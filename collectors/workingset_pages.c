@@ -33,6 +33,42 @@ bool mw_ws_from_ex_block(uint64_t va, uint64_t attrs, struct mw_ws_page *out)
 	return true;
 }
 
+/* Pages by share count (0-7) into PSS and USS: one division per count,
+ * so a third of a page is a third, not 1,365 bytes. */
+static void pss_of_counts(const uint64_t counts[8], uint32_t page_size, uint64_t *pss,
+			  uint64_t *uss)
+{
+	double shared = 0;
+	int c;
+
+	*uss = (counts[0] + counts[1]) * page_size;
+	for (c = 2; c < 8; c++)
+		shared += (double)counts[c] * page_size / c;
+	*pss = *uss + (uint64_t)(shared + 0.5);
+}
+
+void mw_ws_pages_pss(const struct mw_ws_page *p, size_t n, uint32_t page_size, uint64_t *pss,
+		     uint64_t *uss)
+{
+	uint64_t counts[8] = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		counts[p[i].share_count & 7]++;
+	pss_of_counts(counts, page_size, pss, uss);
+}
+
+void mw_ws_blocks_pss(const uint64_t *blocks, size_t n, uint32_t page_size, uint64_t *pss,
+		      uint64_t *uss)
+{
+	uint64_t counts[8] = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		counts[mw_ws_from_block(blocks[i]).share_count]++;
+	pss_of_counts(counts, page_size, pss, uss);
+}
+
 /* Shared by more than one process, shareable but not shared now, or private. */
 static int sharing_of(const struct mw_ws_page *p)
 {

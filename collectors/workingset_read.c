@@ -202,6 +202,8 @@ static void reset(struct mw_ws_snapshot *s, uint32_t page_size)
 	s->mode = MW_WS_MODE_TOTALS;
 	s->total_bytes = 0;
 	s->have_total = false;
+	s->have_pss = false;
+	s->pss_bytes = s->uss_bytes = 0;
 	s->large_pages = s->large_bytes = 0;
 	s->page_size = page_size;
 }
@@ -300,6 +302,13 @@ int mw_ws_read_with(const struct mw_ws_os *os, uint32_t pid, bool self, struct m
 				 (double)asked * s->page_size / (1u << 30),
 				 (double)committed * s->page_size / (1u << 30), e1);
 		}
+	}
+	/* PSS and USS where every resident page was listed: not from a
+	 * QueryWorkingSetEx walk cut short, whose missing pages would read
+	 * as a drop */
+	if (s->mode != MW_WS_MODE_TOTALS && asked >= committed) {
+		mw_ws_pages_pss(s->pages, s->npages, s->page_size, &s->pss_bytes, &s->uss_bytes);
+		s->have_pss = true;
 	}
 	if (s->large_pages || s->large_bytes) {
 		snprintf(note, sizeof(note), "%llu large pages, %.0f MB",

@@ -92,10 +92,10 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		"Swapped-out memory of the process (Linux: VmSwap)." },
 	[MW_M_PROCESS_PSS_BYTES] = {
 		"memwatch_process_pss_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
-		"Proportional set size of the process, read on a time budget (Linux)." },
+		"Proportional set size of the process, read on a time budget (Linux: smaps_rollup; Windows: working-set share counts)." },
 	[MW_M_PROCESS_USS_BYTES] = {
 		"memwatch_process_uss_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
-		"Unique set size of the process, read on a time budget (Linux)." },
+		"Unique set size of the process, read on a time budget (Linux: smaps_rollup; Windows: working-set share counts)." },
 	[MW_M_PROCESS_DATA_BYTES] = {
 		"memwatch_process_data_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
 		"Private writable address space of the process: data, heap, anonymous mappings, stacks (Linux: statm data)." },
@@ -109,10 +109,10 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 		"Resident pages of a watched process by category and sharing." },
 	[MW_M_WORKINGSET_PSS_BYTES] = {
 		"memwatch_workingset_pss_bytes", GAUGE, "bytes", WATCHED_L, STORED, FWD_WATCHED,
-		"Proportional set size of a watched process (Linux)." },
+		"Proportional set size of a watched process (Linux: smaps; Windows: working-set share counts)." },
 	[MW_M_WORKINGSET_USS_BYTES] = {
 		"memwatch_workingset_uss_bytes", GAUGE, "bytes", WATCHED_L, STORED, FWD_WATCHED,
-		"Unique set size of a watched process (Linux)." },
+		"Unique set size of a watched process (Linux: smaps; Windows: working-set share counts)." },
 	[MW_M_HEAP_BYTES] = {
 		"memwatch_heap_bytes", GAUGE, "bytes", HEAP_KIND_L, STORED, FWD_WATCHED,
 		"Bytes of one heap of a watched process by kind (committed, allocated, free ...). " },

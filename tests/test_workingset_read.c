@@ -3,7 +3,7 @@
  * previous target's; the rights each step asks for; large pages, which
  * QueryWorkingSet leaves out, found with QueryWorkingSetEx and counted;
  * the large-page interpretation on constructed PSAPI_WORKING_SET_EX
- * arrays.  Runs natively and under Wine (no OS call is made). */
+ * arrays; PSS and USS from the pages' share counts.  Runs natively and under Wine (no OS call is made). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -321,8 +321,76 @@ static void large_pages_each_mode(void **state)
 		assert_int_equal(r.s.large_bytes, cases[i].large * LP);
 		assert_int_equal(private_pages(&r.s), cases[i].private_pages);
 		assert_non_null(strstr(r.s.why, cases[i].why));
+		/* PSS: the image's 4 pages in 2 working sets count half */
+		assert_true(r.s.have_pss);
+		assert_int_equal(r.s.uss_bytes, cases[i].private_pages * P);
+		assert_int_equal(r.s.pss_bytes, (cases[i].private_pages + 2) * P);
 		mw_ws_snapshot_release(&r.s);
 	}
+}
+
+/* PSS and USS only where every resident page was listed; a read that got
+ * totals only (both working-set calls refused) has none, and never the
+ * previous process's figures. */
+static void pss_only_from_pages(void **state)
+{
+	const struct fake_proc procs[] = {
+		{ .pid = 1, .ws_bytes = 5 * MB },
+		{ .pid = 2, .ws_bytes = 5 * MB, .full_fails = true, .ex_fails = true },
+		{ .pid = 3, .refuse = PROTECTED, .ws_bytes = 5 * MB },
+	};
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, procs, 3);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_true(r.s.have_pss);
+	assert_int_equal(r.s.pss_bytes, 5 * P);
+	assert_int_equal(rig_read(&r, 2), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_false(r.s.have_pss);
+	assert_int_equal(r.s.pss_bytes, 0);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_true(r.s.have_pss);
+	assert_int_equal(rig_read(&r, 3), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_false(r.s.have_pss);
+	mw_ws_snapshot_release(&r.s);
+}
+
+/* QueryWorkingSet's entries as the OS lays them out (bits 5-7
+ * ShareCount, 8 Shared, 12-63 the page), constructed: a page only this
+ * process has (count 0 or 1, shareable or not) counts whole in PSS and
+ * USS; one in c working sets a c-th of a page in PSS, none in USS; the
+ * count saturates at 7. */
+static void pss_from_share_counts(void **state)
+{
+#define BLOCK(page, count, shared) (((uint64_t)(page) << 12) | ((uint64_t)(count) << 5) | \
+				    ((uint64_t)(shared) << 8) | 0x4 /* read/write */)
+	const uint64_t blocks[] = {
+		BLOCK(0x100, 0, 0), BLOCK(0x101, 1, 0), BLOCK(0x102, 1, 1),	/* own: 3 pages */
+		BLOCK(0x200, 2, 1), BLOCK(0x201, 2, 1),				/* 2 x 1/2 */
+		BLOCK(0x300, 3, 1), BLOCK(0x301, 3, 1), BLOCK(0x302, 3, 1),	/* 3 x 1/3 */
+		BLOCK(0x400, 7, 1),						/* 1/7 */
+	};
+	struct mw_ws_page pages[9];
+	uint64_t pss, uss, pss2, uss2;
+	size_t i;
+
+	(void)state;
+	mw_ws_blocks_pss(blocks, 9, 4096, &pss, &uss);
+	assert_int_equal(uss, 3 * 4096);
+	/* 3 + 1 + 1 + 1/7 pages: 5.142857 x 4096 = 21065.14 */
+	assert_int_equal(pss, 21065);
+	for (i = 0; i < 9; i++)
+		pages[i] = mw_ws_from_block(blocks[i]);
+	mw_ws_pages_pss(pages, 9, 4096, &pss2, &uss2);
+	assert_int_equal(pss2, pss);
+	assert_int_equal(uss2, uss);
+	mw_ws_blocks_pss(blocks, 0, 4096, &pss, &uss);
+	assert_int_equal(pss, 0);
+	assert_int_equal(uss, 0);
+#undef BLOCK
 }
 
 /* The interpretation alone, on a constructed PSAPI_WORKING_SET_EX array:
@@ -359,4 +427,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(memory_info_rights),
 	cmocka_unit_test(large_pages_each_mode),
 	cmocka_unit_test(large_pages_interpretation),
+	cmocka_unit_test(pss_only_from_pages),
+	cmocka_unit_test(pss_from_share_counts),
 )

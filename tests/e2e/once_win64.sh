@@ -36,4 +36,27 @@ for c in d["collectors"]:
 print("ok")
 PY
 check "process table lists Wine's processes with real working sets" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"
+# Watched, its working set is read page by page (Wine: QueryWorkingSetEx,
+# QueryWorkingSet fails): PSS and USS from the pages' share counts.  The
+# process collector's own PSS reads need QueryWorkingSet, so under Wine it
+# has none, and says nothing went wrong.
+scripts/wine-run.sh "$exe" once --watch memwatchd.exe >"$out/watch.json" 2>"$out/err"
+check "wine memwatchd.exe once --watch exits 0" "[ $? -eq 0 ] || { cat '$out/err'; false; }"
+python3 - "$out/watch.json" <<'PY' >"$out/py" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+cs = {c["name"]: c for c in d["collectors"]}
+w = cs["workingset"]
+val = lambda c, n: [s["value"] for s in c["samples"] if s["name"] == n
+                   and s["labels"]["process"] == "memwatchd.exe"]
+pss, uss = val(w, "memwatch_workingset_pss_bytes"), val(w, "memwatch_workingset_uss_bytes")
+total = sum(val(w, "memwatch_workingset_bytes"))
+assert len(pss) == 1 and len(uss) == 1, (w["mode"], pss, uss)
+assert 0 < uss[0] <= pss[0] <= total, (uss, pss, total)
+p = cs["process"]
+assert not p.get("error"), p
+assert not [s for s in p["samples"] if s["name"] == "memwatch_process_pss_bytes"]
+print("ok")
+PY
+check "a watched process's PSS and USS from its pages' share counts" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"
 finish

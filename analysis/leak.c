@@ -69,6 +69,9 @@
 #define TAIL_Z 2.33
 #define TAIL_FRAC (1.0 / 3.0)
 #define TAIL_MIN_MS (30 * 60000.0)
+/* One step up that stays is a one-time load once it has held this long;
+ * before, it may be the first of a staircase (rises_in_steps). */
+#define ONE_STEP_HOLD_MS (30 * 60000.0)
 /* A sawtooth needs this many deep drops (beyond SAW_DROP_SIGMA robust
  * standard deviations of the first differences) to be reduced to cycle
  * floors. */
@@ -550,8 +553,11 @@ static double window_median(const double *ry, size_t from, size_t n, double *scr
  * every 20 minutes (Ruby's, recorded: 24.9, 31.2, 36.2 MiB) is a
  * staircase the trend test cannot see (its residuals are two long blocks,
  * so the autocorrelation correction leaves two points' worth of data),
- * yet it is no flat process.  One step is a one-time load and passes.
- * A shift is the median of a window after a point against the window
+ * yet it is no flat process.  One step is a one-time load and passes
+ * once it has held ONE_STEP_HOLD_MS; a younger one (Ruby's first step at
+ * 30 minutes, 20 minutes old, its second due at 32) may be the first of a
+ * staircase, so *held_ms says how long it has held and it is not a pass
+ * yet.  A shift is the median of a window after a point against the window
  * before it, over half that budget and four times the points' own
  * scatter, so an allocator's jitter is no step; the last one in the
  * second half of the span, so the rise has not stopped.  A step as the
@@ -559,27 +565,29 @@ static double window_median(const double *ry, size_t from, size_t n, double *scr
  * first window stands above the warm-up's last stretch (pre_level) as
  * a step would: the points before it are too few in the span to be a
  * window of their own. */
-static bool rises_in_steps(const struct judging *j, double *rise)
+static bool rises_in_steps(const struct judging *j, double *rise, double *held_ms)
 {
-	const double *ry = j->w->ry;
+	const double *rx = j->w->rx, *ry = j->w->ry;
 	size_t m = j->m, w = m / 16 < 3 ? 3 : m / 16, i, up = 0, down = 0, last_up = 0;
-	double most = j->budget * (double)j->p->horizon_ms / HOUR_MS, thr, *scratch;
+	double most = j->budget * (double)j->p->horizon_ms / HOUR_MS, thr, first, *scratch;
+	bool pre_step;
 
+	*held_ms = NAN;
 	if (j->p->count_unit || m < 4 * w || !(most > 0))
 		return false;
 	thr = 4.0 * point_scatter(j);
 	if (thr < most / 2)
 		thr = most / 2;
 	scratch = j->w->a;
-	*rise = window_median(ry, m - w, w, scratch) - window_median(ry, 0, w, scratch);
+	first = window_median(ry, 0, w, scratch);
+	/* a step as the span begins: the rise counted from before it */
+	pre_step = isfinite(j->pre_level) && first - j->pre_level > thr;
+	*rise = window_median(ry, m - w, w, scratch) - (pre_step ? j->pre_level : first);
 	if (!(*rise > most))
 		return false;
-	/* a step as the span begins; then from half a window in, so a step
-	 * early in the span is seen */
+	/* then from half a window in, so a step early in the span is seen */
 	i = w / 2;
-	if (isfinite(j->pre_level) && window_median(ry, 0, w, scratch) - j->pre_level > thr) {
-		/* the rise counted from before that step */
-		*rise = window_median(ry, m - w, w, scratch) - j->pre_level;
+	if (pre_step) {
 		up++;
 		i = 2 * w;
 	}
@@ -599,6 +607,9 @@ static bool rises_in_steps(const struct judging *j, double *rise)
 			i++;
 		}
 	}
+	/* one step, not held long enough yet to be a one-time load */
+	if (up == 1 && !down && rx[m - 1] - rx[last_up] < ONE_STEP_HOLD_MS)
+		*held_ms = rx[m - 1] - rx[last_up];
 	/* still rising: a curve that climbed early and flattens (a pool
 	 * filling ever more slowly) is judged by its shape, not as steps */
 	return up >= 2 && !down && last_up >= m / 2;
@@ -608,11 +619,11 @@ static bool rises_in_steps(const struct judging *j, double *rise)
 static bool pass_without_trend(const struct judging *j, struct mw_leak_result *out)
 {
 	char d[32], rate[32];
-	double rise = 0.0;
+	double rise = 0.0, held_ms = NAN;
 
 	if (j->dominant || j->trend)
 		return false;
-	if (j->z > TREND_Z || rises_in_steps(j, &rise)) {
+	if (j->z > TREND_Z || rises_in_steps(j, &rise, &held_ms)) {
 		/* The values rise significantly, but the slopes between pairs
 		 * are mostly zero: growth in a few steps (memcached's 1 MB
 		 * slab pages, a pool that doubles, Ruby's heap pages), too few
@@ -631,6 +642,19 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 				 "rising in steps over %s (+%s), too few yet to fit a steady rate",
 				 d, rate);
 		}
+		return true;
+	}
+	if (isfinite(held_ms)) {
+		/* a one-time load, or the first step of a staircase: the
+		 * next half hour tells */
+		out->verdict = MW_VERDICT_INCONCLUSIVE;
+		mw_leak_no_rate(out);
+		out->undecided = 1;
+		mw_leak_fmt_amount(rate, sizeof(rate), rise, j->p);
+		mw_leak_fmt_duration(d, sizeof(d), held_ms);
+		snprintf(out->reason, sizeof(out->reason),
+			 "one step up (+%s), held %s: a one-time load once it holds 30 min, "
+			 "unless another step comes", rate, d);
 		return true;
 	}
 	if (j->z > HINT_Z && j->full.ok && j->full.lo * HOUR_MS >= settled_rate(j)) {

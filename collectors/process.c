@@ -237,6 +237,9 @@ static int emit_table(struct process_state *st, struct mw_sample_ctx *ctx)
 				       "%zu slow", st->pss.share * 100, st->pss.last.read,
 				       (double)st->pss.last.spent_ns / 1e6, st->pss.last.unchanged,
 				       st->pss.last.waiting, st->pss.last.paused);
+	else if (st->pss.share > 0)	/* a budget, but the self-read at start failed */
+		len = (size_t)snprintf(ctx->mode, sizeof(ctx->mode), "pss off: %s unreadable",
+				       mw_process_pss_source());
 	if (st->min_age_ms > 0 && len + 2 < sizeof(ctx->mode))
 		snprintf(ctx->mode + len, sizeof(ctx->mode) - len, "%smin_age %llds: %llu young "
 			 "skipped", len ? "; " : "", (long long)st->min_age_ms / 1000,

@@ -127,11 +127,15 @@ struct mw_process_read_stats {
 };
 void mw_process_reader_stats(const struct mw_process_reader *r,
 			     struct mw_process_read_stats *out);
-/* PSS and USS of one process (Linux /proc/PID/smaps_rollup).  0: read;
- * 1: not available (gone, not permitted, no smaps_rollup, other
- * platforms) - absent, not an error. */
+/* PSS and USS of one process (Linux /proc/PID/smaps_rollup; Windows
+ * QueryWorkingSet, each page over its share count).  0: read;
+ * 1: not available (gone, not permitted, no smaps_rollup, QueryWorkingSet
+ * refused, as under Wine) - absent, not an error. */
 int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
 			uint64_t *uss);
+/* What mw_process_pss_read reads, for the status line: "smaps_rollup",
+ * "QueryWorkingSet". */
+const char *mw_process_pss_source(void);
 
 /* What the process collector's PSS reads cost on its last tick. */
 struct mw_process_pss_stats {

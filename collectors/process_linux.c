@@ -869,6 +869,11 @@ int mw_process_table_read(struct mw_process_reader *r, struct mw_process_table *
 	return mw_process_table_read_at(r, t, mw_clock_mono_ns(), err);
 }
 
+const char *mw_process_pss_source(void)
+{
+	return "smaps_rollup";
+}
+
 int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
 			uint64_t *uss)
 {

@@ -97,6 +97,11 @@ static size_t query_working_set(struct mw_process_reader *r, HANDLE h)
  * collector does for a watched one, here on process_pss.c's budget.  A
  * protected process, one gone, or Wine (QueryWorkingSet always fails
  * there, notes/wine.md) is 1: no figure. */
+const char *mw_process_pss_source(void)
+{
+	return "QueryWorkingSet";
+}
+
 int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
 			uint64_t *uss)
 {

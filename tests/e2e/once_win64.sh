@@ -39,7 +39,7 @@ check "process table lists Wine's processes with real working sets" "grep -q '^o
 # Watched, its working set is read page by page (Wine: QueryWorkingSetEx,
 # QueryWorkingSet fails): PSS and USS from the pages' share counts.  The
 # process collector's own PSS reads need QueryWorkingSet, so under Wine it
-# has none, and says nothing went wrong.
+# has none, says so in its status, and reports no error.
 scripts/wine-run.sh "$exe" once --watch memwatchd.exe >"$out/watch.json" 2>"$out/err"
 check "wine memwatchd.exe once --watch exits 0" "[ $? -eq 0 ] || { cat '$out/err'; false; }"
 python3 - "$out/watch.json" <<'PY' >"$out/py" 2>&1
@@ -56,6 +56,7 @@ assert 0 < uss[0] <= pss[0] <= total, (uss, pss, total)
 p = cs["process"]
 assert not p.get("error"), p
 assert not [s for s in p["samples"] if s["name"] == "memwatch_process_pss_bytes"]
+assert "pss off: QueryWorkingSet unreadable" in p["mode"], p["mode"]
 print("ok")
 PY
 check "a watched process's PSS and USS from its pages' share counts" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"

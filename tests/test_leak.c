@@ -751,6 +751,24 @@ static void rise_in_steps_is_not_a_pass(void **state)
 			fail_msg("shape %d: %s", shape, res.reason);
 		}
 	}
+	/* judged at 31 minutes, Ruby's first step alone is 20.5 minutes old
+	 * (held since the span began: 21 minutes): the first of a staircase
+	 * or a one-time load, not a pass yet (it
+	 * passed until the step at the span's start counted when the span's
+	 * own rise was only what came after it) */
+	{
+		struct mw_trace early = { T0, 1000, v, 31 * 60 };
+		struct lc_rng r = { 29 };
+		size_t i;
+
+		for (i = 0; i < 31 * 60; i++)
+			v[i] = 24.9 * LC_MIB + (i >= 630 ? 6.3 * LC_MIB : 0.0) +
+			       4096.0 * floor(3.0 * lc_unif(&r));
+		mw_leak_judge(&early, &p, &res);
+		assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+		if (!strstr(res.reason, "one step up (+6.3 MiB), held 21 min"))
+			fail_msg("%s", res.reason);
+	}
 }
 
 /* A pool that fills 4 MiB between 10 and 23 minutes and then holds,

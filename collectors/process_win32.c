@@ -66,8 +66,9 @@ struct mw_process_reader *mw_process_reader_new_at(const char *proc_root)
 
 /* The thin OS call: QueryWorkingSet into r->ws, grown while the process
  * has more entries than fit (the count comes back in the first entry).
- * Returns the entries, or 0 with GetLastError set. */
-static size_t query_working_set(struct mw_process_reader *r, HANDLE h)
+ * 0 and the entries in *n (0: a working set trimmed empty), or the Win32
+ * error. */
+static DWORD query_working_set(struct mw_process_reader *r, HANDLE h, size_t *n)
 {
 	int tries;
 
@@ -77,19 +78,28 @@ static size_t query_working_set(struct mw_process_reader *r, HANDLE h)
 	}
 	for (tries = 0; tries < 8; tries++) {
 		size_t bytes = (r->ws_entries + 1) * sizeof(ULONG_PTR);
+		DWORD e;
 
-		if (bytes <= MAXDWORD && QueryWorkingSet(h, r->ws, (DWORD)bytes))
-			return r->ws[0] < r->ws_entries ? (size_t)r->ws[0] : r->ws_entries;
-		if (GetLastError() != ERROR_BAD_LENGTH)
+		if (bytes > MAXDWORD)
+			return ERROR_BAD_LENGTH;
+		if (QueryWorkingSet(h, r->ws, (DWORD)bytes)) {
+			*n = r->ws[0] < r->ws_entries ? (size_t)r->ws[0] : r->ws_entries;
 			return 0;
+		}
+		if ((e = GetLastError()) != ERROR_BAD_LENGTH)
+			return e;
 		/* pages come in between calls: ask for more than was needed */
 		r->ws_entries = ((size_t)r->ws[0] > r->ws_entries ? (size_t)r->ws[0]
 								  : r->ws_entries) * 5 / 4 + 256;
 		free(r->ws);
 		r->ws = mw_xmalloc((r->ws_entries + 1) * sizeof(ULONG_PTR));
 	}
-	SetLastError(ERROR_BAD_LENGTH);
-	return 0;
+	return ERROR_BAD_LENGTH;
+}
+
+const char *mw_process_pss_source(void)
+{
+	return "QueryWorkingSet";
 }
 
 /* PSS and USS from the pages' share counts (mw_ws_blocks_pss): opening
@@ -97,20 +107,16 @@ static size_t query_working_set(struct mw_process_reader *r, HANDLE h)
  * collector does for a watched one, here on process_pss.c's budget.  A
  * protected process, one gone, or Wine (QueryWorkingSet always fails
  * there, notes/wine.md) is 1: no figure. */
-const char *mw_process_pss_source(void)
-{
-	return "QueryWorkingSet";
-}
-
 int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss,
 			uint64_t *uss)
 {
 	HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
-	size_t n;
+	size_t n = 0;
+	DWORD e;
 
 	if (!h)
 		return 1;
-	n = query_working_set(r, h);
+	e = query_working_set(r, h, &n);
 	CloseHandle(h);
 	if (!r->page_size) {
 		SYSTEM_INFO si;
@@ -118,14 +124,14 @@ int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss
 		GetSystemInfo(&si);
 		r->page_size = si.dwPageSize;
 	}
-	if (n)
+	if (e == 0)
 		mw_ws_blocks_pss((const uint64_t *)(r->ws + 1), n, r->page_size, pss, uss);
 	if (r->ws_entries > WS_KEEP_ENTRIES) {
 		free(r->ws);
 		r->ws = NULL;
 		r->ws_entries = 0;
 	}
-	return n ? 0 : 1;
+	return e == 0 ? 0 : 1;
 }
 
 struct mw_process_reader *mw_process_reader_new(void)

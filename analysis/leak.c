@@ -647,14 +647,17 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 	if (isfinite(held_ms)) {
 		/* a one-time load, or the first step of a staircase: the
 		 * next half hour tells */
+		char hold[32];
+
 		out->verdict = MW_VERDICT_INCONCLUSIVE;
 		mw_leak_no_rate(out);
 		out->undecided = 1;
 		mw_leak_fmt_amount(rate, sizeof(rate), rise, j->p);
 		mw_leak_fmt_duration(d, sizeof(d), held_ms);
+		mw_leak_fmt_duration(hold, sizeof(hold), ONE_STEP_HOLD_MS);
 		snprintf(out->reason, sizeof(out->reason),
-			 "one step up (+%s), held %s: a one-time load once it holds 30 min, "
-			 "unless another step comes", rate, d);
+			 "one step up (+%s), held %s: a one-time load once it holds %s, "
+			 "unless another step comes", rate, d, hold);
 		return true;
 	}
 	if (j->z > HINT_Z && j->full.ok && j->full.lo * HOUR_MS >= settled_rate(j)) {

@@ -118,12 +118,6 @@ int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss
 		return 1;
 	e = query_working_set(r, h, &n);
 	CloseHandle(h);
-	if (!r->page_size) {
-		SYSTEM_INFO si;
-
-		GetSystemInfo(&si);
-		r->page_size = si.dwPageSize;
-	}
 	if (e == 0)
 		mw_ws_blocks_pss((const uint64_t *)(r->ws + 1), n, r->page_size, pss, uss);
 	if (r->ws_entries > WS_KEEP_ENTRIES) {
@@ -137,7 +131,10 @@ int mw_process_pss_read(struct mw_process_reader *r, uint32_t pid, uint64_t *pss
 struct mw_process_reader *mw_process_reader_new(void)
 {
 	struct mw_process_reader *r = mw_xcalloc(1, sizeof(*r));
+	SYSTEM_INFO si;
 
+	GetSystemInfo(&si);
+	r->page_size = si.dwPageSize;
 	r->size = 256 * 1024;
 	r->buf = mw_xmalloc(r->size);
 	return r;

@@ -21,7 +21,7 @@
  * chunk for every live series, so a crash loop left one short chunk per
  * series and restart (364,459 chunk rows for 8,605 series after 150
  * crashes).  Its points are committed already, and are decoded anyway to
- * rebuild the rollups (recover_rollups appends them as it goes).  A row
+ * rebuild the rollups (mw_series_recover appends them as it goes).  A row
  * with its true max_ts gets the bound at the next write.  A chunk that is
  * full, damaged, too long or not the series' newest is left closed.
  */
@@ -168,12 +168,12 @@ static int newest_row(struct mw_store *s, struct mw_series *se, int tier,
 /* Rebuild the rollup accumulators of one series: the points from the
  * newest stored bucket of each tier on (that bucket may have been written
  * while still in progress, so it is recomputed whole), the coarser tiers'
- * from their stored minutes where they reach (minutes_into_tier), the rest from
+ * from their stored rows where they reach (stored_into_tiers), the rest from
  * raw chunks.  last_chunk > 0: that chunk, read on the way (its max_ts is
  * at or past every bucket's start), becomes the open chunk again
  * (continue_open). */
 int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chunk,
-			   struct mw_err *err)
+		      struct mw_err *err)
 {
 	sqlite3_stmt *chunks = s->st[ST_RECOVER_CHUNKS];
 	int64_t since[MW_TIERS], from = INT64_MAX;
@@ -204,7 +204,6 @@ int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chu
 		size_t len = (size_t)sqlite3_column_bytes(chunks, 0);
 		int64_t ts;
 		double v;
-
 		bool take_up;
 		int next;
 
@@ -249,7 +248,7 @@ int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chu
  * after a crash.  1: taken, 0: not (se unchanged), -1: error.
  */
 int mw_series_resume(struct mw_store *s, struct mw_series *se, int64_t newest,
-			  struct mw_err *err)
+		     struct mw_err *err)
 {
 	struct mw_rollup_acc acc[MW_TIERS];
 	int t, rc;
@@ -271,7 +270,7 @@ int mw_series_resume(struct mw_store *s, struct mw_series *se, int64_t newest,
 }
 
 /*
- * With resume_rollups, which reads no chunk: the newest chunk is taken up
+ * With mw_series_resume, which reads no chunk: the newest chunk is taken up
  * at the series' next point, not at start-up, from its stored bits
  * (codec.h mw_chunk_enc_resume: decoded once, not encoded again point by
  * point).  Decoding every live series' open chunk was most of what was
@@ -283,7 +282,7 @@ int mw_series_resume(struct mw_store *s, struct mw_series *se, int64_t newest,
  * closed at once.
  */
 void mw_series_defer_take_up(struct mw_store *s, struct mw_series *se, int64_t rowid,
-			  int64_t npoints)
+			     int64_t npoints)
 {
 	if (rowid <= 0 || npoints <= 0 || npoints >= s->opt.chunk_points)
 		return;

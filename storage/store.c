@@ -1065,7 +1065,7 @@ void mw_store_free(struct mw_store *s)
 	s->bg_check = NULL;
 	if (s->db && s->st[ST_COUNT - 1]) {
 		/* every bucket in progress, whole: after this clean stop the next
-		 * start takes them back from these rows (series.c resume_rollups) */
+		 * start takes them back from these rows (series_state.c mw_series_resume) */
 		for (i = 0; i < s->nall; i++)
 			for (t = 0; t < MW_TIERS; t++)
 				if (s->all[i]->acc[t].bucket != INT64_MIN)

@@ -31,6 +31,7 @@ struct fake_proc {
 	bool full_fails;	/* QueryWorkingSet refused */
 	bool ex_fails;		/* QueryWorkingSetEx refused */
 	uint64_t large_lo, large_hi;	/* resident large pages here */
+	bool huge;		/* 17 GB more committed: past a QueryWorkingSetEx walk */
 };
 
 struct fake_os {
@@ -95,12 +96,17 @@ static unsigned long f_memory_info(void *ctx, void *h, uint64_t *bytes)
  * allocation 0x40000000 (4 MB, committed private); reserved beyond. */
 static int f_walk(void *ctx, uint32_t pid, bool self, struct mw_vm_regions *v, struct mw_err *err)
 {
-	(void)ctx, (void)pid, (void)self, (void)err;
+	const struct fake_proc *p = find(ctx, pid);
+
+	(void)self, (void)err;
 	v->n = 0;
 	mw_vm_regions_add(v, 0x10000, 4 * P, 0x10000, MW_VM_COMMIT, MW_VM_IMAGE, 0);
 	mw_vm_regions_add(v, 0x100000, 8 * P, 0x100000, MW_VM_COMMIT, MW_VM_PRIVATE, 0);
 	mw_vm_regions_add(v, 0x40000000, 2 * LP, 0x40000000, MW_VM_COMMIT, MW_VM_PRIVATE, 0);
 	mw_vm_regions_add(v, 0x40400000, 2 * LP, 0x40400000, MW_VM_RESERVE, MW_VM_PRIVATE, 0);
+	if (p && p->huge)
+		mw_vm_regions_add(v, 0x100000000ULL, 17ULL << 30, 0x100000000ULL, MW_VM_COMMIT,
+				  MW_VM_PRIVATE, 0);
 	return 0;
 }
 
@@ -330,19 +336,21 @@ static void large_pages_each_mode(void **state)
 }
 
 /* PSS and USS only where every resident page was listed; a read that got
- * totals only (both working-set calls refused) has none, and never the
- * previous process's figures. */
+ * totals only (both working-set calls refused) has none, nor has a
+ * QueryWorkingSetEx walk stopped at its page limit (the pages past it
+ * would read as a drop), and never the previous process's figures. */
 static void pss_only_from_pages(void **state)
 {
 	const struct fake_proc procs[] = {
 		{ .pid = 1, .ws_bytes = 5 * MB },
 		{ .pid = 2, .ws_bytes = 5 * MB, .full_fails = true, .ex_fails = true },
 		{ .pid = 3, .refuse = PROTECTED, .ws_bytes = 5 * MB },
+		{ .pid = 4, .ws_bytes = 5 * MB, .full_fails = true, .huge = true },
 	};
 	struct rig r;
 
 	(void)state;
-	rig_init(&r, procs, 3);
+	rig_init(&r, procs, 4);
 	assert_int_equal(rig_read(&r, 1), 0);
 	assert_true(r.s.have_pss);
 	assert_int_equal(r.s.pss_bytes, 5 * P);
@@ -354,6 +362,13 @@ static void pss_only_from_pages(void **state)
 	assert_true(r.s.have_pss);
 	assert_int_equal(rig_read(&r, 3), 0);
 	assert_int_equal(r.s.mode, MW_WS_MODE_TOTALS);
+	assert_false(r.s.have_pss);
+	assert_int_equal(rig_read(&r, 1), 0);
+	assert_true(r.s.have_pss);
+	assert_int_equal(rig_read(&r, 4), 0);
+	assert_int_equal(r.s.mode, MW_WS_MODE_EX);
+	assert_non_null(strstr(r.s.why, "stopped after"));
+	assert_int_equal(r.s.npages, 7);	/* the pages it did reach */
 	assert_false(r.s.have_pss);
 	mw_ws_snapshot_release(&r.s);
 }

@@ -1,6 +1,7 @@
 /*
  * leak_aspects.c - what a leak report judges of each process: by default
- * its private memory, shared memory, mapped files, handles and threads
+ * its private memory, shared memory, mapped files, handles, threads and
+ * a JVM's old generation
  * (each an aspect: one per-process series judged on its own), or the
  * series of the user's selector.
  *
@@ -38,6 +39,11 @@ static const struct mw_leak_aspect default_aspects[] = {
 	  true },
 	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false },
 	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false },
+	/* a JVM's old generation in use (collectors/jvm.c, hsperfdata): what
+	 * the program keeps inside a heap whose committed size stopped
+	 * growing at -Xmx, invisible in private memory */
+	{ "java_heap", "memwatch_jvm_heap_used_bytes{space=\"old\"}", NULL, false, "java_heap",
+	  false, false },
 };
 
 /* The unit of a user's selector: a count for the count metrics. */

@@ -52,7 +52,7 @@ struct mw_leak_aspect {
 };
 
 /* The number of default aspects: the most a report judges. */
-#define MW_LEAK_NASPECTS 6
+#define MW_LEAK_NASPECTS 7
 
 /* The aspects q judges: the defaults, or the one of q's selector (built
  * in *user, which must outlive the result).  Returns their count. */

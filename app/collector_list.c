@@ -20,6 +20,7 @@ extern const struct mw_collector mw_collector_workingset;
 extern const struct mw_collector mw_collector_perfcounters;
 extern const struct mw_collector mw_collector_heap;
 extern const struct mw_collector mw_collector_vmmap;
+extern const struct mw_collector mw_collector_jvm;
 extern const struct mw_collector mw_collector_exit_leaks;
 
 const struct mw_collector *const mw_collectors[] = {
@@ -29,6 +30,7 @@ const struct mw_collector *const mw_collectors[] = {
 	&mw_collector_perfcounters,
 	&mw_collector_heap,
 	&mw_collector_vmmap,
+	&mw_collector_jvm,
 	&mw_collector_exit_leaks,
 };
 

@@ -12,6 +12,7 @@
 #define NO_LABELS { NULL }
 #define PROC_L { "pid", "process", "started", NULL }
 #define RESIDENT_L { "pid", "process", "started", "kind", NULL }
+#define JVM_SPACE_L { "pid", "process", "started", "space", NULL }
 #define WATCHED_L { "pid", "process", NULL }
 #define WS_L { "pid", "process", "category", "sharing", NULL }
 #define HEAP_KIND_L { "pid", "process", "heap", "kind", NULL }
@@ -137,6 +138,20 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_VM_REGIONS] = {
 		"memwatch_vm_regions", GAUGE, "1", WATCHED_L, STORED, FWD_WATCHED,
 		"Regions in a watched process's address space." },
+
+	/* the jvm collector: every JVM's heap, forwarded when it is watched */
+	[MW_M_JVM_HEAP_USED_BYTES] = {
+		"memwatch_jvm_heap_used_bytes", GAUGE, "bytes", JVM_SPACE_L, STORED, FWD_WATCHED,
+		"A JVM's heap in use by generation (space old or young), from its hsperfdata file." },
+	[MW_M_JVM_HEAP_COMMITTED_BYTES] = {
+		"memwatch_jvm_heap_committed_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
+		"A JVM's heap committed, both generations." },
+	[MW_M_JVM_METASPACE_USED_BYTES] = {
+		"memwatch_jvm_metaspace_used_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
+		"A JVM's metaspace in use (class metadata)." },
+	[MW_M_JVM_COLLECTIONS_TOTAL] = {
+		"memwatch_jvm_collections_total", COUNTER, "1", PROC_L, STORED, FWD_WATCHED,
+		"Garbage collections a JVM has run, all its collectors." },
 
 	/* the exit_leaks collector: the last report per image, written again every 15 s;
 	 * forwarded when a selector names them */

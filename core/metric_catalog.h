@@ -53,6 +53,11 @@ enum mw_metric_id {
 	MW_M_VM_LARGEST_FREE_BYTES,
 	MW_M_VM_FREE_BLOCKS,
 	MW_M_VM_REGIONS,
+	/* collectors/jvm.c */
+	MW_M_JVM_HEAP_USED_BYTES,
+	MW_M_JVM_HEAP_COMMITTED_BYTES,
+	MW_M_JVM_METASPACE_USED_BYTES,
+	MW_M_JVM_COLLECTIONS_TOTAL,
 	/* collectors/exit_leaks.c: the last exit leak report of each image */
 	MW_M_EXIT_LEAK_BYTES,
 	MW_M_EXIT_LEAK_ALLOCATIONS,

@@ -33,8 +33,12 @@ done
 PY=$(readlink -f /usr/bin/python3)
 cp "$PY" "$BIN/lk_python"; cp "$PY" "$BIN/ok_python_gc"
 cp "$(readlink -f /usr/bin/node)" "$BIN/lk_node"; cp "$(readlink -f /usr/bin/node)" "$BIN/ok_node_gc"
-cp "$(readlink -f /usr/bin/redis-server)" "$BIN/ok_redis"
-cp "$(readlink -f /usr/bin/memcached)" "$BIN/ok_memcached"
+# the servers only where the first set runs them (another set records
+# without them installed)
+if [ "${CORPUS_SET:-base}" = base ]; then
+    cp "$(readlink -f /usr/bin/redis-server)" "$BIN/ok_redis"
+    cp "$(readlink -f /usr/bin/memcached)" "$BIN/ok_memcached"
+fi
 
 stop_all() {
     for p in $PIDS; do kill "$p" 2>/dev/null || true; done

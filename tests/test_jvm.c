@@ -1,0 +1,249 @@
+/* test_jvm.c - the jvm collector's pure parts: the hsperfdata parser on a
+ * file a JDK 17 JVM under G1 wrote (tests/data/jvm/) and on constructed
+ * files, both byte orders and every way a file can be wrong; file names
+ * as pids; a file left by a dead JVM. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "collectors/jvm.h"
+#include "collectors/jvm_perfdata.h"
+#include "tests/support/hsperf_file.h"
+#include "tests/support/test_main.h"
+
+
+static void recorded_g1_file(void **state)
+{
+	struct mw_jvm_heap h;
+	struct mw_err err = { "" };
+	size_t len;
+	uint8_t *buf = mw_test_hsperf_load(&len);
+
+	(void)state;
+	assert_int_equal(len, 32768);
+	assert_int_equal(mw_jvm_perfdata_parse(buf, len, &h, &err), 0);
+	assert_true(h.have_old);
+	assert_true(h.old_used == MW_TEST_HSPERF_OLD_USED);
+	assert_true(h.old_capacity == 68157448);
+	assert_true(h.young_used == 5242880 + 2097152);	/* eden + s0 + s1 */
+	assert_true(h.young_capacity == 14680088);
+	assert_true(h.metaspace_used == 237784);
+	assert_true(h.collections == 55 + 2 + 23);
+	assert_true(h.vm_start_ms == 1795801407004LL);
+	/* cut anywhere inside its entries: an error, never a read past */
+	for (size_t cut = 0; cut < 12400; cut += 97)
+		if (mw_jvm_perfdata_parse(buf, cut, &h, &err) == 0)
+			fail_msg("parsed from %zu bytes", cut);
+	free(buf);
+}
+
+/* --- constructed files ----------------------------------------------------- */
+
+struct builder {
+	uint8_t b[4096];
+	size_t at;
+	uint32_t n;
+	bool little;
+};
+
+static void put32(struct builder *w, size_t at, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		w->b[at + (size_t)i] = (uint8_t)(w->little ? v >> (8 * i) : v >> (8 * (3 - i)));
+}
+
+static void put64(struct builder *w, size_t at, uint64_t v)
+{
+	put32(w, at + (w->little ? 0 : 4), (uint32_t)v);
+	put32(w, at + (w->little ? 4 : 0), (uint32_t)(v >> 32));
+}
+
+static void start(struct builder *w, bool little)
+{
+	memset(w, 0, sizeof(*w));
+	w->little = little;
+	w->b[0] = 0xca, w->b[1] = 0xfe, w->b[2] = 0xc0, w->b[3] = 0xc0;
+	w->b[4] = little, w->b[5] = 2, w->b[6] = 0, w->b[7] = 1;
+	w->at = 32;
+	put32(w, 24, 32);
+}
+
+/* An entry: a J scalar, or (type 'B', vlen > 0) a string. */
+static void entry(struct builder *w, const char *name, char type, uint32_t vlen, uint64_t v)
+{
+	size_t e = w->at, nl = strlen(name) + 1, data = 20 + ((nl + 7) & ~(size_t)7);
+	size_t len = data + (vlen ? vlen : 8);
+
+	put32(w, e, (uint32_t)len);
+	put32(w, e + 4, 20);
+	put32(w, e + 8, vlen);
+	w->b[e + 12] = (uint8_t)type;
+	w->b[e + 15] = 3;
+	put32(w, e + 16, (uint32_t)data);
+	memcpy(w->b + e + 20, name, nl);
+	if (!vlen)
+		put64(w, e + data, v);
+	w->at += len;
+	w->n++;
+}
+
+static size_t finish(struct builder *w)
+{
+	put32(w, 8, (uint32_t)w->at);
+	put32(w, 28, w->n);
+	return w->at;
+}
+
+static size_t a_g1_file(struct builder *w, bool little)
+{
+	start(w, little);
+	entry(w, "sun.rt.createVmBeginTime", 'J', 0, 1700000000123ULL);
+	entry(w, "sun.gc.policy.name", 'B', 16, 0);
+	entry(w, "sun.gc.collector.0.invocations", 'J', 0, 40);
+	entry(w, "sun.gc.collector.1.invocations", 'J', 0, 2);
+	entry(w, "sun.gc.generation.0.capacity", 'J', 0, 1000);
+	entry(w, "sun.gc.generation.0.space.0.used", 'J', 0, 300);
+	entry(w, "sun.gc.generation.0.space.1.used", 'J', 0, 20);
+	entry(w, "sun.gc.generation.0.space.12.used", 'J', 0, 5);
+	entry(w, "sun.gc.generation.0.space.x.used", 'J', 0, 999999);	/* not an index */
+	entry(w, "sun.gc.generation.1.capacity", 'J', 0, 5000000000ULL);
+	entry(w, "sun.gc.generation.1.space.0.used", 'J', 0, 4000000000ULL);
+	entry(w, "sun.gc.metaspace.used", 'J', 0, 777);
+	return finish(w);
+}
+
+static void both_byte_orders(void **state)
+{
+	struct builder w;
+	struct mw_jvm_heap h;
+	struct mw_err err = { "" };
+
+	(void)state;
+	for (int little = 0; little <= 1; little++) {
+		size_t len = a_g1_file(&w, little);
+
+		assert_int_equal(mw_jvm_perfdata_parse(w.b, len, &h, &err), 0);
+		assert_true(h.old_used == 4000000000ULL);	/* over 32 bits */
+		assert_true(h.old_capacity == 5000000000ULL);
+		assert_true(h.young_used == 325);
+		assert_true(h.young_capacity == 1000);
+		assert_true(h.metaspace_used == 777);
+		assert_true(h.collections == 42);
+		assert_true(h.vm_start_ms == 1700000000123LL);
+	}
+}
+
+static void expect_error_at(int line, struct builder *w, size_t len, const char *what)
+{
+	struct mw_jvm_heap h;
+	struct mw_err err = { "" };
+
+	if (mw_jvm_perfdata_parse(w->b, len, &h, &err) != -1)
+		fail_msg("line %d: parsed, expected \"%s\"", line, what);
+	if (!strstr(err.msg, what))
+		fail_msg("line %d: expected \"%s\" in \"%s\"", line, what, err.msg);
+}
+
+#define expect_error(w, len, what) expect_error_at(__LINE__, w, len, what)
+
+static void damaged_files(void **state)
+{
+	struct builder w;
+	size_t len;
+
+	(void)state;
+	len = a_g1_file(&w, true);
+	expect_error(&w, 31, "prologue");
+	w.b[0] = 0;
+	expect_error(&w, len, "magic");
+	len = a_g1_file(&w, true);
+	w.b[4] = 7;
+	expect_error(&w, len, "byte order 7");
+	len = a_g1_file(&w, true);
+	w.b[5] = 1;
+	expect_error(&w, len, "version 1.0");
+	len = a_g1_file(&w, true);
+	w.b[7] = 0;
+	expect_error(&w, len, "not accessible");
+	len = a_g1_file(&w, true);
+	put32(&w, 8, (uint32_t)len + 1);	/* more used than there is */
+	expect_error(&w, len, "bytes used");
+	len = a_g1_file(&w, true);
+	put32(&w, 24, 8);			/* first entry inside the prologue */
+	expect_error(&w, len, "first entry");
+	len = a_g1_file(&w, true);
+	put32(&w, 28, w.n + 1);			/* one entry more than written */
+	expect_error(&w, len, "runs past");
+	len = a_g1_file(&w, true);
+	put32(&w, 32, 0x7fffffff);		/* the first entry's length */
+	expect_error(&w, len, "has length");
+	len = a_g1_file(&w, true);
+	put32(&w, 32, 4);
+	expect_error(&w, len, "has length");
+	len = a_g1_file(&w, true);
+	put32(&w, 36, 0xfffffff0u);		/* its name's offset */
+	expect_error(&w, len, "name is outside");
+	/* a name that runs to the entry's end without a NUL */
+	start(&w, true);
+	entry(&w, "sun.gc.generation.1.space.0.used", 'J', 0, 1);
+	memset(w.b + 32 + 20, 'a', 40 + 8);
+	len = finish(&w);
+	expect_error(&w, len, "name is outside");
+	/* a value past its entry */
+	start(&w, true);
+	entry(&w, "sun.gc.generation.1.space.0.used", 'J', 0, 1);
+	put32(&w, 32 + 16, 61);	/* the entry is 68 bytes */
+	len = finish(&w);
+	expect_error(&w, len, "value outside");
+	/* ZGC-like: no old generation */
+	start(&w, false);
+	entry(&w, "sun.gc.generation.0.space.0.used", 'J', 0, 1);
+	len = finish(&w);
+	expect_error(&w, len, "sun.gc.generation.1.space.0.used");
+}
+
+static void names_and_stale_files(void **state)
+{
+	struct mw_jvm_files files = { 0 };
+
+	(void)state;
+	assert_int_equal(mw_jvm_pid_of_name("12345"), 12345);
+	assert_int_equal(mw_jvm_pid_of_name("4294967295"), 4294967295u);
+	assert_int_equal(mw_jvm_pid_of_name("4294967296"), 0);
+	assert_int_equal(mw_jvm_pid_of_name("12345678901"), 0);
+	assert_int_equal(mw_jvm_pid_of_name(""), 0);
+	assert_int_equal(mw_jvm_pid_of_name("12a"), 0);
+	assert_int_equal(mw_jvm_pid_of_name("123.tmp"), 0);
+	/* the VM begins just after its process; a file whose VM began
+	 * before the process, or long after, is another process's */
+	assert_false(mw_jvm_perfdata_stale(1000300, 1000000));
+	assert_false(mw_jvm_perfdata_stale(999500, 1000000));	/* clocks */
+	assert_true(mw_jvm_perfdata_stale(900000, 1000000));
+	assert_true(mw_jvm_perfdata_stale(1000000 + 700000, 1000000));
+	assert_false(mw_jvm_perfdata_stale(0, 1000000));	/* nothing to tell by */
+	for (uint32_t i = 1; i <= 20; i++)
+		mw_jvm_files_add(&files, i, "/tmp/hsperfdata_u", "123");
+	assert_int_equal(files.n, 20);
+	assert_string_equal(files.f[19].path, "/tmp/hsperfdata_u/123");
+	{
+		char dir[600];
+
+		memset(dir, 'd', sizeof(dir) - 1);
+		dir[sizeof(dir) - 1] = '\0';
+		mw_jvm_files_add(&files, 7, dir, "7");	/* too long: left out */
+		assert_int_equal(files.n, 20);
+	}
+	mw_jvm_files_release(&files);
+}
+
+MW_TEST_MAIN(
+	cmocka_unit_test(recorded_g1_file),
+	cmocka_unit_test(both_byte_orders),
+	cmocka_unit_test(damaged_files),
+	cmocka_unit_test(names_and_stale_files),
+)

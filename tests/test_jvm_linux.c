@@ -1,0 +1,159 @@
+/* test_jvm_linux.c - the jvm collector end to end on Linux: a performance-
+ * data file (the recorded JDK 17 one, its VM start set to this test's own
+ * start) put in a /tmp/hsperfdata_* folder under this process's pid is
+ * found, read and written as this process's series, labelled as the
+ * process collector labels it; the same file unpatched (a JVM that began
+ * before this process: a dead JVM's file, its pid reused), a symbolic
+ * link and a FIFO in the folder are skipped, none read, none waited on. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "base/clock.h"
+#include "core/batch.h"
+#include "core/collector.h"
+#include "core/watch.h"
+#include "collectors/jvm.h"
+#include "collectors/jvm_perfdata.h"
+#include "tests/support/hsperf_file.h"
+#include "tests/support/test_main.h"
+
+
+static char dir[64];
+
+
+static void put_file(const char *name, const uint8_t *b, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+}
+
+/* One sample; the value of this process's old generation (-1: none) and
+ * the count of its series. */
+static void sample(double *old, size_t *mine, uint64_t *skipped, char *mode, size_t mode_size)
+{
+	struct mw_collector_env env = { 0 };
+	struct mw_sample_ctx ctx;
+	struct mw_batch b;
+	struct mw_err err = { "" };
+	char pid[16], name[256];
+	void *st = NULL;
+	size_t i, j;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	assert_int_equal(mw_proc_image_name((uint32_t)getpid(), name, sizeof(name)), 0);
+	assert_int_equal(mw_collector_jvm.init(&st, &env, &err), MW_COLLECTOR_OK);
+	mw_batch_init(&b);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ts_ms = mw_clock_wall_ms();
+	ctx.batch = &b;
+	assert_int_equal(mw_collector_jvm.sample(st, &ctx), MW_COLLECTOR_OK);
+	*old = -1;
+	*mine = 0;
+	for (i = 0; i < b.nsamples; i++) {
+		const struct mw_sample *s = &b.samples[i];
+		bool is_mine = false, is_old = false, named = false;
+
+		for (j = 0; j < s->nlabels; j++) {
+			is_mine |= !strcmp(s->labels[j].name, "pid") && !strcmp(s->labels[j].value, pid);
+			is_old |= !strcmp(s->labels[j].name, "space") && !strcmp(s->labels[j].value, "old");
+			named |= !strcmp(s->labels[j].name, "process") && !strcmp(s->labels[j].value, name);
+		}
+		if (!is_mine)
+			continue;
+		assert_true(named);
+		(*mine)++;
+		if (is_old && !strcmp(s->metric, "memwatch_jvm_heap_used_bytes"))
+			*old = s->value;
+	}
+	*skipped = ctx.inaccessible;
+	snprintf(mode, mode_size, "%s", ctx.mode);
+	mw_batch_release(&b);
+	mw_collector_jvm.fini(st);
+}
+
+static void found_read_and_labelled(void **state)
+{
+	uint8_t *buf;
+	size_t len, mine;
+	char self[32], link_path[128], fifo[128], file[128], mode[96];
+	double old;
+	uint64_t skipped;
+	int64_t start_ms = 0;
+
+	(void)state;
+	buf = mw_test_hsperf_load(&len);
+	snprintf(dir, sizeof(dir), "/tmp/hsperfdata_mwtest%ld", (long)getpid());
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+
+	/* as recorded: its VM began in 2026 before this process did */
+	put_file(self, buf, len);
+	sample(&old, &mine, &skipped, mode, sizeof(mode));
+	assert_int_equal(mine, 0);
+	assert_true(skipped >= 1);
+
+	/* its VM start now this process's own (read as the collector does:
+	 * /proc/self/stat, in whole clock ticks) */
+	{
+		char st[1024];
+		FILE *s = fopen("/proc/self/stat", "r");
+		FILE *ps = fopen("/proc/stat", "r");
+		unsigned long long ticks = 0, btime = 0;
+		char line[256];
+		const char *p;
+		int field = 2;
+
+		assert_non_null(s);
+		assert_non_null(ps);
+		assert_non_null(fgets(st, sizeof(st), s));
+		fclose(s);
+		while (fgets(line, sizeof(line), ps))
+			if (!strncmp(line, "btime ", 6))
+				btime = strtoull(line + 6, NULL, 10);
+		fclose(ps);
+		for (p = strrchr(st, ')') + 1; *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		ticks = strtoull(p, NULL, 10);
+		start_ms = (int64_t)(btime * 1000 + ticks * 1000 / (unsigned long long)sysconf(_SC_CLK_TCK));
+	}
+	mw_test_hsperf_set_vm_start(buf, start_ms + 250);
+	put_file(self, buf, len);
+
+	/* beside it: a link to it under pid 1's name, a FIFO under our
+	 * parent's */
+	snprintf(file, sizeof(file), "%s/%s", dir, self);
+	snprintf(link_path, sizeof(link_path), "%s/1", dir);
+	assert_int_equal(symlink(file, link_path), 0);
+	snprintf(fifo, sizeof(fifo), "%s/%ld", dir, (long)getppid());
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+
+	sample(&old, &mine, &skipped, mode, sizeof(mode));
+	assert_true(old == MW_TEST_HSPERF_OLD_USED);
+	assert_int_equal(mine, 5);	/* old, young, committed, metaspace, collections */
+	assert_true(skipped >= 2);	/* the link and the FIFO */
+	assert_non_null(strstr(mode, "hsperfdata: "));
+
+	unlink(fifo);
+	unlink(link_path);
+	unlink(file);
+	rmdir(dir);
+	free(buf);
+}
+
+MW_TEST_MAIN(
+	cmocka_unit_test(found_read_and_labelled),
+)

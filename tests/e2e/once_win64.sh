@@ -33,6 +33,10 @@ assert wine_procs, sorted(ws)
 for c in d["collectors"]:
     if not c["supported"]:
         assert c["reason"], c
+# the jvm collector looks in Wine's temporary folders: no JVM, no error
+j = cs["jvm"]
+assert j["supported"] and not j.get("error"), j
+assert j["mode"] == "hsperfdata: 0 JVMs", j["mode"]
 print("ok")
 PY
 check "process table lists Wine's processes with real working sets" "grep -q '^ok$' '$out/py' || { cat '$out/py' '$out/err'; false; }"

@@ -90,7 +90,7 @@ EOF
 # are the objects' bytes as each runtime measured them at start
 labels_runtimes() {
     cat <<'EOF'
-lk_java leak none private_data|heap 10485760 bytes
+lk_java leak none java_heap|private_data|heap 10485760 bytes
 ok_java not-leak none - 0 bytes
 lk_perl leak none heap|private_data 8388608 bytes
 ok_perl not-leak none - 0 bytes

@@ -1017,7 +1017,7 @@ static bool collect_points(const struct mw_trace *tr, const struct judged_span *
 	out->fit_t0_ms = out->judged_from_ms;
 	out->fit_value0 = lo;
 	out->p_value = 1.0;
-	mw_leak_fmt_bytes(level, sizeof(level), lo);
+	mw_leak_fmt_amount(level, sizeof(level), lo, p);
 	snprintf(out->reason, sizeof(out->reason), "flat: constant at %s", level);
 	return false;
 }

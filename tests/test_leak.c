@@ -478,6 +478,12 @@ static void counts_have_their_own_budget(void **state)
 		v[i] = 40.0 + (double)(i / 120);
 	mw_leak_judge(&tr, &p, &res);
 	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
+	/* a count that never moves is flat in its unit, not in bytes */
+	for (i = 0; i < 600; i++)
+		v[i] = 20.0;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_string_equal(res.reason, "flat: constant at 20 handles");
 	/* in bytes, the same 360 an hour is far below 64 KiB/h */
 	p.count_unit = NULL;
 	for (i = 0; i < 600; i++)

@@ -39,11 +39,12 @@ static const struct mw_leak_aspect default_aspects[] = {
 	  true },
 	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false },
 	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false },
-	/* a JVM's old generation in use (collectors/jvm.c, hsperfdata): what
-	 * the program keeps inside a heap whose committed size stopped
-	 * growing at -Xmx, invisible in private memory */
-	{ "java_heap", "memwatch_jvm_heap_used_bytes{space=\"old\"}", NULL, false, "java_heap",
-	  false, false },
+	/* a JVM's old generation after its old-generation collections
+	 * (collectors/jvm.c, hsperfdata): what the program keeps inside a
+	 * heap whose committed size stopped growing at -Xmx, invisible in
+	 * private memory; the in-use bytes between collections are a
+	 * sawtooth of whatever was promoted since */
+	{ "java_heap", "memwatch_jvm_old_after_gc_bytes", NULL, false, "java_heap", false, false },
 };
 
 /* The unit of a user's selector: a count for the count metrics. */

@@ -14,6 +14,7 @@
 
 #include "base/xalloc.h"
 #include "core/metric_catalog.h"
+#include "jvm_after_gc.h"
 #include "jvm_perfdata.h"
 
 /* A JVM's default file is 32 KB; the buffer grows to a larger one. */
@@ -22,7 +23,17 @@
 /* The folders are looked for again this often. */
 #define RESCAN_MS 30000
 
+/* A JVM's old generation after its collections, kept between ticks. */
+struct jvm_track {
+	uint32_t pid;
+	int64_t vm_start_ms;
+	struct mw_jvm_after_gc after_gc;
+	bool seen;		/* this tick */
+};
+
 struct jvm_state {
+	struct jvm_track *tracks;
+	size_t ntracks, tracks_cap;
 	struct mw_jvm_dirs dirs;
 	int64_t dirs_ms;
 	bool have_dirs;
@@ -43,8 +54,43 @@ static int jvm_init(void **state, const struct mw_collector_env *env, struct mw_
 	return MW_COLLECTOR_OK;
 }
 
+/* The JVM's tracker (a new one for a pid seen with another VM start). */
+static struct jvm_track *track_of(struct jvm_state *st, uint32_t pid, int64_t vm_start_ms)
+{
+	size_t i;
+
+	for (i = 0; i < st->ntracks; i++)
+		if (st->tracks[i].pid == pid) {
+			if (st->tracks[i].vm_start_ms != vm_start_ms)
+				memset(&st->tracks[i].after_gc, 0, sizeof(st->tracks[i].after_gc));
+			st->tracks[i].vm_start_ms = vm_start_ms;
+			return &st->tracks[i];
+		}
+	if (st->ntracks == st->tracks_cap) {
+		st->tracks_cap = st->tracks_cap ? st->tracks_cap * 2 : 4;
+		st->tracks = mw_xrealloc(st->tracks, st->tracks_cap * sizeof(*st->tracks));
+	}
+	memset(&st->tracks[st->ntracks], 0, sizeof(st->tracks[0]));
+	st->tracks[st->ntracks].pid = pid;
+	st->tracks[st->ntracks].vm_start_ms = vm_start_ms;
+	return &st->tracks[st->ntracks++];
+}
+
+/* Forget the JVMs not seen this tick. */
+static void drop_unseen(struct jvm_state *st)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < st->ntracks; i++)
+		if (st->tracks[i].seen) {
+			st->tracks[n] = st->tracks[i];
+			st->tracks[n++].seen = false;
+		}
+	st->ntracks = n;
+}
+
 static void emit(struct mw_batch *b, int64_t ts, uint32_t pid, const struct mw_jvm_process *p,
-		 const struct mw_jvm_heap *h)
+		 const struct mw_jvm_heap *h, const struct mw_jvm_after_gc *after_gc)
 {
 	char pid_s[16], started[24];
 	struct mw_label l[4] = { { "pid", pid_s }, { "process", p->name }, { "started", started } };
@@ -60,7 +106,14 @@ static void emit(struct mw_batch *b, int64_t ts, uint32_t pid, const struct mw_j
 		     (double)(h->old_capacity + h->young_capacity), ts);
 	mw_batch_add(b, mw_metric_name(MW_M_JVM_METASPACE_USED_BYTES), l, 3,
 		     (double)h->metaspace_used, ts);
-	mw_batch_add(b, mw_metric_name(MW_M_JVM_COLLECTIONS_TOTAL), l, 3, (double)h->collections,
+	if (after_gc->have)
+		mw_batch_add(b, mw_metric_name(MW_M_JVM_OLD_AFTER_GC_BYTES), l, 3, after_gc->value,
+			     ts);
+	l[3] = (struct mw_label){ "kind", "young" };
+	mw_batch_add(b, mw_metric_name(MW_M_JVM_COLLECTIONS_TOTAL), l, 4,
+		     (double)h->young_collections, ts);
+	l[3].value = "old";
+	mw_batch_add(b, mw_metric_name(MW_M_JVM_COLLECTIONS_TOTAL), l, 4, (double)h->old_collections,
 		     ts);
 }
 
@@ -80,6 +133,7 @@ static int jvm_sample(void *state, struct mw_sample_ctx *ctx)
 	for (i = 0; i < st->files.n; i++) {
 		struct mw_jvm_process p;
 		struct mw_jvm_heap h;
+		struct jvm_track *t;
 		struct mw_err err;
 		size_t len;
 
@@ -105,9 +159,13 @@ static int jvm_sample(void *state, struct mw_sample_ctx *ctx)
 			ctx->inaccessible++;
 			continue;
 		}
-		emit(ctx->batch, ctx->ts_ms, st->files.f[i].pid, &p, &h);
+		t = track_of(st, st->files.f[i].pid, h.vm_start_ms);
+		t->seen = true;
+		mw_jvm_after_gc_add(&t->after_gc, ctx->ts_ms, (double)h.old_used, h.old_collections);
+		emit(ctx->batch, ctx->ts_ms, st->files.f[i].pid, &p, &h, &t->after_gc);
 		read++;
 	}
+	drop_unseen(st);
 	snprintf(ctx->mode, sizeof(ctx->mode), "hsperfdata: %zu JVM%s", read, read == 1 ? "" : "s");
 	return MW_COLLECTOR_OK;
 }
@@ -119,6 +177,7 @@ static void jvm_fini(void *state)
 	if (!st)
 		return;
 	mw_jvm_files_release(&st->files);
+	free(st->tracks);
 	free(st->buf);
 	free(st);
 }

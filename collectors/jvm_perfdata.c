@@ -119,7 +119,10 @@ int mw_jvm_perfdata_parse(const uint8_t *buf, size_t len, struct mw_jvm_heap *ou
 			continue;
 		}
 		if (is_indexed(name, name_len, "sun.gc.collector.", ".invocations")) {
-			out->collections += rd64(e + data_off, little);
+			if (!strcmp(name, "sun.gc.collector.0.invocations"))
+				out->young_collections = rd64(e + data_off, little);
+			else
+				out->old_collections += rd64(e + data_off, little);
 			continue;
 		}
 		for (f = 0; f < F_N; f++)

@@ -28,7 +28,11 @@ struct mw_jvm_heap {
 	uint64_t old_used, old_capacity;	/* generation 1 (G1, Parallel, Serial: old) */
 	uint64_t young_used, young_capacity;	/* generation 0: eden and survivors */
 	uint64_t metaspace_used;
-	uint64_t collections;			/* every collector's invocations, summed */
+	/* collector 0's invocations (young pauses; G1: young and mixed), and
+	 * every other collector's (those that collect the old generation:
+	 * G1's concurrent cycle and full pauses, Parallel's and Serial's full
+	 * collections) */
+	uint64_t young_collections, old_collections;
 	int64_t vm_start_ms;			/* sun.rt.createVmBeginTime; 0 when absent */
 	bool have_old;				/* the file had generation 1's used bytes */
 };

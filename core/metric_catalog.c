@@ -13,6 +13,7 @@
 #define PROC_L { "pid", "process", "started", NULL }
 #define RESIDENT_L { "pid", "process", "started", "kind", NULL }
 #define JVM_SPACE_L { "pid", "process", "started", "space", NULL }
+#define JVM_KIND_L { "pid", "process", "started", "kind", NULL }
 #define WATCHED_L { "pid", "process", NULL }
 #define WS_L { "pid", "process", "category", "sharing", NULL }
 #define HEAP_KIND_L { "pid", "process", "heap", "kind", NULL }
@@ -149,9 +150,12 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_JVM_METASPACE_USED_BYTES] = {
 		"memwatch_jvm_metaspace_used_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
 		"A JVM's metaspace in use (class metadata)." },
+	[MW_M_JVM_OLD_AFTER_GC_BYTES] = {
+		"memwatch_jvm_old_after_gc_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
+		"A JVM's old generation after its last old-generation collection: its lowest in use between that collection and the next." },
 	[MW_M_JVM_COLLECTIONS_TOTAL] = {
-		"memwatch_jvm_collections_total", COUNTER, "1", PROC_L, STORED, FWD_WATCHED,
-		"Garbage collections a JVM has run, all its collectors." },
+		"memwatch_jvm_collections_total", COUNTER, "1", JVM_KIND_L, STORED, FWD_WATCHED,
+		"Garbage collections a JVM has run: kind young (collector 0) or old (the others)." },
 
 	/* the exit_leaks collector: the last report per image, written again every 15 s;
 	 * forwarded when a selector names them */

@@ -57,6 +57,7 @@ enum mw_metric_id {
 	MW_M_JVM_HEAP_USED_BYTES,
 	MW_M_JVM_HEAP_COMMITTED_BYTES,
 	MW_M_JVM_METASPACE_USED_BYTES,
+	MW_M_JVM_OLD_AFTER_GC_BYTES,
 	MW_M_JVM_COLLECTIONS_TOTAL,
 	/* collectors/exit_leaks.c: the last exit leak report of each image */
 	MW_M_EXIT_LEAK_BYTES,

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "collectors/jvm.h"
+#include "collectors/jvm_after_gc.h"
 #include "collectors/jvm_perfdata.h"
 #include "tests/support/hsperf_file.h"
 #include "tests/support/test_main.h"
@@ -33,7 +34,8 @@ static void recorded_g1_file(void **state)
 	assert_true(h.young_used == 5242880 + 2097152);	/* eden + s0 + s1 */
 	assert_true(h.young_capacity == 14680088);
 	assert_true(h.metaspace_used == 237784);
-	assert_true(h.collections == 55 + 2 + 23);
+	assert_true(h.young_collections == 55);
+	assert_true(h.old_collections == 2 + 23);
 	assert_true(h.vm_start_ms == 1795801407004LL);
 	/* cut anywhere inside its entries: an error, never a read past */
 	for (size_t cut = 0; cut < 12400; cut += 97)
@@ -133,7 +135,8 @@ static void both_byte_orders(void **state)
 		assert_true(h.young_used == 325);
 		assert_true(h.young_capacity == 1000);
 		assert_true(h.metaspace_used == 777);
-		assert_true(h.collections == 42);
+		assert_true(h.young_collections == 40);
+		assert_true(h.old_collections == 2);
 		assert_true(h.vm_start_ms == 1700000000123LL);
 	}
 }
@@ -241,9 +244,57 @@ static void names_and_stale_files(void **state)
 	mw_jvm_files_release(&files);
 }
 
+/* The old generation after its collections: G1's shape (promotions fill
+ * it, a concurrent cycle's remark and cleanup a second apart, mixed
+ * pauses bring it down), Parallel's (a full collection), a first stretch
+ * begun mid-cycle, and a pid reused by another JVM. */
+static void old_generation_after_collections(void **state)
+{
+	struct mw_jvm_after_gc t = { 0 };
+	int64_t s = 1000;	/* a second */
+
+	(void)state;
+	/* seen mid-cycle at 90: nothing published until a stretch between
+	 * two collections has been seen whole */
+	assert_false(mw_jvm_after_gc_add(&t, 0, 90e6, 4));
+	assert_false(mw_jvm_after_gc_add(&t, 1 * s, 95e6, 4));
+	/* a cycle: remark (count 5) at 100, cleanup (6) a second later */
+	assert_false(mw_jvm_after_gc_add(&t, 2 * s, 100e6, 5));
+	assert_false(mw_jvm_after_gc_add(&t, 3 * s, 100e6, 6));
+	/* mixed pauses: down to 60, then promotions again */
+	assert_false(mw_jvm_after_gc_add(&t, 10 * s, 70e6, 6));
+	assert_false(mw_jvm_after_gc_add(&t, 20 * s, 60e6, 6));
+	assert_false(mw_jvm_after_gc_add(&t, 60 * s, 85e6, 6));
+	/* the next cycle: what the last one left, 60, is published and held */
+	assert_true(mw_jvm_after_gc_add(&t, 120 * s, 99e6, 8));
+	assert_true(t.value == 60e6);
+	assert_true(mw_jvm_after_gc_add(&t, 121 * s, 99e6, 8));
+	assert_true(mw_jvm_after_gc_add(&t, 140 * s, 62e6, 8));
+	assert_true(t.value == 60e6);
+	/* its cleanup 10 s after the remark: the same cycle, not a new one */
+	assert_true(mw_jvm_after_gc_add(&t, 130 * s, 61e6, 9));
+	assert_true(t.value == 60e6);
+	assert_true(mw_jvm_after_gc_add(&t, 200 * s, 80e6, 11));
+	assert_true(t.value == 61e6);
+	/* the pid's file now another JVM's (its counts went back): start over */
+	assert_false(mw_jvm_after_gc_add(&t, 210 * s, 10e6, 1));
+	assert_false(t.have);
+
+	/* Parallel: full collections only, each a drop to what lives */
+	memset(&t, 0, sizeof(t));
+	assert_false(mw_jvm_after_gc_add(&t, 0, 50e6, 0));
+	assert_false(mw_jvm_after_gc_add(&t, 100 * s, 40e6, 1));	/* a full GC */
+	assert_false(mw_jvm_after_gc_add(&t, 150 * s, 70e6, 1));
+	assert_true(mw_jvm_after_gc_add(&t, 300 * s, 41e6, 2));
+	assert_true(t.value == 40e6);
+	assert_true(mw_jvm_after_gc_add(&t, 500 * s, 42e6, 3));
+	assert_true(t.value == 41e6);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(recorded_g1_file),
 	cmocka_unit_test(both_byte_orders),
 	cmocka_unit_test(damaged_files),
 	cmocka_unit_test(names_and_stale_files),
+	cmocka_unit_test(old_generation_after_collections),
 )

@@ -128,9 +128,13 @@ static int setup(void **state)
 
 			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
 				 300e6 + noise(50e3));
+			/* in use: the sawtooth; after the collections: its
+			 * floor, held from one cycle to the next */
 			add_proc(s, "memwatch_jvm_heap_used_bytes", name, pid, "space", "old", ts,
 				 60e6 + (w ? 0.0 : 6e6 * h) + 20e6 * fmod(h * 15.0, 1.0) +
 					 noise(100e3));
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+				 60e6 + (w ? 0.0 : 6e6 * floor(h * 15.0) / 15.0) + noise(100e3));
 		}
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */

@@ -232,10 +232,15 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
  * horizon.  Then r becomes a pass without a rate or projection (a pass
  * reads like no leak), its reason naming the headroom, and 1 is
  * returned; else r is left alone and 0 is returned.  Both traces on r's
- * time axis, NaN for buckets without data.
+ * time axis, NaN for buckets without data.  by_design: bytes of the
+ * committed memory the program fills by design over time, whose contents
+ * are judged on their own (a JVM's committed heap, touched region by
+ * region as the collector cycles through it; its old generation after
+ * collections is the java_heap aspect): what is left to fill may be that
+ * much more.  0 for none.
  */
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
-			 const struct mw_leak_params *p, struct mw_leak_result *r);
+			 const struct mw_leak_params *p, double by_design, struct mw_leak_result *r);
 
 /* Robust statistics (analysis/robust_stats.c), exposed for the tests and
  * the process table. */

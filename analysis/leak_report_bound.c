@@ -97,12 +97,41 @@ static int read_source(struct mw_reader *reader, const struct bound_source *src,
 	return read_sum(reader, sel, from, to, step, resident, r);
 }
 
+/* The committed heap of the incarnation's JVM at the end (the jvm
+ * collector's), which the JVM touches region by region as its collector
+ * cycles; 0 for a process that is no JVM. */
+static double java_heap_committed(struct mw_reader *reader, const char *pid, const char *process,
+				  const char *started, int64_t from, int64_t to, int64_t step)
+{
+	struct mw_trace tr;
+	double *v = NULL, last = 0;
+	char sel[512], inc[48] = "";
+	size_t i;
+
+	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
+		;
+	if (i > 0 && !started[i] && i < 32)
+		snprintf(inc, sizeof(inc), ",started=\"%s\"", started);
+	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_committed_bytes", inc, pid,
+				 process);
+	if (read_sum(reader, sel, from, to, step, &tr, &v))
+		return 0;
+	for (i = tr.n; i > 0; i--)
+		if (!isnan(tr.v[i - 1])) {
+			last = tr.v[i - 1];
+			break;
+		}
+	free(v);
+	return last;
+}
+
 void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			     const struct mw_leak_params *p, int64_t from, int64_t to,
 			     int64_t step)
 {
 	struct mw_trace committed, resident;
 	const char *pid, *process, *started;
+	double by_design;
 	size_t s;
 
 	/* one failing incarnation (listed first, fails rank highest), not
@@ -115,11 +144,13 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 		return;
 	process = mw_leak_label_of(ar->deciding, "process");
 	started = mw_leak_label_of(ar->deciding, "started");
+	by_design = java_heap_committed(reader, pid, process, started, from, to, step);
 	for (s = 0; s < MW_ARRAY_SIZE(bound_sources); s++) {
 		double *c = NULL, *r = NULL;
 		int found = !read_source(reader, &bound_sources[s], pid, process, started, from, to,
 					 step, &committed, &c, &resident, &r);
-		int bounded = found && mw_leak_commit_bound(&committed, &resident, p, &ar->g.r);
+		int bounded = found && mw_leak_commit_bound(&committed, &resident, p, by_design,
+							    &ar->g.r);
 
 		free(c);
 		free(r);

@@ -123,7 +123,7 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	headroom = c_end - r_end;
 	if (!(by_design > 0))
 		by_design = 0;
-	if (headroom < -allowed || headroom > most + by_design)
+	if (headroom < -allowed || headroom > most + by_design * (1 + MW_LEAK_JVM_SIDE_PER_HEAP))
 		return 0;
 	if (headroom < 0)
 		headroom = 0;
@@ -132,14 +132,14 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	r->verdict = MW_VERDICT_PASS;
 	r->undecided = 0;
 	mw_leak_no_rate(r);
-	if (headroom > most) {
-		/* more left than the budget allows: a heap the runtime fills
-		 * by design, judged by its own aspect */
+	if (by_design > 0) {
+		/* a heap the runtime grows into and fills by design, judged
+		 * by its own aspect */
 		mw_leak_fmt_bytes(heap, sizeof(heap), by_design);
 		snprintf(r->reason, sizeof(r->reason),
-			 "touching the Java heap it committed (%s of %s committed, no leak of its "
-			 "own): at most %s more unless it commits more",
-			 heap, level, left);
+			 "growing inside its Java heap (at most %s, -Xmx), the memory around it no "
+			 "leak of its own: at most %s more unless it commits more",
+			 heap, left);
 	} else {
 		snprintf(r->reason, sizeof(r->reason),
 			 "filling memory it committed before (%s, no leak of its own): at most %s "

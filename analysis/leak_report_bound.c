@@ -97,32 +97,63 @@ static int read_source(struct mw_reader *reader, const struct bound_source *src,
 	return read_sum(reader, sel, from, to, step, resident, r);
 }
 
-/* The committed heap of the incarnation's JVM at the end (the jvm
- * collector's), which the JVM touches region by region as its collector
- * cycles; 0 for a process that is no JVM. */
-static double java_heap_committed(struct mw_reader *reader, const char *pid, const char *process,
-				  const char *started, int64_t from, int64_t to, int64_t step)
+/* The incarnation's JVM heap (the jvm collector's series): its committed
+ * bytes on the axis (*hc, owned, NaN where unread) and the most it may
+ * grow to (-Xmx); 0 for a process that is no JVM. */
+static double java_heap(struct mw_reader *reader, const char *pid, const char *process,
+			const char *started, int64_t from, int64_t to, int64_t step,
+			struct mw_trace *hc_tr, double **hc)
 {
 	struct mw_trace tr;
-	double *v = NULL, last = 0;
+	double *v = NULL, max = 0;
 	char sel[512], inc[48] = "";
 	size_t i;
 
+	*hc = NULL;
 	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
 		;
 	if (i > 0 && !started[i] && i < 32)
 		snprintf(inc, sizeof(inc), ",started=\"%s\"", started);
-	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_committed_bytes", inc, pid,
+	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_max_bytes", inc, pid,
 				 process);
 	if (read_sum(reader, sel, from, to, step, &tr, &v))
 		return 0;
 	for (i = tr.n; i > 0; i--)
 		if (!isnan(tr.v[i - 1])) {
-			last = tr.v[i - 1];
+			max = tr.v[i - 1];
 			break;
 		}
 	free(v);
-	return last;
+	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_committed_bytes", inc, pid,
+				 process);
+	if (!(max > 0) || read_sum(reader, sel, from, to, step, hc_tr, hc)) {
+		free(*hc);
+		*hc = NULL;
+		return 0;
+	}
+	return max;
+}
+
+/* A JVM's committed memory with its heap (and what its collector commits
+ * beside it) counted at its most from the start: committed - heap
+ * committed + heap max, each with the side share, bucket by bucket on the
+ * committed trace's axis, into c (the trace's values; NaN where the
+ * heap's is not read).  A JVM grows its heap toward -Xmx as its collector
+ * sizes it; what lives in it is the java_heap aspect's to judge. */
+static void count_heap_whole(double *c, const struct mw_trace *committed, const struct mw_trace *hc,
+			     double max)
+{
+	size_t i;
+
+	for (i = 0; i < committed->n; i++) {
+		int64_t t = committed->t0_ms + (int64_t)i * committed->step_ms;
+		int64_t k = hc->step_ms > 0 ? (t - hc->t0_ms) / hc->step_ms : -1;
+
+		if (k < 0 || (size_t)k >= hc->n || (t - hc->t0_ms) % hc->step_ms || isnan(hc->v[k]))
+			c[i] = NAN;
+		else
+			c[i] += (max - hc->v[k]) * (1 + MW_LEAK_JVM_SIDE_PER_HEAP);
+	}
 }
 
 void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
@@ -130,8 +161,9 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 			     int64_t step)
 {
 	struct mw_trace committed, resident;
+	struct mw_trace hc_tr = { 0 };
 	const char *pid, *process, *started;
-	double by_design;
+	double by_design, *hc = NULL;
 	size_t s;
 
 	/* one failing incarnation (listed first, fails rank highest), not
@@ -144,21 +176,23 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 		return;
 	process = mw_leak_label_of(ar->deciding, "process");
 	started = mw_leak_label_of(ar->deciding, "started");
-	by_design = java_heap_committed(reader, pid, process, started, from, to, step);
+	by_design = java_heap(reader, pid, process, started, from, to, step, &hc_tr, &hc);
 	for (s = 0; s < MW_ARRAY_SIZE(bound_sources); s++) {
 		double *c = NULL, *r = NULL;
 		int found = !read_source(reader, &bound_sources[s], pid, process, started, from, to,
 					 step, &committed, &c, &resident, &r);
-		int bounded = found && mw_leak_commit_bound(&committed, &resident, p, by_design,
-							    &ar->g.r);
+		int bounded;
 
+		if (found && by_design > 0)
+			count_heap_whole(c, &committed, &hc_tr, by_design);
+		bounded = found && mw_leak_commit_bound(&committed, &resident, p, by_design,
+							&ar->g.r);
 		free(c);
 		free(r);
-		if (bounded) {
+		if (bounded)
 			mw_leak_aspect_relist_fails(ar);
-			return;
-		}
 		if (found)
-			return;	/* the first source with both series decides */
+			break;	/* the first source with both series decides */
 	}
+	free(hc);
 }

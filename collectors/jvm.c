@@ -104,6 +104,7 @@ static void emit(struct mw_batch *b, int64_t ts, uint32_t pid, const struct mw_j
 		     ts);
 	mw_batch_add(b, mw_metric_name(MW_M_JVM_HEAP_COMMITTED_BYTES), l, 3,
 		     (double)(h->old_capacity + h->young_capacity), ts);
+	mw_batch_add(b, mw_metric_name(MW_M_JVM_HEAP_MAX_BYTES), l, 3, (double)h->max_capacity, ts);
 	mw_batch_add(b, mw_metric_name(MW_M_JVM_METASPACE_USED_BYTES), l, 3,
 		     (double)h->metaspace_used, ts);
 	if (after_gc->have)

@@ -33,11 +33,14 @@ static uint64_t rd64(const uint8_t *p, bool little)
 }
 
 /* The counters taken, by exact name. */
-enum field { F_OLD_USED, F_OLD_CAP, F_YOUNG_CAP, F_META_USED, F_VM_BEGIN, F_N };
+enum field { F_OLD_USED, F_OLD_CAP, F_OLD_MAX, F_YOUNG_CAP, F_YOUNG_MAX, F_META_USED, F_VM_BEGIN,
+	     F_N };
 static const char *const field_names[F_N] = {
 	[F_OLD_USED] = "sun.gc.generation.1.space.0.used",
 	[F_OLD_CAP] = "sun.gc.generation.1.capacity",
+	[F_OLD_MAX] = "sun.gc.generation.1.maxCapacity",
 	[F_YOUNG_CAP] = "sun.gc.generation.0.capacity",
+	[F_YOUNG_MAX] = "sun.gc.generation.0.maxCapacity",
 	[F_META_USED] = "sun.gc.metaspace.used",
 	[F_VM_BEGIN] = "sun.rt.createVmBeginTime",
 };
@@ -61,7 +64,7 @@ int mw_jvm_perfdata_parse(const uint8_t *buf, size_t len, struct mw_jvm_heap *ou
 {
 	uint64_t v[F_N] = { 0 };
 	bool seen[F_N] = { false };
-	bool little;
+	bool little, g1 = false;
 	uint32_t used, first, n, i;
 	size_t at;
 
@@ -108,6 +111,14 @@ int mw_jvm_perfdata_parse(const uint8_t *buf, size_t len, struct mw_jvm_heap *ou
 		name = (const char *)e + name_off;
 		name_len = strlen(name);
 		at += elen;
+		/* the policy's name, a string (type B, a vector of bytes) */
+		if (e[12] == 'B' && vlen > 0 && !strcmp(name, "sun.gc.policy.name")) {
+			if (data_off < ENTRY_HEADER || data_off > elen || vlen > elen - data_off)
+				return mw_error(err, "hsperfdata: entry %u (%s) has its value outside it",
+						i, name);
+			g1 = vlen >= 12 && !memcmp(e + data_off, "GarbageFirst", 12);
+			continue;
+		}
 		/* scalars of type J (a 64-bit integer) only */
 		if (e[12] != 'J' || vlen != 0)
 			continue;
@@ -136,6 +147,7 @@ int mw_jvm_perfdata_parse(const uint8_t *buf, size_t len, struct mw_jvm_heap *ou
 	out->old_used = v[F_OLD_USED];
 	out->old_capacity = v[F_OLD_CAP];
 	out->young_capacity = v[F_YOUNG_CAP];
+	out->max_capacity = g1 ? v[F_OLD_MAX] : v[F_OLD_MAX] + v[F_YOUNG_MAX];
 	out->metaspace_used = v[F_META_USED];
 	out->vm_start_ms = (int64_t)v[F_VM_BEGIN];
 	if (!out->have_old)

@@ -27,6 +27,9 @@
 struct mw_jvm_heap {
 	uint64_t old_used, old_capacity;	/* generation 1 (G1, Parallel, Serial: old) */
 	uint64_t young_used, young_capacity;	/* generation 0: eden and survivors */
+	/* the most the heap may grow to (-Xmx): G1's generations each
+	 * report the whole heap's, the others' add up to it */
+	uint64_t max_capacity;
 	uint64_t metaspace_used;
 	/* collector 0's invocations (young pauses; G1: young and mixed), and
 	 * every other collector's (those that collect the old generation:

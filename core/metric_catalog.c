@@ -147,6 +147,9 @@ const struct mw_metric mw_metric_catalog[MW_M_COUNT] = {
 	[MW_M_JVM_HEAP_COMMITTED_BYTES] = {
 		"memwatch_jvm_heap_committed_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
 		"A JVM's heap committed, both generations." },
+	[MW_M_JVM_HEAP_MAX_BYTES] = {
+		"memwatch_jvm_heap_max_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
+		"The most a JVM's heap may grow to (-Xmx)." },
 	[MW_M_JVM_METASPACE_USED_BYTES] = {
 		"memwatch_jvm_metaspace_used_bytes", GAUGE, "bytes", PROC_L, STORED, FWD_WATCHED,
 		"A JVM's metaspace in use (class metadata)." },

@@ -33,6 +33,7 @@ static void recorded_g1_file(void **state)
 	assert_true(h.old_capacity == 68157448);
 	assert_true(h.young_used == 5242880 + 2097152);	/* eden + s0 + s1 */
 	assert_true(h.young_capacity == 14680088);
+	assert_true(h.max_capacity == 268435464);	/* G1: the old generation's, the whole heap */
 	assert_true(h.metaspace_used == 237784);
 	assert_true(h.young_collections == 55);
 	assert_true(h.old_collections == 2 + 23);
@@ -106,6 +107,9 @@ static size_t a_g1_file(struct builder *w, bool little)
 	start(w, little);
 	entry(w, "sun.rt.createVmBeginTime", 'J', 0, 1700000000123ULL);
 	entry(w, "sun.gc.policy.name", 'B', 16, 0);
+	memcpy(w->b + w->at - 16, "GarbageFirst", 12);
+	entry(w, "sun.gc.generation.0.maxCapacity", 'J', 0, 256);
+	entry(w, "sun.gc.generation.1.maxCapacity", 'J', 0, 256);
 	entry(w, "sun.gc.collector.0.invocations", 'J', 0, 40);
 	entry(w, "sun.gc.collector.1.invocations", 'J', 0, 2);
 	entry(w, "sun.gc.generation.0.capacity", 'J', 0, 1000);
@@ -138,6 +142,13 @@ static void both_byte_orders(void **state)
 		assert_true(h.young_collections == 40);
 		assert_true(h.old_collections == 2);
 		assert_true(h.vm_start_ms == 1700000000123LL);
+		assert_true(h.max_capacity == 256);	/* G1: not both added */
+		/* another collector (its name not GarbageFirst): the two add up */
+		for (size_t at = 0; at + 12 <= len; at++)
+			if (!memcmp(w.b + at, "GarbageFirst", 12))
+				memcpy(w.b + at, "ParallelGC\0\0", 12);
+		assert_int_equal(mw_jvm_perfdata_parse(w.b, len, &h, &err), 0);
+		assert_true(h.max_capacity == 512);
 	}
 }
 
@@ -201,6 +212,12 @@ static void damaged_files(void **state)
 	start(&w, true);
 	entry(&w, "sun.gc.generation.1.space.0.used", 'J', 0, 1);
 	put32(&w, 32 + 16, 61);	/* the entry is 68 bytes */
+	len = finish(&w);
+	expect_error(&w, len, "value outside");
+	/* a string longer than its entry */
+	start(&w, true);
+	entry(&w, "sun.gc.policy.name", 'B', 16, 0);
+	put32(&w, 32 + 8, 4096);
 	len = finish(&w);
 	expect_error(&w, len, "value outside");
 	/* ZGC-like: no old generation */

@@ -143,9 +143,9 @@ static void found_read_and_labelled(void **state)
 
 	sample(&old, &mine, &skipped, mode, sizeof(mode));
 	assert_true(old == MW_TEST_HSPERF_OLD_USED);
-	/* old, young, committed, metaspace, young and old collections (no
-	 * old generation after its collections from one sample) */
-	assert_int_equal(mine, 6);
+	/* old, young, committed, max, metaspace, young and old collections
+	 * (no old generation after its collections from one sample) */
+	assert_int_equal(mine, 7);
 	assert_true(skipped >= 2);	/* the link and the FIFO */
 	assert_non_null(strstr(mode, "hsperfdata: "));
 

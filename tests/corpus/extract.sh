@@ -23,7 +23,8 @@ services) DST=$ROOT/tests/data/leak_services ;;
 runtimes) DST=$ROOT/tests/data/leak_runtimes ;;
 allocators) DST=$ROOT/tests/data/leak_allocators ;;
 validation) DST=$ROOT/tests/data/leak_validation ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators or validation)" >&2; exit 2 ;;
+jvm) DST=$ROOT/tests/data/leak_jvm ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation or jvm)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -95,6 +96,10 @@ ok_java not-leak none - 0 bytes
 lk_perl leak none heap|private_data 8388608 bytes
 ok_perl not-leak none - 0 bytes
 EOF
+}
+# the jvm set: the runtimes set's workloads, recorded with the jvm collector
+labels_jvm() {
+    labels_runtimes
 }
 # the allocators set: Zend's chunks and jemalloc's extents are anonymous
 # mappings, tcmalloc starts in the brk heap; lk_je leaks from 12 minutes on

@@ -6,7 +6,8 @@
 # CORPUS_SET=services records the second set instead (real services:
 # tests/data/leak_services/), CORPUS_SET=runtimes the third (a JVM and
 # Perl: tests/data/leak_runtimes/), CORPUS_SET=allocators the fourth (Ruby,
-# Lua, PHP, jemalloc, tcmalloc, PostgreSQL), CORPUS_SET=validation the fifth
+# Lua, PHP, jemalloc, tcmalloc, PostgreSQL), CORPUS_SET=jvm the runtimes
+# set's workloads for tests/data/leak_jvm/, CORPUS_SET=validation the fifth
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
 # replacements, with and without leaks); the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
@@ -83,7 +84,7 @@ if [ "${CORPUS_SET:-base}" = validation ]; then
     finish
     exit 0
 fi
-if [ "${CORPUS_SET:-base}" = runtimes ]; then
+if [ "${CORPUS_SET:-base}" = runtimes ] || [ "${CORPUS_SET:-base}" = jvm ]; then
     # the launcher finds its JVM relative to itself: a copy of the whole
     # JDK, the launcher under each workload's name
     JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/java)")")

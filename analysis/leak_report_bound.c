@@ -72,6 +72,20 @@ static const struct bound_source bound_sources[] = {
 	  ",sharing=\"private\",category=~\"heap|stack|private_data|other\"", false },
 };
 
+/* The matcher ",started=\"N\"" for the incarnation into inc (empty when
+ * started is not a number): `started` tells two processes that had the
+ * same pid apart; only a number is put in a selector. */
+static void incarnation_matcher(char *inc, size_t size, const char *started)
+{
+	size_t i;
+
+	inc[0] = '\0';
+	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
+		;
+	if (i > 0 && !started[i] && i < 32)
+		snprintf(inc, size, ",started=\"%s\"", started);
+}
+
 /* One source's two traces for the incarnation; 0, or -1 when it lacks
  * either (*c and *r, owned, freed by the caller either way). */
 static int read_source(struct mw_reader *reader, const struct bound_source *src, const char *pid,
@@ -80,14 +94,9 @@ static int read_source(struct mw_reader *reader, const struct bound_source *src,
 		       struct mw_trace *resident, double **r)
 {
 	char sel[512], extra[160], inc[48] = "";
-	size_t i;
 
-	/* `started` tells two processes that had the same pid apart; only a
-	 * number is put in a selector */
-	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
-		;
-	if (src->by_incarnation && i > 0 && !started[i] && i < 32)
-		snprintf(inc, sizeof(inc), ",started=\"%s\"", started);
+	if (src->by_incarnation)
+		incarnation_matcher(inc, sizeof(inc), started);
 	snprintf(extra, sizeof(extra), "%s%s", src->committed_extra, inc);
 	mw_leak_process_selector(sel, sizeof(sel), src->committed_metric, extra, pid, process);
 	if (read_sum(reader, sel, from, to, step, committed, c))
@@ -106,14 +115,11 @@ static double java_heap(struct mw_reader *reader, const char *pid, const char *p
 {
 	struct mw_trace tr;
 	double *v = NULL, max = 0;
-	char sel[512], inc[48] = "";
+	char sel[512], inc[48];
 	size_t i;
 
 	*hc = NULL;
-	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
-		;
-	if (i > 0 && !started[i] && i < 32)
-		snprintf(inc, sizeof(inc), ",started=\"%s\"", started);
+	incarnation_matcher(inc, sizeof(inc), started);
 	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_max_bytes", inc, pid,
 				 process);
 	if (read_sum(reader, sel, from, to, step, &tr, &v))

@@ -30,6 +30,7 @@
 #include "base/fsutf8.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "proc_start.h"
 
 #define MAX_FILE (8u << 20)	/* a report's text read at most */
 #define QUIET_MS 30000		/* a file unchanged this long is read whatever runs */
@@ -54,21 +55,6 @@ struct lsan_os {
 	size_t nseen;
 	bool warned_move;
 };
-
-static int64_t read_boot_ms(void)
-{
-	FILE *f = fopen("/proc/stat", "r");
-	char line[256];
-	int64_t ms = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "btime ", 6))
-			ms = strtoll(line + 6, NULL, 10) * 1000;
-	fclose(f);
-	return ms;
-}
 
 int mw_exit_leaks_os_init(void **os, const struct mw_exit_leaks_options *o, struct mw_err *err)
 {
@@ -98,7 +84,7 @@ int mw_exit_leaks_os_init(void **os, const struct mw_exit_leaks_options *o, stru
 		return -1;
 	}
 	closedir(d);
-	s->boot_ms = read_boot_ms();
+	s->boot_ms = mw_proc_boot_ms();
 	s->ticks = sysconf(_SC_CLK_TCK);
 	if (s->ticks <= 0)
 		s->ticks = 100;

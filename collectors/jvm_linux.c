@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/watch.h"
-#include "process.h"
+#include "proc_start.h"
 
 #define TMP "/tmp"
 
@@ -64,50 +64,6 @@ void mw_jvm_list_dir(const char *dir, struct mw_jvm_files *out)
 	closedir(d);
 }
 
-/* The process's start (wall clock, ms) from /proc/PID/stat and the boot
- * time (btime in /proc/stat, read once: it does not change). */
-static int process_start(uint32_t pid, int64_t *start_ms)
-{
-	static int64_t boot_ms = -1;	/* the sampler's thread only */
-	char path[64], buf[1024];
-	struct mw_process_info info;
-	struct mw_err err;
-	uint64_t ticks;
-	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
-	int fd;
-
-	if (boot_ms < 0) {
-		char st[4096];
-		const char *bt;
-
-		fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-		n = fd >= 0 ? read(fd, st, sizeof(st) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return -1;
-		st[n] = '\0';
-		if (!(bt = strstr(st, "\nbtime ")))
-			return -1;
-		boot_ms = strtoll(bt + 7, NULL, 10) * 1000;
-	}
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return -1;
-	buf[n] = '\0';
-	memset(&info, 0, sizeof(info));
-	if (mw_proc_parse_stat(buf, &info, &ticks, &err))
-		return -1;
-	*start_ms = boot_ms + (int64_t)(ticks * 1000 / (uint64_t)hz);
-	return 0;
-}
-
 int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t *len,
 		struct mw_jvm_process *p, struct mw_err *err)
 {
@@ -143,7 +99,7 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 	close(fd);
 	*len = got;
 	if (mw_proc_image_name(file->pid, p->name, sizeof(p->name)) ||
-	    process_start(file->pid, &p->start_ms))
+	    mw_proc_start_ms(file->pid, &p->start_ms))
 		return mw_error(err, "%s: its process %u is gone", file->path, file->pid);
 	return 0;
 }

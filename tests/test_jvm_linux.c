@@ -16,12 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "base/clock.h"
-#include "core/batch.h"
-#include "core/collector.h"
 #include "core/watch.h"
-#include "collectors/jvm.h"
-#include "collectors/jvm_perfdata.h"
 #include "tests/support/hsperf_file.h"
 #include "tests/support/test_main.h"
 
@@ -40,57 +35,12 @@ static void put_file(const char *name, const uint8_t *b, size_t len)
 	fclose(f);
 }
 
-/* One sample; the value of this process's old generation (-1: none) and
- * the count of its series. */
-static void sample(double *old, size_t *mine, uint64_t *skipped, char *mode, size_t mode_size)
-{
-	struct mw_collector_env env = { 0 };
-	struct mw_sample_ctx ctx;
-	struct mw_batch b;
-	struct mw_err err = { "" };
-	char pid[16], name[256];
-	void *st = NULL;
-	size_t i, j;
-
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	assert_int_equal(mw_proc_image_name((uint32_t)getpid(), name, sizeof(name)), 0);
-	assert_int_equal(mw_collector_jvm.init(&st, &env, &err), MW_COLLECTOR_OK);
-	mw_batch_init(&b);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.ts_ms = mw_clock_wall_ms();
-	ctx.batch = &b;
-	assert_int_equal(mw_collector_jvm.sample(st, &ctx), MW_COLLECTOR_OK);
-	*old = -1;
-	*mine = 0;
-	for (i = 0; i < b.nsamples; i++) {
-		const struct mw_sample *s = &b.samples[i];
-		bool is_mine = false, is_old = false, named = false;
-
-		for (j = 0; j < s->nlabels; j++) {
-			is_mine |= !strcmp(s->labels[j].name, "pid") && !strcmp(s->labels[j].value, pid);
-			is_old |= !strcmp(s->labels[j].name, "space") && !strcmp(s->labels[j].value, "old");
-			named |= !strcmp(s->labels[j].name, "process") && !strcmp(s->labels[j].value, name);
-		}
-		if (!is_mine)
-			continue;
-		assert_true(named);
-		(*mine)++;
-		if (is_old && !strcmp(s->metric, "memwatch_jvm_heap_used_bytes"))
-			*old = s->value;
-	}
-	*skipped = ctx.inaccessible;
-	snprintf(mode, mode_size, "%s", ctx.mode);
-	mw_batch_release(&b);
-	mw_collector_jvm.fini(st);
-}
-
 static void found_read_and_labelled(void **state)
 {
 	uint8_t *buf;
-	size_t len, mine;
-	char self[32], link_path[128], fifo[128], file[128], mode[96];
-	double old;
-	uint64_t skipped;
+	size_t len;
+	char self[32], link_path[128], fifo[128], file[128], name[256];
+	struct mw_test_jvm_seen seen;
 	int64_t start_ms = 0;
 
 	(void)state;
@@ -98,12 +48,13 @@ static void found_read_and_labelled(void **state)
 	snprintf(dir, sizeof(dir), "/tmp/hsperfdata_mwtest%ld", (long)getpid());
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	assert_int_equal(mw_proc_image_name((uint32_t)getpid(), name, sizeof(name)), 0);
 
 	/* as recorded: its VM began in 2026 before this process did */
 	put_file(self, buf, len);
-	sample(&old, &mine, &skipped, mode, sizeof(mode));
-	assert_int_equal(mine, 0);
-	assert_true(skipped >= 1);
+	mw_test_jvm_sample(self, name, &seen);
+	assert_int_equal(seen.mine, 0);
+	assert_true(seen.skipped >= 1);
 
 	/* its VM start now this process's own (read as the collector does:
 	 * /proc/self/stat, in whole clock ticks) */
@@ -141,13 +92,14 @@ static void found_read_and_labelled(void **state)
 	snprintf(fifo, sizeof(fifo), "%s/%ld", dir, (long)getppid());
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 
-	sample(&old, &mine, &skipped, mode, sizeof(mode));
-	assert_true(old == MW_TEST_HSPERF_OLD_USED);
+	mw_test_jvm_sample(self, name, &seen);
+	assert_true(seen.old == MW_TEST_HSPERF_OLD_USED);
 	/* old, young, committed, max, metaspace, young and old collections
 	 * (no old generation after its collections from one sample) */
-	assert_int_equal(mine, 7);
-	assert_true(skipped >= 2);	/* the link and the FIFO */
-	assert_non_null(strstr(mode, "hsperfdata: "));
+	assert_int_equal(seen.mine, 7);
+	assert_int_equal(seen.named, seen.mine);	/* the image's name on each */
+	assert_true(seen.skipped >= 2);	/* the link and the FIFO */
+	assert_non_null(strstr(seen.mode, "hsperfdata: "));
 
 	unlink(fifo);
 	unlink(link_path);

@@ -14,53 +14,23 @@
 #include <windows.h>
 #include <cmocka.h>
 
-#include "base/clock.h"
-#include "core/batch.h"
-#include "core/collector.h"
-#include "collectors/jvm.h"
 #include "collectors/process.h"
 #include "tests/support/hsperf_file.h"
 #include "tests/support/test_main.h"
 
 
 
-/* This process's old generation as the collector wrote it (-1: none). */
+/* This process's old generation as the collector wrote it (-1: none),
+ * every series of it named after its image. */
 static double sample_old(const char *image)
 {
-	struct mw_collector_env env = { 0 };
-	struct mw_sample_ctx ctx;
-	struct mw_batch b;
-	struct mw_err err = { "" };
+	struct mw_test_jvm_seen seen;
 	char pid[16];
-	void *st = NULL;
-	double old = -1;
-	size_t i, j;
 
 	snprintf(pid, sizeof(pid), "%lu", (unsigned long)GetCurrentProcessId());
-	assert_int_equal(mw_collector_jvm.init(&st, &env, &err), MW_COLLECTOR_OK);
-	mw_batch_init(&b);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.ts_ms = mw_clock_wall_ms();
-	ctx.batch = &b;
-	assert_int_equal(mw_collector_jvm.sample(st, &ctx), MW_COLLECTOR_OK);
-	for (i = 0; i < b.nsamples; i++) {
-		const struct mw_sample *s = &b.samples[i];
-		bool mine = false, is_old = false, named = false;
-
-		for (j = 0; j < s->nlabels; j++) {
-			mine |= !strcmp(s->labels[j].name, "pid") && !strcmp(s->labels[j].value, pid);
-			is_old |= !strcmp(s->labels[j].name, "space") && !strcmp(s->labels[j].value, "old");
-			named |= !strcmp(s->labels[j].name, "process") &&
-				 !_stricmp(s->labels[j].value, image);
-		}
-		if (mine && is_old && !strcmp(s->metric, "memwatch_jvm_heap_used_bytes")) {
-			assert_true(named);
-			old = s->value;
-		}
-	}
-	mw_batch_release(&b);
-	mw_collector_jvm.fini(st);
-	return old;
+	mw_test_jvm_sample(pid, image, &seen);
+	assert_int_equal(seen.named, seen.mine);
+	return seen.old;
 }
 
 static void found_in_temp_and_read(void **state)

@@ -72,6 +72,12 @@
 /* One step up that stays is a one-time load once it has held this long;
  * before, it may be the first of a staircase (rises_in_steps). */
 #define ONE_STEP_HOLD_MS (30 * 60000.0)
+/* A rise that has stopped for this long, its points since within this
+ * share of the rise, is no fail "steady to the end" (held_after_rise):
+ * longer than the quiet between a bursty
+ * leak's bursts (6-9 minutes in the corpus). */
+#define HELD_MIN_MS (12 * 60000.0)
+#define HELD_FLAT_SHARE 0.1
 /* A sawtooth needs this many deep drops (beyond SAW_DROP_SIGMA robust
  * standard deviations of the first differences) to be reduced to cycle
  * floors. */
@@ -813,6 +819,82 @@ static bool pass_within_budget(const struct judging *j, struct mw_leak_result *o
 	return true;
 }
 
+/* Inconclusive: a rise that stopped before the end.  Without this a ramp
+ * followed by a flat shorter than the tail (a third of the span, at least
+ * 30 min: pass_when_stopped) fails as "rising ... steady to the end": a
+ * JVM sizing its heap (recorded: 170 MiB of private bytes between 11 and
+ * 18 minutes, 0.4 MiB in the 13 minutes after) failed at 31 minutes at
+ * 301 MiB/h.  The flat is the longest stretch before the end whose points
+ * all lie within HELD_FLAT_SHARE of the rise before it (from the span's
+ * first points), held at least HELD_MIN_MS and as long as the rise took
+ * (rise_duration): a steady leak rises as much in a stretch as long as
+ * its rise before, a bursty one's quiet is shorter, a staircase's shorter
+ * than its steps took.  Held
+ * ONE_STEP_HOLD_MS, the tail rule
+ * passes it; until then the next minutes tell a load from a pause. */
+/* How long the rise before point s took: from where the points first
+ * stood a tenth of the way from the span's start to ry[s] to where they
+ * first stood nine tenths of it.  A staircase's rise spans its steps, so
+ * the quiet after its last is shorter than the rise. */
+static double rise_duration(const struct judging *j, size_t s)
+{
+	const double *rx = j->w->rx, *ry = j->w->ry;
+	size_t w = j->m / 16 < 3 ? 3 : j->m / 16, i, i10 = s, i90 = s;
+	double base, rise;
+
+	base = window_median(ry, 0, w < s ? w : s, j->w->a);
+	rise = ry[s] - base;
+	if (!(rise > 0))
+		return INFINITY;
+	for (i = s + 1; i-- > 0;) {
+		if (ry[i] < base + 0.1 * rise)
+			break;
+		i10 = i;
+	}
+	for (i = 0; i <= s; i++)
+		if (ry[i] >= base + 0.9 * rise) {
+			i90 = i;
+			break;
+		}
+	return i90 > i10 ? rx[i90] - rx[i10] : 0.0;
+}
+
+static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
+{
+	const double *rx = j->w->rx, *ry = j->w->ry;
+	size_t m = j->m, w = m / 16 < 3 ? 3 : m / 16, i, s = m;
+	double base, lo, hi;
+	char d[32], rise[32], moved[32];
+
+	if (!(j->seg.slope > 0) || m < DOMINANT_MIN_POINTS)
+		return false;
+	base = window_median(ry, 0, w, j->w->a);
+	lo = hi = ry[m - 1];
+	for (i = m - 1; i-- > w;) {
+		lo = fmin(lo, ry[i]);
+		hi = fmax(hi, ry[i]);
+		if (hi - lo <= HELD_FLAT_SHARE * (ry[i] - base))
+			s = i;
+	}
+	if (s >= m || s == 0 || rx[m - 1] - rx[s] < HELD_MIN_MS ||
+	    rx[m - 1] - rx[s] < rise_duration(j, s))
+		return false;
+	out->verdict = MW_VERDICT_INCONCLUSIVE;
+	mw_leak_no_rate(out);
+	out->undecided = 1;
+	for (lo = hi = ry[s], i = s; i < m; i++) {
+		lo = fmin(lo, ry[i]);
+		hi = fmax(hi, ry[i]);
+	}
+	mw_leak_fmt_amount(rise, sizeof(rise), ry[s] - base, j->p);
+	mw_leak_fmt_amount(moved, sizeof(moved), hi - lo, j->p);
+	mw_leak_fmt_duration(d, sizeof(d), rx[m - 1] - rx[s]);
+	snprintf(out->reason, sizeof(out->reason),
+		 "rose +%s, then within %s for the last %s: not rising to the end, the next "
+		 "minutes tell a load from a pause", rise, moved, d);
+	return true;
+}
+
 /*
  * Judge the n points in w->x, w->y (ms since judged_from, floors): reduce
  * them, measure, then apply the rules in order; a trace that none of them
@@ -844,7 +926,8 @@ static void judge_points(struct mw_leak_work *w, size_t n, const struct mw_leak_
 	*saw_out = j.saw;
 	retest_after_onset(&j, out);
 	if (pass_without_trend(&j, out) || pass_when_stopped(&j, out) ||
-	    pass_when_settling(&j, out) || pass_within_budget(&j, out))
+	    pass_when_settling(&j, out) || pass_within_budget(&j, out) ||
+	    held_after_rise(&j, out))
 		return;
 	out->verdict = MW_VERDICT_FAIL;
 }

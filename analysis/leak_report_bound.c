@@ -16,44 +16,6 @@
 #include "base/xalloc.h"
 #include "leak_report_internal.h"
 
-/* Every series of sel summed per bucket into *sum (owned, NaN where one
- * has no floor) on the axis from, to, step; 0, or -1 when none. */
-static int read_sum(struct mw_reader *reader, const char *sel, int64_t from, int64_t to,
-		    int64_t step, struct mw_trace *tr, double **sum)
-{
-	struct mw_range_query q;
-	struct mw_range_result res = { 0 };
-	size_t i, j;
-	int rc = -1;
-
-	mw_range_query_init(&q, from, to);
-	q.step_ms = step;
-	q.agg = MW_AGG_MIN;
-	if (mw_reader_range(reader, sel, &q, &res, NULL) == 0 && res.nseries && res.nt) {
-		*sum = mw_xcalloc(res.nt, sizeof(double));
-		for (i = 0; i < res.nseries; i++)
-			for (j = 0; j < res.nt; j++)
-				(*sum)[j] += res.values[i][j];
-		tr->t0_ms = res.t[0];
-		tr->step_ms = res.step_ms;
-		tr->v = *sum;
-		tr->n = res.nt;
-		rc = 0;
-	}
-	mw_range_result_release(&res);
-	return rc;
-}
-
-/* The failing incarnations listed: the group's only one when 1. */
-static size_t listed_fails(const struct mw_leak_aspect_result *ar)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < ar->nlisted; i++)
-		n += ar->list[i].r.verdict == MW_VERDICT_FAIL;
-	return n;
-}
-
 /* Where the two figures come from: the process collector's (every
  * process, Linux: statm's data against private bytes itself, anonymous
  * resident plus swap, all of it inside those mappings), else a watched
@@ -72,20 +34,6 @@ static const struct bound_source bound_sources[] = {
 	  ",sharing=\"private\",category=~\"heap|stack|private_data|other\"", false },
 };
 
-/* The matcher ",started=\"N\"" for the incarnation into inc (empty when
- * started is not a number): `started` tells two processes that had the
- * same pid apart; only a number is put in a selector. */
-static void incarnation_matcher(char *inc, size_t size, const char *started)
-{
-	size_t i;
-
-	inc[0] = '\0';
-	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
-		;
-	if (i > 0 && !started[i] && i < 32)
-		snprintf(inc, size, ",started=\"%s\"", started);
-}
-
 /* One source's two traces for the incarnation; 0, or -1 when it lacks
  * either (*c and *r, owned, freed by the caller either way). */
 static int read_source(struct mw_reader *reader, const struct bound_source *src, const char *pid,
@@ -96,48 +44,14 @@ static int read_source(struct mw_reader *reader, const struct bound_source *src,
 	char sel[512], extra[160], inc[48] = "";
 
 	if (src->by_incarnation)
-		incarnation_matcher(inc, sizeof(inc), started);
+		mw_leak_incarnation_matcher(inc, sizeof(inc), started);
 	snprintf(extra, sizeof(extra), "%s%s", src->committed_extra, inc);
 	mw_leak_process_selector(sel, sizeof(sel), src->committed_metric, extra, pid, process);
-	if (read_sum(reader, sel, from, to, step, committed, c))
+	if (mw_leak_read_sum(reader, sel, from, to, step, committed, c))
 		return -1;
 	snprintf(extra, sizeof(extra), "%s%s", src->resident_extra, inc);
 	mw_leak_process_selector(sel, sizeof(sel), src->resident_metric, extra, pid, process);
-	return read_sum(reader, sel, from, to, step, resident, r);
-}
-
-/* The incarnation's JVM heap (the jvm collector's series): its committed
- * bytes on the axis (*hc, owned, NaN where unread) and the most it may
- * grow to (-Xmx); 0 for a process that is no JVM. */
-static double java_heap(struct mw_reader *reader, const char *pid, const char *process,
-			const char *started, int64_t from, int64_t to, int64_t step,
-			struct mw_trace *hc_tr, double **hc)
-{
-	struct mw_trace tr;
-	double *v = NULL, max = 0;
-	char sel[512], inc[48];
-	size_t i;
-
-	*hc = NULL;
-	incarnation_matcher(inc, sizeof(inc), started);
-	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_max_bytes", inc, pid,
-				 process);
-	if (read_sum(reader, sel, from, to, step, &tr, &v))
-		return 0;
-	for (i = tr.n; i > 0; i--)
-		if (!isnan(tr.v[i - 1])) {
-			max = tr.v[i - 1];
-			break;
-		}
-	free(v);
-	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_committed_bytes", inc, pid,
-				 process);
-	if (!(max > 0) || read_sum(reader, sel, from, to, step, hc_tr, hc)) {
-		free(*hc);
-		*hc = NULL;
-		return 0;
-	}
-	return max;
+	return mw_leak_read_sum(reader, sel, from, to, step, resident, r);
 }
 
 /* A JVM's committed memory with its heap (and what its collector commits
@@ -175,14 +89,14 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 	/* one failing incarnation (listed first, fails rank highest), not
 	 * a growing total of several */
 	if (!ar->present || ar->g.r.verdict != MW_VERDICT_FAIL || ar->g.total_failed ||
-	    ar->g.deciding_incarnation < 0 || listed_fails(ar) != 1)
+	    ar->g.deciding_incarnation < 0 || mw_leak_listed_fails(ar) != 1)
 		return;
 	mw_leak_aspect_restore(reader, ar);
 	if (!ar->deciding || !(pid = mw_leak_label_of(ar->deciding, "pid")))
 		return;
 	process = mw_leak_label_of(ar->deciding, "process");
 	started = mw_leak_label_of(ar->deciding, "started");
-	by_design = java_heap(reader, pid, process, started, from, to, step, &hc_tr, &hc);
+	by_design = mw_leak_java_heap(reader, pid, process, started, from, to, step, &hc_tr, &hc);
 	for (s = 0; s < MW_ARRAY_SIZE(bound_sources); s++) {
 		double *c = NULL, *r = NULL;
 		int found = !read_source(reader, &bound_sources[s], pid, process, started, from, to,

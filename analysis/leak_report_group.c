@@ -241,6 +241,10 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].refine && !aspects[a].unit && !strcmp(aspects[a].name, "private"))
 			mw_leak_bound_by_commit(reader, &ar[a], &q->params, from, to, step);
+	/* a JVM's old generation, judged again after its heap was sized */
+	for (a = 0; a < naspects; a++)
+		if (!strcmp(aspects[a].name, "java_heap"))
+			mw_leak_java_heap_since_sized(reader, &ar[a], &q->params, from, to, step);
 	/* shared pages one member came to map that the group held already */
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].held_by_group)

@@ -10,6 +10,9 @@
  *   leak_report_read.c   one aspect of one group: its series read in
  *                        chunks, each incarnation judged, the best listed;
  *   leak_report_kind.c   which kind of memory a failing process grew in;
+ *   leak_report_bound.c  a private fail that only fills committed memory;
+ *   leak_report_held.c   shared pages a group held already;
+ *   leak_report_jvm.c    a JVM's heap: its size, and judging after sizing;
  *   leak_report_group.c  one group: its aspects' verdicts combined, its JSON;
  *   leak_json.c          a result's figures and a kind as JSON;
  *   leak_report.c        the report: selection, grouping, ranking, counts;
@@ -89,6 +92,15 @@ struct mw_leak_aspect_result {
 
 /* The value of a series' label, NULL when it has none. */
 const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
+/* The matcher ",started=\"N\"" of an incarnation into inc (empty when
+ * started is not a number): `started` tells two processes that had the
+ * same pid apart; only a number is put in a selector. */
+void mw_leak_incarnation_matcher(char *inc, size_t size, const char *started);
+/* Every series of sel summed per bucket into *sum (owned, NaN where one
+ * has no floor) on the axis from, to, step, and *tr over it; 0, or -1
+ * when none. */
+int mw_leak_read_sum(struct mw_reader *reader, const char *sel, int64_t from, int64_t to,
+		     int64_t step, struct mw_trace *tr, double **sum);
 
 /* Judge one aspect of one group, the series sel[0..n) on the axis from,
  * to, step, into *ar (release it with mw_leak_aspect_result_release,
@@ -100,6 +112,8 @@ void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
 /* The listed incarnations that failed take the group's result (ar->g.r),
  * once a later look turned the group's fail into something else. */
 void mw_leak_aspect_relist_fails(struct mw_leak_aspect_result *ar);
+/* The failing incarnations listed: the group's only one when 1. */
+size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar);
 /* The report keeps only each series' id and time span (leak_report.c):
  * the identity (key, labels) of the listed incarnations and the deciding
  * one read again by id, before the result is written or its kind found.
@@ -167,6 +181,24 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 			     const struct mw_leak_params *p, int64_t from, int64_t to,
 			     int64_t step);
+/* ---- a JVM's heap (leak_report_jvm.c) ---- */
+
+/* The incarnation's JVM heap (the jvm collector's series; started may be
+ * NULL): its committed bytes on the axis from, to, step into *hc_tr (*hc
+ * owned, NaN where unread) and the most it may grow to (-Xmx) returned;
+ * 0 for a process that is no JVM (then *hc is NULL). */
+double mw_leak_java_heap(struct mw_reader *reader, const char *pid, const char *process,
+			 const char *started, int64_t from, int64_t to, int64_t step,
+			 struct mw_trace *hc_tr, double **hc);
+/* When ar (the java_heap aspect) fails for one incarnation whose heap
+ * grew by more than a sixteenth after the judged range began, that
+ * incarnation's old generation after collections is judged again from a
+ * while after the heap reached its size, and ar takes that verdict, its
+ * reason saying so. */
+void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
+				   const struct mw_leak_params *p, int64_t from, int64_t to,
+				   int64_t step);
+
 /* ---- one group (leak_report_group.c) ---- */
 
 struct mw_exit_check;

@@ -29,6 +29,52 @@ const char *mw_leak_label_of(const struct mw_series_info *s, const char *name)
 	return NULL;
 }
 
+void mw_leak_incarnation_matcher(char *inc, size_t size, const char *started)
+{
+	size_t i;
+
+	inc[0] = '\0';
+	for (i = 0; started && started[i] >= '0' && started[i] <= '9'; i++)
+		;
+	if (i > 0 && !started[i] && i < 32)
+		snprintf(inc, size, ",started=\"%s\"", started);
+}
+
+int mw_leak_read_sum(struct mw_reader *reader, const char *sel, int64_t from, int64_t to,
+		     int64_t step, struct mw_trace *tr, double **sum)
+{
+	struct mw_range_query q;
+	struct mw_range_result res = { 0 };
+	size_t i, j;
+	int rc = -1;
+
+	mw_range_query_init(&q, from, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if (mw_reader_range(reader, sel, &q, &res, NULL) == 0 && res.nseries && res.nt) {
+		*sum = mw_xcalloc(res.nt, sizeof(double));
+		for (i = 0; i < res.nseries; i++)
+			for (j = 0; j < res.nt; j++)
+				(*sum)[j] += res.values[i][j];
+		tr->t0_ms = res.t[0];
+		tr->step_ms = res.step_ms;
+		tr->v = *sum;
+		tr->n = res.nt;
+		rc = 0;
+	}
+	mw_range_result_release(&res);
+	return rc;
+}
+
+size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ar->nlisted; i++)
+		n += ar->list[i].r.verdict == MW_VERDICT_FAIL;
+	return n;
+}
+
 /* Turn series i of a bucketed result into a trace without its leading and
  * trailing gaps; n = 0 when it has no data. */
 static void trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)

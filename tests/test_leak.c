@@ -777,6 +777,48 @@ static void rise_in_steps_is_not_a_pass(void **state)
 	}
 }
 
+/* A ramp that ended a while before the end is not "steady to the end": a
+ * JVM's private bytes while G1 sized its heap, recorded (lk_java in the
+ * corpus's jvm2 set, the floors of every 30 s in MiB: +170 MiB between 11
+ * and 18 minutes, 1 MiB over the 13 after, then the JVM's 1 MiB step
+ * at 34), judged at 31 minutes in a report failed as "rising 301 MiB/h
+ * ... steady to the end".  Judged alone: not failed at any end time up to
+ * 40 minutes; at 32-36 the stop is named (then "slowing"). */
+static const double jvm_sizing_mib[] = {
+	81.8,  101.4, 105.6, 108.7, 110.8, 110.8, 110.8, 110.9, 110.9, 110.9, 110.9, 112.0,
+	112.0, 112.0, 112.0, 112.0, 112.0, 112.0, 112.1, 112.1, 112.1, 112.1, 112.1, 126.8,
+	148.2, 160.7, 168.1, 173.3, 189.7, 191.8, 204.9, 237.9, 238.0, 238.0, 255.6, 281.7,
+	281.7, 281.7, 282.4, 282.4, 282.4, 282.4, 282.4, 282.4, 282.4, 282.4, 282.4, 282.5,
+	282.5, 282.5, 282.5, 282.5, 282.5, 282.5, 282.6, 282.6, 282.6, 282.6, 282.6, 282.6,
+	282.7, 282.7, 282.7, 282.8, 282.8, 282.8, 282.8, 282.8, 283.8, 283.9, 283.9, 283.9,
+	283.9, 283.9, 283.9, 283.9, 283.9, 283.9, 283.9, 284.0,
+};
+
+static void ramp_then_flat_is_not_steady_to_the_end(void **state)
+{
+	enum { N = 50 * 60, NJ = sizeof(jvm_sizing_mib) / sizeof(jvm_sizing_mib[0]) };
+	_Static_assert(NJ * 30 <= N, "the recorded floors fit the trace");
+	static double v[N];
+	struct mw_trace tr = { T0, 1000, v, N };
+	struct mw_leak_result res;
+	struct mw_leak_params p;
+	size_t i;
+	int end;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (i = 0; i < NJ * 30; i++)
+		v[i] = jvm_sizing_mib[i / 30] * LC_MIB;
+	for (end = 31; end <= NJ / 2; end++) {
+		tr.n = (size_t)end * 60;
+		mw_leak_judge(&tr, &p, &res);
+		if (res.verdict == MW_VERDICT_FAIL)
+			fail_msg("judged at %d min: %s", end, res.reason);
+		if (end > 31 && end <= 36 && !strstr(res.reason, "then within"))
+			fail_msg("judged at %d min: %s", end, res.reason);
+	}
+}
+
 /* A pool that fills 4 MiB between 10 and 23 minutes and then holds,
  * under floors that wander +-2 MiB (a group's summed PSS, read process by
  * process: PostgreSQL's): over 35 judged minutes the whole span's rise is
@@ -1116,6 +1158,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(too_noisy_is_not_a_pass),
 	cmocka_unit_test(rising_not_yet_sure_is_not_a_pass),
 	cmocka_unit_test(rise_in_steps_is_not_a_pass),
+	cmocka_unit_test(ramp_then_flat_is_not_steady_to_the_end),
 	cmocka_unit_test(settled_fill_is_not_rising),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),

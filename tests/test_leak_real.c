@@ -10,7 +10,9 @@
  * leaks, recorded after session 12's detector changes; tests/data/
  * leak_jvm/, the sixth: the third's workloads again, recorded in session
  * 15 with the jvm collector, the JVMs' own heap figures among the
- * series; judged the same way) holds:
+ * series; tests/data/leak_jvm2/, the seventh: the same recorded a third
+ * time beside the sixth, G1 sizing both heaps late; judged the same way)
+ * holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
  *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
@@ -95,6 +97,10 @@ static const struct corpus VALIDATION_SET = { "tests/data/leak_validation/", 6, 
 /* the runtimes set's workloads again, recorded in session 15 with the jvm
  * collector (the JVMs' own heap figures) */
 static const struct corpus JVM_SET = { "tests/data/leak_jvm/", 4, 49 };
+/* the same workloads recorded a third time, beside the second (session 15),
+ * with the -Xmx series: G1 grew both JVMs' heaps by 150 MiB in the first
+ * 20 minutes, a sizing no earlier recording shows so late */
+static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -439,6 +445,12 @@ static int setup_validation(void **state)
 static int setup_jvm(void **state)
 {
 	SET = &JVM_SET;
+	return setup(state);
+}
+
+static int setup_jvm2(void **state)
+{
+	SET = &JVM2_SET;
 	return setup(state);
 }
 
@@ -980,6 +992,11 @@ static void jvm_set(void **state)
 	real_corpus(state);
 }
 
+static void jvm2_set(void **state)
+{
+	real_corpus(state);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
 	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
@@ -987,6 +1004,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(allocators_set, setup_allocators, teardown),
 	cmocka_unit_test_setup_teardown(validation_set, setup_validation, teardown),
 	cmocka_unit_test_setup_teardown(jvm_set, setup_jvm, teardown),
+	cmocka_unit_test_setup_teardown(jvm2_set, setup_jvm2, teardown),
 )
 
 #else

@@ -171,6 +171,28 @@ static int setup(void **state)
 			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
 				 40e6 + noise(100e3));
 		}
+		/* jsized (a JVM): G1 grows its heap from 100 to 250 MB
+		 * between 60 and 70 minutes, and what its collections leave
+		 * in the old generation rises with it (40 -> 60 MB, as the
+		 * recorded lk_java's did while G1 sized its heap); from then
+		 * on a leak of 6 MB/h */
+		{
+			double sizing = h < 1.0 ? 0.0 : h < 7.0 / 6 ? (h - 1.0) * 6 : 1.0;
+			double hc = 100e6 + 150e6 * sizing;
+
+			add_proc(s, "memwatch_process_private_bytes", "jsized", "94", "started", "100",
+				 ts, 60e6 + 0.9 * hc + noise(50e3));
+			add_proc(s, "memwatch_process_data_bytes", "jsized", "94", "started", "100",
+				 ts, 100e6 + 1.04 * hc);
+			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jsized", "94", "started",
+				 "100", ts, hc);
+			add_proc(s, "memwatch_jvm_heap_max_bytes", "jsized", "94", "started", "100",
+				 ts, 268435456);
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jsized", "94", "started",
+				 "100", ts,
+				 40e6 + 20e6 * sizing + (h > 7.0 / 6 ? 6e6 * (h - 7.0 / 6) : 0.0) +
+					 noise(100e3));
+		}
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */
 		if ((i * STEP / 600000) % 2 == 0)
@@ -366,7 +388,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 21);
+	assert_int_equal((int)num(rep, "groups_total"), 22);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -511,6 +533,38 @@ static void warm_up_says_when(void **state)
 	cJSON_Delete(rep);
 }
 
+/* A JVM's old generation after collections rises while G1 sizes its heap
+ * (jsized): judged from a while after the heap reached its size, the fail
+ * is the leak's own rate, and before there is enough of that the process
+ * is inconclusive, not failed at the sizing's rate nor passed. */
+static void a_jvm_sizing_its_heap(void **state)
+{
+	cJSON *rep = report_until(NULL, "jsized", 0, T0 + (int64_t)HOURS * 3600000, NULL);
+	const cJSON *g = group(rep, "jsized"), *jh;
+
+	(void)state;
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "aspect"), "java_heap");
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 6e6) < 1e6);
+	assert_non_null(strstr(str(g, "reason"), "judged from 5 min after its heap reached 238 MiB"));
+	/* dated after the sizing (over at 70 minutes), not before it */
+	assert_true(num(g, "onset_ms") >= (double)(T0 + 70 * 60000));
+	/* its private bytes: the heap's sizing, no leak */
+	assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(g, "aspects"), "private"), "verdict"), "pass");
+	cJSON_Delete(rep);
+
+	/* 12 minutes after the sizing: too little since */
+	rep = report_until(NULL, "jsized", 0, T0 + 82 * 60000, NULL);
+	g = group(rep, "jsized");
+	assert_string_equal(str(g, "verdict"), "inconclusive");
+	jh = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "aspects"),
+					      "java_heap");
+	assert_string_equal(str(jh, "verdict"), "inconclusive");
+	assert_non_null(strstr(str(jh, "reason"), "too little data"));
+	cJSON_Delete(rep);
+}
+
 static void limit_and_match(void **state)
 {
 	cJSON *rep = report_for(NULL, 1);
@@ -522,8 +576,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 21);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 11);
+	assert_int_equal((int)num(rep, "groups_total"), 22);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 12);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
@@ -758,6 +812,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts_per_group),
+		cmocka_unit_test(a_jvm_sizing_its_heap),
 		cmocka_unit_test(limit_and_match),
 		cmocka_unit_test(options),
 		cmocka_unit_test(warm_up_says_when),

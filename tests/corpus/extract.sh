@@ -24,7 +24,9 @@ runtimes) DST=$ROOT/tests/data/leak_runtimes ;;
 allocators) DST=$ROOT/tests/data/leak_allocators ;;
 validation) DST=$ROOT/tests/data/leak_validation ;;
 jvm) DST=$ROOT/tests/data/leak_jvm ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation or jvm)" >&2; exit 2 ;;
+# later recordings of the jvm set's workloads, each kept as a set of its own
+jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -132,7 +134,7 @@ EOF
 }
 {
     echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
-    labels_$SET | while read -r n cls onset kinds rate unit; do
+    case $SET in jvm*) labels_jvm ;; *) labels_$SET ;; esac | while read -r n cls onset kinds rate unit; do
         s=$(awk -v n="$n" '$1 == n {print $3}' "$REC/starts.txt")
         echo "$n,$cls,$s,$onset,$kinds,$rate,$unit"
     done

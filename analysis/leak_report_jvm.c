@@ -1,0 +1,192 @@
+/*
+ * leak_report_jvm.c - a JVM's heap as the leak report reads it (the jvm
+ * collector's series): how big it may grow (-Xmx) and how big it is
+ * committed, for the private-memory bound (leak_report_bound.c); and the
+ * java_heap aspect judged again from when the heap reached its size.
+ *
+ * Why the second: what G1 leaves in the old generation after its mixed
+ * collections grows with the heap (it collects only the regions with the
+ * most garbage and stops once what is left is a few per cent of the
+ * heap), so while G1 sizes a heap toward -Xmx the old generation after
+ * collections rises with it, leak or not.  Recorded (the corpus's jvm2
+ * set): G1 grew ok_java's heap 84 -> 229 MiB between 6 and 12 minutes and
+ * its old generation after collections rose 37 -> 60 MiB, flat after;
+ * lk_java's 85 -> 249 MiB between 11 and 17 minutes, 40 -> 66 MiB, then
+ * its leak's 5-10 MiB/h.  Judged over the sizing, lk_java failed at
+ * 35-45 minutes at three to four times its leak's rate.  Judged from a
+ * while after the heap reached its size, the rise is the program's.
+ *
+ * Owner: the detector work.  Caller: leak_report_bound.c (the heap's
+ * size), leak_report_group.c (the java_heap aspect).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/calendar.h"
+#include "base/xalloc.h"
+#include "leak_report_internal.h"
+
+/* A heap "reached its size" when it last stood more than this share below
+ * its size at the end: G1 and the parallel collector add a region or a
+ * few megabytes now and then (1-2 MiB in the recordings), which do not
+ * move what the collections leave behind. */
+#define SIZED_SHARE (1.0 / 16.0)
+/* The old generation after collections is published at the next
+ * old-generation collection (collectors/jvm_after_gc.c), a minute or more
+ * after the stretch it measured: the judging starts this long after the
+ * heap reached its size. */
+#define SIZED_SETTLE_MS (5 * 60000LL)
+
+double mw_leak_java_heap(struct mw_reader *reader, const char *pid, const char *process,
+			 const char *started, int64_t from, int64_t to, int64_t step,
+			 struct mw_trace *hc_tr, double **hc)
+{
+	struct mw_trace tr;
+	double *v = NULL, max = 0;
+	char sel[512], inc[48];
+	size_t i;
+
+	*hc = NULL;
+	mw_leak_incarnation_matcher(inc, sizeof(inc), started);
+	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_max_bytes", inc, pid,
+				 process);
+	if (mw_leak_read_sum(reader, sel, from, to, step, &tr, &v))
+		return 0;
+	for (i = tr.n; i > 0; i--)
+		if (!isnan(tr.v[i - 1])) {
+			max = tr.v[i - 1];
+			break;
+		}
+	free(v);
+	mw_leak_process_selector(sel, sizeof(sel), "memwatch_jvm_heap_committed_bytes", inc, pid,
+				 process);
+	if (!(max > 0) || mw_leak_read_sum(reader, sel, from, to, step, hc_tr, hc)) {
+		free(*hc);
+		*hc = NULL;
+		return 0;
+	}
+	return max;
+}
+
+/* When the heap hc reached its size at the end: the first bucket after the
+ * last one more than SIZED_SHARE below it; INT64_MIN when it never stood
+ * so far below (or has no reading), *size its size. */
+static int64_t reached_size(const struct mw_trace *hc, double *size)
+{
+	size_t i = hc->n, last;
+
+	while (i > 0 && isnan(hc->v[i - 1]))
+		i--;
+	if (i == 0)
+		return INT64_MIN;
+	last = i - 1;
+	*size = hc->v[last];
+	while (i > 0 && (isnan(hc->v[i - 1]) || hc->v[i - 1] >= (1.0 - SIZED_SHARE) * *size))
+		i--;
+	if (i == 0)
+		return INT64_MIN;
+	return hc->t0_ms + (int64_t)i * hc->step_ms;
+}
+
+/* The series' floors on the axis into *tr (values in *res, to be
+ * released); 0, or -1 when they cannot be read. */
+static int read_series(struct mw_reader *reader, const struct mw_series_info *s, int64_t from,
+			 int64_t to, int64_t step, struct mw_range_result *res, struct mw_trace *tr)
+{
+	struct mw_range_query q;
+	size_t first = 0;
+
+	memset(res, 0, sizeof(*res));
+	mw_range_query_init(&q, from, to);
+	q.step_ms = step;
+	q.agg = MW_AGG_MIN;
+	if (mw_reader_range_known(reader, s, 1, &q, res, NULL) || res->nseries != 1 || !res->nt)
+		return -1;
+	while (first < res->nt && isnan(res->values[0][first]))
+		first++;
+	if (first == res->nt)
+		return -1;
+	tr->t0_ms = res->t[first];
+	tr->step_ms = res->step_ms;
+	tr->v = res->values[0] + first;
+	tr->n = res->nt - first;
+	return 0;
+}
+
+void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
+				   const struct mw_leak_params *p, int64_t from, int64_t to,
+				   int64_t step)
+{
+	struct mw_trace hc_tr = { 0 }, tr;
+	struct mw_range_result res = { 0 };
+	struct mw_leak_params sized;
+	struct mw_leak_result r;
+	const char *pid;
+	double *hc = NULL, size = 0;
+	int64_t at, judge_from;
+	char when[40], tmp[MW_LEAK_REASON_MAX];
+
+	const struct mw_series_info *s;
+
+	/* one JVM: the group's only incarnation, or its only failing one */
+	if (!ar->present || ar->g.total_failed)
+		return;
+	if (ar->g.r.verdict == MW_VERDICT_FAIL) {
+		if (ar->g.deciding_incarnation < 0 || mw_leak_listed_fails(ar) != 1)
+			return;
+	} else if (ar->ninc != 1 || ar->nlisted != 1) {
+		return;
+	}
+	mw_leak_aspect_restore(reader, ar);
+	s = ar->g.r.verdict == MW_VERDICT_FAIL ? ar->deciding : ar->list[0].s;
+	if (!s || !(pid = mw_leak_label_of(s, "pid")) ||
+	    !(mw_leak_java_heap(reader, pid, mw_leak_label_of(s, "process"),
+				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))
+		goto out;
+	at = reached_size(&hc_tr, &size);
+	/* sized before the judged range began: judged as it was */
+	if (at == INT64_MIN || at + SIZED_SETTLE_MS <= ar->g.r.judged_from_ms)
+		goto out;
+	if (read_series(reader, s, from, to, step, &res, &tr))
+		goto out;
+	/* the trace from then on, with no warm-up of its own: its onset is
+	 * searched after the sizing too */
+	judge_from = at + SIZED_SETTLE_MS;
+	if (judge_from > tr.t0_ms) {
+		size_t k = (size_t)((judge_from - tr.t0_ms + tr.step_ms - 1) / tr.step_ms);
+
+		if (k >= tr.n)
+			k = tr.n - 1;
+		tr.v += k;
+		tr.n -= k;
+		tr.t0_ms += (int64_t)k * tr.step_ms;
+	}
+	sized = *p;
+	sized.warmup_ms = 0;
+	mw_leak_judge(&tr, &sized, &r);
+	mw_time_human(when, sizeof(when), at);
+	snprintf(tmp, sizeof(tmp), "judged from 5 min after its heap reached %.0f MiB at %s: %s",
+		 size / (1024.0 * 1024.0), when, r.reason);
+	memcpy(r.reason, tmp, sizeof(tmp));
+	/* what the sizing hid: too little since it cannot pass the process
+	 * on its other aspects */
+	if (r.verdict == MW_VERDICT_INCONCLUSIVE)
+		r.undecided = 1;
+	if (ar->g.r.verdict == MW_VERDICT_FAIL) {
+		ar->g.r = r;
+		mw_leak_aspect_relist_fails(ar);
+	} else {
+		ar->g.r = r;
+		ar->list[0].r = r;
+		ar->list[0].rank = mw_verdict_rank(r.verdict);
+		if (r.verdict == MW_VERDICT_FAIL) {
+			ar->deciding = s;
+			ar->g.deciding_incarnation = 0;
+		}
+	}
+out:
+	mw_range_result_release(&res);
+	free(hc);
+}

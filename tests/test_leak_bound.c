@@ -209,6 +209,33 @@ static void a_jvm_touching_its_heap(void **state)
 	assert_int_equal(r.verdict, MW_VERDICT_FAIL);
 }
 
+/* A JVM whose collector sized its heap early in the span (resident up
+ * 30 MiB between 15 and 25 minutes, flat after: recorded, G1 grew
+ * lk_java's heap 85 -> 249 MiB between 11 and 17 minutes and its private
+ * bytes stood still after) while its committed memory, the heap counted
+ * whole, stayed flat: the sizing, a pass, though its last half did not
+ * rise; any other process needs the rise in the last half. */
+static void a_jvm_whose_heap_sizing_ended(void **state)
+{
+	static double sized[N];
+	struct mw_leak_params p;
+	struct mw_leak_result r;
+	struct mw_trace c, res = trace_of(sized);
+	int i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		sized[i] = 30 * MIB + (i < 15 ? 0.0 : i < 25 ? 3 * MIB * (i - 15) : 30 * MIB);
+		committed[i] = 124 * MIB;
+	}
+	c = trace_of(committed);
+	judged(&p, &r);
+	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, 0, &r), 0);
+	assert_int_equal(mw_leak_commit_bound(&c, &res, &p, 256 * MIB, &r), 1);
+	assert_int_equal(r.verdict, MW_VERDICT_PASS);
+	assert_non_null(strstr(r.reason, "growing inside its Java heap"));
+}
+
 /* The judged series grew, the private mappings' resident pages did not
  * (it grew elsewhere: swap, a writable image): nothing bounds it. */
 static void growth_outside_the_mappings_still_fails(void **state)
@@ -341,6 +368,7 @@ int main(void)
 		cmocka_unit_test(committed_as_it_fills_still_fails),
 		cmocka_unit_test(large_headroom_still_fails),
 	cmocka_unit_test(a_jvm_touching_its_heap),
+		cmocka_unit_test(a_jvm_whose_heap_sizing_ended),
 		cmocka_unit_test(growth_outside_the_mappings_still_fails),
 		cmocka_unit_test(stale_committed_still_fails),
 		cmocka_unit_test(only_byte_fails),

@@ -819,6 +819,35 @@ static void ramp_then_flat_is_not_steady_to_the_end(void **state)
 	}
 }
 
+/* A leak in bursts of 1.5 MiB every 8 minutes (11 MiB/h) fails at every
+ * end time from 30 minutes: Theil-Sen over a third holding one step near
+ * its edge is about flat, and it read "settling: slowed to 48 KiB/h" at
+ * 40 minutes. */
+static void bursts_every_8_minutes_fail(void **state)
+{
+	enum { N = 50 * 60 };
+	static double v[N];
+	struct mw_trace tr = { T0, 1000, v, N };
+	struct mw_leak_result res;
+	struct mw_leak_params p;
+	int end;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (end = 30; end <= 50; end++) {
+		struct lc_rng r = { (uint64_t)end };
+		size_t i;
+
+		for (i = 0; i < N; i++)
+			v[i] = 50 * LC_MIB + 1.5 * LC_MIB * floor((double)i / 480.0) +
+			       4096.0 * floor(3.0 * lc_unif(&r));
+		tr.n = (size_t)end * 60;
+		mw_leak_judge(&tr, &p, &res);
+		if (res.verdict != MW_VERDICT_FAIL)
+			fail_msg("judged at %d min: %s", end, res.reason);
+	}
+}
+
 /* A pool that fills 4 MiB between 10 and 23 minutes and then holds,
  * under floors that wander +-2 MiB (a group's summed PSS, read process by
  * process: PostgreSQL's): over 35 judged minutes the whole span's rise is
@@ -1159,6 +1188,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(rising_not_yet_sure_is_not_a_pass),
 	cmocka_unit_test(rise_in_steps_is_not_a_pass),
 	cmocka_unit_test(ramp_then_flat_is_not_steady_to_the_end),
+	cmocka_unit_test(bursts_every_8_minutes_fail),
 	cmocka_unit_test(settled_fill_is_not_rising),
 	cmocka_unit_test(counts_have_their_own_budget),
 	cmocka_unit_test(kind_selection),

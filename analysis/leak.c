@@ -393,7 +393,7 @@ static void find_onset(struct judging *j)
 	struct mw_ts_fit pre, post;
 
 	j->seg = j->full;
-	if (!(k > 0 && rx[k] - rx[0] >= 0.1 * j->span_ms && k >= 4))
+	if (j->p->onset_unknown || !(k > 0 && rx[k] - rx[0] >= 0.1 * j->span_ms && k >= 4))
 		return;
 	mw_ts_fit(rx, ry, k + 1, 1.0, MW_TS_SLOPE_ONLY, j->w->pairs, &pre);
 	mw_ts_fit(rx + k, ry + k, m - k, j->f_hinge, MW_Z95, j->w->pairs, &post);

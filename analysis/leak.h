@@ -81,6 +81,11 @@ struct mw_leak_params {
 	 * NULL/0 for none. */
 	const struct mw_time_hole *holes;
 	size_t nholes;
+	/* What came before the trace is not comparable with it (a JVM's
+	 * heap before its collector sized it: leak_report_jvm.c): no change
+	 * point is searched, the fit is the whole judged span's and a fail
+	 * dates no onset ("over the 25 min judged").  0 by default. */
+	int onset_unknown;
 };
 
 /* [from_ms, to_ms): no time passed there for the process, only for the

@@ -150,8 +150,11 @@ void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb
 
 /* The total can only accumulate instances when more are alive at the
  * end than at the start: with the same ones throughout, each is judged on
- * its own (their sum is no more a leak than they are). */
-static int more_alive_at_end(const struct mw_leak_group *g)
+ * its own (their sum is no more a leak than they are).  Two more at
+ * least: one more is a second instance started (a second JVM of the same
+ * name, run beside the first: its whole memory and its heap's sizing read
+ * as the total "rising 670 MiB/h"), not yet workers accumulating. */
+static long more_alive_at_end(const struct mw_leak_group *g)
 {
 	size_t b, first = g->nb, last = g->nb;
 
@@ -161,7 +164,7 @@ static int more_alive_at_end(const struct mw_leak_group *g)
 				first = b;
 			last = b;
 		}
-	return first < g->nb && g->alive[last] > g->alive[first];
+	return first < g->nb ? (long)g->alive[last] - (long)g->alive[first] : 0;
 }
 
 /* The group's total, judged only while no incarnation ended: workers
@@ -183,8 +186,12 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
 	} else if (!g->sum) {
 		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
-	} else if (!more_alive_at_end(g)) {
+	} else if (more_alive_at_end(g) < 1) {
 		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
+	} else if (more_alive_at_end(g) < 2) {
+		snprintf(total->reason, sizeof(total->reason),
+			 "one more alive at the end than at the start: a second instance, not "
+			 "workers accumulating");
 	} else {
 		for (b = 0; b < g->nb; b++)
 			if (!g->alive[b] || !g->valid[b])

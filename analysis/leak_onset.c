@@ -136,6 +136,26 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 	/* the judged span's own change point (leak.c find_onset), if any */
 	int64_t judged_onset = out->onset_ms != INT64_MIN ? out->fit_t0_ms : INT64_MIN;
 
+	if (p->onset_unknown) {
+		/* the fit of the whole judged span, no date */
+		char s1[32], s3[32], s4[32], d[32];
+		double span = (double)(out->last_ms - out->judged_from_ms);
+
+		free(x);
+		free(y);
+		free(at);
+		out->onset_ms = INT64_MIN;
+		out->onset_at_start = 0;
+		out->growth_bytes = out->slope_bph * span / HOUR_MS;
+		mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
+		mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
+		mw_leak_fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
+		mw_leak_fmt_duration(d, sizeof(d), span);
+		snprintf(out->reason, sizeof(out->reason),
+			 "rising %s/h over the %s judged, steady to the end (+%s, budget %s/h)%s", s1,
+			 d, s4, s3, saw ? ", sawtooth floors" : "");
+		return;
+	}
 	out->onset_ms = out->first_ms;
 	if (x && y && at) {
 		for (i = first; i <= last; i++)

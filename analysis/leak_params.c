@@ -50,6 +50,7 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->exit_max_bytes = 0;
 	p->holes = NULL;
 	p->nholes = 0;
+	p->onset_unknown = 0;
 }
 void mw_leak_result_reset(struct mw_leak_result *out)
 {
@@ -88,6 +89,7 @@ void mw_leak_params_sane(const struct mw_leak_params *in, struct mw_leak_params 
 	if (in->horizon_ms >= 0)
 		p->horizon_ms = in->horizon_ms;
 	p->count_unit = in->count_unit;
+	p->onset_unknown = in->onset_unknown;
 	if (in->budget_count_per_hour >= 0.0 && isfinite(in->budget_count_per_hour))
 		p->budget_count_per_hour = in->budget_count_per_hour;
 	if (in->holes && in->nholes) {

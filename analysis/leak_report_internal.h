@@ -190,11 +190,12 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 double mw_leak_java_heap(struct mw_reader *reader, const char *pid, const char *process,
 			 const char *started, int64_t from, int64_t to, int64_t step,
 			 struct mw_trace *hc_tr, double **hc);
-/* When ar (the java_heap aspect) fails for one incarnation whose heap
- * grew by more than a sixteenth after the judged range began, that
- * incarnation's old generation after collections is judged again from a
- * while after the heap reached its size, and ar takes that verdict, its
- * reason saying so. */
+/* When ar (the java_heap aspect) fails for one incarnation, or is
+ * inconclusive for a group of one, whose heap grew by more than a
+ * sixteenth after the judged range began, that incarnation's old
+ * generation after collections is judged again from a while after the
+ * heap reached its size, and ar takes that verdict, its reason saying so
+ * (inconclusive then is undecided: it cannot let the group pass). */
 void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
 				   const struct mw_leak_params *p, int64_t from, int64_t to,
 				   int64_t step);

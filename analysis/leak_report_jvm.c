@@ -133,8 +133,11 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspe
 
 	const struct mw_series_info *s;
 
-	/* one JVM: the group's only incarnation, or its only failing one */
-	if (!ar->present || ar->g.total_failed)
+	/* one JVM: the group's only incarnation, or its only failing one.
+	 * A pass stands: the sizing only raises what collections leave, and
+	 * a collector that resizes its heap often (Serial, Parallel) would
+	 * leave little to judge after its last growth. */
+	if (!ar->present || ar->g.total_failed || ar->g.r.verdict == MW_VERDICT_PASS)
 		return;
 	if (ar->g.r.verdict == MW_VERDICT_FAIL) {
 		if (ar->g.deciding_incarnation < 0 || mw_leak_listed_fails(ar) != 1)

@@ -87,25 +87,28 @@ struct corpus {
 	const char *dir;
 	size_t min_workloads;
 	int min_minutes;	/* the recording is longer (50 min: the 50m end time) */
+	/* a long recording: judged every 5 minutes from 30 to its end too
+	 * (no not-leak fails, no leak passes at any of them) */
+	int every_5_min;
 };
-static const struct corpus BASE_SET = { "tests/data/leak_real/", 20, 49 };
-static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6, 49 };
-static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4, 49 };
-static const struct corpus ALLOCATORS_SET = { "tests/data/leak_allocators/", 11, 49 };
+static const struct corpus BASE_SET = { "tests/data/leak_real/", 20, 49, 0 };
+static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6, 49, 0 };
+static const struct corpus RUNTIMES_SET = { "tests/data/leak_runtimes/", 4, 49, 0 };
+static const struct corpus ALLOCATORS_SET = { "tests/data/leak_allocators/", 11, 49, 0 };
 /* 47 minutes: its 50m column is its end */
-static const struct corpus VALIDATION_SET = { "tests/data/leak_validation/", 6, 46 };
+static const struct corpus VALIDATION_SET = { "tests/data/leak_validation/", 6, 46, 0 };
 /* the runtimes set's workloads again, recorded in session 15 with the jvm
  * collector (the JVMs' own heap figures) */
-static const struct corpus JVM_SET = { "tests/data/leak_jvm/", 4, 49 };
+static const struct corpus JVM_SET = { "tests/data/leak_jvm/", 4, 49, 0 };
 /* the same workloads recorded a third time, beside the second (session 15),
  * with the -Xmx series: G1 grew both JVMs' heaps by 150 MiB in the first
  * 20 minutes, a sizing no earlier recording shows so late */
-static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49 };
+static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49, 0 };
 /* a fourth recording, made in session 16 with the same collector, first
  * judged after that session's sizing rules (it then showed a java_heap
  * fail dated to 30 minutes, a leak under way from the start: such a fail
  * now dates no onset) */
-static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49 };
+static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49, 0 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -661,6 +664,56 @@ static void judge_all(struct mw_reader *r)
 	}
 }
 
+/* A long recording judged every 5 minutes from 30 to its end: a not-leak
+ * that fails or a leak that passes at any of them is an assertion failed
+ * (A and H of the table's end times, at every end time of the recording). */
+static void judge_every_5_min(struct mw_reader *r)
+{
+	int64_t to;
+	size_t w;
+
+	printf("every 5 minutes from 30 to the end (F fail, p pass, i inconclusive):\n");
+	for (w = 0; w < NW; w++) {
+		printf("  %-13s ", W[w].name);
+		for (to = T0 + 30 * MIN_MS; to <= TEND; to += 5 * MIN_MS) {
+			struct mw_leak_query q;
+			struct mw_err err;
+			struct mw_jbuf text;
+			cJSON *rep;
+			const cJSON *g;
+			char v = '-';
+
+			mw_leak_query_init(&q);
+			q.to_ms = to;
+			q.process = strdup(W[w].name);
+			mw_jbuf_init(&text);
+			if (mw_leak_report(r, &q, &text, NULL, &err))
+				fail_msg("report of %s to %lld min: %s", W[w].name,
+					 (long long)((to - T0) / MIN_MS), err.msg);
+			rep = cJSON_Parse(text.p);
+			mw_jbuf_release(&text);
+			cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "groups")) {
+				const char *verdict = str(g, "verdict");
+
+				if (strcmp(str(g, "process"), W[w].name))
+					continue;
+				v = !strcmp(verdict, "fail") ? 'F' : !strcmp(verdict, "pass") ? 'p' : 'i';
+				if ((v == 'F' && !W[w].leak) || (v == 'p' && W[w].leak)) {
+					printf("\n  %s: FAILED: %s at %lld min (%s)\n", W[w].name, verdict,
+					       (long long)((to - T0) / MIN_MS), str(g, "reason"));
+					nfails++;
+				}
+				break;
+			}
+			putchar(v);
+			cJSON_Delete(rep);
+			mw_leak_query_release(&q);
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
 static int kind_ok(const struct wl *w, const char *kind)
 {
 	char buf[64], *save = NULL, *k;
@@ -847,6 +900,8 @@ static void real_corpus(void **state)
 			TEND = list.items[i].last_ts;
 	mw_series_list_release(&list);
 	judge_all(r);
+	if (SET->every_5_min)
+		judge_every_5_min(r);
 	mw_reader_free(r);
 	print_table();
 	assert_true(TEND > T0 + SET->min_minutes * MIN_MS);

@@ -12,7 +12,9 @@
  * 15 with the jvm collector, the JVMs' own heap figures among the
  * series; tests/data/leak_jvm2/, the seventh: the same recorded a third
  * time beside the sixth, G1 sizing both heaps late; tests/data/leak_jvm3/,
- * the eighth: a fourth time, in session 16; judged the same way) holds:
+ * the eighth: a fourth time, in session 16; tests/data/leak_jvm4/, the
+ * ninth: a fifth time, for 100 minutes, also judged every 5 minutes;
+ * judged the same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
  *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
@@ -109,6 +111,9 @@ static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49, 0 };
  * fail dated to 30 minutes, a leak under way from the start: such a fail
  * now dates no onset) */
 static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49, 0 };
+/* a fifth, 100 minutes long, beside the fourth: judged every 5 minutes too
+ * (lk_java fails from 85 minutes on, on its heap after collections) */
+static const struct corpus JVM4_SET = { "tests/data/leak_jvm4/", 4, 99, 1 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -470,6 +475,12 @@ static int setup_jvm2(void **state)
 static int setup_jvm3(void **state)
 {
 	SET = &JVM3_SET;
+	return setup(state);
+}
+
+static int setup_jvm4(void **state)
+{
+	SET = &JVM4_SET;
 	return setup(state);
 }
 
@@ -1073,6 +1084,11 @@ static void jvm3_set(void **state)
 	real_corpus(state);
 }
 
+static void jvm4_set(void **state)
+{
+	real_corpus(state);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
 	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
@@ -1082,6 +1098,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(jvm_set, setup_jvm, teardown),
 	cmocka_unit_test_setup_teardown(jvm2_set, setup_jvm2, teardown),
 	cmocka_unit_test_setup_teardown(jvm3_set, setup_jvm3, teardown),
+	cmocka_unit_test_setup_teardown(jvm4_set, setup_jvm4, teardown),
 )
 
 #else

@@ -74,8 +74,8 @@
 #define ONE_STEP_HOLD_MS (30 * 60000.0)
 /* A rise that has stopped for this long, its points since within this
  * share of the rise, is no fail "steady to the end" (held_after_rise):
- * longer than the quiet between a bursty
- * leak's bursts (6-9 minutes in the corpus). */
+ * longer than the quiet between a bursty leak's bursts (6-9 minutes in
+ * the corpus). */
 #define HELD_MIN_MS (12 * 60000.0)
 #define HELD_FLAT_SHARE 0.1
 /* A sawtooth needs this many deep drops (beyond SAW_DROP_SIGMA robust
@@ -546,6 +546,13 @@ static bool inconclusive_by_noise(const struct judging *j, struct mw_leak_result
 static double settled_rate(const struct judging *j);
 static bool pass_when_settling(const struct judging *j, struct mw_leak_result *out);
 
+/* The points a window at either edge of the span takes: a sixteenth,
+ * three at least. */
+static size_t edge_window(size_t m)
+{
+	return m / 16 < 3 ? 3 : m / 16;
+}
+
 /* The median of ry[from .. from + n) (scratch holds n). */
 static double window_median(const double *ry, size_t from, size_t n, double *scratch)
 {
@@ -574,7 +581,7 @@ static double window_median(const double *ry, size_t from, size_t n, double *scr
 static bool rises_in_steps(const struct judging *j, double *rise, double *held_ms)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
-	size_t m = j->m, w = m / 16 < 3 ? 3 : m / 16, i, up = 0, down = 0, last_up = 0;
+	size_t m = j->m, w = edge_window(m), i, up = 0, down = 0, last_up = 0;
 	double most = j->budget * (double)j->p->horizon_ms / HOUR_MS, thr, first, *scratch;
 	bool pre_step;
 
@@ -748,12 +755,6 @@ static bool slowed_to_creep(const struct judging *j, const struct mw_ts_fit *hea
 	return !fast_relative(last->slope * last_ms, ry[m - 1], last_ms);
 }
 
-/* Pass: settling.  Growth that slows to under half its rate within the span
- * while small against the process (an allocator's creep after a cache
- * reached its cap, arenas settling) is not a leak; growth fast against the
- * process is one however it slows (an interning table that never stops),
- * unless it slowed smoothly to a creep small against the process
- * (slowed_to_creep). */
 /* The last third of a staircase: Theil-Sen over a third holding one step
  * near its edge is about flat (most pairs lie on one side of it), so a
  * leak in bursts (1.5 MiB every 8 minutes) read "settling: slowed to 48
@@ -795,6 +796,12 @@ static enum mw_verdict steps_in_last_third(const struct judging *j, size_t third
 	return MW_VERDICT_INCONCLUSIVE;
 }
 
+/* Pass: settling.  Growth that slows to under half its rate within the span
+ * while small against the process (an allocator's creep after a cache
+ * reached its cap, arenas settling) is not a leak; growth fast against the
+ * process is one however it slows (an interning table that never stops),
+ * unless it slowed smoothly to a creep small against the process
+ * (slowed_to_creep). */
 static bool pass_when_settling(const struct judging *j, struct mw_leak_result *out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
@@ -871,31 +878,16 @@ static bool pass_within_budget(const struct judging *j, struct mw_leak_result *o
 	return true;
 }
 
-/* Inconclusive: a rise that stopped before the end.  Without this a ramp
- * followed by a flat shorter than the tail (a third of the span, at least
- * 30 min: pass_when_stopped) fails as "rising ... steady to the end": a
- * JVM sizing its heap (recorded: 170 MiB of private bytes between 11 and
- * 18 minutes, 0.4 MiB in the 13 minutes after) failed at 31 minutes at
- * 301 MiB/h.  The flat is the longest stretch before the end whose points
- * all lie within HELD_FLAT_SHARE of the rise before it (from the span's
- * first points), held at least HELD_MIN_MS and as long as the rise took
- * (rise_duration): a steady leak rises as much in a stretch as long as
- * its rise before, a bursty one's quiet is shorter, a staircase's shorter
- * than its steps took.  Held ONE_STEP_HOLD_MS it passes as stopped (the
- * tail rule mostly has by then, unless a step in the tail makes its fit
- * lean); until then the next minutes tell a load from a pause. */
-/* How long the rise before point s took: from where the points first
- * stood a tenth of the way from the span's start to ry[s] to where they
- * first stood nine tenths of it.  A staircase's rise spans its steps, so
- * the quiet after its last is shorter than the rise. */
-static double rise_duration(const struct judging *j, size_t s)
+/* How long the rise before point s took: from where the points last
+ * stood under a tenth of the way from base (the span's first points) to
+ * ry[s] to where they first stood nine tenths of it.  A staircase's rise
+ * spans its steps, so the quiet after its last is shorter than the rise. */
+static double rise_duration(const struct judging *j, size_t s, double base)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
-	size_t w = j->m / 16 < 3 ? 3 : j->m / 16, i, i10 = s, i90 = s;
-	double base, rise;
+	double rise = ry[s] - base;
+	size_t i, i10 = s, i90 = s;
 
-	base = window_median(ry, 0, w < s ? w : s, j->w->a);
-	rise = ry[s] - base;
 	if (!(rise > 0))
 		return INFINITY;
 	for (i = s + 1; i-- > 0;) {
@@ -911,11 +903,24 @@ static double rise_duration(const struct judging *j, size_t s)
 	return i90 > i10 ? rx[i90] - rx[i10] : 0.0;
 }
 
+/* Inconclusive: a rise that stopped before the end.  Without this a ramp
+ * followed by a flat shorter than the tail (a third of the span, at least
+ * 30 min: pass_when_stopped) fails as "rising ... steady to the end": a
+ * JVM sizing its heap (recorded: 170 MiB of private bytes between 11 and
+ * 18 minutes, 0.4 MiB in the 13 minutes after) failed at 31 minutes at
+ * 301 MiB/h.  The flat is the longest stretch before the end whose points
+ * all lie within HELD_FLAT_SHARE of the rise before it (from the span's
+ * first points), held at least HELD_MIN_MS and as long as the rise took
+ * (rise_duration): a steady leak rises as much in a stretch as long as
+ * its rise before, a bursty one's quiet is shorter, a staircase's shorter
+ * than its steps took.  Held ONE_STEP_HOLD_MS it passes as stopped (the
+ * tail rule mostly has by then, unless a step in the tail makes its fit
+ * lean); until then the next minutes tell a load from a pause. */
 static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
-	size_t m = j->m, w = m / 16 < 3 ? 3 : m / 16, i, s = m;
-	double base, lo, hi;
+	size_t m = j->m, w = edge_window(m), i, s = m;
+	double base, lo, hi, moved_by = 0;
 	char d[32], rise[32], moved[32];
 
 	if (!(j->seg.slope > 0) || m < DOMINANT_MIN_POINTS)
@@ -925,21 +930,19 @@ static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 	for (i = m - 1; i-- > w;) {
 		lo = fmin(lo, ry[i]);
 		hi = fmax(hi, ry[i]);
-		if (hi - lo <= HELD_FLAT_SHARE * (ry[i] - base))
+		if (hi - lo <= HELD_FLAT_SHARE * (ry[i] - base)) {
 			s = i;
+			moved_by = hi - lo;
+		}
 	}
-	if (s >= m || s == 0 || rx[m - 1] - rx[s] < HELD_MIN_MS ||
-	    rx[m - 1] - rx[s] < rise_duration(j, s))
+	if (s >= m || rx[m - 1] - rx[s] < HELD_MIN_MS ||
+	    rx[m - 1] - rx[s] < rise_duration(j, s, base))
 		return false;
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
 	mw_leak_no_rate(out);
 	out->undecided = 1;
-	for (lo = hi = ry[s], i = s; i < m; i++) {
-		lo = fmin(lo, ry[i]);
-		hi = fmax(hi, ry[i]);
-	}
 	mw_leak_fmt_amount(rise, sizeof(rise), ry[s] - base, j->p);
-	mw_leak_fmt_amount(moved, sizeof(moved), hi - lo, j->p);
+	mw_leak_fmt_amount(moved, sizeof(moved), moved_by, j->p);
 	mw_leak_fmt_duration(d, sizeof(d), rx[m - 1] - rx[s]);
 	if (rx[m - 1] - rx[s] >= ONE_STEP_HOLD_MS) {
 		/* held as long as a one-time load must: stopped, though the

@@ -176,6 +176,7 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 {
 	struct mw_trace tt;
 	size_t b;
+	long more;
 
 	mw_leak_result_reset(total);
 	if (g->ninc == 0) {
@@ -186,9 +187,9 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
 	} else if (!g->sum) {
 		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
-	} else if (more_alive_at_end(g) < 1) {
+	} else if ((more = more_alive_at_end(g)) < 1) {
 		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
-	} else if (more_alive_at_end(g) < 2) {
+	} else if (more < 2) {
 		snprintf(total->reason, sizeof(total->reason),
 			 "one more alive at the end than at the start: a second instance, not "
 			 "workers accumulating");

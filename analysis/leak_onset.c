@@ -18,19 +18,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fail's reason, once the onset is known. */
+/* The fail's reason, once the onset is known: none (INT64_MIN) says the
+ * judged span instead (p->onset_unknown). */
 static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params *p, int saw,
 			double budget)
 {
-	char s1[32], s2[40], s3[32], s4[32];
+	char s1[32], s2[48], s3[32], s4[32], d[32];
 
 	mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
 	mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
 	mw_leak_fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
-	mw_time_human(s2, sizeof(s2), out->onset_ms);
-	snprintf(out->reason, sizeof(out->reason), "rising %s/h since %s%s, steady to the end (+%s, budget %s/h)%s",
-		 s1, out->onset_at_start ? "the start, " : "", s2, s4, s3,
-		 saw ? ", sawtooth floors" : "");
+	if (out->onset_ms == INT64_MIN) {
+		mw_leak_fmt_duration(d, sizeof(d), (double)(out->last_ms - out->judged_from_ms));
+		snprintf(s2, sizeof(s2), "over the %s judged", d);
+	} else {
+		mw_time_human(d, sizeof(d), out->onset_ms);
+		snprintf(s2, sizeof(s2), "since %s%s", out->onset_at_start ? "the start, " : "", d);
+	}
+	snprintf(out->reason, sizeof(out->reason), "rising %s/h %s, steady to the end (+%s, budget %s/h)%s",
+		 s1, s2, s4, s3, saw ? ", sawtooth floors" : "");
 }
 
 /*
@@ -128,9 +134,8 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 		       double budget)
 {
 	size_t i, k, n = 0, holes = 0;
-	double *x = malloc((last - first + 1) * sizeof(*x));
-	double *y = malloc((last - first + 1) * sizeof(*y));
-	size_t *at = malloc((last - first + 1) * sizeof(*at));
+	double *x, *y;
+	size_t *at;
 	double on = 0.0, lived = (double)(out->last_ms - out->first_ms);
 	int at_start = 1;
 	/* the judged span's own change point (leak.c find_onset), if any */
@@ -138,24 +143,16 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 
 	if (p->onset_unknown) {
 		/* the fit of the whole judged span, no date */
-		char s1[32], s3[32], s4[32], d[32];
-		double span = (double)(out->last_ms - out->judged_from_ms);
-
-		free(x);
-		free(y);
-		free(at);
 		out->onset_ms = INT64_MIN;
 		out->onset_at_start = 0;
-		out->growth_bytes = out->slope_bph * span / HOUR_MS;
-		mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
-		mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
-		mw_leak_fmt_amount(s4, sizeof(s4), out->growth_bytes, p);
-		mw_leak_fmt_duration(d, sizeof(d), span);
-		snprintf(out->reason, sizeof(out->reason),
-			 "rising %s/h over the %s judged, steady to the end (+%s, budget %s/h)%s", s1,
-			 d, s4, s3, saw ? ", sawtooth floors" : "");
+		out->growth_bytes =
+			out->slope_bph * (double)(out->last_ms - out->judged_from_ms) / HOUR_MS;
+		fail_reason(out, p, saw, budget);
 		return;
 	}
+	x = malloc((last - first + 1) * sizeof(*x));
+	y = malloc((last - first + 1) * sizeof(*y));
+	at = malloc((last - first + 1) * sizeof(*at));
 	out->onset_ms = out->first_ms;
 	if (x && y && at) {
 		for (i = first; i <= last; i++)

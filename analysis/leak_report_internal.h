@@ -96,6 +96,9 @@ const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
  * started is not a number): `started` tells two processes that had the
  * same pid apart; only a number is put in a selector. */
 void mw_leak_incarnation_matcher(char *inc, size_t size, const char *started);
+/* Series i of a bucketed result as a trace without its leading and
+ * trailing gaps; n = 0 when it has no data. */
+void mw_leak_trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr);
 /* Every series of sel summed per bucket into *sum (owned, NaN where one
  * has no floor) on the axis from, to, step, and *tr over it; 0, or -1
  * when none. */

@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "base/calendar.h"
-#include "base/xalloc.h"
 #include "leak_report_internal.h"
 
 /* A heap "reached its size" when it last stood more than this share below
@@ -96,26 +95,18 @@ static int64_t reached_size(const struct mw_trace *hc, double *size)
 /* The series' floors on the axis into *tr (values in *res, to be
  * released); 0, or -1 when they cannot be read. */
 static int read_series(struct mw_reader *reader, const struct mw_series_info *s, int64_t from,
-			 int64_t to, int64_t step, struct mw_range_result *res, struct mw_trace *tr)
+		       int64_t to, int64_t step, struct mw_range_result *res, struct mw_trace *tr)
 {
 	struct mw_range_query q;
-	size_t first = 0;
 
 	memset(res, 0, sizeof(*res));
 	mw_range_query_init(&q, from, to);
 	q.step_ms = step;
 	q.agg = MW_AGG_MIN;
-	if (mw_reader_range_known(reader, s, 1, &q, res, NULL) || res->nseries != 1 || !res->nt)
+	if (mw_reader_range_known(reader, s, 1, &q, res, NULL) || res->nseries != 1)
 		return -1;
-	while (first < res->nt && isnan(res->values[0][first]))
-		first++;
-	if (first == res->nt)
-		return -1;
-	tr->t0_ms = res->t[first];
-	tr->step_ms = res->step_ms;
-	tr->v = res->values[0] + first;
-	tr->n = res->nt - first;
-	return 0;
+	mw_leak_trace_of(res, 0, tr);
+	return tr->n ? 0 : -1;
 }
 
 void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
@@ -130,7 +121,6 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspe
 	double *hc = NULL, size = 0;
 	int64_t at, judge_from;
 	char when[40], tmp[MW_LEAK_REASON_MAX];
-
 	const struct mw_series_info *s;
 
 	/* one JVM: the group's only incarnation, or its only failing one.
@@ -174,8 +164,8 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspe
 	sized.onset_unknown = 1;
 	mw_leak_judge(&tr, &sized, &r);
 	mw_time_human(when, sizeof(when), at);
-	snprintf(tmp, sizeof(tmp), "judged from 5 min after its heap reached %.0f MiB at %s: %s",
-		 size / (1024.0 * 1024.0), when, r.reason);
+	snprintf(tmp, sizeof(tmp), "judged from %lld min after its heap reached %.0f MiB at %s: %s",
+		 (long long)(SIZED_SETTLE_MS / 60000), size / (1024.0 * 1024.0), when, r.reason);
 	memcpy(r.reason, tmp, sizeof(tmp));
 	/* Not a pass: the whole range did not pass, and the stretch after
 	 * the sizing is shorter (recorded: lk_java, 10 MiB/h, read "rising

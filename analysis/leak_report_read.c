@@ -75,9 +75,7 @@ size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar)
 	return n;
 }
 
-/* Turn series i of a bucketed result into a trace without its leading and
- * trailing gaps; n = 0 when it has no data. */
-static void trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)
+void mw_leak_trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)
 {
 	size_t first = 0, last = res->nt;
 
@@ -172,7 +170,7 @@ static void judge_incarnation(const struct mw_range_result *res, size_t j,
 	struct mw_leak_result r;
 	size_t k;
 
-	trace_of(res, j, &tr);
+	mw_leak_trace_of(res, j, &tr);
 	for (k = 0; k < tr.n; k++)
 		if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
 			ar->max_value = tr.v[k];

@@ -171,43 +171,27 @@ static int setup(void **state)
 			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
 				 40e6 + noise(100e3));
 		}
-		/* jsized (a JVM): G1 grows its heap from 100 to 250 MB
-		 * between 60 and 70 minutes, and what its collections leave
-		 * in the old generation rises with it (40 -> 60 MB, as the
-		 * recorded lk_java's did while G1 sized its heap); from then
-		 * on a leak of 6 MB/h */
-		{
+		/* jsized, jsizedq (JVMs): G1 grows the heap from 100 to 250
+		 * MB between 60 and 70 minutes, and what its collections
+		 * leave in the old generation rises with it (40 -> 60 MB, as
+		 * the recorded lk_java's did while G1 sized its heap); from
+		 * then on jsized leaks 6 MB/h, jsizedq nothing */
+		for (w = 0; w < 2; w++) {
+			const char *name = w ? "jsizedq" : "jsized", *pid = w ? "93" : "94";
 			double sizing = h < 1.0 ? 0.0 : h < 7.0 / 6 ? (h - 1.0) * 6 : 1.0;
 			double hc = 100e6 + 150e6 * sizing;
+			double leak = !w && h > 7.0 / 6 ? 6e6 * (h - 7.0 / 6) : 0.0;
 
-			add_proc(s, "memwatch_process_private_bytes", "jsized", "94", "started", "100",
-				 ts, 60e6 + 0.9 * hc + noise(50e3));
-			add_proc(s, "memwatch_process_data_bytes", "jsized", "94", "started", "100",
-				 ts, 100e6 + 1.04 * hc);
-			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jsized", "94", "started",
-				 "100", ts, hc);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", "jsized", "94", "started", "100",
-				 ts, 268435456);
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jsized", "94", "started",
-				 "100", ts,
-				 40e6 + 20e6 * sizing + (h > 7.0 / 6 ? 6e6 * (h - 7.0 / 6) : 0.0) +
-					 noise(100e3));
-		}
-		/* jsizedq (a JVM): the same sizing at 60-70 minutes, no leak */
-		{
-			double sizing = h < 1.0 ? 0.0 : h < 7.0 / 6 ? (h - 1.0) * 6 : 1.0;
-			double hc = 100e6 + 150e6 * sizing;
-
-			add_proc(s, "memwatch_process_private_bytes", "jsizedq", "93", "started",
-				 "100", ts, 60e6 + 0.9 * hc + noise(50e3));
-			add_proc(s, "memwatch_process_data_bytes", "jsizedq", "93", "started", "100",
-				 ts, 100e6 + 1.04 * hc);
-			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jsizedq", "93", "started",
-				 "100", ts, hc);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", "jsizedq", "93", "started", "100",
-				 ts, 268435456);
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jsizedq", "93", "started",
-				 "100", ts, 40e6 + 20e6 * sizing + noise(100e3));
+			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+				 60e6 + 0.9 * hc + noise(50e3));
+			add_proc(s, "memwatch_process_data_bytes", name, pid, "started", "100", ts,
+				 100e6 + 1.04 * hc);
+			add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", "100",
+				 ts, hc);
+			add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", "100", ts,
+				 268435456);
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+				 40e6 + 20e6 * sizing + leak + noise(100e3));
 		}
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */

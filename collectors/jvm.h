@@ -58,6 +58,15 @@ void mw_jvm_files_add(struct mw_jvm_files *files, uint32_t pid, const char *dir,
 int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t *len,
 		struct mw_jvm_process *p, struct mw_err *err);
 
+/* Pure: may a file owned by file_owner be read as the JVM's whose process
+ * runs as user and gives what it creates the owner default_owner (SIDs as
+ * strings on Windows; any may be NULL: unknown)?  Only when the file's
+ * owner is one of them: another user could otherwise plant a file under
+ * the JVM's pid and make up its heap.  The default owner counts because an
+ * elevated administrator's JVM makes its files owned by Administrators,
+ * not by the user (Linux compares uids in jvm_linux.c). */
+bool mw_jvm_owner_ok(const char *file_owner, const char *user, const char *default_owner);
+
 /* Pure: a directory entry's name as a pid ("12345"); 0 when it is not one. */
 uint32_t mw_jvm_pid_of_name(const char *name);
 

@@ -1,6 +1,6 @@
 /*
  * jvm_files.c - the jvm collector's list of performance-data files, and
- * a file's name as a pid: pure, used by both platforms' listings
+ * a file's name as a pid, whether its owner may be read: pure, used by both platforms' listings
  * (jvm_linux.c, jvm_win32.c) and the collector (jvm.c).
  */
 #include "jvm.h"
@@ -22,6 +22,14 @@ uint32_t mw_jvm_pid_of_name(const char *name)
 		v = v * 10 + (uint64_t)(name[i] - '0');
 	}
 	return i && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+bool mw_jvm_owner_ok(const char *file_owner, const char *user, const char *default_owner)
+{
+	if (!file_owner || !*file_owner)
+		return false;
+	return (user && !strcmp(file_owner, user)) ||
+	       (default_owner && !strcmp(file_owner, default_owner));
 }
 
 void mw_jvm_files_add(struct mw_jvm_files *files, uint32_t pid, const char *dir,

@@ -6,11 +6,15 @@
  * mapped bytes.  The folders looked in: this process's own temporary
  * folder, %SystemRoot%\Temp and \SystemTemp, and every profile's
  * AppData\Local\Temp under %SystemDrive%\Users (others' need the rights
- * a service running as LocalSystem has).
+ * a service running as LocalSystem has).  A file is read only when its
+ * owner is the user its process runs as, or the owner that process gives
+ * what it creates (mw_jvm_owner_ok), as jvm_linux.c compares uids.
  */
 #include "jvm.h"
 
 #include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +158,78 @@ static int process_of(uint32_t pid, struct mw_jvm_process *p)
 	return rc;
 }
 
+/* A SID as its string ("S-1-5-21-..."); false when it cannot be. */
+static bool sid_text(PSID sid, char *out, size_t size)
+{
+	char *s = NULL;
+	bool ok = sid && ConvertSidToStringSidA(sid, &s) && strlen(s) < size;
+
+	if (ok)
+		memcpy(out, s, strlen(s) + 1);
+	LocalFree(s);
+	return ok;
+}
+
+/* The owner of the open file h; false when it cannot be read. */
+static bool file_owner(HANDLE h, char *out, size_t size)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PSID owner = NULL;
+	bool ok = GetSecurityInfo(h, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, &owner, NULL,
+				  NULL, NULL, &sd) == ERROR_SUCCESS &&
+		  sid_text(owner, out, size);
+
+	LocalFree(sd);
+	return ok;
+}
+
+/* The user process pid runs as and the owner it gives what it creates
+ * (its token's TokenUser and TokenOwner); 0, or the Windows error. */
+static DWORD process_sids(uint32_t pid, char *user, char *owner, size_t size)
+{
+	union {
+		TOKEN_USER user;
+		TOKEN_OWNER owner;
+		BYTE bytes[SECURITY_MAX_SID_SIZE + 64];
+	} info;
+	HANDLE proc = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid), token = NULL;
+	DWORD n, rc = 0;
+
+	user[0] = owner[0] = '\0';
+	if (!proc || !OpenProcessToken(proc, TOKEN_QUERY, &token))
+		rc = GetLastError();
+	else if (GetTokenInformation(token, TokenUser, &info, sizeof(info), &n))
+		sid_text(info.user.User.Sid, user, size);
+	if (!rc && GetTokenInformation(token, TokenOwner, &info, sizeof(info), &n))
+		sid_text(info.owner.Owner, owner, size);
+	if (!rc && !user[0] && !owner[0])
+		rc = GetLastError() ? GetLastError() : ERROR_INVALID_SID;
+	if (token)
+		CloseHandle(token);
+	if (proc)
+		CloseHandle(proc);
+	return rc;
+}
+
+/* 0 when the file open as h may be read as process pid's (its owner is
+ * that process's user or default owner), else -1 and err saying why. */
+static int check_owner(const struct mw_jvm_file *file, HANDLE h, struct mw_err *err)
+{
+	char fo[256], user[256], owner[256];
+	DWORD rc;
+
+	if (!file_owner(h, fo, sizeof(fo)))
+		return mw_error(err, "%s: its owner cannot be read (error %lu)", file->path,
+				(unsigned long)GetLastError());
+	if ((rc = process_sids(file->pid, user, owner, sizeof(user))))
+		return mw_error(err, "%s: who runs its process %u cannot be told (error %lu)",
+				file->path, file->pid, (unsigned long)rc);
+	if (!mw_jvm_owner_ok(fo, user, owner))
+		return mw_error(err, "%s: owned by %s, its process runs as %s", file->path, fo,
+				user[0] ? user : owner);
+	return 0;
+}
+
 int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t *len,
 		struct mw_jvm_process *p, struct mw_err *err)
 {
@@ -165,7 +241,7 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 		return mw_error(err, "%s: not a UTF-8 path", file->path);
 	/* the JVM holds it open and mapped: share everything; a reparse
 	 * point is opened as itself, not followed */
-	h = CreateFileW(wp, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+	h = CreateFileW(wp, GENERIC_READ | READ_CONTROL, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
 			NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
 	free(wp);
 	if (h == INVALID_HANDLE_VALUE)
@@ -173,6 +249,10 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 	if (GetFileType(h) != FILE_TYPE_DISK) {
 		CloseHandle(h);
 		return mw_error(err, "%s: not a file", file->path);
+	}
+	if (check_owner(file, h, err)) {
+		CloseHandle(h);
+		return -1;
 	}
 	while (got < cap) {
 		DWORD want = cap - got > (1u << 20) ? (1u << 20) : (DWORD)(cap - got), n = 0;

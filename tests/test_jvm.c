@@ -308,8 +308,29 @@ static void old_generation_after_collections(void **state)
 	assert_true(t.value == 41e6);
 }
 
+/* A file is the JVM's only when its owner is the user the process runs as
+ * or the owner it gives what it creates (Windows: an elevated
+ * administrator's files are owned by Administrators); unknown is no. */
+static void owner_of_a_file(void **state)
+{
+	const char *user = "S-1-5-21-1-2-3-1001", *admins = "S-1-5-32-544";
+
+	(void)state;
+	assert_true(mw_jvm_owner_ok(user, user, admins));
+	assert_true(mw_jvm_owner_ok(admins, user, admins));
+	assert_true(mw_jvm_owner_ok(user, user, NULL));
+	assert_true(mw_jvm_owner_ok(admins, NULL, admins));
+	assert_false(mw_jvm_owner_ok("S-1-5-21-1-2-3-1002", user, admins));	/* another user */
+	assert_false(mw_jvm_owner_ok("S-1-5-7", user, admins));	/* Wine: a uid not ours */
+	assert_false(mw_jvm_owner_ok("S-1-5-21-1-2-3-100", user, admins));	/* a prefix */
+	assert_false(mw_jvm_owner_ok(NULL, user, admins));
+	assert_false(mw_jvm_owner_ok("", "", ""));
+	assert_false(mw_jvm_owner_ok(user, NULL, NULL));
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(recorded_g1_file),
+	cmocka_unit_test(owner_of_a_file),
 	cmocka_unit_test(both_byte_orders),
 	cmocka_unit_test(damaged_files),
 	cmocka_unit_test(names_and_stale_files),

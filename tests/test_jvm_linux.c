@@ -4,7 +4,9 @@
  * found, read and written as this process's series, labelled as the
  * process collector labels it; the same file unpatched (a JVM that began
  * before this process: a dead JVM's file, its pid reused), a symbolic
- * link and a FIFO in the folder are skipped, none read, none waited on. */
+ * link and a FIFO in the folder are skipped, none read, none waited on;
+ * run as root, the file given to another uid is skipped too (another user
+ * could plant a file under the JVM's pid and make up its heap). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -103,6 +105,20 @@ static void found_read_and_labelled(void **state)
 
 	unlink(fifo);
 	unlink(link_path);
+	/* another user's file under our pid: not ours to read */
+	if (geteuid() == 0) {
+		struct mw_test_jvm_seen other;
+
+		assert_int_equal(chown(file, 65534, 65534), 0);
+		mw_test_jvm_sample(self, name, &other);
+		assert_int_equal(other.mine, 0);
+		assert_true(other.skipped >= 1);
+		assert_int_equal(chown(file, 0, 0), 0);
+		mw_test_jvm_sample(self, name, &other);
+		assert_int_equal(other.mine, 7);	/* ours again: read */
+	} else {
+		printf("not root: the file of another uid not tried\n");
+	}
 	unlink(file);
 	rmdir(dir);
 	free(buf);

@@ -211,6 +211,10 @@ void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p
 			 int64_t step_ms, size_t nb);
 void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr,
 		       struct mw_leak_result *out);
+/* The same with the incarnation judged already (r: mw_leak_judge's result
+ * for tr, or one a later look changed: leak_report_jvm.c). */
+void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr,
+			      const struct mw_leak_result *r);
 void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last_ms, int ended,
 			 struct mw_leak_result *out);
 void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out);

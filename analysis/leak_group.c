@@ -68,10 +68,17 @@ void mw_leak_group_count(struct mw_leak_group *g, int64_t first_ms, int64_t last
 void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struct mw_leak_result *out)
 {
 	struct mw_leak_result tmp, *r = out ? out : &tmp;
+
+	mw_leak_judge(tr, &g->params, r);
+	mw_leak_group_add_judged(g, tr, r);
+}
+
+void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr,
+			      const struct mw_leak_result *r)
+{
 	size_t first, last;
 	int64_t off;
 
-	mw_leak_judge(tr, &g->params, r);
 	if (g->ninc == 0)
 		g->first_r = *r;
 	g->ninc++;

@@ -64,7 +64,11 @@ static int judge_aspects(struct mw_reader *reader, struct mw_leak_entry *e, size
 			;
 		a = e[i].aspect;
 		params.count_unit = aspects[a].unit;
-		if (mw_leak_judge_aspect(reader, e + i, j - i, &params, from, to, step, &ar[a], err))
+		/* a JVM's old generation, judged again after its heap was sized */
+		if (mw_leak_judge_aspect(reader, e + i, j - i, &params, from, to, step,
+					 strcmp(aspects[a].name, "java_heap") ? NULL
+									      : mw_leak_java_heap_since_sized,
+					 &ar[a], err))
 			return -1;
 		if (!aspects[a].unit && ar[a].max_value > *max_bytes)
 			*max_bytes = ar[a].max_value;
@@ -241,10 +245,6 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].refine && !aspects[a].unit && !strcmp(aspects[a].name, "private"))
 			mw_leak_bound_by_commit(reader, &ar[a], &q->params, from, to, step);
-	/* a JVM's old generation, judged again after its heap was sized */
-	for (a = 0; a < naspects; a++)
-		if (!strcmp(aspects[a].name, "java_heap"))
-			mw_leak_java_heap_since_sized(reader, &ar[a], &q->params, from, to, step);
 	/* shared pages one member came to map that the group held already */
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].held_by_group)

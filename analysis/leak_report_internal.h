@@ -105,12 +105,22 @@ void mw_leak_trace_of(const struct mw_range_result *res, size_t i, struct mw_tra
 int mw_leak_read_sum(struct mw_reader *reader, const char *sel, int64_t from, int64_t to,
 		     int64_t step, struct mw_trace *tr, double **sum);
 
+/* A second look at one incarnation's result *r (judged with p on tr, its
+ * floors on the axis from, to, step), which it may change before the
+ * group counts it: leak_report_jvm.c's. */
+typedef void (*mw_leak_incarnation_look)(struct mw_reader *reader, const struct mw_series_info *s,
+					 const struct mw_trace *tr, const struct mw_leak_params *p,
+					 int64_t from, int64_t to, int64_t step,
+					 struct mw_leak_result *r);
+
 /* Judge one aspect of one group, the series sel[0..n) on the axis from,
  * to, step, into *ar (release it with mw_leak_aspect_result_release,
- * even on failure).  0, or -1 with err when storage cannot be read. */
+ * even on failure), each incarnation's result through look (may be
+ * NULL).  0, or -1 with err when storage cannot be read. */
 int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
 			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
-			 struct mw_leak_aspect_result *ar, struct mw_err *err);
+			 mw_leak_incarnation_look look, struct mw_leak_aspect_result *ar,
+			 struct mw_err *err);
 void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
 /* The listed incarnations that failed take the group's result (ar->g.r),
  * once a later look turned the group's fail into something else. */
@@ -193,15 +203,16 @@ void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_res
 double mw_leak_java_heap(struct mw_reader *reader, const char *pid, const char *process,
 			 const char *started, int64_t from, int64_t to, int64_t step,
 			 struct mw_trace *hc_tr, double **hc);
-/* When ar (the java_heap aspect) fails for one incarnation, or is
- * inconclusive for a group of one, whose heap grew by more than a
- * sixteenth after the judged range began, that incarnation's old
- * generation after collections is judged again from a while after the
- * heap reached its size, and ar takes that verdict, its reason saying so
- * (inconclusive then is undecided: it cannot let the group pass). */
-void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
-				   const struct mw_leak_params *p, int64_t from, int64_t to,
-				   int64_t step);
+/* The java_heap aspect's look at each incarnation (mw_leak_incarnation_look):
+ * a JVM whose old generation after collections did not pass, and whose
+ * heap stood more than a sixteenth below its final size after the judged
+ * range began, is judged again from a while after the heap reached that
+ * size, its reason saying so; never a pass (inconclusive then is
+ * undecided: it cannot let the group pass).  Every JVM of a group: a
+ * machine's JVMs are most often all `java`. */
+void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_series_info *s,
+				   const struct mw_trace *tr, const struct mw_leak_params *p,
+				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r);
 
 /* ---- one group (leak_report_group.c) ---- */
 

@@ -19,8 +19,13 @@
  * (in a fourth recording a hinge in that noise dated lk_java's leak, under
  * way from the start, to 30 minutes).
  *
+ * Every JVM of a group is looked at (leak_report_read.c hands each
+ * incarnation's result here before the group counts it): a machine's JVMs
+ * are most often all named `java`.
+ *
  * Owner: the detector work.  Caller: leak_report_bound.c (the heap's
- * size), leak_report_group.c (the java_heap aspect).
+ * size), leak_report_group.c (the java_heap aspect, through
+ * leak_report_read.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,107 +97,76 @@ static int64_t reached_size(const struct mw_trace *hc, double *size)
 	return hc->t0_ms + (int64_t)i * hc->step_ms;
 }
 
-/* The series' floors on the axis into *tr (values in *res, to be
- * released); 0, or -1 when they cannot be read. */
-static int read_series(struct mw_reader *reader, const struct mw_series_info *s, int64_t from,
-		       int64_t to, int64_t step, struct mw_range_result *res, struct mw_trace *tr)
+void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_series_info *s,
+				   const struct mw_trace *tr, const struct mw_leak_params *p,
+				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r)
 {
-	struct mw_range_query q;
-
-	memset(res, 0, sizeof(*res));
-	mw_range_query_init(&q, from, to);
-	q.step_ms = step;
-	q.agg = MW_AGG_MIN;
-	if (mw_reader_range_known(reader, s, 1, &q, res, NULL) || res->nseries != 1)
-		return -1;
-	mw_leak_trace_of(res, 0, tr);
-	return tr->n ? 0 : -1;
-}
-
-void mw_leak_java_heap_since_sized(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
-				   const struct mw_leak_params *p, int64_t from, int64_t to,
-				   int64_t step)
-{
-	struct mw_trace hc_tr = { 0 }, tr;
-	struct mw_range_result res = { 0 };
+	struct mw_trace hc_tr = { 0 }, after = *tr;
+	struct mw_series_info id;
 	struct mw_leak_params sized;
-	struct mw_leak_result r;
+	struct mw_leak_result again;
 	const char *pid;
 	double *hc = NULL, size = 0;
 	int64_t at, judge_from;
 	char when[40], tmp[MW_LEAK_REASON_MAX];
-	const struct mw_series_info *s;
 
-	/* one JVM: the group's only incarnation, or its only failing one.
-	 * A pass stands: the sizing only raises what collections leave, and
+	/* A pass stands: the sizing only raises what collections leave, and
 	 * a collector that resizes its heap often (Serial, Parallel) would
 	 * leave little to judge after its last growth. */
-	if (!ar->present || ar->g.total_failed || ar->g.r.verdict == MW_VERDICT_PASS)
+	memset(&id, 0, sizeof(id));
+	if (r->verdict == MW_VERDICT_PASS || !tr->n)
 		return;
-	if (ar->g.r.verdict == MW_VERDICT_FAIL) {
-		if (ar->g.deciding_incarnation < 0 || mw_leak_listed_fails(ar) != 1)
+	/* the report keeps a series' id only: its labels read again */
+	if (!s->labels) {
+		if (mw_reader_series_identity(reader, s->id, &id, NULL))
 			return;
-	} else if (ar->ninc != 1 || ar->nlisted != 1) {
-		return;
+		s = &id;
 	}
-	mw_leak_aspect_restore(reader, ar);
-	s = ar->g.r.verdict == MW_VERDICT_FAIL ? ar->deciding : ar->list[0].s;
-	if (!s || !(pid = mw_leak_label_of(s, "pid")) ||
+	if (!(pid = mw_leak_label_of(s, "pid")) ||
 	    !(mw_leak_java_heap(reader, pid, mw_leak_label_of(s, "process"),
 				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))
 		goto out;
 	at = reached_size(&hc_tr, &size);
 	/* sized before the judged range began: judged as it was */
-	if (at == INT64_MIN || at + SIZED_SETTLE_MS <= ar->g.r.judged_from_ms)
-		goto out;
-	if (read_series(reader, s, from, to, step, &res, &tr))
+	if (at == INT64_MIN || (r->judged_from_ms != INT64_MIN &&
+				at + SIZED_SETTLE_MS <= r->judged_from_ms))
 		goto out;
 	/* the trace from then on, with no warm-up of its own */
 	judge_from = at + SIZED_SETTLE_MS;
-	if (judge_from > tr.t0_ms) {
-		size_t k = (size_t)((judge_from - tr.t0_ms + tr.step_ms - 1) / tr.step_ms);
+	if (judge_from > after.t0_ms) {
+		size_t k = (size_t)((judge_from - after.t0_ms + after.step_ms - 1) / after.step_ms);
 
-		if (k >= tr.n)
-			k = tr.n - 1;
-		tr.v += k;
-		tr.n -= k;
-		tr.t0_ms += (int64_t)k * tr.step_ms;
+		if (k >= after.n)
+			k = after.n - 1;
+		after.v += k;
+		after.n -= k;
+		after.t0_ms += (int64_t)k * after.step_ms;
 	}
 	sized = *p;
 	sized.warmup_ms = 0;
 	/* a leak under way before the sizing is not dated by what follows it */
 	sized.onset_unknown = 1;
-	mw_leak_judge(&tr, &sized, &r);
+	mw_leak_judge(&after, &sized, &again);
 	mw_time_human(when, sizeof(when), at);
 	snprintf(tmp, sizeof(tmp), "judged from %lld min after its heap reached %.0f MiB at %s: %s",
-		 (long long)(SIZED_SETTLE_MS / 60000), size / (1024.0 * 1024.0), when, r.reason);
-	memcpy(r.reason, tmp, sizeof(tmp));
+		 (long long)(SIZED_SETTLE_MS / 60000), size / (1024.0 * 1024.0), when, again.reason);
+	memcpy(again.reason, tmp, sizeof(tmp));
 	/* Not a pass: the whole range did not pass, and the stretch after
 	 * the sizing is shorter (recorded: lk_java, 10 MiB/h, read "rising
 	 * about 8.1 MiB/h (p 0.0015), not yet sure" over its whole range at 50
 	 * minutes and "no steady trend over 35 min (p 0.031)" after its
 	 * sizing at 55).  Inconclusive, and undecided: it cannot let the
 	 * process pass on its other aspects either. */
-	if (r.verdict == MW_VERDICT_PASS) {
-		r.verdict = MW_VERDICT_INCONCLUSIVE;
-		snprintf(tmp, sizeof(tmp), "%s, not a pass: the whole range did not pass", r.reason);
-		memcpy(r.reason, tmp, sizeof(tmp));
+	if (again.verdict == MW_VERDICT_PASS) {
+		again.verdict = MW_VERDICT_INCONCLUSIVE;
+		snprintf(tmp, sizeof(tmp), "%s, not a pass: the whole range did not pass",
+			 again.reason);
+		memcpy(again.reason, tmp, sizeof(tmp));
 	}
-	if (r.verdict == MW_VERDICT_INCONCLUSIVE)
-		r.undecided = 1;
-	if (ar->g.r.verdict == MW_VERDICT_FAIL) {
-		ar->g.r = r;
-		mw_leak_aspect_relist_fails(ar);
-	} else {
-		ar->g.r = r;
-		ar->list[0].r = r;
-		ar->list[0].rank = mw_verdict_rank(r.verdict);
-		if (r.verdict == MW_VERDICT_FAIL) {
-			ar->deciding = s;
-			ar->g.deciding_incarnation = 0;
-		}
-	}
+	if (again.verdict == MW_VERDICT_INCONCLUSIVE)
+		again.undecided = 1;
+	*r = again;
 out:
-	mw_range_result_release(&res);
 	free(hc);
+	mw_series_info_release(&id);
 }

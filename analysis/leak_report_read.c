@@ -161,9 +161,16 @@ static size_t count_the_short(struct mw_leak_entry *sel, size_t n, const struct 
 	return nids;
 }
 
+/* What judging an aspect's incarnations needs beside each one. */
+struct aspect_ctx {
+	struct mw_reader *reader;
+	int64_t from, to, step;
+	mw_leak_incarnation_look look;	/* NULL: none */
+};
+
 /* Judge series j of a chunk's result as an incarnation of the group. */
-static void judge_incarnation(const struct mw_range_result *res, size_t j,
-			      const struct mw_series_info *s, struct mw_leak_group *g,
+static void judge_incarnation(const struct aspect_ctx *cx, const struct mw_range_result *res,
+			      size_t j, const struct mw_series_info *s, struct mw_leak_group *g,
 			      struct mw_leak_aspect_result *ar)
 {
 	struct mw_trace tr;
@@ -179,7 +186,10 @@ static void judge_incarnation(const struct mw_range_result *res, size_t j,
 	 * part of its trend. */
 	if (tr.n > 2 && res->nt && tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res->t[res->nt - 1])
 		tr.n--;
-	mw_leak_group_add(g, &tr, &r);
+	mw_leak_judge(&tr, &g->params, &r);
+	if (cx->look)
+		cx->look(cx->reader, s, &tr, &g->params, cx->from, cx->to, cx->step, &r);
+	mw_leak_group_add_judged(g, &tr, &r);
 	if (r.verdict == MW_VERDICT_FAIL && g->best == (long)(g->ninc - 1))
 		ar->deciding = s;
 	list_insert(ar, s, &r);
@@ -187,8 +197,10 @@ static void judge_incarnation(const struct mw_range_result *res, size_t j,
 
 int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, size_t n,
 			 const struct mw_leak_params *params, int64_t from, int64_t to, int64_t step,
-			 struct mw_leak_aspect_result *ar, struct mw_err *err)
+			 mw_leak_incarnation_look look, struct mw_leak_aspect_result *ar,
+			 struct mw_err *err)
 {
+	const struct aspect_ctx cx = { reader, from, to, step, look };
 	size_t nb = (size_t)((to - from) / step + 1), chunk, i, j, nids;
 	struct mw_leak_entry **readable;
 	struct mw_leak_group g;
@@ -231,7 +243,7 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 			goto out;
 		}
 		for (j = 0; j < m && j < res.nseries; j++)
-			judge_incarnation(&res, j, readable[i + j]->s, &g, ar);
+			judge_incarnation(&cx, &res, j, readable[i + j]->s, &g, ar);
 		mw_range_result_release(&res);
 	}
 	mw_leak_group_end(&g, &ar->g);

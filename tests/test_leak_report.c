@@ -54,6 +54,26 @@ static void add_proc(struct mw_store *s, const char *metric, const char *process
 	mw_store_add(s, key, metric, l, n, ts, v);
 }
 
+/* A JVM whose heap G1 grows from 100 to 250 MB in the ten minutes from
+ * hour h0, what its collections leave in the old generation rising with
+ * it (40 -> 60 MB), leaking leak_ph bytes an hour once it is sized. */
+static void add_sizing_jvm(struct mw_store *s, const char *name, const char *pid, int64_t ts,
+			   double h, double h0, double leak_ph)
+{
+	double sizing = h < h0 ? 0.0 : h < h0 + 1.0 / 6 ? (h - h0) * 6 : 1.0;
+	double hc = 100e6 + 150e6 * sizing;
+	double leak = h > h0 + 1.0 / 6 ? leak_ph * (h - h0 - 1.0 / 6) : 0.0;
+
+	add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+		 60e6 + 0.9 * hc + noise(50e3));
+	add_proc(s, "memwatch_process_data_bytes", name, pid, "started", "100", ts,
+		 100e6 + 1.04 * hc);
+	add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", "100", ts, hc);
+	add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", "100", ts, 268435456);
+	add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+		 40e6 + 20e6 * sizing + leak + noise(100e3));
+}
+
 static int setup(void **state)
 {
 	struct mw_store *s;
@@ -176,23 +196,15 @@ static int setup(void **state)
 		 * leave in the old generation rises with it (40 -> 60 MB, as
 		 * the recorded lk_java's did while G1 sized its heap); from
 		 * then on jsized leaks 6 MB/h, jsizedq nothing */
-		for (w = 0; w < 2; w++) {
-			const char *name = w ? "jsizedq" : "jsized", *pid = w ? "93" : "94";
-			double sizing = h < 1.0 ? 0.0 : h < 7.0 / 6 ? (h - 1.0) * 6 : 1.0;
-			double hc = 100e6 + 150e6 * sizing;
-			double leak = !w && h > 7.0 / 6 ? 6e6 * (h - 7.0 / 6) : 0.0;
-
-			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
-				 60e6 + 0.9 * hc + noise(50e3));
-			add_proc(s, "memwatch_process_data_bytes", name, pid, "started", "100", ts,
-				 100e6 + 1.04 * hc);
-			add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", "100",
-				 ts, hc);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", "100", ts,
-				 268435456);
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
-				 40e6 + 20e6 * sizing + leak + noise(100e3));
-		}
+		add_sizing_jvm(s, "jsized", "94", ts, h, 1.0, 6e6);
+		add_sizing_jvm(s, "jsizedq", "93", ts, h, 1.0, 0.0);
+		/* jmulti, jpair: JVMs of one name, as a machine's are all
+		 * `java`, each sizing its heap so (jpair's second 20 minutes
+		 * earlier); jmulti's pid 195 leaks 6 MB/h after its sizing */
+		add_sizing_jvm(s, "jmulti", "195", ts, h, 1.0, 6e6);
+		add_sizing_jvm(s, "jmulti", "196", ts, h, 1.0, 0.0);
+		add_sizing_jvm(s, "jpair", "197", ts, h, 1.0, 0.0);
+		add_sizing_jvm(s, "jpair", "198", ts, h, 2.0 / 3, 0.0);
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */
 		if ((i * STEP / 600000) % 2 == 0)
@@ -388,7 +400,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 23);
+	assert_int_equal((int)num(rep, "groups_total"), 25);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -598,6 +610,37 @@ static void a_jvm_sizing_its_heap(void **state)
 	cJSON_Delete(rep);
 }
 
+/* Several JVMs of one name (jmulti, jpair): each is judged from a while
+ * after its own heap reached its size, so the one that leaks decides its
+ * group at its own rate and the healthy ones, whose old generation rose
+ * only with their heaps, fail at no end time. */
+static void jvms_of_one_name_sizing_their_heaps(void **state)
+{
+	int64_t end;
+
+	(void)state;
+	for (end = 75; end <= HOURS * 60; end += 5) {
+		cJSON *rep = report_until(NULL, "jpair", 0, T0 + end * 60000, NULL);
+		const cJSON *g = group(rep, "jpair");
+
+		if (!strcmp(str(g, "verdict"), "fail"))
+			fail_msg("jpair at %lld min: %s", (long long)end, str(g, "reason"));
+		cJSON_Delete(rep);
+		rep = report_until(NULL, "jmulti", 0, T0 + end * 60000, NULL);
+		g = group(rep, "jmulti");
+		if (!strcmp(str(g, "verdict"), "fail") &&
+		    (strcmp(str(g, "aspect"), "java_heap") ||
+		     !strstr(str(g, "reason"), "incarnation 1 of 2") ||
+		     fabs(num(g, "slope_bytes_per_hour") - 6e6) > 2e6))
+			fail_msg("jmulti at %lld min: %s", (long long)end, str(g, "reason"));
+		if (end == HOURS * 60) {
+			assert_string_equal(str(g, "verdict"), "fail");
+			assert_non_null(strstr(str(g, "reason"), "judged from 5 min after its heap"));
+		}
+		cJSON_Delete(rep);
+	}
+}
+
 static void limit_and_match(void **state)
 {
 	cJSON *rep = report_for(NULL, 1);
@@ -609,8 +652,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 23);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 12);
+	assert_int_equal((int)num(rep, "groups_total"), 25);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 13);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
@@ -846,6 +889,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts_per_group),
 		cmocka_unit_test(a_jvm_sizing_its_heap),
+		cmocka_unit_test(jvms_of_one_name_sizing_their_heaps),
 		cmocka_unit_test(limit_and_match),
 		cmocka_unit_test(options),
 		cmocka_unit_test(warm_up_says_when),

@@ -387,6 +387,10 @@ static double true_rate(const struct wl *w, int64_t end)
 
 /* ---- import ------------------------------------------------------------------- */
 
+/* The recording imported with both JVMs named `java` (as a machine's
+ * JVMs are): setup's decompression through sed. */
+static bool ONE_JAVA;
+
 static int setup(void **state)
 {
 	struct mw_store *s;
@@ -401,7 +405,8 @@ static int setup(void **state)
 	memset(C, 0, sizeof(C));
 	nfails = 0;
 	remove(TMP_JSON);
-	snprintf(cmd, sizeof(cmd), "gzip -dc %s", REC);
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s%s", REC,
+		 ONE_JAVA ? " | sed 's/\"process\":\"[lo]k_java\"/\"process\":\"java\"/g'" : "");
 	in = popen(cmd, "r");
 	if (!in)
 		return -1;
@@ -482,6 +487,17 @@ static int setup_jvm4(void **state)
 {
 	SET = &JVM4_SET;
 	return setup(state);
+}
+
+static int setup_jvm4_one_name(void **state)
+{
+	int rc;
+
+	SET = &JVM4_SET;
+	ONE_JAVA = true;
+	rc = setup(state);
+	ONE_JAVA = false;
+	return rc;
 }
 
 static int teardown(void **state)
@@ -1099,6 +1115,80 @@ static void jvm4_set(void **state)
 	real_corpus(state);
 }
 
+/* The jvm4 set's two JVMs (lk_java leaking 10 MiB/h, ok_java none) under
+ * one name, `java`, judged every 5 minutes from 30 to the end: a fail is
+ * only ever lk_java's, on its heap after collections at about its rate
+ * (judged from after G1 sized its heap), and the group fails at the end.
+ * Until session 17 only a group's only JVM, or only failing one, was
+ * judged again after its sizing: this group failed at 35 minutes at 29.8
+ * MiB/h "since the start" (the sizing's rise), then stayed inconclusive
+ * to 85. */
+static void jvm4_one_name(void **state)
+{
+	struct mw_reader *r;
+	struct mw_err err;
+	size_t w;
+	int64_t to, lk_start = INT64_MAX;
+	/* lk_java's pid in that recording (ok_java's is 17078) */
+	const char *lk_pid = "17076";
+
+	(void)state;
+	load_labels();
+	T0 = INT64_MAX;
+	for (w = 0; w < NW; w++) {
+		if (W[w].start_ms < T0)
+			T0 = W[w].start_ms;
+		if (!strcmp(W[w].name, "lk_java"))
+			lk_start = W[w].start_ms;
+	}
+	assert_true(lk_start != INT64_MAX);
+	if (mw_reader_open(&r, DB, &err))
+		fail_msg("%s", err.msg);
+	printf("jvm4, both JVMs named java, every 5 minutes from 30:\n  java          ");
+	for (to = T0 + 30 * MIN_MS; to <= T0 + 100 * MIN_MS; to += 5 * MIN_MS) {
+		struct mw_leak_query q;
+		struct mw_jbuf text;
+		cJSON *rep;
+		const cJSON *g, *se;
+		const char *verdict, *pid;
+
+		mw_leak_query_init(&q);
+		q.to_ms = to;
+		q.process = strdup("java");
+		mw_jbuf_init(&text);
+		if (mw_leak_report(r, &q, &text, NULL, &err))
+			fail_msg("report to %lld min: %s", (long long)((to - T0) / MIN_MS), err.msg);
+		rep = cJSON_Parse(text.p);
+		mw_jbuf_release(&text);
+		mw_leak_query_release(&q);
+		g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rep, "groups"), 0);
+		assert_non_null(g);
+		assert_string_equal(str(g, "process"), "java");
+		verdict = str(g, "verdict");
+		putchar(!strcmp(verdict, "fail") ? 'F' : !strcmp(verdict, "pass") ? 'p' : 'i');
+		if (!strcmp(verdict, "pass"))
+			fail_msg("java passed at %lld min: %s", (long long)((to - T0) / MIN_MS),
+				 str(g, "reason"));
+		if (!strcmp(verdict, "fail")) {
+			double bph = cJSON_GetObjectItemCaseSensitive(g, "slope_bytes_per_hour")->valuedouble;
+
+			se = cJSON_GetObjectItemCaseSensitive(g, "series");
+			pid = strstr(cJSON_IsString(se) ? se->valuestring : "", "pid=\"");
+			if (strcmp(str(g, "aspect"), "java_heap") || !pid ||
+			    strncmp(pid + 5, lk_pid, strlen(lk_pid)) || pid[5 + strlen(lk_pid)] != '"' ||
+			    !(bph > 0.5 * 10485760 && bph < 1.5 * 10485760))
+				fail_msg("java at %lld min: %s %s, %.0f B/h: %s",
+					 (long long)((to - T0) / MIN_MS), str(g, "aspect"),
+					 cJSON_IsString(se) ? se->valuestring : "-", bph, str(g, "reason"));
+		}
+		if (to + 5 * MIN_MS > T0 + 100 * MIN_MS)
+			assert_string_equal(verdict, "fail");
+		cJSON_Delete(rep);
+	}
+	putchar('\n');
+	mw_reader_free(r);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(first_set, setup_base, teardown),
 	cmocka_unit_test_setup_teardown(services_set, setup_services, teardown),
@@ -1109,6 +1199,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(jvm2_set, setup_jvm2, teardown),
 	cmocka_unit_test_setup_teardown(jvm3_set, setup_jvm3, teardown),
 	cmocka_unit_test_setup_teardown(jvm4_set, setup_jvm4, teardown),
+	cmocka_unit_test_setup_teardown(jvm4_one_name, setup_jvm4_one_name, teardown),
 )
 
 #else

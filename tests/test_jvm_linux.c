@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -124,6 +125,27 @@ static void found_read_and_labelled(void **state)
 	free(buf);
 }
 
+/* The folder and whatever a failed assertion left in it: a file left
+ * owned by another uid would be another test's inaccessible JVM. */
+static int remove_dir(void **state)
+{
+	DIR *d;
+	struct dirent *e;
+	char path[512];
+
+	(void)state;
+	if (!dir[0] || !(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+	return 0;
+}
+
 MW_TEST_MAIN(
-	cmocka_unit_test(found_read_and_labelled),
+	cmocka_unit_test_teardown(found_read_and_labelled, remove_dir),
 )

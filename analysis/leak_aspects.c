@@ -25,26 +25,28 @@
 #define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
 
 static const struct mw_leak_aspect default_aspects[] = {
-	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false, false },
+	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false, false, NULL },
 	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared", false,
-	  true },
+	  true, NULL },
 	/* Windows: the shareable pages resident, where a pagefile-backed
 	 * section (CreateFileMapping without a file) that grows shows, and
 	 * images and mapped files too: a watched process's working-set
 	 * categories tell them apart (mapped, image or shared); an unwatched
 	 * one has only the sum, named shared */
 	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true,
-	  true },
+	  true, NULL },
 	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false,
-	  true },
-	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false },
-	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false },
+	  true, NULL },
+	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false, NULL },
+	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false, NULL },
 	/* a JVM's old generation after its old-generation collections
 	 * (collectors/jvm.c, hsperfdata): what the program keeps inside a
 	 * heap whose committed size stopped growing at -Xmx, invisible in
 	 * private memory; the in-use bytes between collections are a
-	 * sawtooth of whatever was promoted since */
-	{ "java_heap", "memwatch_jvm_old_after_gc_bytes", NULL, false, "java_heap", false, false },
+	 * sawtooth of whatever was promoted since; each JVM judged again
+	 * from after its heap's sizing (leak_report_jvm.c) */
+	{ "java_heap", "memwatch_jvm_old_after_gc_bytes", NULL, false, "java_heap", false, false,
+	  mw_leak_java_heap_since_sized },
 };
 
 /* The unit of a user's selector: a count for the count metrics. */
@@ -93,11 +95,12 @@ size_t mw_leak_aspects_for(const struct mw_leak_query *q, struct mw_leak_aspect 
 	}
 	unit = unit_of_selector(q->match);
 	if (unit)
-		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit, false, false };
+		*user = (struct mw_leak_aspect){ unit, q->match, unit, false, unit, false, false, NULL };
 	else if (is_private_selector(q->match))
 		*user = default_aspects[0];
 	else
-		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL, false, false };
+		*user = (struct mw_leak_aspect){ "selected", NULL, NULL, true, NULL, false, false,
+						 NULL };
 	user->selector = q->match;
 	*aspects = user;
 	return 1;

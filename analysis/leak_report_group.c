@@ -64,11 +64,8 @@ static int judge_aspects(struct mw_reader *reader, struct mw_leak_entry *e, size
 			;
 		a = e[i].aspect;
 		params.count_unit = aspects[a].unit;
-		/* a JVM's old generation, judged again after its heap was sized */
 		if (mw_leak_judge_aspect(reader, e + i, j - i, &params, from, to, step,
-					 strcmp(aspects[a].name, "java_heap") ? NULL
-									      : mw_leak_java_heap_since_sized,
-					 &ar[a], err))
+					 aspects[a].look, &ar[a], err))
 			return -1;
 		if (!aspects[a].unit && ar[a].max_value > *max_bytes)
 			*max_bytes = ar[a].max_value;

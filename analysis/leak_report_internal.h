@@ -36,6 +36,14 @@
 
 /* ---- what is judged (leak_aspects.c) ---- */
 
+/* A second look at one incarnation's result *r (judged with p on tr, its
+ * floors on the axis from, to, step), which it may change before the
+ * group counts it (struct mw_leak_aspect's look). */
+typedef void (*mw_leak_incarnation_look)(struct mw_reader *reader, const struct mw_series_info *s,
+					 const struct mw_trace *tr, const struct mw_leak_params *p,
+					 int64_t from, int64_t to, int64_t step,
+					 struct mw_leak_result *r);
+
 /* One aspect of a process: a per-process series judged on its own; a
  * group's verdict is the worst of its aspects'. */
 struct mw_leak_aspect {
@@ -52,6 +60,9 @@ struct mw_leak_aspect {
 	 * a fail of one of a group of several is judged again on the group's
 	 * summed proportional set (leak_report_held.c) */
 	bool held_by_group;
+	/* a second look at each incarnation's result before its group
+	 * counts it (java_heap: leak_report_jvm.c); NULL: none */
+	mw_leak_incarnation_look look;
 };
 
 /* The number of default aspects: the most a report judges. */
@@ -96,22 +107,11 @@ const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
  * started is not a number): `started` tells two processes that had the
  * same pid apart; only a number is put in a selector. */
 void mw_leak_incarnation_matcher(char *inc, size_t size, const char *started);
-/* Series i of a bucketed result as a trace without its leading and
- * trailing gaps; n = 0 when it has no data. */
-void mw_leak_trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr);
 /* Every series of sel summed per bucket into *sum (owned, NaN where one
  * has no floor) on the axis from, to, step, and *tr over it; 0, or -1
  * when none. */
 int mw_leak_read_sum(struct mw_reader *reader, const char *sel, int64_t from, int64_t to,
 		     int64_t step, struct mw_trace *tr, double **sum);
-
-/* A second look at one incarnation's result *r (judged with p on tr, its
- * floors on the axis from, to, step), which it may change before the
- * group counts it: leak_report_jvm.c's. */
-typedef void (*mw_leak_incarnation_look)(struct mw_reader *reader, const struct mw_series_info *s,
-					 const struct mw_trace *tr, const struct mw_leak_params *p,
-					 int64_t from, int64_t to, int64_t step,
-					 struct mw_leak_result *r);
 
 /* Judge one aspect of one group, the series sel[0..n) on the axis from,
  * to, step, into *ar (release it with mw_leak_aspect_result_release,

@@ -24,8 +24,8 @@
  * are most often all named `java`.
  *
  * Owner: the detector work.  Caller: leak_report_bound.c (the heap's
- * size), leak_report_group.c (the java_heap aspect, through
- * leak_report_read.c).
+ * size), leak_aspects.c (the java_heap aspect's look, which
+ * leak_report_read.c calls).
  */
 #include <math.h>
 #include <stdio.h>

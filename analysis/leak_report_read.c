@@ -75,7 +75,9 @@ size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar)
 	return n;
 }
 
-void mw_leak_trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)
+/* Series i of a bucketed result as a trace without its leading and
+ * trailing gaps; n = 0 when it has no data. */
+static void trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)
 {
 	size_t first = 0, last = res->nt;
 
@@ -177,7 +179,7 @@ static void judge_incarnation(const struct aspect_ctx *cx, const struct mw_range
 	struct mw_leak_result r;
 	size_t k;
 
-	mw_leak_trace_of(res, j, &tr);
+	trace_of(res, j, &tr);
 	for (k = 0; k < tr.n; k++)
 		if (isfinite(tr.v[k]) && tr.v[k] > ar->max_value)
 			ar->max_value = tr.v[k];

@@ -1,7 +1,8 @@
 /*
- * jvm_files.c - the jvm collector's list of performance-data files, and
- * a file's name as a pid, whether its owner may be read: pure, used by both platforms' listings
- * (jvm_linux.c, jvm_win32.c) and the collector (jvm.c).
+ * jvm_files.c - the jvm collector's list of performance-data files, a
+ * file's name as a pid and whether its owner may be read: pure, used by
+ * both platforms' listings (jvm_linux.c, jvm_win32.c) and the collector
+ * (jvm.c).
  */
 #include "jvm.h"
 

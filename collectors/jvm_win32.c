@@ -132,30 +132,25 @@ void mw_jvm_list_dir(const char *dir, struct mw_jvm_files *out)
 	each_entry(dir, "*", false, add_file, out);
 }
 
-/* The process's image base name and start time; -1 when it is gone. */
-static int process_of(uint32_t pid, struct mw_jvm_process *p)
+/* The image base name and start time of the process open as h; -1 when
+ * it is gone. */
+static int process_of(HANDLE h, struct mw_jvm_process *p)
 {
-	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
 	wchar_t path[MAX_PATH * 2];
 	DWORD n = MAX_PATH * 2, code = 0;
 	FILETIME created, ex, k, u;
 	const wchar_t *base;
-	int rc = -1;
 
-	if (!h)
+	if (!GetExitCodeProcess(h, &code) || code != STILL_ACTIVE ||
+	    !QueryFullProcessImageNameW(h, 0, path, &n) || !GetProcessTimes(h, &created, &ex, &k, &u))
 		return -1;
-	if (GetExitCodeProcess(h, &code) && code == STILL_ACTIVE &&
-	    QueryFullProcessImageNameW(h, 0, path, &n) && GetProcessTimes(h, &created, &ex, &k, &u)) {
-		base = wcsrchr(path, L'\\');
-		base = base ? base + 1 : path;
-		if (to_utf8(base, p->name, sizeof(p->name))) {
-			p->start_ms = mw_filetime_to_unix_ms((uint64_t)created.dwHighDateTime << 32 |
-							     created.dwLowDateTime);
-			rc = 0;
-		}
-	}
-	CloseHandle(h);
-	return rc;
+	base = wcsrchr(path, L'\\');
+	base = base ? base + 1 : path;
+	if (!to_utf8(base, p->name, sizeof(p->name)))
+		return -1;
+	p->start_ms = mw_filetime_to_unix_ms((uint64_t)created.dwHighDateTime << 32 |
+					     created.dwLowDateTime);
+	return 0;
 }
 
 /* A SID as its string ("S-1-5-21-..."); false when it cannot be. */
@@ -183,37 +178,36 @@ static bool file_owner(HANDLE h, char *out, size_t size)
 	return ok;
 }
 
-/* The user process pid runs as and the owner it gives what it creates
- * (its token's TokenUser and TokenOwner); 0, or the Windows error. */
-static DWORD process_sids(uint32_t pid, char *user, char *owner, size_t size)
+/* The user the process open as proc runs as and the owner it gives what
+ * it creates (its token's TokenUser and TokenOwner); 0, or the Windows
+ * error. */
+static DWORD process_sids(HANDLE proc, char *user, char *owner, size_t size)
 {
 	union {
 		TOKEN_USER user;
 		TOKEN_OWNER owner;
 		BYTE bytes[SECURITY_MAX_SID_SIZE + 64];
 	} info;
-	HANDLE proc = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid), token = NULL;
+	HANDLE token = NULL;
 	DWORD n, rc = 0;
 
 	user[0] = owner[0] = '\0';
-	if (!proc || !OpenProcessToken(proc, TOKEN_QUERY, &token))
-		rc = GetLastError();
-	else if (GetTokenInformation(token, TokenUser, &info, sizeof(info), &n))
+	if (!OpenProcessToken(proc, TOKEN_QUERY, &token))
+		return GetLastError();
+	if (GetTokenInformation(token, TokenUser, &info, sizeof(info), &n))
 		sid_text(info.user.User.Sid, user, size);
-	if (!rc && GetTokenInformation(token, TokenOwner, &info, sizeof(info), &n))
+	if (GetTokenInformation(token, TokenOwner, &info, sizeof(info), &n))
 		sid_text(info.owner.Owner, owner, size);
-	if (!rc && !user[0] && !owner[0])
+	if (!user[0] && !owner[0])
 		rc = GetLastError() ? GetLastError() : ERROR_INVALID_SID;
-	if (token)
-		CloseHandle(token);
-	if (proc)
-		CloseHandle(proc);
+	CloseHandle(token);
 	return rc;
 }
 
-/* 0 when the file open as h may be read as process pid's (its owner is
- * that process's user or default owner), else -1 and err saying why. */
-static int check_owner(const struct mw_jvm_file *file, HANDLE h, struct mw_err *err)
+/* 0 when the file open as h may be read as the process's open as proc
+ * (its owner is that process's user or default owner), else -1 and err
+ * saying why. */
+static int check_owner(const struct mw_jvm_file *file, HANDLE h, HANDLE proc, struct mw_err *err)
 {
 	char fo[256], user[256], owner[256];
 	DWORD rc;
@@ -221,7 +215,7 @@ static int check_owner(const struct mw_jvm_file *file, HANDLE h, struct mw_err *
 	if (!file_owner(h, fo, sizeof(fo)))
 		return mw_error(err, "%s: its owner cannot be read (error %lu)", file->path,
 				(unsigned long)GetLastError());
-	if ((rc = process_sids(file->pid, user, owner, sizeof(user))))
+	if ((rc = process_sids(proc, user, owner, sizeof(user))))
 		return mw_error(err, "%s: who runs its process %u cannot be told (error %lu)",
 				file->path, file->pid, (unsigned long)rc);
 	if (!mw_jvm_owner_ok(fo, user, owner))
@@ -230,8 +224,9 @@ static int check_owner(const struct mw_jvm_file *file, HANDLE h, struct mw_err *
 	return 0;
 }
 
-int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t *len,
-		struct mw_jvm_process *p, struct mw_err *err)
+/* Read the file into buf once it proves the process's (open as proc). */
+static int read_file(const struct mw_jvm_file *file, HANDLE proc, uint8_t *buf, size_t cap,
+		     size_t *len, struct mw_err *err)
 {
 	wchar_t *wp = mw_utf8_to_wide(file->path);
 	HANDLE h;
@@ -241,8 +236,9 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 		return mw_error(err, "%s: not a UTF-8 path", file->path);
 	/* the JVM holds it open and mapped: share everything; a reparse
 	 * point is opened as itself, not followed */
-	h = CreateFileW(wp, GENERIC_READ | READ_CONTROL, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-			NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	h = CreateFileW(wp, GENERIC_READ | READ_CONTROL,
+			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_FLAG_OPEN_REPARSE_POINT, NULL);
 	free(wp);
 	if (h == INVALID_HANDLE_VALUE)
 		return mw_error(err, "%s: error %lu", file->path, (unsigned long)GetLastError());
@@ -250,7 +246,7 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 		CloseHandle(h);
 		return mw_error(err, "%s: not a file", file->path);
 	}
-	if (check_owner(file, h, err)) {
+	if (check_owner(file, h, proc, err)) {
 		CloseHandle(h);
 		return -1;
 	}
@@ -263,7 +259,22 @@ int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t
 	}
 	CloseHandle(h);
 	*len = got;
-	if (process_of(file->pid, p))
-		return mw_error(err, "%s: its process %u is gone", file->path, file->pid);
 	return 0;
+}
+
+int mw_jvm_read(const struct mw_jvm_file *file, uint8_t *buf, size_t cap, size_t *len,
+		struct mw_jvm_process *p, struct mw_err *err)
+{
+	/* opened once: its token for the file's owner, then its name and
+	 * start */
+	HANDLE proc = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, file->pid);
+	int rc;
+
+	if (!proc)
+		return mw_error(err, "%s: its process %u is gone", file->path, file->pid);
+	rc = read_file(file, proc, buf, cap, len, err);
+	if (!rc && process_of(proc, p))
+		rc = mw_error(err, "%s: its process %u is gone", file->path, file->pid);
+	CloseHandle(proc);
+	return rc;
 }

@@ -633,25 +633,38 @@ static int64_t end_ms(int e)
 	return END_MIN[e] < 0 ? TEND : T0 + END_MIN[e] * MIN_MS;
 }
 
+/* The report over the recording up to `to`, of process (NULL: every
+ * group), parsed. */
+static cJSON *report_to(struct mw_reader *r, const char *process, int64_t to)
+{
+	struct mw_leak_query q;
+	struct mw_err err;
+	struct mw_jbuf text;
+	cJSON *rep;
+
+	mw_leak_query_init(&q);
+	q.to_ms = to;
+	q.process = process ? strdup(process) : NULL;
+	mw_jbuf_init(&text);
+	if (mw_leak_report(r, &q, &text, NULL, &err))
+		fail_msg("report of %s to %lld min: %s", process ? process : "every group",
+			 (long long)((to - T0) / MIN_MS), err.msg);
+	rep = cJSON_Parse(text.p);
+	mw_jbuf_release(&text);
+	mw_leak_query_release(&q);
+	assert_non_null(rep);
+	return rep;
+}
+
 static void judge_all(struct mw_reader *r)
 {
 	size_t w;
 	int e;
 
 	for (e = 0; e < NE; e++) {
-		struct mw_leak_query q;
-		struct mw_err err;
-		struct mw_jbuf text;
-		cJSON *rep;
+		cJSON *rep = report_to(r, NULL, end_ms(e));
 		const cJSON *g, *groups;
 
-		mw_leak_query_init(&q);
-		q.to_ms = end_ms(e);
-		mw_jbuf_init(&text);
-		if (mw_leak_report(r, &q, &text, NULL, &err))
-			fail_msg("report to %d min: %s", END_MIN[e], err.msg);
-		rep = cJSON_Parse(text.p);
-		mw_jbuf_release(&text);
 		groups = cJSON_GetObjectItemCaseSensitive(rep, "groups");
 		cJSON_ArrayForEach(g, groups) {
 			const char *proc = str(g, "process"), *v = str(g, "verdict");
@@ -678,7 +691,6 @@ static void judge_all(struct mw_reader *r)
 			}
 		}
 		cJSON_Delete(rep);
-		mw_leak_query_release(&q);
 	}
 	for (w = 0; w < NW; w++) {
 		struct pts p;
@@ -703,22 +715,10 @@ static void judge_every_5_min(struct mw_reader *r)
 	for (w = 0; w < NW; w++) {
 		printf("  %-13s ", W[w].name);
 		for (to = T0 + 30 * MIN_MS; to <= TEND; to += 5 * MIN_MS) {
-			struct mw_leak_query q;
-			struct mw_err err;
-			struct mw_jbuf text;
-			cJSON *rep;
+			cJSON *rep = report_to(r, W[w].name, to);
 			const cJSON *g;
 			char v = '-';
 
-			mw_leak_query_init(&q);
-			q.to_ms = to;
-			q.process = strdup(W[w].name);
-			mw_jbuf_init(&text);
-			if (mw_leak_report(r, &q, &text, NULL, &err))
-				fail_msg("report of %s to %lld min: %s", W[w].name,
-					 (long long)((to - T0) / MIN_MS), err.msg);
-			rep = cJSON_Parse(text.p);
-			mw_jbuf_release(&text);
 			cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(rep, "groups")) {
 				const char *verdict = str(g, "verdict");
 
@@ -734,7 +734,6 @@ static void judge_every_5_min(struct mw_reader *r)
 			}
 			putchar(v);
 			cJSON_Delete(rep);
-			mw_leak_query_release(&q);
 		}
 		putchar('\n');
 	}
@@ -1146,21 +1145,10 @@ static void jvm4_one_name(void **state)
 		fail_msg("%s", err.msg);
 	printf("jvm4, both JVMs named java, every 5 minutes from 30:\n  java          ");
 	for (to = T0 + 30 * MIN_MS; to <= T0 + 100 * MIN_MS; to += 5 * MIN_MS) {
-		struct mw_leak_query q;
-		struct mw_jbuf text;
-		cJSON *rep;
+		cJSON *rep = report_to(r, "java", to);
 		const cJSON *g, *se;
 		const char *verdict, *pid;
 
-		mw_leak_query_init(&q);
-		q.to_ms = to;
-		q.process = strdup("java");
-		mw_jbuf_init(&text);
-		if (mw_leak_report(r, &q, &text, NULL, &err))
-			fail_msg("report to %lld min: %s", (long long)((to - T0) / MIN_MS), err.msg);
-		rep = cJSON_Parse(text.p);
-		mw_jbuf_release(&text);
-		mw_leak_query_release(&q);
 		g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rep, "groups"), 0);
 		assert_non_null(g);
 		assert_string_equal(str(g, "process"), "java");
@@ -1170,7 +1158,7 @@ static void jvm4_one_name(void **state)
 			fail_msg("java passed at %lld min: %s", (long long)((to - T0) / MIN_MS),
 				 str(g, "reason"));
 		if (!strcmp(verdict, "fail")) {
-			double bph = cJSON_GetObjectItemCaseSensitive(g, "slope_bytes_per_hour")->valuedouble;
+			double bph = num(g, "slope_bytes_per_hour");
 
 			se = cJSON_GetObjectItemCaseSensitive(g, "series");
 			pid = strstr(cJSON_IsString(se) ? se->valuestring : "", "pid=\"");

@@ -25,7 +25,10 @@
 #define MW_PRIVATE_METRIC "memwatch_process_private_bytes"
 
 static const struct mw_leak_aspect default_aspects[] = {
-	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false, false, NULL },
+	/* each failing incarnation's growth held against what it had
+	 * committed before (leak_report_bound.c) */
+	{ "private", "memwatch_process_private_bytes", NULL, true, "private", false, false,
+	  mw_leak_private_within_commit },
 	{ "shared", "memwatch_process_resident_bytes{kind=\"shmem\"}", NULL, false, "shared", false,
 	  true, NULL },
 	/* Windows: the shareable pages resident, where a pagefile-backed

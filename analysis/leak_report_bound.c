@@ -4,8 +4,8 @@
  * not a leak): its private writable address space and the resident pages
  * in it read from the store and handed to mw_leak_commit_bound.
  *
- * Owner: the detector work.  Caller: leak_report_group.c, for the private
- * memory aspect.
+ * Owner: the detector work.  Caller: the private memory aspect's look at
+ * each incarnation (leak_aspects.c; leak_report_read.c calls it).
  */
 #include <math.h>
 #include <stdio.h>
@@ -76,43 +76,49 @@ static void count_heap_whole(double *c, const struct mw_trace *committed, const 
 	}
 }
 
-void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
-			     const struct mw_leak_params *p, int64_t from, int64_t to,
-			     int64_t step)
+void mw_leak_private_within_commit(struct mw_reader *reader, const struct mw_series_info *s,
+				   const struct mw_trace *tr, const struct mw_leak_params *p,
+				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r)
 {
 	struct mw_trace committed, resident;
 	struct mw_trace hc_tr = { 0 };
+	struct mw_series_info id;
 	const char *pid, *process, *started;
 	double by_design, *hc = NULL;
-	size_t s;
+	size_t k;
 
-	/* one failing incarnation (listed first, fails rank highest), not
-	 * a growing total of several */
-	if (!ar->present || ar->g.r.verdict != MW_VERDICT_FAIL || ar->g.total_failed ||
-	    ar->g.deciding_incarnation < 0 || mw_leak_listed_fails(ar) != 1)
+	(void)tr;
+	/* only a fail is looked at: reads for the few that fail, none for
+	 * the rest of a host */
+	if (r->verdict != MW_VERDICT_FAIL)
 		return;
-	mw_leak_aspect_restore(reader, ar);
-	if (!ar->deciding || !(pid = mw_leak_label_of(ar->deciding, "pid")))
-		return;
-	process = mw_leak_label_of(ar->deciding, "process");
-	started = mw_leak_label_of(ar->deciding, "started");
+	memset(&id, 0, sizeof(id));
+	/* the report keeps a series' id only: its labels read again */
+	if (!s->labels) {
+		if (mw_reader_series_identity(reader, s->id, &id, NULL))
+			return;
+		s = &id;
+	}
+	if (!(pid = mw_leak_label_of(s, "pid")))
+		goto out;
+	process = mw_leak_label_of(s, "process");
+	started = mw_leak_label_of(s, "started");
 	by_design = mw_leak_java_heap(reader, pid, process, started, from, to, step, &hc_tr, &hc);
-	for (s = 0; s < MW_ARRAY_SIZE(bound_sources); s++) {
-		double *c = NULL, *r = NULL;
-		int found = !read_source(reader, &bound_sources[s], pid, process, started, from, to,
-					 step, &committed, &c, &resident, &r);
-		int bounded;
+	for (k = 0; k < MW_ARRAY_SIZE(bound_sources); k++) {
+		double *c = NULL, *res = NULL;
+		int found = !read_source(reader, &bound_sources[k], pid, process, started, from, to,
+					 step, &committed, &c, &resident, &res);
 
 		if (found && by_design > 0)
 			count_heap_whole(c, &committed, &hc_tr, by_design);
-		bounded = found && mw_leak_commit_bound(&committed, &resident, p, by_design,
-							&ar->g.r);
+		if (found)
+			mw_leak_commit_bound(&committed, &resident, p, by_design, r);
 		free(c);
-		free(r);
-		if (bounded)
-			mw_leak_aspect_relist_fails(ar);
+		free(res);
 		if (found)
 			break;	/* the first source with both series decides */
 	}
 	free(hc);
+out:
+	mw_series_info_release(&id);
 }

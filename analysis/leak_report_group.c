@@ -238,10 +238,6 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 	if (judge_aspects(reader, e, n, aspects, q, from, to, step, ar, &max_bytes, err))
 		goto out;
 	rc = 0;
-	/* private memory that only fills what was committed before it */
-	for (a = 0; a < naspects; a++)
-		if (aspects[a].refine && !aspects[a].unit && !strcmp(aspects[a].name, "private"))
-			mw_leak_bound_by_commit(reader, &ar[a], &q->params, from, to, step);
 	/* shared pages one member came to map that the group held already */
 	for (a = 0; a < naspects; a++)
 		if (aspects[a].held_by_group)

@@ -125,8 +125,6 @@ void mw_leak_aspect_result_release(struct mw_leak_aspect_result *ar);
 /* The listed incarnations that failed take the group's result (ar->g.r),
  * once a later look turned the group's fail into something else. */
 void mw_leak_aspect_relist_fails(struct mw_leak_aspect_result *ar);
-/* The failing incarnations listed: the group's only one when 1. */
-size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar);
 /* The report keeps only each series' id and time span (leak_report.c):
  * the identity (key, labels) of the listed incarnations and the deciding
  * one read again by id, before the result is written or its kind found.
@@ -182,18 +180,19 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 				 int64_t step);
 
 /* ---- a resident fail bounded by committed memory (leak_report_bound.c) ---- */
-/* When ar's failing incarnation is the group's only one and its growth
- * only fills private memory it committed before (leak.h,
- * mw_leak_commit_bound: Linux statm's data against private bytes, else
- * a watched process's committed private address space against the
- * resident pages of its private working-set categories), its fail becomes
- * a pass whose reason names the headroom left (the group's and the listed
- * incarnation's results alike).  Processes without either pair of series
- * (Windows' unwatched ones: their private bytes are committed memory
- * already) are left alone. */
-void mw_leak_bound_by_commit(struct mw_reader *reader, struct mw_leak_aspect_result *ar,
-			     const struct mw_leak_params *p, int64_t from, int64_t to,
-			     int64_t step);
+/* The private aspect's look at each incarnation (mw_leak_incarnation_look):
+ * a fail whose growth only fills private memory the incarnation committed
+ * before (leak.h, mw_leak_commit_bound: Linux statm's data against private
+ * bytes, else a watched process's committed private address space against
+ * the resident pages of its private working-set categories; a JVM's heap
+ * counted whole up to -Xmx) becomes a pass whose reason names the
+ * headroom left.  Every failing incarnation of a group, each on its own
+ * (a machine's JVMs are all `java`).  Processes without either pair of
+ * series (Windows' unwatched ones: their private bytes are committed
+ * memory already) are left alone. */
+void mw_leak_private_within_commit(struct mw_reader *reader, const struct mw_series_info *s,
+				   const struct mw_trace *tr, const struct mw_leak_params *p,
+				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r);
 /* ---- a JVM's heap (leak_report_jvm.c) ---- */
 
 /* The incarnation's JVM heap (the jvm collector's series; started may be

@@ -66,15 +66,6 @@ int mw_leak_read_sum(struct mw_reader *reader, const char *sel, int64_t from, in
 	return rc;
 }
 
-size_t mw_leak_listed_fails(const struct mw_leak_aspect_result *ar)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < ar->nlisted; i++)
-		n += ar->list[i].r.verdict == MW_VERDICT_FAIL;
-	return n;
-}
-
 /* Series i of a bucketed result as a trace without its leading and
  * trailing gaps; n = 0 when it has no data. */
 static void trace_of(const struct mw_range_result *res, size_t i, struct mw_trace *tr)

@@ -170,6 +170,24 @@ static int setup(void **state)
 			 268435456);
 		add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouch", "97", "started", "100", ts,
 			 40e6 + noise(100e3));
+		/* jtouchers: two JVMs of one name (a machine's are all
+		 * `java`), each touching the heap it committed at start as
+		 * jtouch does, at the same time: each judged on its own
+		 * against what it committed */
+		for (w = 0; w < 2; w++) {
+			const char *pid = w ? "192" : "191";
+
+			add_proc(s, "memwatch_process_private_bytes", "jtouchers", pid, "started", "100",
+				 ts, 100e6 + (20e6 + 4e6 * w) * h + noise(50e3));
+			add_proc(s, "memwatch_process_data_bytes", "jtouchers", pid, "started", "100",
+				 ts, 400e6);
+			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jtouchers", pid, "started",
+				 "100", ts, 268435456);
+			add_proc(s, "memwatch_jvm_heap_max_bytes", "jtouchers", pid, "started", "100",
+				 ts, 268435456);
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouchers", pid, "started", "100",
+				 ts, 40e6 + noise(100e3));
+		}
 		/* jgrow (a JVM): G1 grows its heap from 150 to 240 MB toward
 		 * its -Xmx of 256 MB, committing 4 % more beside it, and
 		 * touches it: a JVM's sizing, not a leak.  jnative (a JVM):
@@ -400,7 +418,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 25);
+	assert_int_equal((int)num(rep, "groups_total"), 26);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -434,6 +452,21 @@ static void verdicts_per_group(void **state)
 	g = group(rep, "jtouch");
 	assert_string_equal(str(g, "verdict"), "pass");
 	assert_non_null(strstr(str(g, "reason"), "growing inside its Java heap"));
+	/* two of one name touching theirs at once: each passes on its own */
+	g = group(rep, "jtouchers");
+	if (strcmp(str(g, "verdict"), "pass"))
+		fail_msg("jtouchers: %s: %s", str(g, "verdict"), str(g, "reason"));
+	{
+		const cJSON *inc;
+		int n = 0;
+
+		cJSON_ArrayForEach(inc, cJSON_GetObjectItemCaseSensitive(g, "incarnations")) {
+			assert_string_equal(str(inc, "verdict"), "pass");
+			assert_non_null(strstr(str(inc, "reason"), "growing inside its Java heap"));
+			n++;
+		}
+		assert_int_equal(n, 2);
+	}
 	/* one that grows its heap toward -Xmx: too */
 	g = group(rep, "jgrow");
 	assert_string_equal(str(g, "verdict"), "pass");
@@ -652,7 +685,7 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 25);
+	assert_int_equal((int)num(rep, "groups_total"), 26);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 13);
 	cJSON_Delete(rep);
 

@@ -37,6 +37,8 @@ int mw_store_maintain(struct mw_store *s, int64_t now_ms, struct mw_err *err)
 	    mw_db_exec(s->db, "COMMIT", err)) {
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		/* the packs of the step went with it: the packer sweeps again */
+		s->pack_epoch++;
 		return -1;
 	}
 	if (mw_size_cut_settle(s, s->cut, err))

@@ -17,7 +17,9 @@
  * a series with more rows than a step takes, or with rows of hours not
  * yet closed, never holds the sweep up).  In steady state each series
  * has an hour to pack per hour; a file written before the packs drains
- * at up to PACK_ROWS rows a step.
+ * at up to PACK_ROWS rows a step.  A sweep that finds the store wrote no
+ * hour's row and no merged minute while it ran leaves the packer at rest
+ * until the store writes one (store_impl.h, pack_epoch).
  *
  * Uses the store's connection and minute_pack.c.  Used by maintain.c;
  * its state is freed with the store (store.c).
@@ -57,6 +59,11 @@ struct mw_minute_packer {
 	int64_t resume_t;
 	struct loose *rows;	/* one step's rows (freed after the step) */
 	size_t cap;
+	/* the store's pack_epoch when the sweep in progress began; a sweep
+	 * that ends with the epoch unchanged found every closed hour
+	 * packed, and the packer rests until the epoch moves */
+	uint64_t sweep_epoch;
+	bool resting;
 };
 
 struct loose {
@@ -262,6 +269,17 @@ int mw_minute_pack_step(struct mw_store *s, struct mw_err *err)
 	if (prepare(s, err))
 		return -1;
 	pk = s->packer;
+	/* Nothing becomes packable but through an hour's row or a merged
+	 * minute (store_impl.h's pack_epoch): between them a sweep would read
+	 * every series' newest hour for nothing, 2 statements a series each
+	 * flush (a step at 5,000 series, every hour packed: 0.90 ms of CPU
+	 * sweeping, 0.20 resting). */
+	if (pk->resting && s->pack_epoch == pk->sweep_epoch)
+		return 0;
+	if (pk->cursor == 0 && !pk->resume_id) {
+		pk->sweep_epoch = s->pack_epoch;
+		pk->resting = false;
+	}
 	ids = pk->st[PK_IDS];
 	/* a series the last step stopped inside comes first, from its minute */
 	sqlite3_bind_int64(ids, 1, pk->resume_id ? pk->resume_id - 1 : pk->cursor);
@@ -275,8 +293,11 @@ int mw_minute_pack_step(struct mw_store *s, struct mw_err *err)
 		pk->resume_id = 0;
 		rc = pack_series(s, todo[i], from, &budget, &more, err);
 	}
-	if (!rc)
+	if (!rc) {
 		pk->cursor = more || n == PACK_SERIES ? todo[i - 1] : 0;
+		/* the sweep is over and nothing it could miss was written */
+		pk->resting = pk->cursor == 0 && s->pack_epoch == pk->sweep_epoch;
+	}
 	free(pk->rows);
 	pk->rows = NULL;
 	pk->cap = 0;

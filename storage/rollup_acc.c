@@ -155,6 +155,9 @@ int mw_rollup_write(struct mw_store *s, int64_t id, const char *key, int tier, b
 			return mw_error(err, "cannot read %s of '%s': %s",
 					mw_rollup_table[tier], key, sqlite3_errmsg(s->db));
 	}
+	/* work for the minute packer (store_impl.h) */
+	if (merge || tier == MW_TIERS - 1)
+		s->pack_epoch++;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, t);
 	mw_rollup_bind(st, 3, min, max, last, sum, count);

@@ -127,6 +127,11 @@ struct mw_store {
 	struct mw_catalog cat;	/* metrics, labels, label sets (catalog.h) */
 	struct mw_retention *ret;	/* retention.c's statements */
 	struct mw_minute_packer *packer;	/* minute_packer.c's state */
+	/* Rollup rows written that may give the packer work: an hour's row
+	 * (its minutes become packable) or a merged row (a late point, a
+	 * rebuild); the packer rests between them (rollup_acc.c counts,
+	 * minute_packer.c reads). */
+	uint64_t pack_epoch;
 	struct mw_size_cut *cut;	/* size_cut.c's state, once max_size applied */
 	/* The last run stopped cleanly and the file is as it left it
 	 * (schema.h): at open, series.c takes the live series' buckets in

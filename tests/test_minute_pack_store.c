@@ -5,7 +5,8 @@
  * queries at 60 s, 90 s and 600 s steps bit for bit, first and last,
  * the processes view's past value; a late point for a packed minute;
  * retention and the size cut by whole packs; start-up after a crash
- * with the newest minutes packed; a schema-8 file migrating.
+ * with the newest minutes packed; a schema-8 file migrating; the packer
+ * at rest between closed hours.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -545,6 +546,48 @@ static void schema_8_file_migrates(void **state)
 				" FROM rollup_1m_all WHERE series_id = 1 AND t = 28333320"), 7213);
 }
 
+/* Statements of the packer's sweep run (sqlite3_trace_v2): each visited
+ * series' newest closed hour is looked up. */
+static int count_sweeps(unsigned type, void *ctx, void *stmt, void *sql)
+{
+	(void)type;
+	(void)stmt;
+	if (strstr(sql, "SELECT max(t) FROM rollup_1h_data"))
+		(*(int *)ctx)++;
+	return 0;
+}
+
+/* With every closed hour packed, the packer rests: the steps after
+ * flushes that close no hour look at no series; the flush that closes
+ * the next hour wakes it, and that hour is packed. */
+static void the_packer_rests_until_an_hour_closes(void **state)
+{
+	struct mw_store *s = three_hours();
+	int looks = 0;
+
+	(void)state;
+	maintain(s, T0 + 3 * HOUR_MS + 600000);
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM rollup_1m_pack"), 3 * (NSERIES - 1));
+	sqlite3_trace_v2(mw_store_db(s), SQLITE_TRACE_STMT, count_sweeps, &looks);
+	/* the sweep that found nothing: then at rest */
+	maintain(s, T0 + 3 * HOUR_MS + 600000);
+	looks = 0;
+	/* 40 more minutes, none closing an hour: no look */
+	feed(s, 3 * 3600 + 600, 3 * 3600 + 3000);
+	maintain(s, T0 + 3 * HOUR_MS + 3000000);
+	maintain(s, T0 + 3 * HOUR_MS + 3000000);
+	assert_int_equal(looks, 0);
+	/* hour 3 closes: looked at again, and packed */
+	feed(s, 3 * 3600 + 3000, 4 * 3600 + 300);
+	maintain(s, T0 + 4 * HOUR_MS + 300000);
+	sqlite3_trace_v2(mw_store_db(s), 0, NULL, NULL);
+	assert_int_equal(looks, NSERIES);
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM rollup_1m_pack"), 4 * (NSERIES - 1));
+	assert_int_equal(db_int(DB, "SELECT count(*) FROM rollup_1m_data WHERE t < "
+				"28333320 + 240 AND series_id != 2"), 0);
+	mw_store_free(s);
+}
+
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(readers_see_packed_minutes_as_rows),
 	MW_FIXTURE_TEST(a_step_that_runs_out_loses_no_minute),
@@ -553,4 +596,5 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(size_cut_takes_oldest_packs_first),
 	MW_FIXTURE_TEST(crash_with_the_newest_minutes_packed),
 	MW_FIXTURE_TEST(schema_8_file_migrates),
+	MW_FIXTURE_TEST(the_packer_rests_until_an_hour_closes),
 )

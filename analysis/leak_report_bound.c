@@ -92,14 +92,7 @@ void mw_leak_private_within_commit(struct mw_reader *reader, const struct mw_ser
 	 * the rest of a host */
 	if (r->verdict != MW_VERDICT_FAIL)
 		return;
-	memset(&id, 0, sizeof(id));
-	/* the report keeps a series' id only: its labels read again */
-	if (!s->labels) {
-		if (mw_reader_series_identity(reader, s->id, &id, NULL))
-			return;
-		s = &id;
-	}
-	if (!(pid = mw_leak_label_of(s, "pid")))
+	if (!(s = mw_leak_labelled(reader, s, &id)) || !(pid = mw_leak_label_of(s, "pid")))
 		goto out;
 	process = mw_leak_label_of(s, "process");
 	started = mw_leak_label_of(s, "started");

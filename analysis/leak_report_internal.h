@@ -103,6 +103,13 @@ struct mw_leak_aspect_result {
 
 /* The value of a series' label, NULL when it has none. */
 const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
+/* s with its labels: s itself when it has them, else *id read again by
+ * its id (the report keeps a series' id only; release *id with
+ * mw_series_info_release, zeroed here either way); NULL when it cannot
+ * be read. */
+const struct mw_series_info *mw_leak_labelled(struct mw_reader *reader,
+					      const struct mw_series_info *s,
+					      struct mw_series_info *id);
 /* The matcher ",started=\"N\"" of an incarnation into inc (empty when
  * started is not a number): `started` tells two processes that had the
  * same pid apart; only a number is put in a selector. */

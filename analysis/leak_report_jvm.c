@@ -113,16 +113,9 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_ser
 	/* A pass stands: the sizing only raises what collections leave, and
 	 * a collector that resizes its heap often (Serial, Parallel) would
 	 * leave little to judge after its last growth. */
-	memset(&id, 0, sizeof(id));
 	if (r->verdict == MW_VERDICT_PASS || !tr->n)
 		return;
-	/* the report keeps a series' id only: its labels read again */
-	if (!s->labels) {
-		if (mw_reader_series_identity(reader, s->id, &id, NULL))
-			return;
-		s = &id;
-	}
-	if (!(pid = mw_leak_label_of(s, "pid")) ||
+	if (!(s = mw_leak_labelled(reader, s, &id)) || !(pid = mw_leak_label_of(s, "pid")) ||
 	    !(mw_leak_java_heap(reader, pid, mw_leak_label_of(s, "process"),
 				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))
 		goto out;

@@ -29,6 +29,16 @@ const char *mw_leak_label_of(const struct mw_series_info *s, const char *name)
 	return NULL;
 }
 
+const struct mw_series_info *mw_leak_labelled(struct mw_reader *reader,
+					      const struct mw_series_info *s,
+					      struct mw_series_info *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (s->labels)
+		return s;
+	return mw_reader_series_identity(reader, s->id, id, NULL) ? NULL : id;
+}
+
 void mw_leak_incarnation_matcher(char *inc, size_t size, const char *started)
 {
 	size_t i;

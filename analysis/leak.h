@@ -251,6 +251,22 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
  */
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
 			 const struct mw_leak_params *p, double by_design, struct mw_leak_result *r);
+/*
+ * A fail r of resident file-backed memory (Linux RssFile) that only fills
+ * files the process had mapped before it (leak_bound.c): the size of its
+ * mappings that can hold such pages (mapped: statm's size less its data,
+ * so file mappings, images, shared memory and reservations), judged alone
+ * by these rules, passes and rose over r's judged span by no more than
+ * budget x horizon; and the resident pages at the end lie within it.  Then
+ * r becomes a pass without a rate or projection, its reason naming what
+ * is mapped and what is left to fill, and 1 is returned; else r is left
+ * alone and 0 is returned.  Unlike private memory no headroom bound: the
+ * pages of a file mapping are the file's, kept in the page cache, and the
+ * kernel takes them back under pressure; a leak of mappings grows what is
+ * mapped.  Both traces on r's time axis, NaN for buckets without data.
+ */
+int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *resident,
+			 const struct mw_leak_params *p, struct mw_leak_result *r);
 /* What a JVM's collector commits beside each byte of heap, counted with
  * the heap (by_design above): G1's mark bitmap is 1/64 of the heap, its
  * card, offset and card-count tables 1/512 each, its remembered sets a

@@ -38,8 +38,10 @@ static const struct mw_leak_aspect default_aspects[] = {
 	 * one has only the sum, named shared */
 	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true,
 	  true, NULL },
+	/* each failing incarnation's growth held against the files it had
+	 * mapped (leak_report_mapped.c) */
 	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false,
-	  true, NULL },
+	  true, mw_leak_mapped_within_maps },
 	{ "handles", "memwatch_process_handles", "handles", false, "handles", false, false, NULL },
 	{ "threads", "memwatch_process_threads", "threads", false, "threads", false, false, NULL },
 	/* a JVM's old generation after its old-generation collections

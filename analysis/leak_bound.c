@@ -1,6 +1,7 @@
 /*
  * leak_bound.c - a fail of resident memory that can only fill what the
- * process has already committed (leak.h, mw_leak_commit_bound).
+ * process has already committed (leak.h, mw_leak_commit_bound), or files
+ * it has already mapped (mw_leak_mapped_bound).
  *
  * Why: on Linux a process's private bytes are its resident anonymous
  * pages, and they can never exceed the size of the private mappings that
@@ -57,13 +58,35 @@ static double last_floor(const struct mw_trace *tr, int64_t t)
 	return tr->v[i - 1];
 }
 
+/* bound (what is committed or mapped) is no growth of its own: judged
+ * by the same rules as the fail it bounds, it passes, and it rose from
+ * from_ms on by no more than budget x horizon (a runtime that commits in
+ * 4 MiB chunks, or maps a large file, shows one big step, which would
+ * pass alone).  It may be read less often than the judged series (a
+ * watched process's address space every 10 s) and end a read before it:
+ * its buckets are not missing data, and half the span shows its shape. */
+static bool no_growth_of_its_own(const struct mw_trace *bound, const struct mw_leak_params *p,
+				 int64_t half, int64_t from_ms)
+{
+	struct mw_leak_params bp = *p;
+	struct mw_leak_result br;
+	double start, max;
+
+	bp.min_coverage = 0.05;
+	bp.min_duration_ms = half;
+	mw_leak_judge(bound, &bp, &br);
+	if (br.verdict != MW_VERDICT_PASS)
+		return false;
+	start = floor_from(bound, from_ms, &max);
+	return !isnan(start) &&
+	       max - start <= p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
+}
+
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
 			 const struct mw_leak_params *p, double by_design, struct mw_leak_result *r)
 {
 	int64_t half, mid, fresh;
 	double c_max, c_end, c_start, r_mid, r_max, r_start, r_end, allowed, headroom, most, half_h;
-	struct mw_leak_params cp;
-	struct mw_leak_result cr;
 	char level[32], left[32], heap[32];
 
 	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
@@ -83,25 +106,15 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	r_end = last_floor(resident, fresh);
 	if (isnan(c_end) || isnan(r_mid) || isnan(r_end))
 		return 0;
-	/* committed memory is no leak of its own: judged by the same rules
-	 * it passes (flat, no steady trend, a step that stays: glibc extends
-	 * its heap 132 KiB now and then as fragmentation creeps), and it rose
-	 * over the judged span by no more than the budget allows over the
-	 * horizon (a runtime that commits its heap in 4 MiB chunks and leaks
-	 * into them shows one big step, which would pass alone).  Committed
-	 * may be read less often than the judged series (a watched process's
-	 * address space every 10 s) and end a read before it: its buckets are
-	 * not missing data, and half the span shows its shape. */
-	cp = *p;
-	cp.min_coverage = 0.05;
-	cp.min_duration_ms = half;
-	mw_leak_judge(committed, &cp, &cr);
-	if (cr.verdict != MW_VERDICT_PASS)
+	/* committed memory is no leak of its own (flat, no steady trend, a
+	 * step that stays: glibc extends its heap 132 KiB now and then as
+	 * fragmentation creeps) */
+	if (!no_growth_of_its_own(committed, p, half, r->judged_from_ms))
 		return 0;
 	most = p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
 	c_start = floor_from(committed, r->judged_from_ms, &c_max);
 	r_start = floor_from(resident, r->judged_from_ms, &r_max);
-	if (isnan(c_start) || isnan(r_start) || c_max - c_start > most)
+	if (isnan(c_start) || isnan(r_start))
 		return 0;
 	/* and most of the resident growth filled memory committed before
 	 * the span: what it committed over the span is under half of what
@@ -152,5 +165,55 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 			 "more unless it commits more",
 			 level, left);
 	}
+	return 1;
+}
+
+/*
+ * Why the mapped bound: a process's resident file pages (Linux RssFile)
+ * rise whenever it reads through a file it mapped, an indexer scanning a
+ * 1 GiB file front to back or SQLite with mmap_size touching its pages
+ * (both recorded, tests/data/leak_mapped/), for as long as there is file
+ * left to read.  Those pages are the file's: clean ones the kernel drops
+ * under pressure, dirty ones it writes back first, none of them memory
+ * the process holds.  A leak here is a leak of mappings (files mapped and
+ * never unmapped, recorded: lk_mapfiles), and that grows what is mapped.
+ */
+int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *resident,
+			 const struct mw_leak_params *p, struct mw_leak_result *r)
+{
+	int64_t half, fresh;
+	double m_end, r_end, r_max, allowed, left;
+	char level[32], rest[32];
+
+	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
+	    isnan(r->slope_bph) || mapped->step_ms <= 0 || resident->step_ms <= 0)
+		return 0;
+	half = (r->last_ms - r->judged_from_ms) / 2;
+	if (half < mapped->step_ms || half < resident->step_ms)
+		return 0;
+	/* what is mapped is no growth of its own: a leak of mappings grows it */
+	if (!no_growth_of_its_own(mapped, p, half, r->judged_from_ms))
+		return 0;
+	/* both read to the end, and the resident pages within the mappings
+	 * (beyond them is two reads a moment apart, within the budget, or
+	 * series that do not match: then no bound) */
+	fresh = r->last_ms - 2 * (mapped->step_ms > resident->step_ms ? mapped->step_ms
+								    : resident->step_ms);
+	m_end = last_floor(mapped, fresh);
+	r_end = last_floor(resident, fresh);
+	(void)floor_from(resident, r->judged_from_ms, &r_max);
+	allowed = p->budget_bytes_per_hour * (double)half / 3600000.0;
+	if (isnan(m_end) || isnan(r_end) || isnan(r_max) || r_max > m_end + allowed)
+		return 0;
+	left = m_end - r_end > 0 ? m_end - r_end : 0;
+	mw_leak_fmt_bytes(level, sizeof(level), m_end);
+	mw_leak_fmt_bytes(rest, sizeof(rest), left);
+	r->verdict = MW_VERDICT_PASS;
+	r->undecided = 0;
+	mw_leak_no_rate(r);
+	snprintf(r->reason, sizeof(r->reason),
+		 "reading through files it had mapped before (%s mapped, no more since): page "
+		 "cache the kernel takes back, no leak; at most %s more unless it maps more",
+		 level, rest);
 	return 1;
 }

@@ -317,13 +317,7 @@ static void write_process(bool data_grows)
 
 static cJSON *group_of_report(cJSON **rep)
 {
-	struct mw_leak_query q;
-
-	mw_leak_query_init(&q);
-	q.process = strdup("fragmenter");
-	*rep = mw_test_leak_report(DB, &q);
-	mw_leak_query_release(&q);
-	assert_non_null(*rep);
+	*rep = mw_test_leak_report_of(DB, "fragmenter");
 	return cJSON_GetArrayItem(cJSON_GetObjectItem(*rep, "groups"), 0);
 }
 

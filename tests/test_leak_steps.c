@@ -62,14 +62,7 @@ static void write_store(bool with_step)
 
 static cJSON *report(void)
 {
-	struct mw_leak_query q;
-	cJSON *rep;
-
-	mw_leak_query_init(&q);
-	q.process = strdup("stepped");
-	rep = mw_test_leak_report(DB, &q);
-	mw_leak_query_release(&q);
-	return rep;
+	return mw_test_leak_report_of(DB, "stepped");
 }
 
 static const char *group_str(const cJSON *rep, const char *key)

@@ -7,8 +7,8 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators) writes tests/data/leak_services/
-# (leak_runtimes/, leak_allocators/) from a recording of that set
+# CORPUS_SET=services (runtimes, allocators, mapped) writes tests/data/leak_services/
+# (leak_runtimes/, leak_allocators/, leak_mapped/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
@@ -24,9 +24,10 @@ runtimes) DST=$ROOT/tests/data/leak_runtimes ;;
 allocators) DST=$ROOT/tests/data/leak_allocators ;;
 validation) DST=$ROOT/tests/data/leak_validation ;;
 jvm) DST=$ROOT/tests/data/leak_jvm ;;
+mapped) DST=$ROOT/tests/data/leak_mapped ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, jvm or jvm2-jvm9)" >&2; exit 2 ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -132,6 +133,14 @@ vk_pydict leak none private_data|heap 3145728 bytes
 vo_pydict not-leak none - 0 bytes
 EOF
 }
+# the mapped-files set: lk_mapfiles keeps a 1 MiB mapping every 30 s
+labels_mapped() {
+    cat <<'EOF'
+ok_mapscan not-leak none - 0 bytes
+ok_sqlmmap not-leak none - 0 bytes
+lk_mapfiles leak none mapped 125829120 bytes
+EOF
+}
 {
     echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
     case $SET in jvm*) labels_jvm ;; *) labels_$SET ;; esac | while read -r n cls onset kinds rate unit; do
@@ -162,6 +171,8 @@ fi
     echo "process,elapsed_ms,leaked"
     for f in "$REC"/logs/*.log; do
         n=$(basename "$f" .log)
+        # mapsvc.py's not-leaks log their progress (bytes read, lookups), no leak
+        [ "$SET" = mapped ] && case $n in ok_*) continue ;; esac
         # lk_stacks logs 64 KiB per thread; what stayed resident per exited,
         # never-joined thread is STACK_RESIDENT (8 KiB in /proc/PID/smaps
         # during the recording: glibc drops the rest of the stack at exit)

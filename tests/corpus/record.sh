@@ -9,7 +9,8 @@
 # Lua, PHP, jemalloc, tcmalloc, PostgreSQL), CORPUS_SET=jvm the runtimes
 # set's workloads for tests/data/leak_jvm/, CORPUS_SET=validation the fifth
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
-# replacements, with and without leaks); the default is the first set.
+# replacements, with and without leaks), CORPUS_SET=mapped the seventh
+# (file-backed memory: mapsvc.py); the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
 # CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
 # CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
@@ -80,6 +81,17 @@ if [ "${CORPUS_SET:-base}" = validation ]; then
     for n in vk_frag vk_fraglate vo_ramp vo_frag; do start $n "$BIN/$n"; done
     start vo_pydict "$BIN/vo_pydict" "$HERE/pydict.py"
     start vk_pydict "$BIN/vk_pydict" "$HERE/pydict.py" leak
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = mapped ]; then
+    # the mapped-files set (session 19): file-backed resident memory that
+    # grows, as page cache an indexer or SQLite maps, or as mappings kept
+    for n in ok_mapscan ok_sqlmmap lk_mapfiles; do cp "$PY" "$BIN/$n"; done
+    start ok_mapscan "$BIN/ok_mapscan" "$HERE/mapsvc.py" scan "$OUT/work/scan"
+    start ok_sqlmmap "$BIN/ok_sqlmmap" "$HERE/mapsvc.py" sqlite "$OUT/work/sqlite"
+    start lk_mapfiles "$BIN/lk_mapfiles" "$HERE/mapsvc.py" leak "$OUT/work/leak"
     sleep "$DUR"
     finish
     exit 0

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "analysis/leak_report.h"
@@ -29,5 +30,17 @@ cJSON *mw_test_leak_report(const char *db, const struct mw_leak_query *q)
 	assert_non_null(rep);
 	mw_jbuf_release(&text);
 	mw_reader_free(r);
+	return rep;
+}
+
+cJSON *mw_test_leak_report_of(const char *db, const char *process)
+{
+	struct mw_leak_query q;
+	cJSON *rep;
+
+	mw_leak_query_init(&q);
+	q.process = strdup(process);
+	rep = mw_test_leak_report(db, &q);
+	mw_leak_query_release(&q);
 	return rep;
 }

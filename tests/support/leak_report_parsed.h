@@ -14,4 +14,8 @@ struct mw_leak_query;
  * cJSON_Delete); a report that fails fails the test with its message. */
 cJSON *mw_test_leak_report(const char *db, const struct mw_leak_query *q);
 
+/* The report of one process group over all of db with the defaults,
+ * parsed (the caller's to cJSON_Delete). */
+cJSON *mw_test_leak_report_of(const char *db, const char *process);
+
 #endif

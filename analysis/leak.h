@@ -141,6 +141,10 @@ struct mw_leak_result {
 	 * a significant rise in too few steps to fit a rate yet.  A group
 	 * with such an aspect or incarnation is not passed on a quiet one. */
 	int undecided;
+	/* A fail turned into a pass by a bound (leak_bound.c): its reason
+	 * explains a growth the process shows, so a group's pass names it
+	 * before a plain one. */
+	int bounded;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 

@@ -150,6 +150,7 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	mw_leak_fmt_bytes(left, sizeof(left), headroom);
 	r->verdict = MW_VERDICT_PASS;
 	r->undecided = 0;
+	r->bounded = 1;
 	mw_leak_no_rate(r);
 	if (by_design > 0) {
 		/* a heap the runtime grows into and fills by design, judged
@@ -210,6 +211,7 @@ int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *r
 	mw_leak_fmt_bytes(rest, sizeof(rest), left);
 	r->verdict = MW_VERDICT_PASS;
 	r->undecided = 0;
+	r->bounded = 1;
 	mw_leak_no_rate(r);
 	snprintf(r->reason, sizeof(r->reason),
 		 "reading through files it had mapped before (%s mapped, no more since): page "

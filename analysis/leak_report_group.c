@@ -86,8 +86,10 @@ static bool undecided(const struct mw_leak_aspect_result *a)
  * a process whose private memory could hide a leak); pass when one
  * passes; inconclusive when none could be judged.  Its figures and reason
  * are those of the first aspect (private memory first, counts last) with
- * that verdict, so no reason contradicts it.  Returns that aspect,
- * naspects when none is present. */
+ * that verdict, so no reason contradicts it; for a pass the first whose
+ * growth a bound explained ("reading through files it had mapped before"
+ * says why the resident set rose; "flat" of private memory would not).
+ * Returns that aspect, naspects when none is present. */
 static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t naspects,
 			      enum mw_verdict *verdict)
 {
@@ -110,6 +112,10 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 			if (undecided(&ar[a]))
 				return a;
 	}
+	if (*verdict == MW_VERDICT_PASS)
+		for (a = 0; a < naspects; a++)
+			if (ar[a].present && ar[a].g.r.verdict == MW_VERDICT_PASS && ar[a].g.r.bounded)
+				return a;
 	for (a = 0; a < naspects; a++)
 		if (ar[a].present && ar[a].g.r.verdict == *verdict)
 			return a;

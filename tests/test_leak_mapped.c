@@ -210,6 +210,9 @@ static void report_passes_reading_through_a_mapped_file(void **state)
 	g = group_of_report(&rep);
 	assert_non_null(g);
 	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "pass");
+	/* the group's reason says why its resident set rose, not "flat" */
+	assert_string_equal(cJSON_GetObjectItem(g, "aspect")->valuestring, "mapped");
+	assert_non_null(strstr(cJSON_GetObjectItem(g, "reason")->valuestring, "page cache"));
 	mapped_aspect = cJSON_GetObjectItem(cJSON_GetObjectItem(g, "aspects"), "mapped");
 	assert_non_null(mapped_aspect);
 	assert_string_equal(cJSON_GetObjectItem(mapped_aspect, "verdict")->valuestring, "pass");

@@ -3,7 +3,7 @@
 #   scan    ok_mapscan: an indexer reading a 1 GiB file it mapped once,
 #           front to back at ~800 MB/h (one byte a page): its mapped pages
 #           resident rise steadily for 75 minutes, page cache it can lose.
-#   sqlite  ok_sqlmmap: SQLite with mmap_size over a ~500 MB database,
+#   sqlite  ok_sqlmmap: SQLite with mmap_size over a ~456 MB database,
 #           random point lookups at a steady rate: the pages it has
 #           touched rise ever slower toward the file.
 #   leak    lk_mapfiles: maps a new 1 MiB file every 30 s, reads it and

@@ -14,7 +14,9 @@
  * time beside the sixth, G1 sizing both heaps late; tests/data/leak_jvm3/,
  * the eighth: a fourth time, in session 16; tests/data/leak_jvm4/, the
  * ninth: a fifth time, for 100 minutes, also judged every 5 minutes;
- * judged the same way) holds:
+ * tests/data/leak_mapped/, the tenth: file-backed memory, Python reading
+ * through files it mapped and SQLite with mmap_size, and a leak of
+ * mappings, recorded in session 19; judged the same way) holds:
  *   rec.json.gz   memwatch's own export (GET /api/v1/export?format=json) of
  *                 every per-process series of the workloads of
  *                 tests/corpus/ (workload.c, pyleak.py, nodeleak.js, redis
@@ -114,6 +116,10 @@ static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49, 0 };
 /* a fifth, 100 minutes long, beside the fourth: judged every 5 minutes too
  * (lk_java fails from 85 minutes on, on its heap after collections) */
 static const struct corpus JVM4_SET = { "tests/data/leak_jvm4/", 4, 99, 1 };
+/* file-backed memory (session 19): an indexer reading through a file it
+ * mapped once and SQLite with mmap_size (their resident file pages rise
+ * for as long as there is file to read) against files mapped and kept */
+static const struct corpus MAPPED_SET = { "tests/data/leak_mapped/", 3, 49, 0 };
 static const struct corpus *SET;
 
 static const char *data_path(const char *file)
@@ -462,6 +468,12 @@ static int setup_allocators(void **state)
 static int setup_validation(void **state)
 {
 	SET = &VALIDATION_SET;
+	return setup(state);
+}
+
+static int setup_mapped(void **state)
+{
+	SET = &MAPPED_SET;
 	return setup(state);
 }
 
@@ -1094,6 +1106,11 @@ static void validation_set(void **state)
 	real_corpus(state);
 }
 
+static void mapped_set(void **state)
+{
+	real_corpus(state);
+}
+
 static void jvm_set(void **state)
 {
 	real_corpus(state);
@@ -1183,6 +1200,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(runtimes_set, setup_runtimes, teardown),
 	cmocka_unit_test_setup_teardown(allocators_set, setup_allocators, teardown),
 	cmocka_unit_test_setup_teardown(validation_set, setup_validation, teardown),
+	cmocka_unit_test_setup_teardown(mapped_set, setup_mapped, teardown),
 	cmocka_unit_test_setup_teardown(jvm_set, setup_jvm, teardown),
 	cmocka_unit_test_setup_teardown(jvm2_set, setup_jvm2, teardown),
 	cmocka_unit_test_setup_teardown(jvm3_set, setup_jvm3, teardown),

@@ -58,6 +58,33 @@ static double last_floor(const struct mw_trace *tr, int64_t t)
 	return tr->v[i - 1];
 }
 
+/* The most a budget allows over the horizon (1.5 MiB with the defaults). */
+static double over_horizon(const struct mw_leak_params *p)
+{
+	return p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
+}
+
+/* Whether r is a byte fail a bound may look at, with bound and resident
+ * read on steps shorter than half its judged span; then *half (that half)
+ * and *fresh (where both must still have a floor: read to the end, not
+ * stopped a while before it). */
+static bool bound_applies(const struct mw_trace *bound, const struct mw_trace *resident,
+			  const struct mw_leak_params *p, const struct mw_leak_result *r,
+			  int64_t *half, int64_t *fresh)
+{
+	int64_t step;
+
+	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
+	    isnan(r->slope_bph) || bound->step_ms <= 0 || resident->step_ms <= 0)
+		return false;
+	*half = (r->last_ms - r->judged_from_ms) / 2;
+	step = bound->step_ms > resident->step_ms ? bound->step_ms : resident->step_ms;
+	if (*half < step)
+		return false;
+	*fresh = r->last_ms - 2 * step;
+	return true;
+}
+
 /* bound (what is committed or mapped) is no growth of its own: judged
  * by the same rules as the fail it bounds, it passes, and it rose from
  * from_ms on by no more than budget x horizon (a runtime that commits in
@@ -78,8 +105,7 @@ static bool no_growth_of_its_own(const struct mw_trace *bound, const struct mw_l
 	if (br.verdict != MW_VERDICT_PASS)
 		return false;
 	start = floor_from(bound, from_ms, &max);
-	return !isnan(start) &&
-	       max - start <= p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
+	return !isnan(start) && max - start <= over_horizon(p);
 }
 
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
@@ -89,18 +115,11 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	double c_max, c_end, c_start, r_mid, r_max, r_start, r_end, allowed, headroom, most, half_h;
 	char level[32], left[32], heap[32];
 
-	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
-	    isnan(r->slope_bph) || committed->step_ms <= 0 || resident->step_ms <= 0)
-		return 0;
 	/* the last half of the judged span: the tail a fail says still climbs */
-	half = (r->last_ms - r->judged_from_ms) / 2;
-	if (half < committed->step_ms || half < resident->step_ms)
+	if (!bound_applies(committed, resident, p, r, &half, &fresh))
 		return 0;
 	mid = r->last_ms - half;
 	half_h = (double)half / 3600000.0;
-	/* both read to the end, not stopped a while before it */
-	fresh = r->last_ms - 2 * (committed->step_ms > resident->step_ms ? committed->step_ms
-									  : resident->step_ms);
 	r_mid = floor_from(resident, mid, &r_max);
 	c_end = last_floor(committed, fresh);
 	r_end = last_floor(resident, fresh);
@@ -111,7 +130,7 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 	 * fragmentation creeps) */
 	if (!no_growth_of_its_own(committed, p, half, r->judged_from_ms))
 		return 0;
-	most = p->budget_bytes_per_hour * (double)p->horizon_ms / 3600000.0;
+	most = over_horizon(p);
 	c_start = floor_from(committed, r->judged_from_ms, &c_max);
 	r_start = floor_from(resident, r->judged_from_ms, &r_max);
 	if (isnan(c_start) || isnan(r_start))
@@ -186,11 +205,7 @@ int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *r
 	double m_end, r_end, r_max, allowed, left;
 	char level[32], rest[32];
 
-	if (r->verdict != MW_VERDICT_FAIL || p->count_unit || r->judged_from_ms == INT64_MIN ||
-	    isnan(r->slope_bph) || mapped->step_ms <= 0 || resident->step_ms <= 0)
-		return 0;
-	half = (r->last_ms - r->judged_from_ms) / 2;
-	if (half < mapped->step_ms || half < resident->step_ms)
+	if (!bound_applies(mapped, resident, p, r, &half, &fresh))
 		return 0;
 	/* what is mapped is no growth of its own: a leak of mappings grows it */
 	if (!no_growth_of_its_own(mapped, p, half, r->judged_from_ms))
@@ -198,8 +213,6 @@ int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *r
 	/* both read to the end, and the resident pages within the mappings
 	 * (beyond them is two reads a moment apart, within the budget, or
 	 * series that do not match: then no bound) */
-	fresh = r->last_ms - 2 * (mapped->step_ms > resident->step_ms ? mapped->step_ms
-								    : resident->step_ms);
 	m_end = last_floor(mapped, fresh);
 	r_end = last_floor(resident, fresh);
 	(void)floor_from(resident, r->judged_from_ms, &r_max);

@@ -315,19 +315,13 @@ static void write_process(bool data_grows)
 	mw_store_free(s);
 }
 
-static cJSON *group_of_report(cJSON **rep)
-{
-	*rep = mw_test_leak_report_of(DB, "fragmenter");
-	return cJSON_GetArrayItem(cJSON_GetObjectItem(*rep, "groups"), 0);
-}
-
 static void report_passes_a_rise_inside_flat_data(void **state)
 {
 	cJSON *rep, *g, *inc;
 
 	(void)state;
 	write_process(false);
-	g = group_of_report(&rep);
+	g = mw_test_leak_group_of(DB, "fragmenter", &rep);
 	assert_non_null(g);
 	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "pass");
 	assert_non_null(strstr(cJSON_GetObjectItem(g, "reason")->valuestring,
@@ -346,7 +340,7 @@ static void report_fails_a_rise_that_commits(void **state)
 
 	(void)state;
 	write_process(true);
-	g = group_of_report(&rep);
+	g = mw_test_leak_group_of(DB, "fragmenter", &rep);
 	assert_non_null(g);
 	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "fail");
 	cJSON_Delete(rep);

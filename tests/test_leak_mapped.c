@@ -195,19 +195,13 @@ static void write_process(bool maps_grow)
 	mw_store_free(s);
 }
 
-static cJSON *group_of_report(cJSON **rep)
-{
-	*rep = mw_test_leak_report_of(DB, "indexer");
-	return cJSON_GetArrayItem(cJSON_GetObjectItem(*rep, "groups"), 0);
-}
-
 static void report_passes_reading_through_a_mapped_file(void **state)
 {
 	cJSON *rep, *g, *mapped_aspect;
 
 	(void)state;
 	write_process(false);
-	g = group_of_report(&rep);
+	g = mw_test_leak_group_of(DB, "indexer", &rep);
 	assert_non_null(g);
 	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "pass");
 	/* the group's reason says why its resident set rose, not "flat" */
@@ -227,7 +221,7 @@ static void report_fails_a_leak_of_mappings(void **state)
 
 	(void)state;
 	write_process(true);
-	g = group_of_report(&rep);
+	g = mw_test_leak_group_of(DB, "indexer", &rep);
 	assert_non_null(g);
 	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "fail");
 	assert_string_equal(cJSON_GetObjectItem(g, "kind")->valuestring, "mapped");

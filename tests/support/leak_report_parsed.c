@@ -44,3 +44,9 @@ cJSON *mw_test_leak_report_of(const char *db, const char *process)
 	mw_leak_query_release(&q);
 	return rep;
 }
+
+cJSON *mw_test_leak_group_of(const char *db, const char *process, cJSON **rep)
+{
+	*rep = mw_test_leak_report_of(db, process);
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(*rep, "groups"), 0);
+}

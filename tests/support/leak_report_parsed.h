@@ -18,4 +18,8 @@ cJSON *mw_test_leak_report(const char *db, const struct mw_leak_query *q);
  * parsed (the caller's to cJSON_Delete). */
 cJSON *mw_test_leak_report_of(const char *db, const char *process);
 
+/* That report into *rep (the caller's to cJSON_Delete) and its first
+ * group, NULL when it has none. */
+cJSON *mw_test_leak_group_of(const char *db, const char *process, cJSON **rep);
+
 #endif

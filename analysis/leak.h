@@ -255,11 +255,22 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
  */
 int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace *resident,
 			 const struct mw_leak_params *p, double by_design, struct mw_leak_result *r);
+/* What the pages of a mapped bound lie in, for its reason: Linux file
+ * pages (RssFile), Windows shareable pages a watched process's working
+ * set puts in views of files, or an unwatched one's shareable pages, in
+ * views of files or of pagefile-backed sections (nothing tells which). */
+enum mw_leak_mapped_what {
+	MW_LEAK_MAPPED_FILES,
+	MW_LEAK_MAPPED_FILE_VIEWS,
+	MW_LEAK_MAPPED_VIEWS,
+};
 /*
- * A fail r of resident file-backed memory (Linux RssFile) that only fills
+ * A fail r of resident file-backed memory (Linux RssFile; Windows: the
+ * shareable working set, see what) that only fills
  * files the process had mapped before it (leak_bound.c): the size of its
  * mappings that can hold such pages (mapped: statm's size less its data,
- * so file mappings, images, shared memory and reservations), judged alone
+ * so file mappings, images, shared memory and reservations; Windows:
+ * the virtual size less private bytes), judged alone
  * by these rules, passes and rose over r's judged span by no more than
  * budget x horizon; and the resident pages at the end lie within it.  Then
  * r becomes a pass without a rate or projection, its reason naming what
@@ -270,7 +281,8 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
  * mapped.  Both traces on r's time axis, NaN for buckets without data.
  */
 int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *resident,
-			 const struct mw_leak_params *p, struct mw_leak_result *r);
+			 const struct mw_leak_params *p, enum mw_leak_mapped_what what,
+			 struct mw_leak_result *r);
 /* What a JVM's collector commits beside each byte of heap, counted with
  * the heap (by_design above): G1's mark bitmap is 1/64 of the heap, its
  * card, offset and card-count tables 1/512 each, its remembered sets a

@@ -35,9 +35,10 @@ static const struct mw_leak_aspect default_aspects[] = {
 	 * section (CreateFileMapping without a file) that grows shows, and
 	 * images and mapped files too: a watched process's working-set
 	 * categories tell them apart (mapped, image or shared); an unwatched
-	 * one has only the sum, named shared */
+	 * one has only the sum, named shared; each failing incarnation's
+	 * growth held against the views it had mapped (leak_report_mapped.c) */
 	{ "shared", "memwatch_process_shareable_working_set_bytes", NULL, false, "shared", true,
-	  true, NULL },
+	  true, mw_leak_shareable_within_views },
 	/* each failing incarnation's growth held against the files it had
 	 * mapped (leak_report_mapped.c) */
 	{ "mapped", "memwatch_process_resident_bytes{kind=\"file\"}", NULL, false, "mapped", false,

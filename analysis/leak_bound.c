@@ -199,8 +199,25 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
  * never unmapped, recorded: lk_mapfiles), and that grows what is mapped.
  */
 int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *resident,
-			 const struct mw_leak_params *p, struct mw_leak_result *r)
+			 const struct mw_leak_params *p, enum mw_leak_mapped_what what,
+			 struct mw_leak_result *r)
 {
+	/* the reason, by what the pages lie in: page cache on Linux; on
+	 * Windows, pages the memory manager trims from the working set to
+	 * its standby list (a file's) or to the pagefile (a section's) */
+	static const char *const why[] = {
+		[MW_LEAK_MAPPED_FILES] = "reading through files it had mapped before (%s mapped, "
+					 "no more since): page cache the kernel takes back, no "
+					 "leak; at most %s more unless it maps more",
+		[MW_LEAK_MAPPED_FILE_VIEWS] = "reading through files it had mapped before (%s "
+					      "mapped, no more since): file pages Windows takes "
+					      "back from the working set, no leak; at most %s more "
+					      "unless it maps more",
+		[MW_LEAK_MAPPED_VIEWS] = "filling views it had mapped before (%s mapped, no more "
+					 "since): no new mappings, no leak of its own; at most %s "
+					 "more unless it maps more (files or sections: watch it "
+					 "to tell)",
+	};
 	int64_t half, fresh;
 	double m_end, r_end, r_max, allowed, left;
 	char level[32], rest[32];
@@ -226,9 +243,6 @@ int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *r
 	r->undecided = 0;
 	r->bounded = 1;
 	mw_leak_no_rate(r);
-	snprintf(r->reason, sizeof(r->reason),
-		 "reading through files it had mapped before (%s mapped, no more since): page "
-		 "cache the kernel takes back, no leak; at most %s more unless it maps more",
-		 level, rest);
+	snprintf(r->reason, sizeof(r->reason), why[what], level, rest);
 	return 1;
 }

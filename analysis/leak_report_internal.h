@@ -200,7 +200,7 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 void mw_leak_private_within_commit(struct mw_reader *reader, const struct mw_series_info *s,
 				   const struct mw_trace *tr, const struct mw_leak_params *p,
 				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r);
-/* ---- a resident file fail bounded by what is mapped (leak_report_mapped.c) ---- */
+/* ---- a resident mapped fail bounded by what is mapped (leak_report_mapped.c) ---- */
 /* The mapped files aspect's look at each incarnation
  * (mw_leak_incarnation_look): a fail whose resident file pages only fill
  * files the incarnation had mapped before (leak.h, mw_leak_mapped_bound:
@@ -210,6 +210,14 @@ void mw_leak_private_within_commit(struct mw_reader *reader, const struct mw_ser
 void mw_leak_mapped_within_maps(struct mw_reader *reader, const struct mw_series_info *s,
 				const struct mw_trace *tr, const struct mw_leak_params *p,
 				int64_t from, int64_t to, int64_t step, struct mw_leak_result *r);
+/* The same for Windows' shared aspect (the shareable working set): its
+ * virtual size less its private bytes is what is mapped; a watched
+ * process is bounded only when its working-set categories put the growth
+ * in views of files (not a pagefile-backed section's or an image's). */
+void mw_leak_shareable_within_views(struct mw_reader *reader, const struct mw_series_info *s,
+				    const struct mw_trace *tr, const struct mw_leak_params *p,
+				    int64_t from, int64_t to, int64_t step,
+				    struct mw_leak_result *r);
 /* ---- a JVM's heap (leak_report_jvm.c) ---- */
 
 /* The incarnation's JVM heap (the jvm collector's series; started may be

@@ -9,7 +9,9 @@
  * 20 MiB, judged with the defaults (a fail), then held against traces of
  * what is mapped built for each case.  Then through the report, as an
  * unwatched Linux process records it: RssFile against statm's size less
- * its data.
+ * its data; and as Windows records it: the shareable working set against
+ * the virtual size less private bytes, a watched process's working-set
+ * categories saying whether views of files or a section grew.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -52,8 +54,9 @@ static struct mw_trace trace_of(const double *v)
 }
 
 /* resident judged with the defaults (a fail), then held against
- * mapped[]: the bound's answer, with the verdict it leaves in *r. */
-static int bound_of(struct mw_leak_result *r)
+ * mapped[] as pages of what: the bound's answer, with the verdict it
+ * leaves in *r. */
+static int bound_as(enum mw_leak_mapped_what what, struct mw_leak_result *r)
 {
 	struct mw_leak_params p;
 	struct mw_trace res = trace_of(resident), m = trace_of(mapped);
@@ -62,9 +65,14 @@ static int bound_of(struct mw_leak_result *r)
 	mw_leak_params_init(&p);
 	mw_leak_judge(&res, &p, r);
 	assert_int_equal(r->verdict, MW_VERDICT_FAIL);
-	bounded = mw_leak_mapped_bound(&m, &res, &p, r);
+	bounded = mw_leak_mapped_bound(&m, &res, &p, what, r);
 	assert_int_equal(r->verdict, bounded ? MW_VERDICT_PASS : MW_VERDICT_FAIL);
 	return bounded;
+}
+
+static int bound_of(struct mw_leak_result *r)
+{
+	return bound_as(MW_LEAK_MAPPED_FILES, r);
 }
 
 static void mapped_flat_at(double level)
@@ -88,6 +96,21 @@ static void reading_a_mapped_file_passes(void **state)
 	/* a pass shows no leak-like figure */
 	assert_true(isnan(r.slope_bph));
 	assert_true(r.projected_bytes == 0);
+}
+
+/* Windows: the reason says what the pages lie in */
+static void the_reason_names_views_on_windows(void **state)
+{
+	struct mw_leak_result r;
+
+	(void)state;
+	mapped_flat_at(1100 * MIB);
+	assert_int_equal(bound_as(MW_LEAK_MAPPED_FILE_VIEWS, &r), 1);
+	assert_non_null(strstr(r.reason, "file pages Windows takes back"));
+	assert_int_equal(bound_as(MW_LEAK_MAPPED_VIEWS, &r), 1);
+	assert_non_null(strstr(r.reason, "filling views it had mapped before"));
+	assert_non_null(strstr(r.reason, "watch it to tell"));
+	assert_null(strstr(r.reason, "page cache"));
 }
 
 /* files mapped and never unmapped: what is mapped grows with the pages */
@@ -150,10 +173,10 @@ static void only_a_byte_fail_is_bounded(void **state)
 	mw_leak_params_init(&p);
 	mw_leak_judge(&res, &p, &r);
 	p.count_unit = "handles";
-	assert_int_equal(mw_leak_mapped_bound(&m, &res, &p, &r), 0);
+	assert_int_equal(mw_leak_mapped_bound(&m, &res, &p, MW_LEAK_MAPPED_FILES, &r), 0);
 	p.count_unit = NULL;
 	r.verdict = MW_VERDICT_INCONCLUSIVE;
-	assert_int_equal(mw_leak_mapped_bound(&m, &res, &p, &r), 0);
+	assert_int_equal(mw_leak_mapped_bound(&m, &res, &p, MW_LEAK_MAPPED_FILES, &r), 0);
 	assert_int_equal(r.verdict, MW_VERDICT_INCONCLUSIVE);
 }
 
@@ -228,10 +251,115 @@ static void report_fails_a_leak_of_mappings(void **state)
 	cJSON_Delete(rep);
 }
 
+/* ---- Windows, through the report ------------------------------------------- */
+
+enum views { VIEWS_FLAT, VIEWS_GROW };
+
+/* An hour at 10 s of one Windows process: its shareable working set
+ * 20 MiB + 600 MiB/h, private bytes (commit) flat, the virtual size 1.1
+ * GiB above them (VIEWS_GROW: growing with the pages, a view for each).
+ * watched: NULL for an unwatched process (no working-set categories),
+ * else the category that carries the growth ("mapped_file": views of
+ * files; "shareable": a pagefile-backed section). */
+static void write_windows(enum views views, const char *watched)
+{
+	static const char *const cats[] = { "image", "mapped_file", "shareable", "heap" };
+	struct mw_label l[3] = { { "pid", "4848" }, { "process", "indexer.exe" },
+				 { "started", "77" } };
+	struct mw_label lc[3] = { { "category", NULL }, { "pid", "4848" },
+				  { "process", "indexer.exe" } };
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_err err;
+	char ks[256], kp[256], kv[256], kc[256];
+	int64_t i;
+	size_t c;
+
+	assert_non_null(s);
+	mw_series_key_format(ks, sizeof(ks), "memwatch_process_shareable_working_set_bytes", l, 3);
+	mw_series_key_format(kp, sizeof(kp), "memwatch_process_private_bytes", l, 3);
+	mw_series_key_format(kv, sizeof(kv), "memwatch_process_virtual_bytes", l, 3);
+	for (i = 0; i < 360; i++) {
+		int64_t ts = T0 + i * 10000;
+		double t_h = (double)i / 360.0, grow = 600 * MIB * t_h;
+		double priv = 30 * MIB;
+		double virt = priv + (views == VIEWS_GROW ? 60 * MIB + grow : 1100 * MIB);
+
+		mw_store_add(s, ks, "memwatch_process_shareable_working_set_bytes", l, 3, ts,
+			     20 * MIB + grow + (i % 3) * 16384.0);
+		mw_store_add(s, kp, "memwatch_process_private_bytes", l, 3, ts, priv);
+		mw_store_add(s, kv, "memwatch_process_virtual_bytes", l, 3, ts, virt);
+		for (c = 0; watched && c < 4; c++) {
+			lc[0].value = cats[c];
+			mw_series_key_format(kc, sizeof(kc), "memwatch_workingset_bytes", lc, 3);
+			mw_store_add(s, kc, "memwatch_workingset_bytes", lc, 3, ts,
+				     8 * MIB + (!strcmp(cats[c], watched) ? grow : 0.0));
+		}
+	}
+	if (mw_store_flush(s, &err))
+		fail_msg("%s", err.msg);
+	mw_store_free(s);
+}
+
+/* the group's verdict, and the reason when it passes (its shared
+ * aspect's), kind when it fails */
+static void check_windows(const char *verdict, const char *said)
+{
+	cJSON *rep, *g, *shared;
+
+	g = mw_test_leak_group_of(DB, "indexer.exe", &rep);
+	assert_non_null(g);
+	assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, verdict);
+	if (!strcmp(verdict, "pass")) {
+		assert_string_equal(cJSON_GetObjectItem(g, "aspect")->valuestring, "shared");
+		assert_non_null(strstr(cJSON_GetObjectItem(g, "reason")->valuestring, said));
+		shared = cJSON_GetObjectItem(cJSON_GetObjectItem(g, "aspects"), "shared");
+		assert_non_null(shared);
+		assert_string_equal(cJSON_GetObjectItem(shared, "verdict")->valuestring, "pass");
+	} else {
+		assert_string_equal(cJSON_GetObjectItem(g, "kind")->valuestring, said);
+	}
+	cJSON_Delete(rep);
+}
+
+/* an unwatched process reading through views mapped before: a pass that
+ * says it cannot tell files from sections */
+static void windows_unwatched_views_mapped_before_pass(void **state)
+{
+	(void)state;
+	write_windows(VIEWS_FLAT, NULL);
+	check_windows("pass", "filling views it had mapped before");
+}
+
+/* one view leaked after another: what is mapped grows, still a fail */
+static void windows_a_leak_of_views_still_fails(void **state)
+{
+	(void)state;
+	write_windows(VIEWS_GROW, NULL);
+	check_windows("fail", "shared");
+}
+
+/* watched, the growth in views of files: a pass naming file pages */
+static void windows_watched_file_views_pass(void **state)
+{
+	(void)state;
+	write_windows(VIEWS_FLAT, "mapped_file");
+	check_windows("pass", "file pages Windows takes back");
+}
+
+/* watched, the growth in a pagefile-backed section mapped in advance:
+ * the program's own data, still a fail */
+static void windows_watched_section_filled_still_fails(void **state)
+{
+	(void)state;
+	write_windows(VIEWS_FLAT, "shareable");
+	check_windows("fail", "shared");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reading_a_mapped_file_passes),
+		cmocka_unit_test(the_reason_names_views_on_windows),
 		cmocka_unit_test(a_leak_of_mappings_still_fails),
 		cmocka_unit_test(a_large_mapping_added_in_the_span_still_fails),
 		cmocka_unit_test(pages_beyond_the_mappings_still_fail),
@@ -240,6 +368,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(report_passes_reading_through_a_mapped_file, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(report_fails_a_leak_of_mappings, setup, teardown),
+		cmocka_unit_test_setup_teardown(windows_unwatched_views_mapped_before_pass, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(windows_a_leak_of_views_still_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(windows_watched_file_views_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(windows_watched_section_filled_still_fails, setup,
+						teardown),
 	};
 
 	build_resident();

@@ -40,7 +40,7 @@ enum {
 	MW_SLOT_LAST_RAW, MW_SLOT_LAST_1M, MW_SLOT_LAST_10M, MW_SLOT_LAST_1H,
 	MW_SLOT_FIRST_RECORDED,
 	MW_SLOT_FIND_NAME, MW_SLOT_FIND_LABEL, MW_SLOT_FIND_ALL, MW_SLOT_NAMES,
-	MW_SLOT_BY_ID, MW_SLOT_BY_KEY, MW_SLOT_LATEST_LIVE,
+	MW_SLOT_BY_ID, MW_SLOT_BY_KEY, MW_SLOT_LATEST_LIVE, MW_SLOT_LATEST_LIVE_NAMED,
 	MW_SLOT_LABEL,		/* label_cache.c */
 	/* query_range.c: a rollup read per tier and aggregation (4 each, in
 	 * enum mw_agg order), reading only the column the aggregation needs */
@@ -147,9 +147,10 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
  * its oldest data, the end of its newest (NULL: none). */
 sqlite3_stmt *mw_reader_tier_first(struct mw_reader *r, int tier, struct mw_err *err);
 sqlite3_stmt *mw_reader_tier_last(struct mw_reader *r, int tier, struct mw_err *err);
-/* The newest value of every live series, rows as mw_reader_collect reads
+/* The newest value of every live series (name NULL) or of the live
+ * series of the metric name (bound here), rows as mw_reader_collect reads
  * them with_value (its SQL shares the series columns). */
-sqlite3_stmt *mw_reader_live_stmt(struct mw_reader *r, struct mw_err *err);
+sqlite3_stmt *mw_reader_live_stmt(struct mw_reader *r, const char *name, struct mw_err *err);
 
 /* ---- query_plan.c -------------------------------------------------------- */
 

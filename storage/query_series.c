@@ -60,6 +60,16 @@ static const char *const series_sql[MW_READER_SLOTS] = {
 				" JOIN series s ON s.id = v.series_id" WITH_METRIC
 				" JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
 				" ORDER BY v.series_id",
+	/* the same for one metric: the live table still walked (never the
+	 * metric's dead series, tens of thousands on a host with churn),
+	 * but the other metrics' rows left before their chunk and labels */
+	[MW_SLOT_LATEST_LIVE_NAMED] = SERIES_COLS ", coalesce(c.last_ts, c.max_ts), c.last_value,"
+				      " c.id, c.npoints"
+				      " FROM series_live v"	/* CROSS: walked first */
+				      " CROSS JOIN series s ON s.id = v.series_id" WITH_METRIC
+				      " JOIN chunk c ON c.id = s.last_chunk" WITH_LABELS
+				      " WHERE s.metric_id = (SELECT id FROM metric WHERE name = ?1)"
+				      " ORDER BY v.series_id",
 };
 
 static sqlite3_stmt *stmt(struct mw_reader *r, int slot, struct mw_err *err)
@@ -77,11 +87,17 @@ sqlite3_stmt *mw_reader_tier_last(struct mw_reader *r, int tier, struct mw_err *
 	return stmt(r, MW_SLOT_LAST_RAW + tier, err);
 }
 
-/* The newest value of every live series (columns as mw_reader_collect
- * reads them with a value), in the live table's order. */
-sqlite3_stmt *mw_reader_live_stmt(struct mw_reader *r, struct mw_err *err)
+/* The newest value of every live series, or of one metric's (columns as
+ * mw_reader_collect reads them with a value), in series id order. */
+sqlite3_stmt *mw_reader_live_stmt(struct mw_reader *r, const char *name, struct mw_err *err)
 {
-	return stmt(r, MW_SLOT_LATEST_LIVE, err);
+	sqlite3_stmt *st;
+
+	if (!name)
+		return stmt(r, MW_SLOT_LATEST_LIVE, err);
+	if ((st = stmt(r, MW_SLOT_LATEST_LIVE_NAMED, err)))
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	return st;
 }
 
 /* ---- series --------------------------------------------------------------- */

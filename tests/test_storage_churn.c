@@ -314,6 +314,19 @@ static void readers_over_dead_and_live(void **state)
 	assert_int_equal(mw_reader_latest(r, "{pid=\"2\"}", &l, &err), 0);
 	assert_int_equal(l.n, 1);
 	mw_latest_list_release(&l);
+	/* by the metric's name (its own statement): its live series only,
+	 * not its 300 dead ones; another name, none */
+	assert_int_equal(mw_reader_latest(r, METRIC, &l, &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.items[1].info.key, METRIC "{pid=\"2\"}");
+	assert_true(l.items[1].value == 2);
+	mw_latest_list_release(&l);
+	assert_int_equal(mw_reader_latest(r, METRIC "{pid=\"1\"}", &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	mw_latest_list_release(&l);
+	assert_int_equal(mw_reader_latest(r, "memwatch_no_such_metric", &l, &err), 0);
+	assert_int_equal(l.n, 0);
+	mw_latest_list_release(&l);
 
 	assert_int_equal(mw_reader_find(r, NULL, &sl, &err), 0);
 	assert_int_equal(sl.n, 302);

@@ -7,7 +7,8 @@
 #   make bench      benchmarks (not part of test)
 #   make bench-peers  memwatch beside Netdata, collectd, process-exporter (bench/peers/run.sh)
 #   make fuzz       libFuzzer targets (clang)
-#   make deps       install what is missing (Debian packages, cross-built libraries)
+#   make deps       install what is missing (Debian packages, libraries built
+#                   from Debian's sources: native libmicrohttpd, the win64 ones)
 #
 # Sources are found by directory; platform files are picked by name:
 # NAME_linux.c only on Linux, NAME_win32.c only on Windows.  Tests are
@@ -42,9 +43,21 @@ GENERATED := build/gen
 
 # Native dependencies through pkg-config.
 PKGS := libmicrohttpd libcjson sqlite3 libcurl
-NATIVE_DEP_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# On Linux libmicrohttpd is the static one scripts/deps.sh builds without
+# HTTPS (build/deps/native), found before Debian's: Debian's links GnuTLS,
+# ~2.2 MB of resident library pages in every daemon, which only [web]
+# tls_cert needs (web/mhd_api.h loads Debian's at run time then).
+ifeq ($(NATIVE_PLATFORM),linux)
+NATIVE_DEPS_STAMP := build/deps/native/.stamp
+NATIVE_PKG_CONFIG := PKG_CONFIG_PATH=$(CURDIR)/build/deps/native/lib/pkgconfig$(if \
+	$(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH)) pkg-config
+else
+NATIVE_DEPS_STAMP :=
+NATIVE_PKG_CONFIG := pkg-config
+endif
+NATIVE_DEP_CFLAGS = $(shell $(NATIVE_PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libcurl is not linked: forward/curl_lib_linux.c loads it on first use.
-NATIVE_DEP_LIBS = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread -lm
+NATIVE_DEP_LIBS = $(shell $(NATIVE_PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -ldl -lpthread -lm
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # Win64 dependencies, cross-built by scripts/deps.sh.
@@ -110,11 +123,16 @@ windows: build/win64/memwatchd.exe
 build/native/memwatchd$(EXE): $(NATIVE_OBJ)
 	$(CC) $(NATIVE_CFLAGS) -o $@ $^ $(NATIVE_DEP_LIBS)
 
-build/native/obj/%.o: %.c
+# The static libmicrohttpd (Linux).  The objects wait for it (order-only:
+# those that include microhttpd.h depend on the header, from -MMD).
+build/deps/native/.stamp: scripts/deps.sh
+	scripts/deps.sh native
+
+build/native/obj/%.o: %.c | $(NATIVE_DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(NATIVE_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/asan/obj/%.o: %.c
+build/asan/obj/%.o: %.c | $(NATIVE_DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(ASAN_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -266,7 +284,7 @@ deb: deps-native
 build/deb/memwatchd: $(DEB_OBJ)
 	$(CC) $(DEB_CFLAGS) $(DEB_LDFLAGS) -o $@ $^ $(NATIVE_DEP_LIBS)
 
-build/deb/obj/%.o: %.c
+build/deb/obj/%.o: %.c | $(NATIVE_DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON_CFLAGS) $(DEB_CFLAGS) $(NATIVE_DEP_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -103,6 +103,10 @@ depends=$(cd "$shl" && dpkg-shlibdeps -O -e "$OLDPWD/$root/usr/bin/memwatchd" 2>
 # libcurl is loaded when forwarding or `check --url` first needs it
 # (forward/curl_lib_linux.c), so dpkg-shlibdeps cannot see it.
 depends="$depends, libcurl4"
+# libmicrohttpd is linked static and without HTTPS; Debian's, with
+# GnuTLS, is loaded only for [web] tls_cert (web/mhd_api_linux.c): a
+# Recommends in control.in, since most installs serve plain HTTP on
+# loopback.
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \

@@ -3,7 +3,11 @@
 # test memwatch.  Safe to run again: when everything is there it only looks
 # (dpkg-query, command -v, a stamp) and prints nothing.
 #
-#   native  Debian packages for the host build
+#   native  Debian packages for the host build, then libmicrohttpd built
+#           static and without HTTPS from Debian's source package into
+#           build/deps/native/{include,lib,lib/pkgconfig}: the Makefile
+#           finds its .pc before Debian's, so memwatchd maps no GnuTLS
+#           unless [web] tls_cert asks for HTTPS (web/mhd_api.h)
 #   win64   the packages the cross build needs, then the four libraries
 #           (libmicrohttpd, cJSON, SQLite, cmocka) cross-built as static
 #           MinGW-w64 x86_64 libraries from Debian's own source packages,
@@ -12,11 +16,13 @@
 #   all     both, plus what the tests use (prometheus, chromium); the default
 #
 # The sources come from `apt-get source` run with a private apt
-# configuration under build/win64/apt/: deb-src entries derived at run time
-# from the machine's own enabled Debian entries, private lists and cache.
-# The system's apt sources and lists are not touched.  Build logs are kept in
-# build/win64/deps-build/*.log.  build/win64/deps/.stamp marks a finished
-# build; it is redone when this script changes.
+# configuration under build/deps/apt/: deb-src entries derived at run time
+# from the machine's own enabled Debian entries, private lists and cache;
+# they are unpacked once into build/deps/src/ for both builds.  The
+# system's apt sources and lists are not touched.  Build logs are kept in
+# build/deps/native-build/*.log and build/win64/deps-build/*.log.
+# build/deps/native/.stamp and build/win64/deps/.stamp mark a finished
+# build; each is redone when this script changes.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,7 +32,7 @@ what=${1:-all}
 case $what in
 all | native | win64) ;;
 -h | --help)
-	sed -n '2,19p' "$SELF" | sed 's/^# \{0,1\}//'
+	sed -n '2,24p' "$SELF" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
@@ -57,6 +63,8 @@ NATIVE_PKGS=(
 	libcurl4-openssl-dev
 	sqlite3:sqlite3 curl:curl python3:python3 npm:npm
 	dpkg-dev:dpkg-shlibdeps
+	# apt-get source unpacks libmicrohttpd's Debian sources with these
+	xz-utils:xz patch:patch
 )
 # Only the tests need these: a real Prometheus scraping /metrics (promtool
 # comes with it) and headless Chromium opening the chart page; openssl to
@@ -131,24 +139,20 @@ install_packages() {
 }
 
 install_packages
-[ "$what" = native ] && exit 0
 
-# --- win64: cross-built static libraries -----------------------------------
-HOST=x86_64-w64-mingw32
-DEPS=$ROOT/build/win64/deps
-BLD=$ROOT/build/win64/deps-build
-APTDIR=$ROOT/build/win64/apt
-STAMP=$DEPS/.stamp
+# --- libraries built from Debian's source packages --------------------------
+# Two builds: native (libmicrohttpd alone) and win64 (four libraries).  Each
+# has its prefix DEPS (what the Makefile uses, with its .stamp), its BLD
+# (build directories, logs, versions.txt) and its list of SOURCES; the
+# functions below work on the build whose variables use_build set last.
+SHARED=$ROOT/build/deps
+APTDIR=$SHARED/apt
+SRC=$SHARED/src
 JOBS=$(nproc 2>/dev/null || echo 2)
-LIBS_A=(libmicrohttpd.a libcjson.a libsqlite3.a libcmocka.a)
-# Debian source package, the -dev package of the native build, upstream version
-SOURCES=(
-	libmicrohttpd:libmicrohttpd-dev:0.9.75
-	cjson:libcjson-dev:1.7.15
-	sqlite3:libsqlite3-dev:3.40.1
-	cmocka:libcmocka-dev:1.1.5
-)
-# What users of the libraries add to their compile and link lines
+HOST=x86_64-w64-mingw32
+DEPS='' BLD='' STAMP='' TARGET=''
+LIBS_A=() SOURCES=()
+# What users of the win64 libraries add to their compile and link lines
 # (cflags.txt, libs.txt).  MHD_W32LIB: microhttpd.h's mark for linking the
 # static library on W32 (plain extern declarations, not dllimport).
 # CJSON_HIDE_SYMBOLS: without it cJSON.h declares every function
@@ -156,6 +160,34 @@ SOURCES=(
 DEP_CFLAGS="-DMHD_W32LIB -DCJSON_HIDE_SYMBOLS"
 DEP_LIBS="-lmicrohttpd -lcjson -lsqlite3 -lcmocka -lws2_32"
 SQLITE_DEFS="-DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_ENABLE_MATH_FUNCTIONS"
+# Debian source package, the -dev package of the native build, upstream version
+MHD_SOURCE=libmicrohttpd:libmicrohttpd-dev:0.9.75
+
+# use_build native|win64: point the variables above at that build.
+use_build() {
+	case $1 in
+	native)
+		DEPS=$SHARED/native
+		BLD=$SHARED/native-build
+		TARGET="$(gcc -dumpmachine)"
+		LIBS_A=(libmicrohttpd.a)
+		SOURCES=("$MHD_SOURCE")
+		;;
+	win64)
+		DEPS=$ROOT/build/win64/deps
+		BLD=$ROOT/build/win64/deps-build
+		TARGET=$HOST
+		LIBS_A=(libmicrohttpd.a libcjson.a libsqlite3.a libcmocka.a)
+		SOURCES=(
+			"$MHD_SOURCE"
+			cjson:libcjson-dev:1.7.15
+			sqlite3:libsqlite3-dev:3.40.1
+			cmocka:libcmocka-dev:1.1.5
+		)
+		;;
+	esac
+	STAMP=$DEPS/.stamp
+}
 
 recipe=$(sha256sum "$SELF" | cut -c1-64)
 
@@ -171,17 +203,30 @@ stamp_ok() {
 	fi
 	return 1
 }
-stamp_ok && exit 0
 
-# Cross builds see none of the caller's host settings.
+# start_build: a fresh prefix, the build's folders, the private apt tree.
+start_build() {
+	t_start=$(date +%s)
+	rm -rf "$DEPS"
+	mkdir -p "$DEPS/include" "$DEPS/lib/pkgconfig" "$BLD" "$SRC" \
+		"$APTDIR/sources.list.d" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+	: >"$BLD/versions.txt"
+}
+
+# finish_build WHAT: the stamp, written last, and a line saying what was built.
+finish_build() {
+	{
+		echo "recipe $recipe"
+		cat "$BLD/versions.txt"
+	} >"$STAMP.tmp"
+	mv "$STAMP.tmp" "$STAMP"
+	say "$1 ready in ${DEPS#"$ROOT"/} ($(($(date +%s) - t_start)) s): $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$BLD/versions.txt")"
+}
+
+# These builds see none of the caller's settings (compiler, flags, paths).
 unset CC CXX CPP CFLAGS CXXFLAGS CPPFLAGS LDFLAGS LIBS PKG_CONFIG_PATH \
 	PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR MAKEFLAGS MFLAGS MAKELEVEL
 export LC_ALL=C
-
-t_start=$(date +%s)
-rm -rf "$DEPS"
-mkdir -p "$DEPS/include/cjson" "$DEPS/lib/pkgconfig" "$BLD" \
-	"$APTDIR/sources.list.d" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
 
 # Steps still running when we exit (failure, ^C) are ended, with their
 # children: each step runs in a process group of its own.
@@ -210,7 +255,7 @@ finish_step() {
 	local name=$1 pid=${step_pid[$1]}
 	if ! wait "$pid"; then
 		unset "step_pid[$name]"
-		echo "deps: error: $name failed; last lines of build/win64/deps-build/$name.log:" >&2
+		echo "deps: error: $name failed; last lines of ${BLD#"$ROOT"/}/$name.log:" >&2
 		tail -n 40 "$BLD/$name.log" | sed 's/^/    /' >&2
 		exit 1
 	fi
@@ -309,8 +354,9 @@ newest() {
 	echo "$best"
 }
 
-# Sources land in $BLD/src/PKG/PKG-UPSTREAM; a finished fetch leaves
-# $BLD/src/PKG/.fetched holding the version, so a rebuild reuses it.
+# Sources land in $SRC/PKG/PKG-UPSTREAM; a finished fetch leaves
+# $SRC/PKG/.fetched holding the version, so a rebuild (either build's)
+# reuses it.
 fetch_sources() {
 	local entry src dev up want avail ver v
 	write_apt_sources
@@ -333,19 +379,19 @@ fetch_sources() {
 		*) echo "WARNING: $src $ver is not upstream $up" ;;
 		esac
 		echo "$src $ver" >>"$BLD/versions.txt"
-		if [ "$(cat "$BLD/src/$src/.fetched" 2>/dev/null)" = "$ver" ]; then
+		if [ "$(cat "$SRC/$src/.fetched" 2>/dev/null)" = "$ver" ]; then
 			continue
 		fi
-		rm -rf "$BLD/src/$src"
-		mkdir -p "$BLD/src/$src"
-		(cd "$BLD/src/$src" && apt-get "${APT_OPTS[@]}" source -q "$src=$ver")
-		echo "$ver" >"$BLD/src/$src/.fetched"
+		rm -rf "${SRC:?}/$src"
+		mkdir -p "$SRC/$src"
+		(cd "$SRC/$src" && apt-get "${APT_OPTS[@]}" source -q "$src=$ver")
+		echo "$ver" >"$SRC/$src/.fetched"
 	done
 }
 
 srcdir() {
 	local d
-	for d in "$BLD/src/$1/$1"-*/; do
+	for d in "$SRC/$1/$1"-*/; do
 		[ -d "$d" ] && {
 			echo "${d%/}"
 			return 0
@@ -374,30 +420,50 @@ libdir=\${prefix}/lib
 includedir=\${prefix}/include
 
 Name: $1
-Description: $3 (static, $HOST)
+Description: $3 (static, $TARGET)
 Version: $2
 Libs: -L\${libdir} $4
 Cflags: -I\${includedir}${5:+ $5}
 EOF
 }
 
-# libmicrohttpd: static, no HTTPS, no docs or examples, W32 threads.  Its
-# configure (0.9.75) rejects --with-threads=w32 by mistake (W32 threads are
-# only probed for "auto"); auto picks w32 on MinGW, checked below.
-build_mhd() {
-	local s b
-	build_dir libmicrohttpd
-	"$s/configure" --host=$HOST --prefix="$b/inst" \
+# libmicrohttpd, both builds: static, no HTTPS (so no GnuTLS), no docs,
+# examples or translations.  mhd_configure ARG...: configure, in the
+# caller's build_dir, with these options and the build's own ARGs;
+# mhd_install LIBS [CFLAGS]: make, then the header, the archive and the
+# .pc into $DEPS.
+mhd_configure() {
+	"$s/configure" --prefix="$b/inst" \
 		--enable-static --disable-shared --disable-https --without-gnutls \
 		--disable-doc --disable-examples --disable-curl --disable-nls \
-		--with-threads=auto --disable-dependency-tracking CFLAGS="-O2"
-	grep -q '^#define MHD_USE_W32_THREADS 1' MHD_config.h
+		--disable-dependency-tracking "$@"
+}
+mhd_install() {
 	make -j"$JOBS"
 	make install
 	cp inst/include/microhttpd.h "$DEPS/include/"
 	cp inst/lib/libmicrohttpd.a "$DEPS/lib/"
-	pc libmicrohttpd 0.9.75 "A library for creating an embedded HTTP server" \
-		"-lmicrohttpd -lws2_32" "-DMHD_W32LIB"
+	pc libmicrohttpd 0.9.75 "A library for creating an embedded HTTP server" "$@"
+}
+
+# win64: W32 threads.  Its configure (0.9.75) rejects --with-threads=w32 by
+# mistake (W32 threads are only probed for "auto"); auto picks w32 on
+# MinGW, checked below.
+build_mhd_win64() {
+	local s b
+	build_dir libmicrohttpd
+	mhd_configure --host=$HOST --with-threads=auto CFLAGS="-O2"
+	grep -q '^#define MHD_USE_W32_THREADS 1' MHD_config.h
+	mhd_install "-lmicrohttpd -lws2_32" "-DMHD_W32LIB"
+}
+
+# native: position-independent, as memwatchd and the ASan tests are PIE.
+# HTTPS goes through Debian's libmicrohttpd.so.12, loaded only when asked.
+build_mhd_native() {
+	local s b
+	build_dir libmicrohttpd
+	mhd_configure --with-pic CFLAGS="-O2 -fPIC"
+	mhd_install "-lmicrohttpd -pthread"
 }
 
 # cJSON: cJSON.c alone.  CJSON_HIDE_SYMBOLS: no __declspec(dllexport) (the
@@ -405,6 +471,7 @@ build_mhd() {
 build_cjson() {
 	local s b
 	build_dir cjson
+	mkdir -p "$DEPS/include/cjson"
 	$HOST-gcc -O2 -std=c89 -DCJSON_HIDE_SYMBOLS -c "$s/cJSON.c" -o cJSON.o
 	$HOST-ar rcs libcjson.a cJSON.o
 	cp libcjson.a "$DEPS/lib/"
@@ -454,7 +521,7 @@ EOF
 }
 
 # A static link of all four must work and need no DLL beyond Windows' own.
-smoke_test() {
+smoke_test_win64() {
 	local b=$BLD/smoke dlls
 	rm -rf "$b"
 	mkdir -p "$b"
@@ -489,23 +556,73 @@ EOF
 	! grep -qiE '^lib|pthread|gcc|stdc' <<<"$dlls"
 }
 
-say "building the win64 libraries from Debian sources (logs: build/win64/deps-build/*.log)"
-: >"$BLD/versions.txt"
-run_step fetch-sources fetch_sources
-grep WARNING "$BLD/fetch-sources.log" >&2 || true
-start_step sqlite3 build_sqlite # the long one (one big file): in parallel
-run_step libmicrohttpd build_mhd
-run_step cjson build_cjson
-run_step cmocka build_cmocka
-finish_step sqlite3
-
-echo "$DEP_CFLAGS" >"$DEPS/cflags.txt"
-echo "$DEP_LIBS" >"$DEPS/libs.txt"
-run_step smoke-test smoke_test
-
+# native: a program linking the archive starts and stops a daemon, says it
+# has no TLS, and needs no GnuTLS (what this build is for).
+smoke_test_native() {
+	local b=$BLD/smoke
+	rm -rf "$b"
+	mkdir -p "$b"
+	cat >"$b/t.c" <<'EOF'
+#include <stddef.h>
+#include <microhttpd.h>
+static enum MHD_Result h(void *cls, struct MHD_Connection *c, const char *url,
+	const char *method, const char *version, const char *data, size_t *size,
+	void **ctx)
 {
-	echo "recipe $recipe"
-	cat "$BLD/versions.txt"
-} >"$STAMP.tmp"
-mv "$STAMP.tmp" "$STAMP"
-say "win64 libraries ready in build/win64/deps ($(($(date +%s) - t_start)) s): $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$BLD/versions.txt")"
+	(void)cls; (void)c; (void)url; (void)method; (void)version; (void)data;
+	(void)size; (void)ctx;
+	return MHD_NO;
+}
+int main(void)
+{
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0,
+		NULL, NULL, h, NULL, MHD_OPTION_END);
+	if (!d)
+		return 1;
+	MHD_stop_daemon(d);
+	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_NO ? 0 : 2;
+}
+EOF
+	# shellcheck disable=SC2046
+	gcc -O2 "$b/t.c" -o "$b/t" $(PKG_CONFIG_PATH="$DEPS/lib/pkgconfig" pkg-config \
+		--cflags --libs libmicrohttpd)
+	"$b/t"
+	readelf -d "$b/t" | grep NEEDED
+	! readelf -d "$b/t" | grep -q 'NEEDED.*gnutls'
+}
+
+native_libs() {
+	use_build native
+	stamp_ok && return 0
+	say "building libmicrohttpd without HTTPS from Debian sources (logs: ${BLD#"$ROOT"/}/*.log)"
+	start_build
+	run_step fetch-sources fetch_sources
+	grep WARNING "$BLD/fetch-sources.log" >&2 || true
+	run_step libmicrohttpd build_mhd_native
+	run_step smoke-test smoke_test_native
+	finish_build "native libmicrohttpd"
+}
+
+win64_libs() {
+	use_build win64
+	stamp_ok && return 0
+	say "building the win64 libraries from Debian sources (logs: ${BLD#"$ROOT"/}/*.log)"
+	start_build
+	# where this script kept sources and apt's lists before build/deps
+	rm -rf "$BLD/src" "$ROOT/build/win64/apt"
+	run_step fetch-sources fetch_sources
+	grep WARNING "$BLD/fetch-sources.log" >&2 || true
+	start_step sqlite3 build_sqlite # the long one (one big file): in parallel
+	run_step libmicrohttpd build_mhd_win64
+	run_step cjson build_cjson
+	run_step cmocka build_cmocka
+	finish_step sqlite3
+
+	echo "$DEP_CFLAGS" >"$DEPS/cflags.txt"
+	echo "$DEP_LIBS" >"$DEPS/libs.txt"
+	run_step smoke-test smoke_test_win64
+	finish_build "win64 libraries"
+}
+
+[ "$what" = win64 ] || native_libs
+[ "$what" = native ] || win64_libs

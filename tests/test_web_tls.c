@@ -3,7 +3,8 @@
  * neither, missing file, a folder, not PEM, DER, swapped files, an
  * encrypted key), each naming the setting and the file.  Where
  * libmicrohttpd has no TLS (the Windows build) every pair is refused with
- * the message that says what to do instead.  Whether a key matches its
+ * the message that says what to do instead.  On Linux the library with
+ * TLS is Debian's, loaded by the first load() of a pair (web/mhd_api.h).  Whether a key matches its
  * certificate is GnuTLS's check at start: tests/api/tls.sh. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <microhttpd.h>
-
 #include "core/config.h"
+#include "web/mhd_api.h"
 #include "web/tls.h"
 #include "tests/support/test_file.h"
 #include "tests/support/test_main.h"
@@ -34,9 +34,13 @@ static const char enc_key_pem[] = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIEfa
 #define KEY_FILE "test_web_tls.tmp.key.pem"
 #define OTHER_FILE "test_web_tls.tmp.other.pem"
 
+/* Whether the library that serves HTTPS here has TLS. */
 static bool have_tls(void)
 {
-	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+	struct mw_err err;
+	const struct mw_mhd_api *mhd = mw_mhd_https(&err);
+
+	return mhd && mhd->is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 static void config_reads_both(void **state)
@@ -81,6 +85,7 @@ static int load(const char *cert, const char *key, struct mw_err *err)
 	if (rc == 0 && cert && key) {
 		assert_non_null(tls.cert);
 		assert_non_null(tls.key);
+		assert_non_null(tls.mhd);
 		assert_non_null(strstr(tls.cert, "BEGIN CERTIFICATE"));
 		assert_non_null(strstr(tls.key, "PRIVATE KEY"));
 	}

@@ -25,15 +25,16 @@ struct tracked {
 
 struct mw_conn_guard {
 	struct mw_worker w;	/* its lock guards the list too */
+	const struct mw_mhd_api *mhd;
 	int64_t timeout_ns;
 	struct tracked *list;
 	uint64_t closed;
 };
 
-static struct tracked *tracked_of(struct MHD_Connection *conn)
+static struct tracked *tracked_of(struct mw_conn_guard *g, struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		g->mhd->get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci ? ci->socket_context : NULL;
 }
@@ -48,7 +49,7 @@ void mw_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_
 		return;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+			g->mhd->get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 		t = mw_xcalloc(1, sizeof(*t));
 		t->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
@@ -83,7 +84,7 @@ void mw_conn_guard_head_done(struct mw_conn_guard *g, struct MHD_Connection *con
 {
 	struct tracked *t;
 
-	if (!g || !(t = tracked_of(conn)))
+	if (!g || !(t = tracked_of(g, conn)))
 		return;
 	pthread_mutex_lock(&g->w.lock);
 	t->head_since_ns = 0;
@@ -94,7 +95,7 @@ void mw_conn_guard_request_done(struct mw_conn_guard *g, struct MHD_Connection *
 {
 	struct tracked *t;
 
-	if (!g || !(t = tracked_of(conn)))
+	if (!g || !(t = tracked_of(g, conn)))
 		return;
 	pthread_mutex_lock(&g->w.lock);
 	t->head_since_ns = mw_clock_mono_ns();
@@ -137,10 +138,12 @@ static void *sweep_main(void *arg)
 	return NULL;
 }
 
-struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms)
+struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms,
+					  const struct mw_mhd_api *mhd)
 {
 	struct mw_conn_guard *g = mw_xcalloc(1, sizeof(*g));
 
+	g->mhd = mhd;
 	g->timeout_ns = header_timeout_ms * 1000000;
 	if (mw_worker_start(&g->w, sweep_main, g)) {
 		mw_log_error("web: cannot start the slow-client guard thread");

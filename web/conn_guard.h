@@ -15,11 +15,14 @@
 #define MW_WEB_CONN_GUARD_H
 
 #include <stdint.h>
-#include <microhttpd.h>
+
+#include "mhd_api.h"
 
 struct mw_conn_guard;
 
-struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms);
+/* mhd: the library of the server whose connections it watches. */
+struct mw_conn_guard *mw_conn_guard_start(int64_t header_timeout_ms,
+					  const struct mw_mhd_api *mhd);
 void mw_conn_guard_stop(struct mw_conn_guard *g);
 
 /* MHD_OPTION_NOTIFY_CONNECTION callback (cls: the guard). */

@@ -71,6 +71,7 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 	struct mw_err err = { "" };
 	const char *match = mw_req_arg(r, "match"), *fmt = mw_req_arg(r, "format");
 	enum mw_export_format format = MW_EXPORT_CSV;
+	const struct mw_mhd_api *mhd = r->web->mhd;
 	struct export *e;
 	int64_t timeout_ms, from, to, mark;
 	char num[32];
@@ -117,22 +118,22 @@ struct MHD_Response *mw_h_export(struct mw_req *r)
 	if (timeout_ms)
 		mw_reader_set_deadline(e->reader, mw_clock_mono_ns() +
 				       timeout_ms * EXPORT_TIMEOUT_FACTOR * 1000000);
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, EXPORT_BLOCK, export_read,
-						 e, export_free);
+	resp = mhd->create_response_from_callback(MHD_SIZE_UNKNOWN, EXPORT_BLOCK, export_read,
+						  e, export_free);
 	if (!resp)
 		goto fail;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				format == MW_EXPORT_CSV ? "text/csv; charset=utf-8" :
-				"application/json");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				 format == MW_EXPORT_CSV ? "text/csv; charset=utf-8" :
+				 "application/json");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if ((mark = mw_export_complete_to(e->x)) != INT64_MIN) {
 		snprintf(num, sizeof(num), "%lld", (long long)mark);
-		MHD_add_response_header(resp, "X-Complete-To-Ms", num);
+		mhd->add_response_header(resp, "X-Complete-To-Ms", num);
 	}
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (format == MW_EXPORT_CSV)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
-					"attachment; filename=\"memwatch-export.csv\"");
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+					 "attachment; filename=\"memwatch-export.csv\"");
 	r->status = 200;
 	return resp;
 fail:

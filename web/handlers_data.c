@@ -188,7 +188,7 @@ struct MHD_Response *mw_h_query(struct mw_req *r)
 	size_t i, j, nkeep;
 	int64_t top = 0;
 
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_match, &m);
+	r->web->mhd->get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_match, &m);
 	if (!m.n)
 		return mw_reply_error(r, MHD_HTTP_BAD_REQUEST, "match: required (a series selector)");
 	if (m.empty)

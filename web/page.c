@@ -61,6 +61,7 @@ struct MHD_Response *mw_h_page(struct mw_req *r)
 {
 	size_t i;
 	const struct mw_asset *a = find(r->url, &i);
+	const struct mw_mhd_api *mhd = r->web->mhd;
 	const char *inm;
 	struct MHD_Response *resp;
 	unsigned status = 200;
@@ -68,17 +69,17 @@ struct MHD_Response *mw_h_page(struct mw_req *r)
 	if (!a)
 		return mw_reply_error(r, MHD_HTTP_NOT_FOUND, "no such path");
 	mw_page_init();
-	inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	inm = mhd->lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	if (inm && strstr(inm, etags[i]))
 		status = MHD_HTTP_NOT_MODIFIED;
 	resp = mw_reply_static(r, status, a->content_type, a->data,
 			       status == 200 ? a->len : 0);
 	if (!resp)
 		return NULL;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etags[i]);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'self'; style-src 'self' 'unsafe-inline'; "
-				"img-src 'self' data:; connect-src 'self'");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_ETAG, etags[i]);
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	mhd->add_response_header(resp, "Content-Security-Policy",
+				 "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+				 "img-src 'self' data:; connect-src 'self'");
 	return resp;
 }

@@ -9,12 +9,15 @@
 /* The status codes /metrics counts answers by (memwatch_web_requests_total). */
 const unsigned mw_web_codes[MW_WEB_NCODES] = { 200, 304, 400, 401, 404, 405, 409, 412, 413, 500, 503 };
 
-static void common_headers(struct MHD_Response *resp, const char *type, bool no_store)
+static void common_headers(struct mw_req *r, struct MHD_Response *resp, const char *type,
+			   bool no_store)
 {
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	const struct mw_mhd_api *mhd = r->web->mhd;
+
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (no_store)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 }
 
 struct MHD_Response *mw_reply_bytes(struct mw_req *r, unsigned status, const char *type,
@@ -22,12 +25,12 @@ struct MHD_Response *mw_reply_bytes(struct mw_req *r, unsigned status, const cha
 {
 	struct MHD_Response *resp;
 
-	resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+	resp = r->web->mhd->create_response_from_buffer_with_free_callback(len, data, free);
 	if (!resp) {
 		free(data);
 		return NULL;
 	}
-	common_headers(resp, type, true);
+	common_headers(r, resp, type, true);
 	r->status = status;
 	return resp;
 }
@@ -37,11 +40,11 @@ struct MHD_Response *mw_reply_static(struct mw_req *r, unsigned status, const ch
 {
 	struct MHD_Response *resp;
 
-	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)data,
-					       MHD_RESPMEM_PERSISTENT);
+	resp = r->web->mhd->create_response_from_buffer(len, (void *)(uintptr_t)data,
+							MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return NULL;
-	common_headers(resp, type, false);
+	common_headers(r, resp, type, false);
 	r->status = status;
 	return resp;
 }

@@ -14,7 +14,7 @@
 
 const char *mw_req_arg(struct mw_req *r, const char *name)
 {
-	const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+	const char *v = r->web->mhd->lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 
 	return v && *v ? v : NULL;
 }

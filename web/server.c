@@ -19,6 +19,8 @@
  * HTTPS ([web] tls_cert / tls_key, checked by tls.c): libmicrohttpd with
  * GnuTLS, TLS 1.2 and 1.3; GnuTLS's reason for refusing the pair comes
  * through libmicrohttpd's log while it starts, so the message can say it.
+ * On Linux that is another library than plain HTTP's (mhd_api.h): the
+ * server runs on the one tls.c picked, web->mhd.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,7 +131,8 @@ static bool authorized(struct mw_req *r)
 
 	if (!r->web->token)
 		return true;
-	h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	h = r->web->mhd->lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h || strncmp(h, "Bearer ", 7))
 		return false;
 	h += 7;
@@ -155,8 +158,8 @@ static struct MHD_Response *dispatch(struct mw_req *r)
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	c.route = route = mw_route_find(r->url);
-	MHD_get_connection_values_n(r->conn, MHD_HEADER_KIND, sum_header, &headers);
-	MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &c);
+	r->web->mhd->get_connection_values_n(r->conn, MHD_HEADER_KIND, sum_header, &headers);
+	r->web->mhd->get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, check_arg, &c);
 	if (strlen(r->url) + c.total + headers > r->web->max_request_bytes)
 		return mw_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
 				      "request too large (at most %zu bytes of URL and headers)",
@@ -164,8 +167,8 @@ static struct MHD_Response *dispatch(struct mw_req *r)
 	if (strcmp(r->url, "/healthz") && !authorized(r)) {
 		resp = mw_reply_error(r, MHD_HTTP_UNAUTHORIZED,
 				      "missing or wrong bearer token (Authorization header)");
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-					"Bearer realm=\"memwatch\"");
+		r->web->mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+						 "Bearer realm=\"memwatch\"");
 		return resp;
 	}
 	if (!route && !mw_page_has(r->url))
@@ -173,7 +176,7 @@ static struct MHD_Response *dispatch(struct mw_req *r)
 	if (strcmp(r->method, MHD_HTTP_METHOD_GET) && !r->head) {
 		resp = mw_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED,
 				      "method not allowed (GET or HEAD only)");
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		r->web->mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 		return resp;
 	}
 	if (c.bad[0])
@@ -206,16 +209,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 		*con_cls = r;
 		mw_conn_guard_head_done(web->guard, conn);
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		cl = web->mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > web->max_request_bytes) {
 			r->too_large = true;
 			resp = mw_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
 					      "request body too large (at most %zu bytes)",
 					      web->max_request_bytes);
 			count_status(web, r->status);
-			ret = MHD_queue_response(conn, r->status, resp);
-			MHD_destroy_response(resp);
+			ret = web->mhd->queue_response(conn, r->status, resp);
+			web->mhd->destroy_response(resp);
 			return ret;
 		}
 		return MHD_YES;
@@ -233,8 +236,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!resp)
 		resp = mw_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error");
 	count_status(web, r->status);
-	ret = MHD_queue_response(conn, r->status, resp);
-	MHD_destroy_response(resp);
+	ret = web->mhd->queue_response(conn, r->status, resp);
+	web->mhd->destroy_response(resp);
 	return ret;
 }
 
@@ -380,10 +383,13 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		web->token_len = strlen(web->token);
 	}
 	web->max_request_bytes = (size_t)cfg->web_max_request_bytes;
+	web->mhd = &mw_mhd_linked;
 	if (mw_web_tls_load(&web->tls, cfg, err)) {
 		mw_web_stop(web);
 		return -1;
 	}
+	if (web->tls.cert)
+		web->mhd = web->tls.mhd;
 	web->pool = mw_pool_new(cfg->db_path, (size_t)cfg->web_threads + 2);
 	mw_pool_set_timeout(web->pool, cfg->web_query_timeout_ms);
 	mw_leak_params_from_config(&web->leak_params, cfg);
@@ -394,7 +400,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 	 * 64 bytes each: 1,000 arguments in 7 KB overflowed a smaller pool and
 	 * MHD then had no room left even to answer), plus its write buffer. */
 	mem = web->max_request_bytes * 36 + 32768;
-	web->guard = mw_conn_guard_start(cfg->web_header_timeout_ms);
+	web->guard = mw_conn_guard_start(cfg->web_header_timeout_ms, web->mhd);
 	if (web->tls.cert) {
 		flags |= MHD_USE_TLS;
 		tls_opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
@@ -406,7 +412,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 						       (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1" };
 	}
 	atomic_store(&web->starting, true);
-	web->daemon = MHD_start_daemon(
+	web->daemon = web->mhd->start_daemon(
 		flags, 0, NULL, NULL, on_request, web,
 		/* first, so MHD's every word (GnuTLS's refusal too) comes here */
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, web,
@@ -434,7 +440,7 @@ int mw_web_start(struct mw_web **out, const struct mw_config *cfg,
 		return -1;
 	}
 	warn_clear_token(cfg, &addr, v6, web->tls.cert != NULL);
-	info = MHD_get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	info = web->mhd->get_daemon_info(web->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	web->port = info ? (int)info->port : 0;
 	*out = web;
 	return 0;
@@ -455,7 +461,7 @@ void mw_web_stop(struct mw_web *web)
 	if (!web)
 		return;
 	if (web->daemon)
-		MHD_stop_daemon(web->daemon);
+		web->mhd->stop_daemon(web->daemon);
 	mw_conn_guard_stop(web->guard);
 	mw_metrics_cache_clear();
 	mw_pool_free(web->pool);

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <microhttpd.h>
-
 #include "base/fsutf8.h"
 #include "base/log.h"
 #include "base/xalloc.h"
@@ -110,7 +108,11 @@ int mw_web_tls_load(struct mw_web_tls *tls, const struct mw_config *cfg, struct 
 		return mw_error(err, "[web] %s is set without [web] %s: HTTPS needs both (a PEM "
 				"certificate and its private key)",
 				cert[0] ? "tls_cert" : "tls_key", cert[0] ? "tls_key" : "tls_cert");
-	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+	/* Only now: on Linux this loads GnuTLS and what it brings */
+	tls->mhd = mw_mhd_https(err);
+	if (!tls->mhd)
+		return mw_error_prefix(err, "[web] tls_cert is set");
+	if (tls->mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
 		return mw_error(err, "[web] tls_cert is set but this build of memwatchd cannot "
 				"serve HTTPS: its libmicrohttpd has no TLS (the Windows build is "
 				"made without GnuTLS).  Leave tls_cert and tls_key empty, keep "
@@ -163,4 +165,5 @@ void mw_web_tls_release(struct mw_web_tls *tls)
 	wipe_free(tls->cert);
 	wipe_free(tls->key);
 	tls->cert = tls->key = NULL;
+	tls->mhd = NULL;
 }

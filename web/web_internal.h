@@ -15,12 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <microhttpd.h>
-
 #include "analysis/leak.h"
 #include "base/mwerr.h"
 #include "core/status.h"
 #include "base/json_out.h"
+#include "mhd_api.h"
 #include "tls.h"
 #include "web.h"
 
@@ -32,6 +31,9 @@ enum { MW_WEB_NCODES = 11 };
 extern const unsigned mw_web_codes[MW_WEB_NCODES];
 
 struct mw_web {
+	/* the library the daemon runs on; every MHD call for it, its
+	 * connections and its responses goes through this (mhd_api.h) */
+	const struct mw_mhd_api *mhd;
 	struct MHD_Daemon *daemon;
 	struct mw_status_table *status;
 	struct mw_reader_pool *pool;

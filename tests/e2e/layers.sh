@@ -4,8 +4,9 @@
 # each other in a circle, natively and in the MinGW build
 # (scripts/check-calls.py), no portable product file has an #if of
 # its own for Windows (only platform files and the compat layer's
-# base/sockets.h), and JSON has one writer (base/json_out): no product
-# file builds or prints a cJSON tree (cJSON only parses).
+# base/sockets.h), JSON has one writer (base/json_out): no product
+# file builds or prints a cJSON tree (cJSON only parses), and web/ calls
+# libmicrohttpd only through a server's table (web/mhd_api.h).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
@@ -27,4 +28,9 @@ trees=$(grep -nE 'cJSON_(Create|Add|Print|Replace|InsertItem|Duplicate|SetValues
 ntrees=$(printf '%s' "$trees" | grep -c .)
 check "one JSON writer: no cJSON tree built or printed in product files" "[ $ntrees -eq 0 ]"
 [ -n "$trees" ] && echo "$trees" | sed 's/^/# /'
+# An HTTPS server's connections and responses belong to the library it
+# runs on (web/mhd_api.h): a direct MHD_ call would use the linked one.
+direct=$(grep -nE '\<MHD_[a-z_]+ *\(' web/*.[ch] | grep -v '^web/mhd_api\.c:')
+check "libmicrohttpd is called through the server's table only (web/mhd_api.h)" "[ -z \"$direct\" ]"
+[ -n "$direct" ] && echo "$direct" | sed 's/^/# /'
 finish

@@ -32,8 +32,6 @@ struct mw_series {
 	size_t slot;		/* index in store->all */
 	int64_t seen;		/* store->now_ts at its newest point */
 	int64_t first_ts;	/* its first point (written with the series row) */
-	bool live_row;		/* its series_live row is committed */
-	bool evicting;		/* leaves memory when the running flush commits */
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
 	size_t order_pos;	/* its place in store->order (a hint: check it) */
@@ -46,6 +44,7 @@ struct mw_series {
 	int64_t tx_open_rowid;
 	uint8_t open_writes;	/* of its row, up to MW_OPEN_BOUND_FROM */
 	uint8_t tx_open_writes;
+	bool ended;		/* its process ended: leaves memory once written */
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	/* The open chunk at its last committed write (whole or tail), for
 	 * appending only its new bits (store.c write_open, chunk_tail.h) */
@@ -57,12 +56,15 @@ struct mw_series {
 	/* open_rowid is its newest chunk, to be taken up (open empty until
 	 * then) at its next point: mw_series_take_up */
 	bool take_up;
-	struct mw_rollup_acc acc[MW_TIERS];
+	/* (the flags sit in the padding of the fields around them: 424
+	 * bytes a series, not 448, at thousands of series) */
+	bool live_row;		/* its series_live row is committed */
+	bool evicting;		/* leaves memory when the running flush commits */
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
+	struct mw_rollup_acc acc[MW_TIERS];
 	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
-	bool ended;		/* its process ended: leaves memory once written */
 };
 
 /* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an

@@ -193,9 +193,10 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
  * rise whenever it reads through a file it mapped, for as long as there
  * is file left to read: an indexer scanning a 1 GiB file front to back
  * (recorded, tests/data/leak_mapped/ ok_mapscan: it failed "rising 763
- * MiB/h" from 30 minutes), SQLite with mmap_size touching its pages.  Those pages are the file's: clean ones the kernel drops
- * under pressure, dirty ones it writes back first, none of them memory
- * the process holds.  A leak here is a leak of mappings (files mapped and
+ * MiB/h" from 30 minutes), SQLite with mmap_size touching its pages.
+ * Those pages are the file's: clean ones the kernel drops under
+ * pressure, dirty ones it writes back first, none of them memory the
+ * process holds.  A leak here is a leak of mappings (files mapped and
  * never unmapped, recorded: lk_mapfiles), and that grows what is mapped.
  */
 int mw_leak_mapped_bound(const struct mw_trace *mapped, const struct mw_trace *resident,

@@ -222,6 +222,7 @@ const struct mw_option mw_config_options[] = {
 	  "PEM certificate (its chain after it) to serve HTTPS instead of HTTP, with\n"
 	  "tls_key; a plain-HTTP request is then refused (the connection is closed).\n"
 	  "Both files are read and checked at start (restart to load a new one).\n"
+	  "On Linux HTTPS loads libmicrohttpd.so.12 (package libmicrohttpd12) then.\n"
 	  "Not available in the Windows build: put an HTTPS reverse proxy in front.") },
 	{ MW_OPTION("web", "tls_key", MW_OPT_STRING, OFF(web_tls_key), "", 0, 0,
 	  "PEM private key of tls_cert, unencrypted (keep it readable by memwatch only).") },

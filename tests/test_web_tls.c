@@ -4,8 +4,9 @@
  * encrypted key), each naming the setting and the file.  Where
  * libmicrohttpd has no TLS (the Windows build) every pair is refused with
  * the message that says what to do instead.  On Linux the library with
- * TLS is Debian's, loaded by the first load() of a pair (web/mhd_api.h).  Whether a key matches its
- * certificate is GnuTLS's check at start: tests/api/tls.sh. */
+ * TLS is Debian's, loaded by the first load() of a pair (web/mhd_api.h).
+ * Whether a key matches its certificate is GnuTLS's check at start:
+ * tests/api/tls.sh. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -10,13 +10,15 @@
  * from a console it fails at once with ERROR_FAILED_SERVICE_CONTROLLER_CONNECT
  * and we run as a console program.
  *
- * Status protocol: the ServiceMain thread alone calls SetServiceStatus.
- * mw_cmd_run runs on a worker thread; the control handler only requests
- * the stop and wakes the ServiceMain thread, which reports START_PENDING
- * and STOP_PENDING with a checkpoint every second, RUNNING once storage
- * and web are up (mw_run_set_ready_hook), and STOPPED with
+ * Status protocol: mw_cmd_run runs on a worker thread.  The ServiceMain
+ * thread reports START_PENDING with a checkpoint every second, RUNNING
+ * once storage and web are up (mw_run_set_ready_hook), and STOPPED with
  * ERROR_SERVICE_SPECIFIC_ERROR + the exit code (1 or 2) when the daemon
- * failed.  A run that fails before the dispatcher (main.c: a bad option or
+ * failed.  The control handler reports STOP_PENDING itself before it
+ * requests the stop, so the SCM (and ControlService's answer, which it
+ * reads once the handler returns) shows STOP_PENDING however fast the
+ * daemon then stops; ServiceMain keeps its checkpoint moving.  Both
+ * report under status_lock, so a late RUNNING never follows STOP_PENDING.  A run that fails before the dispatcher (main.c: a bad option or
  * config file) is reported the same way, its stderr text in the Event Log.
  *
  * Install also sets recovery, description and preshutdown time-out and,
@@ -63,7 +65,9 @@ static const struct mw_config *service_cfg;
 static int service_exit_code;
 static HANDLE event_source;
 static HANDLE wake_event;	/* auto-reset: the handler or the ready hook signals */
-static volatile LONG ready_flag, stop_flag;
+static volatile LONG ready_flag;
+static CRITICAL_SECTION status_lock;	/* guards status_state, status_checkpoint */
+static DWORD status_state = SERVICE_START_PENDING, status_checkpoint = 1;
 
 static void eventlog_sink(enum mw_log_level level, const char *line)
 {
@@ -104,7 +108,34 @@ static void set_status(DWORD state, DWORD checkpoint, int exit_code)
 	SetServiceStatus(service_handle, &st);
 }
 
-/* Runs on the dispatcher's thread: only signal, never report. */
+/* Moves to `state` and reports it; STOP_PENDING is never left but for
+ * STOPPED.  A repeated pending state only moves its checkpoint on. */
+static void report_state(DWORD state)
+{
+	EnterCriticalSection(&status_lock);
+	if (status_state == SERVICE_STOP_PENDING && state != SERVICE_STOPPED)
+		state = SERVICE_STOP_PENDING;
+	if (state == status_state)
+		status_checkpoint++;
+	else
+		status_checkpoint = 1;
+	status_state = state;
+	set_status(state, status_checkpoint, state == SERVICE_STOPPED ? service_exit_code : 0);
+	LeaveCriticalSection(&status_lock);
+}
+
+static DWORD current_state(void)
+{
+	DWORD state;
+
+	EnterCriticalSection(&status_lock);
+	state = status_state;
+	LeaveCriticalSection(&status_lock);
+	return state;
+}
+
+/* Runs on the dispatcher's thread: reports STOP_PENDING, then asks the
+ * daemon to stop; the stopping itself happens on the worker. */
 static DWORD WINAPI control_handler(DWORD control, DWORD type, LPVOID data, LPVOID ctx)
 {
 	(void)type;
@@ -114,7 +145,8 @@ static DWORD WINAPI control_handler(DWORD control, DWORD type, LPVOID data, LPVO
 	case SERVICE_CONTROL_STOP:
 	case SERVICE_CONTROL_PRESHUTDOWN:
 	case SERVICE_CONTROL_SHUTDOWN:
-		InterlockedExchange(&stop_flag, 1);
+		if (current_state() != SERVICE_STOP_PENDING)
+			report_state(SERVICE_STOP_PENDING);
 		mw_stop_request();
 		SetEvent(wake_event);
 		return NO_ERROR;
@@ -141,19 +173,19 @@ static DWORD WINAPI run_thread(LPVOID arg)
 
 static void WINAPI service_main(DWORD argc, LPWSTR *argv)
 {
-	DWORD state = SERVICE_START_PENDING, checkpoint = 1;
 	HANDLE worker, waits[2];
 
 	(void)argc;
 	(void)argv;
 	mw_stop_set_service_mode(true);
+	InitializeCriticalSection(&status_lock);
 	wake_event = CreateEventW(NULL, FALSE, FALSE, NULL);
 	service_handle = RegisterServiceCtrlHandlerExW(SERVICE_NAME, control_handler, NULL);
 	if (!service_handle || !wake_event) {
 		service_exit_code = 1;
 		return;
 	}
-	set_status(SERVICE_START_PENDING, checkpoint, 0);
+	set_status(SERVICE_START_PENDING, 1, 0);
 	event_source = RegisterEventSourceW(NULL, EVENT_SOURCE);
 	mw_log_set_sink(eventlog_sink);
 	mw_run_set_ready_hook(on_ready, NULL);
@@ -166,22 +198,15 @@ static void WINAPI service_main(DWORD argc, LPWSTR *argv)
 		waits[1] = wake_event;
 		for (;;) {
 			DWORD w = WaitForMultipleObjects(2, waits, FALSE, 1000);
+			DWORD state = current_state();
 
 			if (w == WAIT_OBJECT_0 || w == WAIT_FAILED)
 				break;	/* mw_cmd_run returned */
-			if (InterlockedCompareExchange(&stop_flag, 0, 0) &&
-			    state != SERVICE_STOP_PENDING) {
-				state = SERVICE_STOP_PENDING;
-				checkpoint = 1;
-			} else if (InterlockedCompareExchange(&ready_flag, 0, 0) &&
-				   state == SERVICE_START_PENDING) {
-				state = SERVICE_RUNNING;
-			} else if (state != SERVICE_RUNNING) {
-				checkpoint++;	/* still making progress */
-			} else {
-				continue;
-			}
-			set_status(state, checkpoint, 0);
+			if (state == SERVICE_START_PENDING &&
+			    InterlockedCompareExchange(&ready_flag, 0, 0))
+				report_state(SERVICE_RUNNING);
+			else if (state != SERVICE_RUNNING)
+				report_state(state);	/* still making progress */
 		}
 		WaitForSingleObject(worker, INFINITE);
 		CloseHandle(worker);
@@ -191,7 +216,7 @@ static void WINAPI service_main(DWORD argc, LPWSTR *argv)
 	if (event_source)
 		DeregisterEventSource(event_source);
 	event_source = NULL;
-	set_status(SERVICE_STOPPED, 0, service_exit_code);
+	report_state(SERVICE_STOPPED);
 }
 
 /* A console program has a console; a service has none (nor standard

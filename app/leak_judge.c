@@ -19,6 +19,7 @@
 #include "storage/query.h"
 #include "base/worker.h"
 #include "base/xalloc.h"
+#include "base/thread_name.h"
 
 struct mw_leak_judge {
 	struct mw_worker w;
@@ -183,6 +184,7 @@ static void *judge_main(void *arg)
 	struct mw_leak_judge *j = arg;
 	struct mw_reader *reader = NULL;
 
+	mw_thread_set_name("mw-judge");
 	pthread_mutex_lock(&j->w.lock);
 	while (!j->w.stopping) {
 		int64_t pause_ms;

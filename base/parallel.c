@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/xalloc.h"
+#include "base/thread_name.h"
 
 struct worker {
 	void (*fn)(void *arg, size_t worker);
@@ -18,6 +19,7 @@ static void *worker_main(void *p)
 {
 	struct worker *w = p;
 
+	mw_thread_set_name("mw-parallel");
 	w->fn(w->arg, w->k);
 	return NULL;
 }

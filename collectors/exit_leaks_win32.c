@@ -43,6 +43,7 @@
 #include "base/utf16.h"
 #include "base/utf8_wide.h"
 #include "base/xalloc.h"
+#include "base/thread_name.h"
 
 #define IFEO_PATH L"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options"
 #define SCAN_EVERY_MS 1000
@@ -513,6 +514,7 @@ static DWORD WINAPI debugger_main(void *arg)
 	struct mw_exit_leaks_os *os = arg;
 	int64_t next_scan = 0;
 
+	mw_thread_set_name("mw-exitleaks");
 	while (!InterlockedCompareExchange(&os->stop, 0, 0)) {
 		int64_t now = mw_clock_mono_ns() / 1000000;
 		DEBUG_EVENT ev;

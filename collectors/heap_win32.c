@@ -29,6 +29,7 @@
 #include "base/clock.h"
 #include "base/xalloc.h"
 #include "peb.h"
+#include "base/thread_name.h"
 
 _Static_assert(PROCESS_HEAP_ENTRY_BUSY == MW_HEAP_ENTRY_BUSY, "busy");
 _Static_assert(PROCESS_HEAP_REGION == MW_HEAP_REGION, "region");
@@ -308,6 +309,7 @@ static DWORD WINAPI job_run(LPVOID p)
 {
 	struct job *j = p;
 
+	mw_thread_set_name("mw-heapwalk");
 	j->rc = j->fn(j->pid, &j->heaps, &j->err, j->arg);
 	job_put(j);
 	return 0;

@@ -24,6 +24,7 @@
 #include "forward/rw_wire.h"
 #include "forward/select.h"
 #include "storage/query.h"
+#include "base/thread_name.h"
 
 /* The first time window of a send pass; widened when it holds nothing. */
 #define SPAN_MS (5 * 60000LL)
@@ -546,6 +547,7 @@ static void *dest_main(void *arg)
 	struct mw_err err = { "" };
 	unsigned storage_attempt = 0;
 
+	mw_thread_set_name("mw-forward");
 	while (!stopping(d)) {
 		int rc;
 

@@ -11,6 +11,7 @@
 #include "base/xalloc.h"
 #include "db.h"
 #include "schema.h"
+#include "base/thread_name.h"
 
 struct mw_bg_check {
 	char *path;
@@ -33,6 +34,7 @@ static void *check_main(void *arg)
 	sqlite3 *db = NULL;
 	int rc = -1;
 
+	mw_thread_set_name("mw-dbcheck");
 	if (mw_db_open(&db, c->path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
 		       MW_BUSY_TIMEOUT_MS, "", &err) == 0) {
 		pthread_mutex_lock(&c->lock);

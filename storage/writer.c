@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "core/status.h"
 #include "base/xalloc.h"
+#include "base/thread_name.h"
 
 struct mw_writer {
 	struct mw_store *store;
@@ -119,6 +120,7 @@ static void *writer_main(void *arg)
 	int64_t next = mw_clock_mono_ns() / 1000000 + w->flush_interval_ms;
 	struct mw_batch **take = mw_xcalloc(w->cap, sizeof(*take));
 
+	mw_thread_set_name("mw-writer");
 	w->eager_until_ms = next;
 
 	pthread_mutex_lock(&w->lock);

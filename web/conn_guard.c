@@ -12,6 +12,7 @@
 #include "base/socket_end.h"
 #include "base/worker.h"
 #include "base/xalloc.h"
+#include "base/thread_name.h"
 
 /* How often the sweep runs: the timeout is kept to within this. */
 #define SWEEP_MS 500
@@ -118,6 +119,7 @@ static void *sweep_main(void *arg)
 {
 	struct mw_conn_guard *g = arg;
 
+	mw_thread_set_name("mw-connguard");
 	pthread_mutex_lock(&g->w.lock);
 	while (!g->w.stopping) {
 		int64_t now = mw_clock_mono_ns();

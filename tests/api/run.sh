@@ -28,6 +28,19 @@ check "collectors: every field of every collector" getj /api/v1/collectors \
 check "collectors: process collector sampling" getj /api/v1/collectors \
 	'any(c["name"]=="process" and c["samples"]>0 for c in d["collectors"])'
 
+# --- thread names (native only: under Wine the pid is Wine's) ----------------
+# thread_comms: the comm of each of the daemon's threads, sorted, on one line
+thread_comms() { cat /proc/"$main_pid"/task/*/comm 2>/dev/null | sort | tr '\n' ' '; }
+named_threads() {
+	local t
+	t=" $(thread_comms)"
+	[[ $t == *" mw-writer "* && $t == *" mw-judge "* && $t == *" memwatchd "* ]]
+}
+if [ ${#mw_runner[@]} -eq 0 ]; then
+	check "threads: the writer and the judge carry their names, the main thread stays memwatchd" \
+		wait_or_show 10 'echo "threads: $(thread_comms)"' named_threads
+fi
+
 # --- series and selectors ---------------------------------------------------
 check "series: all, with id, name, labels, first/last timestamp" getj /api/v1/series \
 	'len(d["series"])>5 and all(set(s)>={"id","name","labels","first_ts","last_ts"} for s in d["series"])'

@@ -28,6 +28,18 @@ void mw_worker_sleep(struct mw_worker *w, int64_t ms)
 	mw_clock_step_poll();
 }
 
+void mw_worker_wait(struct mw_worker *w, int64_t ms)
+{
+	if (!w->stopping)
+		(void)mw_cond_wait_until(&w->wake, &w->lock, mw_cond_deadline(ms));
+	mw_clock_step_poll();
+}
+
+void mw_worker_wake(struct mw_worker *w)
+{
+	pthread_cond_signal(&w->wake);
+}
+
 void mw_worker_stop(struct mw_worker *w)
 {
 	pthread_mutex_lock(&w->lock);

@@ -28,6 +28,14 @@ int mw_worker_start(struct mw_worker *w, void *(*main)(void *), void *arg);
  * or less when told to stop. */
 void mw_worker_sleep(struct mw_worker *w, int64_t ms);
 
+/* With w->lock held: wait up to ms milliseconds (the lock released
+ * meanwhile), or less when told to stop or when another thread signals
+ * w->wake (mw_worker_wake). */
+void mw_worker_wait(struct mw_worker *w, int64_t ms);
+
+/* With w->lock held: end the thread's mw_worker_wait early. */
+void mw_worker_wake(struct mw_worker *w);
+
 /* Tell the thread to stop, wake it, wait for it and free the lock and the
  * condition. */
 void mw_worker_stop(struct mw_worker *w);

@@ -101,6 +101,8 @@ void mw_batch_reset(struct mw_batch *b)
 	}
 	b->nsamples = 0;
 	b->ndetails = 0;
+	memset(b->tails, 0, sizeof(b->tails));
+	b->tails_next = 0;
 }
 
 struct mw_batch *mw_batch_new(void)
@@ -255,12 +257,16 @@ void mw_batch_add(struct mw_batch *b, const char *metric,
 		  double value, int64_t ts_ms)
 {
 	struct mw_sample *s;
+	size_t n;
 
 	MW_GROW(b->samples, b->samples_cap, b->nsamples + 1);
 	s = &b->samples[b->nsamples++];
 	s->metric = mw_batch_strdup(b, metric);
-	s->labels = copy_labels(b, labels, nlabels, &s->nlabels);
-	s->series_key = make_key(b, s->metric, s->labels, s->nlabels);
+	s->labels = copy_labels(b, labels, nlabels, &n);
+	s->nlabels = (uint32_t)n;	/* at most MW_MAX_LABELS */
+	s->series_key = make_key(b, s->metric, s->labels, n);
+	s->key_tail = NULL;
+	s->key_tail_len = 0;
 	s->value = value;
 	s->ts_ms = ts_ms;
 	s->tail_id = 0;
@@ -271,30 +277,67 @@ void *mw_batch_alloc(struct mw_batch *b, size_t n)
 	return arena_alloc(b, n ? n : 1);
 }
 
+/* key_tail in the arena: copied once per batch for a tail id (an id
+ * names one tail text for good, mw_batch_tail_ids), always for id 0. */
+static const char *tail_copy(struct mw_batch *b, const char *tail, size_t len, uint64_t id)
+{
+	char *copy;
+	unsigned i;
+
+	if (id)
+		for (i = 0; i < MW_BATCH_TAIL_CACHE; i++)
+			if (b->tails[i].id == id)
+				return b->tails[i].copy;
+	copy = arena_alloc(b, len + 1);
+	memcpy(copy, tail, len);
+	copy[len] = '\0';
+	if (id) {
+		b->tails[b->tails_next].id = id;
+		b->tails[b->tails_next].copy = copy;
+		b->tails_next = (b->tails_next + 1) % MW_BATCH_TAIL_CACHE;
+	}
+	return copy;
+}
+
 void mw_batch_add_keyed(struct mw_batch *b, const char *metric,
 			struct mw_label *labels, size_t nlabels,
 			const char *key_tail, size_t key_tail_len, uint64_t tail_id,
 			double value, int64_t ts_ms)
 {
 	struct mw_sample *s;
-	size_t mlen = strlen(metric);
-	char *key;
 
 	if (nlabels > MW_MAX_LABELS)
 		abort();	/* a collector bug, as in mw_batch_add */
+	if (key_tail_len > UINT32_MAX)
+		abort();	/* a collector bug: keys are short */
 	MW_GROW(b->samples, b->samples_cap, b->nsamples + 1);
 	s = &b->samples[b->nsamples++];
-	key = arena_alloc(b, mlen + key_tail_len + 1);
-	memcpy(key, metric, mlen);
-	memcpy(key + mlen, key_tail, key_tail_len);
-	key[mlen + key_tail_len] = '\0';
 	s->metric = metric;
 	s->labels = labels;	/* the caller's: in the arena, or static */
-	s->nlabels = nlabels;
-	s->series_key = key;
+	s->nlabels = (uint32_t)nlabels;
+	s->series_key = NULL;
+	s->key_tail = tail_copy(b, key_tail, key_tail_len, tail_id);
+	s->key_tail_len = (uint32_t)key_tail_len;
 	s->value = value;
 	s->ts_ms = ts_ms;
 	s->tail_id = tail_id;
+}
+
+const char *mw_sample_key(const struct mw_sample *s, char *buf, size_t size, char **heap)
+{
+	size_t mlen, need;
+
+	*heap = NULL;
+	if (s->series_key)
+		return s->series_key;
+	mlen = strlen(s->metric);
+	need = mlen + s->key_tail_len + 1;
+	if (need > size)
+		buf = *heap = mw_xmalloc(need);
+	memcpy(buf, s->metric, mlen);
+	memcpy(buf + mlen, s->key_tail, s->key_tail_len);
+	buf[need - 1] = '\0';
+	return buf;
 }
 
 uint64_t mw_batch_tail_ids(unsigned n)

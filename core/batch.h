@@ -29,9 +29,13 @@ void mw_labels_release(struct mw_label *labels, size_t n);
 
 struct mw_sample {
 	const char *metric;
-	const char *series_key;	/* canonical metric{labels}, see above */
+	/* canonical metric{labels}, see above; NULL for a sample added by
+	 * mw_batch_add_keyed, whose key is metric + key_tail: read it with
+	 * mw_sample_key */
+	const char *series_key;
+	const char *key_tail;	/* keyed: the part after the metric name */
 	struct mw_label *labels;	/* sorted by name, nlabels entries */
-	size_t nlabels;
+	uint32_t nlabels, key_tail_len;
 	double value;
 	int64_t ts_ms;		/* wall clock, ms since the Unix epoch */
 	/* mw_batch_add_keyed: the key tail's id (0: none).  The same id and
@@ -40,6 +44,12 @@ struct mw_sample {
 	 * the key text. */
 	uint64_t tail_id;
 };
+
+/* A sample's canonical series key: its series_key, or (keyed) metric and
+ * key tail written into buf.  Where buf (size bytes) is too small the key
+ * goes into a new allocation, returned in *heap too for the caller to free
+ * (*heap is NULL otherwise). */
+const char *mw_sample_key(const struct mw_sample *s, char *buf, size_t size, char **heap);
 
 /* Detail records: e.g. kind "workingset.regions", key = series key of the
  * process they describe. */
@@ -55,12 +65,21 @@ struct mw_detail {
 
 struct mw_arena_block;
 
+/* The key tails a batch copied lately, by tail id: a process's ~17
+ * samples share four tails, each copied once per batch, not per sample. */
+#define MW_BATCH_TAIL_CACHE 4
+
 struct mw_batch {
 	struct mw_sample *samples;
 	size_t nsamples, samples_cap;
 	struct mw_detail *details;
 	size_t ndetails, details_cap;
 	struct mw_arena_block *arena;
+	struct {
+		uint64_t id;
+		const char *copy;
+	} tails[MW_BATCH_TAIL_CACHE];
+	unsigned tails_next;
 	/* Per-collector accounting while a collector fills the batch. */
 	const char *collector;	/* name of the collector appending now */
 };
@@ -102,7 +121,9 @@ void mw_batch_add(struct mw_batch *b, const char *metric,
  *                      canonical key after the metric name - `{...}` as
  *                      mw_series_key_format writes it for these labels,
  *                      or "" - which the caller formats once and keeps;
- *                      it is copied (with metric) into the arena.
+ *                      it is copied into the arena once per batch and
+ *                      tail id (the series key itself is put together
+ *                      only where it is needed: mw_sample_key).
  *                      tail_id names that tail text for as long as the
  *                      process runs: take it from mw_batch_tail_ids()
  *                      when formatting the tail, never reuse it for

@@ -320,17 +320,27 @@ void mw_store_add_batch(struct mw_store *s, const struct mw_batch *b)
 		struct mw_series *hint = pos < s->norder ? s->order[pos] : NULL, *se;
 
 		prefetch_series(s, pos);
-		if (hint && ((p->tail_id && hint->tail_id == p->tail_id &&
-			      hint->tail_metric == p->metric) ||
-			     !strcmp(hint->key, p->series_key))) {
+		if (hint && p->tail_id && hint->tail_id == p->tail_id &&
+		    hint->tail_metric == p->metric) {
 			se = add_point(s, hint, NULL, NULL, NULL, 0, p->ts_ms, p->value);
 			pos++;
 		} else {
-			se = add_point(s, NULL, p->series_key, p->metric, p->labels, p->nlabels,
-				       p->ts_ms, p->value);
-			/* re-align after a process came or went */
-			if (se->order_pos < s->norder && s->order[se->order_pos] == se)
-				pos = se->order_pos + 1;
+			/* the key text, put together only here (a keyed
+			 * sample carries its metric and tail apart) */
+			char buf[512], *heap;
+			const char *key = mw_sample_key(p, buf, sizeof(buf), &heap);
+
+			if (hint && !strcmp(hint->key, key)) {
+				se = add_point(s, hint, NULL, NULL, NULL, 0, p->ts_ms, p->value);
+				pos++;
+			} else {
+				se = add_point(s, NULL, key, p->metric, p->labels, p->nlabels,
+					       p->ts_ms, p->value);
+				/* re-align after a process came or went */
+				if (se->order_pos < s->norder && s->order[se->order_pos] == se)
+					pos = se->order_pos + 1;
+			}
+			free(heap);
 		}
 		if (se->tail_id != p->tail_id)
 			se->ended = false;	/* its keys were made again: a new run */

@@ -144,6 +144,48 @@ static void freed_batches_are_recycled(void **state)
 	mw_batch_pool_drain();
 }
 
+/* Keyed samples: a tail id's text is copied once per batch and shared by
+ * its samples; the key reads back whole; a reset forgets the copies (the
+ * arena is reused), and a tail id 0 is copied every time. */
+static void keyed_tails_are_copied_once_per_batch(void **state)
+{
+	struct mw_batch b;
+	char tail[64], buf[128], *heap;
+	uint64_t id = mw_batch_tail_ids(2);
+
+	(void)state;
+	mw_batch_init(&b);
+	snprintf(tail, sizeof(tail), "{pid=\"7\"}");
+	mw_batch_add_keyed(&b, "m_a", NULL, 0, tail, strlen(tail), id, 1, 1);
+	mw_batch_add_keyed(&b, "m_b", NULL, 0, tail, strlen(tail), id, 2, 1);
+	snprintf(tail, sizeof(tail), "{pid=\"8\"}");	/* the caller's buffer, reused */
+	mw_batch_add_keyed(&b, "m_a", NULL, 0, tail, strlen(tail), id + 1, 3, 1);
+	mw_batch_add_keyed(&b, "m_z", NULL, 0, "{x=\"1\"}", 7, 0, 4, 1);
+	mw_batch_add_keyed(&b, "m_z", NULL, 0, "{x=\"1\"}", 7, 0, 5, 1);
+	assert_true(b.samples[0].key_tail == b.samples[1].key_tail);
+	assert_true(b.samples[2].key_tail != b.samples[0].key_tail);
+	assert_true(b.samples[3].key_tail != b.samples[4].key_tail);
+	assert_string_equal(mw_sample_key(&b.samples[0], buf, sizeof(buf), &heap), "m_a{pid=\"7\"}");
+	assert_string_equal(mw_sample_key(&b.samples[1], buf, sizeof(buf), &heap), "m_b{pid=\"7\"}");
+	assert_string_equal(mw_sample_key(&b.samples[2], buf, sizeof(buf), &heap), "m_a{pid=\"8\"}");
+	assert_string_equal(mw_sample_key(&b.samples[4], buf, sizeof(buf), &heap), "m_z{x=\"1\"}");
+	assert_null(heap);
+	/* too small a buffer: the key comes allocated */
+	assert_string_equal(mw_sample_key(&b.samples[0], buf, 4, &heap), "m_a{pid=\"7\"}");
+	assert_non_null(heap);
+	free(heap);
+
+	/* after a reset the arena is written over: the id's text is copied anew */
+	mw_batch_reset(&b);
+	mw_batch_add(&b, "plain_metric_written_where_the_tail_was", NULL, 0, 9, 1);
+	snprintf(tail, sizeof(tail), "{pid=\"7\"}");
+	mw_batch_add_keyed(&b, "m_a", NULL, 0, tail, strlen(tail), id, 1, 2);
+	assert_string_equal(mw_sample_key(&b.samples[1], buf, sizeof(buf), &heap), "m_a{pid=\"7\"}");
+	assert_string_equal(mw_sample_key(&b.samples[0], buf, sizeof(buf), &heap),
+			    "plain_metric_written_where_the_tail_was");
+	mw_batch_release(&b);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(keys_are_canonical),
 	cmocka_unit_test(values_are_escaped_and_nulls_skipped),
@@ -151,4 +193,5 @@ MW_TEST_MAIN(
 	cmocka_unit_test(many_samples_and_reset),
 	cmocka_unit_test(key_format_truncates_safely),
 	cmocka_unit_test(freed_batches_are_recycled),
+	cmocka_unit_test(keyed_tails_are_copied_once_per_batch),
 )

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -25,14 +26,18 @@ extern const struct mw_collector mw_collector_process;
  * labels sorted by name; returns the number of samples. */
 static size_t check_batch(const struct mw_batch *b)
 {
-	char key[1024];
+	char key[1024], buf[16], *heap;
 	size_t i, j;
 
 	for (i = 0; i < b->nsamples; i++) {
 		const struct mw_sample *s = &b->samples[i];
+		const char *got;
 
 		mw_series_key_format(key, sizeof(key), s->metric, s->labels, s->nlabels);
-		assert_string_equal(s->series_key, key);
+		/* a buffer too small for any key: the allocated path too */
+		got = mw_sample_key(s, buf, sizeof(buf), &heap);
+		assert_string_equal(got, key);
+		free(heap);
 		for (j = 1; j < s->nlabels; j++)
 			assert_true(strcmp(s->labels[j - 1].name, s->labels[j].name) < 0);
 	}
@@ -78,9 +83,12 @@ static void real_ticks_have_canonical_keys(void **state)
 	mw_config_release(&cfg);
 }
 
-/* The key of the first sample of metric for pid in b, or NULL. */
+/* The key of the first sample of metric for pid in b, or NULL (in a
+ * buffer of its own: valid until the next call). */
 static const char *key_of(const struct mw_batch *b, const char *metric, const char *pid)
 {
+	static char key[1024];
+	char *heap;
 	size_t i, j;
 
 	for (i = 0; i < b->nsamples; i++) {
@@ -89,7 +97,7 @@ static const char *key_of(const struct mw_batch *b, const char *metric, const ch
 		for (j = 0; j < b->samples[i].nlabels; j++)
 			if (!strcmp(b->samples[i].labels[j].name, "pid") &&
 			    !strcmp(b->samples[i].labels[j].value, pid))
-				return b->samples[i].series_key;
+				return mw_sample_key(&b->samples[i], key, sizeof(key), &heap);
 	}
 	return NULL;
 }
@@ -232,7 +240,7 @@ static void keyed_add_matches_plain_add(void **state)
 	struct mw_batch a, k;
 	struct mw_label in[3] = { { "z", "last" }, { "a", "x\"y" }, { "m", "back\\slash" } };
 	struct mw_label *sorted;
-	char tail[256];
+	char tail[256], buf[256], *heap;
 	size_t n;
 
 	(void)state;
@@ -247,7 +255,10 @@ static void keyed_add_matches_plain_add(void **state)
 	mw_batch_add_keyed(&k, "some_metric", sorted, 3, tail, n, mw_batch_tail_ids(1), 42.5, 1234);
 	mw_batch_add_keyed(&k, "bare_metric", NULL, 0, "", 0, 0, 1, 1);
 	assert_int_equal(k.nsamples, 2);
-	assert_string_equal(k.samples[0].series_key, a.samples[0].series_key);
+	assert_null(k.samples[0].series_key);	/* put together where needed */
+	assert_string_equal(mw_sample_key(&k.samples[0], buf, sizeof(buf), &heap),
+			    a.samples[0].series_key);
+	assert_null(heap);
 	assert_string_equal(k.samples[0].metric, a.samples[0].metric);
 	assert_int_equal(k.samples[0].nlabels, a.samples[0].nlabels);
 	for (n = 0; n < 3; n++) {
@@ -255,7 +266,7 @@ static void keyed_add_matches_plain_add(void **state)
 		assert_string_equal(k.samples[0].labels[n].value, a.samples[0].labels[n].value);
 	}
 	assert_true(k.samples[0].value == 42.5 && k.samples[0].ts_ms == 1234);
-	assert_string_equal(k.samples[1].series_key, "bare_metric");
+	assert_string_equal(mw_sample_key(&k.samples[1], buf, sizeof(buf), &heap), "bare_metric");
 	mw_batch_release(&a);
 	mw_batch_release(&k);
 }

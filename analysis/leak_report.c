@@ -559,8 +559,15 @@ int mw_leak_report_verdicts(struct mw_reader *reader, const struct mw_leak_query
 	memset(&sel, 0, sizeof(sel));
 	sel.first = INT64_MAX;
 	sel.last = INT64_MIN;
-	if (select_series(reader, q, aspects, naspects, &sel, err))
+	/* one read transaction for the thousands of small reads that find
+	 * the series, not one each (mw_reader_snapshot_begin) */
+	if (mw_reader_snapshot_begin(reader, err))
 		goto out;
+	rc = select_series(reader, q, aspects, naspects, &sel, err);
+	mw_reader_snapshot_end(reader);
+	if (rc)
+		goto out;
+	rc = -1;
 	from = q->from_ms > sel.first ? q->from_ms : sel.first;
 	to = q->to_ms < sel.last ? q->to_ms : sel.last;
 	/* A point stamped in the future (a clock-skewed import, a step of the

@@ -50,10 +50,18 @@ static void work(void *arg, size_t worker)
 	}
 	while (mw_share_next(&sh->items, &k)) {
 		const struct mw_leak_span *sp = &sh->spans[k];
+		int rc;
 
-		if (mw_leak_report_group(reader, sp->e, sp->n, sh->aspects, sh->naspects, sh->q,
-					 sh->from, sh->to, sh->step, sp->watched, sh->xc,
-					 &sh->out[k], &sh->excluded[k], &err))
+		/* a group's reads (each aspect's floors, ...) in one read
+		 * transaction instead of one each */
+		rc = mw_reader_snapshot_begin(reader, &err);
+		if (rc == 0) {
+			rc = mw_leak_report_group(reader, sp->e, sp->n, sh->aspects, sh->naspects,
+						  sh->q, sh->from, sh->to, sh->step, sp->watched,
+						  sh->xc, &sh->out[k], &sh->excluded[k], &err);
+			mw_reader_snapshot_end(reader);
+		}
+		if (rc)
 			mw_share_fail(&sh->items, k, &err, (int)mw_reader_error_kind(reader));
 	}
 	mw_reader_free(own);

@@ -72,6 +72,15 @@ void mw_reader_free(struct mw_reader *r);
  * other threads' work blurs them), so the caller can hand large amounts
  * back to the system (base/heap_tune.h). */
 int64_t mw_reader_idle(struct mw_reader *r);
+/* Hold one read transaction over many calls: each call otherwise runs in
+ * a transaction of its own (a consistent snapshot per call), and a
+ * judgement's thousands of small reads paid a BEGIN and COMMIT each.
+ * Between begin and end every call sees the same snapshot; pairs nest.
+ * Keep it short (a report, not a daemon's lifetime): a held snapshot
+ * keeps the writer's WAL from being checkpointed past it.  begin: -1
+ * (deadline passed, storage error) and then no end. */
+int mw_reader_snapshot_begin(struct mw_reader *r, struct mw_err *err);
+void mw_reader_snapshot_end(struct mw_reader *r);
 
 /* ---- deadlines and error kinds ------------------------------------ */
 

@@ -55,7 +55,11 @@ struct mw_reader {
 	char *path;
 	sqlite3_stmt *st[MW_READER_SLOTS];
 	struct mw_catalog cat;	/* series by key (catalog.h) */
-	bool in_tx;
+	/* Read transactions nest: calls inside a held snapshot (an export's
+	 * iterators, mw_reader_snapshot_begin) share it; the outermost end
+	 * commits, and only a transaction this reader began. */
+	unsigned depth;
+	bool owns_tx;
 	int64_t deadline_ns;	/* 0: none */
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
@@ -355,32 +359,48 @@ int mw_reader_chunk_newest(struct mw_reader *r, int64_t chunk_id, int64_t npoint
 
 /* One read transaction per call: a consistent snapshot, and one WAL
  * read lock instead of one per statement.  Nested calls (an export's
- * iterators are open) run inside whatever is already there. */
+ * iterators are open, a held snapshot) run inside the one already
+ * there: only the outermost begin and end start and end it. */
 int mw_reader_begin(struct mw_reader *r, struct mw_err *err)
 {
-	r->in_tx = false;
 	r->kind = MW_QERR_NONE;
 	if (mw_reader_check_deadline(r, err))
 		return -1;
-	if (!sqlite3_get_autocommit(r->db))
+	if (r->depth > 0) {
+		r->depth++;
 		return 0;
-	mw_reader_drop_tails(r);	/* a new snapshot */
-	if (run_simple(r, MW_SLOT_BEGIN, "BEGIN", err))
-		return -1;
-	r->in_tx = true;
+	}
+	r->owns_tx = false;
+	if (sqlite3_get_autocommit(r->db)) {
+		mw_reader_drop_tails(r);	/* a new snapshot */
+		if (run_simple(r, MW_SLOT_BEGIN, "BEGIN", err))
+			return -1;
+		r->owns_tx = true;
+	}
+	r->depth = 1;
 	return 0;
 }
 
 void mw_reader_end(struct mw_reader *r)
 {
-	if (!r->in_tx)
+	if (r->depth == 0 || --r->depth > 0 || !r->owns_tx)
 		return;
-	r->in_tx = false;
+	r->owns_tx = false;
 	r->ending = true;	/* a read transaction left open would pin the WAL */
 	if (run_simple(r, MW_SLOT_COMMIT, "COMMIT", NULL))
 		run_simple(r, MW_SLOT_ROLLBACK, "ROLLBACK", NULL);
 	r->ending = false;
 	mw_reader_drop_tails(r);
+}
+
+int mw_reader_snapshot_begin(struct mw_reader *r, struct mw_err *err)
+{
+	return mw_reader_begin(r, err);
+}
+
+void mw_reader_snapshot_end(struct mw_reader *r)
+{
+	mw_reader_end(r);
 }
 
 int mw_reader_begin_selected(struct mw_reader *r, const char *selector,

@@ -1,0 +1,99 @@
+/*
+ * test_reader_snapshot.c - a held read snapshot (storage/query.h,
+ * mw_reader_snapshot_begin/end): calls between begin and end share one
+ * read transaction, so what the writer commits meanwhile is not seen
+ * until the outermost end; pairs nest; without a snapshot each call sees
+ * the newest commit.  The leak judgement holds one while it finds its
+ * series and while it judges each group (thousands of small reads, a
+ * BEGIN and COMMIT each before).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "storage/query.h"
+#include "storage/store.h"
+#include "core/batch.h"
+#include "tests/support/test_db.h"
+#include "tests/support/test_main.h"
+
+#define DB "test_reader_snapshot.tmp.db"
+#define METRIC "memwatch_process_private_bytes"
+#define T0 1699999200000LL
+
+MW_TEST_DB_FIXTURES(DB)
+
+/* one point of the one series, committed */
+static void put(struct mw_store *s, int64_t ts, double v)
+{
+	struct mw_label l = { "pid", "7" };
+	char key[96];
+	struct mw_err err;
+
+	mw_series_key_format(key, sizeof(key), METRIC, &l, 1);
+	mw_store_add(s, key, METRIC, &l, 1, ts, v);
+	if (mw_store_flush(s, &err))
+		fail_msg("flush: %s", err.msg);
+}
+
+/* the newest value the reader sees of the one series */
+static double newest(struct mw_reader *r)
+{
+	struct mw_latest_list l = { 0 };
+	struct mw_err err;
+	double v;
+
+	if (mw_reader_latest(r, METRIC, &l, &err))
+		fail_msg("latest: %s", err.msg);
+	assert_int_equal(l.n, 1);
+	v = l.items[0].value;
+	mw_latest_list_release(&l);
+	return v;
+}
+
+static void a_held_snapshot_spans_calls_and_nests(void **state)
+{
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_reader *r;
+	struct mw_err err;
+
+	(void)state;
+	assert_non_null(s);
+	put(s, T0, 1);
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+
+	/* no snapshot: every call sees the newest commit */
+	assert_true(newest(r) == 1);
+	put(s, T0 + 1000, 2);
+	assert_true(newest(r) == 2);
+
+	/* held: a commit in between is not seen, nested pairs included */
+	assert_int_equal(mw_reader_snapshot_begin(r, &err), 0);
+	assert_true(newest(r) == 2);
+	put(s, T0 + 2000, 3);
+	assert_true(newest(r) == 2);
+	assert_int_equal(mw_reader_snapshot_begin(r, &err), 0);
+	put(s, T0 + 3000, 4);
+	assert_true(newest(r) == 2);
+	mw_reader_snapshot_end(r);	/* the inner end leaves it held */
+	assert_true(newest(r) == 2);
+	mw_reader_snapshot_end(r);	/* the outermost ends it */
+	assert_true(newest(r) == 4);
+
+	/* an end too many is harmless: the next call starts its own */
+	mw_reader_snapshot_end(r);
+	put(s, T0 + 4000, 5);
+	assert_true(newest(r) == 5);
+
+	mw_reader_free(r);
+	mw_store_free(s);
+}
+
+MW_TEST_MAIN(
+	MW_FIXTURE_TEST(a_held_snapshot_spans_calls_and_nests),
+)

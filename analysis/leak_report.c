@@ -86,27 +86,27 @@ static int find_series(struct mw_reader *reader, const char *sel, bool live_only
 
 	if (!live_only)
 		return mw_reader_find(reader, sel, list, err);
-	/* The live series only: one pass over the live table, then each
-	 * one's first point by its id (an indexed read). */
+	/* The live series only: one pass over the live table (ids, labels,
+	 * newest point), then their spans by id (indexed reads). */
 	if (mw_reader_latest(reader, sel, &live, err))
 		return -1;
 	list->items = mw_xcalloc(live.n ? live.n : 1, sizeof(*list->items));
 	for (i = 0; i < live.n; i++) {
-		struct mw_series_info one;
-
-		if (mw_reader_series_by_id(reader, live.items[i].info.id, &one, NULL) == 0) {
-			list->items[i] = one;
-		} else {
-			/* take the live list's strings over */
-			list->items[i] = live.items[i].info;
-			memset(&live.items[i].info, 0, sizeof(live.items[i].info));
-		}
+		/* take the live list's strings over */
+		list->items[i] = live.items[i].info;
+		memset(&live.items[i].info, 0, sizeof(live.items[i].info));
+	}
+	list->n = live.n;
+	if (mw_reader_fill_spans(reader, list->items, list->n, err)) {
+		mw_latest_list_release(&live);
+		return -1;
+	}
+	for (i = 0; i < live.n; i++) {
 		if (list->items[i].first_ts == INT64_MIN)
 			list->items[i].first_ts = from_ms != INT64_MIN ? from_ms : live.items[i].ts_ms;
 		if (list->items[i].last_ts == INT64_MIN || list->items[i].last_ts < live.items[i].ts_ms)
 			list->items[i].last_ts = live.items[i].ts_ms;
 	}
-	list->n = live.n;
 	mw_latest_list_release(&live);
 	return 0;
 }

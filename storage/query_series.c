@@ -495,6 +495,18 @@ out:
 	return rc;
 }
 
+int mw_reader_fill_spans(struct mw_reader *r, struct mw_series_info *info, size_t n,
+			 struct mw_err *err)
+{
+	int rc;
+
+	if (mw_reader_begin(r, err))
+		return -1;
+	rc = mw_reader_fill_range(r, info, n, err);
+	mw_reader_end(r);
+	return rc;
+}
+
 int mw_reader_series_by_id(struct mw_reader *r, int64_t id,
 			   struct mw_series_info *out, struct mw_err *err)
 {

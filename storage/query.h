@@ -143,10 +143,11 @@ int mw_reader_find(struct mw_reader *r, const char *selector,
 int mw_reader_find_max(struct mw_reader *r, const char *selector, size_t max_series,
 		       struct mw_series_list *out, struct mw_err *err);
 
-/* The time spans (first_ts, last_ts) of n series whose ids and labels
- * are known already (from mw_reader_latest, say), read as
+/* The first points (first_ts) of n series whose ids, labels and newest
+ * points are known already (from mw_reader_latest, say), read as
  * mw_reader_series_by_id reads them but without reading the series
- * again: the judge's live series took a catalogue read each. */
+ * again (the judge's live series took a catalogue read each); last_ts is
+ * left INT64_MIN: the caller has the newest point. */
 int mw_reader_fill_spans(struct mw_reader *r, struct mw_series_info *info, size_t n,
 			 struct mw_err *err);
 

@@ -180,8 +180,10 @@ static int raw_last(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t *
 }
 
 /* Index seeks only. */
-int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
-			 struct mw_err *err)
+/* with_last false: first_ts only, last_ts left INT64_MIN (the caller
+ * knows the newest point: mw_reader_fill_spans). */
+static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
+		      bool with_last, struct mw_err *err)
 {
 	sqlite3_stmt *first[MW_READ_TIERS], *last[MW_READ_TIERS], *rec = NULL;
 	size_t i;
@@ -189,7 +191,7 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 
 	for (t = 0; t < MW_READ_TIERS; t++)
 		if (!(first[t] = mw_reader_tier_first(r, t, err)) ||
-		    !(last[t] = mw_reader_tier_last(r, t, err)))
+		    (with_last && !(last[t] = mw_reader_tier_last(r, t, err))))
 			return -1;
 	if (!(rec = stmt(r, MW_SLOT_FIRST_RECORDED, err)))
 		return -1;
@@ -205,7 +207,9 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 			 * series with raw points has its newest one there: the
 			 * rollups' ends are sought only when retention or the
 			 * size cap took every chunk. */
-			if (t && hi == INT64_MIN)
+			if (!with_last)
+				;
+			else if (t && hi == INT64_MIN)
 				b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
 			else if (!t && raw_last(r, last[t], info[i].id, &b, err))
 				return -1;
@@ -218,6 +222,12 @@ int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_
 		info[i].last_ts = hi;
 	}
 	return 0;
+}
+
+int mw_reader_fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
+			 struct mw_err *err)
+{
+	return fill_range(r, info, n, true, err);
 }
 
 void mw_found_release(struct mw_found *f)
@@ -502,7 +512,7 @@ int mw_reader_fill_spans(struct mw_reader *r, struct mw_series_info *info, size_
 
 	if (mw_reader_begin(r, err))
 		return -1;
-	rc = mw_reader_fill_range(r, info, n, err);
+	rc = fill_range(r, info, n, false, err);
 	mw_reader_end(r);
 	return rc;
 }

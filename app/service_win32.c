@@ -18,8 +18,9 @@
  * requests the stop, so the SCM (and ControlService's answer, which it
  * reads once the handler returns) shows STOP_PENDING however fast the
  * daemon then stops; ServiceMain keeps its checkpoint moving.  Both
- * report under status_lock, so a late RUNNING never follows STOP_PENDING.  A run that fails before the dispatcher (main.c: a bad option or
- * config file) is reported the same way, its stderr text in the Event Log.
+ * report under status_lock, so a late RUNNING never follows STOP_PENDING.
+ * A run that fails before the dispatcher (main.c: a bad option or config
+ * file) is reported the same way, its stderr text in the Event Log.
  *
  * Install also sets recovery, description and preshutdown time-out and,
  * with --firewall, the firewall rule (service_setup_win32.c); `service

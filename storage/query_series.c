@@ -179,9 +179,8 @@ static int raw_last(struct mw_reader *r, sqlite3_stmt *st, int64_t id, int64_t *
 	return rc < 0 ? -1 : 0;
 }
 
-/* Index seeks only. */
-/* with_last false: first_ts only, last_ts left INT64_MIN (the caller
- * knows the newest point: mw_reader_fill_spans). */
+/* Index seeks only.  with_last false: first_ts only, last_ts left
+ * INT64_MIN (the caller knows the newest point: mw_reader_fill_spans). */
 static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n,
 		      bool with_last, struct mw_err *err)
 {
@@ -207,11 +206,9 @@ static int fill_range(struct mw_reader *r, struct mw_series_info *info, size_t n
 			 * series with raw points has its newest one there: the
 			 * rollups' ends are sought only when retention or the
 			 * size cap took every chunk. */
-			if (!with_last)
-				;
-			else if (t && hi == INT64_MIN)
+			if (with_last && t && hi == INT64_MIN)
 				b = mw_stmt_int(last[t], info[i].id, INT64_MIN);
-			else if (!t && raw_last(r, last[t], info[i].id, &b, err))
+			else if (with_last && !t && raw_last(r, last[t], info[i].id, &b, err))
 				return -1;
 			lo[t] = mw_stmt_int(first[t], info[i].id, INT64_MAX);
 			if (b > hi)

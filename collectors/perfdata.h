@@ -322,10 +322,10 @@ struct mw_perfreg;
 /* Returns 0, or -1 when this platform has no performance registry. */
 int mw_perfreg_open(struct mw_perfreg **out, struct mw_err *err);
 void mw_perfreg_free(struct mw_perfreg *r);
-/* RegQueryValueEx(HKEY_PERFORMANCE_DATA, value): the buffer is grown by
- * doubling on ERROR_MORE_DATA (own size kept, remembered per reader),
- * ERROR_BUSY retried with backoff.  *out points into the reader's buffer,
- * valid until the next call. */
+/* RegQueryValueEx(HKEY_PERFORMANCE_DATA, value), retried as
+ * perfdata_fetch.h says (the buffer grows by doubling up to a cap and is
+ * remembered per reader; ERROR_BUSY is retried with backoff).  *out
+ * points into the reader's buffer, valid until the next call. */
 int mw_perfreg_query(struct mw_perfreg *r, const char *value, const unsigned char **out,
 		     size_t *len, struct mw_err *err);
 /* RegCloseKey(HKEY_PERFORMANCE_DATA) (unloads the providers). */

@@ -1,19 +1,16 @@
 /*
  * perfdata_win32.c - the registry calls behind perfdata.h:
- * RegQueryValueEx(HKEY_PERFORMANCE_DATA) with a buffer that grows by
- * doubling, retries on ERROR_BUSY, and nothing else.
- *
- * The buffer is kept between calls and never shrinks, so the size that
- * worked last time is where the next query starts.  After ERROR_MORE_DATA
- * the size the call writes back is not to be trusted (it may be 0 or the
- * old size): our own doubled size is used instead.
+ * RegQueryValueEx(HKEY_PERFORMANCE_DATA), one call at a time; how the
+ * buffer grows and what is retried is perfdata_fetch.c's.
  */
 #include "perfdata.h"
+#include "perfdata_fetch.h"
 
 #include <windows.h>
 #include <winperf.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/xalloc.h"
 
@@ -41,21 +38,14 @@ _Static_assert(PERF_COUNTER_MULTI_TIMER_INV == MW_PERF_COUNTER_MULTI_TIMER_INV, 
 _Static_assert(PERF_SAMPLE_FRACTION == MW_PERF_SAMPLE_FRACTION, "type");
 _Static_assert(PERF_PRECISION_OBJECT_TIMER == MW_PERF_PRECISION_OBJECT_TIMER, "type");
 
-#define MAX_BUFFER (256u << 20)
-
 struct mw_perfreg {
-	unsigned char *buf;
-	DWORD size;
+	struct mw_perf_fetch fetch;
 };
 
 int mw_perfreg_open(struct mw_perfreg **out, struct mw_err *err)
 {
-	struct mw_perfreg *r = mw_xcalloc(1, sizeof(*r));
-
 	(void)err;
-	r->size = 64 * 1024;
-	r->buf = mw_xmalloc(r->size);
-	*out = r;
+	*out = mw_xcalloc(1, sizeof(**out));
 	return 0;
 }
 
@@ -63,45 +53,47 @@ void mw_perfreg_free(struct mw_perfreg *r)
 {
 	if (!r)
 		return;
-	free(r->buf);
+	mw_perf_fetch_release(&r->fetch);
 	free(r);
+}
+
+/* The one registry call.  The W call: "Counter 009" must come back as
+ * UTF-16 (the A call converts REG_MULTI_SZ to the ANSI code page). */
+static enum mw_perf_call query_value(void *arg, const char *value, unsigned char *buf, size_t size,
+				     size_t *got, long *code)
+{
+	WCHAR wvalue[256];
+	DWORD sz = size > MAXDWORD ? MAXDWORD : (DWORD)size, type = 0;
+	LONG rc;
+
+	(void)arg;
+	if (!MultiByteToWideChar(CP_UTF8, 0, value, -1, wvalue, MW_ARRAY_SIZE(wvalue))) {
+		*code = (long)GetLastError();
+		return MW_PERF_CALL_FAILED;
+	}
+	rc = RegQueryValueExW(HKEY_PERFORMANCE_DATA, wvalue, NULL, &type, buf, &sz);
+	*got = sz;
+	*code = rc;
+	return rc == ERROR_SUCCESS ? MW_PERF_CALL_OK
+	       : rc == ERROR_MORE_DATA ? MW_PERF_CALL_MORE
+	       : rc == ERROR_BUSY ? MW_PERF_CALL_BUSY : MW_PERF_CALL_FAILED;
+}
+
+static void pause_ms(void *arg, unsigned ms)
+{
+	(void)arg;
+	Sleep(ms);
 }
 
 int mw_perfreg_query(struct mw_perfreg *r, const char *value, const unsigned char **out,
 		     size_t *len, struct mw_err *err)
 {
-	int busy = 0;
-	WCHAR wvalue[256];
+	static const struct mw_perf_call_ops ops = { query_value, pause_ms, NULL };
 
-	/* The W call: "Counter 009" must come back as UTF-16 (the A call
-	 * converts REG_MULTI_SZ to the ANSI code page). */
-	if (!MultiByteToWideChar(CP_UTF8, 0, value, -1, wvalue, MW_ARRAY_SIZE(wvalue)))
-		return mw_error(err, "perf data query '%s' too long", value);
-	for (;;) {
-		DWORD sz = r->size, type = 0;
-		LONG rc = RegQueryValueExW(HKEY_PERFORMANCE_DATA, wvalue, NULL, &type, r->buf, &sz);
-
-		if (rc == ERROR_SUCCESS) {
-			*out = r->buf;
-			*len = sz <= r->size ? sz : r->size;
-			return 0;
-		}
-		if (rc == ERROR_MORE_DATA) {
-			if (r->size >= MAX_BUFFER)
-				return mw_error(err, "RegQueryValueEx(HKEY_PERFORMANCE_DATA, '%s'): "
-						"more than %u bytes", value, MAX_BUFFER);
-			r->size *= 2;
-			r->buf = mw_xrealloc(r->buf, r->size);
-			continue;
-		}
-		if (rc == ERROR_BUSY && busy < 5) {
-			Sleep(10u << busy);	/* 10, 20, 40, 80, 160 ms */
-			busy++;
-			continue;
-		}
-		return mw_error(err, "RegQueryValueEx(HKEY_PERFORMANCE_DATA, '%s'): Win32 error %ld",
-				value, (long)rc);
-	}
+	/* query_value's UTF-16 copy has 256 characters */
+	if (strlen(value) >= 256)
+		return mw_error(err, "perf data query '%.32s...' too long", value);
+	return mw_perf_fetch(&r->fetch, &ops, value, out, len, err);
 }
 
 void mw_perfreg_close_key(struct mw_perfreg *r)

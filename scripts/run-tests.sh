@@ -2,7 +2,8 @@
 # run-tests.sh - run every test that `make test-build` built, or only the
 # ones named, and end with one summary line ("tests: N passed, M failed").
 # Exit status 1 on any failure.  Output of a failing program is shown in
-# full; passing ones get one line each.
+# full; passing ones get one line each, with its wall time; the slowest ten
+# are listed before the summary.
 #
 #   scripts/run-tests.sh                  everything below
 #   scripts/run-tests.sh NAME...          only these (what `make test T=NAME` runs):
@@ -21,6 +22,8 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failures=()
+times=()	# "SECONDS NAME" of each test, for the slowest at the end
+all_started=$SECONDS
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 logdir=build/test-logs
@@ -31,7 +34,7 @@ mkdir -p "$logdir"
 # A program that exits non-zero without reporting a failure (a crash, a
 # sanitizer abort) counts as one failure.
 count() {
-	local kind=$1 log=$2 rc=$3 name=$4 p f
+	local kind=$1 log=$2 rc=$3 name=$4 p f secs
 	if [ "$kind" = cmocka ]; then
 		p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
 		f=$(grep -aoE '^\[  FAILED  \] [0-9]+' "$log" | awk '{s += $4} END {print s + 0}')
@@ -44,12 +47,14 @@ count() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	secs=$((SECONDS - started))
+	times+=("$secs $name")
 	if [ "$f" -ne 0 ]; then
 		failures+=("$name")
-		echo "FAIL $name ($p passed, $f failed)"
+		echo "FAIL $name ($p passed, $f failed) ${secs}s"
 		sed 's/^/    /' "$log"
 	else
-		echo "pass $name ($p)"
+		echo "pass $name ($p) ${secs}s"
 	fi
 }
 
@@ -57,6 +62,7 @@ count() {
 # one test, its output in $logdir, counted.
 run_cmocka() {
 	local log=$logdir/$(basename "$1").log
+	started=$SECONDS
 	"$1" >"$log" 2>&1
 	count cmocka "$log" $? "$1"
 }
@@ -68,6 +74,7 @@ run_cmocka() {
 # in the log; a program that printed anything is counted as it ran.
 run_wine() {
 	local log=$logdir/win64-$(basename "$1").log rc
+	started=$SECONDS
 	scripts/wine-run.sh "$1" >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 0 ] && [ ! -s "$log" ]; then
@@ -80,11 +87,13 @@ run_wine() {
 }
 run_e2e() {
 	local log=$logdir/$(basename "$1").log
+	started=$SECONDS
 	bash "$1" >"$log" 2>&1
 	count tap "$log" $? "$1"
 }
 run_api() {
 	local log=$logdir/api-$(basename "$1").log
+	started=$SECONDS
 	bash "$1" build/native/memwatchd >"$log" 2>&1
 	count tap "$log" $? "$1"
 }
@@ -116,6 +125,10 @@ else
 	fi
 fi
 
+# The slowest ten: CI must finish well inside its 30 minutes.
+echo "slowest (wall seconds):"
+printf '%s\n' "${times[@]}" | sort -rn | head -10 | sed 's/^/  /'
+echo "all tests: $((SECONDS - all_started)) s"
 if [ "${#failures[@]}" -ne 0 ]; then
 	echo "failed: ${failures[*]}"
 fi

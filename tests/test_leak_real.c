@@ -13,7 +13,7 @@
  * series; tests/data/leak_jvm2/, the seventh: the same recorded a third
  * time beside the sixth, G1 sizing both heaps late; tests/data/leak_jvm3/,
  * the eighth: a fourth time, in session 16; tests/data/leak_jvm4/, the
- * ninth: a fifth time, for 100 minutes, also judged every 5 minutes;
+ * ninth: a fifth time, for 100 minutes, also judged every minute;
  * tests/data/leak_mapped/, the tenth: file-backed memory, Python reading
  * through files it mapped and SQLite with mmap_size, and a leak of
  * mappings, recorded in session 19; judged the same way) holds:
@@ -91,9 +91,9 @@ struct corpus {
 	const char *dir;
 	size_t min_workloads;
 	int min_minutes;	/* the recording is longer (50 min: the 50m end time) */
-	/* a long recording: judged every 5 minutes from 30 to its end too
+	/* a long recording: judged every minute from 30 to its end too
 	 * (no not-leak fails, no leak passes at any of them) */
-	int every_5_min;
+	int every_minute;
 };
 static const struct corpus BASE_SET = { "tests/data/leak_real/", 20, 49, 0 };
 static const struct corpus SERVICES_SET = { "tests/data/leak_services/", 6, 49, 0 };
@@ -113,7 +113,7 @@ static const struct corpus JVM2_SET = { "tests/data/leak_jvm2/", 4, 49, 0 };
  * fail dated to 30 minutes, a leak under way from the start: such a fail
  * now dates no onset) */
 static const struct corpus JVM3_SET = { "tests/data/leak_jvm3/", 4, 49, 0 };
-/* a fifth, 100 minutes long, beside the fourth: judged every 5 minutes too
+/* a fifth, 100 minutes long, beside the fourth: judged every minute too
  * (lk_java fails from 85 minutes on, on its heap after collections) */
 static const struct corpus JVM4_SET = { "tests/data/leak_jvm4/", 4, 99, 1 };
 /* file-backed memory (session 19): an indexer reading through a file it
@@ -724,18 +724,19 @@ static void judge_all(struct mw_reader *r)
 	}
 }
 
-/* A long recording judged every 5 minutes from 30 to its end: a not-leak
- * that fails or a leak that passes at any of them is an assertion failed
- * (A and H of the table's end times, at every end time of the recording). */
-static void judge_every_5_min(struct mw_reader *r)
+/* A long recording judged every minute from 30 to its end (every 5 until
+ * session 22): a not-leak that fails or a leak that passes at any of them
+ * is an assertion failed (A and H of the table's end times, at every end
+ * time of the recording). */
+static void judge_every_minute(struct mw_reader *r)
 {
 	int64_t to;
 	size_t w;
 
-	printf("every 5 minutes from 30 to the end (F fail, p pass, i inconclusive):\n");
+	printf("every minute from 30 to the end (F fail, p pass, i inconclusive):\n");
 	for (w = 0; w < NW; w++) {
 		printf("  %-13s ", W[w].name);
-		for (to = T0 + 30 * MIN_MS; to <= TEND; to += 5 * MIN_MS) {
+		for (to = T0 + 30 * MIN_MS; to <= TEND; to += MIN_MS) {
 			cJSON *rep = report_to(r, W[w].name, to);
 			const cJSON *g;
 			char v = '-';
@@ -957,8 +958,8 @@ static void real_corpus(void **state)
 			TEND = list.items[i].last_ts;
 	mw_series_list_release(&list);
 	judge_all(r);
-	if (SET->every_5_min)
-		judge_every_5_min(r);
+	if (SET->every_minute)
+		judge_every_minute(r);
 	mw_reader_free(r);
 	print_table();
 	assert_true(TEND > T0 + SET->min_minutes * MIN_MS);
@@ -1141,7 +1142,8 @@ static void jvm4_set(void **state)
 }
 
 /* The jvm4 set's two JVMs (lk_java leaking 10 MiB/h, ok_java none) under
- * one name, `java`, judged every 5 minutes from 30 to the end: a fail is
+ * one name, `java`, judged every minute from 30 to the end (every 5 until
+ * session 22): a fail is
  * only ever lk_java's, on its heap after collections at about its rate
  * (judged from after G1 sized its heap), and the group fails at the end.
  * Until session 17 only a group's only JVM, or only failing one, was
@@ -1169,8 +1171,8 @@ static void jvm4_one_name(void **state)
 	assert_true(lk_start != INT64_MAX);
 	if (mw_reader_open(&r, DB, &err))
 		fail_msg("%s", err.msg);
-	printf("jvm4, both JVMs named java, every 5 minutes from 30:\n  java          ");
-	for (to = T0 + 30 * MIN_MS; to <= T0 + 100 * MIN_MS; to += 5 * MIN_MS) {
+	printf("jvm4, both JVMs named java, every minute from 30:\n  java          ");
+	for (to = T0 + 30 * MIN_MS; to <= T0 + 100 * MIN_MS; to += MIN_MS) {
 		cJSON *rep = report_to(r, "java", to);
 		const cJSON *g, *se;
 		const char *verdict, *pid;
@@ -1195,7 +1197,7 @@ static void jvm4_one_name(void **state)
 					 (long long)((to - T0) / MIN_MS), str(g, "aspect"),
 					 cJSON_IsString(se) ? se->valuestring : "-", bph, str(g, "reason"));
 		}
-		if (to + 5 * MIN_MS > T0 + 100 * MIN_MS)
+		if (to + MIN_MS > T0 + 100 * MIN_MS)
 			assert_string_equal(verdict, "fail");
 		cJSON_Delete(rep);
 	}

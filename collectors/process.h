@@ -184,12 +184,14 @@ void mw_proc_apply_statm(struct mw_process_info *p, uint64_t resident, uint64_t 
 int mw_proc_parse_smaps_rollup(const char *text, uint64_t *pss, uint64_t *uss,
 			       struct mw_err *err);
 /* The image name from /proc/PID/exe's target: its basename, less the
- * kernel's " (deleted)" suffix.  false: nothing usable. */
+ * kernel's " (deleted)" suffix.  false: nothing usable (also a program run
+ * from a memfd, "/memfd:LABEL (deleted)": its argv[0] names it). */
 bool mw_proc_exe_name(const char *target, char *out, size_t size);
 /* The image name from /proc/PID/cmdline (len bytes, NUL-separated): the
  * basename of argv[0], used only if it agrees with comm (starts with it;
  * comm is the first 15 bytes of the name exec gave) - a process that
- * rewrote its argv (setproctitle: "sshd: user@pts/0") keeps comm.
+ * rewrote its argv (setproctitle: "sshd: user@pts/0") keeps comm - or if
+ * comm is a memfd's ("memfd:LABEL": the program was run from one).
  * Returns true if argv[0] was used, false if out got comm. */
 bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, char *out,
 			  size_t size);

@@ -192,6 +192,13 @@ static void copy_name(char *out, size_t size, const char *s, size_t n)
 	out[n] = '\0';
 }
 
+/* The kernel names a memfd's file "memfd:LABEL"; exec of one names the
+ * process so too (comm "memfd:LABEL", 15 bytes of it). */
+static bool is_memfd_name(const char *name)
+{
+	return !strncmp(name, "memfd:", 6);
+}
+
 bool mw_proc_exe_name(const char *target, char *out, size_t size)
 {
 	static const char deleted[] = " (deleted)";
@@ -207,7 +214,11 @@ bool mw_proc_exe_name(const char *target, char *out, size_t size)
 	for (const char *c = target; c < end; c++)
 		if (*c == '/')
 			base = c + 1;
-	if (base >= end)
+	/* a program run from a memfd (runc's clone of itself, a launcher's
+	 * sealed copy): "/memfd:LABEL", the label (slashes and all) names its
+	 * creator's purpose, not the program; argv[0] does
+	 * (mw_proc_cmdline_name) */
+	if (base >= end || is_memfd_name(target + 1))
 		return false;
 	copy_name(out, size, base, (size_t)(end - base));
 	return true;
@@ -227,6 +238,11 @@ bool mw_proc_cmdline_name(const char *cmdline, size_t len, const char *comm, cha
 		if (*c == '/')
 			base = c + 1;
 	if (end > base && clen && (size_t)(end - base) >= clen && !memcmp(base, comm, clen)) {
+		copy_name(out, size, base, (size_t)(end - base));
+		return true;
+	}
+	/* run from a memfd: comm is the memfd's label, argv[0] the program */
+	if (end > base && comm && is_memfd_name(comm)) {
 		copy_name(out, size, base, (size_t)(end - base));
 		return true;
 	}

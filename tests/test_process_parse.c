@@ -216,6 +216,8 @@ static void names_from_exe_and_cmdline(void **state)
 	static const char cl[] = "/opt/app/verylongprocessname-leaky\0--flag\0";
 	static const char spaced[] = "/tmp/my prog dir/my leaky prog\0arg\0";
 	static const char sshd[] = "sshd: alice@pts/0\0\0\0";
+	static const char memfd_cl[] = "line_io_tools/binary_backend\0--uid\0" "0\0";
+	static const char runc_cl[] = "runc\0init\0";
 
 	(void)state;
 	assert_true(mw_proc_exe_name("/usr/bin/verylongprocessname-leaky", out, sizeof(out)));
@@ -245,6 +247,19 @@ static void names_from_exe_and_cmdline(void **state)
 	assert_string_equal(out, "cat");
 	assert_false(mw_proc_cmdline_name("/bin/other", 10, "cat", out, sizeof(out)));
 	assert_string_equal(out, "cat");
+	/* run from a memfd (seen on a CI host; runc clones itself into one):
+	 * the exe's label and comm say "memfd:...", argv[0] the program */
+	assert_false(mw_proc_exe_name("/memfd:sealed-91173221a7ea (deleted)", out, sizeof(out)));
+	assert_false(mw_proc_exe_name("/memfd:runc_cloned:/proc/self/exe (deleted)", out,
+				      sizeof(out)));
+	assert_true(mw_proc_cmdline_name(memfd_cl, sizeof(memfd_cl) - 1, "memfd:sealed-91", out,
+					 sizeof(out)));
+	assert_string_equal(out, "binary_backend");
+	assert_true(mw_proc_cmdline_name(runc_cl, sizeof(runc_cl) - 1, "memfd:runc_clon", out,
+					 sizeof(out)));
+	assert_string_equal(out, "runc");
+	assert_false(mw_proc_cmdline_name("", 0, "memfd:runc_clon", out, sizeof(out)));
+	assert_string_equal(out, "memfd:runc_clon");
 }
 
 /* --- SYSTEM_PROCESS_INFORMATION ------------------------------------------ */

@@ -977,10 +977,11 @@ static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
  * 300 KiB as two jumps 20 s apart, or 60 s). */
 #define STAIR_MERGE_MS (2 * 60000.0)
 
-/* The steps of a staircase: how many runs of jumps up (points next to one
- * another, or one apart, are one step: a step spreads over the block
- * medians it falls in) carry the rise; 0 when the rise is not carried by
- * jumps, or the points also fall by a quarter of it. */
+/* The steps of a staircase: how many runs of jumps up carry the rise
+ * (jumps within STAIR_MERGE_MS of the one before are one step: a step
+ * spreads over the block medians it falls in, and an allocator may take
+ * it in two goes); 0 when the rise is not carried by jumps, or the points
+ * also fall by a quarter of it. */
 static size_t staircase_steps(const struct judging *j, double *rise_out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;

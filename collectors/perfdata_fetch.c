@@ -6,8 +6,9 @@
 
 #include "base/xalloc.h"
 
-/* A fresh buffer of size bytes: free first, so the old one and the new
- * one are never held at once (after a failure the old one is the cap). */
+/* A fresh buffer of size bytes.  Free first: after ERROR_MORE_DATA the
+ * old contents are worth nothing, so nothing is copied and the old and
+ * the new buffer are never held at once (near the cap, 32 and 64 MB). */
 static void resize(struct mw_perf_fetch *f, size_t size)
 {
 	free(f->buf);
@@ -36,12 +37,8 @@ int mw_perf_fetch(struct mw_perf_fetch *f, const struct mw_perf_call_ops *ops, c
 			return 0;
 		case MW_PERF_CALL_MORE:
 			if (f->size < MW_PERF_FETCH_MAX) {
-				/* realloc: the grown buffer may stay where it is */
-				size_t size = f->size * 2 < MW_PERF_FETCH_MAX ? f->size * 2
-									: MW_PERF_FETCH_MAX;
-
-				f->buf = mw_xrealloc(f->buf, size);
-				f->size = size;
+				resize(f, f->size * 2 < MW_PERF_FETCH_MAX ? f->size * 2
+									  : MW_PERF_FETCH_MAX);
 				continue;
 			}
 			resize(f, f->good ? f->good : MW_PERF_FETCH_FIRST);

@@ -96,8 +96,9 @@ static void grows_by_doubling_and_remembers(void **state)
 
 /* A provider that wants more than any size: an error naming the value
  * and the cap, reached without overshooting it, and the buffer back at
- * the size that last worked (it held the cap before: 64 MB kept for
- * good by a collector that samples every second). */
+ * the size that last worked (without that it would keep the cap, 64 MB,
+ * for good in a collector that samples every second; the old loop kept
+ * its 256 MB cap). */
 static void past_the_cap_gives_memory_back(void **state)
 {
 	struct fake_registry r = { .needed = 100 * 1024 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # once_win64.sh - the cross-built memwatchd.exe under Wine: a single static
-# file, `once` prints JSON whose process table lists Wine's own processes
-# with real working sets, and unsupported collectors say why.
+# file, `once` prints JSON whose process table lists itself and a Windows
+# helper this test started with real working sets, and unsupported
+# collectors say why.
 set -u
 cd "$(dirname "$0")/../.."
 exe=build/win64/memwatchd.exe

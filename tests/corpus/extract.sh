@@ -7,8 +7,8 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators, mapped) writes tests/data/leak_services/
-# (leak_runtimes/, leak_allocators/, leak_mapped/) from a recording of that set
+# CORPUS_SET=services (runtimes, allocators, mapped, go) writes tests/data/leak_services/
+# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
@@ -25,9 +25,10 @@ allocators) DST=$ROOT/tests/data/leak_allocators ;;
 validation) DST=$ROOT/tests/data/leak_validation ;;
 jvm) DST=$ROOT/tests/data/leak_jvm ;;
 mapped) DST=$ROOT/tests/data/leak_mapped ;;
+go) DST=$ROOT/tests/data/leak_go ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, jvm or jvm2-jvm9)" >&2; exit 2 ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -139,6 +140,20 @@ labels_mapped() {
 ok_mapscan not-leak none - 0 bytes
 ok_sqlmmap not-leak none - 0 bytes
 lk_mapfiles leak none mapped 125829120 bytes
+EOF
+}
+# the Go set: the Go heap (goroutine stacks too) is anonymous mappings;
+# the design rates are the resident bytes each unit cost at start (the
+# rise of statm over 500 goroutines or 20,000 entries; gosvc.go)
+labels_go() {
+    cat <<'EOF'
+lk_goroutine leak none private_data|heap 10485760 bytes
+lk_gomap leak none private_data|heap 6291456 bytes
+lk_goslow leak none private_data|heap 1048576 bytes
+lk_goburst leak none private_data|heap 10532571 bytes
+ok_gochurn not-leak none - 0 bytes
+ok_gocache not-leak none - 0 bytes
+ok_gobatch not-leak none - 0 bytes
 EOF
 }
 {

@@ -10,7 +10,8 @@
 # set's workloads for tests/data/leak_jvm/, CORPUS_SET=validation the fifth
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
 # replacements, with and without leaks), CORPUS_SET=mapped the seventh
-# (file-backed memory: mapsvc.py); the default is the first set.
+# (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go);
+# the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
 # CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
 # CORPUS_WATCH: what the daemon watches ("lk_*,ok_*"); empty records the
@@ -81,6 +82,18 @@ if [ "${CORPUS_SET:-base}" = validation ]; then
     for n in vk_frag vk_fraglate vo_ramp vo_frag; do start $n "$BIN/$n"; done
     start vo_pydict "$BIN/vo_pydict" "$HERE/pydict.py"
     start vk_pydict "$BIN/vk_pydict" "$HERE/pydict.py" leak
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = go ]; then
+    # the Go set (session 23): services under the Go runtime's collector
+    # and scavenger (gosvc.go; Debian's golang-go builds it)
+    go build -o "$BIN/gosvc" "$HERE/gosvc.go"
+    for n in lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gobatch; do
+        cp "$BIN/gosvc" "$BIN/$n"
+        start $n "$BIN/$n"
+    done
     sleep "$DUR"
     finish
     exit 0

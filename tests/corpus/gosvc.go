@@ -1,0 +1,311 @@
+// gosvc.go - the Go set's workloads (session 23): Go services under the Go
+// runtime's own collector and scavenger, leaking and not.  What it does is
+// chosen by the name it runs under (the basename of its executable, as
+// memwatch groups it); every mode serves "requests" ten times a second,
+// each building about 50 KB of short-lived objects, so the collector runs
+// every few seconds and the heap is a sawtooth.
+//
+//	lk_goroutine  starts goroutines that block forever, each holding a
+//	              32 KiB buffer (the classic Go leak): 10 MiB/h
+//	lk_gomap      keeps an entry (100-900 bytes) per request in a global
+//	              map that is never trimmed: 6 MiB/h
+//	lk_goslow     the same, 1 MiB/h
+//	lk_goburst    keeps 1.2 MiB of entries at once every 7 minutes
+//	              (10.3 MiB/h), nothing in between
+//	ok_gochurn    a live set of 40 MiB of 200-1800 byte values, 2 % of
+//	              them replaced a second: steady under the sawtooth
+//	ok_gocache    a cache filling toward 48 MiB over about 20 minutes,
+//	              then evicting at random to stay there (fills and stops)
+//	ok_gobatch    every 4 minutes builds 120 MB of records for 20 s and
+//	              drops them (the scavenger hands the pages back later)
+//
+// A leak's bytes are what it costs in resident memory (the rise of
+// /proc/self/statm's resident over 500 goroutines or 20,000 entries at
+// start, dropped again; a burst's own rise), logged once a minute to $CORPUS_LOG/<name>.log as
+// "elapsed_ms leaked_bytes", as the other sets' workloads do.
+package main
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+const tick = 100 * time.Millisecond
+
+var sink [][]byte // what a request builds, dropped at its end
+
+// request builds about 50 KB of short-lived objects.
+func request(r *rand.Rand) {
+	sink = sink[:0]
+	for i := 0; i < 50; i++ {
+		b := alloc(500 + r.Intn(1000))
+		sink = append(sink, b)
+	}
+}
+
+// resident is the process's resident set from /proc/self/statm, after a
+// collection.
+func resident() float64 {
+	runtime.GC()
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res float64
+	if _, err := fmt.Sscan(string(b), &size, &res); err != nil {
+		return 0
+	}
+	return res * float64(os.Getpagesize())
+}
+
+// perUnit measures what one unit of a leak costs in resident memory: n of
+// them made, the resident set's rise divided among them, then dropped and
+// the pages handed back at once (so the leak starts from where the
+// service stood).
+func perUnit(n int, mk func() func()) float64 {
+	before := resident()
+	drops := make([]func(), 0, n)
+	for i := 0; i < n; i++ {
+		drops = append(drops, mk())
+	}
+	after := resident()
+	for _, d := range drops {
+		d()
+	}
+	drops = nil
+	debug.FreeOSMemory()
+	if after <= before {
+		return 512
+	}
+	return (after - before) / float64(n)
+}
+
+func touch(b []byte) {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+}
+
+// alloc is a value of n bytes its owner has written: fresh spans come
+// zeroed from the system, so a value never written may never be resident.
+func alloc(n int) []byte {
+	b := make([]byte, n)
+	touch(b)
+	b[n-1] = 1
+	return b
+}
+
+type logger struct {
+	f    *os.File
+	t0   time.Time
+	next time.Duration
+}
+
+func (l *logger) maybe(leaked float64) {
+	if l.f == nil {
+		return
+	}
+	e := time.Since(l.t0)
+	if e >= l.next {
+		fmt.Fprintf(l.f, "%d %.0f\n", e.Milliseconds(), leaked)
+		l.next += time.Minute
+	}
+}
+
+func main() {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	name := filepath.Base(exe)
+	r := rand.New(rand.NewSource(time.Now().UnixNano()))
+	lg := &logger{t0: time.Now()}
+	if dir := os.Getenv("CORPUS_LOG"); dir != "" && name[:3] == "lk_" {
+		lg.f, err = os.Create(filepath.Join(dir, name+".log"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "log:", err)
+			os.Exit(1)
+		}
+	}
+	switch name {
+	case "lk_goroutine":
+		goroutines(r, lg, 10<<20)
+	case "lk_gomap":
+		mapLeak(r, lg, 6<<20)
+	case "lk_goslow":
+		mapLeak(r, lg, 1<<20)
+	case "lk_goburst":
+		burst(r, lg)
+	case "ok_gochurn":
+		churn(r)
+	case "ok_gocache":
+		cache(r)
+	case "ok_gobatch":
+		batch(r)
+	default:
+		fmt.Fprintln(os.Stderr, "gosvc: unknown name", name)
+		os.Exit(2)
+	}
+}
+
+// leakLoop serves requests and adds units of a leak at rate bytes an hour
+// (each costing per bytes), logging what it has leaked.
+func leakLoop(r *rand.Rand, lg *logger, rate, per float64, add func()) {
+	owed, n := 0.0, 0
+	last := time.Now()
+	fmt.Fprintf(os.Stderr, "%.0f bytes a unit, %.0f bytes an hour\n", per, rate)
+	for {
+		now := time.Now()
+		request(r)
+		owed += rate * now.Sub(last).Hours()
+		for owed >= per {
+			add()
+			owed -= per
+			n++
+		}
+		last = now
+		lg.maybe(float64(n) * per)
+		time.Sleep(tick)
+	}
+}
+
+// blocked is a leaked goroutine's body: it holds a 32 KiB buffer it
+// wrote (kept alive on the heap, as a real one holds its request's
+// buffers) until wait is closed, which for a leak is never.
+func blocked(wait <-chan struct{}, started chan<- struct{}) {
+	b := make([]byte, 32<<10)
+	touch(b)
+	close(started)
+	<-wait
+	runtime.KeepAlive(b)
+}
+
+func goroutines(r *rand.Rand, lg *logger, rate float64) {
+	per := perUnit(500, func() func() {
+		stop, started := make(chan struct{}), make(chan struct{})
+		go blocked(stop, started)
+		<-started
+		return func() { close(stop) }
+	})
+	var forever chan struct{} // nil: a receive blocks forever
+	leakLoop(r, lg, rate, per, func() {
+		started := make(chan struct{})
+		go blocked(forever, started)
+		<-started
+	})
+}
+
+var kept = map[int][]byte{}
+
+func mapLeak(r *rand.Rand, lg *logger, rate float64) {
+	probe := map[int][]byte{}
+	k := 0
+	per := perUnit(20000, func() func() {
+		k++
+		key := k
+		probe[key] = alloc(500)
+		return func() { delete(probe, key) }
+	})
+	probe = nil
+	next := 0
+	leakLoop(r, lg, rate, per, func() {
+		next++
+		kept[next] = alloc(100 + r.Intn(801))
+	})
+}
+
+func burst(r *rand.Rand, lg *logger) {
+	const every = 7 * time.Minute
+	const size = 1200 << 10 // payload bytes kept per burst
+	var keep [][]byte
+	leaked := 0.0
+	due := time.Now().Add(every)
+	for {
+		request(r)
+		if time.Now().After(due) {
+			before := resident()
+			for got := 0; got < size; {
+				b := alloc(100 + r.Intn(801))
+				got += len(b)
+				keep = append(keep, b)
+			}
+			leaked += resident() - before
+			due = due.Add(every)
+		}
+		lg.maybe(leaked)
+		time.Sleep(tick)
+	}
+}
+
+func churn(r *rand.Rand) {
+	var live [][]byte
+	for sz := 0; sz < 40<<20; {
+		b := alloc(200 + r.Intn(1601))
+		sz += len(b)
+		live = append(live, b)
+	}
+	for {
+		request(r)
+		// 2 % a second: a fifth of that each tick
+		for i := 0; i < len(live)/500; i++ {
+			live[r.Intn(len(live))] = alloc(200 + r.Intn(1601))
+		}
+		time.Sleep(tick)
+	}
+}
+
+func cache(r *rand.Rand) {
+	const capBytes = 48 << 20
+	c := map[int][]byte{}
+	size, key := 0, 0
+	for {
+		request(r)
+		// about 4 KB a tick: the cap is reached after ~20 minutes
+		for i := 0; i < 4; i++ {
+			key++
+			b := alloc(500 + r.Intn(1001))
+			c[key] = b
+			size += len(b)
+			for size > capBytes {
+				k := key - len(c) + 1 + r.Intn(len(c))
+				if v, ok := c[k]; ok {
+					size -= len(v)
+					delete(c, k)
+				}
+			}
+		}
+		time.Sleep(tick)
+	}
+}
+
+func batch(r *rand.Rand) {
+	const every = 4 * time.Minute
+	due := time.Now().Add(every)
+	for {
+		request(r)
+		if time.Now().After(due) {
+			var recs [][]byte
+			for sz := 0; sz < 120<<20; {
+				b := alloc(1000 + r.Intn(3001))
+				sz += len(b)
+				recs = append(recs, b)
+			}
+			end := time.Now().Add(20 * time.Second)
+			for time.Now().Before(end) {
+				for i := 0; i < 1000; i++ {
+					recs[r.Intn(len(recs))][0]++
+				}
+				request(r)
+				time.Sleep(tick)
+			}
+			recs = nil
+			due = due.Add(every)
+		}
+		time.Sleep(tick)
+	}
+}

@@ -14,6 +14,14 @@
 
 #define ARENA_SIZE (64ULL << 20)	/* glibc HEAP_MAX_SIZE, 64-bit */
 #define GUARD_MAX (1ULL << 20)		/* largest thread stack guard taken as one */
+/* A thread's stack grows down from the top of its mapping: a stack pointer
+ * deeper than this below a mapping's top is not taken to make the mapping
+ * a stack.  Go runs its threads on stacks it allocates inside its own heap
+ * (the arenas at 0xc000000000), low in the first mapping: that mapping,
+ * the heap's first 4-20 MiB, read as a stack, and a Go heap leak was named
+ * "stack" (recorded: tests/test_smaps.c go_heap_is_no_stack).  A glibc
+ * thread deeper than this is still known by its guard. */
+#define STACK_DEPTH_MAX (1ULL << 20)
 
 void mw_smaps_release(struct mw_smaps *s)
 {
@@ -301,7 +309,8 @@ static const struct mw_smaps_thread *thread_in(const struct mw_smaps_facts *f, u
 	size_t i;
 
 	for (i = 0; i < f->nthreads; i++)
-		if (f->threads[i].sp >= lo && f->threads[i].sp < hi)
+		if (f->threads[i].sp >= lo && f->threads[i].sp < hi &&
+		    hi - f->threads[i].sp <= STACK_DEPTH_MAX)
 			return &f->threads[i];
 	return NULL;
 }

@@ -238,6 +238,68 @@ static void every_category(void **state)
 	free(t.b);
 }
 
+/* A Go program (tests/corpus/gosvc.go built by Debian's Go 1.19, as
+ * lk_goroutine in session 23's recording, 31 minutes in): its mappings as
+ * /proc/PID/smaps gave them (Rss of each; addresses, permissions and sizes
+ * as recorded) and its threads' stack pointers from /proc/PID/task/TID/
+ * syscall.  Go runs its threads on stacks it allocates in its own heap:
+ * three of the four stack pointers lie 0x45da8-0x4bda8 bytes into the
+ * heap's first mapping (0xc000000000, 20 MiB, 15.2 MiB resident), which
+ * therefore read as a thread stack, and the program's heap leak was named
+ * "stack".  A stack grows down from its mapping's top: a pointer that deep
+ * below the top makes no stack; a shallow one still does. */
+static void go_heap_is_no_stack(void **state)
+{
+	static const struct mw_smaps_thread go_threads[] = {
+		{ 26135, 0x7fff8af64360 }, { 26137, 0xc000049e78 }, { 26138, 0xc00004bda8 },
+		{ 26139, 0xc000045da8 },
+		/* constructed: a thread without a guard, 64 KiB below its top */
+		{ 26140, 0x7fa230000000 - 0x10000 },
+		/* constructed: one 2 MiB below the top of a guardless 8 MiB
+		 * mapping (deeper than a thread stack is taken to be) */
+		{ 26141, 0x7fa240000000 - 0x200000 },
+	};
+	const char *exe = "/tmp/rec_go/bin/lk_goroutine";
+	struct text t = { 0 };
+	struct mw_smaps s = { 0 };
+	struct mw_err err = { "" };
+	struct mw_smaps_facts f = { .pid = 26135, .page_size = PS, .exe = exe,
+				    .threads = go_threads, .nthreads = 6 };
+	struct mw_ws_result r = { 0 };
+	struct mw_smaps_totals tot;
+
+	(void)state;
+	ent(&t, 0x400000, 0x4a2000, "r-xp", 0, exe, 648, 0, 0, 0, 648);
+	ent(&t, 0x4a2000, 0x54a000, "r--p", 0xa2000, exe, 672, 0, 0, 0, 672);
+	ent(&t, 0x54a000, 0x564000, "rw-p", 0x14a000, exe, 0, 0, 0, 104, 104);
+	ent(&t, 0x564000, 0x598000, "rw-p", 0, "", 0, 0, 0, 64, 64);
+	ent(&t, 0xc000000000, 0xc001400000, "rw-p", 0, "", 0, 0, 0, 15572, 15572);
+	ent(&t, 0xc001400000, 0xc001600000, "rw-p", 0, "", 0, 0, 0, 0, 0);
+	ent(&t, 0xc001600000, 0xc001a00000, "rw-p", 0, "", 0, 0, 0, 48, 48);
+	ent(&t, 0xc001c00000, 0xc001e00000, "rw-p", 0, "", 0, 0, 0, 36, 36);
+	ent(&t, 0xc002400000, 0xc004000000, "---p", 0, "", 0, 0, 0, 0, 0);
+	ent(&t, 0x7fa1f486f000, 0x7fa1f6c00000, "rw-p", 0, "", 0, 0, 0, 924, 924);
+	ent(&t, 0x7fa21bc17000, 0x7fa21bcd7000, "rw-p", 0, "", 0, 0, 0, 708, 708);
+	ent(&t, 0x7fa21bdd7000, 0x7fa21be37000, "rw-p", 0, "", 0, 0, 0, 44, 44);
+	ent(&t, 0x7fa22f800000, 0x7fa230000000, "rw-p", 0, "", 0, 0, 0, 16, 16);
+	ent(&t, 0x7fa23f800000, 0x7fa240000000, "rw-p", 0, "", 0, 0, 0, 2048, 2048);
+	ent(&t, 0x7fff8af45000, 0x7fff8af66000, "rw-p", 0, "[stack]", 0, 0, 0, 16, 16);
+	if (mw_smaps_parse(t.b, t.n, &s, &err))
+		fail_msg("%s", err.msg);
+	mw_smaps_classify(&s, &f, &r, &tot);
+	assert_int_equal(region_at(&r, 0xc000000000)->category, MW_WS_PRIVATE);
+	assert_int_equal(region_at(&r, 0xc001600000)->category, MW_WS_PRIVATE);
+	assert_int_equal(region_at(&r, 0x7fa1f486f000)->category, MW_WS_PRIVATE);
+	assert_int_equal(region_at(&r, 0x7fa22f800000)->category, MW_WS_STACK);
+	assert_int_equal(region_at(&r, 0x7fa22f800000)->owner_id, 26140);
+	assert_int_equal(region_at(&r, 0x7fa23f800000)->category, MW_WS_PRIVATE);
+	assert_int_equal(region_at(&r, 0x7fff8af45000)->category, MW_WS_STACK);
+	assert_int_equal(r.pages[MW_WS_STACK][MW_WS_PRIV], (16 + 16) * KB / PS);
+	mw_ws_result_release(&r);
+	mw_smaps_release(&s);
+	free(t.b);
+}
+
 /* Without /proc/PID/exe the executable is still an image when it has an
  * executable mapping; a data file mapped read-only is not. */
 static void image_rules(void **state)
@@ -457,6 +519,7 @@ static void malformed(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test(every_category),
+	cmocka_unit_test(go_heap_is_no_stack),
 	cmocka_unit_test(image_rules),
 	cmocka_unit_test(grouping),
 	cmocka_unit_test(heuristics_negative),

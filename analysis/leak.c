@@ -78,6 +78,16 @@
  * the corpus). */
 #define HELD_MIN_MS (12 * 60000.0)
 #define HELD_FLAT_SHARE 0.1
+/* Shorter than HELD_MIN_MS or than the rise took, a flat at least twice
+ * as long as the longest quiet during the rise (longest_quiet), whose last
+ * PAUSE_MIN_MS moved by under PAUSE_SHARE of what the fitted rate would
+ * have added over them, is no fail "steady to the end" either, only
+ * inconclusive:
+ * a Go cache that filled for 14 minutes to its cap (tests/data/leak_go/
+ * ok_gocache) failed at 34 minutes, 10 minutes flat at 162 MiB/h.  Still
+ * longer than a bursty leak's quiet in the corpus (6-9 minutes). */
+#define PAUSE_MIN_MS (10 * 60000.0)
+#define PAUSE_SHARE 0.05
 /* A sawtooth needs this many deep drops (beyond SAW_DROP_SIGMA robust
  * standard deviations of the first differences) to be reduced to cycle
  * floors. */
@@ -917,12 +927,52 @@ static double rise_duration(const struct judging *j, size_t s, double base)
  * than its steps took.  Held ONE_STEP_HOLD_MS it passes as stopped (the
  * tail rule mostly has by then, unless a step in the tail makes its fit
  * lean); until then the next minutes tell a load from a pause. */
+/* How far the points of the last span_ms moved (highest less lowest);
+ * INFINITY over sawtooth floors or fewer than PAUSE_MIN_POINTS points
+ * (a cycle or two of floors is no flat). */
+#define PAUSE_MIN_POINTS 8
+static double moved_lately(const struct judging *j, double span_ms)
+{
+	const double *rx = j->w->rx, *ry = j->w->ry;
+	size_t m = j->m, i = m - 1, n = 1;
+	double lo = ry[i], hi = ry[i];
+
+	if (j->saw)
+		return INFINITY;
+	while (i-- > 0 && rx[m - 1] - rx[i] <= span_ms) {
+		lo = fmin(lo, ry[i]);
+		hi = fmax(hi, ry[i]);
+		n++;
+	}
+	return n < PAUSE_MIN_POINTS ? INFINITY : hi - lo;
+}
+
+/* The longest stretch between moves up during the rise (points from ..
+ * to): a move is a rise between neighbours beyond four times the points'
+ * scatter.  A staircase's is its gap between steps (a worker added every
+ * 20 minutes: 20); a cache filling by the Go heap's growth, a minute or
+ * two; a smooth rise has no moves: the whole stretch. */
+static double longest_quiet(const struct judging *j, size_t from, size_t to)
+{
+	const double *rx = j->w->rx, *ry = j->w->ry;
+	double thr = 4.0 * point_scatter(j), last = rx[from], longest = 0.0;
+	size_t i;
+
+	for (i = from + 1; i <= to; i++)
+		if (ry[i] - ry[i - 1] > thr) {
+			longest = fmax(longest, rx[i] - last);
+			last = rx[i];
+		}
+	return last == rx[from] ? rx[to] - rx[from] : longest;
+}
+
 static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
 	size_t m = j->m, w = edge_window(m), i, s = m;
 	double base, lo, hi, moved_by = 0;
 	char d[32], rise[32], moved[32];
+	bool held;
 
 	if (!(j->seg.slope > 0) || m < DOMINANT_MIN_POINTS)
 		return false;
@@ -936,8 +986,11 @@ static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 			moved_by = hi - lo;
 		}
 	}
-	if (s >= m || rx[m - 1] - rx[s] < HELD_MIN_MS ||
-	    rx[m - 1] - rx[s] < rise_duration(j, s, base))
+	if (s >= m || rx[m - 1] - rx[s] < PAUSE_MIN_MS)
+		return false;
+	held = rx[m - 1] - rx[s] >= HELD_MIN_MS && rx[m - 1] - rx[s] >= rise_duration(j, s, base);
+	if (!held && !(rx[m - 1] - rx[s] >= 2.0 * longest_quiet(j, w, s) &&
+		       moved_lately(j, PAUSE_MIN_MS) < PAUSE_SHARE * j->seg.slope * PAUSE_MIN_MS))
 		return false;
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
 	mw_leak_no_rate(out);
@@ -945,7 +998,7 @@ static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 	mw_leak_fmt_amount(rise, sizeof(rise), ry[s] - base, j->p);
 	mw_leak_fmt_amount(moved, sizeof(moved), moved_by, j->p);
 	mw_leak_fmt_duration(d, sizeof(d), rx[m - 1] - rx[s]);
-	if (rx[m - 1] - rx[s] >= ONE_STEP_HOLD_MS) {
+	if (held && rx[m - 1] - rx[s] >= ONE_STEP_HOLD_MS) {
 		/* held as long as a one-time load must: stopped, though the
 		 * tail's own fit still leans (a JVM committing a step of 1-2
 		 * MiB now and then: ok_java at 100 minutes) */

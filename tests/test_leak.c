@@ -660,6 +660,43 @@ static void slow_staircase_waits_for_steps(void **state)
 		fail_msg("three fast steps: %s", res.reason);
 }
 
+/* A cache filling to its cap through a Go heap that grows in jumps (the
+ * Go set's ok_gocache: a jump of 0.5-9 MiB every half minute to two
+ * between 10 and 24 minutes, +60 MiB, then flat): judged at 34 minutes,
+ * 10 minutes after it stopped - shorter than the rise took, so no
+ * "stopped rising" yet - it failed "rising 162 MiB/h ... steady to the
+ * end".  A flat twice as long as the longest quiet during the rise, that
+ * moved by almost nothing of what the rate would have added, is
+ * inconclusive.  The same quiet after steps 9 minutes apart still fails
+ * (bursts_every_8_minutes_fail, test_leak_report's worker added every 20
+ * minutes). */
+static void filled_then_paused_is_not_steady_to_the_end(void **state)
+{
+	enum { N = 34 * 60 };
+	static double v[N];
+	struct mw_trace tr = { T0, 1000, v, N };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	struct lc_rng r = { 11 };
+	double level = 50 * LC_MIB;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (i = 0; i < N; i++) {
+		/* a jump of 1-6 MiB every 45 s while filling (10-24 min) */
+		if (i >= 600 && i < 1440 && (i - 600) % 45 == 0)
+			level += (double)(1 + lc_next(&r) % 6) * LC_MIB;
+		v[i] = level + 4096.0 * (double)(lc_next(&r) % 3);
+	}
+	assert_true(level > 90 * LC_MIB);
+	mw_leak_judge(&tr, &p, &res);
+	if (res.verdict == MW_VERDICT_FAIL)
+		fail_msg("filled, then 10 minutes flat: %s", res.reason);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "not rising to the end"));
+}
+
 /* Floors that scatter by a third of their level from one bucket to the
  * next (a GC sawtooth of a gigabyte read at its floors) cannot show a
  * leak of a tenth of the process an hour within 31 minutes: no pass (it
@@ -1280,6 +1317,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(rising_not_yet_sure_is_not_a_pass),
 	cmocka_unit_test(rise_in_steps_is_not_a_pass),
 	cmocka_unit_test(ramp_then_flat_is_not_steady_to_the_end),
+	cmocka_unit_test(filled_then_paused_is_not_steady_to_the_end),
 	cmocka_unit_test(bursts_every_8_minutes_fail),
 	cmocka_unit_test(settled_fill_is_not_rising),
 	cmocka_unit_test(counts_have_their_own_budget),

@@ -80,14 +80,16 @@
 #define HELD_FLAT_SHARE 0.1
 /* Shorter than HELD_MIN_MS or than the rise took, a flat at least twice
  * as long as the longest quiet during the rise (longest_quiet), whose last
- * PAUSE_MIN_MS moved by under PAUSE_SHARE of what the fitted rate would
- * have added over them, is no fail "steady to the end" either, only
- * inconclusive:
- * a Go cache that filled for 14 minutes to its cap (tests/data/leak_go/
- * ok_gocache) failed at 34 minutes, 10 minutes flat at 162 MiB/h.  Still
- * longer than a bursty leak's quiet in the corpus (6-9 minutes). */
+ * PAUSE_MIN_MS (at least PAUSE_MIN_POINTS points, not sawtooth floors)
+ * moved by under PAUSE_SHARE of what the fitted rate would have added
+ * over them, is no fail "steady to the end" either, only inconclusive: a
+ * Go cache that filled for 14 minutes to its cap (the Go set's first
+ * recording, ok_gocache) failed at 34 minutes, 10 minutes flat at 162
+ * MiB/h.  Still longer than a bursty leak's quiet in the corpus (6-9
+ * minutes). */
 #define PAUSE_MIN_MS (10 * 60000.0)
 #define PAUSE_SHARE 0.05
+#define PAUSE_MIN_POINTS 8
 /* A sawtooth needs this many deep drops (beyond SAW_DROP_SIGMA robust
  * standard deviations of the first differences) to be reduced to cycle
  * floors. */
@@ -497,6 +499,14 @@ static double point_scatter(const struct judging *j)
 	return 1.4826 * mw_median_inplace(a, m - 1) / sqrt(2.0);
 }
 
+/* A move between neighbouring points that is a jump (a step, a burst, an
+ * allocator taking memory at once), not scatter: four times the points'
+ * scatter. */
+static double jump_threshold(const struct judging *j)
+{
+	return 4.0 * point_scatter(j);
+}
+
 /* The smallest slope (per ms) a line fitted through points scattered by
  * sd would show at the trend test's threshold (TREND_Z standard errors),
  * were the scatter white: a lower bound, autocorrelation only raises it. */
@@ -598,7 +608,7 @@ static bool rises_in_steps(const struct judging *j, double *rise, double *held_m
 	*held_ms = NAN;
 	if (j->p->count_unit || m < 4 * w || !(most > 0))
 		return false;
-	thr = 4.0 * point_scatter(j);
+	thr = jump_threshold(j);
 	if (thr < most / 2)
 		thr = most / 2;
 	scratch = j->w->a;
@@ -778,7 +788,7 @@ static enum mw_verdict steps_in_last_third(const struct judging *j, size_t third
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
 	size_t m = j->m, w = third / 8 < 3 ? 3 : third / 8, from = m - third, i;
-	double rise, last_ms = rx[m - 1] - rx[from], thr = 4.0 * point_scatter(j), up = 0, down = 0;
+	double rise, last_ms = rx[m - 1] - rx[from], thr = jump_threshold(j), up = 0, down = 0;
 	char amount[32];
 
 	if (third < 2 * w)
@@ -914,23 +924,9 @@ static double rise_duration(const struct judging *j, size_t s, double base)
 	return i90 > i10 ? rx[i90] - rx[i10] : 0.0;
 }
 
-/* Inconclusive: a rise that stopped before the end.  Without this a ramp
- * followed by a flat shorter than the tail (a third of the span, at least
- * 30 min: pass_when_stopped) fails as "rising ... steady to the end": a
- * JVM sizing its heap (recorded: 170 MiB of private bytes between 11 and
- * 18 minutes, 0.4 MiB in the 13 minutes after) failed at 31 minutes at
- * 301 MiB/h.  The flat is the longest stretch before the end whose points
- * all lie within HELD_FLAT_SHARE of the rise before it (from the span's
- * first points), held at least HELD_MIN_MS and as long as the rise took
- * (rise_duration): a steady leak rises as much in a stretch as long as
- * its rise before, a bursty one's quiet is shorter, a staircase's shorter
- * than its steps took.  Held ONE_STEP_HOLD_MS it passes as stopped (the
- * tail rule mostly has by then, unless a step in the tail makes its fit
- * lean); until then the next minutes tell a load from a pause. */
 /* How far the points of the last span_ms moved (highest less lowest);
  * INFINITY over sawtooth floors or fewer than PAUSE_MIN_POINTS points
  * (a cycle or two of floors is no flat). */
-#define PAUSE_MIN_POINTS 8
 static double moved_lately(const struct judging *j, double span_ms)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
@@ -948,14 +944,13 @@ static double moved_lately(const struct judging *j, double span_ms)
 }
 
 /* The longest stretch between moves up during the rise (points from ..
- * to): a move is a rise between neighbours beyond four times the points'
- * scatter.  A staircase's is its gap between steps (a worker added every
+ * to): a move is a rise between neighbours beyond jump_threshold.  A staircase's is its gap between steps (a worker added every
  * 20 minutes: 20); a cache filling by the Go heap's growth, a minute or
  * two; a smooth rise has no moves: the whole stretch. */
 static double longest_quiet(const struct judging *j, size_t from, size_t to)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
-	double thr = 4.0 * point_scatter(j), last = rx[from], longest = 0.0;
+	double thr = jump_threshold(j), last = rx[from], longest = 0.0;
 	size_t i;
 
 	for (i = from + 1; i <= to; i++)
@@ -966,6 +961,21 @@ static double longest_quiet(const struct judging *j, size_t from, size_t to)
 	return last == rx[from] ? rx[to] - rx[from] : longest;
 }
 
+/* Inconclusive: a rise that stopped before the end.  Without this a ramp
+ * followed by a flat shorter than the tail (a third of the span, at least
+ * 30 min: pass_when_stopped) fails as "rising ... steady to the end": a
+ * JVM sizing its heap (recorded: 170 MiB of private bytes between 11 and
+ * 18 minutes, 0.4 MiB in the 13 minutes after) failed at 31 minutes at
+ * 301 MiB/h.  The flat is the longest stretch before the end whose points
+ * all lie within HELD_FLAT_SHARE of the rise before it (from the span's
+ * first points), held at least HELD_MIN_MS and as long as the rise took
+ * (rise_duration): a steady leak rises as much in a stretch as long as
+ * its rise before, a bursty one's quiet is shorter, a staircase's shorter
+ * than its steps took; or, shorter, a pause (PAUSE_MIN_MS) that outlasts
+ * twice every quiet of the rise before it.  Held ONE_STEP_HOLD_MS (not a
+ * pause) it passes as stopped (the tail rule mostly has by then, unless a
+ * step in the tail makes its fit lean); until then the next minutes tell
+ * a load from a pause. */
 static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
@@ -1052,7 +1062,7 @@ static size_t staircase_steps(const struct judging *j, double *rise_out)
 	*rise_out = up - down;
 	if (!(up > 0) || down > 0.25 * up)
 		return 0;
-	thr = 4.0 * point_scatter(j);
+	thr = jump_threshold(j);
 	if (thr < STAIR_JUMP_SHARE * up)
 		thr = STAIR_JUMP_SHARE * up;
 	for (i = 1; i < m; i++) {

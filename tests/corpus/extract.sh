@@ -188,8 +188,9 @@ fi
         n=$(basename "$f" .log)
         # mapsvc.py's not-leaks log their progress (bytes read, lookups), no leak
         [ "$SET" = mapped ] && case $n in ok_*) continue ;; esac
-        # lk_goburst's logged rise (statm around the collections it forces)
-        # is no measure of its leak: its design (1.2 MiB every 7 minutes)
+        # lk_goburst: the kept recording logged statm's rise around the
+        # collections it forces, no measure of its leak (gosvc.go now logs
+        # the payload): its design, 1,200 KiB every 7 minutes
         [ "$SET" = go ] && [ "$n" = lk_goburst ] && { awk -v n="$n" 'NF == 2 {
             printf "%s,%s,%.0f\n", n, $1, int($1 / 420000) * 1228800 }' "$f"; continue; }
         # lk_stacks logs 64 KiB per thread; what stayed resident per exited,

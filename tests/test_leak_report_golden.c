@@ -149,10 +149,12 @@ static void same_bytes_as_before(void **state)
 	 * the week's changed deliberately in session 9: a rise in steps that
 	 * has not stopped is inconclusive, not "no steady trend" (the 0.9 MB/h
 	 * leaks from sample 2,000, passed before, and one plateau still
-	 * climbing over its 45 hours) */
+	 * climbing over its 45 hours); the last day's in session 24: a pass
+	 * over a slight rise (p 0.0098) names its bound ("of at most 9
+	 * KiB/h"), the only change, the same under glibc and MinGW-w64 */
 	static const uint64_t golden[3][2] = {
 		{ 0x0b9a66d36497e7ecULL, 0xa366372fc113513cULL },
-		{ 0xfd5d98c65f53562aULL, 0xbb60b03c14219870ULL },
+		{ 0x13fcde9f1bc6363cULL, 0x345a7eb25105162aULL },
 		{ 0xf5cb4738728f259bULL, 0xda7d2f88aa564dc7ULL },
 	};
 	int64_t end = T0 + (int64_t)DAYS * 86400000 - STEP;

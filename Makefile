@@ -242,7 +242,7 @@ bench-peers: deps-native
 # scripts/fuzz.sh runs them all with their seeds from fuzz/corpus/NAME/.
 FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,build/fuzz/fuzz_%,$(sort $(wildcard fuzz/fuzz_*.c)))
 # app/collector_list.c: the list of collectors core's config names (core/collector.h).
-FUZZ_SRC := $(filter $(addsuffix /%,base core collectors storage import),$(LINUX_SRC)) app/collector_list.c
+FUZZ_SRC := $(filter $(addsuffix /%,base core collectors storage import analysis),$(LINUX_SRC)) app/collector_list.c
 FUZZ_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_SRC))
 FUZZ_CFLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -DMW_VERSION='"$(VERSION)"' -I. \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -190,15 +190,21 @@ static int parse_one_rate(const char *text, size_t len, double *bph, double *rel
 	}
 	if (period_ms <= 0)
 		return mw_error(err, "'%s/%s' has an empty period", buf, slash + 1);
+	/* "/h" alone: no amount (and no last character to look at below) */
+	if (!buf[0])
+		return mw_error(err, "'/%s' has no amount before the period (e.g. 1MB/h, 2%%/h)",
+				slash + 1);
 	per_h = 3600000.0 / (double)period_ms;
-	if (len > 0 && buf[strlen(buf) - 1] == '%') {
+	if (buf[strlen(buf) - 1] == '%') {
 		buf[strlen(buf) - 1] = '\0';
 		if (!isdigit((unsigned char)buf[0]))
 			return mw_error(err, "'%s%%' is not a percentage", buf);
 		errno = 0;
 		num = strtod(buf, &end);
-		if (errno || *end || !isfinite(num) || num > 1e6)
-			return mw_error(err, "'%s%%' is not a percentage", buf);
+		/* at most a million % an hour, after the period: what is
+		 * accepted formats back ("%.10g%%/h") to text accepted again */
+		if (errno || *end || !isfinite(num) || num / 100.0 * per_h > 1e4)
+			return mw_error(err, "'%s%%' is not a percentage of at most 1000000%%/h", buf);
 		*rel = num / 100.0 * per_h;
 		return 0;
 	}
@@ -214,6 +220,9 @@ static int parse_one_rate(const char *text, size_t len, double *bph, double *rel
 		if (find_unit(size_units, MW_ARRAY_SIZE(size_units), unit, &factor))
 			return mw_error(err, "'%s' has an unknown size unit '%s' (B, KB, MB, GB, TB)",
 					buf, unit);
+		if (!isfinite(dnum * factor * per_h))
+			return mw_error(err, "'%s/%s' is out of range for a growth rate", buf,
+					slash + 1);
 		*bph = dnum * factor * per_h;
 	}
 	return 0;

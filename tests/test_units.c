@@ -111,7 +111,13 @@ static void formats_round_trip(void **state)
 static void growth_budgets(void **state)
 {
 	static const char *const bad[] = { "", "1MB", "MB/h", "1MB/fortnight", "5XB/h", "-1MB/h",
-					   "1MB/h,2%/h,3%/h", "%/h", "abc%/h", "1MB/h,", "1MB/0s" };
+					   "1MB/h,2%/h,3%/h", "%/h", "abc%/h", "1MB/h,", "1MB/0s",
+					   /* no amount: read the character before the
+					    * string until session 24 (fuzz_params) */
+					   "/w", "/h", "1MB/h,/d",
+					   /* beyond what formats back to accepted
+					    * text: 2.4e8 %/h, an infinite rate */
+					   "66268%/s", "1e308TB/s" };
 	double bph = -1, rel = -1;
 	struct mw_err err;
 	char buf[64];

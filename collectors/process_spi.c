@@ -28,11 +28,14 @@ static uint16_t rd16(const unsigned char *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
+/* Divided first, in unsigned: any 64 bits a buffer holds convert without
+ * overflow (fuzz_os_text: a FILETIME of 2^63 or more was undefined
+ * behaviour); the epoch's offset is a whole number of milliseconds. */
 int64_t mw_filetime_to_unix_ms(uint64_t ft)
 {
 	if (!ft)
 		return 0;
-	return ((int64_t)ft - 116444736000000000LL) / 10000;
+	return (int64_t)(ft / 10000) - 11644473600000LL;
 }
 
 int mw_spi_parse(const unsigned char *buf, size_t len, uint64_t buf_addr,

@@ -333,6 +333,20 @@ static size_t build_table(unsigned char *buf)
 	return off;
 }
 
+/* FILETIME to Unix ms: exact for real times, defined for any 64 bits */
+static void filetime_conversion(void **state)
+{
+	(void)state;
+	assert_true(mw_filetime_to_unix_ms(0) == 0);
+	assert_true(mw_filetime_to_unix_ms(116444736000000000ULL) == 0);
+	/* 2023-11-14 22:13:20 UTC */
+	assert_true(mw_filetime_to_unix_ms(116444736000000000ULL + 17000000000000000ULL) ==
+		    1700000000000LL);
+	/* undefined behaviour (signed overflow) until session 24 */
+	assert_true(mw_filetime_to_unix_ms(UINT64_MAX) == 1844674407370955LL - 11644473600000LL);
+	assert_true(mw_filetime_to_unix_ms(1ULL << 63) > 0);
+}
+
 static void spi_parses_a_constructed_table(void **state)
 {
 	unsigned char buf[4096];
@@ -462,6 +476,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(proc_status_kinds_and_swap),
 	cmocka_unit_test(smaps_rollup),
 	cmocka_unit_test(names_from_exe_and_cmdline),
+	cmocka_unit_test(filetime_conversion),
 	cmocka_unit_test(spi_parses_a_constructed_table),
 	cmocka_unit_test(spi_rejects_lies),
 	cmocka_unit_test(utf16_conversion),

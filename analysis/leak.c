@@ -730,6 +730,13 @@ static bool pass_without_trend(const struct judging *j, struct mw_leak_result *o
 			 j->saw ? " of sawtooth floors" : "", out->p_value, rate);
 		return true;
 	}
+	if (j->z < -HINT_Z) {
+		/* a significant fall is no trend of a leak; "no steady trend
+		 * (p 1.1e-09)" alone read as if it were */
+		snprintf(out->reason, sizeof(out->reason), "no rise over %s%s: falling (p %.2g)",
+			 d, j->saw ? " of sawtooth floors" : "", out->p_value);
+		return true;
+	}
 	snprintf(out->reason, sizeof(out->reason), "no steady trend over %s%s (p %.2g)", d,
 		 j->saw ? " of sawtooth floors" : "", out->p_value);
 	return true;

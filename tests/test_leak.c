@@ -856,6 +856,14 @@ static void hinted_rise_that_may_matter_is_not_a_pass(void **state)
 	assert_true(res.p_value < 0.01);
 	if (!strstr(res.reason, "a slight rise (p ") || !strstr(res.reason, "of at most "))
 		fail_msg("%s", res.reason);
+	/* a significant fall passes as one: "no steady trend (p 1e-09)"
+	 * alone read as if it were a trend of a leak */
+	wander_at_5s(v, N, 86, 0.05, -3.0);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_true(res.p_value < 0.001);
+	if (!strstr(res.reason, "falling (p "))
+		fail_msg("%s", res.reason);
 }
 
 /* A heap that grows by a chunk every 20 minutes (Ruby's, recorded: 24.9,

@@ -60,8 +60,9 @@
 #define TREND_Z 3.29
 /* Below the trend test's bar but rising at p < 0.01 (z > 2.576) with Sen's
  * upper bound at the smallest leak the defaults must fail (settled_rate)
- * or more: not a pass, the next minutes decide.  A Python leak of 4 MiB/h under a
- * churn of temporary objects read p 0.0027 at 32 minutes, and passed. */
+ * or more: not a pass, the next minutes decide.  A Python leak of 4 MiB/h
+ * under a churn of temporary objects read p 0.0027 at 32 minutes, and
+ * passed. */
 #define HINT_Z 2.576
 /* The tail must climb at least this share of the slope, and its own
  * interval (at TAIL_Z) must stay above zero. */
@@ -968,9 +969,10 @@ static double moved_lately(const struct judging *j, double span_ms)
 }
 
 /* The longest stretch between moves up during the rise (points from ..
- * to): a move is a rise between neighbours beyond jump_threshold.  A staircase's is its gap between steps (a worker added every
- * 20 minutes: 20); a cache filling by the Go heap's growth, a minute or
- * two; a smooth rise has no moves: the whole stretch. */
+ * to): a move is a rise between neighbours beyond jump_threshold.  A
+ * staircase's is its gap between steps (a worker added every 20 minutes:
+ * 20); a cache filling by the Go heap's growth, a minute or two; a smooth
+ * rise has no moves: the whole stretch. */
 static double longest_quiet(const struct judging *j, size_t from, size_t to)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;

@@ -782,7 +782,7 @@ static void wander_at_5s(double *v, size_t n, uint64_t seed, double innov_mib, d
 }
 
 /* A rise the trend test does not yet call significant (p between 0.01 and
- * 0.001) but whose Sen lower bound is at the smallest leak the defaults
+ * 0.001) but whose Sen interval reaches the smallest leak the defaults
  * must fail is not a pass: 4 MiB/h under a wander (AR(0.9) steps of 0.5
  * MiB) over 31 minutes at 5 s, seed 13, read "no steady trend (p 0.0025)"
  * and passed; a fresh Python leak under churn did the same at 31-33

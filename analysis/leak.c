@@ -598,7 +598,10 @@ static double window_median(const double *ry, size_t from, size_t n, double *scr
  * warm-up ends (Ruby's first, at 10.5 minutes of 10) counts when the
  * first window stands above the warm-up's last stretch (pre_level) as
  * a step would: the points before it are too few in the span to be a
- * window of their own. */
+ * window of their own.  Counts too (their budget over the horizon: 240
+ * handles a day by default): Wine reports a handle count as its table's
+ * size, which doubles (128, 256, 512 for 360 events an hour kept), and
+ * such a staircase passed while counts were left out. */
 static bool rises_in_steps(const struct judging *j, double *rise, double *held_ms)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
@@ -607,7 +610,7 @@ static bool rises_in_steps(const struct judging *j, double *rise, double *held_m
 	bool pre_step;
 
 	*held_ms = NAN;
-	if (j->p->count_unit || m < 4 * w || !(most > 0))
+	if (m < 4 * w || !(most > 0))
 		return false;
 	thr = jump_threshold(j);
 	if (thr < most / 2)

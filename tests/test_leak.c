@@ -492,6 +492,44 @@ static void counts_have_their_own_budget(void **state)
 	assert_int_not_equal(res.verdict, MW_VERDICT_FAIL);
 }
 
+/* A count that rises in steps that stay is judged as bytes are
+ * (rises_in_steps): Wine reports a process's handle count as its handle
+ * table's size, which doubles, so 360 events an hour leaked read 128,
+ * 256, then 512 handles at 20 and 41 minutes (the Wine set's
+ * lk_winhandles.exe), and passed "no steady trend over 40 min (p 0.09)":
+ * counts were left out of the rule.  Steps the count's budget over the
+ * horizon allows (10 an hour, 240 in a day) stay a pass. */
+static void count_in_steps_is_not_a_pass(void **state)
+{
+	enum { N = 50 * 12 };
+	static double v[N];
+	struct mw_trace tr = { T0, 5000, v, N };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	p.count_unit = "handles";
+	for (i = 0; i < N; i++) {
+		double m = (double)i / 12.0;
+
+		v[i] = m < 9 ? 64 : m < 20 ? 128 : m < 41 ? 256 : 512;
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	if (!strstr(res.reason, "rising in steps over 40 min (+384 handles)"))
+		fail_msg("%s", res.reason);
+	/* two steps of 50 handles: 100 in all, under the 240 a day allows */
+	for (i = 0; i < N; i++) {
+		double m = (double)i / 12.0;
+
+		v[i] = m < 20 ? 100 : m < 41 ? 150 : 200;
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+}
+
 /* Real shapes over the shortest span the defaults judge (31 minutes at
  * 5 s): a leak in bursts every 7 minutes and growth that slows but never
  * stops, fast against the process (both decided by the rise around their
@@ -1381,6 +1419,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(bursts_every_8_minutes_fail),
 	cmocka_unit_test(settled_fill_is_not_rising),
 	cmocka_unit_test(counts_have_their_own_budget),
+	cmocka_unit_test(count_in_steps_is_not_a_pass),
 	cmocka_unit_test(kind_selection),
 	cmocka_unit_test(short_steady_leak_with_beat),
 	cmocka_unit_test(step_forward_is_no_missing_data),

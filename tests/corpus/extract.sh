@@ -7,8 +7,8 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators, mapped, go) writes tests/data/leak_services/
-# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/) from a recording of that set
+# CORPUS_SET=services (runtimes, allocators, mapped, go, wine) writes tests/data/leak_services/
+# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_wine/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
@@ -26,9 +26,10 @@ validation) DST=$ROOT/tests/data/leak_validation ;;
 jvm) DST=$ROOT/tests/data/leak_jvm ;;
 mapped) DST=$ROOT/tests/data/leak_mapped ;;
 go) DST=$ROOT/tests/data/leak_go ;;
+wine) DST=$ROOT/tests/data/leak_wine ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, jvm or jvm2-jvm9)" >&2; exit 2 ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, wine, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -41,6 +42,9 @@ NAMES='(lk|ok)_'
 [ "$SET" = validation ] && NAMES='(vk|vo)_'
 PIDS=$(awk -v re="^$NAMES" '$1 ~ re {printf "%s%s", sep, $2; sep = "|"}' "$REC/starts.txt")
 MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"$NAMES.*\",pid=~\"$PIDS\"}"
+# the Wine set: its series carry Wine's process ids, not the Linux ones
+# record.sh listed; its Wine prefix ran nothing else
+[ "$SET" = wine ] && MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_win.*\"}"
 if [ -z "$URL" ]; then
     # offline (memwatchd export reads the file without a lock and without
     # the web's query time-out, which a busy recording machine can pass)
@@ -156,10 +160,30 @@ ok_gocache not-leak none - 0 bytes
 ok_gobatch not-leak none - 0 bytes
 EOF
 }
+# the Wine set (names as Windows gives them, with .exe): lk_winthreads
+# keeps a thread every 2 minutes with a 1 MiB stack, which Wine commits
+# whole (its counter: threads, times 1 MiB; private bytes rose 0.98 MiB a
+# thread over the recording), lk_winhandles an event every 10 s
+labels_wine() {
+    cat <<'EOF'
+lk_winheap.exe leak none heap|private_data 8388608 bytes
+lk_winvalloc.exe leak none private_data 10485760 bytes
+lk_winsection.exe leak none shared 6291456 bytes
+lk_winthreads.exe leak none stack 31457280 bytes
+lk_winhandles.exe leak none handles 360 fds
+lk_winslow.exe leak none heap|private_data 1048576 bytes
+lk_winburst.exe leak none heap|private_data 10785353 bytes
+ok_winchurn.exe not-leak none - 0 bytes
+ok_wincache.exe not-leak none - 0 bytes
+ok_winbatch.exe not-leak none - 0 bytes
+ok_winonetime.exe not-leak none - 0 bytes
+ok_winidle.exe not-leak none - 0 bytes
+EOF
+}
 {
     echo "process,class,start_ms,onset_ms,kinds,design_per_hour,unit"
     case $SET in jvm*) labels_jvm ;; *) labels_$SET ;; esac | while read -r n cls onset kinds rate unit; do
-        s=$(awk -v n="$n" '$1 == n {print $3}' "$REC/starts.txt")
+        s=$(awk -v n="${n%.exe}" '$1 == n {print $3}' "$REC/starts.txt")
         echo "$n,$cls,$s,$onset,$kinds,$rate,$unit"
     done
 } >"$DST/labels.csv"
@@ -196,8 +220,10 @@ fi
         # lk_stacks logs 64 KiB per thread; what stayed resident per exited,
         # never-joined thread is STACK_RESIDENT (8 KiB in /proc/PID/smaps
         # during the recording: glibc drops the rest of the stack at exit)
+        [ "$SET" = wine ] && n=$n.exe
         awk -v n="$n" -v sr="${STACK_RESIDENT:-8192}" 'NF == 2 {
             v = $2; if (n == "lk_stacks") v = v / 65536 * sr
+            if (n == "lk_winthreads.exe") v = v * 1048576
             printf "%s,%s,%.0f\n", n, $1, v }' "$f"
     done
 } >"$DST/counters.csv"

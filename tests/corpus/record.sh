@@ -10,7 +10,8 @@
 # set's workloads for tests/data/leak_jvm/, CORPUS_SET=validation the fifth
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
 # replacements, with and without leaks), CORPUS_SET=mapped the seventh
-# (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go);
+# (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go),
+# CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon);
 # the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
 # CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
@@ -50,6 +51,39 @@ stop_all() {
 }
 trap 'stop_all' EXIT INT TERM
 
+if [ "${CORPUS_SET:-base}" = wine ]; then
+    # the Wine set (session 25): Windows programs (winsvc.c, MinGW-w64)
+    # leaking through HeapAlloc, VirtualAlloc, sections, thread stacks and
+    # handles, recorded by the Windows build of memwatchd under the same
+    # Wine (a prefix of its own, OUTDIR/wineprefix: every Wine process in
+    # it is one this script started)
+    export MW_WINEPREFIX=$OUT/wineprefix
+    WINE_RUN=$ROOT/scripts/wine-run.sh
+    x86_64-w64-mingw32-gcc -O1 -g -Wall -o "$BIN/winsvc.exe" "$HERE/winsvc.c"
+    "$WINE_RUN" cmd /c exit 0 >/dev/null 2>&1 || true   # make the prefix first
+    export CORPUS_LOG="Z:$(echo "$OUT/logs" | tr / '\\')"
+    "$WINE_RUN" "$ROOT/build/win64/memwatchd.exe" run --interval 1s \
+        --db "Z:$(echo "$OUT/rec.db" | tr / '\\')" --listen 127.0.0.1:${CORPUS_PORT:-18432} \
+        --watch "${CORPUS_WATCH-lk_*,ok_*}" >"$OUT/daemon.log" 2>&1 &
+    DPID=$!
+    echo "memwatchd $DPID $(date +%s%3N)" >"$OUT/starts.txt"
+    sleep 5
+    for n in lk_winheap lk_winvalloc lk_winsection lk_winthreads lk_winhandles lk_winslow \
+             lk_winburst ok_winchurn ok_wincache ok_winbatch ok_winonetime ok_winidle; do
+        cp "$BIN/winsvc.exe" "$BIN/$n.exe"
+        "$WINE_RUN" "$BIN/$n.exe" >"$OUT/logs/$n.out" 2>&1 &
+        PIDS="$! $PIDS"
+        echo "$n $! $(date +%s%3N)" >>"$OUT/starts.txt"
+    done
+    sleep "$DUR"
+    stop_all
+    PIDS=""
+    sleep 3   # the daemon records the exits
+    kill -INT "$DPID" 2>/dev/null || true
+    wait "$DPID" 2>/dev/null || true
+    echo "memwatchd-stopped $DPID $(date +%s%3N)" >>"$OUT/starts.txt"
+    exit 0
+fi
 DEFAULT_WATCH="lk_*,ok_*"
 [ "${CORPUS_SET:-base}" = validation ] && DEFAULT_WATCH="vk_*,vo_*"
 WATCH=${CORPUS_WATCH-$DEFAULT_WATCH}

@@ -95,12 +95,18 @@ static double change_point(const double *x, const double *y, size_t n, int *at_s
 
 /* The stretch before x_on ends flat: the Theil-Sen slope of the points
  * in its last half (eight at least) under MW_ONSET_FLAT_SHARE of slope
- * (per ms), as change_point asks of its own break. */
+ * (per ms), as change_point asks of its own break, and so is its rise
+ * from its first points to its last (window medians, an eighth of the
+ * points, three at least).  Theil-Sen over a stretch holding one step
+ * is about flat (most pairs lie on one level): a leak under way from the
+ * start in small steps (the Wine set's lk_winslow.exe, 1 MiB/h showing
+ * as Wine's heap commits 0.1-0.4 MiB at a time) was dated from a flat
+ * tread 16 minutes in. */
 static int ends_flat_before(const double *x, const double *y, size_t n, double x_on, double slope)
 {
 	struct mw_leak_work w;
 	struct mw_ts_fit fit;
-	size_t i, k = 0, m;
+	size_t i, k = 0, m, e;
 	int flat = 0;
 
 	if (mw_leak_work_alloc(&w, n) < 0) {
@@ -117,6 +123,16 @@ static int ends_flat_before(const double *x, const double *y, size_t n, double x
 		m = mw_block_medians(w.x, w.y, k, MW_LEAK_MAX_POINTS, w.a, w.rx, w.ry);
 		mw_ts_fit(w.rx, w.ry, m, 1.0, MW_TS_SLOPE_ONLY, w.pairs, &fit);
 		flat = fit.ok && fit.slope < MW_ONSET_FLAT_SHARE * slope;
+		e = m / 8 < 3 ? 3 : m / 8;
+		if (flat && m >= 2 * e) {
+			double head, tail;
+
+			memcpy(w.a, w.ry, e * sizeof(double));
+			head = mw_median_inplace(w.a, e);
+			memcpy(w.a, w.ry + m - e, e * sizeof(double));
+			tail = mw_median_inplace(w.a, e);
+			flat = tail - head < MW_ONSET_FLAT_SHARE * slope * (w.rx[m - 1] - w.rx[0]);
+		}
 	}
 	mw_leak_work_free(&w);
 	return flat;

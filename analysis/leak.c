@@ -574,13 +574,6 @@ static size_t edge_window(size_t m)
 	return m / 16 < 3 ? 3 : m / 16;
 }
 
-/* The median of ry[from .. from + n) (scratch holds n). */
-static double window_median(const double *ry, size_t from, size_t n, double *scratch)
-{
-	memcpy(scratch, ry + from, n * sizeof(double));
-	return mw_median_inplace(scratch, n);
-}
-
 /* A rise in a few steps that stay: two or more level shifts up over the
  * judged span, none down, ending above where it began by more than the
  * budget allows over the horizon.  A runtime whose heap grows by a chunk
@@ -616,10 +609,10 @@ static bool rises_in_steps(const struct judging *j, double *rise, double *held_m
 	if (thr < most / 2)
 		thr = most / 2;
 	scratch = j->w->a;
-	first = window_median(ry, 0, w, scratch);
+	first = mw_window_median(ry, 0, w, scratch);
 	/* a step as the span begins: the rise counted from before it */
 	pre_step = isfinite(j->pre_level) && first - j->pre_level > thr;
-	*rise = window_median(ry, m - w, w, scratch) - (pre_step ? j->pre_level : first);
+	*rise = mw_window_median(ry, m - w, w, scratch) - (pre_step ? j->pre_level : first);
 	if (!(*rise > most))
 		return false;
 	/* then from half a window in, so a step early in the span is seen */
@@ -630,8 +623,8 @@ static bool rises_in_steps(const struct judging *j, double *rise, double *held_m
 	}
 	for (; i + w <= m && !down;) {
 		size_t left = i < w ? i : w;
-		double shift = window_median(ry, i, w, scratch) -
-			       window_median(ry, i - left, left, scratch);
+		double shift = mw_window_median(ry, i, w, scratch) -
+			       mw_window_median(ry, i - left, left, scratch);
 
 		if (shift > thr) {
 			/* past the step: the next left window must not hold it */
@@ -821,7 +814,7 @@ static enum mw_verdict steps_in_last_third(const struct judging *j, size_t third
 
 	if (third < 2 * w)
 		return MW_VERDICT_PASS;
-	rise = window_median(ry, m - w, w, j->w->a) - window_median(ry, from, w, j->w->a);
+	rise = mw_window_median(ry, m - w, w, j->w->a) - mw_window_median(ry, from, w, j->w->a);
 	/* steps only up: a wander (a level held a while, then another) moves
 	 * down about as much as up */
 	for (i = from + 1; i < m; i++) {
@@ -1015,7 +1008,7 @@ static bool held_after_rise(const struct judging *j, struct mw_leak_result *out)
 
 	if (!(j->seg.slope > 0) || m < DOMINANT_MIN_POINTS)
 		return false;
-	base = window_median(ry, 0, w, j->w->a);
+	base = mw_window_median(ry, 0, w, j->w->a);
 	lo = hi = ry[m - 1];
 	for (i = m - 1; i-- > w;) {
 		lo = fmin(lo, ry[i]);

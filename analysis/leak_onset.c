@@ -125,13 +125,10 @@ static int ends_flat_before(const double *x, const double *y, size_t n, double x
 		flat = fit.ok && fit.slope < MW_ONSET_FLAT_SHARE * slope;
 		e = m / 8 < 3 ? 3 : m / 8;
 		if (flat && m >= 2 * e) {
-			double head, tail;
+			double rise = mw_window_median(w.ry, m - e, e, w.a) -
+				      mw_window_median(w.ry, 0, e, w.a);
 
-			memcpy(w.a, w.ry, e * sizeof(double));
-			head = mw_median_inplace(w.a, e);
-			memcpy(w.a, w.ry + m - e, e * sizeof(double));
-			tail = mw_median_inplace(w.a, e);
-			flat = tail - head < MW_ONSET_FLAT_SHARE * slope * (w.rx[m - 1] - w.rx[0]);
+			flat = rise < MW_ONSET_FLAT_SHARE * slope * (w.rx[m - 1] - w.rx[0]);
 		}
 	}
 	mw_leak_work_free(&w);

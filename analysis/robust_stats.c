@@ -288,6 +288,12 @@ double mw_median_inplace(double *a, size_t n)
 	return (lo + m) / 2.0;
 }
 
+double mw_window_median(const double *y, size_t from, size_t n, double *scratch)
+{
+	memcpy(scratch, y + from, n * sizeof(double));
+	return mw_median_inplace(scratch, n);
+}
+
 /* ---- Theil-Sen ---------------------------------------------------------- */
 
 /* Pairwise slopes of n points into work (n(n-1)/2 room); returns the

@@ -32,6 +32,8 @@ double mw_select_kth(double *a, size_t n, size_t k);
 /* The median of a[0..n) (the mean of the two middle ones for even n);
  * NaN for n = 0. */
 double mw_median_inplace(double *a, size_t n);
+/* The median of y[from .. from + n), y left as it is (scratch holds n). */
+double mw_window_median(const double *y, size_t from, size_t n, double *scratch);
 /* The 90th percentile minus the 10th of a[0..n): a spread that one dip
  * or spike cannot widen. */
 double mw_spread_10_90(double *a, size_t n);

@@ -7,8 +7,8 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators, mapped, go, wine) writes tests/data/leak_services/
-# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_wine/) from a recording of that set
+# CORPUS_SET=services (runtimes, allocators, mapped, go, wine, pools) writes tests/data/leak_services/
+# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_wine/, leak_pools/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
@@ -27,6 +27,7 @@ jvm) DST=$ROOT/tests/data/leak_jvm ;;
 mapped) DST=$ROOT/tests/data/leak_mapped ;;
 go) DST=$ROOT/tests/data/leak_go ;;
 wine) DST=$ROOT/tests/data/leak_wine ;;
+pools) DST=$ROOT/tests/data/leak_pools ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
 *) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, wine, jvm or jvm2-jvm9)" >&2; exit 2 ;;
@@ -45,6 +46,9 @@ MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"$NAMES.*\",pid=~\"$PIDS\"}"
 # the Wine set: its series carry Wine's process ids, not the Linux ones
 # record.sh listed; its Wine prefix ran nothing else
 [ "$SET" = wine ] && MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_win.*\"}"
+# the pools set: the workers a master forked (and ok_poolcgi's children)
+# are not in starts.txt; no other process had these names
+[ "$SET" = pools ] && MATCH="{__name__!~\"memwatch_leak_.*\",process=~\"(lk|ok)_pool.*\"}"
 if [ -z "$URL" ]; then
     # offline (memwatchd export reads the file without a lock and without
     # the web's query time-out, which a busy recording machine can pass)
@@ -178,6 +182,23 @@ ok_wincache.exe not-leak none - 0 bytes
 ok_winbatch.exe not-leak none - 0 bytes
 ok_winonetime.exe not-leak none - 0 bytes
 ok_winidle.exe not-leak none - 0 bytes
+EOF
+}
+# the pools set: a pool's rate is its workers' together (lk_poolspread:
+# four of 0.4 MiB/h); lk_poolforks keeps 1 MiB in a helper that never
+# exits every 2 minutes, lk_poolshm writes new pages of a memfd
+labels_pools() {
+    cat <<'EOF'
+lk_poolone leak none heap|private_data 6291456 bytes
+lk_poolall leak none heap|private_data 6291456 bytes
+lk_poolspread leak none heap|private_data 1677722 bytes
+lk_poolshm leak none shmem|shared 4194304 bytes
+lk_poolforks leak none heap|private_data 31457280 bytes
+ok_poolchurn not-leak none - 0 bytes
+ok_poolrecycle not-leak none - 0 bytes
+ok_poolshared not-leak none - 0 bytes
+ok_poolcgi not-leak none - 0 bytes
+ok_poolidle not-leak none - 0 bytes
 EOF
 }
 {

@@ -11,7 +11,8 @@
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
 # replacements, with and without leaks), CORPUS_SET=mapped the seventh
 # (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go),
-# CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon);
+# CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon),
+# CORPUS_SET=pools the pools set (poolsvc.c: a master and its workers);
 # the default is the first set.
 # CORPUS_PORT: the daemon's port (18431), to record two sets at once;
 # CORPUS_PG_PORT: the allocators set's PostgreSQL port (15432).
@@ -86,6 +87,9 @@ if [ "${CORPUS_SET:-base}" = wine ]; then
 fi
 DEFAULT_WATCH="lk_*,ok_*"
 [ "${CORPUS_SET:-base}" = validation ] && DEFAULT_WATCH="vk_*,vo_*"
+POOLS="lk_poolone lk_poolall lk_poolspread lk_poolshm lk_poolforks ok_poolchurn ok_poolrecycle ok_poolshared ok_poolcgi ok_poolidle"
+[ "${CORPUS_SET:-base}" = pools ] &&
+    DEFAULT_WATCH="lk_pool*,ok_poolchurn,ok_poolrecycle,ok_poolshared,ok_poolidle"
 WATCH=${CORPUS_WATCH-$DEFAULT_WATCH}
 "$ROOT/build/native/memwatchd" run --interval 1s --db "$OUT/rec.db" --listen 127.0.0.1:${CORPUS_PORT:-18431} \
     ${WATCH:+--watch "$WATCH"} >"$OUT/daemon.log" 2>&1 &
@@ -126,6 +130,19 @@ if [ "${CORPUS_SET:-base}" = go ]; then
     go build -o "$BIN/gosvc" "$HERE/gosvc.go"
     for n in lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gobatch; do
         cp "$BIN/gosvc" "$BIN/$n"
+        start $n "$BIN/$n"
+    done
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = pools ]; then
+    # the pools set (session 26): prefork services, a master and the
+    # workers it forks under one name (poolsvc.c); ok_poolcgi's children
+    # come and go as a build agent's do, unwatched as they would be
+    cc -O1 -g -Wall -o "$BIN/poolsvc" "$HERE/poolsvc.c"
+    for n in $POOLS; do
+        cp "$BIN/poolsvc" "$BIN/$n"
         start $n "$BIN/$n"
     done
     sleep "$DUR"

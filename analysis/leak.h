@@ -106,7 +106,7 @@ struct mw_trace {
 	size_t n;
 };
 
-#define MW_LEAK_REASON_MAX 200
+#define MW_LEAK_REASON_MAX 256
 
 struct mw_leak_result {
 	enum mw_verdict verdict;
@@ -176,6 +176,8 @@ struct mw_leak_group_result {
 	struct mw_leak_result r;
 	int deciding_incarnation;	/* index into inc, -1: the total */
 	int total_failed;		/* the total alone would fail */
+	size_t nfail;			/* incarnations failing */
+	size_t nfail_alive;		/* of them, alive at the end: their rates add */
 };
 
 void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
@@ -209,6 +211,10 @@ struct mw_leak_group {
 	size_t nnoisy;			/* judged, too noisy to see a leak (leak.c) */
 	struct mw_leak_result noisy_r;	/* the first of them */
 	size_t counted_only;		/* counted, not read */
+	/* the failing incarnations alive at the end, their figures summed:
+	 * a pool whose workers all leak grows by their rates together */
+	size_t nfail_alive;
+	struct mw_leak_result alive_sum;
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

@@ -73,12 +73,42 @@ void mw_leak_group_add(struct mw_leak_group *g, const struct mw_trace *tr, struc
 	mw_leak_group_add_judged(g, tr, r);
 }
 
+/* Adds a failing incarnation's figures to the sum of those alive at the
+ * end (a figure one of them lacks leaves the sum's NaN). */
+static void add_alive_fail(struct mw_leak_group *g, const struct mw_leak_result *r)
+{
+	struct mw_leak_result *a = &g->alive_sum;
+
+	if (g->nfail_alive++ == 0) {
+		*a = *r;
+		return;
+	}
+	a->slope_bph += r->slope_bph;
+	a->slope_lo_bph += r->slope_lo_bph;
+	a->slope_hi_bph += r->slope_hi_bph;
+	a->growth_bytes += r->growth_bytes;
+	a->projected_bytes += r->projected_bytes;
+}
+
+/* Whether tr ends more than a bucket before the group's axis does. */
+static bool ended_before_axis(const struct mw_leak_group *g, const struct mw_trace *tr,
+			      size_t last)
+{
+	return tr->t0_ms / tr->step_ms + (int64_t)last + 2 < g->t0_ms / g->step_ms + (int64_t)g->nb;
+}
+
 void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr,
 			      const struct mw_leak_result *r)
 {
 	size_t first, last;
 	int64_t off;
+	bool has_data = tr && tr->v && tr->n > 0 && tr->step_ms > 0;
 
+	for (first = 0; has_data && first < tr->n && !mw_leak_valid_value(tr->v[first]); first++)
+		;
+	has_data = has_data && first < tr->n;
+	for (last = has_data ? tr->n - 1 : 0; has_data && !mw_leak_valid_value(tr->v[last]); last--)
+		;
 	if (g->ninc == 0)
 		g->first_r = *r;
 	g->ninc++;
@@ -88,6 +118,8 @@ void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr
 			g->best = (long)(g->ninc - 1);
 		}
 		g->nfail++;
+		if (has_data && tr->step_ms == g->step_ms && !ended_before_axis(g, tr, last))
+			add_alive_fail(g, r);
 	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
 		g->ninconclusive++;
 		if (r->undecided && g->nnoisy++ == 0)
@@ -105,15 +137,10 @@ void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr
 		g->axis_bad = 1;
 		return;
 	}
-	for (first = 0; first < tr->n && !mw_leak_valid_value(tr->v[first]); first++)
-		;
-	if (first == tr->n)
+	if (!has_data)
 		return;
-	for (last = tr->n - 1; !mw_leak_valid_value(tr->v[last]); last--)
-		;
 	/* ended: its last point is more than a bucket before the axis ends */
-	if (tr->t0_ms / tr->step_ms + (int64_t)last + 2 <
-	    g->t0_ms / g->step_ms + (int64_t)g->nb)
+	if (ended_before_axis(g, tr, last))
 		g->nended++;
 	if (!g->sum)
 		return;
@@ -212,14 +239,33 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 	}
 }
 
-/* A failing incarnation decides: the steepest, named by its place. */
+/* A failing incarnation decides: the steepest, named by its place.  When
+ * several alive at the end fail (a pool whose workers all leak), the
+ * group grows by their rates together: its figures are their sums, and
+ * the reason says how many and the sum before the steepest's words; the
+ * onset and kind stay the steepest's.  Recorded (the pools set, session
+ * 26): four workers keeping 1.5 MiB/h each read "incarnation 5 of 5:
+ * rising 1.8 MiB/h" at 30 minutes, under a third of what the pool kept.
+ * The deciding incarnation is named by its series in the report. */
 static void decided_by_incarnation(const struct mw_leak_group *g, struct mw_leak_group_result *out)
 {
-	char tmp[MW_LEAK_REASON_MAX];
+	char tmp[MW_LEAK_REASON_MAX], rate[32];
 
 	out->r = g->best_r;
 	out->deciding_incarnation = (int)g->best;
-	snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc, out->r.reason);
+	if (g->nfail_alive < 2) {
+		snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc,
+			 out->r.reason);
+	} else {
+		out->r.slope_bph = g->alive_sum.slope_bph;
+		out->r.slope_lo_bph = g->alive_sum.slope_lo_bph;
+		out->r.slope_hi_bph = g->alive_sum.slope_hi_bph;
+		out->r.growth_bytes = g->alive_sum.growth_bytes;
+		out->r.projected_bytes = g->alive_sum.projected_bytes;
+		mw_leak_fmt_amount(rate, sizeof(rate), out->r.slope_bph, &g->params);
+		snprintf(tmp, sizeof(tmp), "%zu of %zu incarnations rising, %s/h together; "
+			 "the steepest: %s", g->nfail_alive, g->ninc, rate, g->best_r.reason);
+	}
 	memcpy(out->r.reason, tmp, sizeof(tmp));
 }
 
@@ -288,6 +334,8 @@ void mw_leak_group_end(struct mw_leak_group *g, struct mw_leak_group_result *out
 	out->deciding_incarnation = -1;
 	judge_total(g, &total);
 	out->total_failed = total.verdict == MW_VERDICT_FAIL;
+	out->nfail = g->nfail;
+	out->nfail_alive = g->nfail_alive;
 	if (g->ninc == 1 && g->ninconclusive + g->nfail < 2 && !g->counted_only) {
 		/* one incarnation: no group to speak of */
 		out->r = g->first_r;

@@ -148,6 +148,7 @@ static void add_incarnations(struct mw_jw *w, const struct mw_leak_aspect_result
 	size_t i;
 
 	mw_jw_uint(w, "incarnations_total", d->ninc);
+	mw_jw_uint(w, "incarnations_failing", d->g.nfail);
 	mw_jw_array(w, "incarnations");
 	for (i = 0; i < d->nlisted; i++) {
 		const struct mw_series_info *s = d->list[i].s;

@@ -1211,6 +1211,7 @@ static void judge_points(struct mw_leak_work *w, size_t n, const struct mw_leak_
 	mw_winsorize(w->ry, j.m, j.wy, w->a);
 	choose_variance_factor(&j);
 	test_trend(&j, out);
+	out->trended = j.trend;
 	find_dominant_rise(&j);
 	find_onset(&j);
 	fit_tail(&j);

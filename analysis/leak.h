@@ -145,6 +145,8 @@ struct mw_leak_result {
 	 * explains a growth the process shows, so a group's pass names it
 	 * before a plain one. */
 	int bounded;
+	int trended;			/* its own trend test called it rising (p < 0.001),
+					 * whatever rule then decided */
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 
@@ -178,6 +180,8 @@ struct mw_leak_group_result {
 	int total_failed;		/* the total alone would fail */
 	size_t nfail;			/* incarnations failing */
 	size_t nfail_alive;		/* of them, alive at the end: their rates add */
+	struct mw_leak_result steepest;	/* with nfail_alive >= 2: the deciding
+					 * incarnation's own figures (r sums them) */
 };
 
 void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
@@ -215,6 +219,9 @@ struct mw_leak_group {
 	 * a pool whose workers all leak grows by their rates together */
 	size_t nfail_alive;
 	struct mw_leak_result alive_sum;
+	int total_same;			/* the total judged was of the same ones throughout */
+	size_t nbounded;		/* passed by a bound (leak_bound.c), not by their shape */
+	size_t ntrended;		/* passed though rising (stopped, settling) */
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

@@ -112,6 +112,10 @@ void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr
 	if (g->ninc == 0)
 		g->first_r = *r;
 	g->ninc++;
+	if (r->bounded)
+		g->nbounded++;
+	if (r->trended)
+		g->ntrended++;
 	if (r->verdict == MW_VERDICT_FAIL) {
 		if (g->nfail == 0 || r->slope_bph > g->best_r.slope_bph) {
 			g->best_r = *r;
@@ -183,8 +187,8 @@ void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb
 }
 
 /* The total can only accumulate instances when more are alive at the
- * end than at the start: with the same ones throughout, each is judged on
- * its own (their sum is no more a leak than they are).  Two more at
+ * end than at the start; with the same ones throughout it is judged too,
+ * but decides only when each passed on its own (judge_total).  Two more at
  * least: one more is a second instance started (a second JVM of the same
  * name, run beside the first: its whole memory and its heap's sizing read
  * as the total "rising 670 MiB/h"), not yet workers accumulating. */
@@ -221,13 +225,25 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
 	} else if (!g->sum) {
 		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
-	} else if ((more = more_alive_at_end(g)) < 1) {
+	} else if ((more = more_alive_at_end(g)) < 1 &&
+		   (g->nfail > 0 || g->ninconclusive > 0 || g->nbounded > 0 || g->ntrended > 0 ||
+		    g->ninc < 2)) {
 		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
-	} else if (more < 2) {
+	} else if (more == 1) {
 		snprintf(total->reason, sizeof(total->reason),
 			 "one more alive at the end than at the start: a second instance, not "
 			 "workers accumulating");
 	} else {
+		/* workers added, or the same ones throughout each passing on
+		 * its own: a pool whose workers each keep a little (recorded,
+		 * the pools set: four keeping 0.4 MiB/h each, every one
+		 * passing "no steady trend") grows by their rates together.
+		 * Only when none rose alone: not when one passed by a later
+		 * look's bound (JVMs filling the heaps they committed, each
+		 * "growing inside its Java heap") or by the shape of its rise
+		 * ("stopped rising" after sizing its heap, two JVMs sizing
+		 * at different times): their sum would know neither */
+		g->total_same = more < 1;
 		for (b = 0; b < g->nb; b++)
 			if (!g->alive[b] || !g->valid[b])
 				g->sum[b] = NAN;
@@ -252,6 +268,7 @@ static void decided_by_incarnation(const struct mw_leak_group *g, struct mw_leak
 	char tmp[MW_LEAK_REASON_MAX], rate[32];
 
 	out->r = g->best_r;
+	out->steepest = g->best_r;
 	out->deciding_incarnation = (int)g->best;
 	if (g->nfail_alive < 2) {
 		snprintf(tmp, sizeof(tmp), "incarnation %ld of %zu: %s", g->best + 1, g->ninc,
@@ -298,7 +315,14 @@ static void decided_by_total(const struct mw_leak_group *g, const struct mw_leak
 	char tmp[MW_LEAK_REASON_MAX];
 
 	out->r = *total;
-	if (total->verdict == MW_VERDICT_FAIL) {
+	if (g->total_same && (total->verdict == MW_VERDICT_FAIL ||
+			      (total->verdict == MW_VERDICT_INCONCLUSIVE && total->undecided))) {
+		/* a pool's total that fails, or rises without being sure yet
+		 * (not a pass: "none growing; total: rising about 2.2 MiB/h"
+		 * read as its own contradiction) */
+		snprintf(tmp, sizeof(tmp), "%zu incarnations together, none failing alone: %s",
+			 g->ninc, total->reason);
+	} else if (total->verdict == MW_VERDICT_FAIL) {
 		snprintf(tmp, sizeof(tmp), "group total of %zu incarnations, none ended: %s", g->ninc,
 			 total->reason);
 	} else if (g->nnoisy > 0) {

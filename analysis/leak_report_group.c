@@ -124,18 +124,22 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 
 /* The kind a fail names: for private memory the finer kind where the
  * process has the series to tell (else the aspect's own), for the other
- * aspects their own; none (null) for a pass or an inconclusive. */
+ * aspects their own; none (null) for a pass or an inconclusive.  The
+ * deciding incarnation's kinds are weighed against its own rate, not
+ * against a pool's rates summed (leak_group.c). */
 static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
 		       const struct mw_leak_aspect *aspect, const struct mw_leak_aspect_result *d,
 		       enum mw_verdict verdict, int64_t from, int64_t to, int64_t step)
 {
+	const struct mw_leak_result *r = d->g.nfail_alive >= 2 ? &d->g.steepest : &d->g.r;
+
 	memset(k, 0, sizeof(*k));
 	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
 		mw_leak_find_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
-				  mw_leak_label_of(d->deciding, "process"), &d->g.r, from, to, step);
+				  mw_leak_label_of(d->deciding, "process"), r, from, to, step);
 	else if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine_shareable)
 		mw_leak_find_shareable_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
-					    mw_leak_label_of(d->deciding, "process"), &d->g.r, from,
+					    mw_leak_label_of(d->deciding, "process"), r, from,
 					    to, step);
 	if (verdict == MW_VERDICT_FAIL && !k->kind)
 		k->kind = aspect->kind;

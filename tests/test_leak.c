@@ -1266,6 +1266,53 @@ static void group_pool_rates_add(void **state)
 		free(buf[k]);
 }
 
+/* A pool whose workers each keep a little, each passing alone, fails
+ * together: with the same incarnations throughout and every one passing,
+ * their total is judged (recorded, the pools set: four workers keeping
+ * 0.4 MiB/h each in glibc heap steps passed as "5 incarnations, none
+ * growing; total: the same 5 throughout" at 30-37, 39-41 and 44-50
+ * minutes).  The same pool without the leak passes (40 seeds at each of
+ * 0.05-0.3 MiB of scatter: no fail in the 239 where every incarnation
+ * passed). */
+static void group_pool_fails_together(void **state)
+{
+	enum { N = 45, W = 5 };
+	struct mw_trace tr[W];
+	double *buf[W];
+	struct mw_leak_result incs[W];
+	struct mw_leak_group_result g;
+	struct mw_leak_params p;
+	int leak;
+	size_t k;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (leak = 1; leak >= 0; leak--) {
+		for (k = 0; k < W; k++) {
+			struct lc_shape s = flat_shape(12 * LC_MIB, 0.15 * LC_MIB);
+
+			s.leak_bph = k && leak ? 0.4 * LC_MIB : 0;
+			buf[k] = series(&s, 80 + k, N);
+			tr[k] = minute_trace(T0, buf[k], N);
+		}
+		mw_leak_judge_group(tr, W, &p, incs, &g);
+		for (k = 0; k < W; k++)
+			assert_int_equal(incs[k].verdict, MW_VERDICT_PASS);
+		if (leak) {
+			assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
+			assert_int_equal(g.deciding_incarnation, -1);
+			if (strncmp(g.r.reason, "5 incarnations together, none failing alone: rising ",
+				    52))
+				fail_msg("%s", g.r.reason);
+			assert_true(g.r.slope_bph > 0.8 * LC_MIB && g.r.slope_bph < 3.2 * LC_MIB);
+		} else {
+			assert_int_equal(g.r.verdict, MW_VERDICT_PASS);
+		}
+		for (k = 0; k < W; k++)
+			free(buf[k]);
+	}
+}
+
 static void kind_selection(void **state)
 {
 	struct lc_shape s;
@@ -1521,6 +1568,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(group_growing_workers),
 	cmocka_unit_test(group_pool_rates_add),
 	cmocka_unit_test(small_steps_that_stopped_pass),
+	cmocka_unit_test(group_pool_fails_together),
 	cmocka_unit_test(group_second_instance),
 	cmocka_unit_test(onset_is_the_change_point),
 	cmocka_unit_test(shapes_of_real_programs),

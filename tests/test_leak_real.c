@@ -289,7 +289,7 @@ static const char *const KNOWN_A[] = { NULL };
  * the same 5 throughout").  A pool whose incarnations all pass alone is
  * now judged on its total (analysis/leak_group.c): failed from 30
  * minutes ("5 incarnations together, none failing alone: rising 2.0
- * MiB/h"), but inconclusive at 32 and from 47 to the end, where the
+ * MiB/h"), but inconclusive at 32 and from 48 (its end), where the
  * total's rise is short of the trend test's bar ("rising about 2.2 MiB/h
  * over 38 min (p 0.0016), not yet sure enough"). */
 static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", "lk_goslow",

@@ -205,6 +205,20 @@ static long more_alive_at_end(const struct mw_leak_group *g)
 	return first < g->nb ? (long)g->alive[last] - (long)g->alive[first] : 0;
 }
 
+/* Whether a group of the same incarnations throughout has its total
+ * judged: two or more, each passing on its own without a rise.  A pool
+ * whose workers each keep a little (recorded, the pools set: four keeping
+ * 0.4 MiB/h each, every one passing "no steady trend") grows by their
+ * rates together.  Not when one passed by a later look's bound (JVMs
+ * filling the heaps they committed, each "growing inside its Java heap")
+ * or by the shape of its rise ("stopped rising" after sizing its heap:
+ * two JVMs sizing at different times): their sum would know neither. */
+static bool each_passed_without_rise(const struct mw_leak_group *g)
+{
+	return g->ninc >= 2 && g->nfail == 0 && g->ninconclusive == 0 && g->nbounded == 0 &&
+	       g->ntrended == 0;
+}
+
 /* The group's total, judged only while no incarnation ended: workers
  * added one by one that never exit accumulate, while a name whose
  * instances come and go (shells, compilers, a build agent's sleep) has a
@@ -225,24 +239,14 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
 	} else if (!g->sum) {
 		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
-	} else if ((more = more_alive_at_end(g)) < 1 &&
-		   (g->nfail > 0 || g->ninconclusive > 0 || g->nbounded > 0 || g->ntrended > 0 ||
-		    g->ninc < 2)) {
+	} else if ((more = more_alive_at_end(g)) < 1 && !each_passed_without_rise(g)) {
 		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
 	} else if (more == 1) {
 		snprintf(total->reason, sizeof(total->reason),
 			 "one more alive at the end than at the start: a second instance, not "
 			 "workers accumulating");
 	} else {
-		/* workers added, or the same ones throughout each passing on
-		 * its own: a pool whose workers each keep a little (recorded,
-		 * the pools set: four keeping 0.4 MiB/h each, every one
-		 * passing "no steady trend") grows by their rates together.
-		 * Only when none rose alone: not when one passed by a later
-		 * look's bound (JVMs filling the heaps they committed, each
-		 * "growing inside its Java heap") or by the shape of its rise
-		 * ("stopped rising" after sizing its heap, two JVMs sizing
-		 * at different times): their sum would know neither */
+		/* workers added, or a pool each passing without a rise */
 		g->total_same = more < 1;
 		for (b = 0; b < g->nb; b++)
 			if (!g->alive[b] || !g->valid[b])

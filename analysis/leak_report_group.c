@@ -126,15 +126,25 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
  * process has the series to tell (else the aspect's own), for the other
  * aspects their own; none (null) for a pass or an inconclusive.  The
  * deciding incarnation's kinds are weighed against its own rate, not
- * against a pool's rates summed (leak_group.c). */
+ * against a pool's rates summed (leak_group.c).  A fail that the group's
+ * total decided (no incarnation failing alone) weighs every incarnation's
+ * kinds summed against the total's rate: recorded (the pools set, session
+ * 27), helpers forked one by one and four workers each keeping a little
+ * of their heap were named only "private". */
 static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
-		       const struct mw_leak_aspect *aspect, const struct mw_leak_aspect_result *d,
-		       enum mw_verdict verdict, int64_t from, int64_t to, int64_t step)
+		       const char *process, const struct mw_leak_aspect *aspect,
+		       const struct mw_leak_aspect_result *d, enum mw_verdict verdict,
+		       int64_t from, int64_t to, int64_t step)
 {
 	const struct mw_leak_result *r = d->g.nfail_alive >= 2 ? &d->g.steepest : &d->g.r;
+	bool by_total = verdict == MW_VERDICT_FAIL && !d->deciding && d->g.nfail == 0 &&
+			d->g.total_failed;
 
 	memset(k, 0, sizeof(*k));
-	if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
+	if (by_total && (aspect->refine || aspect->refine_shareable))
+		mw_leak_find_group_kind(k, reader, process, aspect->refine_shareable, &d->g.r,
+					from, to, step);
+	else if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine)
 		mw_leak_find_kind(k, reader, mw_leak_label_of(d->deciding, "pid"),
 				  mw_leak_label_of(d->deciding, "process"), r, from, to, step);
 	else if (verdict == MW_VERDICT_FAIL && d->deciding && aspect->refine_shareable)
@@ -260,7 +270,8 @@ int mw_leak_report_group(struct mw_reader *reader, struct mw_leak_entry *e, size
 		goto out;
 	}
 	mw_leak_aspect_restore(reader, &ar[deciding]);
-	group_kind(&kind, reader, &aspects[deciding], &ar[deciding], out->verdict, from, to, step);
+	group_kind(&kind, reader, e[0].group, &aspects[deciding], &ar[deciding], out->verdict, from,
+		   to, step);
 	exit_reason = xc ? mw_exit_check_reason(xc, e[0].group) : NULL;
 	if (exit_reason && out->verdict != MW_VERDICT_FAIL) {
 		/* the program's own heap check failed it: its verdict and reason */

@@ -186,6 +186,14 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 				 const struct mw_leak_result *r, int64_t from, int64_t to,
 				 int64_t step);
 
+/* The same for a fail decided by a group's total (leak_group.c): every
+ * incarnation named process, each kind summed across them (an incarnation
+ * adds nothing before its first point); shareable: only the shareable
+ * categories, as mw_leak_find_shareable_kind. */
+void mw_leak_find_group_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+			     const char *process, bool shareable, const struct mw_leak_result *r,
+			     int64_t from, int64_t to, int64_t step);
+
 /* ---- a resident fail bounded by committed memory (leak_report_bound.c) ---- */
 /* The private aspect's look at each incarnation (mw_leak_incarnation_look):
  * a fail whose growth only fills private memory the incarnation committed

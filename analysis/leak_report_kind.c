@@ -5,8 +5,11 @@
  * type), summed per kind and handed to mw_leak_kind (leak_kind.c).
  *
  * Owner: the detector work.  Caller: leak_report_group.c, for a failing
- * group whose aspect asks for the finer kind (private memory).
+ * group whose aspect asks for the finer kind (private memory, Windows'
+ * shareable working set): the deciding incarnation's series, or every
+ * incarnation's summed when the group's total decided.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,16 +112,22 @@ void mw_leak_group_selector(char *sel, size_t size, const char *metric, const ch
 	snprintf(sel + strlen(sel), size - strlen(sel), "\"}");
 }
 
-/* One source's series summed per kind, bucket by bucket: a bucket where
- * any of them is missing is a gap, not a dip.  names[k] and sums[k]
- * (owned, res->nt values) for each of the returned number of kinds. */
+/* One source's series summed per kind, bucket by bucket, into names[k]
+ * and sums[k] (owned, res->nt values) for each of the returned number of
+ * kinds.  One process's series (across = false): a bucket where any of
+ * them is missing is a gap, not a dip.  Every incarnation of a group
+ * (across = true): each series holds its last value across a gap and adds
+ * nothing before its first point, so a worker started later adds its
+ * memory when it starts. */
 static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_result *res,
-			  const char *names[MW_LEAK_MAX_KINDS], double *sums[MW_LEAK_MAX_KINDS])
+			  bool across, const char *names[MW_LEAK_MAX_KINDS],
+			  double *sums[MW_LEAK_MAX_KINDS])
 {
 	size_t nk = 0, i, j, k;
 
 	for (i = 0; i < res->nseries; i++) {
 		const char *kind = map_kind(src->map, mw_leak_label_of(&res->series[i], src->label));
+		double last = 0.0;
 
 		if (!kind)
 			continue;
@@ -131,8 +140,13 @@ static size_t sum_by_kind(const struct kind_source *src, const struct mw_range_r
 			sums[nk] = mw_xcalloc(res->nt ? res->nt : 1, sizeof(double));
 			nk++;
 		}
-		for (j = 0; j < res->nt; j++)
-			sums[k][j] += res->values[i][j];
+		for (j = 0; j < res->nt; j++) {
+			double v = res->values[i][j];
+
+			if (across && isfinite(v) && v >= 0.0)
+				last = v;
+			sums[k][j] += across ? last : v;
+		}
 	}
 	return nk;
 }
@@ -153,23 +167,22 @@ static void keep_kinds(struct mw_leak_kind_found *out, const struct kind_source 
 	}
 }
 
-/* Try one source: -1 when it has no series of the process, else the kind
- * it names (-1 too when none carries the growth), kept in out when it
- * names one or is the first with series. */
+/* Try one source on the series sel selects (across: every incarnation
+ * of a group, sum_by_kind): -1 when it has none, else the kind it names
+ * (-1 too when none carries the growth), kept in out when it names one or
+ * is the first with series. */
 static int kind_from_source(struct mw_leak_kind_found *out, struct mw_reader *reader,
-			    const struct kind_source *src, const char *pid, const char *process,
+			    const struct kind_source *src, const char *sel, bool across,
 			    const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
 {
 	struct mw_range_query q;
 	struct mw_range_result res = { 0 };
-	char sel[512];
 	const char *names[MW_LEAK_MAX_KINDS];
 	double *sums[MW_LEAK_MAX_KINDS], shares[MW_LEAK_MAX_KINDS];
 	struct mw_trace traces[MW_LEAK_MAX_KINDS];
 	size_t nk, k;
 	int best;
 
-	mw_leak_process_selector(sel, sizeof(sel), src->metric, src->extra, pid, process);
 	mw_range_query_init(&q, from, to);
 	q.step_ms = step;
 	q.agg = MW_AGG_MIN;
@@ -177,7 +190,7 @@ static int kind_from_source(struct mw_leak_kind_found *out, struct mw_reader *re
 		mw_range_result_release(&res);
 		return -1;
 	}
-	nk = sum_by_kind(src, &res, names, sums);
+	nk = sum_by_kind(src, &res, across, names, sums);
 	for (k = 0; k < nk; k++) {
 		traces[k].t0_ms = res.nt ? res.t[0] : from;
 		traces[k].step_ms = res.step_ms;
@@ -195,6 +208,16 @@ static int kind_from_source(struct mw_leak_kind_found *out, struct mw_reader *re
 	return best;
 }
 
+static int kind_of_process(struct mw_leak_kind_found *out, struct mw_reader *reader,
+			   const struct kind_source *src, const char *pid, const char *process,
+			   const struct mw_leak_result *r, int64_t from, int64_t to, int64_t step)
+{
+	char sel[512];
+
+	mw_leak_process_selector(sel, sizeof(sel), src->metric, src->extra, pid, process);
+	return kind_from_source(out, reader, src, sel, false, r, from, to, step);
+}
+
 void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
 		       const char *pid, const char *process, const struct mw_leak_result *r,
 		       int64_t from, int64_t to, int64_t step)
@@ -203,7 +226,8 @@ void mw_leak_find_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
 
 	memset(out, 0, sizeof(*out));
 	for (s = 0; pid && s < MW_ARRAY_SIZE(kind_sources); s++)
-		if (kind_from_source(out, reader, &kind_sources[s], pid, process, r, from, to, step) >= 0)
+		if (kind_of_process(out, reader, &kind_sources[s], pid, process, r, from, to,
+				    step) >= 0)
 			return;
 }
 
@@ -214,5 +238,40 @@ void mw_leak_find_shareable_kind(struct mw_leak_kind_found *out, struct mw_reade
 {
 	memset(out, 0, sizeof(*out));
 	if (pid)
-		kind_from_source(out, reader, &shareable_source, pid, process, r, from, to, step);
+		kind_of_process(out, reader, &shareable_source, pid, process, r, from, to, step);
+}
+
+/* The selector of a source's series of every incarnation named process:
+ * the group selector with the source's extra matchers inside it. */
+static void group_source_selector(char *sel, size_t size, const struct kind_source *src,
+				  const char *process)
+{
+	size_t n;
+
+	mw_leak_group_selector(sel, size, src->metric, process);
+	n = strlen(sel);
+	if (n > 0 && *src->extra)
+		snprintf(sel + n - 1, size - (n - 1), "%s}", src->extra);
+}
+
+void mw_leak_find_group_kind(struct mw_leak_kind_found *out, struct mw_reader *reader,
+			     const char *process, bool shareable, const struct mw_leak_result *r,
+			     int64_t from, int64_t to, int64_t step)
+{
+	char sel[512];
+	size_t s;
+
+	memset(out, 0, sizeof(*out));
+	if (!process)
+		return;
+	if (shareable) {
+		group_source_selector(sel, sizeof(sel), &shareable_source, process);
+		kind_from_source(out, reader, &shareable_source, sel, true, r, from, to, step);
+		return;
+	}
+	for (s = 0; s < MW_ARRAY_SIZE(kind_sources); s++) {
+		group_source_selector(sel, sizeof(sel), &kind_sources[s], process);
+		if (kind_from_source(out, reader, &kind_sources[s], sel, true, r, from, to, step) >= 0)
+			return;
+	}
 }

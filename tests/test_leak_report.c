@@ -4,7 +4,8 @@
  * the report read back as JSON.  Clear-cut shapes only (the detector's own
  * corpus is test_leak_corpus.c): a steady 10 MB/h leak whose growth is in
  * the heap, a flat process, a worker added every 20 minutes that never
- * exits, a process too short to judge; a shared-memory leak with flat
+ * exits (and a watched one whose helpers' summed heap names the kind), a
+ * process too short to judge; a shared-memory leak with flat
  * private bytes (Linux shmem, a Windows section), a handle leak, a Linux heap leak inside a mapping whose
  * size does not change, a kernel thread, a build agent's 15,000 `sleep`s
  * and shells of which more are alive at the end.
@@ -32,10 +33,19 @@
 
 static uint64_t rng = 88172645463325252ULL;
 
+static double noise_from(uint64_t *state, double sd)
+{
+	return (mw_xorshift_unit(state) - 0.5) * 2 * sd;
+}
+
 static double noise(double sd)
 {
-	return (mw_xorshift_unit(&rng) - 0.5) * 2 * sd;
+	return noise_from(&rng, sd);
 }
+
+/* Groups added later draw from a stream of their own, so that the noise
+ * of the groups before them stays what their tests were written on. */
+static uint64_t rng_late = 2463534242ULL;
 
 static void add_proc(struct mw_store *s, const char *metric, const char *process, const char *pid,
 		     const char *extra_name, const char *extra_value, int64_t ts, double v)
@@ -246,6 +256,21 @@ static int setup(void **state)
 			 ts, 2e6 + 8e6 * h + noise(30e3));
 		add_proc(s, "memwatch_workingset_bytes", "lheap", "70", "category", "private_data",
 			 ts, 3e6 + noise(30e3));
+		/* forker (Linux, watched): a master forks a helper every
+		 * 20 minutes that keeps 8 MB of heap and never exits (the
+		 * recorded lk_poolforks' shape): each incarnation is flat, the
+		 * total fails, and the working sets summed say it is heap */
+		for (w = 0; w <= (int)(h * 3) && w < 9; w++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", 300 + w);
+			add_proc(s, "memwatch_process_private_bytes", "forker", pid, "started", pid,
+				 ts, 10e6 + noise_from(&rng_late, 30e3));
+			add_proc(s, "memwatch_workingset_bytes", "forker", pid, "category", "heap",
+				 ts, 8e6 + noise_from(&rng_late, 30e3));
+			add_proc(s, "memwatch_workingset_bytes", "forker", pid, "category",
+				 "private_data", ts, 2e6 + noise_from(&rng_late, 30e3));
+		}
 		/* kthreadd: no memory at all */
 		add_proc(s, "memwatch_process_private_bytes", "kthreadd", "2", "started", "1", ts, 0);
 		/* sleep: a build agent's, 14 new ones every 10 s, each seen twice */
@@ -418,7 +443,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 26);
+	assert_int_equal((int)num(rep, "groups_total"), 27);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -486,6 +511,15 @@ static void verdicts_per_group(void **state)
 		cJSON_ArrayForEach(inc, cJSON_GetObjectItemCaseSensitive(g, "incarnations"))
 			assert_string_not_equal(str(inc, "verdict"), "fail");
 	}
+
+	/* a fail the total decided names the kind every incarnation's
+	 * working set summed grew in */
+	g = group(rep, "forker");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "total_growing")));
+	assert_int_equal((int)num(g, "incarnations_failing"), 0);
+	assert_string_equal(str(g, "kind"), "heap");
+	assert_string_equal(str(g, "kind_source"), "memwatch_workingset_bytes");
 
 	g = group(rep, "short.exe");
 	assert_string_equal(str(g, "verdict"), "inconclusive");
@@ -685,8 +719,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 26);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 13);
+	assert_int_equal((int)num(rep, "groups_total"), 27);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 14);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);

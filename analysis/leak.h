@@ -172,7 +172,9 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *p,
  *     (detectable_bph), or when every incarnation is inconclusive and the
  *     total is too, or not judged; else pass.
  * The group's figures are those of the failing incarnation with the
- * steepest slope, else those of the total.
+ * steepest slope (the failing ones alive at the end summed, or a pool's
+ * total when it is surely half as much again: leak_group.c), else those
+ * of the total.
  */
 struct mw_leak_group_result {
 	struct mw_leak_result r;
@@ -180,8 +182,11 @@ struct mw_leak_group_result {
 	int total_failed;		/* the total alone would fail */
 	size_t nfail;			/* incarnations failing */
 	size_t nfail_alive;		/* of them, alive at the end: their rates add */
-	struct mw_leak_result steepest;	/* with nfail_alive >= 2: the deciding
-					 * incarnation's own figures (r sums them) */
+	struct mw_leak_result steepest;	/* with nfail_alive >= 2 or pool_total:
+					 * the deciding incarnation's own figures
+					 * (r sums them) */
+	int pool_total;			/* r's rate is the pool's total, beyond
+					 * what its failing incarnations add up to */
 };
 
 void mw_leak_judge_group(const struct mw_trace *inc, size_t ninc,
@@ -223,6 +228,7 @@ struct mw_leak_group {
 	size_t nbounded;		/* passed by a bound (leak_bound.c), not by their shape */
 	size_t ntrended;		/* called rising by their own trend test, whatever
 					 * their verdict (a pass: stopped, settling) */
+	size_t nrose_unfailed;		/* of them, not failing */
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

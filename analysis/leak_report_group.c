@@ -122,6 +122,17 @@ static size_t deciding_aspect(const struct mw_leak_aspect_result *ar, size_t nas
 	return naspects;
 }
 
+/* The deciding incarnation's own figures: where the group's rate adds up
+ * several (a pool's failing workers, or its total: leak_group.c), its
+ * fit and kinds are still those of the one series the report names. */
+static const struct mw_leak_result *deciding_own(const struct mw_leak_aspect_result *d)
+{
+	return d->deciding && d->g.r.verdict == MW_VERDICT_FAIL &&
+			       (d->g.nfail_alive >= 2 || d->g.pool_total) ?
+		       &d->g.steepest :
+		       &d->g.r;
+}
+
 /* The kind a fail names: for private memory the finer kind where the
  * process has the series to tell (else the aspect's own), for the other
  * aspects their own; none (null) for a pass or an inconclusive.  The
@@ -136,7 +147,7 @@ static void group_kind(struct mw_leak_kind_found *k, struct mw_reader *reader,
 		       const struct mw_leak_aspect_result *d, enum mw_verdict verdict,
 		       int64_t from, int64_t to, int64_t step)
 {
-	const struct mw_leak_result *r = d->g.nfail_alive >= 2 ? &d->g.steepest : &d->g.r;
+	const struct mw_leak_result *r = deciding_own(d);
 	bool by_total = verdict == MW_VERDICT_FAIL && !d->deciding && d->g.nfail == 0 &&
 			d->g.total_failed;
 
@@ -227,7 +238,8 @@ static void group_json(struct mw_jbuf *out, const char *process, bool watched,
 		mw_jw_null(&w, "series_id");
 	}
 	mw_jw_bool(&w, "total_growing", d->g.total_failed != 0);
-	mw_leak_json_fit(&w, &d->g.r);
+	/* the line over the series named, at its own rate */
+	mw_leak_json_fit(&w, deciding_own(d));
 	mw_leak_json_kind(&w, kind);
 	mw_jw_object(&w, "aspects");
 	for (a = 0; a < naspects; a++)

@@ -1313,6 +1313,57 @@ static void group_pool_fails_together(void **state)
 	}
 }
 
+/* A pool whose workers each keep a little, one of them enough to fail
+ * alone: the group's rate is the pool's total, not that one's (recorded,
+ * the pools set: "incarnation 5 of 5: rising 553 KiB/h" for a pool
+ * keeping 1.6 MiB/h); with the others quiet, the one keeps its own. */
+static void group_pool_total_beyond_one(void **state)
+{
+	enum { N = 45, W = 5 };
+	struct mw_trace tr[W];
+	double *buf[W];
+	struct mw_leak_result incs[W];
+	struct mw_leak_group_result g;
+	struct mw_leak_params p;
+	int others;
+	size_t k;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	for (others = 1; others >= 0; others--) {
+		for (k = 0; k < W; k++) {
+			struct lc_shape s = flat_shape(12 * LC_MIB, 0.15 * LC_MIB);
+
+			s.leak_bph = k && others ? 0.4 * LC_MIB : 0;
+			if (k == W - 1) {
+				s = flat_shape(12 * LC_MIB, 0.02 * LC_MIB);
+				s.leak_bph = 0.8 * LC_MIB;
+			}
+			buf[k] = series(&s, 80 + k, N);
+			tr[k] = minute_trace(T0, buf[k], N);
+		}
+		mw_leak_judge_group(tr, W, &p, incs, &g);
+		assert_int_equal(incs[W - 1].verdict, MW_VERDICT_FAIL);
+		for (k = 0; k + 1 < W; k++)
+			assert_int_equal(incs[k].verdict, MW_VERDICT_PASS);
+		assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
+		assert_int_equal(g.deciding_incarnation, W - 1);
+		assert_true(fabs(g.steepest.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
+		if (others) {
+			assert_true(g.pool_total);
+			if (strncmp(g.r.reason, "5 incarnations rising ", 22) ||
+			    !strstr(g.r.reason, "; alone, incarnation 5 of 5: rising "))
+				fail_msg("%s", g.r.reason);
+			assert_true(g.r.slope_bph > 1.4 * LC_MIB && g.r.slope_bph < 2.8 * LC_MIB);
+		} else {
+			assert_false(g.pool_total);
+			assert_true(fabs(g.r.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
+		}
+		for (k = 0; k < W; k++)
+			free(buf[k]);
+	}
+}
+
 static void kind_selection(void **state)
 {
 	struct lc_shape s;
@@ -1567,6 +1618,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test(onset_position),
 	cmocka_unit_test(group_growing_workers),
 	cmocka_unit_test(group_pool_rates_add),
+	cmocka_unit_test(group_pool_total_beyond_one),
 	cmocka_unit_test(small_steps_that_stopped_pass),
 	cmocka_unit_test(group_pool_fails_together),
 	cmocka_unit_test(group_second_instance),

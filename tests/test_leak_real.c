@@ -337,9 +337,11 @@ static const char *const KNOWN_F[] = { NULL };
  * (analysis/leak_onset.c ends_flat_before), +0.1 min. */
 /* lk_poolspread (the pools set): at 38 and 42-43 minutes one of its
  * workers fails alone ("incarnation 5 of 5: rising 553 KiB/h since
- * 03:52:02"), dated from a heap step 17.4 minutes in, and the group takes
- * that worker's figures (a third of the pool's rate); at the other end
- * times the pool's total fails "since the start". */
+ * 03:52:02"), dated from a heap step 17.4 minutes in; at the other end
+ * times the pool's total fails "since the start".  The group took that
+ * worker's figures too (a third of the pool's rate) until session 27;
+ * now its rate is the pool's total (analysis/leak_group.c
+ * pool_beyond_its_fails), its onset still the worker's. */
 static const char *const KNOWN_G[] = { "lk_poolspread", NULL };
 
 static int known(const char *const *list, const char *name)

@@ -5,7 +5,7 @@
  * corpus is test_leak_corpus.c): a steady 10 MB/h leak whose growth is in
  * the heap, a flat process, a worker added every 20 minutes that never
  * exits (and a watched one whose helpers' summed heap names the kind), a
- * process too short to judge; a shared-memory leak with flat
+ * pool of workers all leaking, a process too short to judge; a shared-memory leak with flat
  * private bytes (Linux shmem, a Windows section), a handle leak, a Linux heap leak inside a mapping whose
  * size does not change, a kernel thread, a build agent's 15,000 `sleep`s
  * and shells of which more are alive at the end.
@@ -271,6 +271,16 @@ static int setup(void **state)
 			add_proc(s, "memwatch_workingset_bytes", "forker", pid, "category",
 				 "private_data", ts, 2e6 + noise_from(&rng_late, 30e3));
 		}
+		/* pool4: four workers of one name, each leaking 3 MB/h: the
+		 * group grows 12 MB/h, the line drawn over the one series
+		 * named rises at that series' own 3 */
+		for (w = 0; w < 4; w++) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", 320 + w);
+			add_proc(s, "memwatch_process_private_bytes", "pool4", pid, "started", "100",
+				 ts, 20e6 + 3e6 * h + noise_from(&rng_late, 30e3));
+		}
 		/* kthreadd: no memory at all */
 		add_proc(s, "memwatch_process_private_bytes", "kthreadd", "2", "started", "1", ts, 0);
 		/* sleep: a build agent's, 14 new ones every 10 s, each seen twice */
@@ -443,7 +453,7 @@ static void verdicts_per_group(void **state)
 	(void)state;
 	assert_string_equal(str(rep, "verdict"), "fail");
 	/* kthreadd has no memory: left out, and counted */
-	assert_int_equal((int)num(rep, "groups_total"), 27);
+	assert_int_equal((int)num(rep, "groups_total"), 28);
 	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "excluded"), 1);
 	/* ranked: the failing groups first, the watched ones (with a working
 	 * set or heap bar) first among them */
@@ -520,6 +530,15 @@ static void verdicts_per_group(void **state)
 	assert_int_equal((int)num(g, "incarnations_failing"), 0);
 	assert_string_equal(str(g, "kind"), "heap");
 	assert_string_equal(str(g, "kind_source"), "memwatch_workingset_bytes");
+
+	/* a pool whose workers all leak: their rates add up, the fit is the
+	 * named series' own */
+	g = group(rep, "pool4");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_int_equal((int)num(g, "incarnations_failing"), 4);
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 12e6) < 1e6);
+	assert_true(fabs(num(cJSON_GetObjectItemCaseSensitive(g, "fit"), "slope_bytes_per_hour") -
+			 3e6) < 0.5e6);
 
 	g = group(rep, "short.exe");
 	assert_string_equal(str(g, "verdict"), "inconclusive");
@@ -719,8 +738,8 @@ static void limit_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
-	assert_int_equal((int)num(rep, "groups_total"), 27);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 14);
+	assert_int_equal((int)num(rep, "groups_total"), 28);
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 15);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);

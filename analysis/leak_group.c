@@ -285,13 +285,13 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 /* A pool whose other incarnations passed without a rise of their own
  * (others_passed_without_rise) and whose total fails at a rate surely
  * half as much again as its failing ones add up to (the total's lower
- * bound) keeps more than they do: the group's figures are the total's,
- * its reason says so before what failed alone.  One leaking worker among
- * quiet ones keeps its own figures: recorded (lk_poolone, 6 MiB/h), the
- * others' heaps crept +0.5 MiB over 37 minutes (glibc's top under a
- * churn, most of it early), so the total rose 7.0 MiB/h against the
- * worker's 6.4, its lower bound above 6.4: no pool keeping more, and the
- * worker's own rate is the one to act on. */
+ * bound) keeps more than they do: the group's figures and onset are the
+ * total's, its reason says so before what failed alone.  One leaking
+ * worker among quiet ones keeps its own figures: recorded (lk_poolone,
+ * 6 MiB/h), the others' heaps crept +0.5 MiB over 37 minutes (glibc's
+ * top under a churn, most of it early), so the total rose 7.0 MiB/h
+ * against the worker's 6.4, its lower bound above 6.4: no pool keeping
+ * more, and the worker's own rate is the one to act on. */
 static void pool_beyond_its_fails(const struct mw_leak_group *g,
 				  const struct mw_leak_result *total,
 				  struct mw_leak_group_result *out)
@@ -307,6 +307,10 @@ static void pool_beyond_its_fails(const struct mw_leak_group *g,
 	out->r.slope_hi_bph = total->slope_hi_bph;
 	out->r.growth_bytes = total->growth_bytes;
 	out->r.projected_bytes = total->projected_bytes;
+	/* since when the pool keeps more, not when the one worker that
+	 * failed alone took its last step (recorded: 17 minutes in, the
+	 * pool's total rising from the start) */
+	out->r.onset_ms = total->onset_ms;
 	mw_leak_fmt_amount(rate, sizeof(rate), total->slope_bph, &g->params);
 	snprintf(tmp, sizeof(tmp), "%zu incarnations rising %s/h together; alone, %s", g->ninc,
 		 rate, out->r.reason);

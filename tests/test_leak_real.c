@@ -339,10 +339,10 @@ static const char *const KNOWN_F[] = { NULL };
  * workers fails alone ("incarnation 5 of 5: rising 553 KiB/h since
  * 03:52:02"), dated from a heap step 17.4 minutes in; at the other end
  * times the pool's total fails "since the start".  The group took that
- * worker's figures too (a third of the pool's rate) until session 27;
- * now its rate is the pool's total (analysis/leak_group.c
- * pool_beyond_its_fails), its onset still the worker's. */
-static const char *const KNOWN_G[] = { "lk_poolspread", NULL };
+ * worker's figures and onset (a third of the pool's rate) until session
+ * 27; now they are the pool's total's (analysis/leak_group.c
+ * pool_beyond_its_fails): rising since the start. */
+static const char *const KNOWN_G[] = { NULL };
 
 static int known(const char *const *list, const char *name)
 {

@@ -891,6 +891,40 @@ static enum mw_verdict steps_in_last_third(const struct judging *j, size_t third
 	return MW_VERDICT_INCONCLUSIVE;
 }
 
+/* A release in the last third: a fall within RELEASE_POINTS points deeper
+ * than RELEASE_RISE_SHARE of the span's rise and RELEASE_IQR_RATIO times
+ * the interquartile range of the points around the span's line (and a
+ * jump, not scatter).  A runtime that hands freed pages back to the
+ * system now and then (Go's scavenger after a forced collection:
+ * recorded, lk_goburst, 47 -> 32 MiB for a minute every 7 minutes, its
+ * plateaus and its dips both climbing) has a last third whose slope says
+ * nothing of settling, with the dip at its end or in its middle: it
+ * passed as "settling: slowed to 480 KiB/h" at 35 and 38 minutes, and
+ * lk_goslow (1 MiB/h, dips of 2 MiB) as "settling" from 44 to 48.  A
+ * wander between levels falls no deeper than its own spread. */
+#define RELEASE_POINTS 3
+#define RELEASE_RISE_SHARE 0.5
+#define RELEASE_IQR_RATIO 3.0
+static bool release_in_last_third(const struct judging *j, size_t third)
+{
+	const double *rx = j->w->rx, *ry = j->w->ry;
+	double *a = j->w->a, deepest = 0.0, rise, b0, iqr;
+	size_t m = j->m, w = edge_window(m), i, k;
+
+	for (i = m - third; i < m; i++)
+		for (k = 1; k <= RELEASE_POINTS && k <= i; k++)
+			if (ry[i - k] - ry[i] > deepest)
+				deepest = ry[i - k] - ry[i];
+	rise = mw_window_median(ry, m - w, w, a) - mw_window_median(ry, 0, w, a);
+	if (!(deepest > jump_threshold(j)) || !(deepest > RELEASE_RISE_SHARE * fabs(rise)))
+		return false;
+	b0 = mw_intercept_at(rx, ry, m, j->full.slope, 0.0, a);
+	for (i = 0; i < m; i++)
+		a[i] = ry[i] - (b0 + j->full.slope * rx[i]);
+	iqr = mw_select_kth(a, m, 3 * m / 4) - mw_select_kth(a, m, m / 4);
+	return deepest > RELEASE_IQR_RATIO * iqr;
+}
+
 /* Pass: settling.  Growth that slows to under half its rate within the span
  * while small against the process (an allocator's creep after a cache
  * reached its cap, arenas settling) is not a leak; growth fast against the
@@ -920,6 +954,9 @@ static bool pass_when_settling(const struct judging *j, struct mw_leak_result *o
 		if (!slowed_to_creep(j, &head, &mid, &last, third))
 			return false;
 	}
+	/* a release in the last third: its slope is no settling */
+	if (release_in_last_third(j, third))
+		return false;
 	/* settled by its slope, but a staircase's last third may still step */
 	if (last.slope * HOUR_MS <= settled_rate(j)) {
 		enum mw_verdict steps = steps_in_last_third(j, third, out);

@@ -296,8 +296,16 @@ static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby",
 				       "lk_goburst", "lk_winsection.exe", "lk_winhandles.exe",
 				       "lk_winslow.exe", "lk_winburst.exe", "lk_poolspread", NULL };
 /* H: leaks passed at some end time */
-static const char *const KNOWN_H[] = { "lk_goslow", "lk_goburst", "lk_winsection.exe",
-				       "lk_winhandles.exe", NULL };
+/* lk_goburst (the Go set) passed as "settling: slowed to 480 KiB/h" at 35
+ * and 38 minutes: Go's scavenger dips 47 -> 32 MiB for a minute every 7
+ * minutes, and a dip in the last third flattened its slope.  Since
+ * session 27 a release in the last third is no settling
+ * (analysis/leak.c release_in_last_third): never passed; lk_goslow no
+ * longer passes from 44 minutes to its end either (inconclusive to 49,
+ * failed at 50 and its end), but still at 30-36 and 40 ("no steady
+ * trend"). */
+static const char *const KNOWN_H[] = { "lk_goslow", "lk_winsection.exe", "lk_winhandles.exe",
+				       NULL };
 /* C: lk_late's onset within 2 min of the truth */
 /* lk_je (the allocators set) starts leaking at 12 minutes, two minutes
  * after the warm-up, under jemalloc's +-1 MiB of floors: its growth was

@@ -22,6 +22,17 @@
 //	ok_gobatch    every 4 minutes builds 120 MB of records for 20 s and
 //	              drops them (the scavenger hands the pages back later)
 //
+// The second Go set (session 27: runtimes that hand pages back at once, as
+// a program calling debug.FreeOSMemory does, its resident set dipping):
+//
+//	lk_gofreed    lk_gomap's leak at 3 MiB/h, freeing to the system every
+//	              5 minutes
+//	lk_goscav     the same at 1.5 MiB/h, every 3 minutes
+//	ok_gofreed    ok_gochurn's churn, freeing to the system every 7 minutes
+//	ok_gosettle   a cache filling toward 40 MiB ever more slowly (within
+//	              a fifth of it by 16 minutes, a twentieth by 30), freeing
+//	              to the system every 5 minutes
+//
 // A leak's bytes are what it costs in resident memory (the rise of
 // /proc/self/statm's resident over 500 goroutines or 20,000 entries at
 // start, dropped again; a burst's payload), logged once a minute to
@@ -31,6 +42,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -153,6 +165,18 @@ func main() {
 		cache(r)
 	case "ok_gobatch":
 		batch(r)
+	case "lk_gofreed":
+		go freeEvery(5 * time.Minute)
+		mapLeak(r, lg, 3<<20)
+	case "lk_goscav":
+		go freeEvery(3 * time.Minute)
+		mapLeak(r, lg, 1.5*(1<<20))
+	case "ok_gofreed":
+		go freeEvery(7 * time.Minute)
+		churn(r)
+	case "ok_gosettle":
+		go freeEvery(5 * time.Minute)
+		settling(r)
 	default:
 		fmt.Fprintln(os.Stderr, "gosvc: unknown name", name)
 		os.Exit(2)
@@ -330,6 +354,48 @@ func batch(r *rand.Rand) {
 			}
 			recs = nil
 			due = due.Add(every)
+		}
+		time.Sleep(tick)
+	}
+}
+
+// freeEvery collects and hands every free page back to the system each
+// period, as a service calling debug.FreeOSMemory on a timer does.
+func freeEvery(period time.Duration) {
+	for {
+		time.Sleep(period)
+		debug.FreeOSMemory()
+	}
+}
+
+// settling fills a cache toward 40 MiB ever more slowly: its target is
+// 40 MiB * (1 - exp(-t / 10 min)), so it is within 8 MiB of the cap at 16
+// minutes and 2 MiB at 30, and keeps creeping; then it replaces at random.
+func settling(r *rand.Rand) {
+	const capBytes = 40 << 20
+	c := map[int][]byte{}
+	size, key := 0, 0
+	t0 := time.Now()
+	for {
+		request(r)
+		target := float64(capBytes) * (1 - math.Exp(-time.Since(t0).Minutes()/10))
+		for float64(size) < target {
+			key++
+			b := alloc(500 + r.Intn(1001))
+			c[key] = b
+			size += len(b)
+		}
+		// a churn of 1 % a second of what it holds
+		for i := 0; i < len(c)/1000 && len(c) > 0; i++ {
+			k := key - len(c) + 1 + r.Intn(len(c))
+			if v, ok := c[k]; ok {
+				size -= len(v)
+				delete(c, k)
+				key++
+				nb := alloc(500 + r.Intn(1001))
+				c[key] = nb
+				size += len(nb)
+			}
 		}
 		time.Sleep(tick)
 	}

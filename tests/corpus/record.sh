@@ -11,6 +11,7 @@
 # (vk_* / vo_*: glibc and CPython heaps creeping under random-size
 # replacements, with and without leaks), CORPUS_SET=mapped the seventh
 # (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go),
+# CORPUS_SET=go2 the second Go set (gosvc.go, freeing to the system),
 # CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon),
 # CORPUS_SET=pools the pools set (poolsvc.c: a master and its workers);
 # the default is the first set.
@@ -124,11 +125,15 @@ if [ "${CORPUS_SET:-base}" = validation ]; then
     finish
     exit 0
 fi
-if [ "${CORPUS_SET:-base}" = go ]; then
+GO_SETS="lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gobatch"
+# the second Go set (session 27): services handing pages back to the
+# system on a timer (debug.FreeOSMemory), their resident sets dipping
+[ "${CORPUS_SET:-base}" = go2 ] && GO_SETS="lk_gofreed lk_goscav ok_gofreed ok_gosettle"
+if [ "${CORPUS_SET:-base}" = go ] || [ "${CORPUS_SET:-base}" = go2 ]; then
     # the Go set (session 23): services under the Go runtime's collector
     # and scavenger (gosvc.go; Debian's golang-go builds it)
     go build -o "$BIN/gosvc" "$HERE/gosvc.go"
-    for n in lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gobatch; do
+    for n in $GO_SETS; do
         cp "$BIN/gosvc" "$BIN/$n"
         start $n "$BIN/$n"
     done

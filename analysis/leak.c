@@ -320,11 +320,9 @@ static void test_trend(struct judging *j, struct mw_leak_result *out)
 	j->trend = j->z > TREND_Z && j->full.lo > 0;
 }
 
-/* The rise over the span against the spread between the 10th and 90th
- * percentile of the residuals around the Theil-Sen line: one dip (a
- * process torn down in its last sample) or spike must not hide a leak a
- * hundred times its size. */
-static bool rises_beyond_line(const struct judging *j)
+/* The points' residuals around the Theil-Sen line over the span, into
+ * j->w->a (the scratch buffer). */
+static double *line_residuals(const struct judging *j)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;
 	double *a = j->w->a, slope = j->full.slope, b0;
@@ -333,7 +331,20 @@ static bool rises_beyond_line(const struct judging *j)
 	b0 = mw_intercept_at(rx, ry, m, slope, 0.0, a);
 	for (i = 0; i < m; i++)
 		a[i] = ry[i] - (b0 + slope * rx[i]);
-	return slope * (rx[m - 1] - rx[0]) > DOMINANT_RATIO * mw_spread_10_90(a, m);
+	return a;
+}
+
+/* The rise over the span against the spread between the 10th and 90th
+ * percentile of the residuals around the Theil-Sen line: one dip (a
+ * process torn down in its last sample) or spike must not hide a leak a
+ * hundred times its size. */
+static bool rises_beyond_line(const struct judging *j)
+{
+	const double *rx = j->w->rx;
+	size_t m = j->m;
+
+	return j->full.slope * (rx[m - 1] - rx[0]) >
+	       DOMINANT_RATIO * mw_spread_10_90(line_residuals(j), m);
 }
 
 /* The same around the best non-decreasing fit: growth that slows but never
@@ -575,6 +586,15 @@ static size_t edge_window(size_t m)
 	return m / 16 < 3 ? 3 : m / 16;
 }
 
+/* The rise from the span's first edge window to its last (their medians). */
+static double edge_rise(const struct judging *j)
+{
+	size_t m = j->m, w = edge_window(m);
+
+	return mw_window_median(j->w->ry, m - w, w, j->w->a) -
+	       mw_window_median(j->w->ry, 0, w, j->w->a);
+}
+
 /* A rise in a few steps that stay: two or more level shifts up over the
  * judged span, none down, ending above where it began by more than the
  * budget allows over the horizon.  A runtime whose heap grows by a chunk
@@ -668,7 +688,7 @@ static bool stepped_within_budget(const struct judging *j, struct mw_leak_result
 
 	if (j->saw || m < 4 * w || !(most > 0))
 		return false;
-	rise = mw_window_median(ry, m - w, w, j->w->a) - mw_window_median(ry, 0, w, j->w->a);
+	rise = edge_rise(j);
 	if (!(rise > 0) || rise > most)
 		return false;
 	/* still: the last half of the span within the points' own jitter
@@ -907,22 +927,19 @@ static enum mw_verdict steps_in_last_third(const struct judging *j, size_t third
 #define RELEASE_IQR_RATIO 3.0
 static bool release_in_last_third(const struct judging *j, size_t third)
 {
-	const double *rx = j->w->rx, *ry = j->w->ry;
-	double *a = j->w->a, deepest = 0.0, rise, b0, iqr;
-	size_t m = j->m, w = edge_window(m), i, k;
+	const double *ry = j->w->ry;
+	double deepest = 0.0, *a;
+	size_t m = j->m, i, k;
 
 	for (i = m - third; i < m; i++)
 		for (k = 1; k <= RELEASE_POINTS && k <= i; k++)
 			if (ry[i - k] - ry[i] > deepest)
 				deepest = ry[i - k] - ry[i];
-	rise = mw_window_median(ry, m - w, w, a) - mw_window_median(ry, 0, w, a);
-	if (!(deepest > jump_threshold(j)) || !(deepest > RELEASE_RISE_SHARE * fabs(rise)))
+	if (!(deepest > jump_threshold(j)) || !(deepest > RELEASE_RISE_SHARE * fabs(edge_rise(j))))
 		return false;
-	b0 = mw_intercept_at(rx, ry, m, j->full.slope, 0.0, a);
-	for (i = 0; i < m; i++)
-		a[i] = ry[i] - (b0 + j->full.slope * rx[i]);
-	iqr = mw_select_kth(a, m, 3 * m / 4) - mw_select_kth(a, m, m / 4);
-	return deepest > RELEASE_IQR_RATIO * iqr;
+	a = line_residuals(j);
+	return deepest > RELEASE_IQR_RATIO * (mw_select_kth(a, m, 3 * m / 4) -
+					      mw_select_kth(a, m, m / 4));
 }
 
 /* Pass: settling.  Growth that slows to under half its rate within the span

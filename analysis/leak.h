@@ -226,9 +226,8 @@ struct mw_leak_group {
 	struct mw_leak_result alive_sum;
 	int total_same;			/* the total judged was of the same ones throughout */
 	size_t nbounded;		/* passed by a bound (leak_bound.c), not by their shape */
-	size_t ntrended;		/* called rising by their own trend test, whatever
-					 * their verdict (a pass: stopped, settling) */
-	size_t nrose_unfailed;		/* of them, not failing */
+	size_t nrose_unfailed;		/* not failing, yet called rising by their own
+					 * trend test (a pass: stopped, settling) */
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

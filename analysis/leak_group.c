@@ -121,8 +121,6 @@ void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr
 	g->ninc++;
 	if (r->bounded)
 		g->nbounded++;
-	if (r->trended)
-		g->ntrended++;
 	if (r->trended && r->verdict != MW_VERDICT_FAIL)
 		g->nrose_unfailed++;
 	if (r->verdict == MW_VERDICT_FAIL) {
@@ -215,30 +213,22 @@ static long more_alive_at_end(const struct mw_leak_group *g)
 }
 
 /* Whether a group of the same incarnations throughout has its total
- * judged: two or more, each passing on its own without a rise.  A pool
- * whose workers each keep a little (recorded, the pools set: four keeping
- * 0.4 MiB/h each, every one passing "no steady trend") grows by their
- * rates together.  Not when one passed by a later look's bound (JVMs
- * filling the heaps they committed, each "growing inside its Java heap")
- * or by the shape of its rise ("stopped rising" after sizing its heap:
- * two JVMs sizing at different times): their sum would know neither. */
-static bool each_passed_without_rise(const struct mw_leak_group *g)
+ * judged: two or more, one at least not failing, and each that did not
+ * fail passing on its own without a rise.  A pool whose workers each keep
+ * a little (recorded, the pools set: four keeping 0.4 MiB/h each, every
+ * one passing "no steady trend") grows by their rates together; the total
+ * decides when none fails (decided_by_total), and says what the pool
+ * keeps when one fails alone now and then (at 38 and 42-43 minutes one of
+ * them did, "incarnation 5 of 5: rising 553 KiB/h", a third of the pool's
+ * rate: decided_by_incarnation).  Not when one passed by a later look's
+ * bound (JVMs filling the heaps they committed, each "growing inside its
+ * Java heap") or by the shape of its rise ("stopped rising" after sizing
+ * its heap: two JVMs sizing at different times): their sum would know
+ * neither. */
+static bool unfailed_passed_without_rise(const struct mw_leak_group *g)
 {
-	return g->ninc >= 2 && g->nfail == 0 && g->ninconclusive == 0 && g->nbounded == 0 &&
-	       g->ntrended == 0;
-}
-
-/* Whether a group of the same incarnations throughout, some failing,
- * has its total judged too: every other one passed on its own without a
- * rise.  A pool whose workers each keep a little has one fail alone now
- * and then (recorded, the pools set: one of four workers keeping 0.4
- * MiB/h each failed alone at 38 and 42-43 minutes, "incarnation 5 of 5:
- * rising 553 KiB/h", a third of the pool's rate); the total says what
- * the pool keeps (decided_by_incarnation). */
-static bool others_passed_without_rise(const struct mw_leak_group *g)
-{
-	return g->ninc >= 2 && g->nfail > 0 && g->nfail < g->ninc && g->ninconclusive == 0 &&
-	       g->nbounded == 0 && g->nrose_unfailed == 0;
+	return g->ninc >= 2 && g->nfail < g->ninc && g->ninconclusive == 0 && g->nbounded == 0 &&
+	       g->nrose_unfailed == 0;
 }
 
 /* The group's total, judged only while no incarnation ended: workers
@@ -261,8 +251,7 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 		snprintf(total->reason, sizeof(total->reason), "incarnations on different steps or times");
 	} else if (!g->sum) {
 		snprintf(total->reason, sizeof(total->reason), "no common time axis for the total");
-	} else if ((more = more_alive_at_end(g)) < 1 && !each_passed_without_rise(g) &&
-		   !others_passed_without_rise(g)) {
+	} else if ((more = more_alive_at_end(g)) < 1 && !unfailed_passed_without_rise(g)) {
 		snprintf(total->reason, sizeof(total->reason), "the same %zu throughout", g->ninc);
 	} else if (more == 1) {
 		snprintf(total->reason, sizeof(total->reason),
@@ -283,7 +272,7 @@ static void judge_total(struct mw_leak_group *g, struct mw_leak_result *total)
 }
 
 /* A pool whose other incarnations passed without a rise of their own
- * (others_passed_without_rise) and whose total fails at a rate surely
+ * (unfailed_passed_without_rise) and whose total fails at a rate surely
  * half as much again as its failing ones add up to (the total's lower
  * bound) keeps more than they do: the group's figures and onset are the
  * total's, its reason says so before what failed alone.  One leaking

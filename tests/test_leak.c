@@ -1244,6 +1244,45 @@ static void small_steps_that_stopped_pass(void **state)
 		fail_msg("%s", res.reason);
 }
 
+/* A pool of POOL_W incarnations of POOL_N minutes each, 12 MiB under its
+ * own scatter and keeping its own rate (seeds seed, seed + 1, ...), built
+ * and judged as one group; pool_free releases its points. */
+enum { POOL_N = 45, POOL_W = 5 };
+struct pool {
+	double *buf[POOL_W];
+	struct mw_trace tr[POOL_W];
+	struct mw_leak_result incs[POOL_W];
+	struct mw_leak_group_result g;
+	struct mw_leak_params p;
+};
+
+static void pool_build(struct pool *pl, const double *scatter, const double *leak, uint64_t seed)
+{
+	size_t k;
+
+	mw_leak_params_init(&pl->p);
+	for (k = 0; k < POOL_W; k++) {
+		struct lc_shape s = flat_shape(12 * LC_MIB, scatter[k]);
+
+		s.leak_bph = leak[k];
+		pl->buf[k] = series(&s, seed + k, POOL_N);
+		pl->tr[k] = minute_trace(T0, pl->buf[k], POOL_N);
+	}
+}
+
+static void pool_judge(struct pool *pl)
+{
+	mw_leak_judge_group(pl->tr, POOL_W, &pl->p, pl->incs, &pl->g);
+}
+
+static void pool_free(struct pool *pl)
+{
+	size_t k;
+
+	for (k = 0; k < POOL_W; k++)
+		free(pl->buf[k]);
+}
+
 /* A pool whose workers all leak grows by their rates together: the
  * group's rate is the sum of the failing incarnations alive at the end,
  * not the steepest one's alone (recorded, the pools set: four workers
@@ -1251,54 +1290,48 @@ static void small_steps_that_stopped_pass(void **state)
  * One that ended is no longer growing and is not summed. */
 static void group_pool_rates_add(void **state)
 {
-	enum { N = 45, W = 5 };
-	struct mw_trace tr[W];
-	double *buf[W];
-	struct mw_leak_result incs[W];
-	struct mw_leak_group_result g;
-	struct mw_leak_params p;
-	struct lc_shape s;
+	/* the master flat, four workers keeping 1.5 MiB/h each */
+	static const double scatter[POOL_W] = { 0.02 * LC_MIB, 0.02 * LC_MIB, 0.02 * LC_MIB,
+						0.02 * LC_MIB, 0.02 * LC_MIB };
+	static const double leak[POOL_W] = { 0, 1.5 * LC_MIB, 1.5 * LC_MIB, 1.5 * LC_MIB,
+					     1.5 * LC_MIB };
+	struct pool pl;
+	const struct mw_leak_result *incs = pl.incs;
+	const struct mw_leak_group_result *g = &pl.g;
 	size_t k;
 
 	(void)state;
-	mw_leak_params_init(&p);
-	for (k = 0; k < W; k++) {
-		/* the master flat, four workers keeping 1.5 MiB/h each */
-		s = flat_shape(12 * LC_MIB, 0.02 * LC_MIB);
-		s.leak_bph = k ? 1.5 * LC_MIB : 0;
-		buf[k] = series(&s, 300 + k, N);
-		tr[k] = minute_trace(T0, buf[k], N);
-	}
-	mw_leak_judge_group(tr, W, &p, incs, &g);
-	for (k = 1; k < W; k++)
+	pool_build(&pl, scatter, leak, 300);
+	pool_judge(&pl);
+	for (k = 1; k < POOL_W; k++)
 		assert_int_equal(incs[k].verdict, MW_VERDICT_FAIL);
-	assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
-	assert_int_equal((int)g.nfail, 4);
-	assert_int_equal((int)g.nfail_alive, 4);
-	if (!(fabs(g.r.slope_bph - 6 * LC_MIB) < 1.0 * LC_MIB))
-		fail_msg("group rate %.0f B/h, not about 6 MiB/h: %s", g.r.slope_bph, g.r.reason);
-	assert_true(g.r.slope_lo_bph < g.r.slope_bph && g.r.slope_bph < g.r.slope_hi_bph);
-	assert_true(g.r.projected_bytes > 4 * incs[1].projected_bytes * 0.8);
-	if (strncmp(g.r.reason, "4 of 5 incarnations rising, ", 28) || !strstr(g.r.reason, "/h together; the steepest: rising "))
-		fail_msg("%s", g.r.reason);
+	assert_int_equal(g->r.verdict, MW_VERDICT_FAIL);
+	assert_int_equal((int)g->nfail, 4);
+	assert_int_equal((int)g->nfail_alive, 4);
+	if (!(fabs(g->r.slope_bph - 6 * LC_MIB) < 1.0 * LC_MIB))
+		fail_msg("group rate %.0f B/h, not about 6 MiB/h: %s", g->r.slope_bph, g->r.reason);
+	assert_true(g->r.slope_lo_bph < g->r.slope_bph && g->r.slope_bph < g->r.slope_hi_bph);
+	assert_true(g->r.projected_bytes > 4 * incs[1].projected_bytes * 0.8);
+	if (strncmp(g->r.reason, "4 of 5 incarnations rising, ", 28) ||
+	    !strstr(g->r.reason, "/h together; the steepest: rising "))
+		fail_msg("%s", g->r.reason);
 	/* the fourth worker ended 3 minutes before the end: three add */
-	tr[4].n = N - 3;
-	mw_leak_judge_group(tr, W, &p, incs, &g);
+	pl.tr[4].n = POOL_N - 3;
+	pool_judge(&pl);
 	assert_int_equal(incs[4].verdict, MW_VERDICT_FAIL);
-	assert_int_equal((int)g.nfail, 4);
-	assert_int_equal((int)g.nfail_alive, 3);
-	if (!(fabs(g.r.slope_bph - 4.5 * LC_MIB) < 0.8 * LC_MIB))
-		fail_msg("group rate %.0f B/h, not about 4.5 MiB/h: %s", g.r.slope_bph, g.r.reason);
+	assert_int_equal((int)g->nfail, 4);
+	assert_int_equal((int)g->nfail_alive, 3);
+	if (!(fabs(g->r.slope_bph - 4.5 * LC_MIB) < 0.8 * LC_MIB))
+		fail_msg("group rate %.0f B/h, not about 4.5 MiB/h: %s", g->r.slope_bph, g->r.reason);
 	/* one failing worker: its own figures and words, as before */
-	for (k = 2; k < W; k++)
-		tr[k].n = 5;
-	mw_leak_judge_group(tr, W, &p, incs, &g);
-	assert_int_equal((int)g.nfail, 1);
-	assert_true(g.r.slope_bph == incs[1].slope_bph);
-	if (strncmp(g.r.reason, "incarnation 2 of 5: ", 20))
-		fail_msg("%s", g.r.reason);
-	for (k = 0; k < W; k++)
-		free(buf[k]);
+	for (k = 2; k < POOL_W; k++)
+		pl.tr[k].n = 5;
+	pool_judge(&pl);
+	assert_int_equal((int)g->nfail, 1);
+	assert_true(g->r.slope_bph == incs[1].slope_bph);
+	if (strncmp(g->r.reason, "incarnation 2 of 5: ", 20))
+		fail_msg("%s", g->r.reason);
+	pool_free(&pl);
 }
 
 /* A pool whose workers each keep a little, each passing alone, fails
@@ -1311,40 +1344,32 @@ static void group_pool_rates_add(void **state)
  * passed). */
 static void group_pool_fails_together(void **state)
 {
-	enum { N = 45, W = 5 };
-	struct mw_trace tr[W];
-	double *buf[W];
-	struct mw_leak_result incs[W];
-	struct mw_leak_group_result g;
-	struct mw_leak_params p;
+	static const double scatter[POOL_W] = { 0.15 * LC_MIB, 0.15 * LC_MIB, 0.15 * LC_MIB,
+						0.15 * LC_MIB, 0.15 * LC_MIB };
+	static const double leaks[POOL_W] = { 0, 0.4 * LC_MIB, 0.4 * LC_MIB, 0.4 * LC_MIB,
+					      0.4 * LC_MIB };
+	static const double none[POOL_W] = { 0 };
+	struct pool pl;
 	int leak;
 	size_t k;
 
 	(void)state;
-	mw_leak_params_init(&p);
 	for (leak = 1; leak >= 0; leak--) {
-		for (k = 0; k < W; k++) {
-			struct lc_shape s = flat_shape(12 * LC_MIB, 0.15 * LC_MIB);
-
-			s.leak_bph = k && leak ? 0.4 * LC_MIB : 0;
-			buf[k] = series(&s, 80 + k, N);
-			tr[k] = minute_trace(T0, buf[k], N);
-		}
-		mw_leak_judge_group(tr, W, &p, incs, &g);
-		for (k = 0; k < W; k++)
-			assert_int_equal(incs[k].verdict, MW_VERDICT_PASS);
+		pool_build(&pl, scatter, leak ? leaks : none, 80);
+		pool_judge(&pl);
+		for (k = 0; k < POOL_W; k++)
+			assert_int_equal(pl.incs[k].verdict, MW_VERDICT_PASS);
 		if (leak) {
-			assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
-			assert_int_equal(g.deciding_incarnation, -1);
-			if (strncmp(g.r.reason, "5 incarnations together, none failing alone: rising ",
-				    52))
-				fail_msg("%s", g.r.reason);
-			assert_true(g.r.slope_bph > 0.8 * LC_MIB && g.r.slope_bph < 3.2 * LC_MIB);
+			assert_int_equal(pl.g.r.verdict, MW_VERDICT_FAIL);
+			assert_int_equal(pl.g.deciding_incarnation, -1);
+			if (strncmp(pl.g.r.reason,
+				    "5 incarnations together, none failing alone: rising ", 52))
+				fail_msg("%s", pl.g.r.reason);
+			assert_true(pl.g.r.slope_bph > 0.8 * LC_MIB && pl.g.r.slope_bph < 3.2 * LC_MIB);
 		} else {
-			assert_int_equal(g.r.verdict, MW_VERDICT_PASS);
+			assert_int_equal(pl.g.r.verdict, MW_VERDICT_PASS);
 		}
-		for (k = 0; k < W; k++)
-			free(buf[k]);
+		pool_free(&pl);
 	}
 }
 
@@ -1354,48 +1379,36 @@ static void group_pool_fails_together(void **state)
  * keeping 1.6 MiB/h); with the others quiet, the one keeps its own. */
 static void group_pool_total_beyond_one(void **state)
 {
-	enum { N = 45, W = 5 };
-	struct mw_trace tr[W];
-	double *buf[W];
-	struct mw_leak_result incs[W];
-	struct mw_leak_group_result g;
-	struct mw_leak_params p;
+	static const double scatter[POOL_W] = { 0.15 * LC_MIB, 0.15 * LC_MIB, 0.15 * LC_MIB,
+						0.15 * LC_MIB, 0.02 * LC_MIB };
+	static const double leaks[POOL_W] = { 0, 0.4 * LC_MIB, 0.4 * LC_MIB, 0.4 * LC_MIB,
+					      0.8 * LC_MIB };
+	static const double one[POOL_W] = { 0, 0, 0, 0, 0.8 * LC_MIB };
+	struct pool pl;
 	int others;
 	size_t k;
 
 	(void)state;
-	mw_leak_params_init(&p);
 	for (others = 1; others >= 0; others--) {
-		for (k = 0; k < W; k++) {
-			struct lc_shape s = flat_shape(12 * LC_MIB, 0.15 * LC_MIB);
-
-			s.leak_bph = k && others ? 0.4 * LC_MIB : 0;
-			if (k == W - 1) {
-				s = flat_shape(12 * LC_MIB, 0.02 * LC_MIB);
-				s.leak_bph = 0.8 * LC_MIB;
-			}
-			buf[k] = series(&s, 80 + k, N);
-			tr[k] = minute_trace(T0, buf[k], N);
-		}
-		mw_leak_judge_group(tr, W, &p, incs, &g);
-		assert_int_equal(incs[W - 1].verdict, MW_VERDICT_FAIL);
-		for (k = 0; k + 1 < W; k++)
-			assert_int_equal(incs[k].verdict, MW_VERDICT_PASS);
-		assert_int_equal(g.r.verdict, MW_VERDICT_FAIL);
-		assert_int_equal(g.deciding_incarnation, W - 1);
-		assert_true(fabs(g.steepest.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
+		pool_build(&pl, scatter, others ? leaks : one, 80);
+		pool_judge(&pl);
+		assert_int_equal(pl.incs[POOL_W - 1].verdict, MW_VERDICT_FAIL);
+		for (k = 0; k + 1 < POOL_W; k++)
+			assert_int_equal(pl.incs[k].verdict, MW_VERDICT_PASS);
+		assert_int_equal(pl.g.r.verdict, MW_VERDICT_FAIL);
+		assert_int_equal(pl.g.deciding_incarnation, POOL_W - 1);
+		assert_true(fabs(pl.g.steepest.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
 		if (others) {
-			assert_true(g.pool_total);
-			if (strncmp(g.r.reason, "5 incarnations rising ", 22) ||
-			    !strstr(g.r.reason, "; alone, incarnation 5 of 5: rising "))
-				fail_msg("%s", g.r.reason);
-			assert_true(g.r.slope_bph > 1.4 * LC_MIB && g.r.slope_bph < 2.8 * LC_MIB);
+			assert_true(pl.g.pool_total);
+			if (strncmp(pl.g.r.reason, "5 incarnations rising ", 22) ||
+			    !strstr(pl.g.r.reason, "; alone, incarnation 5 of 5: rising "))
+				fail_msg("%s", pl.g.r.reason);
+			assert_true(pl.g.r.slope_bph > 1.4 * LC_MIB && pl.g.r.slope_bph < 2.8 * LC_MIB);
 		} else {
-			assert_false(g.pool_total);
-			assert_true(fabs(g.r.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
+			assert_false(pl.g.pool_total);
+			assert_true(fabs(pl.g.r.slope_bph - 0.8 * LC_MIB) < 0.2 * LC_MIB);
 		}
-		for (k = 0; k < W; k++)
-			free(buf[k]);
+		pool_free(&pl);
 	}
 }
 

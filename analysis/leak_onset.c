@@ -36,7 +36,8 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 		snprintf(s2, sizeof(s2), "since %s%s", out->onset_at_start ? "the start, " : "", d);
 	}
 	snprintf(out->reason, sizeof(out->reason), "rising %s/h %s, steady to the end (+%s, budget %s/h)%s",
-		 s1, s2, s4, s3, saw ? ", sawtooth floors" : "");
+		 s1, s2, s4, s3,
+		 saw == 2 ? ", floors after releases" : saw ? ", sawtooth floors" : "");
 }
 
 /*

@@ -787,7 +787,7 @@ static bool judged_on_release_floors(struct judging *j, struct mw_leak_result *o
 {
 	struct mw_leak_work *w = j->w;
 	size_t c, cap = j->n / 2 < MW_LEAK_MAX_POINTS ? j->n / 2 : MW_LEAK_MAX_POINTS;
-	double *fx = w->b, *fy = w->b + cap, z, hour_budget = j->budget / HOUR_MS;
+	double *fx = w->b, *fy = w->b + cap, z, budget_per_ms = j->budget / HOUR_MS;
 	struct mw_ts_fit fit, late;
 	char d[32], rate[32];
 
@@ -796,13 +796,13 @@ static bool judged_on_release_floors(struct judging *j, struct mw_leak_result *o
 		return false;
 	mw_ts_fit(fx, fy, c, 1.0, MW_Z95, w->pairs, &fit);
 	z = mw_mann_kendall_z(fy, c, 1.0, w->a);
-	if (!fit.ok || !(z > HINT_Z) || !(fit.slope > hour_budget))
+	if (!fit.ok || !(z > HINT_Z) || !(fit.slope > budget_per_ms))
 		return false;
 	mw_ts_fit(fx + c / 2, fy + c / 2, c - c / 2, 1.0, MW_TS_SLOPE_ONLY, w->pairs, &late);
 	out->p_value = erfc(fabs(z) / sqrt(2.0));
 	mw_leak_fmt_duration(d, sizeof(d), j->span_ms);
 	mw_leak_fmt_amount(rate, sizeof(rate), fit.slope * HOUR_MS, j->p);
-	if (!(z > TREND_Z) || !(fit.lo > hour_budget) || !late.ok ||
+	if (!(z > TREND_Z) || !(fit.lo > budget_per_ms) || !late.ok ||
 	    !(late.slope >= SETTLING_RATIO * fit.slope)) {
 		out->verdict = MW_VERDICT_INCONCLUSIVE;
 		mw_leak_no_rate(out);

@@ -22,6 +22,18 @@
 //	ok_gobatch    every 4 minutes builds 120 MB of records for 20 s and
 //	              drops them (the scavenger hands the pages back later)
 //
+// The third Go set (session 28, recorded after the floors after releases
+// were first judged, and judged without tuning on it):
+//
+//	lk_goslice    keeps 4 KiB buffers in a slice at 2 MiB/h, freeing to
+//	              the system every 4 minutes
+//	lk_gorelslow  lk_gomap's leak at 1 MiB/h, freeing every 2 minutes
+//	ok_gowander   a cache whose size walks at random between 20 and 32
+//	              MiB, freeing every 3 minutes
+//	ok_gorel      ok_gochurn's churn, freeing every 2 minutes
+//	ok_gocachefree ok_gocache's cache (filled in ~20 minutes, then
+//	              capped), freeing every 3 minutes
+//
 // The second Go set (session 27: runtimes that hand pages back at once, as
 // a program calling debug.FreeOSMemory does, its resident set dipping):
 //
@@ -177,6 +189,21 @@ func main() {
 	case "ok_gosettle":
 		go freeEvery(5 * time.Minute)
 		settling(r)
+	case "lk_goslice":
+		go freeEvery(4 * time.Minute)
+		sliceLeak(r, lg, 2<<20)
+	case "lk_gorelslow":
+		go freeEvery(2 * time.Minute)
+		mapLeak(r, lg, 1<<20)
+	case "ok_gowander":
+		go freeEvery(3 * time.Minute)
+		wander(r)
+	case "ok_gorel":
+		go freeEvery(2 * time.Minute)
+		churn(r)
+	case "ok_gocachefree":
+		go freeEvery(3 * time.Minute)
+		cache(r)
 	default:
 		fmt.Fprintln(os.Stderr, "gosvc: unknown name", name)
 		os.Exit(2)
@@ -354,6 +381,61 @@ func batch(r *rand.Rand) {
 			}
 			recs = nil
 			due = due.Add(every)
+		}
+		time.Sleep(tick)
+	}
+}
+
+// sliceLeak keeps 4 KiB buffers in a slice that only grows (a log kept
+// in memory, a history never trimmed) at rate bytes an hour.
+var keptBufs [][]byte
+
+func sliceLeak(r *rand.Rand, lg *logger, rate float64) {
+	var probe [][]byte
+	per := perUnit(2000, func() func() {
+		probe = append(probe, alloc(4096))
+		i := len(probe) - 1
+		return func() { probe[i] = nil }
+	})
+	probe = nil
+	leakLoop(r, lg, rate, per, func() {
+		keptBufs = append(keptBufs, alloc(4096))
+	})
+}
+
+// wander holds a cache whose size walks at random between 20 and 32 MiB
+// (a step of up to 2 MiB either way every minute: sessions coming and
+// going), replacing 1 % of it a second; no leak, but what it holds is
+// never the same from one release to the next.
+func wander(r *rand.Rand) {
+	c := map[int][]byte{}
+	size, key := 0, 0
+	target := 26 << 20
+	next := time.Now()
+	for {
+		request(r)
+		if time.Now().After(next) {
+			target += (r.Intn(5) - 2) << 20
+			if target < 20<<20 {
+				target = 20 << 20
+			}
+			if target > 32<<20 {
+				target = 32 << 20
+			}
+			next = next.Add(time.Minute)
+		}
+		for size < target {
+			key++
+			b := alloc(500 + r.Intn(1001))
+			c[key] = b
+			size += len(b)
+		}
+		for drop := len(c) / 1000; size > target || drop > 0; drop-- {
+			k := key - len(c) + 1 + r.Intn(len(c))
+			if v, ok := c[k]; ok {
+				size -= len(v)
+				delete(c, k)
+			}
 		}
 		time.Sleep(tick)
 	}

@@ -12,6 +12,8 @@
 # replacements, with and without leaks), CORPUS_SET=mapped the seventh
 # (file-backed memory: mapsvc.py), CORPUS_SET=go the Go set (gosvc.go),
 # CORPUS_SET=go2 the second Go set (gosvc.go, freeing to the system),
+# CORPUS_SET=release the releases set (gosvc.go and workload.c: services
+# handing memory back to the system again and again),
 # CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon),
 # CORPUS_SET=pools the pools set (poolsvc.c: a master and its workers);
 # the default is the first set.
@@ -129,7 +131,18 @@ GO_SETS="lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gob
 # the second Go set (session 27): services handing pages back to the
 # system on a timer (debug.FreeOSMemory), their resident sets dipping
 [ "${CORPUS_SET:-base}" = go2 ] && GO_SETS="lk_gofreed lk_goscav ok_gofreed ok_gosettle"
-if [ "${CORPUS_SET:-base}" = go ] || [ "${CORPUS_SET:-base}" = go2 ]; then
+# the releases set (session 28): the same on other timers and shapes,
+# and glibc services trimming after each batch (workload.c)
+[ "${CORPUS_SET:-base}" = release ] &&
+    GO_SETS="lk_goslice lk_gorelslow ok_gowander ok_gorel ok_gocachefree"
+if [ "${CORPUS_SET:-base}" = release ]; then
+    for n in lk_trimbatch ok_trimbatch; do
+        cp "$BIN/workload" "$BIN/$n"
+        start $n "$BIN/$n"
+    done
+fi
+if [ "${CORPUS_SET:-base}" = go ] || [ "${CORPUS_SET:-base}" = go2 ] ||
+   [ "${CORPUS_SET:-base}" = release ]; then
     # the Go set (session 23): services under the Go runtime's collector
     # and scavenger (gosvc.go; Debian's golang-go builds it)
     go build -o "$BIN/gosvc" "$HERE/gosvc.go"

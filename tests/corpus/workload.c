@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -428,6 +429,69 @@ static void run_ok_batch(void) /* every 4 min: ~100 MB in 256 KiB-1 MiB pieces, 
     }
 }
 
+/* Every 2 minutes a batch of ~60 MB in 1-2 KiB blocks (from the brk heap,
+ * not mappings of their own), 20 s of work, freed, and the freed pages
+ * handed back at once with malloc_trim(0), as a service trimming after
+ * each job does; between batches a churn of ~15 MB.  leak_mib_h keeps
+ * small blocks all along (heap_leak_small), some of them landing between
+ * a batch's blocks, so the pages they share are not handed back. */
+static void trim_batches(double leak_mib_h)
+{
+    enum { BATCH_BLOCKS = 40000 };
+    struct churn c;
+    void **p = calloc(BATCH_BLOCKS, sizeof(void *));
+    double last, next_batch, rate = leak_mib_h * MiB / 3600.0;
+
+    churn_init(&c, 10000, 64, 2048);
+    last = elapsed();
+    next_batch = last + 120.0;
+    for (;;) {
+        double e, until = 0.0;
+        size_t n = 0;
+
+        sleep_s(0.1);
+        e = elapsed();
+        if (e >= next_batch) {
+            size_t total = 0;
+
+            while (total < 60 * 1000 * 1000 && n < BATCH_BLOCKS) {
+                size_t s = rnd_range(1024, 2048);
+                p[n++] = xmalloc_touch(s);
+                total += s;
+            }
+            until = e + 20.0;
+            next_batch += 120.0;
+        }
+        do { /* the batch's work, or one tick between batches */
+            churn_step(&c, 200);
+            for (size_t i = 0; i < n; i += 97)
+                ((unsigned char *)p[(i + rnd()) % n])[0] ^= 1;
+            e = elapsed();
+            if (rate > 0)
+                heap_leak_small(rate * (e - last));
+            last = e;
+            log_tick();
+            if (e < until)
+                sleep_s(0.1);
+        } while (e < until);
+        if (n) {
+            for (size_t i = 0; i < n; i++)
+                free(p[i]);
+            malloc_trim(0);
+        }
+    }
+}
+
+static void run_lk_trimbatch(void) /* trim_batches, keeping 3 MiB/h */
+{
+    trim_batches(3.0);
+}
+
+static void run_ok_trimbatch(void) /* trim_batches, keeping nothing */
+{
+    trim_batches(0.0);
+}
+
 static void *arena_thread(void *arg)
 {
     (void)arg;
@@ -497,6 +561,7 @@ int main(int argc, char **argv)
         {"lk_slow", run_lk_slow},       {"lk_slowing", run_lk_slowing}, {"lk_fds", run_lk_fds},
         {"ok_churn", run_ok_churn},     {"ok_cache", run_ok_cache}, {"ok_batch", run_ok_batch},
         {"ok_arenas", run_ok_arenas},   {"ok_onetime", run_ok_onetime}, {"ok_idle", run_ok_idle},
+        {"lk_trimbatch", run_lk_trimbatch}, {"ok_trimbatch", run_ok_trimbatch},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (!strcmp(g_name, w[i].name)) {

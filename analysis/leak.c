@@ -808,8 +808,9 @@ static bool judged_on_release_floors(struct judging *j, struct mw_leak_result *o
 		mw_leak_no_rate(out);
 		out->undecided = 1;
 		snprintf(out->reason, sizeof(out->reason),
-			 "rising about %s/h over %s in its floors after %zu releases (p %.2g), "
-			 "not yet sure enough to call a leak", rate, d, c, out->p_value);
+			 "rising about %s/h over %s in its floors after %zu releases (p %.2g)%s, "
+			 "not yet sure enough to call a leak", rate, d, c, out->p_value,
+			 z > TREND_Z && fit.lo > budget_per_ms ? ", slower in the later half" : "");
 		return true;
 	}
 	j->saw = 2;

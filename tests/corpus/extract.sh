@@ -7,8 +7,9 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators, mapped, go, go2, wine, pools) writes tests/data/leak_services/
-# (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_go2/, leak_wine/, leak_pools/) from a
+# CORPUS_SET=services (runtimes, allocators, mapped, go, go2, release, wine, pools) writes
+# tests/data/leak_services/ (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_go2/,
+# leak_release/, leak_wine/, leak_pools/) from a
 # recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
@@ -28,11 +29,12 @@ jvm) DST=$ROOT/tests/data/leak_jvm ;;
 mapped) DST=$ROOT/tests/data/leak_mapped ;;
 go) DST=$ROOT/tests/data/leak_go ;;
 go2) DST=$ROOT/tests/data/leak_go2 ;;
+release) DST=$ROOT/tests/data/leak_release ;;
 wine) DST=$ROOT/tests/data/leak_wine ;;
 pools) DST=$ROOT/tests/data/leak_pools ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, go2, wine, pools, jvm or jvm2-jvm9)" >&2; exit 2 ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, go2, release, wine, pools, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -197,6 +199,19 @@ labels_go2() {
 lk_gofreed leak none private_data|heap 3145728 bytes
 lk_goscav leak none private_data|heap 1572864 bytes
 ok_gofreed not-leak none - 0 bytes
+EOF
+}
+# the releases set: Go services freeing to the system on a timer, glibc
+# services trimming after each batch
+labels_release() {
+    cat <<'EOF'
+lk_goslice leak none private_data|heap 2097152 bytes
+lk_gorelslow leak none private_data|heap 1048576 bytes
+lk_trimbatch leak none heap 3145728 bytes
+ok_gowander not-leak none - 0 bytes
+ok_gorel not-leak none - 0 bytes
+ok_gocachefree not-leak none - 0 bytes
+ok_trimbatch not-leak none - 0 bytes
 EOF
 }
 # the pools set: a pool's rate is its workers' together (lk_poolspread:

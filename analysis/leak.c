@@ -741,16 +741,19 @@ static bool stepped_within_budget(const struct judging *j, struct mw_leak_result
 static size_t release_floors(const struct judging *j, double *fx, double *fy, size_t cap)
 {
 	const double *x = j->w->x, *y = j->w->y;
-	double *a = j->w->a, depth, jump;
+	double *a = j->w->a, depth, lo = y[0];
 	size_t i, k, n = j->n, r = 0, start = 0;
 
 	if (j->saw || n < 3 * SAW_MIN_DROPS)
 		return 0;
-	jump = jump_threshold(j);
-	memcpy(a, y, n * sizeof(*a));
-	depth = mw_median_inplace(a, n);
-	depth = RELEASE_LEVEL_SHARE * (depth - mw_select_kth(a, n, 0));
-	if (!(depth > jump) || !(depth > 0.0))
+	/* the level from the reduced points (their median is the points'
+	 * within a block's spread, at a tenth of the cost on a long span),
+	 * the lowest from every point (a block's median hides a dip) */
+	for (i = 1; i < n; i++)
+		lo = fmin(lo, y[i]);
+	memcpy(a, j->w->ry, j->m * sizeof(*a));
+	depth = RELEASE_LEVEL_SHARE * (mw_median_inplace(a, j->m) - lo);
+	if (!(depth > 0.0))
 		return 0;
 	for (i = 1; i <= n; i++) {
 		bool release = false;
@@ -775,7 +778,10 @@ static size_t release_floors(const struct judging *j, double *fx, double *fy, si
 		start = i;
 	}
 	r = r - 1 < cap ? r - 1 : cap;	/* the end closed the last cycle */
-	return r >= SAW_MIN_DROPS ? r : 0;
+	/* last, as it costs most: a release is a jump, not scatter */
+	if (r < SAW_MIN_DROPS || !(depth > jump_threshold(j)))
+		return 0;
+	return r;
 }
 
 /* A verdict from the floors after releases (release_floors) where the

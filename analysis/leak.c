@@ -108,6 +108,18 @@
 
 /* ---- reading the points ------------------------------------------------------ */
 
+/* Where y[from..to) is lowest (the first such point; from < to): a
+ * cycle's floor. */
+static size_t lowest_at(const double *y, size_t from, size_t to)
+{
+	size_t i, at = from;
+
+	for (i = from + 1; i < to; i++)
+		if (y[i] < y[at])
+			at = i;
+	return at;
+}
+
 /* Reduce a deep sawtooth to one floor per cycle (each starting at a
  * release); returns the number of cycle floors written to rx/ry, or 0
  * when the series is not a deep sawtooth. */
@@ -138,11 +150,8 @@ static size_t cycle_floors(const double *x, const double *y, size_t n, double *s
 
 		if (drop || i == n) {
 			if (in_cycle && m < cap) {
-				size_t j, arg = start;
+				size_t arg = lowest_at(y, start, i);
 
-				for (j = start; j < i; j++)
-					if (y[j] < y[arg])
-						arg = j;
 				rx[m] = x[arg];
 				ry[m] = y[arg];
 				m++;
@@ -454,24 +463,37 @@ static void fit_tail(struct judging *j)
 /* The figures of the fit from the onset (or the judged start): slope and
  * interval, the fitted line for drawing, level, growth and projection;
  * and the budget, relative to that level when the user asked for one. */
-static void fill_figures(struct judging *j, int64_t judged_from, struct mw_leak_result *out)
+/* A fit's figures into out: its rate and interval, its line through
+ * (x0, value0) for drawing, the level it reaches at x_end, the growth from
+ * x0 to the span's end and the projection over the horizon.  Shared by the
+ * fit over the points (fill_figures) and over the floors after releases
+ * (judged_on_release_floors). */
+static void put_fit(const struct judging *j, const struct mw_ts_fit *fit, double x0, double value0,
+		    double x_end, struct mw_leak_result *out)
+{
+	out->slope_bph = fit->slope * HOUR_MS;
+	out->slope_lo_bph = fit->lo * HOUR_MS;
+	out->slope_hi_bph = fit->hi * HOUR_MS;
+	out->fit_t0_ms = j->judged_from + (int64_t)x0;
+	out->fit_value0 = value0;
+	out->level_bytes = value0 + fit->slope * (x_end - x0);
+	out->growth_bytes = fit->slope * (j->span_ms - x0);
+	out->projected_bytes = fit->slope > 0 ? fit->slope * (double)j->p->horizon_ms : 0.0;
+}
+
+static void fill_figures(struct judging *j, struct mw_leak_result *out)
 {
 	const struct mw_leak_params *p = j->p;
 	const double *rx = j->w->rx, *ry = j->w->ry;
 	size_t t0i = j->has_onset ? j->k_on : 0, m = j->m;
-	double slope = j->seg.slope, level;
+	double level;
 
-	out->slope_bph = slope * HOUR_MS;
-	out->slope_lo_bph = j->seg.lo * HOUR_MS;
-	out->slope_hi_bph = j->seg.hi * HOUR_MS;
-	out->fit_t0_ms = judged_from + (int64_t)j->x_onset;
-	out->fit_value0 = mw_intercept_at(rx + t0i, ry + t0i, m - t0i, slope, j->x_onset, j->w->a);
-	level = out->fit_value0 + slope * (rx[m - 1] - j->x_onset);
-	out->level_bytes = level;
+	put_fit(j, &j->seg, j->x_onset,
+		mw_intercept_at(rx + t0i, ry + t0i, m - t0i, j->seg.slope, j->x_onset, j->w->a),
+		rx[m - 1], out);
+	level = out->level_bytes;
 	if (j->has_onset)
 		out->onset_ms = out->fit_t0_ms;
-	out->growth_bytes = slope * (j->span_ms - j->x_onset);
-	out->projected_bytes = slope > 0 ? slope * (double)p->horizon_ms : 0.0;
 
 	j->budget = p->count_unit ? p->budget_count_per_hour : p->budget_bytes_per_hour;
 	if (!p->count_unit && p->budget_rel_per_hour > 0 && isfinite(level) &&
@@ -766,11 +788,8 @@ static size_t release_floors(const struct judging *j, double *fx, double *fy, si
 			continue;
 		if (r > 0 && r <= cap) {
 			/* the cycle since the last release: its lowest point */
-			size_t at = start;
+			size_t at = lowest_at(y, start, i);
 
-			for (k = start; k < i; k++)
-				if (y[k] < y[at])
-					at = k;
 			fx[r - 1] = x[at];
 			fy[r - 1] = y[at];
 		}
@@ -822,15 +841,9 @@ static bool judged_on_release_floors(struct judging *j, struct mw_leak_result *o
 	j->saw = 2;
 	out->verdict = MW_VERDICT_FAIL;
 	out->trended = 1;
-	out->slope_bph = fit.slope * HOUR_MS;
-	out->slope_lo_bph = fit.lo * HOUR_MS;
-	out->slope_hi_bph = fit.hi * HOUR_MS;
-	out->fit_t0_ms = j->judged_from;
-	out->fit_value0 = mw_intercept_at(fx, fy, c, fit.slope, 0.0, w->a);
-	out->level_bytes = out->fit_value0 + fit.slope * w->x[j->n - 1];
+	put_fit(j, &fit, 0.0, mw_intercept_at(fx, fy, c, fit.slope, 0.0, w->a), w->x[j->n - 1],
+		out);
 	out->onset_ms = INT64_MIN;
-	out->growth_bytes = fit.slope * j->span_ms;
-	out->projected_bytes = fit.slope * (double)j->p->horizon_ms;
 	return true;
 }
 
@@ -1393,7 +1406,7 @@ static void judge_points(struct mw_leak_work *w, size_t n, const struct mw_leak_
 	find_dominant_rise(&j);
 	find_onset(&j);
 	fit_tail(&j);
-	fill_figures(&j, judged_from, out);
+	fill_figures(&j, out);
 	*budget_out = j.budget;
 	retest_after_onset(&j, out);
 	if (!(pass_without_trend(&j, out) || pass_when_stopped(&j, out) ||

@@ -9,8 +9,7 @@
 # Usage: tests/corpus/extract.sh RECDIR [URL]
 # CORPUS_SET=services (runtimes, allocators, mapped, go, go2, release, wine, pools) writes
 # tests/data/leak_services/ (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_go2/,
-# leak_release/, leak_wine/, leak_pools/) from a
-# recording of that set
+# leak_release/, leak_wine/, leak_pools/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu

@@ -135,16 +135,15 @@ GO_SETS="lk_goroutine lk_gomap lk_goslow lk_goburst ok_gochurn ok_gocache ok_gob
 # and glibc services trimming after each batch (workload.c)
 [ "${CORPUS_SET:-base}" = release ] &&
     GO_SETS="lk_goslice lk_gorelslow ok_gowander ok_gorel ok_gocachefree"
-if [ "${CORPUS_SET:-base}" = release ]; then
-    for n in lk_trimbatch ok_trimbatch; do
-        cp "$BIN/workload" "$BIN/$n"
-        start $n "$BIN/$n"
-    done
-fi
-if [ "${CORPUS_SET:-base}" = go ] || [ "${CORPUS_SET:-base}" = go2 ] ||
-   [ "${CORPUS_SET:-base}" = release ]; then
+case ${CORPUS_SET:-base} in go | go2 | release)
     # the Go set (session 23): services under the Go runtime's collector
     # and scavenger (gosvc.go; Debian's golang-go builds it)
+    if [ "${CORPUS_SET:-base}" = release ]; then
+        for n in lk_trimbatch ok_trimbatch; do
+            cp "$BIN/workload" "$BIN/$n"
+            start $n "$BIN/$n"
+        done
+    fi
     go build -o "$BIN/gosvc" "$HERE/gosvc.go"
     for n in $GO_SETS; do
         cp "$BIN/gosvc" "$BIN/$n"
@@ -153,7 +152,8 @@ if [ "${CORPUS_SET:-base}" = go ] || [ "${CORPUS_SET:-base}" = go2 ] ||
     sleep "$DUR"
     finish
     exit 0
-fi
+    ;;
+esac
 if [ "${CORPUS_SET:-base}" = pools ]; then
     # the pools set (session 26): prefork services, a master and the
     # workers it forks under one name (poolsvc.c); ok_poolcgi's children

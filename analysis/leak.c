@@ -768,13 +768,14 @@ static size_t release_floors(const struct judging *j, double *fx, double *fy, si
 
 	if (j->saw || n < 3 * SAW_MIN_DROPS)
 		return 0;
-	/* the level from the reduced points (their median is the points'
-	 * within a block's spread, at a tenth of the cost on a long span),
-	 * the lowest from every point (a block's median hides a dip) */
+	/* the level and the lowest from every point: the reduced points'
+	 * median differs from theirs by up to a block's spread, enough to
+	 * count a release more or less on a step that stays (the synthetic
+	 * corpus: one of 12 "step up, stays" inconclusive) */
 	for (i = 1; i < n; i++)
 		lo = fmin(lo, y[i]);
-	memcpy(a, j->w->ry, j->m * sizeof(*a));
-	depth = RELEASE_LEVEL_SHARE * (mw_median_inplace(a, j->m) - lo);
+	memcpy(a, y, n * sizeof(*a));
+	depth = RELEASE_LEVEL_SHARE * (mw_median_inplace(a, n) - lo);
 	if (!(depth > 0.0))
 		return 0;
 	for (i = 1; i <= n; i++) {

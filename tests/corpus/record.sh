@@ -14,6 +14,8 @@
 # CORPUS_SET=go2 the second Go set (gosvc.go, freeing to the system),
 # CORPUS_SET=release the releases set (gosvc.go and workload.c: services
 # handing memory back to the system again and again),
+# CORPUS_SET=langs the langs set (Rust, Tcl, Node's Buffers, the JVM's
+# parallel and serial collectors),
 # CORPUS_SET=wine the Wine set (winsvc.c under Wine, the Windows daemon),
 # CORPUS_SET=pools the pools set (poolsvc.c: a master and its workers);
 # the default is the first set.
@@ -192,6 +194,34 @@ if [ "${CORPUS_SET:-base}" = runtimes ] || [ "${CORPUS_SET:-base}" = jvm ]; then
     start ok_java "$BIN/jdk/bin/ok_java" -Xmx256m -XX:+UseG1GC -cp "$BIN/classes" Service ok ok_java
     start lk_perl "$BIN/lk_perl" "$HERE/perlsvc.pl" leak
     start ok_perl "$BIN/ok_perl" "$HERE/perlsvc.pl"
+    sleep "$DUR"
+    finish
+    exit 0
+fi
+if [ "${CORPUS_SET:-base}" = langs ]; then
+    # the langs set (session 29), runtimes no set had: Rust's collections
+    # over glibc malloc (rustsvc.rs), Debian's threaded Tcl (tclsvc.tcl),
+    # Node's Buffers outside V8's heap (nodebuf.js), and the JVM under the
+    # parallel and serial collectors (Service.java)
+    rustc -O -o "$BIN/rustsvc" "$HERE/rustsvc.rs"
+    for n in lk_rust lk_rustlate ok_rustcache; do cp "$BIN/rustsvc" "$BIN/$n"; done
+    TCL=$(readlink -f "$(command -v tclsh)")
+    for n in lk_tcl ok_tcl; do cp "$TCL" "$BIN/$n"; done
+    for n in lk_nodebuf ok_nodebuf; do cp "$(readlink -f /usr/bin/node)" "$BIN/$n"; done
+    JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/java)")")
+    cp -a "$JDK" "$BIN/jdk"
+    cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/lk_javapar"; cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/ok_javaser"
+    mkdir -p "$BIN/classes"
+    javac -d "$BIN/classes" "$HERE/Service.java"
+    for n in lk_rust lk_rustlate ok_rustcache; do start $n "$BIN/$n"; done
+    start lk_tcl "$BIN/lk_tcl" "$HERE/tclsvc.tcl" leak
+    start ok_tcl "$BIN/ok_tcl" "$HERE/tclsvc.tcl"
+    start lk_nodebuf "$BIN/lk_nodebuf" "$HERE/nodebuf.js" leak
+    start ok_nodebuf "$BIN/ok_nodebuf" "$HERE/nodebuf.js"
+    start lk_javapar "$BIN/jdk/bin/lk_javapar" -Xmx256m -XX:+UseParallelGC -cp "$BIN/classes" \
+        Service leak lk_javapar
+    start ok_javaser "$BIN/jdk/bin/ok_javaser" -Xmx256m -XX:+UseSerialGC -cp "$BIN/classes" \
+        Service ok ok_javaser
     sleep "$DUR"
     finish
     exit 0

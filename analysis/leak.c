@@ -1093,7 +1093,7 @@ static bool release_in_last_third(const struct judging *j, size_t third)
  * at 33-38 minutes at 162 MiB/h "steady to the end", flat from 30
  * minutes on (slowing_on_few_floors). */
 #define SETTLING_MIN_POINTS 15
-#define FEW_FLOORS_MIN 6
+#define FEW_FLOORS_MIN 8	/* three, two, three */
 #define FEW_FLOORS_RATIO 0.25
 
 /* The slope of floors from .. from + n: Theil-Sen from three, the two

@@ -97,6 +97,34 @@ static int64_t reached_size(const struct mw_trace *hc, double *size)
 	return hc->t0_ms + (int64_t)i * hc->step_ms;
 }
 
+/* The old generation's series began well after the process (it is
+ * published at the JVM's first old-generation collection, which the
+ * parallel and serial collectors may run minutes in) and is too short to
+ * judge, while the process has run long enough for its other aspects to
+ * be: the heap is not judged yet, and that is no pass.  Recorded (the
+ * langs set, session 29): lk_javapar, 10 MiB/h under the parallel
+ * collector, its series from 3.5 minutes on, its private bytes falling as
+ * the collector shrank its heap, passed at 30-34 minutes ("no rise over 21
+ * min: falling") while its heap read "too little data after warm-up: 17
+ * min". */
+#define HEAP_LATE_MS 60000
+static bool heap_behind_process(const struct mw_series_info *s, const struct mw_leak_result *r,
+				const struct mw_leak_params *p, int64_t to)
+{
+	const char *started = mw_leak_label_of(s, "started");
+	long long start_s;
+	char *end;
+
+	if (r->verdict != MW_VERDICT_INCONCLUSIVE || r->undecided || !started)
+		return false;
+	start_s = strtoll(started, &end, 10);
+	if (end == started || *end || start_s <= 0 || start_s > INT64_MAX / 1000)
+		return false;
+	return r->first_ms - start_s * 1000 > HEAP_LATE_MS &&
+	       to - start_s * 1000 >= p->warmup_ms + p->min_duration_ms &&
+	       r->last_ms - r->first_ms < p->warmup_ms + p->min_duration_ms;
+}
+
 void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_series_info *s,
 				   const struct mw_trace *tr, const struct mw_leak_params *p,
 				   int64_t from, int64_t to, int64_t step, struct mw_leak_result *r)
@@ -113,7 +141,15 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_ser
 
 	if (!tr->n)
 		return;
-	if (!(s = mw_leak_labelled(reader, s, &id)) || !(pid = mw_leak_label_of(s, "pid")) ||
+	if (!(s = mw_leak_labelled(reader, s, &id)))
+		goto out;
+	if (heap_behind_process(s, r, p, to)) {
+		snprintf(tmp, sizeof(tmp), "its Java heap not judged yet: %s", r->reason);
+		memcpy(r->reason, tmp, sizeof(tmp));
+		r->undecided = 1;
+		goto out;
+	}
+	if (!(pid = mw_leak_label_of(s, "pid")) ||
 	    !(mw_leak_java_heap(reader, pid, mw_leak_label_of(s, "process"),
 				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))
 		goto out;

@@ -148,6 +148,14 @@ static const struct corpus GO2_SET = { "tests/data/leak_go2/", 3, 49, 0 };
  * batches of 60 MB trimmed with malloc_trim every 2 minutes, keeping 3
  * MiB/h or nothing (tests/corpus/gosvc.go, workload.c) */
 static const struct corpus RELEASE_SET = { "tests/data/leak_release/", 7, 49, 0 };
+/* runtimes no earlier set had (session 29, judged without tuning on it):
+ * Rust's collections over glibc malloc (records kept at 3 MiB/h, 4 MiB/h
+ * from 15 minutes, a HashMap cache filling to 40 MiB), Debian's threaded
+ * Tcl (sessions kept at 2 MiB/h, a churn), Node's Buffers outside V8's
+ * heap (pooled slices kept at 6 MiB/h of their lengths, a churn) and the
+ * JVM under the parallel collector (Service.java's 10 MiB/h) and the
+ * serial one (its churn; tests/corpus/rustsvc.rs, tclsvc.tcl, nodebuf.js) */
+static const struct corpus LANGS_SET = { "tests/data/leak_langs/", 9, 49, 0 };
 /* Windows programs under Wine (session 25), recorded by the Windows build
  * of memwatchd under the same Wine: heap, VirtualAlloc, section, thread
  * stack and handle leaks against a churn, a cache, a batch, a one-time
@@ -336,10 +344,23 @@ static const char *const KNOWN_A[] = { NULL };
  * MiB/h"), but inconclusive at 32 and from 48 (its end), where the
  * total's rise is short of the trend test's bar ("rising about 2.2 MiB/h
  * over 38 min (p 0.0016), not yet sure enough"). */
+/* The langs set (session 29): lk_javapar, Service.java's 10 MiB/h under
+ * the parallel collector, which shrank its committed heap 256 -> 120 MiB
+ * over the recording, so its private bytes fall ("no rise over 21 min:
+ * falling").  Its old generation after collections rises, but that series
+ * began 3.5 minutes after the process (at its first old-generation
+ * collection) and is judged from 34 minutes; it passed at 30-34 until
+ * this session, when a JVM whose heap series is too young to judge while
+ * the process is old enough became "its Java heap not judged yet"
+ * (analysis/leak_report_jvm.c heap_behind_process).  It fails at 35-36,
+ * 40-42, 48 and from 50: between, its heap's rise (full collections of
+ * the parallel collector compact it by 2-3 MiB now and then) is "not yet
+ * sure". */
 static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", "lk_goslow",
 				       "lk_goburst", "lk_gofreed", "lk_goscav", "lk_winsection.exe",
 				       "lk_winhandles.exe", "lk_winslow.exe", "lk_winburst.exe",
-				       "lk_poolspread", "lk_goslice", "lk_gorelslow", NULL };
+				       "lk_poolspread", "lk_goslice", "lk_gorelslow", "lk_javapar",
+				       NULL };
 /* H: leaks passed at some end time */
 /* lk_goburst (the Go set) passed as "settling: slowed to 480 KiB/h" at 35
  * and 38 minutes: Go's scavenger dips 47 -> 32 MiB for a minute every 7
@@ -405,7 +426,11 @@ static const char *const KNOWN_F[] = { NULL };
  * worker's figures and onset (a third of the pool's rate) until session
  * 27; now they are the pool's total's (analysis/leak_group.c
  * pool_beyond_its_fails): rising since the start. */
-static const char *const KNOWN_G[] = { NULL };
+/* lk_javapar (the langs set) fails on its old generation after
+ * collections, whose series began 4.8 minutes after the process (its
+ * first old-generation collection): "rising ... since the start, 11:48:55
+ * UTC", the start of that series, not the process's. */
+static const char *const KNOWN_G[] = { "lk_javapar", NULL };
 
 static int known(const char *const *list, const char *name)
 {
@@ -649,6 +674,12 @@ static int setup_go2(void **state)
 static int setup_release(void **state)
 {
 	SET = &RELEASE_SET;
+	return setup(state);
+}
+
+static int setup_langs(void **state)
+{
+	SET = &LANGS_SET;
 	return setup(state);
 }
 
@@ -1314,6 +1345,11 @@ static void release_set(void **state)
 	real_corpus(state);
 }
 
+static void langs_set(void **state)
+{
+	real_corpus(state);
+}
+
 static void wine_set(void **state)
 {
 	real_corpus(state);
@@ -1418,6 +1454,7 @@ MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(go_set, setup_go, teardown),
 	cmocka_unit_test_setup_teardown(go2_set, setup_go2, teardown),
 	cmocka_unit_test_setup_teardown(release_set, setup_release, teardown),
+	cmocka_unit_test_setup_teardown(langs_set, setup_langs, teardown),
 	cmocka_unit_test_setup_teardown(wine_set, setup_wine, teardown),
 	cmocka_unit_test_setup_teardown(pools_set, setup_pools, teardown),
 	cmocka_unit_test_setup_teardown(jvm_set, setup_jvm, teardown),

@@ -7,9 +7,9 @@
 #   labels.csv    class, start, onset, kind(s), design rate per workload;
 #   counters.csv  the leak counters the workloads logged once a minute.
 # Usage: tests/corpus/extract.sh RECDIR [URL]
-# CORPUS_SET=services (runtimes, allocators, mapped, go, go2, release, wine, pools) writes
-# tests/data/leak_services/ (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/, leak_go2/,
-# leak_release/, leak_wine/, leak_pools/) from a recording of that set
+# CORPUS_SET=services (runtimes, allocators, mapped, go, go2, release, langs, wine, pools)
+# writes tests/data/leak_services/ (leak_runtimes/, leak_allocators/, leak_mapped/, leak_go/,
+# leak_go2/, leak_release/, leak_langs/, leak_wine/, leak_pools/) from a recording of that set
 # (record.sh with the same CORPUS_SET).
 # Without URL, `memwatchd export` reads RECDIR/rec.db offline.
 set -eu
@@ -29,11 +29,12 @@ mapped) DST=$ROOT/tests/data/leak_mapped ;;
 go) DST=$ROOT/tests/data/leak_go ;;
 go2) DST=$ROOT/tests/data/leak_go2 ;;
 release) DST=$ROOT/tests/data/leak_release ;;
+langs) DST=$ROOT/tests/data/leak_langs ;;
 wine) DST=$ROOT/tests/data/leak_wine ;;
 pools) DST=$ROOT/tests/data/leak_pools ;;
 # later recordings of the jvm set's workloads, each kept as a set of its own
 jvm[2-9]) DST=$ROOT/tests/data/leak_$SET ;;
-*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, go2, release, wine, pools, jvm or jvm2-jvm9)" >&2; exit 2 ;;
+*) echo "extract.sh: unknown CORPUS_SET '$SET' (base, services, runtimes, allocators, validation, mapped, go, go2, release, langs, wine, pools, jvm or jvm2-jvm9)" >&2; exit 2 ;;
 esac
 mkdir -p "$DST"
 FROM=$(awk '$1 == "memwatchd" {print $3}' "$REC/starts.txt")
@@ -211,6 +212,23 @@ ok_gowander not-leak none - 0 bytes
 ok_gorel not-leak none - 0 bytes
 ok_gocachefree not-leak none - 0 bytes
 ok_trimbatch not-leak none - 0 bytes
+EOF
+}
+# the langs set: Rust's records and Tcl's sessions over glibc malloc, the
+# JVM's sessions in the Java heap, Node's pooled Buffer slices (each keeps
+# its 8 KiB pool alive: the design rate is their lengths, the resident
+# cost more); lk_rustlate leaks from 15 minutes on
+labels_langs() {
+    cat <<'EOF'
+lk_rust leak none heap|private_data 3145728 bytes
+lk_rustlate leak 900000 heap|private_data 4194304 bytes
+lk_tcl leak none heap|private_data 2097152 bytes
+lk_nodebuf leak none heap|private_data 6291456 bytes
+lk_javapar leak none java_heap|private_data|heap 10485760 bytes
+ok_rustcache not-leak none - 0 bytes
+ok_tcl not-leak none - 0 bytes
+ok_nodebuf not-leak none - 0 bytes
+ok_javaser not-leak none - 0 bytes
 EOF
 }
 # the pools set: a pool's rate is its workers' together (lk_poolspread:

@@ -1465,14 +1465,14 @@ static bool few_steps_to_fit(const struct judging *j, struct mw_leak_result *out
  * excursion, which the hinge picks as readily as a leak's start and
  * whose points the hinge model follows well enough for the trend test,
  * climbs back to levels it held before; a leak goes beyond them (also
- * under releases: their dips lie below, lk_goslice's working level 1.3
- * MiB above its highest before its onset at 50 minutes).  Recorded (the langs set, ok_nodebuf: a Node service
- * churning Buffers, its private bytes wandering 0.7 MiB on 95 MiB): at
- * 31 minutes the hinge sat at the wander's low at 17 minutes, and it
- * failed "rising 2.2 MiB/h since ..., steady to the end" (+0.54 MiB, p
- * 0.0002 over the span), ending no higher than it had stood at 10
- * minutes.  A sawtooth's floors and a rise far beyond its own spread
- * (dominant) are left to the rules above. */
+ * under releases, whose dips lie below: lk_goslice ends 1.3 MiB above its
+ * highest before its onset at 50 minutes).  Recorded (the langs set,
+ * ok_nodebuf: a Node service churning Buffers, its private bytes
+ * wandering 0.7 MiB on 95 MiB): at 31 minutes the hinge sat at the
+ * wander's low at 17 minutes, and it failed "rising 2.2 MiB/h since ...,
+ * steady to the end" (+0.54 MiB, p 0.0002 over the span), ending no
+ * higher than it had stood at 10 minutes.  A sawtooth's floors and a rise
+ * far beyond its own spread (dominant) are left to the rules above. */
 static bool within_earlier_wander(const struct judging *j, struct mw_leak_result *out)
 {
 	const double *rx = j->w->rx, *ry = j->w->ry;

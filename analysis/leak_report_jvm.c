@@ -97,6 +97,25 @@ static int64_t reached_size(const struct mw_trace *hc, double *size)
 	return hc->t0_ms + (int64_t)i * hc->step_ms;
 }
 
+/* The heap hc stood more than SIZED_SHARE above its size at the end
+ * somewhere after from: a collector that shrinks the heap it committed
+ * (the parallel collector's adaptive sizing: recorded, the langs set's
+ * lk_javapar, 256 -> 120 MiB over 40 minutes, then between 55 and 125
+ * MiB from one minute to the next) raises nothing in what its collections
+ * leave when it grows a little again, and judging only from that regrowth
+ * left too little to judge: "judged from 5 min after its heap reached 71
+ * MiB ...: too little data after warm-up" at 49 minutes. */
+static bool shrank_since(const struct mw_trace *hc, int64_t from, double size)
+{
+	size_t i;
+
+	for (i = 0; i < hc->n; i++)
+		if (hc->t0_ms + (int64_t)i * hc->step_ms >= from && !isnan(hc->v[i]) &&
+		    hc->v[i] > (1.0 + SIZED_SHARE) * size)
+			return true;
+	return false;
+}
+
 /* The old generation's series began well after the process (it is
  * published at the JVM's first old-generation collection, which the
  * parallel and serial collectors may run minutes in) and is too short to
@@ -154,9 +173,11 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_ser
 				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))
 		goto out;
 	at = reached_size(&hc_tr, &size);
-	/* sized before the judged range began: judged as it was */
+	/* sized before the judged range began, or shrunk since it was
+	 * larger (shrank_since): judged as it was */
 	if (at == INT64_MIN || (r->judged_from_ms != INT64_MIN &&
-				at + SIZED_SETTLE_MS <= r->judged_from_ms))
+				at + SIZED_SETTLE_MS <= r->judged_from_ms) ||
+	    shrank_since(&hc_tr, r->judged_from_ms, size))
 		goto out;
 	/* the trace from then on, with no warm-up of its own */
 	judge_from = at + SIZED_SETTLE_MS;

@@ -353,8 +353,10 @@ static const char *const KNOWN_A[] = { NULL };
  * this session, when a JVM whose heap series is too young to judge while
  * the process is old enough became "its Java heap not judged yet"
  * (analysis/leak_report_jvm.c heap_behind_process).  It fails at 35-36,
- * 40-42, 48 and from 50: between, its heap's rise (full collections of
- * the parallel collector compact it by 2-3 MiB now and then) is "not yet
+ * 40-42, 46 and from 48 (46 and 49 since shrank_since: its heap moved
+ * between 55 and 125 MiB near the end, and was judged again from its last
+ * regrowth before): between, its heap's rise (full collections of the
+ * parallel collector compact it by 2-3 MiB now and then) is "not yet
  * sure". */
 static const char *const KNOWN_B[] = { "lk_node", "lk_java", "lk_tc", "lk_ruby", "lk_goslow",
 				       "lk_goburst", "lk_gofreed", "lk_goscav", "lk_winsection.exe",

@@ -180,14 +180,17 @@ if [ "${CORPUS_SET:-base}" = mapped ]; then
     finish
     exit 0
 fi
-if [ "${CORPUS_SET:-base}" = runtimes ] || [ "${CORPUS_SET:-base}" = jvm ]; then
+java_as() { # names...: Service.java compiled, the JDK's launcher under each name
     # the launcher finds its JVM relative to itself: a copy of the whole
     # JDK, the launcher under each workload's name
     JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/java)")")
     cp -a "$JDK" "$BIN/jdk"
-    cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/lk_java"; cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/ok_java"
+    for n in "$@"; do cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/$n"; done
     mkdir -p "$BIN/classes"
     javac -d "$BIN/classes" "$HERE/Service.java"
+}
+if [ "${CORPUS_SET:-base}" = runtimes ] || [ "${CORPUS_SET:-base}" = jvm ]; then
+    java_as lk_java ok_java
     PERL=$(readlink -f /usr/bin/perl)
     cp "$PERL" "$BIN/lk_perl"; cp "$PERL" "$BIN/ok_perl"
     start lk_java "$BIN/jdk/bin/lk_java" -Xmx256m -XX:+UseG1GC -cp "$BIN/classes" Service leak lk_java
@@ -208,11 +211,7 @@ if [ "${CORPUS_SET:-base}" = langs ]; then
     TCL=$(readlink -f "$(command -v tclsh)")
     for n in lk_tcl ok_tcl; do cp "$TCL" "$BIN/$n"; done
     for n in lk_nodebuf ok_nodebuf; do cp "$(readlink -f /usr/bin/node)" "$BIN/$n"; done
-    JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/java)")")
-    cp -a "$JDK" "$BIN/jdk"
-    cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/lk_javapar"; cp "$BIN/jdk/bin/java" "$BIN/jdk/bin/ok_javaser"
-    mkdir -p "$BIN/classes"
-    javac -d "$BIN/classes" "$HERE/Service.java"
+    java_as lk_javapar ok_javaser
     for n in lk_rust lk_rustlate ok_rustcache; do start $n "$BIN/$n"; done
     start lk_tcl "$BIN/lk_tcl" "$HERE/tclsvc.tcl" leak
     start ok_tcl "$BIN/ok_tcl" "$HERE/tclsvc.tcl"

@@ -60,3 +60,12 @@ void mw_grow(void **array, size_t *cap, size_t need, size_t elem_size)
 	*array = mw_xrealloc(*array, n * elem_size);
 	*cap = n;
 }
+
+void mw_release_if_over(void **array, size_t *cap, size_t elem_size, size_t keep_bytes)
+{
+	if (*cap <= keep_bytes / elem_size)
+		return;
+	free(*array);
+	*array = NULL;
+	*cap = 0;
+}

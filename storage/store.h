@@ -92,6 +92,9 @@ struct mw_store_stats {
 	uint64_t dropped_points_total;	/* points given up: queue full, disk */
 	uint64_t skipped_points_total;	/* skip_stored: stored already, not added */
 	uint64_t pending_points;	/* accepted, not yet committed */
+	/* Bytes allocated for the closed chunks and rollup rows waiting for
+	 * the next flush (the queues themselves, not the chunks' data). */
+	uint64_t queue_bytes;
 	uint64_t series;	/* series held in memory (live) */
 	uint64_t series_evicted_total;	/* dropped from memory when idle */
 	uint64_t series_reloaded_total;	/* found again in the database */

@@ -304,6 +304,16 @@ const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len)
 	return e->buf + RESERVE - h;
 }
 
+uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len)
+{
+	const uint8_t *blob = mw_chunk_enc_blob(e, len);
+	uint8_t *buf = e->buf;
+
+	memmove(buf, blob, *len);
+	mw_chunk_enc_init(e);
+	return buf;
+}
+
 /* ---- decoder ------------------------------------------------------------- */
 
 static int get(struct mw_chunk_dec *d, unsigned n, uint64_t *out)

@@ -91,6 +91,10 @@ void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value);
 /* The blob of the points so far: header patched in, valid until the next
  * append/reset/release.  An empty encoder yields a 2-byte header-only blob. */
 const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
+/* The same blob handed over, at the start of its block (the caller frees
+ * it); the encoder is left empty, as after _init: its memory goes with the
+ * blob instead of staying at the chunk's full size for the next one. */
+uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len);
 /* The encoder of a stored compact blob (0x13/0x14) with at least one
  * point, as if its points had been appended one by one: the blob's bits
  * are copied and the state taken from decoding them, not re-encoded (a

@@ -181,26 +181,27 @@ static void note_tail_left(struct mw_store *s, int64_t rowid)
 static void close_chunk(struct mw_store *s, struct mw_series *se)
 {
 	struct mw_pending_chunk *c;
-	const uint8_t *blob;
 	size_t len;
 
-	blob = mw_chunk_enc_blob(&se->open, &len);
 	MW_GROW(s->chunks, s->chunks_cap, s->nchunks + 1);
 	c = &s->chunks[s->nchunks++];
 	c->series = se;
 	c->rowid = se->open_rowid;
-	c->data = mw_xmalloc(len);
-	memcpy(c->data, blob, len);
-	c->len = len;
 	c->n = se->open.n;
 	c->flushed = se->open_flushed;
 	c->min_ts = se->open.t_min;
 	c->max_ts = se->open.t_max;
 	c->last_ts = se->open.t_last;
 	c->last_value = se->open.v_last;
+	/* The encoder's buffer goes with the chunk (freed after the flush):
+	 * no copy of every series' chunk at once as their chunks close
+	 * together (300 processes: ~5,200 chunks of ~300 bytes each 12
+	 * minutes), and the next chunk's buffer grows from empty, so at rest
+	 * each holds what its points need, not the largest chunk it had. */
+	c->data = mw_chunk_enc_take(&se->open, &len);
+	c->len = len;
 	if (se->tail_pending)
 		note_tail_left(s, se->open_rowid);
-	mw_chunk_enc_reset(&se->open);
 	se->open_rowid = 0;
 	se->open_writes = 0;
 	se->open_flushed = 0;

@@ -699,7 +699,8 @@ static int check_file(struct mw_store *s, struct mw_err *err)
 }
 
 /* The pending queues' memory kept between flushes: 256 KB, from where a
- * block is its own mapping (heap_tune_linux.c), given back when freed. */
+ * block is its own mapping on Linux (heap_tune_linux.c), given back to the
+ * system when freed. */
 #define QUEUE_KEEP_BYTES (256 * 1024)
 
 int mw_store_flush(struct mw_store *s, struct mw_err *err)

@@ -1222,7 +1222,7 @@ static void queues_given_back_after_flush(void **state)
 	struct mw_range_query q;
 	struct mw_range_result res;
 	struct mw_err err;
-	char pid[16], sel[96];
+	char pid[16];
 	int i;
 
 	(void)state;
@@ -1241,8 +1241,8 @@ static void queues_given_back_after_flush(void **state)
 	mw_range_query_init(&q, T0 - 3600000, T0 - 1);
 	q.step_ms = 3600000;
 	q.tier = MW_TIER_1H;
-	snprintf(sel, sizeof(sel), "memwatch_process_private_bytes{pid=\"5999\"}");
-	assert_int_equal(mw_reader_range(r, sel, &q, &res, &err), 0);
+	assert_int_equal(mw_reader_range(r, "memwatch_process_private_bytes{pid=\"5999\"}", &q,
+					 &res, &err), 0);
 	assert_int_equal(res.nseries, 1);
 	assert_int_equal(res.nt, 1);
 	assert_true(res.values[0][0] == 5999.0);

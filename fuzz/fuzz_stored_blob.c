@@ -41,8 +41,8 @@ static void resume_chunk(const uint8_t *buf, size_t size)
 	mw_chunk_enc_init(&e);
 	if (mw_chunk_enc_resume(&e, buf, size) == 0) {
 		/* wrapping: a stored chunk may end at any timestamp */
-		mw_chunk_enc_append(&e, (int64_t)((uint64_t)e.t_last + 1000), 4096.0);
-		mw_chunk_enc_append(&e, (int64_t)((uint64_t)e.t_last + 2000), 0.5);
+		mw_chunk_enc_append(&e, (int64_t)((uint64_t)mw_chunk_enc_last_ts(&e) + 1000), 4096.0);
+		mw_chunk_enc_append(&e, (int64_t)((uint64_t)mw_chunk_enc_last_ts(&e) + 2000), 0.5);
 		blob = mw_chunk_enc_blob(&e, &len);
 		decode_chunk(blob, len);
 	}

@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MW_CHUNK_HEADER 5
 #define MW_CHUNK_FMT_INT 0x11
@@ -61,22 +62,41 @@
 #define MW_CHUNK_FMT_INT_C 0x13
 #define MW_CHUNK_FMT_FLOAT_C 0x14
 
+/* Kept small: the writer holds one per live series (store_impl.h), 5,000
+ * and more on a busy host.  The last point is t_prev and v_prev
+ * (mw_chunk_enc_last_ts, _last_value), not kept twice. */
 struct mw_chunk_enc {
 	uint8_t *buf;		/* header + bits; the header is filled by _blob() */
-	size_t cap;		/* bytes allocated */
-	size_t nbits;		/* bits written after the header */
+	uint32_t cap;		/* bytes allocated */
+	uint32_t nbits;		/* bits written after the header (a chunk of
+				 * chunk_points points is far below 2^32) */
 	uint32_t n;		/* points */
 	bool is_float;
+	int8_t lead, trail;	/* float window; lead < 0: none yet */
 	/* codec state */
-	int64_t t_prev;
+	int64_t t_prev;		/* the last point's timestamp */
 	uint64_t t_delta;
-	uint64_t v_prev;	/* int64 value or double bits */
+	uint64_t v_prev;	/* the last value: int64 or double bits */
 	uint64_t v_delta;
-	int lead, trail;	/* float window; lead < 0: none yet */
 	/* summary of the points */
-	int64_t t_first, t_min, t_max, t_last;
-	double v_last;
+	int64_t t_first, t_min, t_max;
 };
+
+/* The last point appended (or resumed): its timestamp and value. */
+static inline int64_t mw_chunk_enc_last_ts(const struct mw_chunk_enc *e)
+{
+	return e->t_prev;
+}
+
+static inline double mw_chunk_enc_last_value(const struct mw_chunk_enc *e)
+{
+	double v;
+
+	if (!e->is_float)
+		return (double)(int64_t)e->v_prev;	/* integral: exact */
+	memcpy(&v, &e->v_prev, sizeof(v));
+	return v;
+}
 
 /* Offset in e->buf where the next bits go (for prefetching). */
 size_t mw_chunk_enc_tail(const struct mw_chunk_enc *e);

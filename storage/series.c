@@ -105,11 +105,13 @@ static void map_del(struct mw_store *s, struct mw_series *se)
  * key cost ~290 bytes a series, a third of the writer's heap per series). */
 static struct mw_series *create_parsed(struct mw_store *s, char *key, struct mw_key *k)
 {
-	struct mw_series *se = mw_xcalloc(1, sizeof(*se));
+	size_t len = strlen(key);
+	struct mw_series *se = mw_xcalloc(1, sizeof(*se) + len + 1);
 	int t;
 
-	se->key = key;
-	se->hash = hash_key(key);
+	memcpy(se->key, key, len + 1);
+	free(key);
+	se->hash = hash_key(se->key);
 	mw_key_release(k);
 	mw_chunk_enc_init(&se->open);
 	for (t = 0; t < MW_TIERS; t++)
@@ -142,7 +144,6 @@ struct mw_series *mw_series_create(struct mw_store *s, const char *key, const ch
 
 static void series_free(struct mw_series *se)
 {
-	free(se->key);
 	mw_chunk_enc_release(&se->open);
 	mw_dedupe_free(se->dd);
 	free(se);

@@ -191,8 +191,8 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	c->flushed = se->open_flushed;
 	c->min_ts = se->open.t_min;
 	c->max_ts = se->open.t_max;
-	c->last_ts = se->open.t_last;
-	c->last_value = se->open.v_last;
+	c->last_ts = mw_chunk_enc_last_ts(&se->open);
+	c->last_value = mw_chunk_enc_last_value(&se->open);
 	/* The encoder's buffer goes with the chunk (freed after the flush):
 	 * no copy of every series' chunk at once as their chunks close
 	 * together (300 processes: ~5,200 chunks of ~300 bytes each 12
@@ -559,7 +559,8 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 		mw_tail_row_put(&s->tail_row, se->open_rowid, from,
 				se->open.buf + mw_chunk_enc_tail(&se->open) -
 					(se->open.nbits >> 3) + from,
-				to - from, se->open.n, se->open.t_last, se->open.v_last);
+				to - from, se->open.n, mw_chunk_enc_last_ts(&se->open),
+				mw_chunk_enc_last_value(&se->open));
 		se->tx_tail = 1;
 		*points += se->open.n - se->open_flushed;
 		return 0;
@@ -574,7 +575,8 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 		max = mw_store_open_bound(s, &se->open);
 	blob = mw_chunk_enc_blob(&se->open, &len);
 	if (write_chunk(s, se, &se->tx_open_rowid, !last && bounded, blob, len, se->open.n,
-			se->open.t_min, max, se->open.t_last, se->open.v_last, err))
+			se->open.t_min, max, mw_chunk_enc_last_ts(&se->open),
+			mw_chunk_enc_last_value(&se->open), err))
 		return -1;
 	se->tx_tail = 2;
 	*points += se->open.n - se->open_flushed;

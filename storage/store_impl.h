@@ -26,15 +26,17 @@ struct mw_rollup_acc {
 	int64_t count;
 };
 
+/* One live series in the writer's memory: ~5,000 of them at 300
+ * processes, so every field counts (issue 26).  Fields are ordered so
+ * that the small ones fill what the large ones leave. */
 struct mw_series {
-	char *key;		/* canonical (mw_key_text of metric, labels) */
 	uint64_t hash;		/* of key */
-	size_t slot;		/* index in store->all */
+	uint32_t slot;		/* index in store->all */
+	uint32_t order_pos;	/* its place in store->order (a hint: check it) */
 	int64_t seen;		/* store->now_ts at its newest point */
 	int64_t first_ts;	/* its first point (written with the series row) */
 	int64_t id;		/* 0: not in the database yet */
 	int64_t tx_id;		/* assigned by the running flush */
-	size_t order_pos;	/* its place in store->order (a hint: check it) */
 	/* Its key as the last sample gave it, when that sample had a tail id
 	 * (batch.h): the same id and metric pointer are the same key. */
 	uint64_t tail_id;
@@ -42,22 +44,20 @@ struct mw_series {
 	struct mw_chunk_enc open;	/* the open chunk */
 	int64_t open_rowid;	/* 0: the open chunk has no row yet */
 	int64_t tx_open_rowid;
-	uint8_t open_writes;	/* of its row, up to MW_OPEN_BOUND_FROM */
-	uint8_t tx_open_writes;
-	bool ended;		/* its process ended: leaves memory once written */
 	uint32_t open_flushed;	/* points of the open chunk committed */
 	/* The open chunk at its last committed write (whole or tail), for
 	 * appending only its new bits (store.c write_open, chunk_tail.h) */
-	size_t tail_bits;
+	uint32_t tail_bits;
 	int64_t tail_min;
 	bool tail_float;
 	bool tail_pending;	/* chunk_tail holds bits its row lacks */
 	uint8_t tx_tail;	/* the running flush wrote it: 1 a tail, 2 whole */
+	uint8_t open_writes;	/* of its row, up to MW_OPEN_BOUND_FROM */
+	uint8_t tx_open_writes;
+	bool ended;		/* its process ended: leaves memory once written */
 	/* open_rowid is its newest chunk, to be taken up (open empty until
 	 * then) at its next point: mw_series_take_up */
 	bool take_up;
-	/* (the flags sit in the padding of the fields around them: 424
-	 * bytes a series, not 448, at thousands of series) */
 	bool live_row;		/* its series_live row is committed */
 	bool evicting;		/* leaves memory when the running flush commits */
 	bool minute_unsaved;	/* acc[0] has points no stored row holds */
@@ -65,6 +65,9 @@ struct mw_series {
 	struct mw_rollup_acc acc[MW_TIERS];
 	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
+	/* canonical (mw_key_text of metric, labels), in the series' own
+	 * block: one allocation a series, not two */
+	char key[];
 };
 
 /* From its MW_OPEN_BOUND_FROM-th write on, an open chunk's row carries an

@@ -179,8 +179,9 @@ static void resume_split(const int64_t *ts, const double *vs, size_t n, size_t k
 	assert_int_equal(resumed.t_first, whole.t_first);
 	assert_int_equal(resumed.t_min, whole.t_min);
 	assert_int_equal(resumed.t_max, whole.t_max);
-	assert_int_equal(resumed.t_last, whole.t_last);
-	assert_int_equal(mw_test_bits_of(resumed.v_last), mw_test_bits_of(whole.v_last));
+	assert_int_equal(mw_chunk_enc_last_ts(&resumed), mw_chunk_enc_last_ts(&whole));
+	assert_int_equal(mw_test_bits_of(mw_chunk_enc_last_value(&resumed)),
+			 mw_test_bits_of(mw_chunk_enc_last_value(&whole)));
 	mw_chunk_enc_release(&whole);
 	mw_chunk_enc_release(&first);
 	mw_chunk_enc_release(&resumed);

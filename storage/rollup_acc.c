@@ -1,15 +1,27 @@
 /*
- * rollup_acc.c - the rollup tiers (1 minute, 10 minutes, 1 hour) on the write side: a series' bucket
- * accumulators fed point by point, completed buckets queued for the next
- * flush, and a bucket row written (or merged with the stored one).
+ * rollup_acc.c - the rollup tiers (1 minute, 10 minutes, 1 hour) on the
+ * write side: a series' minute in progress fed point by point, completed
+ * buckets queued for the next flush, and a bucket row written (or merged
+ * with the stored one).
+ *
+ * Only the minute is accumulated in memory.  A 10-minute bucket is
+ * derived from its stored minute rows, and an hour from its 10-minute
+ * rows, by the flush that writes the last of them (mw_rollup_derive):
+ * every minute before a series' newest one is stored whole (store.c), so
+ * the coarser rows are the same aggregates the points would give, and a
+ * live series holds one accumulator instead of three (112 bytes less a
+ * series, issue 26).  A late point whose coarser bucket was derived
+ * already is merged into that row as before; one whose bucket is still in
+ * progress reaches it through its minute row.
  *
  * Uses only the store's structures and statements (store_impl.h,
  * rollup.h).  Used by store.c (every point; the queue at flush), series.c
- * (accumulators rebuilt from raw chunks) and retention.c (buckets written
+ * (the minute rebuilt from raw chunks) and retention.c (buckets written
  * before their raw points go): it sits below all three, so none of them
  * calls back up into another.
  */
 #include <math.h>
+#include <string.h>
 
 #include "store_impl.h"
 #include "rollup.h"
@@ -48,6 +60,7 @@ void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool mer
 	r->series = se;
 	r->tier = tier;
 	r->merge = merge;
+	r->derive = false;
 	r->ts = a->bucket;
 	r->min = a->min;
 	r->max = a->max;
@@ -56,70 +69,135 @@ void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool mer
 	r->count = a->count;
 }
 
-/* Fold part (a point, or an aggregate whose points are all in one bucket
- * of the tier) into a, which holds bucket b already. */
-static void acc_fold(struct mw_rollup_acc *a, const struct mw_rollup_acc *part)
+/* A coarser tier's bucket (tier 1 or 2) to derive at the next flush, in
+ * queue order: after the finer rows emitted before it, before any merge
+ * emitted after it. */
+static void emit_derive(struct mw_store *s, struct mw_series *se, int tier, int64_t bucket)
 {
-	if (part->min < a->min)
-		a->min = part->min;
-	if (part->max > a->max)
-		a->max = part->max;
-	a->sum += part->sum;
-	a->count += part->count;
-	if (part->last_ts >= a->last_ts) {
-		a->last = part->last;
-		a->last_ts = part->last_ts;
-	}
+	struct mw_pending_rollup *r;
+
+	MW_GROW(s->rollups, s->rollups_cap, s->nrollups + 1);
+	r = &s->rollups[s->nrollups++];
+	memset(r, 0, sizeof(*r));
+	r->series = se;
+	r->tier = tier;
+	r->derive = true;
+	r->ts = bucket;
 }
 
-/* part (its points all in one bucket of the tier, starting at or after
- * part->bucket) into the tier's accumulator of se. */
-static void add_to_tier(struct mw_store *s, struct mw_series *se, int tier,
-			struct mw_rollup_acc *part)
+void mw_rollup_point(struct mw_store *s, struct mw_series *se, int64_t ts, double v)
 {
-	struct mw_rollup_acc *a = &se->acc[tier];
-	int64_t ts = part->bucket, b;
-
-	/* the usual case, the bucket in progress, without a division */
-	if (a->bucket != INT64_MIN && ts >= a->bucket && ts - a->bucket < mw_rollup_res[tier])
-		b = a->bucket;
-	else
-		b = mw_floor_to(ts, mw_rollup_res[tier]);
-	part->bucket = b;
-	if (a->bucket == INT64_MIN) {
-		*a = *part;
-	} else if (b == a->bucket) {
-		acc_fold(a, part);
-	} else if (b > a->bucket) {
-		mw_rollup_emit(s, se, tier, false, a);
-		*a = *part;
-	} else {
-		mw_rollup_emit(s, se, tier, true, part);	/* the clock stepped back */
-	}
-}
-
-void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v)
-{
-	struct mw_rollup_acc p;
+	struct mw_rollup_acc *a = &se->minute;
+	int64_t prev = a->bucket, b;
+	int t;
 
 	if (isnan(v))
 		return;		/* NaN is not rolled up (documented in SCHEMA.md) */
-	p.bucket = ts;
-	p.min = p.max = p.sum = p.last = v;
-	p.last_ts = ts;
-	p.count = 1;
-	add_to_tier(s, se, tier, &p);
-	if (tier == 0)
-		se->minute_unsaved = true;	/* store.c write_quiet_minute */
+	se->minute_unsaved = true;	/* store.c write_quiet_minute */
+	/* the usual case, the minute in progress, without a division */
+	if (prev != INT64_MIN && ts >= prev && ts - prev < mw_rollup_res[0]) {
+		if (v < a->min)
+			a->min = v;
+		if (v > a->max)
+			a->max = v;
+		a->sum += v;
+		a->count++;
+		if (ts >= a->last_ts) {
+			a->last = v;
+			a->last_ts = ts;
+		}
+		return;
+	}
+	b = mw_floor_to(ts, mw_rollup_res[0]);
+	if (prev != INT64_MIN && b < prev) {
+		/* a late point (the clock stepped back): merged into its
+		 * minute's row, and into each coarser bucket derived already;
+		 * one still in progress takes it from the minute row */
+		struct mw_rollup_acc p = { b, v, v, v, v, ts, 1 };
+
+		mw_rollup_emit(s, se, 0, true, &p);
+		for (t = 1; t < MW_TIERS; t++) {
+			p.bucket = mw_floor_to(ts, mw_rollup_res[t]);
+			if (p.bucket < mw_floor_to(prev, mw_rollup_res[t]))
+				mw_rollup_emit(s, se, t, true, &p);
+		}
+		return;
+	}
+	if (prev != INT64_MIN) {
+		/* the minute is complete, and with it each coarser bucket the
+		 * point leaves (their rows are derived after its row) */
+		mw_rollup_emit(s, se, 0, false, a);
+		for (t = 1; t < MW_TIERS; t++)
+			if (mw_floor_to(ts, mw_rollup_res[t]) > mw_floor_to(prev, mw_rollup_res[t]))
+				emit_derive(s, se, t, mw_floor_to(prev, mw_rollup_res[t]));
+	}
+	a->bucket = b;
+	a->min = a->max = a->sum = a->last = v;
+	a->last_ts = ts;
+	a->count = 1;
 }
 
-void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,
-			const struct mw_rollup_acc *part)
+void mw_rollup_close_all(struct mw_store *s, struct mw_series *se)
 {
-	struct mw_rollup_acc p = *part;
+	int t;
 
-	if (p.count > 0)
-		add_to_tier(s, se, tier, &p);
+	if (se->minute.bucket == INT64_MIN)
+		return;
+	mw_rollup_emit(s, se, 0, false, &se->minute);
+	for (t = 1; t < MW_TIERS; t++)
+		emit_derive(s, se, t, mw_floor_to(se->minute.bucket, mw_rollup_res[t]));
+}
+
+/* Aggregate series id's rows of tier - 1 inside tier's bucket starting at
+ * bucket into *a (count 0: none). */
+static int finer_rows(struct mw_store *s, int64_t id, const char *key, int tier, int64_t bucket,
+		      struct mw_rollup_acc *a, struct mw_err *err)
+{
+	int src = tier - 1;
+	sqlite3_stmt *st = s->st[ST_RECOVER_MINUTES + src];
+	int rc;
+
+	a->bucket = bucket;
+	a->count = 0;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, bucket / mw_rollup_res[src]);
+	sqlite3_bind_int64(st, 3, (bucket + mw_rollup_res[tier]) / mw_rollup_res[src]);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t n = sqlite3_column_int64(st, 1);
+		double lo, hi, last, sum;
+
+		if (n <= 0)
+			continue;
+		mw_rollup_column(st, 2, n, &lo, &hi, &last, &sum);
+		if (a->count == 0) {
+			a->min = lo;
+			a->max = hi;
+			a->sum = sum;
+		} else {
+			a->min = fmin(a->min, lo);
+			a->max = fmax(a->max, hi);
+			a->sum += sum;
+		}
+		a->last = last;	/* the rows come in time order */
+		a->count += n;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return mw_error(err, "cannot read %s of '%s': %s", mw_rollup_table[src], key,
+				sqlite3_errmsg(s->db));
+	return 0;
+}
+
+int mw_rollup_derive(struct mw_store *s, int64_t id, const char *key, int tier, int64_t bucket,
+		     struct mw_err *err)
+{
+	struct mw_rollup_acc a;
+
+	if (finer_rows(s, id, key, tier, bucket, &a, err))
+		return -1;
+	if (a.count == 0)
+		return 0;
+	return mw_rollup_write(s, id, key, tier, false, &a, err);
 }
 
 /* Write a bucket of series id; merge: combine it with the stored row of

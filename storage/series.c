@@ -107,15 +107,13 @@ static struct mw_series *create_parsed(struct mw_store *s, char *key, struct mw_
 {
 	size_t len = strlen(key);
 	struct mw_series *se = mw_xcalloc(1, sizeof(*se) + len + 1);
-	int t;
 
 	memcpy(se->key, key, len + 1);
 	free(key);
 	se->hash = hash_key(se->key);
 	mw_key_release(k);
 	mw_chunk_enc_init(&se->open);
-	for (t = 0; t < MW_TIERS; t++)
-		se->acc[t].bucket = INT64_MIN;
+	se->minute.bucket = INT64_MIN;
 	se->seen = s->now_ts;
 	se->first_ts = INT64_MAX;
 	se->minute_row = INT64_MIN;

@@ -1,8 +1,9 @@
 /*
  * series_state.c - what a series brings from the database as it enters the
  * writer's memory (store_impl.h, "series_state.c"): its rollup buckets in
- * progress, rebuilt from stored rows and raw chunks after a crash
- * (mw_series_recover) or read back after a clean stop (mw_series_resume),
+ * progress (the minute; rollup_acc.c derives the coarser tiers),
+ * rebuilt from raw chunks after a crash (mw_series_recover) or read back
+ * after a clean stop (mw_series_resume),
  * and its newest chunk taken up again as its open chunk, at once after a
  * crash or at its next point after a clean stop (mw_series_take_up).
  *
@@ -69,135 +70,50 @@ static void keep_bound(struct mw_store *s, struct mw_series *se, int64_t row_max
 	se->tail_pending = false;
 }
 
-/*
- * The buckets in progress of the coarser tiers from stored rows of a finer
- * one (src: 0 minutes, 1 ten minutes) in [from, to), each stored whole (a
- * tier's rows before a series' newest one are: store.c writes a bucket
- * when it completes, and write_quiet_minute keeps the newest minute
- * whole), rather than from raw points: start-up decoded up to an hour of
- * every live series' points, and took longer the later in the hour the
- * daemon restarted.  A row goes to each coarser tier t whose since[t]
- * (its newest stored bucket, recomputed whole) it is at or after.
- */
-static int rows_into_tiers(struct mw_store *s, struct mw_series *se, int src,
-			   const int64_t *since, int64_t from, int64_t to, struct mw_err *err)
+/* The newest stored minute of se, as an accumulator (last_ts its
+ * start): 1, 0 when it has none, -1 on error. */
+static int newest_row(struct mw_store *s, struct mw_series *se, struct mw_rollup_acc *out,
+		      struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[ST_RECOVER_MINUTES + src];
-	int rc, t;
-
-	sqlite3_bind_int64(st, 1, se->id);
-	sqlite3_bind_int64(st, 2, from / mw_rollup_res[src]);
-	sqlite3_bind_int64(st, 3, to / mw_rollup_res[src]);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct mw_rollup_acc part;
-
-		part.bucket = sqlite3_column_int64(st, 0) * mw_rollup_res[src];
-		part.count = sqlite3_column_int64(st, 1);
-		mw_rollup_column(st, 2, part.count, &part.min, &part.max, &part.last, &part.sum);
-		part.last_ts = part.bucket;	/* before any raw point replayed after */
-		for (t = src + 1; t < MW_TIERS; t++)
-			if (part.bucket >= since[t])
-				mw_rollup_add_part(s, se, t, &part);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return mw_error(err, "cannot read %s of '%s': %s", mw_rollup_table[src], se->key,
-				sqlite3_errmsg(s->db));
-	return 0;
-}
-
-/*
- * The hour in progress from the 10-minute rows before the newest one, then
- * it and the 10 minutes in progress from the minutes after that: at most
- * 11 ten-minute rows and 19 minutes a series, where each tier read its
- * own minutes, up to 19 and 119 (the newest hour row is most often the
- * last hour's, recomputed whole): 0.4 s of a 1.0 s start-up after a crash
- * at 12,000 series.  A tier
- * whose newest row lies after the newest minute (rows the size cut took,
- * a clock step) is rebuilt from raw points.
- */
-static int stored_into_tiers(struct mw_store *s, struct mw_series *se, int64_t *since,
-			     struct mw_err *err)
-{
-	int64_t lo = INT64_MAX;
-	int t;
-
-	if (since[0] == INT64_MIN)
-		return 0;
-	if (since[1] != INT64_MIN && since[1] > since[2] && since[1] <= since[0]) {
-		if (rows_into_tiers(s, se, 1, since, since[2], since[1], err))
-			return -1;
-		since[2] = since[1];
-	}
-	for (t = 1; t < MW_TIERS; t++)
-		if (since[0] > since[t] && since[t] < lo)
-			lo = since[t];
-	if (lo == INT64_MAX)
-		return 0;
-	if (rows_into_tiers(s, se, 0, since, lo, since[0], err))
-		return -1;
-	for (t = 1; t < MW_TIERS; t++)
-		if (since[0] > since[t])
-			since[t] = since[0];
-	return 0;
-}
-
-/* The newest stored bucket of se in a tier, as an accumulator (last_ts
- * its start): 1, 0 when the tier has none, -1 on error. */
-static int newest_row(struct mw_store *s, struct mw_series *se, int tier,
-		      struct mw_rollup_acc *out, struct mw_err *err)
-{
-	sqlite3_stmt *st = s->st[ST_NEWEST_1M + tier];
+	sqlite3_stmt *st = s->st[ST_NEWEST_1M];
 	int rc;
 
 	sqlite3_bind_int64(st, 1, se->id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		out->bucket = sqlite3_column_int64(st, 0) * mw_rollup_res[tier];
+		out->bucket = sqlite3_column_int64(st, 0) * mw_rollup_res[0];
 		out->count = sqlite3_column_int64(st, 1);
 		mw_rollup_column(st, 2, out->count, &out->min, &out->max, &out->last, &out->sum);
 		out->last_ts = out->bucket;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return mw_error(err, "cannot read %s of '%s': %s", mw_rollup_table[tier], se->key,
+		return mw_error(err, "cannot read %s of '%s': %s", mw_rollup_table[0], se->key,
 				sqlite3_errmsg(s->db));
 	return rc == SQLITE_ROW;
 }
 
-/* Rebuild the rollup accumulators of one series: the points from the
- * newest stored bucket of each tier on (that bucket may have been written
- * while still in progress, so it is recomputed whole), the coarser tiers'
- * from their stored rows where they reach (stored_into_tiers), the rest from
- * raw chunks.  last_chunk > 0: that chunk, read on the way (its max_ts is
- * at or past every bucket's start), becomes the open chunk again
- * (continue_open). */
+/* Rebuild the minute in progress of one series: the points from its
+ * newest stored minute on (that minute may have been written while still
+ * in progress, so it is recomputed whole).  The coarser tiers need
+ * nothing: they are derived from the stored minutes as their buckets
+ * complete (rollup_acc.c), and a bucket that completes while the points
+ * are replayed is derived again, the same.  last_chunk > 0: that chunk,
+ * read on the way (its max_ts is at or past the minute's start), becomes
+ * the open chunk again (continue_open). */
 int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chunk,
 		      struct mw_err *err)
 {
 	sqlite3_stmt *chunks = s->st[ST_RECOVER_CHUNKS];
-	int64_t since[MW_TIERS], from = INT64_MAX;
-	int t, rc;
+	struct mw_rollup_acc row;
+	int64_t since;
+	int rc;
 
-	for (t = 0; t < MW_TIERS; t++) {
-		struct mw_rollup_acc row;
-
-		if ((rc = newest_row(s, se, t, &row, err)) < 0)
-			return -1;
-		since[t] = rc ? row.bucket : INT64_MIN;
-		if (since[t] < from)
-			from = since[t];
-	}
-	/* rows stored after a coarser tier's newest stored bucket (any, when
-	 * none is: a series younger than its first whole bucket, bar a
-	 * crash): that tier's bucket in progress up to the newest minute, raw
-	 * points only from there */
-	if (stored_into_tiers(s, se, since, err))
+	if ((rc = newest_row(s, se, &row, err)) < 0)
 		return -1;
-	if (since[0] != INT64_MIN)
-		from = since[0];
+	since = rc ? row.bucket : INT64_MIN;
 	sqlite3_bind_int64(chunks, 1, se->id);
-	sqlite3_bind_int64(chunks, 2, from);
+	sqlite3_bind_int64(chunks, 2, since);
 	while ((rc = sqlite3_step(chunks)) == SQLITE_ROW) {
 		struct mw_chunk_dec d;
 		const void *blob = sqlite3_column_blob(chunks, 0);
@@ -214,9 +130,8 @@ int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chu
 		while ((next = mw_chunk_dec_next(&d, &ts, &v)) == 1) {
 			if (take_up)
 				mw_chunk_enc_append(&se->open, ts, v);
-			for (t = 0; t < MW_TIERS; t++)
-				if (ts >= since[t])
-					mw_rollup_add(s, se, t, ts, v);
+			if (ts >= since)
+				mw_rollup_point(s, se, ts, v);
 		}
 		if (take_up) {
 			continue_open(s, se, last_chunk, next);
@@ -229,41 +144,38 @@ int mw_series_recover(struct mw_store *s, struct mw_series *se, int64_t last_chu
 				sqlite3_errmsg(s->db));
 	/* the newest stored minute, rebuilt: kept whole as points come
 	 * (store.c write_quiet_minute) */
-	if (since[0] != INT64_MIN && se->acc[0].bucket == since[0])
-		se->minute_row = since[0];
+	if (since != INT64_MIN && se->minute.bucket == since)
+		se->minute_row = since;
 	return 0;
 }
 
 /*
- * After a clean stop (store_impl.h clean_start) a live series' buckets in
- * progress are its newest rows: the last run wrote every tier's bucket in
- * progress whole as it stopped (mw_store_free), and nothing wrote the file
- * since.  Reading them back is three seeks, where rebuilding them read up
- * to 68 minute rows and decoded every chunk since the newest minute: at
- * 12,000 live series 1.1-1.5 s of a 1.5-1.8 s start-up (README, "A
- * simulated week").  Taken only when every tier's newest row is the
- * bucket of the series' newest point (newest: its newest chunk's max_ts,
- * true after a clean stop or fix_open_bounds): anything else (a last
- * minute of NaN only, rows the size cut took, a clock step) is rebuilt as
- * after a crash.  1: taken, 0: not (se unchanged), -1: error.
+ * After a clean stop (store_impl.h clean_start) a live series' minute in
+ * progress is its newest minute row: the last run wrote it whole as it
+ * stopped (mw_store_free), and nothing wrote the file since.  Reading it
+ * back is one seek, where rebuilding it decoded every chunk since the
+ * newest minute: at 12,000 live series 1.1-1.5 s of a 1.5-1.8 s start-up
+ * (README, "A simulated week").  Taken only when that row is the minute
+ * of the series' newest point (newest: its newest chunk's max_ts, true
+ * after a clean stop or fix_open_bounds): anything else (a last minute of
+ * NaN only, rows the size cut took, a clock step) is rebuilt as after a
+ * crash.  1: taken, 0: not (se unchanged), -1: error.
  */
 int mw_series_resume(struct mw_store *s, struct mw_series *se, int64_t newest,
 		     struct mw_err *err)
 {
-	struct mw_rollup_acc acc[MW_TIERS];
-	int t, rc;
+	struct mw_rollup_acc row;
+	int rc;
 
 	if (newest == INT64_MIN)
 		return 0;
-	for (t = 0; t < MW_TIERS; t++) {
-		if ((rc = newest_row(s, se, t, &acc[t], err)) <= 0)
-			return rc;
-		if (acc[t].bucket != mw_floor_to(newest, mw_rollup_res[t]) || acc[t].count <= 0)
-			return 0;
-		acc[t].last_ts = newest;
-	}
-	memcpy(se->acc, acc, sizeof(acc));
-	se->minute_row = acc[0].bucket;	/* stored: kept whole as points come */
+	if ((rc = newest_row(s, se, &row, err)) <= 0)
+		return rc;
+	if (row.bucket != mw_floor_to(newest, mw_rollup_res[0]) || row.count <= 0)
+		return 0;
+	row.last_ts = newest;
+	se->minute = row;
+	se->minute_row = row.bucket;	/* stored: kept whole as points come */
 	se->minute_unsaved = false;
 	s->stats.series_resumed++;
 	return 1;

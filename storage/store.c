@@ -97,8 +97,6 @@ static const char *const statements[ST_COUNT] = {
 	[ST_LIVE_INSERT] = "INSERT OR IGNORE INTO series_live (series_id) VALUES (?)",
 	[ST_LIVE_DELETE] = "DELETE FROM series_live WHERE series_id = ?",
 	[ST_NEWEST_1M] = ROLLUP_NEWEST("rollup_1m_all"),
-	[ST_NEWEST_10M] = ROLLUP_NEWEST("rollup_10m_data"),
-	[ST_NEWEST_1H] = ROLLUP_NEWEST("rollup_1h_data"),
 	[ST_RECOVER_MINUTES] = "SELECT t, count, base, min, max, last, sum FROM rollup_1m_all "
 			       "WHERE series_id = ?1 AND t >= ?2 AND t < ?3 ORDER BY t",
 	[ST_RECOVER_TENS] = "SELECT t, count, base, min, max, last, sum FROM rollup_10m_data "
@@ -220,7 +218,6 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 				   size_t nlabels, int64_t ts_ms, double value)
 {
 	struct mw_chunk_enc *e;
-	int t;
 
 	mw_store_saw(s, ts_ms);
 	s->pending++;
@@ -239,8 +236,7 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
-	for (t = 0; t < MW_TIERS; t++)
-		mw_rollup_add(s, se, t, ts_ms, value);
+	mw_rollup_point(s, se, ts_ms, value);
 	return se;
 }
 
@@ -470,6 +466,9 @@ static int write_rollup(struct mw_store *s, const struct mw_pending_rollup *r,
 {
 	struct mw_rollup_acc a;
 
+	if (r->derive)
+		return mw_rollup_derive(s, series_id(r->series), r->series->key, r->tier, r->ts,
+					err);
 	a.bucket = r->ts;
 	a.min = r->min;
 	a.max = r->max;
@@ -503,25 +502,24 @@ static bool is_idle(const struct mw_store *s, const struct mw_series *se)
  * ended keeps its last minute whatever happens next (a crash, a restart
  * that rebuilds the bucket from raw points does the same at its first
  * flush).  The row is replaced if the series resumes in that minute (the
- * completed bucket, mw_rollup_add), and a crash rebuilds the bucket whole
+ * completed bucket, mw_rollup_point), and a crash rebuilds the bucket whole
  * from the raw points (series.c starts from the newest stored bucket), so
  * a partial row is never added to twice.  Once stored in progress, the row
  * is kept whole by every flush that adds to the bucket.  Every minute
- * before a series'
- * newest stored one is thus stored whole (series.c rebuilds the 10 minutes
- * and the hour in progress from them).
+ * before a series' newest stored one is thus stored whole: the 10 minutes
+ * and the hours are derived from them (rollup_acc.c).
  */
 static int write_quiet_minute(struct mw_store *s, struct mw_series *se, struct mw_err *err)
 {
-	if (!se->minute_unsaved || se->acc[0].bucket == INT64_MIN)
+	if (!se->minute_unsaved || se->minute.bucket == INT64_MIN)
 		return 0;
 	/* a series with points in this flush: only to keep a row stored in
 	 * progress whole (readers take a stored bucket as it is, and read raw
 	 * points only after it) */
-	if (se->open.n != se->open_flushed && se->minute_row != se->acc[0].bucket)
+	if (se->open.n != se->open_flushed && se->minute_row != se->minute.bucket)
 		return 0;
 	se->tx_minute_saved = true;
-	return mw_rollup_write(s, series_id(se), se->key, 0, false, &se->acc[0], err);
+	return mw_rollup_write(s, series_id(se), se->key, 0, false, &se->minute, err);
 }
 
 /*
@@ -769,7 +767,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		}
 		if (se->tx_minute_saved) {
 			se->minute_unsaved = se->tx_minute_saved = false;
-			se->minute_row = se->acc[0].bucket;
+			se->minute_row = se->minute.bucket;
 		}
 		se->live_row = true;
 		mw_dedupe_committed(se);
@@ -1077,7 +1075,6 @@ void mw_store_free(struct mw_store *s)
 {
 	struct mw_err err;
 	size_t i;
-	int t;
 
 	if (!s)
 		return;
@@ -1091,9 +1088,7 @@ void mw_store_free(struct mw_store *s)
 		/* every bucket in progress, whole: after this clean stop the next
 		 * start takes them back from these rows (series_state.c mw_series_resume) */
 		for (i = 0; i < s->nall; i++)
-			for (t = 0; t < MW_TIERS; t++)
-				if (s->all[i]->acc[t].bucket != INT64_MIN)
-					mw_rollup_emit(s, s->all[i], t, false, &s->all[i]->acc[t]);
+			mw_rollup_close_all(s, s->all[i]);
 		s->closing = true;
 		if (mw_store_flush(s, &err))
 			mw_log_error("storage: cannot write the last points to '%s': %s",

@@ -60,10 +60,12 @@ struct mw_series {
 	bool take_up;
 	bool live_row;		/* its series_live row is committed */
 	bool evicting;		/* leaves memory when the running flush commits */
-	bool minute_unsaved;	/* acc[0] has points no stored row holds */
+	bool minute_unsaved;	/* minute has points no stored row holds */
 	bool tx_minute_saved;	/* written by the running flush (store.c) */
-	struct mw_rollup_acc acc[MW_TIERS];
-	int64_t minute_row;	/* acc[0]'s bucket if stored in progress, else INT64_MIN */
+	/* The 1-minute bucket in progress; the coarser tiers are derived
+	 * from the stored minutes (rollup_acc.c) */
+	struct mw_rollup_acc minute;
+	int64_t minute_row;	/* minute's bucket if stored in progress, else INT64_MIN */
 	struct mw_dedupe *dd;	/* skip_stored only (dedupe.c), else NULL */
 	/* canonical (mw_key_text of metric, labels), in the series' own
 	 * block: one allocation a series, not two */
@@ -90,6 +92,8 @@ struct mw_pending_rollup {
 	struct mw_series *series;
 	int tier;
 	bool merge;		/* a late point: merge into the stored row */
+	bool derive;		/* tier 1 or 2: derive the bucket at ts from the
+				 * finer tier's rows (only series, tier and ts set) */
 	int64_t ts;
 	double min, max, sum, last;
 	int64_t count;
@@ -110,12 +114,10 @@ enum {
 	ST_SERIES_FIND,	/* a series not in memory, by metric and label set */
 	ST_LIVE_INSERT,
 	ST_LIVE_DELETE,
-	ST_NEWEST_1M,	/* newest rollup row (series.c, at load) */
-	ST_NEWEST_10M,
-	ST_NEWEST_1H,
+	ST_NEWEST_1M,	/* newest minute row (series_state.c, at load) */
 	ST_RECOVER_CHUNKS,
-	ST_RECOVER_MINUTES,	/* 1-minute rows rebuilding the 10 minutes and hour in progress */
-	ST_RECOVER_TENS,	/* ... and 10-minute rows, the hour (in tier order after it) */
+	ST_RECOVER_MINUTES,	/* 1-minute rows deriving a 10-minute bucket (rollup_acc.c) */
+	ST_RECOVER_TENS,	/* ... and 10-minute rows, an hour (in tier order after it) */
 	ST_BOUNDED_CHUNKS,	/* chunks left with an open chunk's bound */
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */
@@ -328,14 +330,18 @@ void mw_maintain_free(struct mw_store *s);
  * series.c and retention.c). */
 /* ts rounded down to a multiple of res (towards minus infinity). */
 int64_t mw_floor_to(int64_t ts, int64_t res);
-/* Feed a point to one tier's accumulator of se; a completed bucket (or a
- * late point's, merge) is queued for the next flush. */
-void mw_rollup_add(struct mw_store *s, struct mw_series *se, int tier, int64_t ts, double v);
-/* Feed an aggregate of points (a stored bucket of a finer tier, starting
- * at part->bucket) to one tier's accumulator of se, as mw_rollup_add does
- * a point. */
-void mw_rollup_add_part(struct mw_store *s, struct mw_series *se, int tier,
-			const struct mw_rollup_acc *part);
+/* Feed a point to se's minute in progress; a completed minute (or a
+ * late point's, merge) is queued for the next flush, and with it each
+ * coarser bucket completed, to be derived from the rows before it. */
+void mw_rollup_point(struct mw_store *s, struct mw_series *se, int64_t ts, double v);
+/* Queue se's buckets in progress, whole as far as they go (the store
+ * closing). */
+void mw_rollup_close_all(struct mw_store *s, struct mw_series *se);
+/* Write tier's (1 or 2) bucket starting at bucket of series id from its
+ * stored rows of the finer tier (none: nothing written); inside the
+ * caller's transaction. */
+int mw_rollup_derive(struct mw_store *s, int64_t id, const char *key, int tier, int64_t bucket,
+		     struct mw_err *err);
 /* Queue the bucket a for the next flush (merge: combine with the row). */
 void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
 		    const struct mw_rollup_acc *a);

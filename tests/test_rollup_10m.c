@@ -4,8 +4,10 @@
  * - a file of schema 7 gets it at start-up, filled from its stored
  *   minutes: each row reads back as the minutes it covers aggregated;
  * - the writer stores each 10 minutes when they complete, never the
- *   bucket in progress, and a crash rebuilds that bucket from the stored
- *   minutes and raw points (it comes out whole at the next stop);
+ *   bucket in progress, derived from the stored minutes (and each hour
+ *   from its 10 minutes), a late point counted once; a crash rebuilds
+ *   the minute in progress from raw points (the bucket comes out whole
+ *   at the next stop);
  * - the planner reads it for a step of a multiple of 10 minutes (the
  *   automatic step over a week is one), with the same answers as the
  *   1-minute tier at that step, and not for 11 or 15 minutes;
@@ -75,8 +77,10 @@ static void agg_add(struct agg *a, double min, double max, double sum, double la
 	a->last = last;
 }
 
-/* The stored 10-minute row of series n at bucket start ts equals a. */
-static void row_equals(const char *path, const char *n, int64_t ts, const struct agg *a)
+/* The stored row of series n at bucket start ts in table (a rollup view)
+ * equals a. */
+static void tier_row_equals(const char *path, const char *table, const char *n, int64_t ts,
+			    const struct agg *a)
 {
 	static const char *const col[] = { "min", "max", "sum", "last", "count" };
 	const double want[] = { a->min, a->max, a->sum, a->last, (double)a->count };
@@ -87,9 +91,9 @@ static void row_equals(const char *path, const char *n, int64_t ts, const struct
 		sqlite3 *db;
 		sqlite3_stmt *st;
 
-		snprintf(sql, sizeof(sql), "SELECT r.%s FROM rollup_10m r JOIN series_label l "
+		snprintf(sql, sizeof(sql), "SELECT r.%s FROM %s r JOIN series_label l "
 			 "ON l.series_id = r.series_id AND l.name = 'n' AND l.value = '%s' "
-			 "WHERE r.ts = %lld", col[i], n, (long long)ts);
+			 "WHERE r.ts = %lld", col[i], table, n, (long long)ts);
 		assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -99,6 +103,11 @@ static void row_equals(const char *path, const char *n, int64_t ts, const struct
 		sqlite3_finalize(st);
 		sqlite3_close(db);
 	}
+}
+
+static void row_equals(const char *path, const char *n, int64_t ts, const struct agg *a)
+{
+	tier_row_equals(path, "rollup_10m", n, ts, a);
 }
 
 /* A query of series n over [from, to] at step on tier (auto: MW_TIER_AUTO). */
@@ -319,6 +328,52 @@ static void crash_rebuilds_bucket_in_progress(void **state)
 	mw_test_db_remove(CRASHED);
 }
 
+/*
+ * The 10 minutes and the hours are derived from the stored rows of the
+ * finer tier as their buckets complete (storage/rollup_acc.c): an hour is
+ * the aggregate of its points, and a late point (the clock stepped back)
+ * reaches a bucket derived already through a merge and a bucket still in
+ * progress through its minute, each counted once.
+ */
+static void derived_tiers_count_every_point_once(void **state)
+{
+	struct mw_store *s = mw_test_store_open(DB);
+	struct agg a;
+
+	(void)state;
+	assert_non_null(s);
+	feed(s, "d", 0, 25 * 60);
+	/* late: into the first 10 minutes (derived already) and into minute
+	 * 21 (closed; its 10 minutes in progress) */
+	add(s, "d", T0 + 300 * 1000 + 500, 5000);
+	add(s, "d", T0 + 1260 * 1000 + 500, 7000);
+	flush(s);
+	feed(s, "d", 25 * 60, 65 * 60);
+	a = points(0, 600);
+	agg_add(&a, 5000, 5000, 5000, a.last, 1);	/* a merge keeps the row's last */
+	row_equals(DB, "d", T0, &a);
+	a = points(1200, 1800);
+	agg_add(&a, 7000, 7000, 7000, a.last, 1);
+	row_equals(DB, "d", T0 + 2 * TEN_MS, &a);
+	a = points(600, 1200);
+	row_equals(DB, "d", T0 + TEN_MS, &a);
+	/* the first hour: every point, the late ones once */
+	a = points(0, 3600);
+	agg_add(&a, 5000, 5000, 5000, a.last, 1);
+	agg_add(&a, 7000, 7000, 7000, a.last, 1);
+	tier_row_equals(DB, "rollup_1h", "d", T0, &a);
+	/* a late point into the hour derived already: merged there too */
+	add(s, "d", T0 + 1800 * 1000 + 500, 9000);
+	flush(s);
+	agg_add(&a, 9000, 9000, 9000, a.last, 1);
+	tier_row_equals(DB, "rollup_1h", "d", T0, &a);
+	mw_store_free(s);
+	/* the clean stop writes the buckets in progress as they stand */
+	a = points(3600, 3900);
+	row_equals(DB, "d", T0 + 6 * TEN_MS, &a);
+	tier_row_equals(DB, "rollup_1h", "d", T0 + 6 * TEN_MS, &a);
+}
+
 /* ---- the planner --------------------------------------------------------------- */
 
 static void planner_reads_it_for_a_week(void **state)
@@ -459,6 +514,7 @@ MW_TEST_MAIN(
 	MW_FIXTURE_TEST(migration_fills_from_minutes),
 	MW_FIXTURE_TEST(writer_stores_complete_buckets),
 	MW_FIXTURE_TEST(crash_rebuilds_bucket_in_progress),
+	MW_FIXTURE_TEST(derived_tiers_count_every_point_once),
 	MW_FIXTURE_TEST(planner_reads_it_for_a_week),
 	MW_FIXTURE_TEST(retention_keeps_it_as_long_as_minutes),
 	MW_FIXTURE_TEST(size_cut_takes_minutes_then_tens_then_hours),

@@ -224,11 +224,16 @@ static void ent_add(struct mw_tail_map *m, int64_t id, int32_t rec)
 	}
 }
 
-/* Check one row's records (data[start, end)), then, when whole, index
- * them; -1 when damaged (nothing of it indexed). */
-static int parse_row(struct mw_tail_map *m, size_t start, size_t end)
+/* One record of a row, as walk_row hands it over: its chunk id and
+ * absolute time, where its fields start and what they hold. */
+typedef void (*record_fn)(void *arg, int64_t id, int64_t ts, const uint8_t *at,
+			  const struct tail_fields *f);
+
+/* Check a row's records (data[0, len)), then, when whole, hand each one
+ * of a chunk (id > 0) to fn in row order; -1 when damaged (none handed). */
+static int walk_row(const uint8_t *data, size_t len, record_fn fn, void *arg)
 {
-	const uint8_t *p = m->data + start, *stop = m->data + end;
+	const uint8_t *p = data, *stop = data + len, *at;
 	int64_t id = 0, ts = 0;
 	struct tail_fields f;
 	uint64_t did;
@@ -236,24 +241,33 @@ static int parse_row(struct mw_tail_map *m, size_t start, size_t end)
 	while (p < stop)
 		if (get_var(&p, stop, &did) || read_fields(&p, stop, &f))
 			return -1;
-	for (p = m->data + start; p < stop;) {
-		struct tail_rec r;
-
+	for (p = data; p < stop;) {
 		get_var(&p, stop, &did);
 		id += unzigzag(did);
-		r.off = (uint32_t)(p - m->data);
+		at = p;
 		read_fields(&p, stop, &f);
 		ts = (int64_t)((uint64_t)ts + (uint64_t)unzigzag(f.dts));
-		if (id <= 0)
-			continue;
-		r.last_ts = ts;
-		r.next = -1;
-		MW_GROW(m->recs, m->recs_cap, m->nrecs + 1);
-		m->recs[m->nrecs] = r;
-		ent_add(m, id, (int32_t)m->nrecs);
-		m->nrecs++;
+		if (id > 0)
+			fn(arg, id, ts, at, &f);
 	}
 	return 0;
+}
+
+/* A record into the whole map. */
+static void map_record(void *arg, int64_t id, int64_t ts, const uint8_t *at,
+		       const struct tail_fields *f)
+{
+	struct mw_tail_map *m = arg;
+	struct tail_rec r;
+
+	(void)f;
+	r.off = (uint32_t)(at - m->data);
+	r.last_ts = ts;
+	r.next = -1;
+	MW_GROW(m->recs, m->recs_cap, m->nrecs + 1);
+	m->recs[m->nrecs] = r;
+	ent_add(m, id, (int32_t)m->nrecs);
+	m->nrecs++;
 }
 
 int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
@@ -290,7 +304,7 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 	}
 	/* a damaged row is left out whole (its chunks read as last rewritten) */
 	for (i = 0; i < nrows; i++) {
-		parse_row(m, start, ends[i]);
+		walk_row(m->data + start, ends[i] - start, map_record, m);
 		start = ends[i];
 	}
 	free(ends);
@@ -325,6 +339,135 @@ const int64_t *mw_tail_map_ids(const struct mw_tail_map *m, size_t *n)
 {
 	*n = m ? m->nids : 0;
 	return m ? m->ids : NULL;
+}
+
+/* ---- readers: the newest point of each chunk only ------------------------- */
+
+/*
+ * What a reader of the newest points needs (query_series.c, the judge's
+ * live series, /api/v1/latest): per chunk, its record with the most
+ * points.  The whole map above keeps every record and its bytes, 1-2 MB
+ * at 300 processes with a minute of tails: the judge's transient at every
+ * run (heaptrack of a daemon beside 300 processes: a third of its peak
+ * heap, issue 26).  This keeps 32 bytes a chunk and reads the rows one by
+ * one without copying them.
+ */
+struct newest_ent {
+	int64_t id;		/* 0: empty slot */
+	int64_t last_ts;
+	double value;
+	uint32_t npoints;
+};
+
+struct mw_tail_newest {
+	struct newest_ent *ents;
+	size_t mask, n;		/* mask + 1 slots (a power of two), n used */
+};
+
+static struct newest_ent *newest_slot(struct newest_ent *ents, size_t mask, int64_t id)
+{
+	size_t h = (size_t)((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15) >> 17) & mask;
+
+	while (ents[h].id && ents[h].id != id)
+		h = (h + 1) & mask;
+	return &ents[h];
+}
+
+/* Slots for one more chunk, at most three quarters used. */
+static void newest_room(struct mw_tail_newest *m)
+{
+	struct newest_ent *old = m->ents;
+	size_t n = old ? m->mask + 1 : 0, i;
+
+	if (old && (m->n + 1) * 4 <= n * 3)
+		return;
+	m->ents = mw_xcalloc(n ? 2 * n : 1024, sizeof(*m->ents));
+	m->mask = (n ? 2 * n : 1024) - 1;
+	for (i = 0; i < n; i++)
+		if (old[i].id)
+			*newest_slot(m->ents, m->mask, old[i].id) = old[i];
+	free(old);
+}
+
+/* A record into the newest map: kept when it has the most points of its
+ * chunk so far (a later row wins a tie, as in mw_tail_newest). */
+static void newest_record(void *arg, int64_t id, int64_t ts, const uint8_t *at,
+			  const struct tail_fields *f)
+{
+	struct mw_tail_newest *m = arg;
+	struct newest_ent *e;
+
+	(void)at;
+	newest_room(m);
+	e = newest_slot(m->ents, m->mask, id);
+	if (!e->id) {
+		e->id = id;
+		m->n++;
+	} else if (f->npoints < e->npoints) {
+		return;
+	}
+	e->last_ts = ts;
+	e->value = f->value;
+	e->npoints = (uint32_t)f->npoints;
+}
+
+int mw_tail_newest_load(sqlite3 *db, struct mw_tail_newest **out, struct mw_err *err)
+{
+	struct mw_tail_newest *m;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT data FROM chunk_tail ORDER BY id", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 0;	/* no such table: nothing appended */
+	m = mw_xcalloc(1, sizeof(*m));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const uint8_t *data = sqlite3_column_blob(st, 0);
+
+		if (data)
+			walk_row(data, (size_t)sqlite3_column_bytes(st, 0), newest_record, m);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		mw_tail_newest_free(m);
+		return mw_error(err, "cannot read the chunk tails: %s", sqlite3_errmsg(db));
+	}
+	if (!m->n) {
+		mw_tail_newest_free(m);
+		return 0;
+	}
+	*out = m;
+	return 0;
+}
+
+void mw_tail_newest_free(struct mw_tail_newest *m)
+{
+	if (!m)
+		return;
+	free(m->ents);
+	free(m);
+}
+
+size_t mw_tail_newest_bytes(const struct mw_tail_newest *m)
+{
+	return m ? sizeof(*m) + (m->mask + 1) * sizeof(*m->ents) : 0;
+}
+
+int mw_tail_newest_get(const struct mw_tail_newest *m, int64_t id, int64_t npoints, int64_t *ts,
+		       double *value, int64_t *n)
+{
+	const struct newest_ent *e;
+
+	if (!m || id <= 0)
+		return 0;
+	e = newest_slot(m->ents, m->mask, id);
+	if (!e->id || (int64_t)e->npoints <= npoints)
+		return 0;
+	*ts = e->last_ts;
+	*value = e->value;
+	*n = (int64_t)e->npoints;
+	return 1;
 }
 
 /* The count and header length of a compact blob; -1 for any other. */

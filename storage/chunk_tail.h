@@ -86,6 +86,19 @@ const uint8_t *mw_tail_merge(const struct mw_tail_map *m, int64_t id, const uint
 int mw_tail_newest(const struct mw_tail_map *m, int64_t id, int64_t npoints, int64_t *ts,
 		   double *value, int64_t *n);
 
+/* ---- readers of the newest points only ---- */
+struct mw_tail_newest;
+
+/* The newest record of every chunk in db's chunk_tail (its point count,
+ * time and value), without the bytes: *out NULL when there is none.  -1
+ * with a message on a read error. */
+int mw_tail_newest_load(sqlite3 *db, struct mw_tail_newest **out, struct mw_err *err);
+void mw_tail_newest_free(struct mw_tail_newest *m);
+size_t mw_tail_newest_bytes(const struct mw_tail_newest *m);
+/* As mw_tail_newest, from such a map (m may be NULL). */
+int mw_tail_newest_get(const struct mw_tail_newest *m, int64_t id, int64_t npoints, int64_t *ts,
+		       double *value, int64_t *n);
+
 /* Every chunk id with records, for folding at start-up (in load order);
  * *n of them. */
 const int64_t *mw_tail_map_ids(const struct mw_tail_map *m, size_t *n);

@@ -345,6 +345,11 @@ static int load_tails(struct mw_reader *r, struct mw_err *err)
 		return mw_reader_fail(r, err);
 	r->tails_version = v;
 	r->tails_loaded = true;
+	/* the whole map answers the newest points too: one map, not two */
+	mw_tail_newest_free(r->newest);
+	r->newest = NULL;
+	r->newest_version = -1;
+	r->newest_loaded = false;
 	return 0;
 }
 
@@ -387,7 +392,12 @@ static int load_newest(struct mw_reader *r, struct mw_err *err)
 int mw_reader_chunk_newest(struct mw_reader *r, int64_t chunk_id, int64_t npoints,
 			   int64_t *ts, double *value, int64_t *n, struct mw_err *err)
 {
-	/* the whole map when this transaction has it, else the newest only */
+	/* the whole map when this snapshot has it (loaded, or kept from a
+	 * transaction before with nothing committed since), else the
+	 * newest records only */
+	if (!r->tails_loaded && r->tails && !r->newest_loaded && r->tails_version >= 0 &&
+	    data_version(r) == r->tails_version)
+		r->tails_loaded = true;
 	if (r->tails_loaded)
 		return mw_tail_newest(r->tails, chunk_id, npoints, ts, value, n);
 	if (load_newest(r, err))

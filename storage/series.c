@@ -99,6 +99,11 @@ static void map_del(struct mw_store *s, struct mw_series *se)
 	}
 }
 
+/* A live series' size is the writer's memory per series (issue 26: 424
+ * bytes and a key's block before the coarser tiers were derived from the
+ * stored rows): a field added must find room, or say why it cannot. */
+_Static_assert(sizeof(struct mw_series) <= 264, "struct mw_series grew");
+
 /* A series in memory from its canonical key (taken) and parsed identity
  * (released: the metric and labels are parsed from the key again when the
  * series row is inserted, mw_series_insert_new; keeping them beside the

@@ -173,10 +173,10 @@ const struct mw_option mw_config_options[] = {
 	  "out and leaves memory; it is found again in the database if it comes back.\n"
 	  "Memory follows the live series, whatever the process churn.") },
 	{ MW_OPTION("storage", "cache_size", MW_OPT_SIZE, OFF(cache_bytes),
-		    "1MB", 65536, 1099511627776LL,
-	  "SQLite page cache of the writer; each reader gets the same, at most 2MB.\n"
-	  "It fills as the database grows, then stays: raise it for a large history\n"
-	  "read often, lower it where memory is tight.") },
+		    "512KB", 65536, 1099511627776LL,
+	  "SQLite page cache of the writer; each reader gets the same within 1MB-2MB\n"
+	  "and gives it back when idle.  It fills as the database grows, then stays:\n"
+	  "raise it for a large history read often, lower it where memory is tight.") },
 	{ MW_OPTION("storage", "full_check", MW_OPT_DURATION, OFF(full_check_every_ms),
 		    "7d", 0, 100 * 365 * DAY,
 	  "Start-up reads the whole database (PRAGMA quick_check, ~1 s per GB) after a\n"

@@ -344,12 +344,13 @@ const int64_t *mw_tail_map_ids(const struct mw_tail_map *m, size_t *n)
 /* ---- readers: the newest point of each chunk only ------------------------- */
 
 /*
- * What a reader of the newest points needs (query_series.c, the judge's
- * live series, /api/v1/latest): per chunk, its record with the most
+ * What a reader of the newest points needs (query_series.c: /metrics,
+ * the judge finding its live series): per chunk, its record with the most
  * points.  The whole map above keeps every record and its bytes, 1-2 MB
- * at 300 processes with a minute of tails: the judge's transient at every
- * run (heaptrack of a daemon beside 300 processes: a third of its peak
- * heap, issue 26).  This keeps 32 bytes a chunk and reads the rows one by
+ * at 300 processes with a minute of tails, loaded by every /metrics
+ * scrape and judge run only to learn the newest points (heaptrack of a
+ * daemon beside 300 processes: a third of its peak heap, issue 26).  This
+ * keeps 32 bytes a chunk and reads the rows one by
  * one without copying them.
  */
 struct newest_ent {

@@ -379,7 +379,7 @@ static void map_of_a_minute(void **state)
 		      mw_tail_map_bytes(m));
 	if (mw_tail_map_bytes(m) >= 3u << 20)
 		fail_msg("the map holds %zu bytes", mw_tail_map_bytes(m));
-	/* the newest records alone (the judge's and /api/v1/latest's map):
+	/* the newest records alone (/metrics' and the judge's map):
 	 * the same answer for every chunk, the damaged row left out too, in
 	 * a tenth of the memory */
 	assert_int_equal(mw_tail_newest_load(db, &nm, &err), 0);

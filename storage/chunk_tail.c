@@ -49,6 +49,9 @@ static int get_var(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
+/* Every row of chunk_tail, in the order they were appended. */
+#define TAIL_ROWS_SQL "SELECT data FROM chunk_tail ORDER BY id"
+
 /* ---- writer ------------------------------------------------------------------ */
 
 void mw_tail_row_put(struct mw_tail_row *w, int64_t chunk_id, size_t from,
@@ -278,8 +281,7 @@ int mw_tail_map_load(sqlite3 *db, struct mw_tail_map **out, struct mw_err *err)
 	int rc;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT data FROM chunk_tail ORDER BY id", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(db, TAIL_ROWS_SQL, -1, &st, NULL) != SQLITE_OK)
 		return 0;	/* no such table: nothing appended */
 	m = mw_xcalloc(1, sizeof(*m));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -419,8 +421,7 @@ int mw_tail_newest_load(sqlite3 *db, struct mw_tail_newest **out, struct mw_err 
 	int rc;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT data FROM chunk_tail ORDER BY id", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(db, TAIL_ROWS_SQL, -1, &st, NULL) != SQLITE_OK)
 		return 0;	/* no such table: nothing appended */
 	m = mw_xcalloc(1, sizeof(*m));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -216,6 +216,15 @@ void mw_reader_free(struct mw_reader *r)
 	free(r);
 }
 
+/* Forget the newest-records map (reloaded at its next use). */
+static void drop_newest(struct mw_reader *r)
+{
+	mw_tail_newest_free(r->newest);
+	r->newest = NULL;
+	r->newest_version = -1;
+	r->newest_loaded = false;
+}
+
 int64_t mw_reader_idle(struct mw_reader *r)
 {
 	sqlite3_int64 before;
@@ -234,10 +243,7 @@ int64_t mw_reader_idle(struct mw_reader *r)
 	r->tails = NULL;
 	r->tails_version = -1;
 	r->tails_loaded = false;
-	mw_tail_newest_free(r->newest);
-	r->newest = NULL;
-	r->newest_version = -1;
-	r->newest_loaded = false;
+	drop_newest(r);
 	return (int64_t)(before - sqlite3_memory_used()) + (int64_t)tails;
 }
 
@@ -345,11 +351,7 @@ static int load_tails(struct mw_reader *r, struct mw_err *err)
 		return mw_reader_fail(r, err);
 	r->tails_version = v;
 	r->tails_loaded = true;
-	/* the whole map answers the newest points too: one map, not two */
-	mw_tail_newest_free(r->newest);
-	r->newest = NULL;
-	r->newest_version = -1;
-	r->newest_loaded = false;
+	drop_newest(r);	/* the whole map answers the newest points too */
 	return 0;
 }
 
@@ -379,9 +381,7 @@ static int load_newest(struct mw_reader *r, struct mw_err *err)
 		r->newest_loaded = true;
 		return 0;
 	}
-	mw_tail_newest_free(r->newest);
-	r->newest = NULL;
-	r->newest_version = -1;
+	drop_newest(r);
 	if (mw_tail_newest_load(r->db, &r->newest, err))
 		return mw_reader_fail(r, err);
 	r->newest_version = v;

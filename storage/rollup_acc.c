@@ -50,18 +50,27 @@ int mw_store_step_done(struct mw_store *s, sqlite3_stmt *st, const char *what, c
 	return 0;
 }
 
-void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
-		    const struct mw_rollup_acc *a)
+/* A new entry at the end of the queue, zeroed but for se, tier, ts. */
+static struct mw_pending_rollup *queued(struct mw_store *s, struct mw_series *se, int tier,
+					int64_t ts)
 {
 	struct mw_pending_rollup *r;
 
 	MW_GROW(s->rollups, s->rollups_cap, s->nrollups + 1);
 	r = &s->rollups[s->nrollups++];
+	memset(r, 0, sizeof(*r));
 	r->series = se;
 	r->tier = tier;
+	r->ts = ts;
+	return r;
+}
+
+void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool merge,
+		    const struct mw_rollup_acc *a)
+{
+	struct mw_pending_rollup *r = queued(s, se, tier, a->bucket);
+
 	r->merge = merge;
-	r->derive = false;
-	r->ts = a->bucket;
 	r->min = a->min;
 	r->max = a->max;
 	r->sum = a->sum;
@@ -74,15 +83,7 @@ void mw_rollup_emit(struct mw_store *s, struct mw_series *se, int tier, bool mer
  * emitted after it. */
 static void emit_derive(struct mw_store *s, struct mw_series *se, int tier, int64_t bucket)
 {
-	struct mw_pending_rollup *r;
-
-	MW_GROW(s->rollups, s->rollups_cap, s->nrollups + 1);
-	r = &s->rollups[s->nrollups++];
-	memset(r, 0, sizeof(*r));
-	r->series = se;
-	r->tier = tier;
-	r->derive = true;
-	r->ts = bucket;
+	queued(s, se, tier, bucket)->derive = true;
 }
 
 void mw_rollup_point(struct mw_store *s, struct mw_series *se, int64_t ts, double v)

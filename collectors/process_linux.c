@@ -113,7 +113,7 @@ struct proc_entry {
 	bool no_statm;		/* statm missing: status every tick */
 	bool has_mm;		/* status had VmRSS (not a kernel thread, zombie) */
 	bool fd_readable;	/* a directory read of fd/ worked once */
-	bool taken;		/* listed again this tick: moved to r->next */
+	bool taken;		/* read again this tick: kept for the next */
 	bool probed;		/* tried by number (not listed): may be a thread */
 	int64_t status_due_ns, handles_due_ns, stat_due_ns;
 	char statm_text[72];	/* statm as last read ("" : none) */
@@ -132,10 +132,12 @@ struct mw_process_reader {
 	bool fd_size;		/* stat(/proc/PID/fd).st_size is the fd count */
 	int64_t status_ns, handles_ns, stat_ns;	/* cadences; 0: every read */
 	size_t fd_cap, kept;	/* processes that may / do keep descriptors */
-	struct proc_entry *ents;	/* last tick's, by pid */
+	/* The known processes, by pid, read in place each tick (one array,
+	 * not last tick's and this tick's: ~480 bytes a process, issue 26) */
+	struct proc_entry *ents;
 	size_t nents, ents_cap;
-	struct proc_entry *next;	/* this tick's, built while reading */
-	size_t nnext, next_cap;
+	struct proc_entry *fresh;	/* processes new this tick, merged in at its end */
+	size_t nfresh, fresh_cap;
 	struct mw_process_read_stats stats;
 	/* skipping the readdir when no pid was handed out (see above) */
 	int loadavg_fd;		/* /proc/loadavg, or -1: always readdir */
@@ -330,7 +332,7 @@ void mw_process_reader_free(struct mw_process_reader *r)
 	if (r->loadavg_fd >= 0)
 		close(r->loadavg_fd);
 	free(r->ents);
-	free(r->next);
+	free(r->fresh);
 	free(r);
 }
 
@@ -561,26 +563,22 @@ static int open_entry(struct mw_process_reader *r, struct proc_entry *e, const c
 }
 
 /*
- * One process this tick into p.  old: last tick's entry of this pid or
- * NULL; e: this tick's (filled).  Returns 0 (p filled), 1 (gone or
+ * One process this tick into p.  e: its entry, known (read in place) or
+ * fresh (a new one, opened here).  Returns 0 (p filled), 1 (gone or
  * unreadable: leave it out), 2 (left out and inaccessible).
  */
-static int read_one(struct mw_process_reader *r, struct proc_entry *old, struct proc_entry *e,
+static int read_one(struct mw_process_reader *r, struct proc_entry *e, bool fresh,
 		    const char *pid, struct mw_process_info *p, int64_t now)
 {
 	char buf[8192], mbuf[256];
 	uint64_t start_ticks = 0, resident = 0, shared = 0, data = 0;
 	struct mw_err perr;
-	bool fresh = old == NULL, have_statm = false, status_read = false;
+	bool have_statm = false, status_read = false;
 	int rc;
 
-	if (old) {
-		*e = *old;
-		old->stat_fd = old->statm_fd = old->status_fd = -1;	/* e owns them now */
-		old->taken = true;
-	} else if (open_entry(r, e, pid)) {
-		return errno == EACCES || errno == EPERM ? 2 : 1;
-	} else {
+	if (fresh) {
+		if (open_entry(r, e, pid))
+			return errno == EACCES || errno == EPERM ? 2 : 1;
 		e->probed = r->probing;
 	}
 	/* statm first: status of a still process put off; statm unchanged
@@ -737,34 +735,75 @@ static int last_pid(struct mw_process_reader *r, uint64_t *out)
 	return 0;
 }
 
-/* One listed (or known) process into t and r->next. */
+/* One listed (or known) process into t: known (its entry, read in
+ * place and kept) or NULL (a new one, into r->fresh). */
 static void visit(struct mw_process_reader *r, struct mw_process_table *t,
-		  struct proc_entry *old, const char *pid, int64_t now, bool *sorted,
-		  uint32_t *prev)
+		  struct proc_entry *known, const char *pid, int64_t now)
 {
 	struct mw_process_info *p;
+	struct proc_entry *e = known;
 	int rc;
 
-	MW_GROW(r->next, r->next_cap, r->nnext + 1);
+	if (!e) {
+		MW_GROW(r->fresh, r->fresh_cap, r->nfresh + 1);
+		e = &r->fresh[r->nfresh];
+	}
 	p = mw_process_table_add(t);
-	rc = read_one(r, old, &r->next[r->nnext], pid, p, now);
+	rc = read_one(r, e, !known, pid, p, now);
 	if (rc) {
 		t->nprocs--;
 		if (rc == 2)
 			t->inaccessible++;
-		return;
+		return;	/* a known one stays untaken: dropped at the tick's end */
 	}
-	r->nnext++;
-	if (p->pid < *prev)
-		*sorted = false;
-	*prev = p->pid;
+	if (known)
+		known->taken = true;
+	else
+		r->nfresh++;
+}
+
+/* The tick's end: the known processes not read again go (with their
+ * descriptors), the new ones are merged in by pid. */
+static void settle_entries(struct mw_process_reader *r)
+{
+	size_t i, n = 0, k;
+
+	for (i = 0; i < r->nents; i++) {
+		if (!r->ents[i].taken) {
+			drop_fds(r, &r->ents[i]);
+			continue;
+		}
+		r->ents[i].taken = false;
+		if (n != i)
+			r->ents[n] = r->ents[i];
+		n++;
+	}
+	r->nents = n;
+	if (!r->nfresh)
+		return;
+	qsort(r->fresh, r->nfresh, sizeof(*r->fresh), entry_cmp);
+	MW_GROW(r->ents, r->ents_cap, n + r->nfresh);
+	/* from the back, so the known ones move at most once */
+	i = n;
+	k = r->nfresh;
+	while (k) {
+		if (i && r->ents[i - 1].pid > r->fresh[k - 1].pid) {
+			r->ents[i + k - 1] = r->ents[i - 1];
+			i--;
+		} else {
+			r->ents[i + k - 1] = r->fresh[k - 1];
+			k--;
+		}
+	}
+	r->nents = n + r->nfresh;
+	r->nfresh = 0;
 }
 
 /* The pids from..to (none if from is 0), handed out since the last tick,
  * tried by number; known ones were read with the rest.  One that proves
  * inaccessible counts as the last readdir's did, until the next. */
 static void probe_new(struct mw_process_reader *r, struct mw_process_table *t,
-		      uint64_t from, uint64_t to, int64_t now, bool *sorted, uint32_t *prev)
+		      uint64_t from, uint64_t to, int64_t now)
 {
 	uint64_t id;
 
@@ -777,7 +816,7 @@ static void probe_new(struct mw_process_reader *r, struct mw_process_table *t,
 
 		if (find_entry(r, (uint32_t)id))
 			continue;	/* its owner was read, reused or not */
-		visit(r, t, NULL, pid_text((uint32_t)id, pid + sizeof(pid)), now, sorted, prev);
+		visit(r, t, NULL, pid_text((uint32_t)id, pid + sizeof(pid)), now);
 		r->scan_inaccessible += t->inaccessible - before;
 	}
 	r->probing = false;
@@ -786,8 +825,7 @@ static void probe_new(struct mw_process_reader *r, struct mw_process_table *t,
 int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_table *t,
 			     int64_t now_ns, struct mw_err *err)
 {
-	bool sorted = true, scan = true;
-	uint32_t prev = 0;
+	bool scan = true;
 	uint64_t lp = 0, probe_from = 0, probe_to = 0;
 	size_t i;
 
@@ -807,7 +845,7 @@ int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_tabl
 	}
 	t->nprocs = 0;
 	t->inaccessible = 0;
-	r->nnext = 0;
+	r->nfresh = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	if (scan) {
 		DIR *proc = opendir(r->root);
@@ -826,7 +864,7 @@ int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_tabl
 			pid = strtoul(de->d_name, &end, 10);
 			if (*end || pid == 0 || pid > UINT32_MAX)
 				continue;
-			visit(r, t, find_entry(r, (uint32_t)pid), de->d_name, now_ns, &sorted, &prev);
+			visit(r, t, find_entry(r, (uint32_t)pid), de->d_name, now_ns);
 		}
 		closedir(proc);
 		r->last_scan_ns = now_ns;
@@ -837,29 +875,12 @@ int mw_process_table_read_at(struct mw_process_reader *r, struct mw_process_tabl
 		for (i = 0; i < r->nents; i++) {
 			char pid[16];
 
-			visit(r, t, &r->ents[i], pid_text(r->ents[i].pid, pid + sizeof(pid)), now_ns,
-			      &sorted, &prev);
+			visit(r, t, &r->ents[i], pid_text(r->ents[i].pid, pid + sizeof(pid)), now_ns);
 		}
 		t->inaccessible += r->scan_inaccessible;
-		probe_new(r, t, probe_from, probe_to, now_ns, &sorted, &prev);
+		probe_new(r, t, probe_from, probe_to, now_ns);
 	}
-	/* processes not listed any more: their descriptors go */
-	for (i = 0; i < r->nents; i++)
-		if (!r->ents[i].taken)
-			drop_fds(r, &r->ents[i]);
-	if (!sorted)
-		qsort(r->next, r->nnext, sizeof(*r->next), entry_cmp);
-	{	/* this tick's entries become the next tick's known ones */
-		struct proc_entry *tmp = r->ents;
-		size_t cap = r->ents_cap;
-
-		r->ents = r->next;
-		r->nents = r->nnext;
-		r->ents_cap = r->next_cap;
-		r->next = tmp;
-		r->next_cap = cap;
-		r->nnext = 0;
-	}
+	settle_entries(r);
 	return 0;
 }
 

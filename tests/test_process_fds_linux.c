@@ -724,6 +724,97 @@ static void cadences_on_a_constructed_tree(void **state)
 	remove_tree();
 }
 
+/* A process pid in the tree: its stat with pid page faults and pid % 7
+ * threads, its statm with pid resident pages (each figure its own). */
+static void add_pid(unsigned pid)
+{
+	char rel[64], text[256];
+
+	snprintf(text, sizeof(text), "%s/%u", root, pid);
+	assert_int_equal(mkdir(text, 0755), 0);
+	snprintf(rel, sizeof(rel), "%u/stat", pid);
+	snprintf(text, sizeof(text), "%u (p%u) S 1 1 1 0 -1 0 %u 0 0 0 1 1 0 0 20 0 %u 0 %u "
+		 "4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n", pid, pid, pid, pid % 7 + 1,
+		 500 + pid);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "%u/statm", pid);
+	snprintf(text, sizeof(text), "1000 %u 5 10 0 300 0\n", pid);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "%u/status", pid);
+	put(rel, "Name:\tp\nVmHWM:\t 8 kB\nVmRSS:\t 8 kB\n");
+}
+
+/* Each of the n pids in t with its own figures. */
+static void assert_pids(const struct mw_process_table *t, const unsigned *pids, size_t n)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	assert_int_equal(t->nprocs, n);
+	for (i = 0; i < n; i++) {
+		const struct mw_process_info *p = mw_test_process_find(t, pids[i]);
+
+		assert_non_null(p);
+		assert_true(p->page_faults == pids[i]);
+		assert_true(p->threads == pids[i] % 7 + 1);
+		assert_true(p->working_set_bytes == pids[i] * pg);
+	}
+}
+
+/* The known processes are read in place and the new ones merged in by
+ * pid at the tick's end: new pids between, before and after the known
+ * ones, one known gone; each keeps its own state (its kept descriptors,
+ * its last statm, its carried stat figures) from then on. */
+static void known_and_new_processes_keep_their_own_state(void **state)
+{
+	static const unsigned first[] = { 10, 30, 50 };
+	static const unsigned later[] = { 5, 10, 20, 40, 50, 60 };
+	struct mw_process_reader *r;
+	struct mw_process_table t;
+	struct mw_process_read_stats rs;
+	char cmd[600];
+	int64_t now = 100 * SEC;
+
+	(void)state;
+	/* status, fd counts and stat due only after minutes (spread by pid) */
+	r = tree_reader(&t, 3600000, 3600000, 3600000);
+	add_pid(30);
+	add_pid(50);
+	read_tree(r, &t, now, &rs);
+	assert_int_equal(rs.stat_reads, 3);
+	assert_int_equal(rs.kept, 3);
+	/* pid 10's figures of make_tree, then its own like the others */
+	stat_of(10, 0, 10 % 7 + 1);
+	statm_of(10, 5);
+	read_tree(r, &t, now + SEC, &rs);
+	assert_int_equal(rs.stat_reads, 1);
+	assert_pids(&t, first, 3);
+	/* 30 ends; 5, 20, 40 and 60 start */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/30'", root);
+	assert_int_equal(system(cmd), 0);
+	add_pid(60);
+	add_pid(20);
+	add_pid(5);
+	add_pid(40);
+	read_tree(r, &t, now + 2 * SEC, &rs);
+	assert_int_equal(rs.opened, 4);
+	assert_int_equal(rs.stat_reads, 4);	/* the new ones */
+	assert_int_equal(rs.stat_skipped, 2);	/* 10 and 50: statm as last read */
+	assert_int_equal(rs.kept, 6);
+	assert_pids(&t, later, 6);
+	/* all known now: every statm as last read, stat carried, each
+	 * process's figures its own */
+	read_tree(r, &t, now + 3 * SEC, &rs);
+	assert_int_equal(rs.opened, 0);
+	assert_int_equal(rs.stat_reads, 0);
+	assert_int_equal(rs.stat_skipped, 6);
+	assert_int_equal(rs.kept, 6);
+	assert_pids(&t, later, 6);
+	mw_process_table_release(&t);
+	mw_process_reader_free(r);
+	remove_tree();
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(dead_process_descriptor_reads_nothing),
 	cmocka_unit_test(child_forked_between_reads_is_found),
@@ -735,4 +826,5 @@ MW_TEST_MAIN(
 	cmocka_unit_test(cadences_on_a_constructed_tree),
 	cmocka_unit_test(stat_follows_statm),
 	cmocka_unit_test(status_follows_statm),
+	cmocka_unit_test(known_and_new_processes_keep_their_own_state),
 )

@@ -68,7 +68,7 @@ static double bitsd(uint64_t u)
 
 size_t mw_chunk_enc_tail(const struct mw_chunk_enc *e)
 {
-	return RESERVE + (e->nbits >> 3);
+	return RESERVE + (e->nbits >> 3) - e->base;
 }
 
 /*
@@ -101,14 +101,14 @@ static void grow(struct mw_chunk_enc *e, size_t need)
 
 static void put(struct mw_chunk_enc *e, uint64_t v, unsigned n)
 {
-	size_t need = RESERVE + (e->nbits + n + 7) / 8;
+	size_t need = RESERVE + (e->nbits + n + 7) / 8 - e->base;
 
 	if (need > e->cap)
 		grow(e, need);
 	if (n < 64)
 		v &= (UINT64_C(1) << n) - 1;
 	while (n) {
-		uint8_t *byte = e->buf + RESERVE + (e->nbits >> 3);
+		uint8_t *byte = e->buf + RESERVE + (e->nbits >> 3) - e->base;
 		unsigned room = 8 - (unsigned)(e->nbits & 7);
 		unsigned take = n < room ? n : room;
 		unsigned bits = (unsigned)(v >> (n - take)) & ((1u << take) - 1);
@@ -279,8 +279,11 @@ static void switch_to_float(struct mw_chunk_enc *e)
 	double *vs = mw_xmalloc(sizeof(*vs) * (e->n ? e->n : 1));
 	uint32_t i, n = 0;
 	size_t len;
-	const uint8_t *blob = mw_chunk_enc_blob(e, &len);
+	const uint8_t *blob;
 
+	if (e->base)
+		abort();	/* trimmed: the writer closes the chunk instead */
+	blob = mw_chunk_enc_blob(e, &len);
 	if (mw_chunk_dec_init(&d, blob, len) == 0)
 		while (n < e->n && mw_chunk_dec_next(&d, &ts[n], &vs[n]) == 1)
 			n++;
@@ -290,6 +293,11 @@ static void switch_to_float(struct mw_chunk_enc *e)
 		append(e, ts[i], vs[i]);
 	free(ts);
 	free(vs);
+}
+
+bool mw_chunk_enc_switches(const struct mw_chunk_enc *e, double v)
+{
+	return !e->is_float && e->n && !integral(v);
 }
 
 void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value)
@@ -303,28 +311,76 @@ void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value)
 	append(e, ts, value);
 }
 
-const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len)
+size_t mw_chunk_head_len(uint32_t n)
 {
-	uint8_t head[RESERVE];
+	size_t h = 2;
+
+	while (n > 0x7f) {
+		n >>= 7;
+		h++;
+	}
+	return h;
+}
+
+const uint8_t *mw_chunk_enc_piece(struct mw_chunk_enc *e, size_t *len, size_t *head)
+{
+	uint8_t bytes[RESERVE];
 	size_t h = 1;
 	uint32_t n = e->n;
 
 	if (!e->buf)
 		put(e, 0, 0);	/* allocate */
 	/* format, then the count as a LEB128 varint, just before the bits */
-	head[0] = e->is_float ? MW_CHUNK_FMT_FLOAT_C : MW_CHUNK_FMT_INT_C;
+	bytes[0] = e->is_float ? MW_CHUNK_FMT_FLOAT_C : MW_CHUNK_FMT_INT_C;
 	do {
-		head[h++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+		bytes[h++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
 		n >>= 7;
 	} while (n);
-	memcpy(e->buf + RESERVE - h, head, h);
-	*len = h + (e->nbits + 7) / 8;
+	memcpy(e->buf + RESERVE - h, bytes, h);
+	*head = h;
+	*len = h + (e->nbits + 7) / 8 - e->base;
 	return e->buf + RESERVE - h;
+}
+
+const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len)
+{
+	size_t h;
+
+	if (e->base)
+		abort();	/* trimmed: only a piece (codec.h) */
+	return mw_chunk_enc_piece(e, len, &h);
+}
+
+/* The bytes before the one the next bit goes in are stored: only that
+ * one (when the stream ends inside it) stays, in a block of the smallest
+ * size, to grow again with the next points. */
+void mw_chunk_enc_trim(struct mw_chunk_enc *e)
+{
+	size_t cap = grown_cap(0, RESERVE + 1);
+	uint8_t keep;
+
+	if (!e->n || !e->buf)
+		return;
+	if (e->cap <= cap) {
+		/* nothing worth giving back: the bytes held stay (a trimmed
+		 * one's base with them), its stored header is the new one */
+		if (e->base)
+			e->base_head = (uint8_t)mw_chunk_head_len(e->n);
+		return;
+	}
+	keep = e->nbits & 7 ? e->buf[RESERVE + (e->nbits >> 3) - e->base] : 0;
+	e->base_head = (uint8_t)mw_chunk_head_len(e->n);
+	e->base = e->nbits >> 3;
+	free(e->buf);
+	e->buf = mw_xcalloc(1, cap);
+	e->buf[RESERVE] = keep;
+	e->cap = (uint32_t)cap;
 }
 
 uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len)
 {
-	const uint8_t *blob = mw_chunk_enc_blob(e, len);
+	size_t h;
+	const uint8_t *blob = mw_chunk_enc_piece(e, len, &h);
 	uint8_t *buf = e->buf;
 
 	memmove(buf, blob, *len);

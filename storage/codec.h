@@ -71,8 +71,13 @@ struct mw_chunk_enc {
 	uint32_t nbits;		/* bits written after the header (a chunk of
 				 * chunk_points points is far below 2^32) */
 	uint32_t n;		/* points */
+	/* Trimmed (mw_chunk_enc_trim): the bit stream's first `base` bytes
+	 * are not held, only stored, in a blob whose header took base_head
+	 * bytes; buf holds the bytes from `base` on.  0: all held. */
+	uint32_t base;
 	bool is_float;
 	int8_t lead, trail;	/* float window; lead < 0: none yet */
+	uint8_t base_head;
 	/* codec state */
 	int64_t t_prev;		/* the last point's timestamp */
 	uint64_t t_delta;
@@ -113,8 +118,37 @@ void mw_chunk_enc_append(struct mw_chunk_enc *e, int64_t ts, double value);
 const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
 /* The same blob handed over, at the start of its block (the caller frees
  * it); the encoder is left empty, as after _init: its memory goes with the
- * blob instead of staying at the chunk's full size for the next one. */
+ * blob instead of staying at the chunk's full size for the next one.  A
+ * trimmed encoder hands over its piece (below) the same way. */
 uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len);
+
+/*
+ * Trimming: the writer keeps ~5,000 open chunks, each growing to a few
+ * hundred bytes before it closes, though their rows hold every byte once
+ * a flush wrote them whole (issue 26).  After such a write,
+ * mw_chunk_enc_trim() lets the encoder forget the bytes before the one the
+ * next bit goes in; its next whole write is then a piece: the header for
+ * the points now and the bytes held, which the writer puts around the
+ * stored bytes (in SQL: head || substr(data, base_head + 1, base) ||
+ * held).  _blob() and re-encoding as floats need the whole stream: a
+ * trimmed encoder aborts there (a programming error); the writer closes
+ * the chunk instead of switching it (mw_chunk_enc_switches).
+ */
+/* Call only when the stored blob is exactly _blob() / _piece() of now. */
+void mw_chunk_enc_trim(struct mw_chunk_enc *e);
+static inline bool mw_chunk_enc_trimmed(const struct mw_chunk_enc *e)
+{
+	return e->base > 0;
+}
+/* The header for the points so far and the bytes held after it: the
+ * whole blob when not trimmed.  *head: the header's length.  Valid until
+ * the next append/reset/release. */
+const uint8_t *mw_chunk_enc_piece(struct mw_chunk_enc *e, size_t *len, size_t *head);
+/* Would appending v re-encode the points so far (an integer chunk, v not
+ * integral)? */
+bool mw_chunk_enc_switches(const struct mw_chunk_enc *e, double v);
+/* The header's length for n points (format byte and varint count). */
+size_t mw_chunk_head_len(uint32_t n);
 /* The encoder of a stored compact blob (0x13/0x14) with at least one
  * point, as if its points had been appended one by one: the blob's bits
  * are copied and the state taken from decoding them, not re-encoded (a

@@ -117,6 +117,15 @@ static const char *const statements[ST_COUNT] = {
 	[ST_CHUNK_GET] = "SELECT data, npoints FROM chunk WHERE id = ?",
 	[ST_TAIL_FOLD] = "UPDATE chunk SET data = ?2, npoints = ?3, last_ts = ?4, last_value = ?5"
 			 " WHERE id = ?1",
+	/* ST_CHUNK_UPDATE and ST_OPEN_UPDATE for a trimmed chunk: its new
+	 * header ?5, the stored bytes ?10 from ?9, the bytes held ?11; no row
+	 * changed when the stored bytes are not there (codec.h) */
+	[ST_CHUNK_PIECE] = "UPDATE chunk SET min_ts = ?2, max_ts = ?3, npoints = ?4, "
+			   "data = CAST(?5 || substr(data, ?9, ?10) || ?11 AS BLOB), "
+			   "last_ts = ?6, last_value = ?7 WHERE id = ?8 AND length(data) >= ?9 + ?10 - 1",
+	[ST_OPEN_PIECE] = "UPDATE chunk SET min_ts = ?2, npoints = ?4, "
+			  "data = CAST(?5 || substr(data, ?9, ?10) || ?11 AS BLOB), "
+			  "last_ts = ?6, last_value = ?7 WHERE id = ?8 AND length(data) >= ?9 + ?10 - 1",
 };
 
 /* Not part of the versioned schema (SCHEMA.md, "Completeness mark"): a
@@ -196,6 +205,9 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	 * together (300 processes: ~5,200 chunks of ~300 bytes each 12
 	 * minutes), and the next chunk's buffer grows from empty, so at rest
 	 * each holds what its points need, not the largest chunk it had. */
+	c->base = se->open.base;
+	c->base_head = se->open.base_head;
+	c->head = (uint8_t)mw_chunk_head_len(se->open.n);
 	c->data = mw_chunk_enc_take(&se->open, &len);
 	c->len = len;
 	if (se->tail_pending)
@@ -231,9 +243,11 @@ static struct mw_series *add_point(struct mw_store *s, struct mw_series *se, con
 	if (se->take_up)
 		mw_series_take_up(s, se);
 	e = &se->open;
+	/* a trimmed chunk cannot be encoded again as floats: it closes */
 	if (e->n && ((int64_t)e->n >= s->opt.chunk_points ||
 		     ts_ms - e->t_first >= s->opt.chunk_duration_ms ||
-		     e->t_first - ts_ms >= s->opt.chunk_duration_ms))
+		     e->t_first - ts_ms >= s->opt.chunk_duration_ms ||
+		     (mw_chunk_enc_trimmed(e) && mw_chunk_enc_switches(e, value))))
 		close_chunk(s, se);
 	mw_chunk_enc_append(e, ts_ms, value);
 	mw_rollup_point(s, se, ts_ms, value);
@@ -421,21 +435,55 @@ static int64_t series_id(const struct mw_series *se)
 	return se->id ? se->id : se->tx_id;
 }
 
+/* A chunk's bytes for write_chunk: its blob, or a piece of a trimmed
+ * chunk (codec.h) with where it goes in the stored row. */
+struct chunk_bytes {
+	const uint8_t *data;
+	size_t len, head;	/* head: a piece's header length */
+	uint32_t base;		/* 0: data is the whole blob */
+	uint8_t base_head;
+};
+
+/* A piece whose stored bytes are not in its row (never, unless the file
+ * was changed behind the writer): the points only the piece held are
+ * lost, the chunk's row keeps what it had. */
+static void piece_lost(struct mw_series *se, int64_t rowid)
+{
+	mw_log_error("storage: chunk %lld of '%s' lacks the bytes written to it before; the "
+		     "points it got since its last whole write are lost", (long long)rowid,
+		     se->key);
+}
+
 /* Write one chunk: rewrite its row, or insert it; *rowid is updated.
  * keep: the row has max_ts already (an open chunk's bound): not written
- * again, so its index entry stays put. */
+ * again, so its index entry stays put.  1: a piece's row lacked its
+ * stored bytes (piece_lost; nothing written). */
 static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid, bool keep,
-		       const uint8_t *data, size_t len, uint32_t n, int64_t min_ts,
+		       const struct chunk_bytes *b, uint32_t n, int64_t min_ts,
 		       int64_t max_ts, int64_t last_ts, double last_value, struct mw_err *err)
 {
-	sqlite3_stmt *st = s->st[!*rowid ? ST_CHUNK_INSERT : keep ? ST_OPEN_UPDATE
-								  : ST_CHUNK_UPDATE];
+	bool piece = b->base > 0 && *rowid;
+	sqlite3_stmt *st = s->st[!*rowid ? ST_CHUNK_INSERT
+				 : keep ? (piece ? ST_OPEN_PIECE : ST_OPEN_UPDATE)
+				 : (piece ? ST_CHUNK_PIECE : ST_CHUNK_UPDATE)];
 
+	if (b->base > 0 && !*rowid) {
+		piece_lost(se, 0);
+		return 1;	/* a piece needs its row (never: trimmed once written) */
+	}
 	sqlite3_bind_int64(st, 1, series_id(se));
 	sqlite3_bind_int64(st, 2, min_ts);
 	sqlite3_bind_int64(st, 3, max_ts);
 	sqlite3_bind_int64(st, 4, n);
-	sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC);
+	if (piece) {
+		sqlite3_bind_blob(st, 5, b->data, (int)b->head, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 9, (int64_t)b->base_head + 1);
+		sqlite3_bind_int64(st, 10, b->base);
+		sqlite3_bind_blob(st, 11, b->data + b->head, (int)(b->len - b->head),
+				  SQLITE_STATIC);
+	} else {
+		sqlite3_bind_blob(st, 5, b->data, (int)b->len, SQLITE_STATIC);
+	}
 	if (last_ts == max_ts)
 		sqlite3_bind_null(st, 6);	/* the usual case: 1 byte less 6 */
 	else
@@ -447,9 +495,13 @@ static int write_chunk(struct mw_store *s, struct mw_series *se, int64_t *rowid,
 			return -1;
 		if (sqlite3_changes(s->db) > 0)
 			return 0;
+		if (piece) {
+			piece_lost(se, *rowid);
+			return 1;
+		}
 		/* the row was removed (size limit): insert it again */
 		*rowid = 0;
-		return write_chunk(s, se, rowid, keep, data, len, n, min_ts, max_ts, last_ts,
+		return write_chunk(s, se, rowid, keep, b, n, min_ts, max_ts, last_ts,
 				   last_value, err);
 	}
 	if (mw_store_step_done(s, st, "chunk", se->key, err))
@@ -539,8 +591,8 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 	bool last = se->evicting || s->closing;
 	bool bounded = se->open_writes >= OPEN_BOUND_FROM;
 	int64_t max = se->open.t_max;
-	const uint8_t *blob;
-	size_t len;
+	struct chunk_bytes b;
+	int rc;
 
 	se->tx_open_rowid = se->open_rowid;
 	se->tx_open_writes = se->open_writes;
@@ -571,11 +623,23 @@ static int write_open(struct mw_store *s, struct mw_series *se, uint64_t *points
 		se->tx_open_writes = 0;	/* true max_ts: no bound to put right */
 	else if (se->tx_open_writes >= OPEN_BOUND_FROM)
 		max = mw_store_open_bound(s, &se->open);
-	blob = mw_chunk_enc_blob(&se->open, &len);
-	if (write_chunk(s, se, &se->tx_open_rowid, !last && bounded, blob, len, se->open.n,
-			se->open.t_min, max, mw_chunk_enc_last_ts(&se->open),
-			mw_chunk_enc_last_value(&se->open), err))
+	b.data = mw_chunk_enc_piece(&se->open, &b.len, &b.head);
+	b.base = se->open.base;
+	b.base_head = se->open.base_head;
+	rc = write_chunk(s, se, &se->tx_open_rowid, !last && bounded, &b, se->open.n,
+			 se->open.t_min, max, mw_chunk_enc_last_ts(&se->open),
+			 mw_chunk_enc_last_value(&se->open), err);
+	if (rc < 0)
 		return -1;
+	if (rc > 0) {
+		/* its row lacks what the piece goes around: a new chunk
+		 * from the next point */
+		mw_chunk_enc_reset(&se->open);
+		se->tx_open_rowid = 0;
+		se->tx_open_writes = 0;
+		se->open_flushed = 0;
+		return 0;
+	}
 	se->tx_tail = 2;
 	*points += se->open.n - se->open_flushed;
 	return 0;
@@ -606,10 +670,14 @@ static int write_all(struct mw_store *s, uint64_t *points, struct mw_err *err)
 		struct mw_pending_chunk *c = &s->chunks[i];
 		int64_t rowid = c->rowid;
 
-		if (write_chunk(s, c->series, &rowid, false, c->data, c->len, c->n, c->min_ts,
-				c->max_ts, c->last_ts, c->last_value, err))
+		struct chunk_bytes b = { c->data, c->len, c->head, c->base, c->base_head };
+		int rc = write_chunk(s, c->series, &rowid, false, &b, c->n, c->min_ts,
+				     c->max_ts, c->last_ts, c->last_value, err);
+
+		if (rc < 0)
 			return -1;
-		*points += c->n - c->flushed;
+		if (rc == 0)
+			*points += c->n - c->flushed;
 	}
 	for (i = 0; i < s->nall; i++) {
 		struct mw_series *se = s->all[i];
@@ -741,6 +809,7 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		return -1;
 	}
 	/* backwards: a dropped series' slot takes the last one, seen already */
+	s->stats.open_chunk_bytes = 0;
 	for (i = s->nall; i-- > 0;) {
 		struct mw_series *se = s->all[i];
 
@@ -759,12 +828,20 @@ int mw_store_flush(struct mw_store *s, struct mw_err *err)
 		se->open_writes = se->tx_open_writes;
 		se->open_flushed = se->open.n;
 		if (se->tx_tail) {
+			/* its row holds the whole chunk now, and its next whole
+			 * write is a fold or more away: the encoder keeps only
+			 * the bytes to come (codec.h; an import writes whole
+			 * at every flush) */
+			if (se->tx_tail == 2 && se->open_writes >= OPEN_BOUND_FROM &&
+			    !s->opt.skip_stored)
+				mw_chunk_enc_trim(&se->open);
 			se->tail_bits = se->open.nbits;
 			se->tail_min = se->open.t_min;
 			se->tail_float = se->open.is_float;
 			se->tail_pending = se->tx_tail == 1;
 			se->tx_tail = 0;
 		}
+		s->stats.open_chunk_bytes += se->open.cap;
 		if (se->tx_minute_saved) {
 			se->minute_unsaved = se->tx_minute_saved = false;
 			se->minute_row = se->minute.bucket;

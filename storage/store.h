@@ -96,6 +96,9 @@ struct mw_store_stats {
 	 * the next flush (the queues themselves, not the chunks' data). */
 	uint64_t queue_bytes;
 	uint64_t series;	/* series held in memory (live) */
+	/* Bytes the live series' open chunks hold, as of the last flush
+	 * (trimmed once written whole: codec.h) */
+	uint64_t open_chunk_bytes;
 	uint64_t series_evicted_total;	/* dropped from memory when idle */
 	uint64_t series_reloaded_total;	/* found again in the database */
 	/* Live series whose buckets in progress the start-up read from their

@@ -80,9 +80,11 @@ struct mw_series {
 struct mw_pending_chunk {
 	struct mw_series *series;
 	int64_t rowid;		/* row holding its earlier points, or 0 */
-	uint8_t *data;
+	uint8_t *data;		/* the blob, or (base > 0) a piece (codec.h) */
 	size_t len;
 	uint32_t n, flushed;
+	uint32_t base;		/* a piece: the stored bytes it goes around */
+	uint8_t base_head, head;
 	int64_t min_ts, max_ts, last_ts;
 	double last_value;
 };
@@ -122,6 +124,7 @@ enum {
 	ST_SET_MAX_TS,
 	ST_MARK,	/* writer_mark: how far the file is complete */
 	ST_TAIL_INSERT, ST_TAIL_CLEAR, ST_CHUNK_GET, ST_TAIL_FOLD,	/* chunk_tail.h */
+	ST_CHUNK_PIECE, ST_OPEN_PIECE,	/* a trimmed chunk's whole write (codec.h) */
 	ST_COUNT
 };
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "storage/codec.h"
+#include "base/mwerr.h"
 #include "tests/support/xorshift.h"
 #include "tests/support/double_bits.h"
 #include "tests/support/test_main.h"
@@ -371,6 +372,110 @@ static void take_hands_the_blob_over(void **state)
 	mw_chunk_enc_release(&ref);
 }
 
+/* The stored row after a whole write of a trimmed encoder, as the writer
+ * builds it in SQL: head || substr(stored, base_head + 1, base) || held. */
+static uint8_t *put_piece(struct mw_chunk_enc *e, const uint8_t *stored, size_t stored_len,
+			  size_t *len)
+{
+	size_t plen, head;
+	const uint8_t *piece = mw_chunk_enc_piece(e, &plen, &head);
+	uint8_t *out;
+
+	if (!mw_chunk_enc_trimmed(e)) {
+		out = malloc(plen);
+		memcpy(out, piece, plen);
+		*len = plen;
+		return out;
+	}
+	assert_true(stored_len >= (size_t)e->base_head + e->base);
+	*len = head + e->base + (plen - head);
+	out = malloc(*len);
+	memcpy(out, piece, head);
+	memcpy(out + head, stored + e->base_head, e->base);
+	memcpy(out + head + e->base, piece + head, plen - head);
+	return out;
+}
+
+/* An encoder trimmed after each "whole write" (every `every` points) and
+ * pieced back in the stored row gives the blob of one never trimmed, bit
+ * for bit: integer and float chunks, counts crossing 127 and 16383 (the
+ * header grows), streams ending on and inside a byte; trimming holds a
+ * few bytes, not the chunk. */
+static void trimmed_pieces_rebuild_the_blob(void **state)
+{
+	static const size_t everies[] = { 1, 7, 60, 200 };
+	uint64_t draws = 0x9e3779b97f4a7c15ULL;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 2 * MW_ARRAY_SIZE(everies); k++) {
+		struct mw_chunk_enc whole, cut;
+		uint8_t *stored = NULL;
+		size_t stored_len = 0, i, n = 17000, len, wlen;
+		const uint8_t *blob;
+		bool floats = k >= MW_ARRAY_SIZE(everies);
+		int64_t ts = 1700000000000;
+		double v = 4096;
+
+		mw_chunk_enc_init(&whole);
+		mw_chunk_enc_init(&cut);
+		for (i = 0; i < n; i++) {
+			uint64_t r = mw_xorshift(&draws);
+
+			ts += 1000 + (int64_t)(r % 5 == 0 ? r % 37 : 0);
+			v += r % 3 == 0 ? 0 : r % 3 == 1 ? 4096 : -(double)(r % 1000) * 4096;
+			if (floats)
+				v = (double)(r % 100000) / 7.0;
+			mw_chunk_enc_append(&whole, ts, v);
+			assert_false(mw_chunk_enc_trimmed(&cut) && mw_chunk_enc_switches(&cut, v));
+			mw_chunk_enc_append(&cut, ts, v);
+			if ((i + 1) % everies[k % MW_ARRAY_SIZE(everies)] == 0) {
+				uint8_t *next = put_piece(&cut, stored, stored_len, &len);
+
+				free(stored);
+				stored = next;
+				stored_len = len;
+				mw_chunk_enc_trim(&cut);
+				assert_true(cut.cap <= 56);
+			}
+		}
+		{
+			uint8_t *last = put_piece(&cut, stored, stored_len, &len);
+
+			free(stored);
+			stored = last;
+		}
+		blob = mw_chunk_enc_blob(&whole, &wlen);
+		assert_int_equal(len, wlen);
+		assert_memory_equal(stored, blob, wlen);
+		assert_true(mw_chunk_enc_trimmed(&cut));
+		free(stored);
+		mw_chunk_enc_release(&whole);
+		mw_chunk_enc_release(&cut);
+	}
+}
+
+static void switches_only_an_integer_chunk_with_points(void **state)
+{
+	struct mw_chunk_enc e;
+
+	(void)state;
+	mw_chunk_enc_init(&e);
+	assert_false(mw_chunk_enc_switches(&e, 0.5));	/* empty: starts as floats */
+	mw_chunk_enc_append(&e, 1000, 3);
+	assert_false(mw_chunk_enc_switches(&e, 7));
+	assert_true(mw_chunk_enc_switches(&e, 0.5));
+	assert_true(mw_chunk_enc_switches(&e, -0.0));
+	assert_true(mw_chunk_enc_switches(&e, NAN));
+	mw_chunk_enc_append(&e, 2000, 0.5);
+	assert_false(mw_chunk_enc_switches(&e, 0.25));
+	assert_int_equal(mw_chunk_head_len(0), 2);
+	assert_int_equal(mw_chunk_head_len(127), 2);
+	assert_int_equal(mw_chunk_head_len(128), 3);
+	assert_int_equal(mw_chunk_head_len(16384), 4);
+	mw_chunk_enc_release(&e);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test(empty_and_one_point),
 	cmocka_unit_test(special_values),
@@ -383,4 +488,6 @@ MW_TEST_MAIN(
 	cmocka_unit_test(corrupt_input),
 	cmocka_unit_test(old_format_and_compact_size),
 	cmocka_unit_test(take_hands_the_blob_over),
+	cmocka_unit_test(trimmed_pieces_rebuild_the_blob),
+	cmocka_unit_test(switches_only_an_integer_chunk_with_points),
 )

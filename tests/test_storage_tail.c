@@ -62,6 +62,8 @@ static double value_of(int pid, int i)
 {
 	double v = (double)(i * 4096 + pid);
 
+	if (pid == 3)	/* integers, floats from point 100 on; steps of all sizes */
+		v = (double)((i * 7919) % 1000 * (i % 5 ? 4096 : 1)) + (i >= 100 ? 0.25 : 0);
 	return pid == 2 && i >= 8 ? v + 0.5 : v;
 }
 
@@ -412,11 +414,129 @@ static void map_of_a_minute(void **state)
 	sqlite3_close(db);
 }
 
+static int64_t chunks_of(const char *path, int pid)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM chunk WHERE series_id = (SELECT"
+		 " series_id FROM series_label WHERE name = 'pid' AND value = '%d')", pid);
+	return mw_test_db_int(path, sql);
+}
+
+/* Once a flush wrote an open chunk whole (its third write, every fold),
+ * the writer holds only the bytes after it (codec.h: trimmed); the next
+ * whole write puts the stored bytes back around the new ones, in SQL.
+ * 300 points a second in three series, read back after every whole
+ * write: one chunk of 720 points at most; one closing every 50 points;
+ * one whose values turn fractional at point 100 (a trimmed chunk closes
+ * there instead of being encoded again).  A copy taken between folds
+ * starts as after a crash and goes on; the clean stop writes whole. */
+static void trimmed_chunks_read_the_same(void **state)
+{
+	struct mw_store *s = open_store(DB, 720), *s2, *s50 = open_store(DB2, 50);
+	struct mw_store_stats st;
+	int i, pid;
+
+	(void)state;
+	for (i = 0; i < 300; i++) {
+		for (pid = 1; pid <= 3; pid++)
+			add(s, pid, i);
+		add(s50, 1, i);
+		flush(s);
+		flush(s50);
+		if ((i + 1) % 12 == 0 || i == 2 || i == 150) {
+			mw_store_get_stats(s, &st);
+			/* a fold: three encoders of at most a minute's bytes,
+			 * not their chunks' (1,100 bytes and more by the end) */
+			if ((i + 1) % 12 == 0)
+				assert_true(st.open_chunk_bytes <= 3 * 56);
+			for (pid = 1; pid <= 3; pid++)
+				expect_points(DB, pid, i + 1);
+			expect_points(DB2, 1, i + 1);
+		}
+	}
+	assert_int_equal(chunks_of(DB, 1), 1);
+	assert_int_equal(chunks_of(DB, 3), 2);	/* closed at point 100 */
+	assert_int_equal(chunks_of(DB2, 1), 6);
+	mw_store_free(s50);
+	expect_points(DB2, 1, 300);
+	mw_test_db_remove(DB2);
+	/* between folds, as after a crash: start-up folds the tails in, and
+	 * the chunks go on (taken up whole, trimmed again at the next fold) */
+	for (; i < 305; i++) {
+		for (pid = 1; pid <= 3; pid++)
+			add(s, pid, i);
+		flush(s);
+	}
+	mw_test_copy_file(DB, DB2);
+	mw_test_copy_file(DB "-wal", DB2 "-wal");
+	mw_store_free(s);
+	for (pid = 1; pid <= 3; pid++)
+		expect_points(DB, pid, 305);
+	s2 = open_store(DB2, 720);
+	for (i = 305; i < 340; i++) {
+		for (pid = 1; pid <= 3; pid++)
+			add(s2, pid, i);
+		flush(s2);
+	}
+	/* 11 flushes after the last fold: the bytes since, a third of the
+	 * chunks' at most */
+	mw_store_get_stats(s2, &st);
+	assert_true(st.open_chunk_bytes * 3 <
+		    (uint64_t)mw_test_db_int(DB2, "SELECT sum(length(data)) FROM chunk c"
+					     " JOIN series s ON s.last_chunk = c.id"));
+	for (pid = 1; pid <= 3; pid++)
+		expect_points(DB2, pid, 340);
+	mw_store_free(s2);
+	for (pid = 1; pid <= 3; pid++)
+		expect_points(DB2, pid, 340);
+}
+
+/* A trimmed chunk whose row lost its bytes behind the writer's back (a
+ * file changed by hand): its next whole write (the fold at the 36th
+ * flush) says so in the log, writes nothing over the row, and the series
+ * goes on in a new chunk from the next point. */
+static void trimmed_chunk_row_gone(void **state)
+{
+	struct mw_store *s = open_store(DB, 720);
+	struct mw_store_stats st;
+	sqlite3 *db;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 24; i++) {
+		add(s, 3, i);
+		flush(s);
+	}
+	mw_store_get_stats(s, &st);
+	/* trimmed at the fold: the writer holds less than the chunk */
+	assert_true(st.open_chunk_bytes <= 56);
+	assert_true(mw_test_db_int(DB, "SELECT length(data) FROM chunk") > 56);
+	assert_int_equal(sqlite3_open(DB, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE chunk SET data = x'13'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	for (; i < 42; i++) {
+		add(s, 3, i);
+		flush(s);
+	}
+	mw_store_get_stats(s, &st);
+	assert_int_equal(st.failed_flushes, 0);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM chunk WHERE data = x'13'"), 1);
+	assert_int_equal(mw_test_db_int(DB, "SELECT count(*) FROM chunk"), 2);
+	assert_int_equal(mw_test_db_int(DB, "SELECT min_ts FROM chunk WHERE data <> x'13'"),
+			 T0 + 36 * 1000LL);
+	mw_store_free(s);
+	assert_int_equal(mw_test_db_int(DB, "SELECT npoints FROM chunk WHERE data <> x'13'"), 6);
+}
+
 MW_TEST_MAIN(
 	cmocka_unit_test_setup_teardown(readers_see_tail_points, setup, teardown),
 	cmocka_unit_test_setup_teardown(reader_kept_across_flushes, setup, teardown),
 	cmocka_unit_test_setup_teardown(chunk_rewritten_after_tails, setup, teardown),
 	cmocka_unit_test_setup_teardown(tail_of_removed_chunk, setup, teardown),
 	cmocka_unit_test_setup_teardown(startup_folds_tails, setup, teardown),
-	cmocka_unit_test(map_of_a_minute)
+	cmocka_unit_test(map_of_a_minute),
+	cmocka_unit_test_setup_teardown(trimmed_chunks_read_the_same, setup, teardown),
+	cmocka_unit_test_setup_teardown(trimmed_chunk_row_gone, setup, teardown)
 )

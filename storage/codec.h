@@ -119,7 +119,8 @@ const uint8_t *mw_chunk_enc_blob(struct mw_chunk_enc *e, size_t *len);
 /* The same blob handed over, at the start of its block (the caller frees
  * it); the encoder is left empty, as after _init: its memory goes with the
  * blob instead of staying at the chunk's full size for the next one.  A
- * trimmed encoder hands over its piece (below) the same way. */
+ * trimmed encoder hands over a copy of its piece (below) in a block of
+ * its size and keeps its own block, empty, for the next chunk. */
 uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len);
 
 /*
@@ -127,7 +128,9 @@ uint8_t *mw_chunk_enc_take(struct mw_chunk_enc *e, size_t *len);
  * hundred bytes before it closes, though their rows hold every byte once
  * a flush wrote them whole (issue 26).  After such a write,
  * mw_chunk_enc_trim() lets the encoder forget the bytes before the one the
- * next bit goes in; its next whole write is then a piece: the header for
+ * next bit goes in (its block is kept, to hold the next ones: it grows
+ * only to what the points between two whole writes need); its next whole
+ * write is then a piece: the header for
  * the points now and the bytes held, which the writer puts around the
  * stored bytes (in SQL: head || substr(data, base_head + 1, base) ||
  * held).  _blob() and re-encoding as floats need the whole stream: a

@@ -173,7 +173,7 @@ const struct mw_option mw_config_options[] = {
 	  "out and leaves memory; it is found again in the database if it comes back.\n"
 	  "Memory follows the live series, whatever the process churn.") },
 	{ MW_OPTION("storage", "cache_size", MW_OPT_SIZE, OFF(cache_bytes),
-		    "512KB", 65536, 1099511627776LL,
+		    "256KB", 65536, 1099511627776LL,
 	  "SQLite page cache of the writer; each reader gets the same within 1MB-2MB\n"
 	  "and gives it back when idle.  It fills as the database grows, then stays:\n"
 	  "raise it for a large history read often, lower it where memory is tight.") },

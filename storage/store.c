@@ -147,7 +147,7 @@ void mw_store_options_init(struct mw_store_options *o)
 	o->max_pending_points = 1000000;
 	o->self_metrics = true;
 	o->series_idle_ms = MW_STORE_SERIES_IDLE_MS;
-	o->cache_bytes = 512u << 10;	/* [storage] cache_size */
+	o->cache_bytes = 256u << 10;	/* [storage] cache_size */
 	o->regions_keyframe_every = 64;
 	o->max_pending_region_bytes = 64u << 20;
 	o->full_check_every_ms = MW_FULL_CHECK_EVERY_MS;

@@ -40,7 +40,7 @@ struct mw_store_options {
 	int64_t retention_1h_ms;
 	uint64_t max_db_bytes;	/* 0: no limit */
 	uint64_t max_pending_points;	/* held in memory while writes fail */
-	uint64_t cache_bytes;	/* the write connection's page cache (512 KB) */
+	uint64_t cache_bytes;	/* the write connection's page cache (256 KB) */
 	bool self_metrics;	/* add memwatch_storage_* series each flush */
 	/* A series without a point for this long (by point timestamps) is
 	 * written out (open chunk, rollup buckets in progress) and dropped

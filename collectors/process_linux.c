@@ -104,6 +104,7 @@
 #define RESCAN_NS (10 * 1000000000LL)	/* a readdir of /proc at least this often */
 #define STATUS_STILL_EVERY 6	/* status intervals between reads of a still process */
 #define PROBE_MAX 256		/* new pids tried one by one instead of a readdir */
+#define FRESH_KEEP 64		/* room for new processes kept between ticks */
 
 /* One process known by pid + start time, carried between ticks. */
 struct proc_entry {
@@ -797,6 +798,13 @@ static void settle_entries(struct mw_process_reader *r)
 	}
 	r->nents = n + r->nfresh;
 	r->nfresh = 0;
+	/* the first tick (every process new) or a burst of new ones: the
+	 * room goes, a few a tick come back */
+	if (r->fresh_cap > FRESH_KEEP) {
+		free(r->fresh);
+		r->fresh = NULL;
+		r->fresh_cap = 0;
+	}
 }
 
 /* The pids from..to (none if from is 0), handed out since the last tick,

@@ -140,7 +140,18 @@ static void freed_batches_are_recycled(void **state)
 	mw_batch_free(c);
 	a = mw_batch_new();
 	assert_ptr_equal(a, b);	/* b is the one pooled, c was freed */
+	/* one kept: a second batch in use at once (the writer held up) is
+	 * freed when it comes back, not kept resident */
+	c = mw_batch_new();
+	assert_ptr_not_equal(c, a);
 	mw_batch_free(a);
+	mw_batch_free(c);
+	b = mw_batch_new();
+	assert_ptr_equal(b, a);
+	c = mw_batch_new();
+	assert_ptr_not_equal(c, a);
+	mw_batch_free(b);
+	mw_batch_free(c);
 	mw_batch_pool_drain();
 }
 

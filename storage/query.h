@@ -61,6 +61,9 @@ int mw_reader_open_like(struct mw_reader **out, const struct mw_reader *r, struc
 /* The page cache of readers opened from now on (0: SQLite's default,
  * 2 MB).  Process-wide; call once at start, before reader threads run. */
 void mw_reader_set_default_cache(uint64_t bytes);
+/* This reader's page cache (and that of the readers opened like it),
+ * whatever the default: the background judge's, small (app/leak_judge.c). */
+void mw_reader_set_cache(struct mw_reader *r, uint64_t bytes);
 /* Close the connection and free the reader.  NULL is allowed. */
 void mw_reader_free(struct mw_reader *r);
 /* A reader kept for later (a pool's idle one, the judge's between runs)

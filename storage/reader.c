@@ -61,6 +61,7 @@ struct mw_reader {
 	unsigned depth;
 	bool owns_tx;
 	int64_t deadline_ns;	/* 0: none */
+	int64_t cache_kib;	/* its page cache set apart (0: the default) */
 	bool expired;		/* the deadline passed (until the next set) */
 	bool ending;		/* COMMIT/ROLLBACK: never interrupted */
 	enum mw_query_error kind;
@@ -195,7 +196,18 @@ int mw_reader_open_like(struct mw_reader **out, const struct mw_reader *r, struc
 	if (mw_reader_open(out, r->path, err))
 		return -1;
 	mw_reader_set_deadline(*out, r->deadline_ns);
+	if (r->cache_kib > 0)
+		mw_reader_set_cache(*out, (uint64_t)r->cache_kib * 1024);
 	return 0;
+}
+
+void mw_reader_set_cache(struct mw_reader *r, uint64_t bytes)
+{
+	char sql[64];
+
+	r->cache_kib = (int64_t)(bytes / 1024);
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld", (long long)r->cache_kib);
+	sqlite3_exec(r->db, sql, NULL, NULL, NULL);
 }
 
 void mw_reader_free(struct mw_reader *r)

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "storage/query.h"
+#include "storage/query_impl.h"
 #include "storage/store.h"
 #include "core/batch.h"
 #include "tests/support/test_db.h"
@@ -127,7 +130,48 @@ static void spans_of_known_series(void **state)
 	mw_store_free(s);
 }
 
+static int64_t cache_size_of(struct mw_reader *r)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(mw_reader_sqlite(r), "PRAGMA cache_size", -1, &st,
+					    NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A reader's own page cache (the background judge's, smaller than the
+ * default), passed on to the reader opened like it to share its work. */
+static void a_reader_cache_of_its_own(void **state)
+{
+	struct mw_store *s = mw_test_store_open(DB);
+	struct mw_reader *r, *twin, *plain;
+	struct mw_err err;
+
+	(void)state;
+	assert_non_null(s);
+	put(s, T0, 1);
+	mw_reader_set_default_cache(1u << 20);
+	assert_int_equal(mw_reader_open(&r, DB, &err), 0);
+	assert_int_equal(cache_size_of(r), -1024);
+	mw_reader_set_cache(r, 256u << 10);
+	assert_int_equal(cache_size_of(r), -256);
+	assert_int_equal(mw_reader_open_like(&twin, r, &err), 0);
+	assert_int_equal(cache_size_of(twin), -256);
+	assert_int_equal(mw_reader_open(&plain, DB, &err), 0);
+	assert_int_equal(cache_size_of(plain), -1024);
+	mw_reader_free(plain);
+	mw_reader_free(twin);
+	mw_reader_free(r);
+	mw_reader_set_default_cache(0);
+	mw_store_free(s);
+}
+
 MW_TEST_MAIN(
 	MW_FIXTURE_TEST(a_held_snapshot_spans_calls_and_nests),
 	MW_FIXTURE_TEST(spans_of_known_series),
+	MW_FIXTURE_TEST(a_reader_cache_of_its_own),
 )

@@ -204,7 +204,9 @@ static void close_chunk(struct mw_store *s, struct mw_series *se)
 	 * no copy of every series' chunk at once as their chunks close
 	 * together (300 processes: ~5,200 chunks of ~300 bytes each 12
 	 * minutes), and the next chunk's buffer grows from empty, so at rest
-	 * each holds what its points need, not the largest chunk it had. */
+	 * each holds what its points need, not the largest chunk it had.  A
+	 * trimmed chunk's piece (a fold's bytes) is copied instead, and its
+	 * block kept for the next chunk (codec.h). */
 	c->base = se->open.base;
 	c->base_head = se->open.base_head;
 	c->head = (uint8_t)mw_chunk_head_len(se->open.n);

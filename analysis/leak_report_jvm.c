@@ -127,21 +127,54 @@ static bool shrank_since(const struct mw_trace *hc, int64_t from, double size)
  * min: falling") while its heap read "too little data after warm-up: 17
  * min". */
 #define HEAP_LATE_MS 60000
-static bool heap_behind_process(const struct mw_series_info *s, const struct mw_leak_result *r,
-				const struct mw_leak_params *p, int64_t to)
+
+/* The process's start (its `started` label, seconds) in ms; INT64_MIN
+ * when the label is missing or not a time. */
+static int64_t process_start_ms(const struct mw_series_info *s)
 {
 	const char *started = mw_leak_label_of(s, "started");
 	long long start_s;
 	char *end;
 
-	if (r->verdict != MW_VERDICT_INCONCLUSIVE || r->undecided || !started)
-		return false;
+	if (!started)
+		return INT64_MIN;
 	start_s = strtoll(started, &end, 10);
 	if (end == started || *end || start_s <= 0 || start_s > INT64_MAX / 1000)
+		return INT64_MIN;
+	return start_s * 1000;
+}
+
+static bool heap_behind_process(const struct mw_series_info *s, const struct mw_leak_result *r,
+				const struct mw_leak_params *p, int64_t to)
+{
+	int64_t start = process_start_ms(s);
+
+	if (r->verdict != MW_VERDICT_INCONCLUSIVE || r->undecided || start == INT64_MIN)
 		return false;
-	return r->first_ms - start_s * 1000 > HEAP_LATE_MS &&
-	       to - start_s * 1000 >= p->warmup_ms + p->min_duration_ms &&
+	return r->first_ms - start > HEAP_LATE_MS &&
+	       to - start >= p->warmup_ms + p->min_duration_ms &&
 	       r->last_ms - r->first_ms < p->warmup_ms + p->min_duration_ms;
+}
+
+/* A fail "since the start" of an old generation whose series began well
+ * after the process: that start is the JVM's first old-generation
+ * collection, not the leak's, which may have grown since the process
+ * began.  Judged again dating no onset ("over the ... judged"), as a fail
+ * after a sizing is.  Recorded (the langs set, session 29): lk_javapar's
+ * series began 4.8 minutes after the process, and its fail read "rising
+ * ... since the start, 11:48:55 UTC", that series' first figure. */
+static void undate_late_start(const struct mw_series_info *s, const struct mw_trace *tr,
+			      const struct mw_leak_params *p, struct mw_leak_result *r)
+{
+	struct mw_leak_params late;
+	int64_t start;
+
+	if (r->verdict != MW_VERDICT_FAIL || !r->onset_at_start || p->onset_unknown ||
+	    (start = process_start_ms(s)) == INT64_MIN || r->first_ms - start <= HEAP_LATE_MS)
+		return;
+	late = *p;
+	late.onset_unknown = 1;
+	mw_leak_judge(tr, &late, r);
 }
 
 void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_series_info *s,
@@ -168,6 +201,7 @@ void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_ser
 		r->undecided = 1;
 		goto out;
 	}
+	undate_late_start(s, tr, p, r);
 	if (!(pid = mw_leak_label_of(s, "pid")) ||
 	    !(mw_leak_java_heap(reader, pid, mw_leak_label_of(s, "process"),
 				mw_leak_label_of(s, "started"), from, to, step, &hc_tr, &hc) > 0))

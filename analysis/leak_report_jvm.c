@@ -162,11 +162,15 @@ static bool heap_behind_process(const struct mw_series_info *s, const struct mw_
  * began.  Judged again dating no onset ("over the ... judged"), as a fail
  * after a sizing is.  Recorded (the langs set, session 29): lk_javapar's
  * series began 4.8 minutes after the process, and its fail read "rising
- * ... since the start, 11:48:55 UTC", that series' first figure. */
+ * ... since the start, 11:48:55 UTC", that series' first figure.  Only
+ * the date goes: judged undated, a fit over the whole span instead of
+ * after a hinge of the judged span could come out under the budget, and
+ * then the verdict stands as it was. */
 static void undate_late_start(const struct mw_series_info *s, const struct mw_trace *tr,
 			      const struct mw_leak_params *p, struct mw_leak_result *r)
 {
 	struct mw_leak_params late;
+	struct mw_leak_result undated;
 	int64_t start;
 
 	if (r->verdict != MW_VERDICT_FAIL || !r->onset_at_start || p->onset_unknown ||
@@ -174,7 +178,9 @@ static void undate_late_start(const struct mw_series_info *s, const struct mw_tr
 		return;
 	late = *p;
 	late.onset_unknown = 1;
-	mw_leak_judge(tr, &late, r);
+	mw_leak_judge(tr, &late, &undated);
+	if (undated.verdict == MW_VERDICT_FAIL)
+		*r = undated;
 }
 
 void mw_leak_java_heap_since_sized(struct mw_reader *reader, const struct mw_series_info *s,

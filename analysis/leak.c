@@ -1605,18 +1605,38 @@ static bool find_data(const struct mw_trace *tr, struct judged_span *s, struct m
  * a run longer than the warm-up, a judged span of min_duration_ms, the
  * buckets mostly present (min_coverage) and eight valid ones at least;
  * else inconclusive with what is missing. */
+/* The warm-up left at the trace's first bucket with data: all of it for
+ * a process seen from its start (or of no known start), what remains of
+ * it since the process began for one first seen later.  A service that
+ * has run for days before memwatch (or before the range a CI gate asks
+ * for) is warm: judged over `--from -25m` its every check read "too
+ * little data after warm-up" however long it had run. */
+static int64_t warmup_left(const struct mw_trace *tr, const struct judged_span *s,
+			   const struct mw_leak_params *p)
+{
+	int64_t first = tr->t0_ms + (int64_t)s->first * tr->step_ms, left;
+
+	if (p->process_start_ms == INT64_MIN ||
+	    first - p->process_start_ms < MW_LEAK_SEEN_LATE_MS + tr->step_ms)
+		return p->warmup_ms;
+	left = p->process_start_ms + p->warmup_ms - first;
+	return left < 0 ? 0 : left < p->warmup_ms ? left : p->warmup_ms;
+}
+
 static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_params *p,
 				struct judged_span *s, struct mw_leak_result *out)
 {
-	int64_t step = tr->step_ms, skip = p->warmup_ms / step + (p->warmup_ms % step != 0);
+	int64_t step = tr->step_ms, warmup = warmup_left(tr, s, p);
+	int64_t skip = warmup / step + (warmup % step != 0);
 	size_t i;
 	char s1[32], s2[32];
 
 	if ((uint64_t)skip > (uint64_t)(s->last - s->first)) {
 		mw_leak_fmt_duration(s1, sizeof(s1), (double)(out->last_ms - out->first_ms + step));
-		mw_leak_fmt_duration(s2, sizeof(s2), (double)p->warmup_ms);
+		mw_leak_fmt_duration(s2, sizeof(s2), (double)warmup);
 		snprintf(out->reason, sizeof(out->reason),
-			 "too little data after warm-up: run of %s is shorter than the %s warm-up", s1, s2);
+			 "too little data after warm-up: run of %s is shorter than the %s%s", s1, s2,
+			 warmup < p->warmup_ms ? " left of its warm-up" : " warm-up");
 		return false;
 	}
 	s->js = s->first + (size_t)skip;

@@ -86,7 +86,19 @@ struct mw_leak_params {
 	 * point is searched, the fit is the whole judged span's and a fail
 	 * dates no onset ("over the 25 min judged").  0 by default. */
 	int onset_unknown;
+	/* When the process began (its `started` label), INT64_MIN when
+	 * unknown (a group's total, a trace of no one process).  A process
+	 * first seen more than MW_LEAK_SEEN_LATE_MS after it began (memwatch
+	 * started later, or the range begins later) has warmed up for that
+	 * long already: the warm-up counts from its start, not from the
+	 * trace's first point, and a growth under way from that first point
+	 * was under way before it (onset_before_data). */
+	int64_t process_start_ms;
 };
+
+/* A process first seen this long after its start, or longer, was running
+ * before its data: a minute, the longest sampling interval. */
+#define MW_LEAK_SEEN_LATE_MS 60000
 
 /* [from_ms, to_ms): no time passed there for the process, only for the
  * wall clock (it was stepped forward by to_ms - from_ms). */
@@ -124,6 +136,10 @@ struct mw_leak_result {
 	/* The growth was already under way at the first point of the trace
 	 * (onset_ms is then that point): "rising since the start". */
 	int onset_at_start;
+	/* ... and the process had run for a while before that point (see
+	 * process_start_ms): the growth began before the data, not at it,
+	 * "rising since before <first point>". */
+	int onset_before_data;
 	int64_t first_ms, last_ms;	/* first and last bucket with data */
 	int64_t judged_from_ms;		/* after the warm-up; INT64_MIN: nothing judged */
 	double coverage;		/* fraction of judged buckets with data */

@@ -33,6 +33,9 @@ void mw_leak_json_result(struct mw_jw *w, const struct mw_leak_result *r,
 		mw_jw_null(w, "slope_ci_bytes_per_hour");
 	}
 	mw_leak_json_ts(w, "onset_ms", r->onset_ms);
+	/* the growth was under way at onset_ms already, the process having
+	 * run before its first data there */
+	mw_jw_bool(w, "onset_before_data", r->onset_before_data != 0);
 	mw_jw_double(w, "growth_bytes", r->growth_bytes);
 	mw_jw_double(w, "projected_bytes", r->projected_bytes);
 	mw_jw_int(w, "horizon_ms", p->horizon_ms);

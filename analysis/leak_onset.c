@@ -23,7 +23,7 @@
 static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params *p, int saw,
 			double budget)
 {
-	char s1[32], s2[48], s3[32], s4[32], d[32];
+	char s1[32], s2[112], s3[32], s4[32], d[32];
 
 	mw_leak_fmt_amount(s1, sizeof(s1), out->slope_bph, p);
 	mw_leak_fmt_amount(s3, sizeof(s3), budget, p);
@@ -31,6 +31,13 @@ static void fail_reason(struct mw_leak_result *out, const struct mw_leak_params 
 	if (out->onset_ms == INT64_MIN) {
 		mw_leak_fmt_duration(d, sizeof(d), (double)(out->last_ms - out->judged_from_ms));
 		snprintf(s2, sizeof(s2), "over the %s judged", d);
+	} else if (out->onset_before_data) {
+		char ran[32];
+
+		mw_time_human(d, sizeof(d), out->onset_ms);
+		mw_leak_fmt_duration(ran, sizeof(ran), (double)(out->first_ms - p->process_start_ms));
+		snprintf(s2, sizeof(s2), "since before %s (its first data, %s after the process started)",
+			 d, ran);
 	} else {
 		mw_time_human(d, sizeof(d), out->onset_ms);
 		snprintf(s2, sizeof(s2), "since %s%s", out->onset_at_start ? "the start, " : "", d);
@@ -208,6 +215,10 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 	free(y);
 	free(at);
 	out->onset_at_start = at_start;
+	/* under way from the first point of a process that ran before it:
+	 * the data cannot say since when, only that it was before */
+	out->onset_before_data = at_start && p->process_start_ms != INT64_MIN &&
+				 out->first_ms - p->process_start_ms >= MW_LEAK_SEEN_LATE_MS + tr->step_ms;
 	out->growth_bytes = out->slope_bph * (lived - (at_start ? 0.0 : on)) / HOUR_MS;
 	fail_reason(out, p, saw, budget);
 }

@@ -51,6 +51,7 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->holes = NULL;
 	p->nholes = 0;
 	p->onset_unknown = 0;
+	p->process_start_ms = INT64_MIN;
 }
 void mw_leak_result_reset(struct mw_leak_result *out)
 {
@@ -90,6 +91,8 @@ void mw_leak_params_sane(const struct mw_leak_params *in, struct mw_leak_params 
 		p->horizon_ms = in->horizon_ms;
 	p->count_unit = in->count_unit;
 	p->onset_unknown = in->onset_unknown;
+	/* 0 (a caller's zeroed struct) is no start time */
+	p->process_start_ms = in->process_start_ms > 0 ? in->process_start_ms : INT64_MIN;
 	if (in->budget_count_per_hour >= 0.0 && isfinite(in->budget_count_per_hour))
 		p->budget_count_per_hour = in->budget_count_per_hour;
 	if (in->holes && in->nholes) {

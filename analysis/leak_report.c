@@ -332,12 +332,14 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 		for (i = 0; i < sel->lists[a].n; i++) {
 			struct mw_series_info *s = &sel->lists[a].items[i];
 			const char *g = group_of(s);
+			int64_t started;
 
 			if (!in_query(s, g, q)) {
 				compact(s);
 				continue;
 			}
 			g = intern_name(sel, g);
+			started = mw_leak_started_ms(s);
 			compact(s);
 			if (sel->nent == sel->cap) {
 				sel->cap = sel->cap ? 2 * sel->cap : 256;
@@ -346,6 +348,7 @@ static int select_series(struct mw_reader *reader, const struct mw_leak_query *q
 			sel->ent[sel->nent].group = g;
 			sel->ent[sel->nent].aspect = (unsigned)a;
 			sel->ent[sel->nent].s = s;
+			sel->ent[sel->nent].started_ms = started;
 			sel->nent++;
 			if (s->first_ts < sel->first)
 				sel->first = s->first_ts;
@@ -378,8 +381,19 @@ static void note_first_verdict(const struct mw_leak_entry *e, size_t n, const st
 	size_t k;
 
 	for (k = 0; k < n; k++) {
-		int64_t at = e[k].s->first_ts + q->params.warmup_ms + q->params.min_duration_ms;
+		/* its first point in the range, then the warm-up: from there,
+		 * or what is left of it since the process began when it began
+		 * well before (leak.c warmup_left) */
+		int64_t first = e[k].s->first_ts > q->from_ms ? e[k].s->first_ts : q->from_ms;
+		int64_t judged = first + q->params.warmup_ms, at;
 
+		if (e[k].started_ms != INT64_MIN &&
+		    first - e[k].started_ms >= MW_LEAK_SEEN_LATE_MS + step) {
+			int64_t warm = e[k].started_ms + q->params.warmup_ms;
+
+			judged = warm > first ? warm : first;
+		}
+		at = judged + q->params.min_duration_ms;
 		if (e[k].s->last_ts >= to - 2 * step && at > to && at < *ready)
 			*ready = at;
 	}

@@ -78,6 +78,8 @@ struct mw_leak_entry {
 	const char *group;
 	unsigned aspect;
 	struct mw_series_info *s;
+	int64_t started_ms;		/* its `started` label, read before s gave up
+					 * its labels; INT64_MIN: none */
 };
 
 /* qsort order: by group, then aspect, then series id. */
@@ -103,6 +105,9 @@ struct mw_leak_aspect_result {
 
 /* The value of a series' label, NULL when it has none. */
 const char *mw_leak_label_of(const struct mw_series_info *s, const char *name);
+/* When the process of series s began (its `started` label, seconds) in
+ * ms; INT64_MIN when the label is missing or not a time. */
+int64_t mw_leak_started_ms(const struct mw_series_info *s);
 /* s with its labels: s itself when it has them, else *id read again by
  * its id (the report keeps a series' id only; release *id with
  * mw_series_info_release, zeroed here either way); NULL when it cannot

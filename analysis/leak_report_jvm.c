@@ -128,26 +128,10 @@ static bool shrank_since(const struct mw_trace *hc, int64_t from, double size)
  * min". */
 #define HEAP_LATE_MS 60000
 
-/* The process's start (its `started` label, seconds) in ms; INT64_MIN
- * when the label is missing or not a time. */
-static int64_t process_start_ms(const struct mw_series_info *s)
-{
-	const char *started = mw_leak_label_of(s, "started");
-	long long start_s;
-	char *end;
-
-	if (!started)
-		return INT64_MIN;
-	start_s = strtoll(started, &end, 10);
-	if (end == started || *end || start_s <= 0 || start_s > INT64_MAX / 1000)
-		return INT64_MIN;
-	return start_s * 1000;
-}
-
 static bool heap_behind_process(const struct mw_series_info *s, const struct mw_leak_result *r,
 				const struct mw_leak_params *p, int64_t to)
 {
-	int64_t start = process_start_ms(s);
+	int64_t start = mw_leak_started_ms(s);
 
 	if (r->verdict != MW_VERDICT_INCONCLUSIVE || r->undecided || start == INT64_MIN)
 		return false;
@@ -174,7 +158,7 @@ static void undate_late_start(const struct mw_series_info *s, const struct mw_tr
 	int64_t start;
 
 	if (r->verdict != MW_VERDICT_FAIL || !r->onset_at_start || p->onset_unknown ||
-	    (start = process_start_ms(s)) == INT64_MIN || r->first_ms - start <= HEAP_LATE_MS)
+	    (start = mw_leak_started_ms(s)) == INT64_MIN || r->first_ms - start <= HEAP_LATE_MS)
 		return;
 	late = *p;
 	late.onset_unknown = 1;

@@ -10,7 +10,9 @@
  *
  * Owner: the detector work.  Caller: leak_report_group.c.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,21 @@ const char *mw_leak_label_of(const struct mw_series_info *s, const char *name)
 		if (!strcmp(s->labels[i].name, name))
 			return s->labels[i].value;
 	return NULL;
+}
+
+int64_t mw_leak_started_ms(const struct mw_series_info *s)
+{
+	const char *started = mw_leak_label_of(s, "started");
+	long long start_s;
+	char *end;
+
+	if (!started)
+		return INT64_MIN;
+	errno = 0;
+	start_s = strtoll(started, &end, 10);
+	if (end == started || *end || errno || start_s <= 0 || start_s > INT64_MAX / 1000)
+		return INT64_MIN;
+	return start_s * 1000;
 }
 
 const struct mw_series_info *mw_leak_labelled(struct mw_reader *reader,
@@ -173,9 +190,11 @@ struct aspect_ctx {
 
 /* Judge series j of a chunk's result as an incarnation of the group. */
 static void judge_incarnation(const struct aspect_ctx *cx, const struct mw_range_result *res,
-			      size_t j, const struct mw_series_info *s, struct mw_leak_group *g,
+			      size_t j, const struct mw_leak_entry *e, struct mw_leak_group *g,
 			      struct mw_leak_aspect_result *ar)
 {
+	const struct mw_series_info *s = e->s;
+	struct mw_leak_params own = g->params;	/* with its process's start */
 	struct mw_trace tr;
 	struct mw_leak_result r;
 	size_t k;
@@ -189,9 +208,10 @@ static void judge_incarnation(const struct aspect_ctx *cx, const struct mw_range
 	 * part of its trend. */
 	if (tr.n > 2 && res->nt && tr.t0_ms + (int64_t)(tr.n - 1) * tr.step_ms < res->t[res->nt - 1])
 		tr.n--;
-	mw_leak_judge(&tr, &g->params, &r);
+	own.process_start_ms = e->started_ms;
+	mw_leak_judge(&tr, &own, &r);
 	if (cx->look)
-		cx->look(cx->reader, s, &tr, &g->params, cx->from, cx->to, cx->step, &r);
+		cx->look(cx->reader, s, &tr, &own, cx->from, cx->to, cx->step, &r);
 	mw_leak_group_add_judged(g, &tr, &r);
 	if (r.verdict == MW_VERDICT_FAIL && g->best == (long)(g->ninc - 1))
 		ar->deciding = s;
@@ -246,7 +266,7 @@ int mw_leak_judge_aspect(struct mw_reader *reader, struct mw_leak_entry *sel, si
 			goto out;
 		}
 		for (j = 0; j < m && j < res.nseries; j++)
-			judge_incarnation(&cx, &res, j, readable[i + j]->s, &g, ar);
+			judge_incarnation(&cx, &res, j, readable[i + j], &g, ar);
 		mw_range_result_release(&res);
 	}
 	mw_leak_group_end(&g, &ar->g);

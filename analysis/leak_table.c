@@ -147,6 +147,14 @@ static void print_group(const cJSON *g, FILE *f)
 		fmt_bytes(growth, sizeof(growth), gr);
 	}
 	fmt_time(since, sizeof(since), fail ? num_of(g, "onset_ms") : NAN);
+	if (fail && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "onset_before_data"))) {
+		/* under way before this time: "<" and the minute, in the
+		 * column's 19 characters */
+		char at[32];
+
+		memcpy(at, since, sizeof(at));
+		snprintf(since, sizeof(since), "<%.16s", at);
+	}
 	snprintf(name, sizeof(name), "%s%.24s", cJSON_IsTrue(w) ? "*" : "", str_of(g, "process", "?"));
 	fprintf(f, "%-12s  %-26s  %-12.12s  %10s  %-19s  %10s\n", str_of(g, "verdict", "?"), name,
 		str_of(g, "kind", "-"), rate, since, growth);

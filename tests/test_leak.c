@@ -455,6 +455,62 @@ static void onset_is_the_change_point(void **state)
 }
 
 /* Handles are counted: judged against the count budget, in their unit. */
+/* The warm-up is the process's: a process seen long after it began
+ * (memwatch started later, or the range begins later) is warm, and 25
+ * minutes of it are judged whole; a leak under way from its first point
+ * was under way before it ("since before").  One seen within a minute
+ * of its start (the sampling interval), or of no known start (a group's
+ * total), warms up over its first 10 minutes as before. */
+static void warm_up_from_the_process_start(void **state)
+{
+	static double v[300];
+	struct mw_trace tr = { T0, 5000, v, 300 };
+	struct mw_leak_params p;
+	struct mw_leak_result res;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	assert_true(p.process_start_ms == INT64_MIN);
+	/* 25 minutes rising 10 MB/h, with a little scatter */
+	for (i = 0; i < 300; i++)
+		v[i] = 50e6 + 10e6 * (double)i * 5000.0 / 3600000.0 + (double)(i % 7) * 2e3;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "too little data after warm-up: 15 min"));
+	/* seen 30 s after its start: the same */
+	p.process_start_ms = T0 - 30000;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	/* seen two days after its start: judged from its first point */
+	p.process_start_ms = T0 - 2 * 86400000LL;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_FAIL);
+	assert_true(res.judged_from_ms == T0);
+	assert_true(fabs(res.slope_bph - 10e6) < 1e6);
+	assert_true(res.onset_at_start && res.onset_before_data);
+	assert_true(res.onset_ms == T0);
+	assert_non_null(strstr(res.reason, " since before "));
+	if (!strstr(res.reason, "(its first data, 2d 0h after the process started)"))
+		fail_msg("%s", res.reason);
+	/* seen 4 minutes after its start: 6 minutes of warm-up left, too
+	 * few for 20 judged in 25 */
+	p.process_start_ms = T0 - 4 * 60000;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "too little data after warm-up: 19 min"));
+	/* a zeroed start (a caller's struct not initialised) is none */
+	p.process_start_ms = 0;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	/* a run shorter than what is left of its warm-up says so */
+	tr.n = 60;
+	p.process_start_ms = T0 - 4 * 60000;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "shorter than the 6 min left of its warm-up"));
+}
+
 static void counts_have_their_own_budget(void **state)
 {
 	static double v[600];
@@ -1848,6 +1904,7 @@ static void bad_input(void **state)
 
 MW_TEST_MAIN(
 	cmocka_unit_test(theil_sen_exact_line),
+	cmocka_unit_test(warm_up_from_the_process_start),
 	cmocka_unit_test(theil_sen_ci_and_outliers),
 	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
 	cmocka_unit_test(theil_sen_large_fits_are_exact),

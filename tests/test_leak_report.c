@@ -30,6 +30,9 @@
 #define DB "test_leak_report.tmp.db"
 #define STEP 10000		/* 10 s samples */
 #define HOURS 3
+/* The `started` label of a process running from T0 (seconds): seen from
+ * its start, it warms up over its first 10 minutes. */
+#define STARTED "1763683200"
 
 static uint64_t rng = 88172645463325252ULL;
 
@@ -64,6 +67,13 @@ static void add_proc(struct mw_store *s, const char *metric, const char *process
 	mw_store_add(s, key, metric, l, n, ts, v);
 }
 
+/* The `started` label (seconds) of a process that began at ms. */
+static const char *started_at(char *buf, size_t size, int64_t ms)
+{
+	snprintf(buf, size, "%lld", (long long)(ms / 1000));
+	return buf;
+}
+
 /* A JVM whose heap G1 grows from 100 to 250 MB in the ten minutes from
  * hour h0, what its collections leave in the old generation rising with
  * it (40 -> 60 MB), leaking leak_ph bytes an hour once it is sized. */
@@ -74,13 +84,13 @@ static void add_sizing_jvm(struct mw_store *s, const char *name, const char *pid
 	double hc = 100e6 + 150e6 * sizing;
 	double leak = h > h0 + 1.0 / 6 ? leak_ph * (h - h0 - 1.0 / 6) : 0.0;
 
-	add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+	add_proc(s, "memwatch_process_private_bytes", name, pid, "started", STARTED, ts,
 		 60e6 + 0.9 * hc + noise(50e3));
-	add_proc(s, "memwatch_process_data_bytes", name, pid, "started", "100", ts,
+	add_proc(s, "memwatch_process_data_bytes", name, pid, "started", STARTED, ts,
 		 100e6 + 1.04 * hc);
-	add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", "100", ts, hc);
-	add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", "100", ts, 268435456);
-	add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+	add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", STARTED, ts, hc);
+	add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", STARTED, ts, 268435456);
+	add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", STARTED, ts,
 		 40e6 + 20e6 * sizing + leak + noise(100e3));
 }
 
@@ -99,7 +109,7 @@ static int setup(void **state)
 		int w;
 
 		/* leaky.exe: 10 MB/h, all of it in the heap */
-		add_proc(s, "memwatch_process_private_bytes", "leaky.exe", "10", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "leaky.exe", "10", "started", STARTED,
 			 ts, 40e6 + heap + noise(50e3));
 		add_proc(s, "memwatch_heap_breakdown_bytes", "leaky.exe", "10", "kind", "heap_used",
 			 ts, heap + noise(20e3));
@@ -107,17 +117,18 @@ static int setup(void **state)
 		add_proc(s, "memwatch_heap_breakdown_bytes", "leaky.exe", "10", "kind", "private_other",
 			 ts, 15e6 + noise(20e3));
 		/* flat.exe */
-		add_proc(s, "memwatch_process_private_bytes", "flat.exe", "20", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "flat.exe", "20", "started", STARTED,
 			 ts, 80e6 + noise(300e3));
 		/* worker.exe: one more flat worker every 20 minutes */
 		for (w = 0; w <= (int)(h * 3) && w < 9; w++) {
-			char pid[16];
+			char pid[16], st[24];
 			snprintf(pid, sizeof(pid), "%d", 30 + w);
-			add_proc(s, "memwatch_process_private_bytes", "worker.exe", pid, "started", pid,
-				 ts, 30e6 + noise(100e3));
+			add_proc(s, "memwatch_process_private_bytes", "worker.exe", pid, "started",
+				 started_at(st, sizeof(st), T0 + w * 1200000LL), ts,
+				 30e6 + noise(100e3));
 		}
 		/* shm.exe: private flat, shared memory (memfd) 5 MB/h */
-		add_proc(s, "memwatch_process_private_bytes", "shm.exe", "50", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "shm.exe", "50", "started", STARTED,
 			 ts, 20e6 + noise(50e3));
 		add_proc(s, "memwatch_process_resident_bytes", "shm.exe", "50", "kind", "shmem",
 			 ts, 1e6 + 5e6 * h + noise(20e3));
@@ -125,10 +136,10 @@ static int setup(void **state)
 			 ts, 4e6);
 		/* section.exe (Windows): commit flat, a pagefile-backed
 		 * section mapped and touched grows its shareable working set */
-		add_proc(s, "memwatch_process_private_bytes", "section.exe", "80", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "section.exe", "80", "started", STARTED,
 			 ts, 25e6 + noise(50e3));
 		add_proc(s, "memwatch_process_shareable_working_set_bytes", "section.exe", "80",
-			 "started", "100", ts, 9e6 + 4e6 * h + noise(20e3));
+			 "started", STARTED, ts, 9e6 + 4e6 * h + noise(20e3));
 		/* mapview.exe, sectionw.exe (Windows, watched): commit flat,
 		 * the shareable working set grows 4 MB/h; the working-set
 		 * categories say where: views of a mapped file, or a
@@ -136,10 +147,10 @@ static int setup(void **state)
 		for (w = 0; w < 2; w++) {
 			const char *name = w ? "sectionw.exe" : "mapview.exe", *pid = w ? "86" : "85";
 
-			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", STARTED, ts,
 				 25e6 + noise(50e3));
 			add_proc(s, "memwatch_process_shareable_working_set_bytes", name, pid,
-				 "started", "100", ts, 20e6 + 4e6 * h + noise(20e3));
+				 "started", STARTED, ts, 20e6 + 4e6 * h + noise(20e3));
 			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "image", ts,
 				 12e6 + noise(10e3));
 			add_proc(s, "memwatch_workingset_bytes", name, pid, "category", "mapped_file",
@@ -156,29 +167,29 @@ static int setup(void **state)
 		for (w = 0; w < 2; w++) {
 			const char *name = w ? "jok" : "jsvc", *pid = w ? "96" : "95";
 
-			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", STARTED, ts,
 				 300e6 + noise(50e3));
 			/* in use: the sawtooth; after the collections: its
 			 * floor, held from one cycle to the next */
 			add_proc(s, "memwatch_jvm_heap_used_bytes", name, pid, "space", "old", ts,
 				 60e6 + (w ? 0.0 : 6e6 * h) + 20e6 * fmod(h * 15.0, 1.0) +
 					 noise(100e3));
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", STARTED, ts,
 				 60e6 + (w ? 0.0 : 6e6 * floor(h * 15.0) / 15.0) + noise(100e3));
 		}
 		/* jtouch (a JVM, Linux): its 256 MB heap committed at start
 		 * (statm's data flat) and touched region by region as G1
 		 * cycles: private bytes rise 20 MB/h for the three hours, the
 		 * old generation after collections stays */
-		add_proc(s, "memwatch_process_private_bytes", "jtouch", "97", "started", "100", ts,
+		add_proc(s, "memwatch_process_private_bytes", "jtouch", "97", "started", STARTED, ts,
 			 100e6 + 20e6 * h + noise(50e3));
-		add_proc(s, "memwatch_process_data_bytes", "jtouch", "97", "started", "100", ts,
+		add_proc(s, "memwatch_process_data_bytes", "jtouch", "97", "started", STARTED, ts,
 			 400e6);
-		add_proc(s, "memwatch_jvm_heap_committed_bytes", "jtouch", "97", "started", "100", ts,
+		add_proc(s, "memwatch_jvm_heap_committed_bytes", "jtouch", "97", "started", STARTED, ts,
 			 268435456);
-		add_proc(s, "memwatch_jvm_heap_max_bytes", "jtouch", "97", "started", "100", ts,
+		add_proc(s, "memwatch_jvm_heap_max_bytes", "jtouch", "97", "started", STARTED, ts,
 			 268435456);
-		add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouch", "97", "started", "100", ts,
+		add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouch", "97", "started", STARTED, ts,
 			 40e6 + noise(100e3));
 		/* jtouchers: two JVMs of one name (a machine's are all
 		 * `java`), each touching the heap it committed at start as
@@ -187,15 +198,15 @@ static int setup(void **state)
 		for (w = 0; w < 2; w++) {
 			const char *pid = w ? "192" : "191";
 
-			add_proc(s, "memwatch_process_private_bytes", "jtouchers", pid, "started", "100",
+			add_proc(s, "memwatch_process_private_bytes", "jtouchers", pid, "started", STARTED,
 				 ts, 100e6 + (20e6 + 4e6 * w) * h + noise(50e3));
-			add_proc(s, "memwatch_process_data_bytes", "jtouchers", pid, "started", "100",
+			add_proc(s, "memwatch_process_data_bytes", "jtouchers", pid, "started", STARTED,
 				 ts, 400e6);
 			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jtouchers", pid, "started",
-				 "100", ts, 268435456);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", "jtouchers", pid, "started", "100",
+				 STARTED, ts, 268435456);
+			add_proc(s, "memwatch_jvm_heap_max_bytes", "jtouchers", pid, "started", STARTED,
 				 ts, 268435456);
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouchers", pid, "started", "100",
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jtouchers", pid, "started", STARTED,
 				 ts, 40e6 + noise(100e3));
 		}
 		/* jgrow (a JVM): G1 grows its heap from 150 to 240 MB toward
@@ -208,15 +219,15 @@ static int setup(void **state)
 			double hc = w ? 268435456.0 : 150e6 + 30e6 * h;
 			double native = w ? 8e6 * h : 0;
 
-			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_process_private_bytes", name, pid, "started", STARTED, ts,
 				 60e6 + 0.9 * hc + native + noise(50e3));
-			add_proc(s, "memwatch_process_data_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_process_data_bytes", name, pid, "started", STARTED, ts,
 				 100e6 + 1.04 * hc + native);
-			add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", "100",
+			add_proc(s, "memwatch_jvm_heap_committed_bytes", name, pid, "started", STARTED,
 				 ts, hc);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_jvm_heap_max_bytes", name, pid, "started", STARTED, ts,
 				 268435456);
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", "100", ts,
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", name, pid, "started", STARTED, ts,
 				 40e6 + noise(100e3));
 		}
 		/* jsized, jsizedq (JVMs): G1 grows the heap from 100 to 250
@@ -236,18 +247,18 @@ static int setup(void **state)
 		/* gappy: private bytes only every other 10 minutes (too
 		 * sparse to judge), handles flat throughout */
 		if ((i * STEP / 600000) % 2 == 0)
-			add_proc(s, "memwatch_process_private_bytes", "gappy", "90", "started", "100",
+			add_proc(s, "memwatch_process_private_bytes", "gappy", "90", "started", STARTED,
 				 ts, 12e6 + noise(20e3));
-		add_proc(s, "memwatch_process_handles", "gappy", "90", "started", "100", ts, 40);
+		add_proc(s, "memwatch_process_handles", "gappy", "90", "started", STARTED, ts, 40);
 		/* fdleak: flat memory, 100 more handles an hour */
-		add_proc(s, "memwatch_process_private_bytes", "fdleak", "60", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "fdleak", "60", "started", STARTED,
 			 ts, 30e6 + noise(50e3));
-		add_proc(s, "memwatch_process_handles", "fdleak", "60", "started", "100",
+		add_proc(s, "memwatch_process_handles", "fdleak", "60", "started", STARTED,
 			 ts, floor(50 + 100 * h));
-		add_proc(s, "memwatch_process_handles", "flat.exe", "20", "started", "100", ts, 80);
+		add_proc(s, "memwatch_process_handles", "flat.exe", "20", "started", STARTED, ts, 80);
 		/* lheap: a glibc heap leak on Linux: the heap mapping's size
 		 * (the bar) stays, its resident pages (working set) grow */
-		add_proc(s, "memwatch_process_private_bytes", "lheap", "70", "started", "100",
+		add_proc(s, "memwatch_process_private_bytes", "lheap", "70", "started", STARTED,
 			 ts, 10e6 + 8e6 * h + noise(30e3));
 		add_proc(s, "memwatch_heap_breakdown_bytes", "lheap", "70", "kind", "heap", ts, 200e6);
 		add_proc(s, "memwatch_heap_breakdown_bytes", "lheap", "70", "kind", "private_other",
@@ -261,11 +272,12 @@ static int setup(void **state)
 		 * recorded lk_poolforks' shape): each incarnation is flat, the
 		 * total fails, and the working sets summed say it is heap */
 		for (w = 0; w <= (int)(h * 3) && w < 9; w++) {
-			char pid[16];
+			char pid[16], st[24];
 
 			snprintf(pid, sizeof(pid), "%d", 300 + w);
-			add_proc(s, "memwatch_process_private_bytes", "forker", pid, "started", pid,
-				 ts, 10e6 + noise_from(&rng_late, 30e3));
+			add_proc(s, "memwatch_process_private_bytes", "forker", pid, "started",
+				 started_at(st, sizeof(st), T0 + w * 1200000LL), ts,
+				 10e6 + noise_from(&rng_late, 30e3));
 			add_proc(s, "memwatch_workingset_bytes", "forker", pid, "category", "heap",
 				 ts, 8e6 + noise_from(&rng_late, 30e3));
 			add_proc(s, "memwatch_workingset_bytes", "forker", pid, "category",
@@ -278,7 +290,7 @@ static int setup(void **state)
 			char pid[16];
 
 			snprintf(pid, sizeof(pid), "%d", 320 + w);
-			add_proc(s, "memwatch_process_private_bytes", "pool4", pid, "started", "100",
+			add_proc(s, "memwatch_process_private_bytes", "pool4", pid, "started", STARTED,
 				 ts, 20e6 + 3e6 * h + noise_from(&rng_late, 30e3));
 		}
 		/* jlate (a JVM under the parallel collector, as the recorded
@@ -286,14 +298,14 @@ static int setup(void **state)
 		 * private bytes fall; its old generation after collections
 		 * published only from its first old-generation collection,
 		 * 20 minutes before the end, rising 10 MB/h */
-		add_proc(s, "memwatch_process_private_bytes", "jlate", "199", "started", "100", ts,
+		add_proc(s, "memwatch_process_private_bytes", "jlate", "199", "started", STARTED, ts,
 			 300e6 - 20e6 * h + noise_from(&rng_late, 50e3));
-		add_proc(s, "memwatch_jvm_heap_committed_bytes", "jlate", "199", "started", "100", ts,
+		add_proc(s, "memwatch_jvm_heap_committed_bytes", "jlate", "199", "started", STARTED, ts,
 			 256e6 - 20e6 * h);
-		add_proc(s, "memwatch_jvm_heap_max_bytes", "jlate", "199", "started", "100", ts,
+		add_proc(s, "memwatch_jvm_heap_max_bytes", "jlate", "199", "started", STARTED, ts,
 			 268435456);
 		if (h >= HOURS - 1.0 / 3)
-			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jlate", "199", "started", "100",
+			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jlate", "199", "started", STARTED,
 				 ts, 40e6 + 10e6 * (h - (HOURS - 1.0 / 3)) + noise_from(&rng_late, 50e3));
 		/* jshrink (a JVM under the parallel collector): its heap
 		 * shrinking 256 -> 112 MB, then down to 90 and up again to 100
@@ -304,39 +316,40 @@ static int setup(void **state)
 						      left < 8.0 / 60 ? 90e6 : 256e6 - 50e6 * h;
 
 			add_proc(s, "memwatch_process_private_bytes", "jshrink", "189", "started",
-				 "100", ts, 60e6 + hc + noise_from(&rng_late, 50e3));
+				 STARTED, ts, 60e6 + hc + noise_from(&rng_late, 50e3));
 			add_proc(s, "memwatch_jvm_heap_committed_bytes", "jshrink", "189", "started",
-				 "100", ts, hc);
-			add_proc(s, "memwatch_jvm_heap_max_bytes", "jshrink", "189", "started", "100",
+				 STARTED, ts, hc);
+			add_proc(s, "memwatch_jvm_heap_max_bytes", "jshrink", "189", "started", STARTED,
 				 ts, 268435456);
 			add_proc(s, "memwatch_jvm_old_after_gc_bytes", "jshrink", "189", "started",
-				 "100", ts, 40e6 + 6e6 * h + noise_from(&rng_late, 50e3));
+				 STARTED, ts, 40e6 + 6e6 * h + noise_from(&rng_late, 50e3));
 		}
 		/* kthreadd: no memory at all */
 		add_proc(s, "memwatch_process_private_bytes", "kthreadd", "2", "started", "1", ts, 0);
 		/* sleep: a build agent's, 14 new ones every 10 s, each seen twice */
 		for (w = 0; w < 14; w++) {
-			char pid[16];
+			char pid[16], st[24];
 
 			snprintf(pid, sizeof(pid), "%d", (int)(100000 + i * 14 + w));
-			add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started", pid, ts,
-				 100e3);
+			add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started",
+				 started_at(st, sizeof(st), ts), ts, 100e3);
 			if (i > 0) {
 				snprintf(pid, sizeof(pid), "%d", (int)(100000 + (i - 1) * 14 + w));
-				add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started", pid,
-					 ts, 100e3);
+				add_proc(s, "memwatch_process_private_bytes", "sleep", pid, "started",
+					 started_at(st, sizeof(st), ts - STEP), ts, 100e3);
 			}
 		}
 		/* sh: shells living an hour, one every 10 minutes, then one a
 		 * minute for the last hour: more of them alive at the end */
 		for (w = 0; w < 200; w++) {
 			double start = w < 12 ? w / 6.0 : 2.0 + (w - 12) / 60.0;
-			char pid[16];
+			char pid[16], st[24];
 
 			if (h < start || h >= start + 1.0)
 				continue;
 			snprintf(pid, sizeof(pid), "%d", 5000 + w);
-			add_proc(s, "memwatch_process_private_bytes", "sh", pid, "started", pid, ts,
+			add_proc(s, "memwatch_process_private_bytes", "sh", pid, "started",
+				 started_at(st, sizeof(st), T0 + (int64_t)(start * 3600000.0)), ts,
 				 5e6 + noise(20e3));
 		}
 		/* pgpool: PostgreSQL's shape; 200 filled a 100 MB pool, 201
@@ -348,11 +361,11 @@ static int setup(void **state)
 			char pid[16];
 
 			snprintf(pid, sizeof(pid), "%d", 200 + w);
-			add_proc(s, "memwatch_process_private_bytes", "pgpool", pid, "started", pid, ts,
+			add_proc(s, "memwatch_process_private_bytes", "pgpool", pid, "started", STARTED, ts,
 				 10e6 + noise(30e3));
 			add_proc(s, "memwatch_process_resident_bytes", "pgpool", pid, "kind", "shmem",
 				 ts, mapped + noise(20e3));
-			add_proc(s, "memwatch_process_pss_bytes", "pgpool", pid, "started", pid, ts,
+			add_proc(s, "memwatch_process_pss_bytes", "pgpool", pid, "started", STARTED, ts,
 				 10e6 + pss + noise(30e3));
 		}
 		/* sqlsvc.exe (Windows, watched): the same shape in the
@@ -362,9 +375,9 @@ static int setup(void **state)
 
 			snprintf(pid, sizeof(pid), "%d", 220 + w);
 			add_proc(s, "memwatch_process_private_bytes", "sqlsvc.exe", pid, "started",
-				 pid, ts, 30e6 + noise(30e3));
+				 STARTED, ts, 30e6 + noise(30e3));
 			add_proc(s, "memwatch_process_shareable_working_set_bytes", "sqlsvc.exe", pid,
-				 "started", pid, ts, (w ? 20e6 * h : 100e6) + noise(20e3));
+				 "started", STARTED, ts, (w ? 20e6 * h : 100e6) + noise(20e3));
 			add_proc(s, "memwatch_workingset_pss_bytes", "sqlsvc.exe", pid, NULL, NULL,
 				 ts, 30e6 + (w ? 10e6 * h : 100e6 - 10e6 * h) + noise(30e3));
 		}
@@ -374,16 +387,16 @@ static int setup(void **state)
 			char pid[16];
 
 			snprintf(pid, sizeof(pid), "%d", 210 + w);
-			add_proc(s, "memwatch_process_private_bytes", "shmpair", pid, "started", pid, ts,
+			add_proc(s, "memwatch_process_private_bytes", "shmpair", pid, "started", STARTED, ts,
 				 10e6 + noise(30e3));
 			add_proc(s, "memwatch_process_resident_bytes", "shmpair", pid, "kind", "shmem",
 				 ts, 1e6 + 5e6 * h + noise(20e3));
-			add_proc(s, "memwatch_process_pss_bytes", "shmpair", pid, "started", pid, ts,
+			add_proc(s, "memwatch_process_pss_bytes", "shmpair", pid, "started", STARTED, ts,
 				 10e6 + (1e6 + 5e6 * h) / 2 + noise(30e3));
 		}
 		/* short.exe: the first five minutes only */
 		if (i * STEP < 300000)
-			add_proc(s, "memwatch_process_private_bytes", "short.exe", "40", "started", "100",
+			add_proc(s, "memwatch_process_private_bytes", "short.exe", "40", "started", STARTED,
 				 ts, 10e6 + noise(10e3));
 		if (i % 60 == 59 && mw_store_flush(s, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
@@ -403,8 +416,8 @@ static int teardown(void **state)
 
 /* The report over [T0, to] as its JSON text parsed (as `check` and
  * clients read it), or NULL with the error in err_out. */
-static cJSON *report_until(const char *match, const char *process, size_t limit, int64_t to,
-			   char *err_out)
+static cJSON *report_range(const char *match, const char *process, size_t limit, int64_t from,
+			   int64_t to, char *err_out)
 {
 	struct mw_reader *r;
 	struct mw_leak_query q;
@@ -417,7 +430,7 @@ static cJSON *report_until(const char *match, const char *process, size_t limit,
 	q.match = match ? strdup(match) : NULL;
 	q.process = process ? strdup(process) : NULL;
 	q.limit = limit;
-	q.from_ms = T0;
+	q.from_ms = from;
 	q.to_ms = to;
 	mw_jbuf_init(&text);
 	if (mw_leak_report(r, &q, &text, NULL, &err)) {
@@ -432,6 +445,18 @@ static cJSON *report_until(const char *match, const char *process, size_t limit,
 	mw_leak_query_release(&q);
 	mw_reader_free(r);
 	return rep;
+}
+
+static cJSON *report_until(const char *match, const char *process, size_t limit, int64_t to,
+			   char *err_out)
+{
+	return report_range(match, process, limit, T0, to, err_out);
+}
+
+/* The report over [from, to]. */
+static cJSON *report_between(const char *process, int64_t from, int64_t to)
+{
+	return report_range(NULL, process, 0, from, to, NULL);
 }
 
 static cJSON *report_for(const char *match, size_t limit)
@@ -662,17 +687,93 @@ static void warm_up_says_when(void **state)
 	cJSON_Delete(rep);
 }
 
+/* The report as the table prints it, into buf. */
+static void print_table(const cJSON *rep, char *buf, size_t size)
+{
+	FILE *f = tmpfile();
+	size_t n;
+
+	assert_non_null(f);
+	mw_leak_report_print(rep, f);
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* A range that begins an hour into a process's life (a CI gate's
+ * `--from -1h` on a service that has run for long): the process is
+ * warm, so the whole range is judged, and a leak under way from the
+ * range's first point was under way before it, which the fail says
+ * ("since before ..., its first data, 1h 00m after the process
+ * started"), its JSON says (onset_before_data) and the table marks
+ * ("<").  Until session 34 the warm-up counted from the range's first
+ * point (10 minutes of the hour not judged, and nothing of a range of
+ * 25 minutes: "too little data after warm-up: 15 min"), and the fail read
+ * "since the start, <the range's first point>", as if the leak began
+ * there. */
+static void a_range_after_the_start(void **state)
+{
+	/* an hour: a step of 10 s, the samples' (a shorter range's step of
+	 * 5 s would leave half its buckets empty) */
+	int64_t from = T0 + 60 * 60000, to = T0 + 120 * 60000;
+	cJSON *rep = report_between("leaky.exe", from, to);
+	const cJSON *g = group(rep, "leaky.exe");
+	char buf[4096];
+
+	(void)state;
+	if (strcmp(str(g, "verdict"), "fail"))
+		fail_msg("leaky.exe over an hour, an hour in: %s", str(g, "reason"));
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 10e6) < 2e6);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "onset_before_data")));
+	assert_true(num(g, "onset_ms") == num(g, "first_ms"));
+	assert_true(num(g, "judged_from_ms") == num(g, "first_ms"));
+	assert_non_null(strstr(str(g, "reason"), "rising "));
+	assert_non_null(strstr(str(g, "reason"),
+			       "/h since before 2025-11-21 01:00:00 UTC (its first data, 1h 00m "
+			       "after the process started)"));
+	print_table(rep, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "<2025-11-21 01:00 "));
+	cJSON_Delete(rep);
+
+	/* ten minutes of it: its first verdict after the minimum duration,
+	 * no warm-up before */
+	rep = report_between("leaky.exe", from, T0 + 70 * 60000);
+	assert_string_equal(str(rep, "verdict"), "inconclusive");
+	assert_true(num(rep, "first_verdicts_ms") == (double)(from + 20 * 60000));
+	cJSON_Delete(rep);
+
+	/* the same range of a process seen from its start: warm-up first */
+	rep = report_between("leaky.exe", T0, T0 + 25 * 60000);
+	g = group(rep, "leaky.exe");
+	assert_string_equal(str(g, "verdict"), "inconclusive");
+	assert_non_null(strstr(str(g, "reason"), "too little data after warm-up"));
+	cJSON_Delete(rep);
+	/* and over its whole life it grew from its start: no "before" */
+	rep = report_between("leaky.exe", T0, to);
+	g = group(rep, "leaky.exe");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "onset_before_data")));
+	assert_non_null(strstr(str(g, "reason"), "since the start, 2025-11-21 00:00:00 UTC"));
+	cJSON_Delete(rep);
+}
+
 /* A JVM's old generation after collections rises while G1 sizes its heap
  * (jsized): judged from a while after the heap reached its size, the fail
  * is the leak's own rate, and before there is enough of that the process
  * is inconclusive, not failed at the sizing's rate nor passed. */
 /* A JVM whose old generation's series began long after the process and
- * is still too short to judge (jlate) is not passed on its falling
- * private bytes: its heap is not judged yet.  It passed ("no rise over
- * ...: falling") before analysis/leak_report_jvm.c heap_behind_process. */
+ * is still too short to judge (jlate, 15 minutes of it) is not passed on
+ * its falling private bytes: its heap is not judged yet.  It passed ("no
+ * rise over ...: falling") before analysis/leak_report_jvm.c
+ * heap_behind_process.  With 20 minutes of it, the minimum duration, it
+ * is judged with no warm-up (the JVM has run for hours: analysis/leak.c
+ * warmup_left) and fails at its rate; until session 34 the warm-up
+ * counted from the series' first point and it was still "not judged
+ * yet", ten minutes more. */
 static void a_jvm_heap_not_judged_yet(void **state)
 {
-	cJSON *rep = report_until(NULL, "jlate", 0, T0 + (int64_t)HOURS * 3600000, NULL);
+	cJSON *rep = report_until(NULL, "jlate", 0, T0 + (int64_t)HOURS * 3600000 - 5 * 60000, NULL);
 	const cJSON *g = group(rep, "jlate");
 
 	(void)state;
@@ -680,6 +781,13 @@ static void a_jvm_heap_not_judged_yet(void **state)
 	assert_non_null(strstr(str(g, "reason"), "its Java heap not judged yet: too little data"));
 	assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(g, "aspects"), "private"), "verdict"), "pass");
+	cJSON_Delete(rep);
+
+	rep = report_until(NULL, "jlate", 0, T0 + (int64_t)HOURS * 3600000, NULL);
+	g = group(rep, "jlate");
+	assert_string_equal(str(g, "verdict"), "fail");
+	assert_string_equal(str(g, "aspect"), "java_heap");
+	assert_true(fabs(num(g, "slope_bytes_per_hour") - 10e6) < 2e6);
 	cJSON_Delete(rep);
 }
 
@@ -803,7 +911,9 @@ static void limit_and_match(void **state)
 	(void)state;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "groups")), 1);
 	assert_int_equal((int)num(rep, "groups_total"), 30);
-	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 16);
+	/* 17 since session 34: jlate's heap, 20 minutes of a JVM hours old,
+	 * is judged (a_jvm_heap_not_judged_yet) */
+	assert_int_equal((int)num(cJSON_GetObjectItemCaseSensitive(rep, "counts"), "fail"), 17);
 	cJSON_Delete(rep);
 
 	rep = report_for("memwatch_process_private_bytes{process=\"flat.exe\"}", 0);
@@ -900,17 +1010,10 @@ static void options(void **state)
 static void table(void **state)
 {
 	cJSON *rep = report_for(NULL, 0);
-	char buf[8192] = "";
-	FILE *f = tmpfile();
-	size_t n;
+	char buf[8192];
 
 	(void)state;
-	assert_non_null(f);
-	mw_leak_report_print(rep, f);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	print_table(rep, buf, sizeof(buf));
 	assert_memory_equal(buf, "fail: every process from 2025-11-21 00:00:00 to", 47);
 	assert_non_null(strstr(buf, "leaky.exe"));
 	assert_non_null(strstr(buf, "heap"));
@@ -1045,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(limit_and_match),
 		cmocka_unit_test(options),
 		cmocka_unit_test(warm_up_says_when),
+		cmocka_unit_test(a_range_after_the_start),
 		cmocka_unit_test(table),
 		cmocka_unit_test(published_verdicts_match_json),
 		cmocka_unit_test(threads_give_the_same_report),

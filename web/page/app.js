@@ -449,7 +449,8 @@ function leakRow(g, sparks) {
   if (shown && !counted && half !== null) slope.title = `95 % interval ${mibPerHour(ci[0])} … ${mibPerHour(ci[1])} MiB/h`;
   // The time, then how long ago (on a second line where the column is narrow).
   const since = el("td", { class: "since" }, g.onset_ms ? "" : "–");
-  if (g.onset_ms) since.append(el("span", { class: "nw" }, clock(g.onset_ms)), " ", el("span", { class: "nw" }, `(${ago(g.onset_ms)})`));
+  // Under way before its first data (the process ran before): "before" that time.
+  if (g.onset_ms) since.append(el("span", { class: "nw" }, (g.onset_before_data ? "before " : "") + clock(g.onset_ms)), " ", el("span", { class: "nw" }, `(${ago(g.onset_ms)})`));
   const inc = g.incarnations && g.incarnations.length > 1 ? ` ×${g.incarnations.length}` : "";
   const proc = el("td", {}, (g.process || "?") + inc);
   if (inc) proc.title = g.incarnations.map((x) => `pid ${x.pid}: ${x.verdict}, ${x.reason || ""}`).join("\n");

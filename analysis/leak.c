@@ -1737,8 +1737,8 @@ static bool collect_points(const struct mw_trace *tr, const struct judged_span *
 	return false;
 }
 
-void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
-		   struct mw_leak_result *out)
+static void judge_trace(const struct mw_trace *tr, const struct mw_leak_params *pin,
+			struct mw_leak_result *out)
 {
 	struct mw_leak_params p;
 	struct judged_span s;
@@ -1746,8 +1746,6 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 	int saw = 0;
 	double budget = 0.0;
 
-	if (!out)
-		return;
 	mw_leak_result_reset(out);
 	mw_leak_params_sane(pin, &p);
 	if (!trace_readable(tr, out) || !find_data(tr, &s, out) ||
@@ -1772,4 +1770,19 @@ void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
 	mw_leak_work_free(&w);
 	if (out->verdict == MW_VERDICT_FAIL)
 		mw_leak_date_onset(tr, s.first, s.last, &p, out, saw, budget);
+}
+
+void mw_leak_judge(const struct mw_trace *tr, const struct mw_leak_params *pin,
+		   struct mw_leak_result *out)
+{
+	struct mw_trace merged;
+	double *v;
+
+	if (!out)
+		return;
+	/* samples sparser than the buckets are spacing, not missing data
+	 * (leak_sparse.c) */
+	v = mw_leak_merge_sparse(tr, &merged);
+	judge_trace(v ? &merged : tr, pin, out);
+	free(v);
 }

@@ -8,6 +8,8 @@
  *                   the empty result;
  *   leak_format.c   amounts, sizes and durations in reasons;
  *   leak.c          the verdict of one trace;
+ *   leak_sparse.c   a trace sparser than its buckets, merged to its
+ *                   samples' spacing first;
  *   leak_onset.c    since when a failing trace grows, and its reason;
  *   leak_group.c    the verdict of every incarnation of a name;
  *   leak_kind.c     which kind of memory carries a growth;
@@ -48,6 +50,15 @@ static inline int mw_leak_valid_value(double v)
  * (leak_report_held.c). */
 void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb,
 			const double *v, size_t n, int64_t off);
+
+/* The spacing of tr's samples in buckets: the median gap between buckets
+ * with a value (1 when most buckets have one, or too few gaps to tell). */
+size_t mw_leak_sample_spacing(const struct mw_trace *tr);
+/* tr merged by its samples' spacing into *out (each bucket the lowest
+ * valid value of the buckets it merges): the values, for the caller to
+ * free; NULL, *out untouched, when tr is not sparse (spacing 1) or
+ * cannot be merged. */
+double *mw_leak_merge_sparse(const struct mw_trace *tr, struct mw_trace *out);
 
 /* The scratch arrays of one judgement, sized by mw_leak_work_alloc for n
  * points. */

@@ -511,6 +511,65 @@ static void warm_up_from_the_process_start(void **state)
 	assert_non_null(strstr(res.reason, "shorter than the 6 min left of its warm-up"));
 }
 
+/* Samples sparser than the buckets are the sampling's spacing, not
+ * missing data: a 10 s interval read in 5 s buckets (a report over less
+ * than an hour), every other bucket empty, read "data mostly missing:
+ * 50 % of the buckets after warm-up" for every process until session
+ * 34; a 2-minute interval over two hours, 13 %.  A gap in the samples is
+ * still missing data. */
+static void sparse_samples_are_not_missing_data(void **state)
+{
+	static double v[720];
+	struct mw_trace tr = { T0, 5000, v, 720 };
+	struct mw_leak_params p;
+	struct mw_leak_result res, dense;
+	size_t i;
+
+	(void)state;
+	mw_leak_params_init(&p);
+	/* an hour at 5 s buckets, a sample every 10 s, leaking 10 MB/h */
+	for (i = 0; i < 720; i++)
+		v[i] = i % 2 ? NAN : 50e6 + 10e6 * (double)i * 5000.0 / 3600000.0 +
+					 (double)(i % 7) * 2e3;
+	mw_leak_judge(&tr, &p, &res);
+	if (res.verdict != MW_VERDICT_FAIL)
+		fail_msg("every other bucket: %s", res.reason);
+	assert_true(fabs(res.slope_bph - 10e6) < 1e6);
+	assert_true(res.coverage == 1.0);
+	/* the same as the samples judged in 10 s buckets */
+	{
+		static double w[360];
+		struct mw_trace tw = { T0, 10000, w, 360 };
+
+		for (i = 0; i < 360; i++)
+			w[i] = v[2 * i];
+		mw_leak_judge(&tw, &p, &dense);
+		assert_int_equal(dense.verdict, res.verdict);
+		assert_true(dense.slope_bph == res.slope_bph);
+		assert_string_equal(dense.reason, res.reason);
+	}
+	/* a sample every 8 buckets (2 minutes in 15 s), flat: a pass */
+	for (i = 0; i < 720; i++)
+		v[i] = i % 8 ? NAN : 80e6 + (double)(i % 3) * 1e4;
+	tr.step_ms = 15000;
+	mw_leak_judge(&tr, &p, &res);
+	if (res.verdict != MW_VERDICT_PASS)
+		fail_msg("every eighth bucket: %s", res.reason);
+	/* every bucket filled but for the middle 60 %: missing data */
+	tr.step_ms = 5000;
+	for (i = 0; i < 720; i++)
+		v[i] = i > 144 && i < 576 ? NAN : 50e6 + (double)(i % 3) * 1e4;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "data mostly missing"));
+	/* sparse and a gap: still missing data */
+	for (i = 0; i < 720; i++)
+		v[i] = i % 2 || (i > 144 && i < 576) ? NAN : 50e6 + (double)(i % 3) * 1e4;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(res.reason, "data mostly missing"));
+}
+
 static void counts_have_their_own_budget(void **state)
 {
 	static double v[600];
@@ -1905,6 +1964,7 @@ static void bad_input(void **state)
 MW_TEST_MAIN(
 	cmocka_unit_test(theil_sen_exact_line),
 	cmocka_unit_test(warm_up_from_the_process_start),
+	cmocka_unit_test(sparse_samples_are_not_missing_data),
 	cmocka_unit_test(theil_sen_ci_and_outliers),
 	cmocka_unit_test(theil_sen_is_the_median_of_pair_slopes),
 	cmocka_unit_test(theil_sen_large_fits_are_exact),

@@ -51,8 +51,10 @@ static inline int mw_leak_valid_value(double v)
 void mw_leak_sum_floors(double *sum, uint32_t *alive, uint32_t *valid, size_t nb,
 			const double *v, size_t n, int64_t off);
 
-/* The spacing of tr's samples in buckets: the median gap between buckets
- * with a value (1 when most buckets have one, or too few gaps to tell). */
+/* The spacing of tr's samples in buckets: the mean gap between buckets
+ * with a value, gaps over twice the median left out (missing data),
+ * rounded up past a fifth; 1 when nearly every bucket has one, or too
+ * few gaps to tell. */
 size_t mw_leak_sample_spacing(const struct mw_trace *tr);
 /* tr merged by its samples' spacing into *out (each bucket the lowest
  * valid value of the buckets it merges): the values, for the caller to

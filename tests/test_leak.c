@@ -555,6 +555,22 @@ static void sparse_samples_are_not_missing_data(void **state)
 	mw_leak_judge(&tr, &p, &res);
 	if (res.verdict != MW_VERDICT_PASS)
 		fail_msg("every eighth bucket: %s", res.reason);
+	/* a sample every 15 s in 10 s buckets (gaps of 1 and 2 buckets in
+	 * turn, two thirds of them filled), flat: a pass */
+	tr.step_ms = 10000;
+	for (i = 0; i < 720; i++)
+		v[i] = i % 3 == 2 ? NAN : 80e6 + (double)(i % 5) * 1e4;
+	mw_leak_judge(&tr, &p, &res);
+	if (res.verdict != MW_VERDICT_PASS)
+		fail_msg("two buckets in three: %s", res.reason);
+	/* a sample nearly every bucket, one in twenty skipped: judged as
+	 * it is, its coverage 95 % */
+	tr.step_ms = 5000;
+	for (i = 0; i < 720; i++)
+		v[i] = i % 20 == 7 ? NAN : 80e6 + (double)(i % 5) * 1e4;
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_PASS);
+	assert_true(res.coverage > 0.94 && res.coverage < 0.96);
 	/* every bucket filled but for the middle 60 %: missing data */
 	tr.step_ms = 5000;
 	for (i = 0; i < 720; i++)

@@ -41,6 +41,7 @@ static void add_aspect_summary(struct mw_jw *w, const char *name, const char *un
 	mw_jw_str(w, "unit", unit ? unit : "bytes");
 	mw_jw_double(w, "slope_per_hour", r->slope_bph);
 	mw_leak_json_ts(w, "onset_ms", r->onset_ms);
+	mw_jw_bool(w, "onset_before_data", r->onset_before_data != 0);
 	mw_jw_double(w, "growth", r->growth_bytes);
 	mw_jw_double(w, "level", r->level_bytes);
 	mw_jw_str(w, "reason", r->reason);

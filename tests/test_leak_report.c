@@ -726,6 +726,9 @@ static void a_range_after_the_start(void **state)
 		fail_msg("leaky.exe over an hour, an hour in: %s", str(g, "reason"));
 	assert_true(fabs(num(g, "slope_bytes_per_hour") - 10e6) < 2e6);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "onset_before_data")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "aspects"),
+						 "private"), "onset_before_data")));
 	assert_true(num(g, "onset_ms") == num(g, "first_ms"));
 	assert_true(num(g, "judged_from_ms") == num(g, "first_ms"));
 	assert_non_null(strstr(str(g, "reason"), "rising "));

@@ -26,10 +26,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PID, NAME = "4242", "leaky.exe"
 # The watched processes the proxy answers diff and regions for.
 NAMES = {PID: NAME, "5151": "bloat.exe"}
-# --two: process series (pid, name, started, private bytes at minute m).
-PROCS = [("4242", "leaky.exe", "1764000000000", lambda m: 80 * MiB + m * 0.5 * MiB),
-         ("5151", "bloat.exe", "1764000100000", lambda m: 120 * MiB + m * 1.5 * MiB),
-         ("6262", "steady.exe", "1764000200000", lambda m: 30 * MiB + (m % 3) * 4096)]
+# --two: process series (pid, name, started: seconds before its first
+# point, private bytes at minute m).  leaky.exe ran two hours before its
+# data: its leak is under way "before" its first point (the page's since).
+PROCS = [("4242", "leaky.exe", 7200, lambda m: 80 * MiB + m * 0.5 * MiB),
+         ("5151", "bloat.exe", 0, lambda m: 120 * MiB + m * 1.5 * MiB),
+         ("6262", "steady.exe", 0, lambda m: 30 * MiB + (m % 3) * 4096)]
 CATS = ["image", "mapped_file", "shareable", "heap", "stack", "private_data", "other"]
 SHARING = ["private", "shareable", "shared"]
 STEP_MS, POINTS = 10000, 120
@@ -59,7 +61,8 @@ def export(path, two=False):
         series += watched(pid, name, ts)
     if two:
         pts = [now - (659 - i) * 5000 for i in range(660)]	# 55 min at 5 s
-        for pid, name, started, f in PROCS:
+        for pid, name, before, f in PROCS:
+            started = str(pts[0] // 1000 - before)
             for metric, extra in (("private", 0), ("working_set", 20 * MiB)):
                 series.append({"name": "memwatch_process_%s_bytes" % metric,
                                "labels": {"pid": pid, "process": name, "started": started},

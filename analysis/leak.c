@@ -1611,16 +1611,23 @@ static bool find_data(const struct mw_trace *tr, struct judged_span *s, struct m
  * has run for days before memwatch (or before the range a CI gate asks
  * for) is warm: judged over `--from -25m` its every check read "too
  * little data after warm-up" however long it had run. */
+int64_t mw_leak_warmup_left(const struct mw_leak_params *p, int64_t process_start_ms,
+			    int64_t first_ms, int64_t step_ms)
+{
+	int64_t left;
+
+	if (process_start_ms == INT64_MIN ||
+	    first_ms - process_start_ms < MW_LEAK_SEEN_LATE_MS + step_ms)
+		return p->warmup_ms;
+	left = process_start_ms + p->warmup_ms - first_ms;
+	return left < 0 ? 0 : left < p->warmup_ms ? left : p->warmup_ms;
+}
+
 static int64_t warmup_left(const struct mw_trace *tr, const struct judged_span *s,
 			   const struct mw_leak_params *p)
 {
-	int64_t first = tr->t0_ms + (int64_t)s->first * tr->step_ms, left;
-
-	if (p->process_start_ms == INT64_MIN ||
-	    first - p->process_start_ms < MW_LEAK_SEEN_LATE_MS + tr->step_ms)
-		return p->warmup_ms;
-	left = p->process_start_ms + p->warmup_ms - first;
-	return left < 0 ? 0 : left < p->warmup_ms ? left : p->warmup_ms;
+	return mw_leak_warmup_left(p, p->process_start_ms,
+				   tr->t0_ms + (int64_t)s->first * tr->step_ms, tr->step_ms);
 }
 
 static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_params *p,

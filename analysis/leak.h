@@ -106,6 +106,14 @@ struct mw_time_hole {
 	int64_t from_ms, to_ms;
 };
 
+/* The warm-up still to come at first_ms, a process's first point (step_ms
+ * its bucket): all of p->warmup_ms for a process seen within
+ * MW_LEAK_SEEN_LATE_MS of its start (one bucket more) or of no known
+ * start (INT64_MIN), what is left of it since the process began for one
+ * seen later (0 once it is over). */
+int64_t mw_leak_warmup_left(const struct mw_leak_params *p, int64_t process_start_ms,
+			    int64_t first_ms, int64_t step_ms);
+
 /* The documented defaults (README, config/memwatch.ini). */
 void mw_leak_params_init(struct mw_leak_params *p);
 

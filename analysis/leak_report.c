@@ -381,19 +381,11 @@ static void note_first_verdict(const struct mw_leak_entry *e, size_t n, const st
 	size_t k;
 
 	for (k = 0; k < n; k++) {
-		/* its first point in the range, then the warm-up: from there,
-		 * or what is left of it since the process began when it began
-		 * well before (leak.c warmup_left) */
+		/* its first point in the range, then what is left of the
+		 * process's warm-up there */
 		int64_t first = e[k].s->first_ts > q->from_ms ? e[k].s->first_ts : q->from_ms;
-		int64_t judged = first + q->params.warmup_ms, at;
-
-		if (e[k].started_ms != INT64_MIN &&
-		    first - e[k].started_ms >= MW_LEAK_SEEN_LATE_MS + step) {
-			int64_t warm = e[k].started_ms + q->params.warmup_ms;
-
-			judged = warm > first ? warm : first;
-		}
-		at = judged + q->params.min_duration_ms;
+		int64_t at = first + mw_leak_warmup_left(&q->params, e[k].started_ms, first, step) +
+			     q->params.min_duration_ms;
 		if (e[k].s->last_ts >= to - 2 * step && at > to && at < *ready)
 			*ready = at;
 	}

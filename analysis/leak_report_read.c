@@ -157,7 +157,6 @@ static size_t count_the_short(struct mw_leak_entry *sel, size_t n, const struct 
 			      int64_t from, int64_t to, int64_t step, struct mw_leak_group *g,
 			      struct mw_leak_aspect_result *ar, struct mw_leak_entry **readable)
 {
-	int64_t judgeable = params->warmup_ms + params->min_duration_ms - step;
 	bool any_ended = false;
 	size_t i, nids = 0;
 
@@ -168,6 +167,10 @@ static size_t count_the_short(struct mw_leak_entry *sel, size_t n, const struct 
 		const struct mw_series_info *s = sel[i].s;
 		int64_t a = s->first_ts > from ? s->first_ts : from;
 		int64_t b = s->last_ts < to ? s->last_ts : to;
+		/* what judging needs: the warm-up left (none for a process
+		 * that ran long before the range) and the minimum duration */
+		int64_t judgeable = mw_leak_warmup_left(params, sel[i].started_ms, a, step) +
+				    params->min_duration_ms - step;
 
 		if (any_ended && n > 8 && b - a < judgeable) {
 			struct mw_leak_result r;

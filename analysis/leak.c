@@ -1601,28 +1601,27 @@ static bool find_data(const struct mw_trace *tr, struct judged_span *s, struct m
 	return true;
 }
 
-/* Enough to judge after the warm-up (JIT, pools and caches settle in it):
- * a run longer than the warm-up, a judged span of min_duration_ms, the
- * buckets mostly present (min_coverage) and eight valid ones at least;
- * else inconclusive with what is missing. */
-/* The warm-up left at the trace's first bucket with data: all of it for
- * a process seen from its start (or of no known start), what remains of
- * it since the process began for one first seen later.  A service that
- * has run for days before memwatch (or before the range a CI gate asks
- * for) is warm: judged over `--from -25m` its every check read "too
- * little data after warm-up" however long it had run. */
+int mw_leak_seen_late(int64_t process_start_ms, int64_t first_ms, int64_t step_ms)
+{
+	return process_start_ms != INT64_MIN &&
+	       first_ms - process_start_ms >= MW_LEAK_SEEN_LATE_MS + step_ms;
+}
+
+/* A service that has run for days before memwatch (or before the range a
+ * CI gate asks for) is warm: judged over `--from -25m`, its every check
+ * read "too little data after warm-up" however long it had run. */
 int64_t mw_leak_warmup_left(const struct mw_leak_params *p, int64_t process_start_ms,
 			    int64_t first_ms, int64_t step_ms)
 {
 	int64_t left;
 
-	if (process_start_ms == INT64_MIN ||
-	    first_ms - process_start_ms < MW_LEAK_SEEN_LATE_MS + step_ms)
+	if (!mw_leak_seen_late(process_start_ms, first_ms, step_ms))
 		return p->warmup_ms;
 	left = process_start_ms + p->warmup_ms - first_ms;
 	return left < 0 ? 0 : left < p->warmup_ms ? left : p->warmup_ms;
 }
 
+/* The warm-up left at the trace's first bucket with data. */
 static int64_t warmup_left(const struct mw_trace *tr, const struct judged_span *s,
 			   const struct mw_leak_params *p)
 {
@@ -1630,6 +1629,10 @@ static int64_t warmup_left(const struct mw_trace *tr, const struct judged_span *
 				   tr->t0_ms + (int64_t)s->first * tr->step_ms, tr->step_ms);
 }
 
+/* Enough to judge after the warm-up (JIT, pools and caches settle in it):
+ * a run longer than the warm-up, a judged span of min_duration_ms, the
+ * buckets mostly present (min_coverage) and eight valid ones at least;
+ * else inconclusive with what is missing. */
 static bool enough_after_warmup(const struct mw_trace *tr, const struct mw_leak_params *p,
 				struct judged_span *s, struct mw_leak_result *out)
 {

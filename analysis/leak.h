@@ -106,6 +106,10 @@ struct mw_time_hole {
 	int64_t from_ms, to_ms;
 };
 
+/* A process whose first point (first_ms, step_ms its bucket) came
+ * MW_LEAK_SEEN_LATE_MS or more after its start, one bucket more: it ran
+ * before its data.  0 for an unknown start (INT64_MIN). */
+int mw_leak_seen_late(int64_t process_start_ms, int64_t first_ms, int64_t step_ms);
 /* The warm-up still to come at first_ms, a process's first point (step_ms
  * its bucket): all of p->warmup_ms for a process seen within
  * MW_LEAK_SEEN_LATE_MS of its start (one bucket more) or of no known

@@ -217,8 +217,8 @@ void mw_leak_date_onset(const struct mw_trace *tr, size_t first, size_t last,
 	out->onset_at_start = at_start;
 	/* under way from the first point of a process that ran before it:
 	 * the data cannot say since when, only that it was before */
-	out->onset_before_data = at_start && p->process_start_ms != INT64_MIN &&
-				 out->first_ms - p->process_start_ms >= MW_LEAK_SEEN_LATE_MS + tr->step_ms;
+	out->onset_before_data = at_start &&
+				 mw_leak_seen_late(p->process_start_ms, out->first_ms, tr->step_ms);
 	out->growth_bytes = out->slope_bph * (lived - (at_start ? 0.0 : on)) / HOUR_MS;
 	fail_reason(out, p, saw, budget);
 }

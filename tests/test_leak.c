@@ -517,13 +517,36 @@ static void warm_up_from_the_process_start(void **state)
  * 50 % of the buckets after warm-up" for every process until session
  * 34; a 2-minute interval over two hours, 13 %.  A gap in the samples is
  * still missing data. */
+struct sparse_case {
+	const char *what;
+	int64_t step_ms;
+	size_t every, skip, skip_at;	/* a sample every `every` buckets, but
+					 * none where i % skip == skip_at */
+	bool gap;			/* none in the middle 60 % either */
+	enum mw_verdict want;
+	const char *says;		/* in its reason; NULL: anything */
+	double coverage;		/* its coverage; 0: any */
+};
+
 static void sparse_samples_are_not_missing_data(void **state)
 {
+	static const struct sparse_case cases[] = {
+		{ "a sample every 8 buckets (2 minutes in 15 s)", 15000, 8, 0, 0, false,
+		  MW_VERDICT_PASS, NULL, 0 },
+		{ "a sample every 15 s in 10 s buckets (gaps of 1 and 2 in turn)", 10000, 1, 3, 2,
+		  false, MW_VERDICT_PASS, NULL, 0 },
+		{ "a sample nearly every bucket, one in 20 skipped: judged as it is", 5000, 1, 20,
+		  7, false, MW_VERDICT_PASS, NULL, 0.95 },
+		{ "every bucket filled but for the middle 60 %", 5000, 1, 0, 0, true,
+		  MW_VERDICT_INCONCLUSIVE, "data mostly missing", 0 },
+		{ "sparse and a gap", 5000, 2, 0, 0, true, MW_VERDICT_INCONCLUSIVE,
+		  "data mostly missing", 0 },
+	};
 	static double v[720];
 	struct mw_trace tr = { T0, 5000, v, 720 };
 	struct mw_leak_params p;
 	struct mw_leak_result res, dense;
-	size_t i;
+	size_t i, c;
 
 	(void)state;
 	mw_leak_params_init(&p);
@@ -548,42 +571,22 @@ static void sparse_samples_are_not_missing_data(void **state)
 		assert_true(dense.slope_bph == res.slope_bph);
 		assert_string_equal(dense.reason, res.reason);
 	}
-	/* a sample every 8 buckets (2 minutes in 15 s), flat: a pass */
-	for (i = 0; i < 720; i++)
-		v[i] = i % 8 ? NAN : 80e6 + (double)(i % 3) * 1e4;
-	tr.step_ms = 15000;
-	mw_leak_judge(&tr, &p, &res);
-	if (res.verdict != MW_VERDICT_PASS)
-		fail_msg("every eighth bucket: %s", res.reason);
-	/* a sample every 15 s in 10 s buckets (gaps of 1 and 2 buckets in
-	 * turn, two thirds of them filled), flat: a pass */
-	tr.step_ms = 10000;
-	for (i = 0; i < 720; i++)
-		v[i] = i % 3 == 2 ? NAN : 80e6 + (double)(i % 5) * 1e4;
-	mw_leak_judge(&tr, &p, &res);
-	if (res.verdict != MW_VERDICT_PASS)
-		fail_msg("two buckets in three: %s", res.reason);
-	/* a sample nearly every bucket, one in twenty skipped: judged as
-	 * it is, its coverage 95 % */
-	tr.step_ms = 5000;
-	for (i = 0; i < 720; i++)
-		v[i] = i % 20 == 7 ? NAN : 80e6 + (double)(i % 5) * 1e4;
-	mw_leak_judge(&tr, &p, &res);
-	assert_int_equal(res.verdict, MW_VERDICT_PASS);
-	assert_true(res.coverage > 0.94 && res.coverage < 0.96);
-	/* every bucket filled but for the middle 60 %: missing data */
-	tr.step_ms = 5000;
-	for (i = 0; i < 720; i++)
-		v[i] = i > 144 && i < 576 ? NAN : 50e6 + (double)(i % 3) * 1e4;
-	mw_leak_judge(&tr, &p, &res);
-	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(res.reason, "data mostly missing"));
-	/* sparse and a gap: still missing data */
-	for (i = 0; i < 720; i++)
-		v[i] = i % 2 || (i > 144 && i < 576) ? NAN : 50e6 + (double)(i % 3) * 1e4;
-	mw_leak_judge(&tr, &p, &res);
-	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(res.reason, "data mostly missing"));
+	/* flat traces, sampled in several ways */
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct sparse_case *k = &cases[c];
+
+		tr.step_ms = k->step_ms;
+		for (i = 0; i < 720; i++) {
+			bool empty = i % k->every || (k->skip && i % k->skip == k->skip_at) ||
+				     (k->gap && i > 144 && i < 576);
+
+			v[i] = empty ? NAN : 80e6 + (double)(i % 5) * 1e4;
+		}
+		mw_leak_judge(&tr, &p, &res);
+		if (res.verdict != k->want || (k->says && !strstr(res.reason, k->says)) ||
+		    (k->coverage > 0 && fabs(res.coverage - k->coverage) > 0.01))
+			fail_msg("%s: %s (coverage %.2f)", k->what, res.reason, res.coverage);
+	}
 }
 
 static void counts_have_their_own_budget(void **state)

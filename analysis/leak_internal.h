@@ -5,6 +5,7 @@
  * analysis/leak*.c; the public API is leak.h.
  *
  *   leak_params.c   verdict names, parameter defaults and their checks,
+ *                   the warm-up a process has left,
  *                   the empty result;
  *   leak_format.c   amounts, sizes and durations in reasons;
  *   leak.c          the verdict of one trace;

@@ -53,6 +53,26 @@ void mw_leak_params_init(struct mw_leak_params *p)
 	p->onset_unknown = 0;
 	p->process_start_ms = INT64_MIN;
 }
+int mw_leak_seen_late(int64_t process_start_ms, int64_t first_ms, int64_t step_ms)
+{
+	return process_start_ms != INT64_MIN &&
+	       first_ms - process_start_ms >= MW_LEAK_SEEN_LATE_MS + step_ms;
+}
+
+/* A service that has run for days before memwatch (or before the range a
+ * CI gate asks for) is warm: judged over `--from -25m`, its every check
+ * read "too little data after warm-up" however long it had run. */
+int64_t mw_leak_warmup_left(const struct mw_leak_params *p, int64_t process_start_ms,
+			    int64_t first_ms, int64_t step_ms)
+{
+	int64_t left;
+
+	if (!mw_leak_seen_late(process_start_ms, first_ms, step_ms))
+		return p->warmup_ms;
+	left = process_start_ms + p->warmup_ms - first_ms;
+	return left < 0 ? 0 : left < p->warmup_ms ? left : p->warmup_ms;
+}
+
 void mw_leak_result_reset(struct mw_leak_result *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -175,6 +175,10 @@ struct mw_leak_result {
 	int bounded;
 	int trended;			/* its own trend test called it rising (p < 0.001),
 					 * whatever rule then decided */
+	/* Inconclusive with no rise seen, only because the data cannot rule
+	 * out a leak that matters yet (leak.c unbounded_without_trend): a
+	 * pool's total is judged over such incarnations as over passes. */
+	int unbounded;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };
 
@@ -256,6 +260,7 @@ struct mw_leak_group {
 	size_t nbounded;		/* passed by a bound (leak_bound.c), not by their shape */
 	size_t nrose_unfailed;		/* not failing, yet called rising by their own
 					 * trend test (a pass: stopped, settling) */
+	size_t nunbounded;		/* inconclusive only for want of a bound */
 };
 
 void mw_leak_group_begin(struct mw_leak_group *g, const struct mw_leak_params *p, int64_t t0_ms,

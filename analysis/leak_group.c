@@ -133,6 +133,8 @@ void mw_leak_group_add_judged(struct mw_leak_group *g, const struct mw_trace *tr
 			add_alive_fail(g, r);
 	} else if (r->verdict == MW_VERDICT_INCONCLUSIVE) {
 		g->ninconclusive++;
+		if (r->unbounded)
+			g->nunbounded++;
 		if (r->undecided && g->nnoisy++ == 0)
 			g->noisy_r = *r;
 		if (r->first_ms != INT64_MIN && r->last_ms != INT64_MIN &&
@@ -214,7 +216,8 @@ static long more_alive_at_end(const struct mw_leak_group *g)
 
 /* Whether a group of the same incarnations throughout has its total
  * judged: two or more, one at least not failing, and each that did not
- * fail passing on its own without a rise.  A pool whose workers each keep
+ * fail passing on its own without a rise (or seeing none, only unable to
+ * bound one yet: leak.c unbounded_without_trend).  A pool whose workers each keep
  * a little (recorded, the pools set: four keeping 0.4 MiB/h each, every
  * one passing "no steady trend") grows by their rates together; the total
  * decides when none fails (decided_by_total), and says what the pool
@@ -227,8 +230,8 @@ static long more_alive_at_end(const struct mw_leak_group *g)
  * neither. */
 static bool unfailed_passed_without_rise(const struct mw_leak_group *g)
 {
-	return g->ninc >= 2 && g->nfail < g->ninc && g->ninconclusive == 0 && g->nbounded == 0 &&
-	       g->nrose_unfailed == 0;
+	return g->ninc >= 2 && g->nfail < g->ninc && g->ninconclusive == g->nunbounded &&
+	       g->nbounded == 0 && g->nrose_unfailed == 0;
 }
 
 /* The group's total, judged only while no incarnation ended: workers

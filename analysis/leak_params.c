@@ -90,6 +90,7 @@ void mw_leak_result_reset(struct mw_leak_result *out)
 	out->fit_value0 = NAN;
 	out->detectable_bph = NAN;
 	out->undecided = 0;
+	out->unbounded = 0;
 }
 
 void mw_leak_params_sane(const struct mw_leak_params *in, struct mw_leak_params *p)

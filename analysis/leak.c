@@ -64,6 +64,9 @@
  * under a churn of temporary objects read p 0.0027 at 32 minutes, and
  * passed. */
 #define HINT_Z 2.576
+/* A pass without a trend must bound the rate under a settled rate at this
+ * one-sided 95 % (unbounded_without_trend). */
+#define ONE_SIDED_Z95 1.6448536269514722
 /* The tail must climb at least this share of the slope, and its own
  * interval (at TAIL_Z) must stay above zero. */
 #define TAIL_RATIO 0.5
@@ -638,7 +641,6 @@ static void unbounded_rise(const struct judging *j, struct mw_leak_result *out, 
  * (2 MiB/h) at 30-38 minutes.  Counts keep their pass: a handle or
  * thread count moves in steps a rank interval reads as wide, and their
  * budget is the smallest leak itself. */
-#define ONE_SIDED_Z95 1.6448536269514722
 static bool unbounded_without_trend(const struct judging *j, struct mw_leak_result *out)
 {
 	char d[32], seen[96];

@@ -183,8 +183,6 @@ static size_t cycle_floors(const double *x, const double *y, size_t n, double *s
 #define SHORTCUT_MIN_SPAN_MS (15 * 60000.0)
 /* Settling: the last third's rate under this share of the first third's. */
 #define SETTLING_RATIO 0.5
-/* ... and to under this many budgets an hour (bytes). */
-#define SETTLED_BUDGETS 16.0
 static int fast_relative(double rise, double level, double span_ms)
 {
 	if (!(span_ms > 0) || !(rise > 0))
@@ -1060,12 +1058,12 @@ static bool pass_when_stopped(const struct judging *j, struct mw_leak_result *ou
 	return true;
 }
 
-/* The rate a settling growth must be under to pass: SETTLED_BUDGETS times
+/* The rate a settling growth must be under to pass: MW_LEAK_SETTLED_BUDGETS times
  * the budget in bytes (64 KB/h by default: 1 MB/h, the smallest leak the
  * defaults must fail), the budget itself for counts. */
 static double settled_rate(const struct judging *j)
 {
-	return j->p->count_unit ? j->budget : SETTLED_BUDGETS * j->budget;
+	return j->p->count_unit ? j->budget : MW_LEAK_SETTLED_BUDGETS * j->budget;
 }
 
 /* Growth fast against the process over the span that has slowed smoothly

@@ -296,7 +296,10 @@ int mw_leak_kind(const struct mw_trace *kinds, size_t nkinds,
  * the span; and what is left to fill at the end is at most budget x
  * horizon.  Then r becomes a pass without a rate or projection (a pass
  * reads like no leak), its reason naming the headroom, and 1 is
- * returned; else r is left alone and 0 is returned.  Both traces on r's
+ * returned; a fail rising as fast as a leak that matters
+ * (MW_LEAK_SETTLED_BUDGETS budgets an hour or more, by_design 0) becomes
+ * inconclusive instead, with the same headroom; else r is left alone and
+ * 0 is returned.  Both traces on r's
  * time axis, NaN for buckets without data.  by_design: bytes the program
  * grows into and fills by design, whose contents are judged on their own
  * (a JVM's heap up to -Xmx, counted in committed from the start: it

@@ -167,6 +167,27 @@ int mw_leak_commit_bound(const struct mw_trace *committed, const struct mw_trace
 		headroom = 0;
 	mw_leak_fmt_bytes(level, sizeof(level), c_end);
 	mw_leak_fmt_bytes(left, sizeof(left), headroom);
+	if (!(by_design > 0) &&
+	    r->slope_bph >= MW_LEAK_SETTLED_BUDGETS * p->budget_bytes_per_hour) {
+		/* rising as fast as a leak that matters: the bound says how
+		 * far it can go before it must commit more, not that it will
+		 * stop.  Recorded (session 35, a second recording of the
+		 * validation set): vk_pydict, keeping 3 MiB/h in CPython's
+		 * arenas, filled 17.0 MiB it had committed in its first
+		 * minutes and passed at 30-34 minutes so; ok_cache's creep of
+		 * 1 MiB/h (glibc reusing pages out of order) waits too. */
+		char rate[32];
+
+		mw_leak_fmt_amount(rate, sizeof(rate), r->slope_bph, p);
+		r->verdict = MW_VERDICT_INCONCLUSIVE;
+		r->undecided = 1;
+		mw_leak_no_rate(r);
+		snprintf(r->reason, sizeof(r->reason),
+			 "rising %s/h into memory it committed before (%s): at most %s more "
+			 "unless it commits more, too fast yet to call that settling",
+			 rate, level, left);
+		return 1;
+	}
 	r->verdict = MW_VERDICT_PASS;
 	r->undecided = 0;
 	r->bounded = 1;

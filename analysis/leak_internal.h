@@ -30,6 +30,10 @@
 /* Reduced series size: 300 points are 44,850 pairwise slopes; with the
  * O(n^2) model searches this keeps 1000 buckets near 1 ms. */
 #define MW_LEAK_MAX_POINTS 300
+/* The smallest leak the defaults must fail, in budgets an hour (bytes:
+ * 16 x 64 KB/h, 1 MB/h): no pass rises this fast (leak.c settled_rate,
+ * leak_bound.c). */
+#define MW_LEAK_SETTLED_BUDGETS 16.0
 /* Values beyond 2^60 bytes are not memory sizes. */
 #define MW_LEAK_MAX_VALUE 1152921504606846976.0
 

@@ -627,6 +627,7 @@ static void unbounded_rise(const struct judging *j, struct mw_leak_result *out, 
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
 	mw_leak_no_rate(out);
 	out->undecided = 1;
+	out->unbounded = 1;
 	mw_leak_fmt_amount(rate, sizeof(rate), hi_bph, j->p);
 	snprintf(tmp, sizeof(tmp), "%s, yet a growth up to %s/h cannot be ruled out", seen, rate);
 	memcpy(out->reason, tmp, sizeof(tmp));
@@ -657,7 +658,6 @@ static bool unbounded_without_trend(const struct judging *j, struct mw_leak_resu
 	snprintf(seen, sizeof(seen), "no steady trend over %s%s (p %.2g)", d,
 		 j->saw ? " of sawtooth floors" : "", out->p_value);
 	unbounded_rise(j, out, hi * HOUR_MS, seen);
-	out->unbounded = 1;
 	return true;
 }
 

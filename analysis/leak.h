@@ -175,9 +175,11 @@ struct mw_leak_result {
 	int bounded;
 	int trended;			/* its own trend test called it rising (p < 0.001),
 					 * whatever rule then decided */
-	/* Inconclusive with no rise seen, only because the data cannot rule
-	 * out a leak that matters yet (leak.c unbounded_without_trend): a
-	 * pool's total is judged over such incarnations as over passes. */
+	/* Inconclusive only because the data cannot rule out a leak that
+	 * matters yet (leak.c unbounded_rise: no steady trend, or flat or
+	 * settling after a rise): a pool's total is judged over such
+	 * incarnations as over passes, unless their own trend test saw a rise
+	 * (trended). */
 	int unbounded;
 	char reason[MW_LEAK_REASON_MAX];	/* plain words, no trailing full stop */
 };

@@ -1028,11 +1028,12 @@ static void hinted_rise_that_may_matter_is_not_a_pass(void **state)
 			}
 		}
 	}
-	/* 198 of 200 before the change, 197 after; 92 since session 35:
+	/* 198 of 200 before the change, 197 after; 62 since session 35:
 	 * +-0.6 MiB of wander over 21 minutes cannot rule out 1 MiB/h
-	 * (unbounded_without_trend: the others are inconclusive), and the
-	 * same wander over 90 minutes passes nearly always */
-	assert_true(passes >= 80);
+	 * (unbounded_without_trend, and a settling's last third: the others
+	 * are inconclusive), and the same wander over 90 minutes passes
+	 * nearly always */
+	assert_true(passes >= 50);
 	{
 		static double lv[90 * 12];
 		struct mw_trace longer = { T0, 5000, lv, 90 * 12 };
@@ -1074,7 +1075,8 @@ static void hinted_rise_that_may_matter_is_not_a_pass(void **state)
  * it fail.  The same for "stopped rising": a cache filled by 20 MiB, then
  * 1.5 MiB/h under a wander, passed as flat over its last 30 minutes
  * (lk_goslow at 40 minutes); the same fill that truly stopped, quiet,
- * still passes (settling). */
+ * still passes (settling); and "settling" over a slope under 1 MiB/h
+ * whose bound is not. */
 static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 {
 	enum { N = 180 * 12 };
@@ -1117,13 +1119,29 @@ static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 				"rose 21.0 MiB, then no steady rise over the last 30 min, yet a growth up to ";
 
 			assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
-			assert_true(res.undecided && !res.unbounded);
+			assert_true(res.undecided && res.unbounded && res.trended);
 			if (strncmp(res.reason, want, sizeof(want) - 1))
 				fail_msg("%s", res.reason);
 		} else if (res.verdict != MW_VERDICT_PASS) {
 			fail_msg("the fill alone: %s", res.reason);
 		}
 	}
+	/* "settling" too: the same fill, then 1 MiB/h under a wander of
+	 * +-0.1 MiB, 70 minutes, read "settling: slowed to 994 KiB/h" (the
+	 * last third's slope under 1 MiB/h, its bound not) */
+	tr.n = 70 * 12;
+	wander_at_5s(v, tr.n, 5, 0.05, 1.0);
+	for (i = 0; i < tr.n; i++) {
+		double t = (double)i / 12.0;
+
+		v[i] += (t < 10 ? 0 : t < 20 ? 2 * LC_MIB * (t - 10) : 20 * LC_MIB) -
+			LC_MIB * (t < 20 ? t : 20.0) / 60.0;
+	}
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	if (strncmp(res.reason, "slowing to ", 11) ||
+	    !strstr(res.reason, "/h in the last third, yet a growth up to "))
+		fail_msg("%s", res.reason);
 }
 
 /* A slow rise (under 512 KiB/h, half the smallest leak the defaults must
@@ -1530,8 +1548,9 @@ static void wander_back_is_not_a_leak(void **state)
  * under floors that wander +-2 MiB (a group's summed PSS, read process by
  * process: PostgreSQL's): over 35 judged minutes the whole span's rise is
  * significant enough to hint and not to fail, but it has settled, and says
- * so, with no negative rate in a pass's words; it used to read "rising
- * about 5 MiB/h, not yet sure enough to call a leak" (8 of these 12). */
+ * so, with no negative rate in a pass's words (or, where its last third
+ * cannot rule out 1 MiB/h, says that); it used to read "rising about 5
+ * MiB/h, not yet sure enough to call a leak" (8 of these 12). */
 static void settled_fill_is_not_rising(void **state)
 {
 	enum { N = 45 * 60 };
@@ -1563,7 +1582,10 @@ static void settled_fill_is_not_rising(void **state)
 			fail_msg("seed %d: %s", (int)seed, res.reason);
 		passes += res.verdict == MW_VERDICT_PASS;
 	}
-	assert_true(passes >= 8);
+	/* 8 of 12 until session 35; since, +-2 MiB of wander over a last
+	 * third of 12 minutes cannot rule out 1 MiB/h: "no rise in the last
+	 * third, yet a growth up to 5.4 MiB/h cannot be ruled out" */
+	assert_true(passes >= 2);
 }
 
 /* A second instance of a program started beside the first (the first

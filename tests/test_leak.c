@@ -1066,6 +1066,23 @@ static void hinted_rise_that_may_matter_is_not_a_pass(void **state)
 		fail_msg("%s", res.reason);
 }
 
+/* n points at 5 s: a cache filled by 20 MiB between 10 and 20 minutes,
+ * then keeping leak_mib_h MiB/h, under wander_at_5s's wander. */
+static void filled_then_leaking(double *v, size_t n, uint64_t seed, double innov_mib,
+				double leak_mib_h)
+{
+	size_t i;
+
+	wander_at_5s(v, n, seed, innov_mib, leak_mib_h);
+	for (i = 0; i < n; i++) {
+		double t = (double)i / 12.0;
+
+		/* the fill, and the leak only after it */
+		v[i] += (t < 10 ? 0 : t < 20 ? 2 * LC_MIB * (t - 10) : 20 * LC_MIB) -
+			leak_mib_h * LC_MIB * (t < 20 ? t : 20.0) / 60.0;
+	}
+}
+
 /* No rise seen is a pass only where the data bounds the rate under the
  * smallest leak the defaults must fail (1 MiB/h): 1.5 MiB/h under a
  * wander of +-0.6 MiB (AR(1), 0.9 a step at 5 s) read "no steady trend
@@ -1084,7 +1101,6 @@ static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 	struct mw_trace tr = { T0, 5000, v, 31 * 12 };
 	struct mw_leak_result res;
 	struct mw_leak_params p;
-	size_t i;
 	int leak;
 
 	(void)state;
@@ -1105,14 +1121,7 @@ static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 	/* filled by 20 MiB between 10 and 20 minutes, then flat, 50 minutes */
 	tr.n = 50 * 12;
 	for (leak = 1; leak >= 0; leak--) {
-		wander_at_5s(v, tr.n, 1, leak ? 0.1 : 0.002, leak ? 1.5 : 0.0);
-		for (i = 0; i < tr.n; i++) {
-			double t = (double)i / 12.0;
-
-			v[i] += t < 10 ? 0 : t < 20 ? 2 * LC_MIB * (t - 10) : 20 * LC_MIB;
-			/* the leak only after the fill */
-			v[i] -= 1.5 * leak * LC_MIB * (t < 20 ? t : 20.0) / 60.0;
-		}
+		filled_then_leaking(v, tr.n, 1, leak ? 0.1 : 0.002, leak ? 1.5 : 0.0);
 		mw_leak_judge(&tr, &p, &res);
 		if (leak) {
 			static const char want[] =
@@ -1130,13 +1139,7 @@ static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 	 * +-0.1 MiB, 70 minutes, read "settling: slowed to 994 KiB/h" (the
 	 * last third's slope under 1 MiB/h, its bound not) */
 	tr.n = 70 * 12;
-	wander_at_5s(v, tr.n, 5, 0.05, 1.0);
-	for (i = 0; i < tr.n; i++) {
-		double t = (double)i / 12.0;
-
-		v[i] += (t < 10 ? 0 : t < 20 ? 2 * LC_MIB * (t - 10) : 20 * LC_MIB) -
-			LC_MIB * (t < 20 ? t : 20.0) / 60.0;
-	}
+	filled_then_leaking(v, tr.n, 5, 0.05, 1.0);
 	mw_leak_judge(&tr, &p, &res);
 	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
 	if (strncmp(res.reason, "slowing to ", 11) ||

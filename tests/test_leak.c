@@ -1145,6 +1145,14 @@ static void no_rise_seen_is_a_pass_only_when_bounded(void **state)
 	if (strncmp(res.reason, "slowing to ", 11) ||
 	    !strstr(res.reason, "/h in the last third, yet a growth up to "))
 		fail_msg("%s", res.reason);
+	/* and "stopped" bounded with the stretch's autocorrelation counted:
+	 * under a wander of +-2.5 MiB the tail's own interval (none counted)
+	 * read "stopped rising: flat over the last 30 min" */
+	filled_then_leaking(v, tr.n, 38, 1.1, 1.0);
+	mw_leak_judge(&tr, &p, &res);
+	assert_int_equal(res.verdict, MW_VERDICT_INCONCLUSIVE);
+	if (!strstr(res.reason, ", then no steady rise over the last 30 min, yet a growth up to "))
+		fail_msg("%s", res.reason);
 }
 
 /* A slow rise (under 512 KiB/h, half the smallest leak the defaults must

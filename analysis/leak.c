@@ -1062,16 +1062,16 @@ static bool pass_when_stopped(const struct judging *j, struct mw_leak_result *ou
 		return false;
 	tail_ms = rx[m - 1] - (j->tail_from > rx[0] ? j->tail_from : rx[0]);
 	mw_leak_fmt_duration(d, sizeof(d), tail_ms);
+	mw_leak_fmt_amount(rise, sizeof(rise), ry[m - 1] - ry[0], j->p);
 	/* flat by the tail's own test, yet a leak that matters could hide
 	 * in it (unbounded_without_trend): recorded (the Go set), lk_goslow's
 	 * 1 MiB/h under +-1.5 MiB of wander read "stopped rising: flat over
-	 * the last 30 min" at 40 minutes */
-	mw_leak_fmt_amount(rise, sizeof(rise), ry[m - 1] - ry[0], j->p);
-	/* bounded over the tail, or from where the best "rise, then flat"
-	 * turns flat when that is earlier: a cache filled in its first 20
-	 * minutes is bounded over all the time it has been flat, not over the
-	 * last 30 minutes only (recorded: a Go cache under its heap goal's
-	 * wander, 3.8 MiB/h over those at 77 minutes, 3.0 over the flat) */
+	 * the last 30 min" at 40 minutes.  Bounded over the tail, or from
+	 * where the best "rise, then flat" turns flat when that is earlier: a
+	 * cache filled in its first 20 minutes is bounded over all the time
+	 * it has been flat, not over the last 30 minutes only (recorded: a Go
+	 * cache under its heap goal's wander, 3.8 MiB/h over those at 77
+	 * minutes, 3.0 over the flat) */
 	if (!j->p->count_unit && j->tail.ok &&
 	    (hi = upper_bound_from(j, j->k_plat < j->tail_i ? j->k_plat : j->tail_i)) * HOUR_MS >=
 		    settled_rate(j)) {

@@ -217,7 +217,7 @@ static long more_alive_at_end(const struct mw_leak_group *g)
 /* Whether a group of the same incarnations throughout has its total
  * judged: two or more, one at least not failing, and each that did not
  * fail passing on its own without a rise (or seeing none, only unable to
- * bound one yet: leak.c unbounded_without_trend).  A pool whose workers each keep
+ * bound one yet: leak.c unbounded_rise).  A pool whose workers each keep
  * a little (recorded, the pools set: four keeping 0.4 MiB/h each, every
  * one passing "no steady trend") grows by their rates together; the total
  * decides when none fails (decided_by_total), and says what the pool

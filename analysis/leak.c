@@ -64,8 +64,8 @@
  * under a churn of temporary objects read p 0.0027 at 32 minutes, and
  * passed. */
 #define HINT_Z 2.576
-/* A pass without a trend must bound the rate under a settled rate at this
- * one-sided 95 % (unbounded_without_trend). */
+/* A pass must bound the rate under a settled rate at this one-sided 95 %
+ * (unbounded_without_trend, upper_bound_from). */
 #define ONE_SIDED_Z95 1.6448536269514722
 /* The tail must climb at least this share of the slope, and its own
  * interval (at TAIL_Z) must stay above zero. */
@@ -622,15 +622,15 @@ static double moved_lately(const struct judging *j, double span_ms);
 static void unbounded_rise(const struct judging *j, struct mw_leak_result *out, double hi_bph,
 			   const char *seen)
 {
-	char rate[32], tmp[MW_LEAK_REASON_MAX];
+	char rate[32];
 
 	out->verdict = MW_VERDICT_INCONCLUSIVE;
 	mw_leak_no_rate(out);
 	out->undecided = 1;
 	out->unbounded = 1;
 	mw_leak_fmt_amount(rate, sizeof(rate), hi_bph, j->p);
-	snprintf(tmp, sizeof(tmp), "%s, yet a growth up to %s/h cannot be ruled out", seen, rate);
-	memcpy(out->reason, tmp, sizeof(tmp));
+	snprintf(out->reason, sizeof(out->reason), "%s, yet a growth up to %s/h cannot be ruled out",
+		 seen, rate);
 }
 
 /* No rise seen is a pass only where the data rules out the smallest leak
@@ -1064,7 +1064,7 @@ static bool pass_when_stopped(const struct judging *j, struct mw_leak_result *ou
 	mw_leak_fmt_duration(d, sizeof(d), tail_ms);
 	mw_leak_fmt_amount(rise, sizeof(rise), ry[m - 1] - ry[0], j->p);
 	/* flat by the tail's own test, yet a leak that matters could hide
-	 * in it (unbounded_without_trend): recorded (the Go set), lk_goslow's
+	 * in it (unbounded_rise): recorded (the Go set), lk_goslow's
 	 * 1 MiB/h under +-1.5 MiB of wander read "stopped rising: flat over
 	 * the last 30 min" at 40 minutes.  Bounded over the tail, or from
 	 * where the best "rise, then flat" turns flat when that is earlier: a
